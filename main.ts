@@ -1,0 +1,132 @@
+/**
+ * toolhost: an MCP server over stdio. This file is the command line: flags, wiring, signals and
+ * the orderly exit. It is the only place that calls process.exit.
+ */
+import process from "node:process";
+import { parseArgs } from "node:util";
+import pkg from "./package.json" with { type: "json" };
+import { isLogLevel, LOG_LEVELS, type LogLevel, stderrLogger } from "./mcp/log.ts";
+import { McpServer } from "./mcp/server.ts";
+import { serveStdio, StdoutWriter } from "./mcp/stdio.ts";
+import type { Tool } from "./mcp/tool.ts";
+import { SUPPORTED_VERSIONS } from "./mcp/versions.ts";
+import { killAllGroups } from "./tools/_lib/process_groups.ts";
+import { toolModules } from "./tools/mod.ts";
+
+declare const TOOLHOST_COMMIT: string | undefined;
+const COMMIT = typeof TOOLHOST_COMMIT === "string" ? TOOLHOST_COMMIT : "unknown (run from source)";
+
+const INSTRUCTIONS = "toolhost runs commands on the user's machine. Use `bash` for shell " +
+  "commands; its output is capped, so redirect long output to a file and read it in parts. " +
+  "Every result says how it ended (exit code, timeout, cancellation).";
+
+const HELP = `toolhost ${pkg.version}: an MCP server over stdio with a practical toolset.
+
+Usage: toolhost [options]
+
+An MCP client starts toolhost itself: put the path of this binary in the "command" of your
+client's .mcp.json. Messages are JSON-RPC 2.0, one per line, on stdin and stdout; logs go to
+stderr. Speaks MCP ${SUPPORTED_VERSIONS.join(", ")}.
+
+Options:
+  --max-line-mb N     reject messages longer than N MB (default 64)
+  --log-level LEVEL   stderr verbosity: ${LOG_LEVELS.join(", ")} (default info)
+  --list-tools        print the tools and exit
+  -V, --version       print the version and the commit it was built from
+  -h, --help          print this help
+`;
+
+export interface MainOptions {
+  /** Tools added to tools/ (test fixtures compiled into a test binary only). */
+  extraTools?: Tool[];
+}
+
+function usageError(message: string): never {
+  process.stderr.write(`toolhost: ${message}\nRun toolhost --help for the options.\n`);
+  process.exit(2);
+}
+
+function parseFlags(argv: string[]) {
+  try {
+    return parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        "help": { type: "boolean", short: "h" },
+        "version": { type: "boolean", short: "V" },
+        "list-tools": { type: "boolean" },
+        "max-line-mb": { type: "string" },
+        "log-level": { type: "string" },
+      },
+    }).values;
+  } catch (error) {
+    usageError((error as Error).message);
+  }
+}
+
+export async function main(argv: string[], options: MainOptions = {}): Promise<never> {
+  const flags = parseFlags(argv);
+  if (flags.help) {
+    process.stdout.write(HELP);
+    process.exit(0);
+  }
+  if (flags.version) {
+    process.stdout.write(`toolhost ${pkg.version} (commit ${COMMIT})\n`);
+    process.exit(0);
+  }
+  const maxLineMb = Number(flags["max-line-mb"] ?? 64);
+  if (!(maxLineMb > 0)) {
+    usageError(`--max-line-mb must be a positive number, got ${flags["max-line-mb"]}`);
+  }
+  const logLevel: LogLevel = (flags["log-level"] ?? "info") as LogLevel;
+  if (!isLogLevel(logLevel)) {
+    usageError(`--log-level must be one of ${LOG_LEVELS.join(", ")}, got ${logLevel}`);
+  }
+
+  const tools = [...toolModules.flat(), ...(options.extraTools ?? [])];
+  if (flags["list-tools"]) {
+    const width = Math.max(...tools.map((t) => t.name.length));
+    const lines = tools.map((t) =>
+      `${t.name.padEnd(width)}  ${t.title ?? t.description.split(". ")[0]}`
+    );
+    process.stdout.write(lines.sort().join("\n") + "\n");
+    process.exit(0);
+  }
+
+  const logger = stderrLogger(logLevel);
+  let stop: (why: string, graceMs: number) => Promise<never> = () => new Promise(() => {});
+  const writer = new StdoutWriter(process.stdout, () => stop("stdout closed", 0));
+  const server = new McpServer({
+    info: { name: "toolhost", title: "toolhost", version: pkg.version },
+    instructions: INSTRUCTIONS,
+    tools,
+    logger,
+    send: (message) => writer.send(message),
+  });
+
+  let stopping = false;
+  stop = async (why, graceMs) => {
+    if (stopping) return new Promise<never>(() => {});
+    stopping = true;
+    logger.log("info", `stopping (${why}) with ${server.inFlight} request(s) in flight`);
+    // On end of input, work already under way gets a moment to answer (`echo ... | toolhost`).
+    if (graceMs > 0) await server.settled(graceMs);
+    await server.shutdown(1000);
+    killAllGroups();
+    await writer.flush(300);
+    process.exit(0);
+  };
+  for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) {
+    process.on(signal, () => stop(signal, 0));
+  }
+
+  try {
+    await serveStdio(server, writer, process.stdin, Math.floor(maxLineMb * 1024 * 1024));
+  } catch (error) {
+    logger.log("error", `reading stdin failed: ${(error as Error).message}`);
+  }
+  return stop("end of input", 300);
+}
+
+if (import.meta.main) await main(process.argv.slice(2));

@@ -1,0 +1,174 @@
+/** JSON-RPC 2.0 messages as MCP uses them: decode one line into a message or an error to send. */
+
+export type RequestId = string | number;
+export type Params = Record<string, unknown>;
+
+export interface JsonRpcRequest {
+  jsonrpc: "2.0";
+  id: RequestId;
+  method: string;
+  params?: Params;
+}
+
+export interface JsonRpcNotification {
+  jsonrpc: "2.0";
+  method: string;
+  params?: Params;
+}
+
+export interface JsonRpcError {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
+export interface JsonRpcSuccess {
+  jsonrpc: "2.0";
+  id: RequestId;
+  result: Record<string, unknown>;
+}
+
+export interface JsonRpcFailure {
+  jsonrpc: "2.0";
+  id: RequestId | null;
+  error: JsonRpcError;
+}
+
+export type JsonRpcResponse = JsonRpcSuccess | JsonRpcFailure;
+export type JsonRpcMessage = JsonRpcRequest | JsonRpcNotification | JsonRpcResponse;
+
+export const PARSE_ERROR = -32700;
+export const INVALID_REQUEST = -32600;
+export const METHOD_NOT_FOUND = -32601;
+export const INVALID_PARAMS = -32602;
+export const INTERNAL_ERROR = -32603;
+/** MCP 2026-07-28: the request's protocol version is not one this server speaks. */
+export const UNSUPPORTED_PROTOCOL_VERSION = -32022;
+
+/** An error a handler throws to answer its request with a JSON-RPC error. */
+export class RpcError extends Error {
+  constructor(readonly code: number, message: string, readonly data?: unknown) {
+    super(message);
+  }
+}
+
+export type Decoded =
+  | { kind: "request"; message: JsonRpcRequest }
+  | { kind: "notification"; message: JsonRpcNotification }
+  | { kind: "response"; message: JsonRpcResponse }
+  | { kind: "batch"; items: unknown[] }
+  /** Not a usable message: send `reply` (unless the sender can't be told, e.g. a bad notification). */
+  | { kind: "invalid"; reply: JsonRpcFailure };
+
+export function failure(id: RequestId | null, code: number, message: string, data?: unknown) {
+  const error: JsonRpcError = data === undefined ? { code, message } : { code, message, data };
+  return { jsonrpc: "2.0", id, error } as JsonRpcFailure;
+}
+
+/** Parses one line of JSON text and classifies it. */
+export function decodeLine(line: string): Decoded {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch (error) {
+    const detail = error instanceof Error ? error.message : String(error);
+    return {
+      kind: "invalid",
+      reply: failure(null, PARSE_ERROR, `Parse error: the line is not valid JSON (${detail})`),
+    };
+  }
+  if (Array.isArray(value)) return { kind: "batch", items: value };
+  return classify(value);
+}
+
+function isId(value: unknown): value is RequestId {
+  return typeof value === "string" || (typeof value === "number" && Number.isFinite(value));
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Classifies one already-parsed JSON value (a line, or one element of a batch). */
+export function classify(value: unknown): Decoded {
+  if (!isPlainObject(value)) {
+    return invalid(null, INVALID_REQUEST, "Invalid Request: a message must be a JSON object");
+  }
+  const id = isId(value.id) ? value.id : null;
+  if (value.jsonrpc !== "2.0") {
+    return invalid(id, INVALID_REQUEST, 'Invalid Request: "jsonrpc" must be "2.0"');
+  }
+  if ("method" in value) {
+    if (typeof value.method !== "string") {
+      return invalid(id, INVALID_REQUEST, 'Invalid Request: "method" must be a string');
+    }
+    if ("id" in value && !isId(value.id)) {
+      return invalid(
+        null,
+        INVALID_REQUEST,
+        'Invalid Request: "id" must be a string or a number (MCP does not allow null)',
+      );
+    }
+    if ("params" in value && !isPlainObject(value.params)) {
+      const code = Array.isArray(value.params) ? INVALID_PARAMS : INVALID_REQUEST;
+      return invalid(id, code, 'Invalid params: MCP "params" must be a JSON object');
+    }
+    const message = value as unknown as JsonRpcRequest;
+    return "id" in value
+      ? { kind: "request", message }
+      : { kind: "notification", message: message as JsonRpcNotification };
+  }
+  if (("result" in value || "error" in value) && "id" in value) {
+    return { kind: "response", message: value as unknown as JsonRpcResponse };
+  }
+  return invalid(
+    id,
+    INVALID_REQUEST,
+    'Invalid Request: expected "method" (a request or notification) or "result"/"error" (a response)',
+  );
+}
+
+function invalid(id: RequestId | null, code: number, message: string): Decoded {
+  return { kind: "invalid", reply: failure(id, code, message) };
+}
+
+/**
+ * Finds the top-level "id" in the first characters of a JSON object that is too long to parse,
+ * so the sender of an oversized request still gets an answer it can match.
+ */
+export function peekTopLevelId(head: string): RequestId | null {
+  let depth = 0;
+  let i = 0;
+  let expectKey = false;
+  while (i < head.length) {
+    const ch = head[i];
+    if (ch === '"') {
+      const end = stringEnd(head, i);
+      if (end === -1) return null;
+      if (depth === 1 && expectKey && head.slice(i, end + 1) === '"id"') {
+        const match = /^\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)/.exec(
+          head.slice(end + 1),
+        );
+        if (!match) return null;
+        const parsed: unknown = JSON.parse(match[1]);
+        return isId(parsed) ? parsed : null;
+      }
+      expectKey = false;
+      i = end + 1;
+      continue;
+    }
+    if (ch === "{" || ch === "[") depth++;
+    else if (ch === "}" || ch === "]") depth--;
+    if ((ch === "{" && depth === 1) || (ch === "," && depth === 1)) expectKey = true;
+    i++;
+  }
+  return null;
+}
+
+function stringEnd(text: string, start: number): number {
+  for (let i = start + 1; i < text.length; i++) {
+    if (text[i] === "\\") i++;
+    else if (text[i] === '"') return i;
+  }
+  return -1;
+}

@@ -1,0 +1,208 @@
+/**
+ * JSON Schema validation of tool arguments and structured outputs, with messages a model can act
+ * on. Ajv is imported and schemas are compiled on first use, so start-up pays nothing for them.
+ * `$ref`s are resolved only inside the schema: nothing is ever fetched over the network.
+ */
+import type { ErrorObject, ValidateFunction } from "ajv";
+
+export type JsonSchema = Record<string, unknown>;
+
+export interface ValidationResult {
+  ok: boolean;
+  /** One sentence per problem, naming the field and what was expected. */
+  problems: string[];
+}
+
+export type Validator = (value: unknown) => ValidationResult;
+
+const DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema";
+const DRAFT_07 = "http://json-schema.org/draft-07/schema";
+
+// Ajv is CommonJS: `default` is module.exports, whose own `default` is the class.
+type AjvInstance = { compile(schema: JsonSchema): ValidateFunction };
+let ajv2020: Promise<AjvInstance> | undefined;
+let ajv07: Promise<AjvInstance> | undefined;
+
+const AJV_OPTIONS = {
+  allErrors: true,
+  verbose: true,
+  // Unknown keywords (`x-mcp-header`, vendor annotations) are allowed, as MCP says.
+  strict: false,
+  // `format` is an annotation in 2020-12 unless a vocabulary asserts it.
+  validateFormats: false,
+  allowUnionTypes: true,
+};
+
+function instanceFor(schema: JsonSchema): Promise<AjvInstance> {
+  const dialect = typeof schema.$schema === "string" ? schema.$schema.replace(/#$/, "") : undefined;
+  if (dialect === undefined || dialect === DRAFT_2020_12) {
+    ajv2020 ??= import("ajv/dist/2020.js").then((m) => new m.default.default(AJV_OPTIONS));
+    return ajv2020;
+  }
+  if (dialect === DRAFT_07) {
+    ajv07 ??= import("ajv").then((m) => new m.default.default(AJV_OPTIONS));
+    return ajv07;
+  }
+  throw new Error(
+    `Unsupported JSON Schema dialect ${dialect}: toolhost supports 2020-12 (the default) and draft-07`,
+  );
+}
+
+/** Compiles a schema into a validator. Throws when the schema itself is invalid. */
+export async function compileSchema(schema: JsonSchema): Promise<Validator> {
+  const validate = (await instanceFor(schema)).compile(schema);
+  return (value) => {
+    if (validate(value)) return { ok: true, problems: [] };
+    return { ok: false, problems: describeErrors(validate.errors ?? []) };
+  };
+}
+
+/** A memo of compiled validators, one per schema object, compiled on first use. */
+export class ValidatorCache {
+  #compiled = new WeakMap<JsonSchema, Promise<Validator>>();
+
+  get(schema: JsonSchema): Promise<Validator> {
+    let validator = this.#compiled.get(schema);
+    if (!validator) {
+      validator = compileSchema(schema);
+      this.#compiled.set(schema, validator);
+    }
+    return validator;
+  }
+}
+
+/** "/edits/0/old_string" → "edits[0].old_string"; the root is "arguments". */
+export function fieldPath(instancePath: string, child?: string): string {
+  const segments = instancePath.split("/").slice(1).map((s) =>
+    s.replaceAll("~1", "/").replaceAll("~0", "~")
+  );
+  if (child !== undefined) segments.push(child);
+  let path = "";
+  for (const segment of segments) {
+    path += /^\d+$/.test(segment)
+      ? `[${segment}]`
+      : /^[A-Za-z_$][\w$]*$/.test(segment)
+      ? (path ? "." : "") + segment
+      : `[${JSON.stringify(segment)}]`;
+  }
+  return path || "arguments";
+}
+
+function typeName(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "array";
+  if (typeof value === "number") return Number.isInteger(value) ? "integer" : "number";
+  return typeof value;
+}
+
+function preview(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+}
+
+function expectedType(schema: unknown): string {
+  if (typeof schema !== "object" || schema === null) return "a value";
+  const s = schema as Record<string, unknown>;
+  if (Array.isArray(s.enum)) return `one of ${s.enum.map((v) => JSON.stringify(v)).join(", ")}`;
+  if (Array.isArray(s.type)) return s.type.join(" or ");
+  return typeof s.type === "string" ? s.type : "a value";
+}
+
+/** Edit distance, to suggest the field a misspelt one was meant to be. */
+function distance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let diagonal = row[0];
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const above = row[j];
+      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
+      diagonal = above;
+    }
+  }
+  return row[b.length];
+}
+
+/** True when the letters of `short` appear in `long` in order ("cmd" in "command"). */
+function isSubsequence(short: string, long: string): boolean {
+  let i = 0;
+  for (const ch of long) if (ch === short[i]) i++;
+  return i === short.length;
+}
+
+/** The candidate a misspelt or abbreviated name most likely meant, if any is close. */
+export function closest(name: string, candidates: string[]): string | undefined {
+  const lower = name.toLowerCase();
+  const abbreviated = candidates.filter((c) => isSubsequence(lower, c.toLowerCase()));
+  if (abbreviated.length > 0) {
+    return abbreviated.reduce((a, b) => (a.length <= b.length ? a : b));
+  }
+  let best: string | undefined;
+  let bestDistance = Infinity;
+  for (const candidate of candidates) {
+    const d = distance(lower, candidate.toLowerCase());
+    if (d < bestDistance) [best, bestDistance] = [candidate, d];
+  }
+  return best !== undefined && bestDistance <= Math.max(2, Math.floor(name.length / 3))
+    ? best
+    : undefined;
+}
+
+function describeError(error: ErrorObject): string {
+  const at = fieldPath(error.instancePath);
+  const params = error.params as Record<string, unknown>;
+  const parent = (error.parentSchema ?? {}) as Record<string, unknown>;
+  const properties = (parent.properties ?? {}) as Record<string, unknown>;
+  switch (error.keyword) {
+    case "required": {
+      const name = String(params.missingProperty);
+      return `${fieldPath(error.instancePath, name)} is required (${
+        expectedType(properties[name])
+      }) but is missing`;
+    }
+    case "additionalProperties": {
+      const name = String(params.additionalProperty);
+      const allowed = Object.keys(properties);
+      const guess = closest(name, allowed);
+      return `${fieldPath(error.instancePath, name)} is not a known field` +
+        (guess ? `; did you mean "${guess}"?` : "") +
+        (allowed.length ? ` Allowed fields: ${allowed.join(", ")}` : "");
+    }
+    case "type":
+      return `${at} must be ${params.type}, got ${typeName(error.data)} ${preview(error.data)}`;
+    case "enum":
+      return `${at} must be one of ${
+        (params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(", ")
+      }, got ${preview(error.data)}`;
+    case "const":
+      return `${at} must be ${JSON.stringify(params.allowedValue)}, got ${preview(error.data)}`;
+    case "minimum":
+    case "maximum":
+    case "exclusiveMinimum":
+    case "exclusiveMaximum":
+      return `${at} must be ${params.comparison} ${params.limit}, got ${preview(error.data)}`;
+    case "minLength":
+    case "maxLength":
+    case "minItems":
+    case "maxItems":
+    case "minProperties":
+    case "maxProperties":
+      return `${at} ${error.message}, got ${preview(error.data)}`;
+    case "pattern":
+      return `${at} must match the pattern ${params.pattern}, got ${preview(error.data)}`;
+    default:
+      return `${at} ${error.message ?? "is invalid"}`;
+  }
+}
+
+/** Turns Ajv errors into distinct sentences, dropping the "must match a schema in anyOf" echoes. */
+export function describeErrors(errors: ErrorObject[]): string[] {
+  const sentences = new Set<string>();
+  for (const error of errors) {
+    if (error.keyword === "anyOf" || error.keyword === "oneOf" || error.keyword === "if") {
+      if (errors.length > 1) continue;
+    }
+    sentences.add(describeError(error));
+  }
+  return [...sentences];
+}

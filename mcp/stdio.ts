@@ -1,0 +1,124 @@
+/**
+ * The stdio transport: stdin → lines → server, and one ordered writer to stdout that respects
+ * backpressure, so replies of any size arrive whole and in order through a pipe.
+ */
+import type { Readable, Writable } from "node:stream";
+import {
+  failure,
+  INVALID_REQUEST,
+  type JsonRpcMessage,
+  type JsonRpcResponse,
+  peekTopLevelId,
+} from "./jsonrpc.ts";
+import { LineSplitStream, OversizedLine } from "./lines.ts";
+import type { McpServer } from "./server.ts";
+
+/** Bytes handed to one write() call at most; larger queues go out in several. */
+const WRITE_CHUNK = 1 << 20;
+/** Stop reading requests while this much output waits for a slow reader. */
+const INPUT_PAUSE_BACKLOG = 64 << 20;
+
+export class StdoutWriter {
+  #queue: string[] = [];
+  #backlog = 0;
+  #pumping = false;
+  #broken = false;
+  #waiters: (() => void)[] = [];
+
+  /** `onBroken` runs once if the reader goes away (EPIPE and the like). */
+  constructor(readonly out: Writable, readonly onBroken: (error: unknown) => void) {
+    out.on("error", (error) => this.#break(error));
+  }
+
+  /** Characters queued but not yet accepted by the OS. */
+  get backlog(): number {
+    return this.#backlog;
+  }
+
+  send(message: JsonRpcMessage | JsonRpcResponse[]): void {
+    if (this.#broken) return;
+    // JSON.stringify escapes every newline inside strings, so this is exactly one line.
+    const line = JSON.stringify(message) + "\n";
+    this.#queue.push(line);
+    this.#backlog += line.length;
+    if (!this.#pumping) {
+      this.#pumping = true;
+      queueMicrotask(() => this.#pump());
+    }
+  }
+
+  /** Resolves when everything sent so far has been written, or after `ms`. */
+  flush(ms: number): Promise<void> {
+    if (this.#backlog === 0 || this.#broken) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      this.#waiters.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+
+  async #pump(): Promise<void> {
+    while (this.#queue.length > 0 && !this.#broken) {
+      // Coalesce queued messages into few large writes: one syscall for many small replies.
+      let size = 0;
+      let count = 0;
+      while (
+        count < this.#queue.length &&
+        (count === 0 || size + this.#queue[count].length <= WRITE_CHUNK)
+      ) {
+        size += this.#queue[count].length;
+        count++;
+      }
+      const chunk = count === 1 ? this.#queue[0] : this.#queue.slice(0, count).join("");
+      this.#queue.splice(0, count);
+      const written = new Promise<void>((resolve) => {
+        const more = this.out.write(chunk, () => resolve());
+        if (more) resolve();
+      });
+      await written;
+      this.#backlog -= size;
+    }
+    this.#pumping = false;
+    if (this.#queue.length === 0) {
+      for (const wake of this.#waiters.splice(0)) wake();
+    }
+  }
+
+  #break(error: unknown): void {
+    if (this.#broken) return;
+    this.#broken = true;
+    this.#queue = [];
+    this.#backlog = 0;
+    for (const wake of this.#waiters.splice(0)) wake();
+    this.onBroken(error);
+  }
+}
+
+/**
+ * Feeds stdin to the server line by line until end of input. An oversized line is answered
+ * with an error (carrying its id when it can be found) and reading goes on.
+ */
+export async function serveStdio(
+  server: McpServer,
+  writer: StdoutWriter,
+  stdin: Readable,
+  maxLineLength: number,
+): Promise<void> {
+  const lines = (ReadableStream.from(stdin) as ReadableStream<Uint8Array>)
+    .pipeThrough(new TextDecoderStream())
+    .pipeThrough(new LineSplitStream(maxLineLength));
+  for await (const line of lines) {
+    if (line instanceof OversizedLine) {
+      writer.send(failure(
+        peekTopLevelId(line.head),
+        INVALID_REQUEST,
+        `Invalid Request: the message is ${line.length} characters long, over this server's limit of ${maxLineLength} (raise it with --max-line-mb)`,
+      ));
+    } else {
+      server.handleLine(line);
+    }
+    if (writer.backlog > INPUT_PAUSE_BACKLOG) await writer.flush(60_000);
+  }
+}

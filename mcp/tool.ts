@@ -1,0 +1,80 @@
+/** The tool contract: defineTool(), what a tool's handler receives, and what it may return. */
+import type { LogLevel } from "./log.ts";
+import type { JsonSchema } from "./schema.ts";
+import type { FromSchema } from "./schema_types.ts";
+
+export interface ToolAnnotations {
+  title?: string;
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
+}
+
+/** A content block as MCP defines it (text, image, audio, resource link, embedded resource). */
+export type ContentBlock =
+  | { type: "text"; text: string }
+  | { type: "image" | "audio"; data: string; mimeType: string }
+  | { type: "resource_link"; uri: string; name: string; [key: string]: unknown }
+  | { type: "resource"; resource: Record<string, unknown> };
+
+/** What a tool's handler may use; nothing about the wire. */
+export interface ToolContext {
+  /** Aborted on cancellation, timeout or shutdown. */
+  signal: AbortSignal;
+  /** Why `signal` was aborted, once it is. */
+  abortReason(): "cancelled" | "shutdown" | undefined;
+  /** Reports progress; dropped unless the client asked for it, and unless `done` increased. */
+  progress(done: number, total?: number, message?: string): void;
+  /** Logs to stderr and, when the client asked for this level, to the client. */
+  log(level: LogLevel, data: unknown): void;
+}
+
+/** Everything a handler may return: text, content blocks, or the full form. */
+export type ToolReturn<Out> =
+  | string
+  | ContentBlock[]
+  | { content?: string | ContentBlock[]; structured?: Out; isError?: boolean };
+
+/** Thrown by a handler to give the model an `isError` result carrying this message. */
+export class ToolError extends Error {}
+
+type InputSchema = JsonSchema & { readonly type: "object" };
+
+export interface ToolSpec<I extends InputSchema, O extends JsonSchema | undefined> {
+  /** ^[A-Za-z0-9_.-]{1,128}$ and unique across tools/. */
+  name: string;
+  title?: string;
+  description: string;
+  annotations?: ToolAnnotations;
+  input: I;
+  /** When present, every successful result carries `structured` matching this schema. */
+  output?: O;
+  run(
+    args: FromSchema<I>,
+    ctx: ToolContext,
+  ): Promise<ToolReturn<O extends JsonSchema ? FromSchema<O> : never>>;
+}
+
+/** A tool as the server holds it: the schema types are erased once the handler is typed. */
+export interface Tool {
+  name: string;
+  title?: string;
+  description: string;
+  annotations?: ToolAnnotations;
+  input: InputSchema;
+  output?: JsonSchema;
+  run(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolReturn<unknown>>;
+}
+
+export const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
+
+export function defineTool<
+  const I extends InputSchema,
+  const O extends JsonSchema | undefined = undefined,
+>(spec: ToolSpec<I, O>): Tool {
+  if (!TOOL_NAME.test(spec.name)) {
+    throw new Error(`Tool name ${JSON.stringify(spec.name)} must match ${TOOL_NAME}`);
+  }
+  return spec as unknown as Tool;
+}

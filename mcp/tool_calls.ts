@@ -1,0 +1,203 @@
+/** `tools/list` and `tools/call`: tool descriptions per protocol version, validation, results. */
+import { INVALID_PARAMS, type Params, RpcError } from "./jsonrpc.ts";
+import { describeLogData, type Logger } from "./log.ts";
+import { closest, ValidatorCache } from "./schema.ts";
+import type { ContentBlock, Tool, ToolContext, ToolReturn } from "./tool.ts";
+import { ToolError } from "./tool.ts";
+import { features } from "./versions.ts";
+
+/** The slice of a request the catalog needs. */
+interface CallInfo {
+  era: "legacy" | "modern";
+  version: string;
+  reason?: "cancelled" | "shutdown";
+}
+
+interface CatalogOptions {
+  pageSize: number;
+  cacheTtlMs: number;
+}
+
+export type ToolResult = {
+  content: ContentBlock[];
+  structuredContent?: unknown;
+  isError?: boolean;
+};
+
+const isObject = (v: unknown): v is Params =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+
+export class ToolCatalog {
+  readonly #tools: Tool[];
+  readonly #byName: Map<string, Tool>;
+  readonly #validators = new ValidatorCache();
+  /** Tool descriptions shaped for each protocol version, built on first request. */
+  readonly #described = new Map<string, Record<string, unknown>[]>();
+
+  constructor(
+    tools: Tool[],
+    readonly logger: Logger,
+    readonly options: CatalogOptions,
+  ) {
+    this.#tools = [...tools].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    this.#byName = new Map();
+    for (const tool of this.#tools) {
+      if (this.#byName.has(tool.name)) throw new Error(`Two tools are named ${tool.name}`);
+      this.#byName.set(tool.name, tool);
+    }
+  }
+
+  list(params: Params, call: CallInfo): Promise<Record<string, unknown>> {
+    const all = this.#describe(call);
+    const offset = decodeCursor(params.cursor, all.length);
+    const end = offset + this.options.pageSize;
+    const result: Record<string, unknown> = { tools: all.slice(offset, end) };
+    if (end < all.length) result.nextCursor = encodeCursor(end);
+    if (call.era === "modern") {
+      result.ttlMs = this.options.cacheTtlMs;
+      result.cacheScope = "public";
+    }
+    return Promise.resolve(result);
+  }
+
+  async call(params: Params, call: CallInfo, ctx: ToolContext): Promise<Record<string, unknown>> {
+    const name = params.name;
+    if (typeof name !== "string") {
+      throw new RpcError(INVALID_PARAMS, "Invalid params: tools/call needs params.name (a string)");
+    }
+    const tool = this.#byName.get(name);
+    if (!tool) {
+      const guess = closest(name, [...this.#byName.keys()]);
+      throw new RpcError(
+        INVALID_PARAMS,
+        `Unknown tool ${JSON.stringify(name)}${guess ? ` (did you mean ${guess}?)` : ""}. ` +
+          `Available tools: ${[...this.#byName.keys()].join(", ")}`,
+      );
+    }
+    const args = params.arguments ?? {};
+    if (!isObject(args)) {
+      throw new RpcError(
+        INVALID_PARAMS,
+        "Invalid params: tools/call params.arguments must be an object",
+      );
+    }
+    const check = (await this.#validators.get(tool.input))(args);
+    if (!check.ok) {
+      return this.#shape(
+        errorResult(
+          `Invalid arguments for ${name}:\n${check.problems.map((p) => `- ${p}`).join("\n")}\n` +
+            `Fix these and call ${name} again.`,
+        ),
+        call,
+      );
+    }
+    let result: ToolResult;
+    try {
+      result = normalize(await tool.run(args, ctx));
+    } catch (error) {
+      if (error instanceof ToolError) {
+        result = errorResult(error.message);
+      } else {
+        this.logger.log("error", `tool ${name} threw: ${describeLogData(error)}`);
+        const message = error instanceof Error ? error.message : String(error);
+        result = errorResult(`${name} failed: ${message}`);
+      }
+    }
+    if (tool.output && !result.isError) {
+      if (result.structuredContent === undefined) {
+        throw new Error(`tool ${name} declares an output schema but returned no structured result`);
+      }
+      const out = (await this.#validators.get(tool.output))(result.structuredContent);
+      if (!out.ok) {
+        throw new Error(
+          `tool ${name} returned output that fails its schema: ${out.problems.join("; ")}`,
+        );
+      }
+    }
+    return this.#shape(result, call);
+  }
+
+  /** Drops what the negotiated version does not know. */
+  #shape(result: ToolResult, call: CallInfo): Record<string, unknown> {
+    if (
+      call.era === "legacy" && !features.structuredOutput(call.version) &&
+      result.structuredContent !== undefined
+    ) {
+      const { structuredContent: _, ...rest } = result;
+      return rest;
+    }
+    return result;
+  }
+
+  #describe(call: CallInfo): Record<string, unknown>[] {
+    const key = call.era === "modern" ? "modern" : call.version;
+    let described = this.#described.get(key);
+    if (!described) {
+      const structured = call.era === "modern" || features.structuredOutput(call.version);
+      const annotated = call.era === "modern" || features.toolAnnotations(call.version);
+      described = this.#tools.map((tool) => {
+        const d: Record<string, unknown> = { name: tool.name };
+        if (structured && tool.title) d.title = tool.title;
+        d.description = tool.description;
+        d.inputSchema = tool.input;
+        if (structured && tool.output) d.outputSchema = tool.output;
+        if (annotated && tool.annotations) {
+          d.annotations = tool.title && !structured
+            ? { title: tool.title, ...tool.annotations }
+            : tool.annotations;
+        }
+        return d;
+      });
+      this.#described.set(key, described);
+    }
+    return described;
+  }
+}
+
+function errorResult(text: string): ToolResult {
+  return { content: [{ type: "text", text }], isError: true };
+}
+
+/** Turns whatever a handler returned into a CallToolResult. */
+export function normalize(value: ToolReturn<unknown>): ToolResult {
+  if (typeof value === "string") return { content: [{ type: "text", text: value }] };
+  if (Array.isArray(value)) return { content: value };
+  const result: ToolResult = {
+    content: typeof value.content === "string"
+      ? [{ type: "text", text: value.content }]
+      : value.content ?? [],
+  };
+  if (value.structured !== undefined) {
+    result.structuredContent = value.structured;
+    // Clients that ignore structuredContent still see the data.
+    if (value.content === undefined) {
+      result.content = [{ type: "text", text: JSON.stringify(value.structured) }];
+    }
+  }
+  if (value.isError) result.isError = true;
+  return result;
+}
+
+function encodeCursor(offset: number): string {
+  return btoa(`tools:${offset}`);
+}
+
+function decodeCursor(cursor: unknown, total: number): number {
+  if (cursor === undefined) return 0;
+  let offset = NaN;
+  if (typeof cursor === "string") {
+    try {
+      const match = /^tools:(\d+)$/.exec(atob(cursor));
+      if (match) offset = Number(match[1]);
+    } catch {
+      // not base64: falls through to the error below
+    }
+  }
+  if (!(offset >= 0 && offset < total)) {
+    throw new RpcError(
+      INVALID_PARAMS,
+      "Invalid params: unknown cursor; list again without a cursor to start from the beginning",
+    );
+  }
+  return offset;
+}

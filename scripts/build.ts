@@ -1,0 +1,56 @@
+/**
+ * `deno task build`: compiles dist/toolhost for this machine with `bun build --compile`
+ * (offline; `deno compile` would need a denort download). `--test` also builds
+ * dist/toolhost-test, the same program plus the fixture tools in tests/fixtures, which the
+ * e2e tests and the benchmark use; the product binary never contains fixtures.
+ */
+import { execFileSync } from "node:child_process";
+import { mkdirSync, statSync } from "node:fs";
+import process from "node:process";
+import { fileURLToPath } from "node:url";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const BUN = `${ROOT}node_modules/.bin/bun`;
+
+function git(...args: string[]): string {
+  try {
+    return execFileSync("git", args, {
+      cwd: ROOT,
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"],
+    })
+      .trim();
+  } catch {
+    return "";
+  }
+}
+
+function commit(): string {
+  const head = git("rev-parse", "--short=12", "HEAD") || "unknown";
+  return git("status", "--porcelain") ? `${head}+changes` : head;
+}
+
+export function compile(entry: string, outfile: string): void {
+  const started = performance.now();
+  mkdirSync(`${ROOT}dist`, { recursive: true });
+  execFileSync(BUN, [
+    "build",
+    "--compile",
+    "--minify",
+    "--no-compile-autoload-dotenv",
+    "--no-compile-autoload-bunfig",
+    "--define",
+    `TOOLHOST_COMMIT=${JSON.stringify(commit())}`,
+    "--outfile",
+    outfile,
+    entry,
+  ], { cwd: ROOT, stdio: ["ignore", "ignore", "inherit"] });
+  const mb = (statSync(`${ROOT}${outfile}`).size / 1e6).toFixed(1);
+  const seconds = ((performance.now() - started) / 1000).toFixed(1);
+  console.error(`built ${outfile} (${mb} MB) in ${seconds} s`);
+}
+
+if (import.meta.main) {
+  compile("main.ts", "dist/toolhost");
+  if (process.argv.includes("--test")) compile("tests/fixtures/main.ts", "dist/toolhost-test");
+}
