@@ -1,0 +1,63 @@
+/** An McpServer in this process, with every message it sends recorded: for dispatch tests. */
+import type { Logger, LogLevel } from "../../mcp/log.ts";
+import { McpServer } from "../../mcp/server.ts";
+import type { Tool } from "../../mcp/tool.ts";
+import type { Message } from "./raw_client.ts";
+
+export interface Harness {
+  server: McpServer;
+  sent: (Message | Message[])[];
+  logs: { level: LogLevel; message: string }[];
+  line(value: unknown): void;
+  /** Sends a request line and waits for its response. */
+  request(id: string | number, method: string, params?: Record<string, unknown>): Promise<Message>;
+  responseTo(id: string | number | null): Promise<Message>;
+  /** Messages (not batches) that are notifications of `method`. */
+  notifications(method: string): Message[];
+}
+
+export function harness(tools: Tool[], pageSize?: number): Harness {
+  const sent: (Message | Message[])[] = [];
+  const logs: { level: LogLevel; message: string }[] = [];
+  const logger: Logger = { log: (level, message) => logs.push({ level, message }) };
+  const server = new McpServer({
+    info: { name: "toolhost", version: "9.9.9" },
+    instructions: "test instructions",
+    tools,
+    logger,
+    send: (message) => sent.push(message as unknown as Message | Message[]),
+    pageSize,
+  });
+  const line = (value: unknown) =>
+    server.handleLine(typeof value === "string" ? value : JSON.stringify(value));
+  const responseTo = async (id: string | number | null) => {
+    for (let i = 0; i < 2000; i++) {
+      const found = sent.find((m): m is Message =>
+        !Array.isArray(m) && m.id === id && ("result" in m || "error" in m)
+      );
+      if (found) return found;
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+    throw new Error(`no response to ${JSON.stringify(id)}; sent: ${JSON.stringify(sent)}`);
+  };
+  return {
+    server,
+    sent,
+    logs,
+    line,
+    responseTo,
+    request(id, method, params) {
+      line({ jsonrpc: "2.0", id, method, ...(params ? { params } : {}) });
+      return responseTo(id);
+    },
+    notifications: (method) =>
+      sent.filter((m): m is Message => !Array.isArray(m) && m.method === method),
+  };
+}
+
+export function initializeParams(version: string) {
+  return { protocolVersion: version, capabilities: {}, clientInfo: { name: "t", version: "1" } };
+}
+
+/** Lets pending promise callbacks and timers run. */
+export const tick = (ms = 20) => new Promise((resolve) => setTimeout(resolve, ms));
