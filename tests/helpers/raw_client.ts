@@ -53,7 +53,8 @@ export class RawClient {
   readonly batches: Message[][] = [];
   stderr = "";
   readonly exited: Promise<{ code: number | null; signal: string | null }>;
-  #partial = "";
+  /** The unfinished last line, in pieces (joined once, when its newline arrives). */
+  #parts: string[] = [];
   #nextId = 1;
   #waiters: { match: (m: Message) => boolean; resolve: (m: Message) => void }[] = [];
 
@@ -70,8 +71,13 @@ export class RawClient {
   }
 
   #onStdout(text: string): void {
-    const lines = (this.#partial + text).split("\n");
-    this.#partial = lines.pop()!;
+    if (!text.includes("\n")) {
+      this.#parts.push(text);
+      return;
+    }
+    const lines = text.split("\n");
+    lines[0] = this.#parts.join("") + lines[0];
+    this.#parts = [lines.pop()!];
     for (const line of lines) {
       let message: unknown;
       try {
@@ -102,7 +108,7 @@ export class RawClient {
 
   /** Bytes still on stdout after the last newline: must be empty when the server exits. */
   get unterminated(): string {
-    return this.#partial;
+    return this.#parts.join("");
   }
 
   sendLine(text: string): void {

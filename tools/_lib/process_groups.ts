@@ -4,6 +4,7 @@
  * Every group started here is remembered until it is empty, so shutdown can kill what is left.
  */
 import { type ChildProcess, spawn, type SpawnOptions } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
 import process from "node:process";
 
 const liveGroups = new Set<number>();
@@ -29,13 +30,34 @@ export function signalGroup(pgid: number, signal: NodeJS.Signals): void {
   }
 }
 
+/**
+ * Whether any process in the group is still running. Zombies do not count: where PID 1 does not
+ * reap orphans (many containers), a finished group can linger as zombies indefinitely.
+ */
 export function groupAlive(pgid: number): boolean {
   try {
     process.kill(-pgid, 0);
-    return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === "EPERM";
   }
+  return process.platform === "linux" ? hasRunningMember(pgid) : true;
+}
+
+/** Scans /proc for a member of the group that is not a zombie. */
+function hasRunningMember(pgid: number): boolean {
+  for (const entry of readdirSync("/proc")) {
+    if (entry.charCodeAt(0) > 57) continue; // not a pid
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+    } catch {
+      continue;
+    }
+    // "pid (comm) state ppid pgrp ...": comm may contain spaces and parentheses.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    if (Number(fields[2]) === pgid && fields[0] !== "Z" && fields[0] !== "X") return true;
+  }
+  return false;
 }
 
 /** SIGTERM to the group, then SIGKILL if anything in it is still alive after `graceMs`. */
@@ -43,7 +65,7 @@ export async function terminateGroup(pgid: number, graceMs: number): Promise<voi
   signalGroup(pgid, "SIGTERM");
   const deadline = Date.now() + graceMs;
   while (groupAlive(pgid) && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 25));
+    await new Promise((resolve) => setTimeout(resolve, 50));
   }
   if (groupAlive(pgid)) signalGroup(pgid, "SIGKILL");
   liveGroups.delete(pgid);

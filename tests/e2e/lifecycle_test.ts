@@ -1,0 +1,108 @@
+/**
+ * How the binary ends: end of input, SIGTERM, SIGINT, a client that stops reading. Each time it
+ * exits 0 within 2 s, answers or abandons work cleanly, and leaves no process of ours behind.
+ */
+import assert from "node:assert/strict";
+import { readdirSync, readFileSync } from "node:fs";
+import process from "node:process";
+import { test } from "node:test";
+import { modern, PRODUCT_BINARY, RawClient } from "../helpers/raw_client.ts";
+
+/** Processes (from /proc) whose command line contains `marker`. */
+function processesWith(marker: string): string[] {
+  const found: string[] = [];
+  for (const pid of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
+    try {
+      const cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ");
+      if (cmdline.includes(marker)) found.push(`${pid}: ${cmdline}`);
+    } catch {
+      // exited while we looked
+    }
+  }
+  return found;
+}
+
+async function waitUntil(check: () => boolean, ms: number): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    if (check()) return true;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return check();
+}
+
+/** Starts the product binary running a long command that also leaves a background process. */
+async function busyServer(marker: string) {
+  const c = new RawClient(PRODUCT_BINARY);
+  // Distinct sleep durations make our processes easy to find in the process table.
+  const command = `sleep ${marker}1 & sleep ${marker}2`;
+  const id = c.start("tools/call", modern({ name: "bash", arguments: { command } }));
+  const started = await waitUntil(() => processesWith(`sleep ${marker}`).length >= 2, 5000);
+  assert.ok(started, "both sleeps are running");
+  return { c, id };
+}
+
+for (const [how, end] of [
+  ["end of input", (c: RawClient) => c.closeStdin()],
+  // process.kill, not child.kill: Deno's ChildProcess then reports the signal, not the exit code.
+  ["SIGTERM", (c: RawClient) => process.kill(c.child.pid!, "SIGTERM")],
+  ["SIGINT", (c: RawClient) => process.kill(c.child.pid!, "SIGINT")],
+] as const) {
+  test(`${how}: exits 0 within 2 s and kills every process group it started`, async () => {
+    const marker = String(900 + Math.floor(Math.random() * 99));
+    const { c, id } = await busyServer(marker);
+    const before = Date.now();
+    end(c);
+    const status = await c.exited;
+    const elapsed = Date.now() - before;
+    assert.deepEqual(status, { code: 0, signal: null });
+    assert.ok(elapsed < 2000, `exited after ${elapsed} ms`);
+    const gone = await waitUntil(() => processesWith(`sleep ${marker}`).length === 0, 1000);
+    assert.ok(gone, `left behind: ${processesWith(`sleep ${marker}`).join("; ")}`);
+    assert.deepEqual(c.strayLines, []);
+    assert.equal(c.unterminated, "");
+    if (how === "end of input") {
+      // The stopped call is still answered, saying why it stopped.
+      const reply = c.messages.find((m) => m.id === id);
+      assert.match(JSON.stringify(reply?.result), /server is shutting down/);
+    }
+  });
+}
+
+test("end of input right after a quick request: the reply is written before exit", async () => {
+  const c = new RawClient(PRODUCT_BINARY);
+  c.start("tools/call", modern({ name: "bash", arguments: { command: "echo piped" } }), "q");
+  c.closeStdin();
+  const status = await c.exited;
+  assert.equal(status.code, 0);
+  const reply = c.messages.find((m) => m.id === "q");
+  assert.match(JSON.stringify(reply?.result), /piped\\n/);
+});
+
+test("a client that stops reading stdout: the server notices on its next write and exits", async () => {
+  const c = new RawClient(PRODUCT_BINARY);
+  await c.request("ping");
+  c.child.stdout!.destroy();
+  c.start("tools/call", modern({ name: "bash", arguments: { command: "echo into the void" } }));
+  const status = await Promise.race([
+    c.exited,
+    new Promise<null>((r) => setTimeout(() => r(null), 5000)),
+  ]);
+  assert.ok(status, "exited after its reader went away");
+  assert.equal(status.code, 0);
+});
+
+test("nothing but JSON-RPC reaches stdout, even when tools and the server log a lot", async () => {
+  const c = new RawClient(undefined, ["--log-level", "debug"]);
+  await c.initialize();
+  await c.request("logging/setLevel", { level: "debug" });
+  await c.request("tools/call", { name: "logs", arguments: {} });
+  await c.request("tools/call", { name: "bash", arguments: { command: "echo out; echo err >&2" } });
+  await c.request("tools/call", { name: "fail", arguments: { how: "crash" } });
+  c.notify("notifications/unknown");
+  await c.close();
+  assert.deepEqual(c.strayLines, []);
+  assert.equal(c.unterminated, "");
+  assert.match(c.stderr, /toolhost error: tool fail threw: TypeError: fixture crash/);
+  assert.match(c.stderr, /ignored notification notifications\/unknown/);
+});
