@@ -7,6 +7,7 @@ import process from "node:process";
 import { test } from "node:test";
 import bash from "../tools/bash.ts";
 import { harness, initializeParams, tick } from "./helpers/in_process.ts";
+import { isRunning } from "./helpers/processes.ts";
 
 type Result = {
   content: { text: string }[];
@@ -22,15 +23,6 @@ async function run(args: Record<string, unknown>, meta?: Record<string, unknown>
   const reply = await h.request(id, "tools/call", { name: "bash", arguments: args, ...(meta ? { _meta: meta } : {}) });
   return { result: reply.result as unknown as Result, h };
 }
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 const scratch = () => mkdtempSync(join(tmpdir(), "toolhost-bash-"));
 
@@ -72,7 +64,7 @@ test("a timeout stops the whole process group, grandchildren included, and keeps
   assert.match(result.content[0].text, /^before\n/);
   assert.match(result.content[0].text, /Timed out after 400 ms/);
   await tick(100);
-  assert.equal(alive(grandchild), false, "the background grandchild was killed too");
+  assert.equal(isRunning(grandchild), false, "the background grandchild was killed too");
 });
 
 test("a command that ignores SIGTERM is killed with SIGKILL after the grace period", async () => {
@@ -101,10 +93,10 @@ test("cancellation kills the process group and sends no response", async () => {
       pid = Number(readFileSync(join(dir, "pid"), "utf8"));
     } catch { /* not yet */ }
   }
-  assert.ok(pid > 0 && alive(pid));
+  assert.ok(pid > 0 && isRunning(pid));
   h.line({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: "job" } });
-  for (let i = 0; i < 100 && alive(pid); i++) await tick(20);
-  assert.equal(alive(pid), false);
+  for (let i = 0; i < 100 && isRunning(pid); i++) await tick(20);
+  assert.equal(isRunning(pid), false);
   await tick(100);
   assert.ok(!h.sent.some((m) => !Array.isArray(m) && m.id === "job"));
 });

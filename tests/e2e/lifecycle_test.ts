@@ -3,33 +3,10 @@
  * exits 0 within 2 s, answers or abandons work cleanly, and leaves no process of ours behind.
  */
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync } from "node:fs";
 import process from "node:process";
 import { test } from "node:test";
+import { processesWith, waitUntil } from "../helpers/processes.ts";
 import { modern, PRODUCT_BINARY, RawClient } from "../helpers/raw_client.ts";
-
-/** Processes (from /proc) whose command line contains `marker`. */
-function processesWith(marker: string): string[] {
-  const found: string[] = [];
-  for (const pid of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
-    try {
-      const cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ");
-      if (cmdline.includes(marker)) found.push(`${pid}: ${cmdline}`);
-    } catch {
-      // exited while we looked
-    }
-  }
-  return found;
-}
-
-async function waitUntil(check: () => boolean, ms: number): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (check()) return true;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return check();
-}
 
 /** Starts the product binary running a long command that also leaves a background process. */
 async function busyServer(marker: string) {
