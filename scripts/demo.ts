@@ -42,14 +42,20 @@ say();
 const { tools } = await client.listTools();
 say(`tools offered (${tools.length}):`);
 for (const tool of tools) {
-  const hints = tool.annotations?.destructiveHint ? " [destructive]" : tool.annotations?.readOnlyHint ? " [read-only]" : "";
+  const hints = tool.annotations?.destructiveHint
+    ? " [destructive]"
+    : tool.annotations?.readOnlyHint
+    ? " [read-only]"
+    : "";
   say(`  ${tool.name}: ${tool.title ?? tool.description?.split(". ")[0]}${hints}`);
 }
 say();
 
 say(`calling bash { "command": "uname -a" }`);
 const result = await client.callTool({ name: "bash", arguments: { command: "uname -a" } });
-const text = (result.content as { type: string; text?: string }[]).map((c) => c.text ?? "").join("");
+const text = (result.content as { type: string; text?: string }[]).map((c) => c.text ?? "").join(
+  "",
+);
 say(indent(text));
 say(`  structuredContent: ${JSON.stringify(result.structuredContent)}`);
 await client.close();

@@ -11,7 +11,13 @@ import { isRunning } from "./helpers/processes.ts";
 
 type Result = {
   content: { text: string }[];
-  structuredContent: { exitCode: number | null; signal: string | null; timedOut: boolean; truncated: boolean; durationMs: number };
+  structuredContent: {
+    exitCode: number | null;
+    signal: string | null;
+    timedOut: boolean;
+    truncated: boolean;
+    durationMs: number;
+  };
   isError?: boolean;
 };
 
@@ -20,7 +26,11 @@ async function run(args: Record<string, unknown>, meta?: Record<string, unknown>
   const h = harness([bash]);
   await h.request(0, "initialize", initializeParams("2025-11-25"));
   const id = nextId++;
-  const reply = await h.request(id, "tools/call", { name: "bash", arguments: args, ...(meta ? { _meta: meta } : {}) });
+  const reply = await h.request(id, "tools/call", {
+    name: "bash",
+    arguments: args,
+    ...(meta ? { _meta: meta } : {}),
+  });
   return { result: reply.result as unknown as Result, h };
 }
 
@@ -28,7 +38,10 @@ const scratch = () => mkdtempSync(join(tmpdir(), "toolhost-bash-"));
 
 test("stdout and stderr come back interleaved in the order written, with the exit code", async () => {
   const { result } = await run({ command: "echo one; echo two >&2; echo three" });
-  assert.equal(result.content[0].text, "one\ntwo\nthree\n\n[exit code 0 · " + result.structuredContent.durationMs + " ms]");
+  assert.equal(
+    result.content[0].text,
+    "one\ntwo\nthree\n\n[exit code 0 · " + result.structuredContent.durationMs + " ms]",
+  );
   assert.equal(result.isError, undefined);
   assert.deepEqual(
     { ...result.structuredContent, durationMs: 0 },
@@ -69,7 +82,10 @@ test("a timeout stops the whole process group, grandchildren included, and keeps
 
 test("a command that ignores SIGTERM is killed with SIGKILL after the grace period", async () => {
   const started = Date.now();
-  const { result } = await run({ command: "trap '' TERM; echo stubborn; while :; do sleep 0.1; done", timeout_ms: 300 });
+  const { result } = await run({
+    command: "trap '' TERM; echo stubborn; while :; do sleep 0.1; done",
+    timeout_ms: 300,
+  });
   const elapsed = Date.now() - started;
   assert.equal(result.structuredContent.signal, "SIGKILL");
   assert.ok(elapsed >= 2000 && elapsed < 6000, `took ${elapsed} ms`);
@@ -107,7 +123,10 @@ test("long output keeps its beginning and end and says how much was cut", async 
   assert.equal(result.structuredContent.truncated, true);
   assert.ok(text.startsWith("1\n2\n3\n"));
   assert.match(text, /99999\n100000\n\n\[exit code 0/);
-  assert.match(text, /characters cut from the middle; to see all of it, redirect the output to a file/);
+  assert.match(
+    text,
+    /characters cut from the middle; to see all of it, redirect the output to a file/,
+  );
   assert.ok(text.length < 31_000);
 });
 
@@ -122,7 +141,10 @@ test("cwd: relative to the server's directory; a missing directory is a clear er
   assert.equal(here.result.content[0].text.split("\n")[0], join(process.cwd(), "tests"));
   const missing = await run({ command: "pwd", cwd: "/no/such/dir" });
   assert.equal(missing.result.isError, true);
-  assert.match(missing.result.content[0].text, /cwd "\/no\/such\/dir" is not an existing directory/);
+  assert.match(
+    missing.result.content[0].text,
+    /cwd "\/no\/such\/dir" is not an existing directory/,
+  );
 });
 
 test("with a progress token, a long command reports progress at least once a second", async () => {

@@ -18,7 +18,11 @@ test("notifications/cancelled aborts the request and no response is ever sent fo
   h.line(slowCall("c", 5000));
   await tick(80);
   assert.equal(h.server.inFlight, 1);
-  h.line({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: "c", reason: "user" } });
+  h.line({
+    jsonrpc: "2.0",
+    method: "notifications/cancelled",
+    params: { requestId: "c", reason: "user" },
+  });
   await tick(150);
   assert.equal(h.server.inFlight, 0, "the handler saw the abort and finished");
   assert.ok(!h.sent.some((m) => !Array.isArray(m) && m.id === "c"));
@@ -48,7 +52,9 @@ test("with a progressToken, progress notifications carry it and strictly increas
   for (let i = 1; i < values.length; i++) assert.ok(values[i] > values[i - 1]);
   assert.ok(progress.every((m) => m.params!.progressToken === "tok" && m.params!.total === 300));
   const responseIndex = h.sent.findIndex((m) => !Array.isArray(m) && m.id === 1);
-  const lastProgress = h.sent.findLastIndex((m) => !Array.isArray(m) && m.method === "notifications/progress");
+  const lastProgress = h.sent.findLastIndex((m) =>
+    !Array.isArray(m) && m.method === "notifications/progress"
+  );
   assert.ok(lastProgress < responseIndex, "no progress after the response");
 });
 
@@ -77,11 +83,21 @@ test("modern logging is per request: only requests that ask get notifications/me
   const h = harness(fixtures);
   await h.request(1, "tools/call", modern({ name: "logs", arguments: {} }));
   assert.equal(h.notifications("notifications/message").length, 0);
-  await h.request(2, "tools/call", modern({ name: "logs", arguments: {} }, {
-    "io.modelcontextprotocol/logLevel": "warning",
-  }));
+  await h.request(
+    2,
+    "tools/call",
+    modern({ name: "logs", arguments: {} }, {
+      "io.modelcontextprotocol/logLevel": "warning",
+    }),
+  );
   const sent = h.notifications("notifications/message");
-  assert.deepEqual(sent.map((m) => m.params!.level), ["warning", "error", "critical", "alert", "emergency"]);
+  assert.deepEqual(sent.map((m) => m.params!.level), [
+    "warning",
+    "error",
+    "critical",
+    "alert",
+    "emergency",
+  ]);
   assert.ok(sent.every((m) => m.params!.logger === "logs" && typeof m.params!.data === "string"));
 });
 

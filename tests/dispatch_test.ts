@@ -46,7 +46,12 @@ test("blank lines are ignored", async () => {
 test("a request reusing the id of one still in flight is refused; the first still completes", async () => {
   const h = harness(fixtures);
   await h.request(0, "initialize", initializeParams("2025-11-25"));
-  h.line({ jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: "slow", arguments: { ms: 150 } } });
+  h.line({
+    jsonrpc: "2.0",
+    id: 5,
+    method: "tools/call",
+    params: { name: "slow", arguments: { ms: 150 } },
+  });
   await tick();
   h.line({ jsonrpc: "2.0", id: 5, method: "ping" });
   const refused = await h.responseTo(5);
@@ -69,10 +74,17 @@ test("string and numeric ids are distinct and echoed with their type", async () 
 test("requests run concurrently: a slow call does not hold up ping or another call", async () => {
   const h = harness(fixtures);
   await h.request(0, "initialize", initializeParams("2025-11-25"));
-  h.line({ jsonrpc: "2.0", id: "slow", method: "tools/call", params: { name: "slow", arguments: { ms: 400 } } });
+  h.line({
+    jsonrpc: "2.0",
+    id: "slow",
+    method: "tools/call",
+    params: { name: "slow", arguments: { ms: 400 } },
+  });
   await h.request("fast", "ping");
   await h.request("echo", "tools/call", { name: "echo", arguments: { text: "quick" } });
-  const order = h.sent.filter((m) => !Array.isArray(m) && m.id !== 0).map((m) => (m as { id: unknown }).id);
+  const order = h.sent.filter((m) => !Array.isArray(m) && m.id !== 0).map((m) =>
+    (m as { id: unknown }).id
+  );
   assert.deepEqual(order, ["fast", "echo"], "the slow call has not answered yet");
   await h.responseTo("slow");
 });
@@ -94,7 +106,12 @@ test("with 2025-03-26, a batch gets one array reply; notifications in it get not
   h.line([
     { jsonrpc: "2.0", id: "a", method: "ping" },
     { jsonrpc: "2.0", method: "notifications/initialized" },
-    { jsonrpc: "2.0", id: "b", method: "tools/call", params: { name: "echo", arguments: { text: "in a batch" } } },
+    {
+      jsonrpc: "2.0",
+      id: "b",
+      method: "tools/call",
+      params: { name: "echo", arguments: { text: "in a batch" } },
+    },
     { jsonrpc: "2.0", id: "c", method: "no/such" },
     42,
   ]);

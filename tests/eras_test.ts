@@ -83,9 +83,13 @@ test("modern results carry resultType complete and serverInfo in _meta; lists ca
 test("an unsupported modern version is -32022 with data.supported and data.requested", async () => {
   const h = harness(fixtures);
   for (const version of ["1900-01-01", "2025-11-25"]) {
-    const reply = await h.request(version, "tools/list", modern({}, {
-      "io.modelcontextprotocol/protocolVersion": version,
-    }));
+    const reply = await h.request(
+      version,
+      "tools/list",
+      modern({}, {
+        "io.modelcontextprotocol/protocolVersion": version,
+      }),
+    );
     assert.equal(reply.error?.code, -32022);
     const data = reply.error?.data as { supported: string[]; requested: string };
     assert.equal(data.requested, version);
@@ -100,9 +104,13 @@ test("a modern request without clientCapabilities, or with a bad log level, is -
   });
   assert.equal(noCaps.error?.code, -32602);
   assert.match(noCaps.error!.message, /clientCapabilities/);
-  const badLevel = await h.request(2, "tools/list", modern({}, {
-    "io.modelcontextprotocol/logLevel": "loud",
-  }));
+  const badLevel = await h.request(
+    2,
+    "tools/list",
+    modern({}, {
+      "io.modelcontextprotocol/logLevel": "loud",
+    }),
+  );
   assert.equal(badLevel.error?.code, -32602);
 });
 
@@ -120,7 +128,11 @@ test("both eras are served at once by one process", async () => {
   const h = harness(fixtures);
   await h.request(1, "initialize", initializeParams("2025-06-18"));
   const legacy = await h.request(2, "tools/call", { name: "echo", arguments: { text: "L" } });
-  const stateless = await h.request(3, "tools/call", modern({ name: "echo", arguments: { text: "M" } }));
+  const stateless = await h.request(
+    3,
+    "tools/call",
+    modern({ name: "echo", arguments: { text: "M" } }),
+  );
   assert.ok(!("resultType" in legacy.result!));
   assert.equal(stateless.result?.resultType, "complete");
   assert.deepEqual(legacy.result?.content, [{ type: "text", text: "L" }]);

@@ -11,9 +11,15 @@ function replyOf(line: string) {
 test("a request, a notification and a response are told apart", () => {
   assert.equal(decodeLine('{"jsonrpc":"2.0","id":1,"method":"ping"}').kind, "request");
   assert.equal(decodeLine('{"jsonrpc":"2.0","id":"a","method":"x","params":{}}').kind, "request");
-  assert.equal(decodeLine('{"jsonrpc":"2.0","method":"notifications/initialized"}').kind, "notification");
+  assert.equal(
+    decodeLine('{"jsonrpc":"2.0","method":"notifications/initialized"}').kind,
+    "notification",
+  );
   assert.equal(decodeLine('{"jsonrpc":"2.0","id":7,"result":{}}').kind, "response");
-  assert.equal(decodeLine('{"jsonrpc":"2.0","id":7,"error":{"code":1,"message":"m"}}').kind, "response");
+  assert.equal(
+    decodeLine('{"jsonrpc":"2.0","id":7,"error":{"code":1,"message":"m"}}').kind,
+    "response",
+  );
 });
 
 test("an array is a batch, left to the server to accept or refuse", () => {
@@ -49,11 +55,17 @@ test("ids must be strings or numbers: null, booleans and objects are refused", (
 test("params must be an object: arrays are -32602, other values -32600", () => {
   assert.equal(replyOf('{"jsonrpc":"2.0","id":1,"method":"ping","params":[1]}').error.code, -32602);
   assert.equal(replyOf('{"jsonrpc":"2.0","id":1,"method":"ping","params":"x"}').error.code, -32600);
-  assert.equal(replyOf('{"jsonrpc":"2.0","id":1,"method":"ping","params":null}').error.code, -32600);
+  assert.equal(
+    replyOf('{"jsonrpc":"2.0","id":1,"method":"ping","params":null}').error.code,
+    -32600,
+  );
 });
 
 test("peekTopLevelId finds the top-level id, not one nested in params", () => {
-  assert.equal(peekTopLevelId('{"jsonrpc":"2.0","id":42,"method":"tools/call","params":{"argu'), 42);
+  assert.equal(
+    peekTopLevelId('{"jsonrpc":"2.0","id":42,"method":"tools/call","params":{"argu'),
+    42,
+  );
   assert.equal(peekTopLevelId('{"id":"req-\\"7","method":"x"'), 'req-"7');
   assert.equal(
     peekTopLevelId('{"method":"tools/call","params":{"arguments":{"id":5,"text":"aaaa'),

@@ -44,7 +44,7 @@ test("limits are stated with the value that broke them", async () => {
   });
   assert.deepEqual(validate({ n: 11, s: "x" }).problems, [
     "n must be <= 10, got 11",
-    "s must NOT have fewer than 2 characters, got \"x\"",
+    's must NOT have fewer than 2 characters, got "x"',
   ]);
 });
 

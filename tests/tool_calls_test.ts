@@ -26,7 +26,9 @@ async function legacy(version: string, tools = fixtures) {
 
 test("tools/list is sorted by name whatever order the modules come in", async () => {
   const h = await legacy("2025-11-25", [...fixtures].reverse());
-  const names = ((await h.request(1, "tools/list")).result?.tools as Described[]).map((t) => t.name);
+  const names = ((await h.request(1, "tools/list")).result?.tools as Described[]).map((t) =>
+    t.name
+  );
   assert.deepEqual(names, [...names].sort());
   assert.deepEqual(names, ["bad_output", "big", "echo", "fail", "logs", "slow"]);
 });
@@ -52,12 +54,17 @@ test("pagination walks every tool once with opaque cursors; a bad cursor is -326
 
 test("tool descriptions follow the negotiated version", async () => {
   const badOutput = (tools: Described[]) => tools.find((t) => t.name === "bad_output")!;
-  const old = badOutput((await (await legacy("2024-11-05")).request(1, "tools/list")).result?.tools as Described[]);
+  const old = badOutput(
+    (await (await legacy("2024-11-05")).request(1, "tools/list")).result?.tools as Described[],
+  );
   assert.ok(!("annotations" in old) && !("outputSchema" in old) && !("title" in old));
-  const latest = badOutput((await (await legacy("2025-11-25")).request(1, "tools/list")).result?.tools as Described[]);
+  const latest = badOutput(
+    (await (await legacy("2025-11-25")).request(1, "tools/list")).result?.tools as Described[],
+  );
   assert.ok("outputSchema" in latest);
-  const echo = ((await (await legacy("2025-03-26")).request(1, "tools/list")).result?.tools as Described[])
-    .find((t) => t.name === "echo")!;
+  const echo =
+    ((await (await legacy("2025-03-26")).request(1, "tools/list")).result?.tools as Described[])
+      .find((t) => t.name === "echo")!;
   assert.deepEqual(echo.annotations, { readOnlyHint: true });
   assert.ok(!("outputSchema" in echo));
 });
@@ -91,8 +98,14 @@ test("an unknown tool is -32602 listing the tools and guessing the intended one"
 test("a tools/call without a name or with non-object arguments is -32602", async () => {
   const h = await legacy("2025-11-25");
   assert.equal((await h.request(1, "tools/call", { arguments: {} })).error?.code, -32602);
-  assert.equal((await h.request(2, "tools/call", { name: "echo", arguments: [] })).error?.code, -32602);
-  assert.equal((await h.request(3, "tools/call", { name: "echo", arguments: "x" })).error?.code, -32602);
+  assert.equal(
+    (await h.request(2, "tools/call", { name: "echo", arguments: [] })).error?.code,
+    -32602,
+  );
+  assert.equal(
+    (await h.request(3, "tools/call", { name: "echo", arguments: "x" })).error?.code,
+    -32602,
+  );
 });
 
 test("arguments that fail the schema give an isError result naming each field", async () => {
@@ -105,13 +118,22 @@ test("arguments that fail the schema give an isError result naming each field", 
   assert.match(text, /txt is not a known field; did you mean "text"\?/);
   const wrongType = await h.request(2, "tools/call", { name: "slow", arguments: { ms: "soon" } });
   assert.match(JSON.stringify(wrongType.result), /ms must be integer, got string \\"soon\\"/);
-  const wrongEnum = await h.request(3, "tools/call", { name: "fail", arguments: { how: "gently" } });
-  assert.match(JSON.stringify(wrongEnum.result), /how must be one of \\"tool_error\\", \\"crash\\"/);
+  const wrongEnum = await h.request(3, "tools/call", {
+    name: "fail",
+    arguments: { how: "gently" },
+  });
+  assert.match(
+    JSON.stringify(wrongEnum.result),
+    /how must be one of \\"tool_error\\", \\"crash\\"/,
+  );
 });
 
 test("a ToolError and an unexpected exception both become isError results; the stack stays on stderr", async () => {
   const h = await legacy("2025-11-25");
-  const refused = await h.request(1, "tools/call", { name: "fail", arguments: { how: "tool_error" } });
+  const refused = await h.request(1, "tools/call", {
+    name: "fail",
+    arguments: { how: "tool_error" },
+  });
   assert.deepEqual(refused.result, {
     content: [{ type: "text", text: "the fixture refused, as asked" }],
     isError: true,

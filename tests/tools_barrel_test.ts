@@ -27,7 +27,11 @@ test("every tool has a valid, unique name and an object input schema", () => {
     seen.set(tool.name, (seen.get(tool.name) ?? 0) + 1);
   }
   const duplicates = [...seen].filter(([, n]) => n > 1).map(([name]) => name);
-  assert.deepEqual(duplicates, [], `two tool modules export the same name: ${duplicates.join(", ")}`);
+  assert.deepEqual(
+    duplicates,
+    [],
+    `two tool modules export the same name: ${duplicates.join(", ")}`,
+  );
 });
 
 test("every tool's schemas compile", async () => {

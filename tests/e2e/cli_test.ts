@@ -12,7 +12,10 @@ test("--version prints the package version and the commit", () => {
   const { version } = JSON.parse(readFileSync(`${ROOT}package.json`, "utf8"));
   const out = run("--version");
   assert.equal(out.status, 0);
-  assert.match(out.stdout, new RegExp(`^toolhost ${version.replaceAll(".", "\\.")} \\(commit [0-9a-f]{12}|unknown`));
+  assert.match(
+    out.stdout,
+    new RegExp(`^toolhost ${version.replaceAll(".", "\\.")} \\(commit [0-9a-f]{12}|unknown`),
+  );
 });
 
 test("--help describes the options and exits 0", () => {

@@ -31,7 +31,8 @@ test("fuzz: random and mutated lines never crash the server or dirty stdout", as
   const rand = random(seed);
   const pick = <T>(items: readonly T[]) => items[Math.floor(rand() * items.length)];
   const int = (n: number) => Math.floor(rand() * n);
-  const randomText = (max: number) => Array.from({ length: int(max) }, () => pick([...ALPHABET])).join("");
+  const randomText = (max: number) =>
+    Array.from({ length: int(max) }, () => pick([...ALPHABET])).join("");
 
   let tracked = 0;
   const expected = new Map<string, string | null>(); // id → echoed text, or null for "any reply"
@@ -43,7 +44,12 @@ test("fuzz: random and mutated lines never crash the server or dirty stdout", as
         return JSON.stringify({ jsonrpc: "2.0", id, method: "ping" });
       case 1:
         expected.set(id, null);
-        return JSON.stringify({ jsonrpc: "2.0", id, method: pick(["tools/list", "no/such/method"]), params: modern() });
+        return JSON.stringify({
+          jsonrpc: "2.0",
+          id,
+          method: pick(["tools/list", "no/such/method"]),
+          params: modern(),
+        });
       default: {
         const text = randomText(200);
         expected.set(id, text);
@@ -79,11 +85,20 @@ test("fuzz: random and mutated lines never crash the server or dirty stdout", as
       case 1:
         return "[".repeat(1 + int(20_000)) + "]".repeat(int(3)); // deep nesting
       case 2:
-        return JSON.stringify(pick([null, 1, -0.5, "s", true, [], {}, [1, { a: [] }], { jsonrpc: "2.0" }]));
+        return JSON.stringify(
+          pick([null, 1, -0.5, "s", true, [], {}, [1, { a: [] }], { jsonrpc: "2.0" }]),
+        );
       case 3:
-        return JSON.stringify({ jsonrpc: "2.0", method: `notifications/${randomText(8)}`, params: { x: randomText(10) } });
+        return JSON.stringify({
+          jsonrpc: "2.0",
+          method: `notifications/${randomText(8)}`,
+          params: { x: randomText(10) },
+        });
       default:
-        return JSON.stringify([{ jsonrpc: "2.0", id: `mutant-batch-${int(1e6)}`, method: "ping" }, randomText(5)]);
+        return JSON.stringify([
+          { jsonrpc: "2.0", id: `mutant-batch-${int(1e6)}`, method: "ping" },
+          randomText(5),
+        ]);
     }
   };
 
@@ -111,12 +126,18 @@ test("fuzz: random and mutated lines never crash the server or dirty stdout", as
     }
   }
   const status = await c.close();
-  assert.deepEqual(status, { code: 0, signal: null }, `server exit; stderr tail: ${c.stderr.slice(-2000)}`);
+  assert.deepEqual(
+    status,
+    { code: 0, signal: null },
+    `server exit; stderr tail: ${c.stderr.slice(-2000)}`,
+  );
   assert.deepEqual(c.strayLines, [], "stdout carried only JSON-RPC");
   assert.equal(c.unterminated, "");
   assert.ok(c.messages.every((m) => m.jsonrpc === "2.0"), "every message is JSON-RPC 2.0");
   // The input really was hostile: all kinds of rejection happened, and batches were answered.
   const codes = new Set(c.messages.map((m) => m.error?.code));
-  for (const code of [-32700, -32600, -32601, -32602]) assert.ok(codes.has(code), `saw error ${code}`);
+  for (const code of [-32700, -32600, -32601, -32602]) {
+    assert.ok(codes.has(code), `saw error ${code}`);
+  }
   assert.ok(c.batches.length > 0, "batch replies");
 });

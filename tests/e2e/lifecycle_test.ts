@@ -19,12 +19,14 @@ async function busyServer(marker: string) {
   return { c, id };
 }
 
-for (const [how, end] of [
-  ["end of input", (c: RawClient) => c.closeStdin()],
-  // process.kill, not child.kill: Deno's ChildProcess then reports the signal, not the exit code.
-  ["SIGTERM", (c: RawClient) => process.kill(c.child.pid!, "SIGTERM")],
-  ["SIGINT", (c: RawClient) => process.kill(c.child.pid!, "SIGINT")],
-] as const) {
+for (
+  const [how, end] of [
+    ["end of input", (c: RawClient) => c.closeStdin()],
+    // process.kill, not child.kill: Deno's ChildProcess then reports the signal, not the exit code.
+    ["SIGTERM", (c: RawClient) => process.kill(c.child.pid!, "SIGTERM")],
+    ["SIGINT", (c: RawClient) => process.kill(c.child.pid!, "SIGINT")],
+  ] as const
+) {
   test(`${how}: exits 0 within 2 s and kills every process group it started`, async () => {
     const marker = String(900 + Math.floor(Math.random() * 99));
     const { c, id } = await busyServer(marker);

@@ -28,11 +28,16 @@ test("a modern session by hand: discover, list, call; every result is complete a
   const list = await c.request("tools/list", modern());
   assert.ok((list.result?.tools as { name: string }[]).some((t) => t.name === "bash"));
   assert.equal(list.result?.cacheScope, "public");
-  const call = await c.request("tools/call", modern({ name: "bash", arguments: { command: "echo hi" } }));
+  const call = await c.request(
+    "tools/call",
+    modern({ name: "bash", arguments: { command: "echo hi" } }),
+  );
   for (const reply of [discover, list, call]) {
     assert.equal(reply.result?.resultType, "complete");
     assert.equal(
-      ((reply.result?._meta as Record<string, { name: string }>)["io.modelcontextprotocol/serverInfo"]).name,
+      (reply.result?._meta as Record<string, { name: string }>)[
+        "io.modelcontextprotocol/serverInfo"
+      ].name,
       "toolhost",
     );
   }
@@ -47,7 +52,10 @@ test("malformed input gets errors and the server keeps serving", async () => {
   c.sendLine('"just a string"');
   c.sendLine('{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}');
   c.sendLine('{"jsonrpc":"2.0","id":2,"method":"ping","params":[1,2]}');
-  c.sendLine('{"jsonrpc":"2.0","id":"3","method":"tools/call","params":' + JSON.stringify(modern({ name: 42 })) + "}");
+  c.sendLine(
+    '{"jsonrpc":"2.0","id":"3","method":"tools/call","params":' +
+      JSON.stringify(modern({ name: 42 })) + "}",
+  );
   const ok = await c.request("ping");
   assert.deepEqual(ok.result, {});
   const errors = c.messages.filter((m) => m.error).map((m) => [m.id, m.error!.code]);
@@ -75,7 +83,12 @@ test("a batch is answered with one array line after 2025-03-26, refused otherwis
   await c.initialize("2025-03-26");
   c.send([
     { jsonrpc: "2.0", id: "b1", method: "ping" },
-    { jsonrpc: "2.0", id: "b2", method: "tools/call", params: { name: "echo", arguments: { text: "x" } } },
+    {
+      jsonrpc: "2.0",
+      id: "b2",
+      method: "tools/call",
+      params: { name: "echo", arguments: { text: "x" } },
+    },
   ]);
   await c.responseTo("b2");
   assert.equal(c.batches.length, 1);
@@ -95,9 +108,12 @@ test("cancellation: no response for the cancelled request, the server goes on", 
 
 test("progress notifications arrive before the result, increasing, with the client's token", async () => {
   const c = open();
-  const reply = await c.request("tools/call", modern({ name: "slow", arguments: { ms: 400, step_ms: 100 } }, {
-    progressToken: "p-1",
-  }));
+  const reply = await c.request(
+    "tools/call",
+    modern({ name: "slow", arguments: { ms: 400, step_ms: 100 } }, {
+      progressToken: "p-1",
+    }),
+  );
   assert.match(JSON.stringify(reply.result), /slept 400 ms/);
   const progress = c.messages.filter((m) => m.method === "notifications/progress");
   assert.deepEqual(progress.map((m) => m.params!.progress), [100, 200, 300, 400]);
@@ -107,16 +123,30 @@ test("progress notifications arrive before the result, increasing, with the clie
 
 test("a 5 MB reply arrives as one whole line", async () => {
   const c = open();
-  const reply = await c.request("tools/call", modern({ name: "big", arguments: { size: 5_000_000 } }));
+  const reply = await c.request(
+    "tools/call",
+    modern({ name: "big", arguments: { size: 5_000_000 } }),
+  );
   const text = (reply.result?.content as { text: string }[])[0].text;
   assert.equal(text.length, 5_000_000);
-  assert.ok(text.endsWith(("0123456789abcdefghijklmnopqrstuvwxyz\u00e9\u4e2d".repeat(200_000)).slice(4_999_980, 5_000_000)));
+  assert.ok(
+    text.endsWith(
+      ("0123456789abcdefghijklmnopqrstuvwxyz\u00e9\u4e2d".repeat(200_000)).slice(
+        4_999_980,
+        5_000_000,
+      ),
+    ),
+  );
 });
 
 test("a 12 MB request line is read and answered", async () => {
   const c = open();
   const text = "x".repeat(12 * 1024 * 1024);
-  const reply = await c.request("tools/call", modern({ name: "echo", arguments: { text } }), 30_000);
+  const reply = await c.request(
+    "tools/call",
+    modern({ name: "echo", arguments: { text } }),
+    30_000,
+  );
   assert.equal((reply.result?.content as { text: string }[])[0].text.length, text.length);
 });
 

@@ -145,13 +145,19 @@ export class RawClient {
   }
 
   /** Waits for the first message (already received or future) that matches. */
-  waitFor(match: (m: Message) => boolean, timeoutMs = 10_000, what = "a message"): Promise<Message> {
+  waitFor(
+    match: (m: Message) => boolean,
+    timeoutMs = 10_000,
+    what = "a message",
+  ): Promise<Message> {
     const seen = this.messages.find(match);
     if (seen) return Promise.resolve(seen);
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.#waiters = this.#waiters.filter((w) => w.resolve !== done);
-        reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what}; stderr:\n${this.stderr}`));
+        reject(
+          new Error(`timed out after ${timeoutMs} ms waiting for ${what}; stderr:\n${this.stderr}`),
+        );
       }, timeoutMs);
       const done = (m: Message) => {
         clearTimeout(timer);
@@ -162,7 +168,10 @@ export class RawClient {
   }
 
   /** The legacy handshake: initialize at `version`, then notifications/initialized. */
-  async initialize(version = "2025-11-25", capabilities: Record<string, unknown> = {}): Promise<Message> {
+  async initialize(
+    version = "2025-11-25",
+    capabilities: Record<string, unknown> = {},
+  ): Promise<Message> {
     const reply = await this.request("initialize", {
       protocolVersion: version,
       capabilities,
