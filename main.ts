@@ -5,7 +5,7 @@
 import process from "node:process";
 import { parseArgs } from "node:util";
 import pkg from "./package.json" with { type: "json" };
-import { isLogLevel, LOG_LEVELS, type LogLevel, stderrLogger } from "./mcp/log.ts";
+import { describeLogData, isLogLevel, LOG_LEVELS, type LogLevel, stderrLogger } from "./mcp/log.ts";
 import { McpServer } from "./mcp/server.ts";
 import { serveStdio, StdoutWriter } from "./mcp/stdio.ts";
 import type { Tool } from "./mcp/tool.ts";
@@ -95,7 +95,6 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
   }
 
   const logger = stderrLogger(logLevel);
-  let stop: (why: string, graceMs: number) => Promise<never> = () => new Promise(() => {});
   const writer = new StdoutWriter(process.stdout, () => stop("stdout closed", 0));
   const server = new McpServer({
     info: { name: "toolhost", title: "toolhost", version: pkg.version },
@@ -106,7 +105,7 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
   });
 
   let stopping = false;
-  stop = async (why, graceMs) => {
+  async function stop(why: string, graceMs: number): Promise<never> {
     if (stopping) return new Promise<never>(() => {});
     stopping = true;
     logger.log("info", `stopping (${why}) with ${server.inFlight} request(s) in flight`);
@@ -116,7 +115,11 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
     killAllGroups();
     await writer.flush(300);
     process.exit(0);
-  };
+  }
+  // A bug in one tool must not end everyone's session: report it and keep serving.
+  process.on("unhandledRejection", (reason) => {
+    logger.log("error", `unhandled rejection: ${describeLogData(reason)}`);
+  });
   for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) {
     process.on(signal, () => stop(signal, 0));
   }

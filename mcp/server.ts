@@ -47,8 +47,11 @@ export interface ServerOptions {
   tools: Tool[];
   /** Diagnostics; goes to stderr, never to the client's stdout. */
   logger: Logger;
-  /** Every outgoing message (or batch reply) in the order it should be written. */
-  send(message: JsonRpcMessage | JsonRpcResponse[]): void;
+  /**
+   * Every outgoing message (or batch reply) in the order it should be written. Returns false,
+   * sending nothing, when the message cannot be encoded as JSON.
+   */
+  send(message: JsonRpcMessage | JsonRpcResponse[]): boolean;
   /** Tools per `tools/list` page. */
   pageSize?: number;
 }
@@ -145,7 +148,7 @@ export class McpServer {
       case "request":
         this.#track(
           this.#handleRequest(decoded.message).then((reply) => {
-            if (reply) this.#options.send(reply);
+            if (reply) this.#reply(reply);
           }),
         );
     }
@@ -221,9 +224,25 @@ export class McpServer {
     this.#track(
       Promise.all(replies).then((all) => {
         const sent = all.filter((r): r is JsonRpcResponse => r !== null);
-        if (sent.length > 0) this.#options.send(sent);
+        if (sent.length > 0) this.#reply(sent);
       }),
     );
+  }
+
+  /** Sends a reply; one that JSON cannot carry (a BigInt, a cycle) becomes -32603, not a crash. */
+  #reply(reply: JsonRpcResponse | JsonRpcResponse[]): void {
+    if (this.#options.send(reply)) return;
+    this.#options.logger.log(
+      "error",
+      `a reply could not be encoded as JSON: ${
+        JSON.stringify(
+          Array.isArray(reply) ? reply.map((r) => r.id) : reply.id,
+        )
+      }`,
+    );
+    const fallback = (r: JsonRpcResponse) =>
+      failure(r.id, INTERNAL_ERROR, "Internal error: the result could not be encoded as JSON");
+    this.#options.send(Array.isArray(reply) ? reply.map(fallback) : fallback(reply));
   }
 
   #handleNotification(message: JsonRpcNotification): void {

@@ -35,16 +35,23 @@ export class StdoutWriter {
     return this.#backlog;
   }
 
-  send(message: JsonRpcMessage | JsonRpcResponse[]): void {
-    if (this.#broken) return;
-    // JSON.stringify escapes every newline inside strings, so this is exactly one line.
-    const line = JSON.stringify(message) + "\n";
+  /** Queues one message; false when it cannot be encoded as JSON (nothing is written then). */
+  send(message: JsonRpcMessage | JsonRpcResponse[]): boolean {
+    if (this.#broken) return true;
+    let line: string;
+    try {
+      // JSON.stringify escapes every newline inside strings, so this is exactly one line.
+      line = JSON.stringify(message) + "\n";
+    } catch {
+      return false;
+    }
     this.#queue.push(line);
     this.#backlog += line.length;
     if (!this.#pumping) {
       this.#pumping = true;
       queueMicrotask(() => this.#pump());
     }
+    return true;
   }
 
   /** Resolves when everything sent so far has been written, or after `ms`. */

@@ -30,7 +30,7 @@ test("tools/list is sorted by name whatever order the modules come in", async ()
     t.name
   );
   assert.deepEqual(names, [...names].sort());
-  assert.deepEqual(names, ["bad_output", "big", "echo", "fail", "logs", "slow"]);
+  assert.deepEqual(names, ["bad_output", "big", "echo", "fail", "logs", "slow", "unencodable"]);
 });
 
 test("pagination walks every tool once with opaque cursors; a bad cursor is -32602", async () => {
@@ -151,4 +151,12 @@ test("output that breaks the tool's own output schema is -32603, details only in
   assert.equal(reply.error?.code, -32603);
   assert.doesNotMatch(reply.error!.message, /count/);
   assert.ok(h.logs.some((l) => /count must be integer/.test(l.message)));
+});
+
+test("a result JSON cannot encode is -32603, and the server goes on", async () => {
+  const h = await legacy("2025-11-25");
+  const reply = await h.request(1, "tools/call", { name: "unencodable", arguments: {} });
+  assert.equal(reply.error?.code, -32603);
+  assert.match(reply.error!.message, /could not be encoded as JSON/);
+  assert.deepEqual((await h.request(2, "ping")).result, {});
 });

@@ -164,3 +164,10 @@ test("a line over --max-line-mb is refused with its id, and the next request is 
   assert.match(refused.error!.message, /over this server's limit of 1048576/);
   assert.deepEqual((await c.request("ping")).result, {});
 });
+
+test("a result JSON cannot encode becomes -32603 on the wire; the process survives", async () => {
+  const c = open();
+  const reply = await c.request("tools/call", modern({ name: "unencodable", arguments: {} }));
+  assert.equal(reply.error?.code, -32603);
+  assert.deepEqual((await c.request("ping")).result, {});
+});

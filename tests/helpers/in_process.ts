@@ -25,7 +25,18 @@ export function harness(tools: Tool[], pageSize?: number): Harness {
     instructions: "test instructions",
     tools,
     logger,
-    send: (message) => sent.push(message as unknown as Message | Message[]),
+    send: (message) => {
+      // Like the stdio writer: what JSON cannot encode is refused; the rest is kept as it
+      // would arrive on the wire.
+      let text: string;
+      try {
+        text = JSON.stringify(message);
+      } catch {
+        return false;
+      }
+      sent.push(JSON.parse(text));
+      return true;
+    },
     pageSize,
   });
   const line = (value: unknown) =>
