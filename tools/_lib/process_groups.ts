@@ -11,6 +11,8 @@ const liveGroups = new Set<number>();
 
 /** Spawns `file` as the leader of a new process group (and session: no controlling terminal). */
 export function spawnInGroup(file: string, args: string[], options: SpawnOptions): ChildProcess {
+  // Forget groups that have ended, so a recycled pgid is never signalled at exit.
+  for (const pgid of liveGroups) if (!groupAlive(pgid)) liveGroups.delete(pgid);
   const child = spawn(file, args, { ...options, detached: true });
   const pgid = child.pid;
   if (pgid !== undefined) {
