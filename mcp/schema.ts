@@ -14,6 +14,7 @@ export interface ValidationResult {
 }
 
 export type Validator = (value: unknown) => ValidationResult;
+const VALID: ValidationResult = Object.freeze({ ok: true, problems: [] });
 
 const DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema";
 const DRAFT_07 = "http://json-schema.org/draft-07/schema";
@@ -31,6 +32,7 @@ const AJV_OPTIONS = {
   // `format` is an annotation in 2020-12 unless a vocabulary asserts it.
   validateFormats: false,
   allowUnionTypes: true,
+  validateSchema: false,
 };
 
 function instanceFor(schema: JsonSchema): Promise<AjvInstance> {
@@ -52,28 +54,37 @@ function instanceFor(schema: JsonSchema): Promise<AjvInstance> {
 export async function compileSchema(schema: JsonSchema): Promise<Validator> {
   const validate = (await instanceFor(schema)).compile(schema);
   return (value) => {
-    if (validate(value)) return { ok: true, problems: [] };
+    if (validate(value)) return VALID;
     return { ok: false, problems: describeErrors(validate.errors ?? []) };
   };
 }
 
 /** A memo of compiled validators, one per schema object, compiled on first use. */
 export class ValidatorCache {
-  #compiled = new WeakMap<JsonSchema, Promise<Validator>>();
+  #compiling = new WeakMap<JsonSchema, Promise<Validator>>();
+  #ready = new WeakMap<JsonSchema, Validator>();
+
+  /** The validator if it is compiled already: the hot path needs no await. */
+  ready(schema: JsonSchema): Validator | undefined {
+    return this.#ready.get(schema);
+  }
 
   get(schema: JsonSchema): Promise<Validator> {
-    let validator = this.#compiled.get(schema);
+    let validator = this.#compiling.get(schema);
     if (!validator) {
-      validator = compileSchema(schema);
-      this.#compiled.set(schema, validator);
+      validator = compileSchema(schema).then((compiled) => {
+        this.#ready.set(schema, compiled);
+        return compiled;
+      });
+      this.#compiling.set(schema, validator);
     }
     return validator;
   }
 }
 
-/** "/edits/0/old_string" → "edits[0].old_string"; the root is "arguments". */
+/** "/edits/0/old_string" (or "#/edits/0/old_string") → "edits[0].old_string"; "" is "arguments". */
 export function fieldPath(instancePath: string, child?: string): string {
-  const segments = instancePath.split("/").slice(1).map((s) =>
+  const segments = instancePath.replace(/^#/, "").split("/").slice(1).map((s) =>
     s.replaceAll("~1", "/").replaceAll("~0", "~")
   );
   if (child !== undefined) segments.push(child);
@@ -148,11 +159,21 @@ export function closest(name: string, candidates: string[]): string | undefined 
     : undefined;
 }
 
+const SIZES: Record<string, [string, string]> = {
+  minLength: ["at least", "characters long"],
+  maxLength: ["at most", "characters long"],
+  minItems: ["at least", "items"],
+  maxItems: ["at most", "items"],
+  minProperties: ["at least", "fields"],
+  maxProperties: ["at most", "fields"],
+};
+
 function describeError(error: ErrorObject): string {
   const at = fieldPath(error.instancePath);
   const params = error.params as Record<string, unknown>;
   const parent = (error.parentSchema ?? {}) as Record<string, unknown>;
   const properties = (parent.properties ?? {}) as Record<string, unknown>;
+  const got = preview(error.data);
   switch (error.keyword) {
     case "required": {
       const name = String(params.missingProperty);
@@ -160,8 +181,9 @@ function describeError(error: ErrorObject): string {
         expectedType(properties[name])
       }) but is missing`;
     }
-    case "additionalProperties": {
-      const name = String(params.additionalProperty);
+    case "additionalProperties":
+    case "unevaluatedProperties": {
+      const name = String(params.additionalProperty ?? params.unevaluatedProperty);
       const allowed = Object.keys(properties);
       const guess = closest(name, allowed);
       return `${fieldPath(error.instancePath, name)} is not a known field` +
@@ -169,39 +191,51 @@ function describeError(error: ErrorObject): string {
         (allowed.length ? ` Allowed fields: ${allowed.join(", ")}` : "");
     }
     case "type":
-      return `${at} must be ${params.type}, got ${typeName(error.data)} ${preview(error.data)}`;
+      return `${at} must be ${String(params.type).replaceAll(",", " or ")}, got ${
+        typeName(error.data)
+      } ${got}`;
     case "enum":
       return `${at} must be one of ${
         (params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(", ")
-      }, got ${preview(error.data)}`;
+      }, got ${got}`;
     case "const":
-      return `${at} must be ${JSON.stringify(params.allowedValue)}, got ${preview(error.data)}`;
+      return `${at} must be ${JSON.stringify(params.allowedValue)}, got ${got}`;
     case "minimum":
     case "maximum":
     case "exclusiveMinimum":
     case "exclusiveMaximum":
-      return `${at} must be ${params.comparison} ${params.limit}, got ${preview(error.data)}`;
-    case "minLength":
-    case "maxLength":
-    case "minItems":
-    case "maxItems":
-    case "minProperties":
-    case "maxProperties":
-      return `${at} ${error.message}, got ${preview(error.data)}`;
+      return `${at} must be ${params.comparison} ${params.limit}, got ${got}`;
     case "pattern":
-      return `${at} must match the pattern ${params.pattern}, got ${preview(error.data)}`;
-    default:
-      return `${at} ${error.message ?? "is invalid"}`;
+      return `${at} must match the pattern ${params.pattern}, got ${got}`;
+    case "multipleOf":
+      return `${at} must be a multiple of ${params.multipleOf}, got ${got}`;
+    case "uniqueItems":
+      return `${at} must not repeat items (items ${params.j} and ${params.i} are equal)`;
+    case "anyOf":
+    case "oneOf":
+      return `${at} must match ${
+        error.keyword === "oneOf" ? "exactly one" : "at least one"
+      } of the allowed forms, got ${got}`;
   }
+  if (error.keyword in SIZES) {
+    const [bound, unit] = SIZES[error.keyword];
+    return `${at} must be ${bound} ${params.limit} ${unit}, got ${got}`;
+  }
+  return `${at} ${error.message ?? "is invalid"}`;
 }
 
-/** Turns Ajv errors into distinct sentences, dropping the "must match a schema in anyOf" echoes. */
+/**
+ * Turns Ajv errors into distinct sentences. An anyOf/oneOf is reported once, without the
+ * complaints of each of its alternatives; an if/then reports only what `then` required.
+ */
 export function describeErrors(errors: ErrorObject[]): string[] {
+  const alternatives = errors
+    .filter((e) => e.keyword === "anyOf" || e.keyword === "oneOf")
+    .map((e) => e.schemaPath + "/");
   const sentences = new Set<string>();
   for (const error of errors) {
-    if (error.keyword === "anyOf" || error.keyword === "oneOf" || error.keyword === "if") {
-      if (errors.length > 1) continue;
-    }
+    if (error.keyword === "if") continue;
+    if (alternatives.some((prefix) => error.schemaPath.startsWith(prefix))) continue;
     sentences.add(describeError(error));
   }
   return [...sentences];

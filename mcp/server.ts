@@ -20,8 +20,9 @@ import {
   RpcError,
   UNSUPPORTED_PROTOCOL_VERSION,
 } from "./jsonrpc.ts";
-import { atLeast, describeLogData, isLogLevel, type Logger, type LogLevel } from "./log.ts";
-import type { Tool, ToolContext } from "./tool.ts";
+import { Call } from "./call.ts";
+import { describeLogData, isLogLevel, type Logger, type LogLevel } from "./log.ts";
+import type { Tool } from "./tool.ts";
 import { ToolCatalog } from "./tool_calls.ts";
 import {
   type Era,
@@ -67,22 +68,6 @@ interface LegacySession {
   logLevel: LogLevel | null;
 }
 
-/** One request in flight. */
-export interface Call {
-  id: RequestId;
-  method: string;
-  era: Era;
-  version: string;
-  clientCapabilities: Params;
-  progressToken?: string | number;
-  lastProgress: number;
-  /** Threshold for `notifications/message` to the client; null sends none. */
-  logLevel(): LogLevel | null;
-  controller: AbortController;
-  reason?: "cancelled" | "shutdown";
-  finished: boolean;
-}
-
 type Handler = (params: Params, call: Call) => Promise<Record<string, unknown>>;
 
 const isObject = (v: unknown): v is Params =>
@@ -94,14 +79,19 @@ export class McpServer {
   readonly #options: ServerOptions;
   readonly #catalog: ToolCatalog;
   readonly #calls = new Map<string, Call>();
-  readonly #pending = new Set<Promise<unknown>>();
+  /** Requests and batches whose replies are not sent yet, and who waits for that to be none. */
+  #unanswered = 0;
+  #idleWaiters: (() => void)[] = [];
   #session: LegacySession | null = null;
+  readonly #sessionLogLevel = () => this.#session?.logLevel ?? null;
+  /** Shared by every modern result that has no `_meta` of its own; never modified. */
+  readonly #serverMeta: Record<string, unknown>;
   #closing = false;
 
   readonly #common: Record<string, Handler> = {
     "ping": () => Promise.resolve({}),
     "tools/list": (params, call) => this.#catalog.list(params, call),
-    "tools/call": (params, call) => this.#catalog.call(params, call, this.#context(call, params)),
+    "tools/call": (params, call) => this.#catalog.call(params, call),
   };
   readonly #legacyOnly: Record<string, Handler> = {
     "initialize": (params) => this.#initialize(params),
@@ -113,6 +103,7 @@ export class McpServer {
 
   constructor(options: ServerOptions) {
     this.#options = options;
+    this.#serverMeta = Object.freeze({ [META_SERVER_INFO]: options.info });
     this.#catalog = new ToolCatalog(options.tools, options.logger, {
       pageSize: options.pageSize ?? 100,
       cacheTtlMs: CACHE_TTL_MS,
@@ -146,11 +137,9 @@ export class McpServer {
         );
         return;
       case "request":
-        this.#track(
-          this.#handleRequest(decoded.message).then((reply) => {
-            if (reply) this.#reply(reply);
-          }),
-        );
+        this.#answerLater(this.#handleRequest(decoded.message), (reply) => {
+          if (reply) this.#reply(reply);
+        });
     }
   }
 
@@ -158,26 +147,29 @@ export class McpServer {
   async shutdown(ms: number): Promise<void> {
     this.#closing = true;
     for (const call of this.#calls.values()) {
-      call.reason ??= "shutdown";
-      call.controller.abort();
+      call.abort("shutdown");
     }
     await this.settled(ms);
   }
 
-  /** Resolves once no request is in flight, or after `ms`. */
-  async settled(ms: number): Promise<void> {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
-    const drained = (async () => {
-      while (this.#pending.size > 0) await Promise.allSettled([...this.#pending]);
-    })();
-    await Promise.race([drained, timeout]);
-    clearTimeout(timer);
+  /** Resolves once every request has been answered (or dropped), or after `ms`. */
+  settled(ms: number): Promise<void> {
+    if (this.#unanswered === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      this.#idleWaiters.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
   }
 
-  #track(promise: Promise<unknown>): void {
-    this.#pending.add(promise);
-    promise.finally(() => this.#pending.delete(promise));
+  /** Counts work until its reply is sent, without a promise per request to keep track of. */
+  #answerLater<T>(work: Promise<T>, reply: (value: T) => void): void {
+    this.#unanswered++;
+    work.then(reply).finally(() => {
+      if (--this.#unanswered === 0) { for (const wake of this.#idleWaiters.splice(0)) wake(); }
+    });
   }
 
   #handleBatch(items: unknown[]): void {
@@ -221,12 +213,10 @@ export class McpServer {
           return this.#handleRequest(decoded.message);
       }
     });
-    this.#track(
-      Promise.all(replies).then((all) => {
-        const sent = all.filter((r): r is JsonRpcResponse => r !== null);
-        if (sent.length > 0) this.#reply(sent);
-      }),
-    );
+    this.#answerLater(Promise.all(replies), (all) => {
+      const sent = all.filter((r): r is JsonRpcResponse => r !== null);
+      if (sent.length > 0) this.#reply(sent);
+    });
   }
 
   /** Sends a reply; one that JSON cannot carry (a BigInt, a cycle) becomes -32603, not a crash. */
@@ -256,8 +246,7 @@ export class McpServer {
         if (typeof id !== "string" && typeof id !== "number") return;
         const call = this.#calls.get(keyOf(id));
         if (!call || call.method === "initialize") return;
-        call.reason = "cancelled";
-        call.controller.abort();
+        call.abort("cancelled");
         this.#options.logger.log(
           "info",
           `request ${JSON.stringify(id)} (${call.method}) cancelled by the client${
@@ -326,14 +315,6 @@ export class McpServer {
         typeof meta.progressToken === "number"
       ? meta.progressToken
       : undefined;
-    const base = {
-      id: message.id,
-      method: message.method,
-      progressToken,
-      lastProgress: -Infinity,
-      controller: new AbortController(),
-      finished: false,
-    };
     if (message.method !== "initialize" && META_PROTOCOL_VERSION in meta) {
       const version = meta[META_PROTOCOL_VERSION];
       if (typeof version !== "string") {
@@ -376,13 +357,15 @@ export class McpServer {
               : ""),
         );
       }
-      return {
-        ...base,
+      return new Call({
+        id: message.id,
+        method: message.method,
+        progressToken,
         era: "modern",
         version,
         clientCapabilities: capabilities,
-        logLevel: () => (level === undefined ? null : level),
-      };
+        logLevel: level ?? null,
+      }, this.#options);
     }
     if (this.#modernOnly[message.method]) {
       throw new RpcError(
@@ -397,52 +380,25 @@ export class McpServer {
         `Invalid params: ${message.method} carries no protocol version. Either send initialize first (MCP 2025-11-25 and earlier) or put "${META_PROTOCOL_VERSION}" and "${META_CLIENT_CAPABILITIES}" in params._meta (MCP 2026-07-28)`,
       );
     }
-    return {
-      ...base,
+    return new Call({
+      id: message.id,
+      method: message.method,
+      progressToken,
       era: "legacy",
       version: session?.version ?? negotiateLegacy(params.protocolVersion),
       clientCapabilities: session?.clientCapabilities ?? {},
-      logLevel: () => this.#session?.logLevel ?? null,
-    };
+      logLevel: this.#sessionLogLevel,
+    }, this.#options);
   }
 
+  /** Modern results name their type and the server. Handlers return fresh objects: edit in place. */
   #decorate(result: Record<string, unknown>, era: Era): Record<string, unknown> {
     if (era === "legacy") return result;
-    const meta = isObject(result._meta) ? result._meta : {};
-    return {
-      ...result,
-      resultType: result.resultType ?? "complete",
-      _meta: { ...meta, [META_SERVER_INFO]: this.#options.info },
-    };
-  }
-
-  #context(call: Call, params: Params): ToolContext {
-    const { logger, send } = this.#options;
-    const toolName = typeof params.name === "string" ? params.name : call.method;
-    return {
-      signal: call.controller.signal,
-      abortReason: () => call.reason,
-      progress(done, total, message) {
-        if (call.progressToken === undefined || call.finished || call.reason) return;
-        if (!(done > call.lastProgress)) return;
-        call.lastProgress = done;
-        const update: Params = { progressToken: call.progressToken, progress: done };
-        if (total !== undefined) update.total = total;
-        if (message !== undefined) update.message = message;
-        send({ jsonrpc: "2.0", method: "notifications/progress", params: update });
-      },
-      log(level, data) {
-        logger.log(level, `${toolName}: ${describeLogData(data)}`);
-        const min = call.logLevel();
-        if (min === null || call.finished || call.reason === "cancelled") return;
-        if (!atLeast(level, min)) return;
-        send({
-          jsonrpc: "2.0",
-          method: "notifications/message",
-          params: { level, logger: toolName, data },
-        });
-      },
-    };
+    result.resultType ??= "complete";
+    result._meta = isObject(result._meta)
+      ? { ...result._meta, [META_SERVER_INFO]: this.#options.info }
+      : this.#serverMeta;
+    return result;
   }
 
   #initialize(params: Params): Promise<Record<string, unknown>> {

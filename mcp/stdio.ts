@@ -3,6 +3,7 @@
  * backpressure, so replies of any size arrive whole and in order through a pipe.
  */
 import type { Readable, Writable } from "node:stream";
+import { setImmediate } from "node:timers";
 import {
   failure,
   INVALID_REQUEST,
@@ -15,8 +16,12 @@ import type { McpServer } from "./server.ts";
 
 /** Bytes handed to one write() call at most; larger queues go out in several. */
 const WRITE_CHUNK = 1 << 20;
-/** Stop reading requests while this much output waits for a slow reader. */
-const INPUT_PAUSE_BACKLOG = 64 << 20;
+/**
+ * Stop reading requests while this much output waits to be written. Reading a burst of input
+ * never yields to the writer otherwise, so replies would pile up in memory (or a slow client
+ * would make them pile up).
+ */
+const INPUT_PAUSE_BACKLOG = 1 << 20;
 
 export class StdoutWriter {
   #queue: string[] = [];
@@ -38,18 +43,21 @@ export class StdoutWriter {
   /** Queues one message; false when it cannot be encoded as JSON (nothing is written then). */
   send(message: JsonRpcMessage | JsonRpcResponse[]): boolean {
     if (this.#broken) return true;
-    let line: string;
+    let json: string;
     try {
       // JSON.stringify escapes every newline inside strings, so this is exactly one line.
-      line = JSON.stringify(message) + "\n";
+      json = JSON.stringify(message);
     } catch {
       return false;
     }
-    this.#queue.push(line);
-    this.#backlog += line.length;
+    // Kept without its newline: the pump adds them as it joins, saving a copy per message.
+    this.#queue.push(json);
+    this.#backlog += json.length + 1;
     if (!this.#pumping) {
       this.#pumping = true;
-      queueMicrotask(() => this.#pump());
+      // After I/O callbacks, not in a microtask: replies finished in the same turn then share
+      // one write() instead of one syscall each.
+      setImmediate(() => this.#pump());
     }
     return true;
   }
@@ -73,12 +81,14 @@ export class StdoutWriter {
       let count = 0;
       while (
         count < this.#queue.length &&
-        (count === 0 || size + this.#queue[count].length <= WRITE_CHUNK)
+        (count === 0 || size + this.#queue[count].length + 1 <= WRITE_CHUNK)
       ) {
-        size += this.#queue[count].length;
+        size += this.#queue[count].length + 1;
         count++;
       }
-      const chunk = count === 1 ? this.#queue[0] : this.#queue.slice(0, count).join("");
+      const chunk = count === 1
+        ? this.#queue[0] + "\n"
+        : this.#queue.slice(0, count).join("\n") + "\n";
       this.#queue.splice(0, count);
       const written = new Promise<void>((resolve) => {
         const more = this.out.write(chunk, () => resolve());

@@ -2,16 +2,10 @@
 import { INVALID_PARAMS, type Params, RpcError } from "./jsonrpc.ts";
 import { describeLogData, type Logger } from "./log.ts";
 import { closest, ValidatorCache } from "./schema.ts";
-import type { ContentBlock, Tool, ToolContext, ToolReturn } from "./tool.ts";
+import type { Call } from "./call.ts";
+import type { ContentBlock, Tool, ToolReturn } from "./tool.ts";
 import { ToolError } from "./tool.ts";
 import { features } from "./versions.ts";
-
-/** The slice of a request the catalog needs. */
-interface CallInfo {
-  era: "legacy" | "modern";
-  version: string;
-  reason?: "cancelled" | "shutdown";
-}
 
 interface CatalogOptions {
   pageSize: number;
@@ -47,7 +41,7 @@ export class ToolCatalog {
     }
   }
 
-  list(params: Params, call: CallInfo): Promise<Record<string, unknown>> {
+  list(params: Params, call: Call): Promise<Record<string, unknown>> {
     const all = this.#describe(call);
     const offset = decodeCursor(params.cursor, all.length);
     const end = offset + this.options.pageSize;
@@ -60,7 +54,7 @@ export class ToolCatalog {
     return Promise.resolve(result);
   }
 
-  async call(params: Params, call: CallInfo, ctx: ToolContext): Promise<Record<string, unknown>> {
+  async call(params: Params, call: Call): Promise<Record<string, unknown>> {
     const name = params.name;
     if (typeof name !== "string") {
       throw new RpcError(INVALID_PARAMS, "Invalid params: tools/call needs params.name (a string)");
@@ -81,7 +75,9 @@ export class ToolCatalog {
         "Invalid params: tools/call params.arguments must be an object",
       );
     }
-    const check = (await this.#validators.get(tool.input))(args);
+    const check = (this.#validators.ready(tool.input) ?? await this.#validators.get(tool.input))(
+      args,
+    );
     if (!check.ok) {
       return this.#shape(
         errorResult(
@@ -93,7 +89,8 @@ export class ToolCatalog {
     }
     let result: ToolResult;
     try {
-      result = normalize(await tool.run(args, ctx));
+      call.label = name;
+      result = normalize(await tool.run(args, call));
     } catch (error) {
       if (error instanceof ToolError) {
         result = errorResult(error.message);
@@ -107,7 +104,9 @@ export class ToolCatalog {
       if (result.structuredContent === undefined) {
         throw new Error(`tool ${name} declares an output schema but returned no structured result`);
       }
-      const out = (await this.#validators.get(tool.output))(result.structuredContent);
+      const validate = this.#validators.ready(tool.output) ??
+        await this.#validators.get(tool.output);
+      const out = validate(result.structuredContent);
       if (!out.ok) {
         throw new Error(
           `tool ${name} returned output that fails its schema: ${out.problems.join("; ")}`,
@@ -118,7 +117,7 @@ export class ToolCatalog {
   }
 
   /** Drops what the negotiated version does not know. */
-  #shape(result: ToolResult, call: CallInfo): Record<string, unknown> {
+  #shape(result: ToolResult, call: Call): Record<string, unknown> {
     if (
       call.era === "legacy" && !features.structuredOutput(call.version) &&
       result.structuredContent !== undefined
@@ -129,7 +128,7 @@ export class ToolCatalog {
     return result;
   }
 
-  #describe(call: CallInfo): Record<string, unknown>[] {
+  #describe(call: Call): Record<string, unknown>[] {
     const key = call.era === "modern" ? "modern" : call.version;
     let described = this.#described.get(key);
     if (!described) {
@@ -159,7 +158,7 @@ function errorResult(text: string): ToolResult {
 }
 
 /** Turns whatever a handler returned into a CallToolResult. */
-export function normalize(value: ToolReturn<unknown>): ToolResult {
+function normalize(value: ToolReturn<unknown>): ToolResult {
   if (typeof value === "string") return { content: [{ type: "text", text: value }] };
   if (Array.isArray(value)) return { content: value };
   const result: ToolResult = {

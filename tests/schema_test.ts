@@ -4,9 +4,9 @@ import { test } from "node:test";
 import { closest, compileSchema, fieldPath } from "../mcp/schema.ts";
 
 test("field paths read like code: nested fields, indexes, odd keys", () => {
-  assert.equal(fieldPath(""), "arguments");
-  assert.equal(fieldPath("/edits/0/old_string"), "edits[0].old_string");
-  assert.equal(fieldPath("/a~1b", "c d"), '["a/b"]["c d"]');
+  assert.equal(fieldPath("#"), "arguments");
+  assert.equal(fieldPath("#/edits/0/old_string"), "edits[0].old_string");
+  assert.equal(fieldPath("#/a~1b", "c d"), '["a/b"]["c d"]');
 });
 
 test("closest prefers an abbreviation, then a near spelling, else nothing", () => {
@@ -44,7 +44,7 @@ test("limits are stated with the value that broke them", async () => {
   });
   assert.deepEqual(validate({ n: 11, s: "x" }).problems, [
     "n must be <= 10, got 11",
-    's must NOT have fewer than 2 characters, got "x"',
+    's must be at least 2 characters long, got "x"',
   ]);
 });
 
@@ -78,4 +78,35 @@ test("local $ref and $defs work", async () => {
   });
   assert.equal(validate({ n: 1 }).ok, true);
   assert.deepEqual(validate({ n: 0 }).problems, ["n must be >= 1, got 0"]);
+});
+
+test("anyOf is reported once, unknown nested fields are named with their path", async () => {
+  const validate = await compileSchema({
+    type: "object",
+    properties: {
+      target: { anyOf: [{ type: "string" }, { type: "integer" }] },
+      options: {
+        type: "object",
+        properties: { recursive: { type: "boolean" } },
+        additionalProperties: false,
+      },
+    },
+  });
+  assert.deepEqual(validate({ target: true, options: { recurse: true } }).problems, [
+    "target must match at least one of the allowed forms, got true",
+    'options.recurse is not a known field; did you mean "recursive"? Allowed fields: recursive',
+  ]);
+});
+
+test("compiling does not alter the tool's schema object", async () => {
+  const schema = {
+    type: "object",
+    $defs: { a: { type: "string" } },
+    properties: { x: { $ref: "#/$defs/a" } },
+  };
+  const before = JSON.stringify(schema);
+  const validate = await compileSchema(schema);
+  validate({ x: 1 });
+  assert.equal(JSON.stringify(schema), before);
+  assert.deepEqual(Object.getOwnPropertyNames(schema.properties.x), ["$ref"]);
 });

@@ -11,6 +11,7 @@ import { modern, PRODUCT_BINARY, RawClient } from "../helpers/raw_client.ts";
 /** Starts the product binary running a long command that also leaves a background process. */
 async function busyServer(marker: string) {
   const c = new RawClient(PRODUCT_BINARY);
+  await c.request("ping"); // running, with its signal handlers installed
   // Distinct sleep durations make our processes easy to find in the process table.
   const command = `sleep ${marker}1 & sleep ${marker}2`;
   const id = c.start("tools/call", modern({ name: "bash", arguments: { command } }));
@@ -28,7 +29,7 @@ for (
   ] as const
 ) {
   test(`${how}: exits 0 within 2 s and kills every process group it started`, async () => {
-    const marker = String(900 + Math.floor(Math.random() * 99));
+    const marker = String(90000 + Math.floor(Math.random() * 9999));
     const { c, id } = await busyServer(marker);
     const before = Date.now();
     end(c);

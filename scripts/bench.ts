@@ -1,0 +1,195 @@
+/**
+ * `deno task bench`: dist/toolhost against an equivalent server on the official TypeScript SDK
+ * (v1, under node), measured in the same run on the same machine. Prints a markdown table to
+ * stdout and progress to stderr. The targets are printed for reference and never asserted: a
+ * benchmark that fails on a busy machine teaches nothing.
+ */
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync } from "node:fs";
+import process from "node:process";
+import { fileURLToPath } from "node:url";
+import {
+  coldStart,
+  payloadRoundTrips,
+  pipelined,
+  type PipelinedRun,
+  sequentialRoundTrips,
+  type ServerCommand,
+} from "./bench/measurements.ts";
+import { describeMachine } from "./bench/machine.ts";
+import { against, markdownTable, mb, ms, perSecond, times, us } from "./bench/report.ts";
+import { median, percentile } from "./bench/stats.ts";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const SDK_BUNDLE = "dist/bench/sdk-server.mjs";
+
+const COLD_STARTS = 20;
+const SEQUENTIAL_CALLS = 2_000;
+const PIPELINED_CALLS = 20_000;
+const PIPELINED_RUNS = 3;
+const PAYLOAD_CHARS = 1_000_000;
+const PAYLOAD_RUNS = 10;
+
+const TARGET_COLD_START_MS = 30;
+const TARGET_THROUGHPUT_RATIO = 2;
+const TARGET_PEAK_RSS_BYTES = 70e6;
+
+const progress = (text: string) => process.stderr.write(`bench: ${text}\n`);
+
+function binary(path: string): ServerCommand {
+  if (!existsSync(`${ROOT}${path}`)) {
+    throw new Error(`${path} is missing: run \`deno task bench\`, which builds it first`);
+  }
+  return { command: `${ROOT}${path}`, args: [] };
+}
+
+/** Bundled first so node loads one file, as a published SDK server would ship. */
+function buildSdkServer(): ServerCommand {
+  mkdirSync(`${ROOT}dist/bench`, { recursive: true });
+  execFileSync(`${ROOT}node_modules/.bin/bun`, [
+    "build",
+    "--target=node",
+    "--minify",
+    "--outfile",
+    SDK_BUNDLE,
+    "scripts/bench/sdk_server.ts",
+  ], { cwd: ROOT, stdio: ["ignore", "ignore", "inherit"] });
+  return { command: "node", args: [`${ROOT}${SDK_BUNDLE}`] };
+}
+
+const sdk = buildSdkServer();
+const product = binary("dist/toolhost");
+const withFixtures = binary("dist/toolhost-test");
+
+progress(`cold start: ${COLD_STARTS} spawns each, interleaved`);
+// One untimed start each so neither pays for a cold page cache.
+await coldStart(sdk);
+await coldStart(product);
+const cold = { sdk: [] as number[], toolhost: [] as number[] };
+for (let run = 0; run < COLD_STARTS; run++) {
+  cold.sdk.push(await coldStart(sdk));
+  cold.toolhost.push(await coldStart(product));
+}
+
+progress(`sequential round trips: ${SEQUENTIAL_CALLS} echo calls each`);
+const sequential = {
+  sdk: await sequentialRoundTrips(sdk, SEQUENTIAL_CALLS),
+  toolhost: await sequentialRoundTrips(withFixtures, SEQUENTIAL_CALLS),
+};
+
+progress(`pipelined: ${PIPELINED_RUNS} runs of ${PIPELINED_CALLS} echo calls each`);
+const runs = {
+  sdk: [] as PipelinedRun[],
+  toolhost: [] as PipelinedRun[],
+  modern: [] as PipelinedRun[],
+};
+for (let run = 0; run < PIPELINED_RUNS; run++) {
+  runs.sdk.push(await pipelined(sdk, PIPELINED_CALLS));
+  runs.toolhost.push(await pipelined(withFixtures, PIPELINED_CALLS));
+  runs.modern.push(await pipelined(withFixtures, PIPELINED_CALLS, true));
+}
+
+progress(
+  `payload: ${PAYLOAD_RUNS} echo calls of ${PAYLOAD_CHARS.toLocaleString("en-US")} characters each`,
+);
+const payload = {
+  sdk: await payloadRoundTrips(sdk, PAYLOAD_CHARS, PAYLOAD_RUNS),
+  toolhost: await payloadRoundTrips(withFixtures, PAYLOAD_CHARS, PAYLOAD_RUNS),
+};
+
+const best = (list: PipelinedRun[]) => Math.max(...list.map((r) => r.requestsPerSecond));
+/** Every run, so the spread between fresh processes is visible next to the best. */
+const spread = (list: PipelinedRun[]) =>
+  `${perSecond(best(list))} (runs: ${
+    list.map((r) => `${Math.round(r.requestsPerSecond / 1000)}k`).join(", ")
+  })`;
+const peak = (list: PipelinedRun[]) => Math.max(...list.map((r) => r.peakRssBytes));
+const faster = (sdkValue: number, toolhostValue: number) => {
+  const ratio = sdkValue / toolhostValue;
+  return `${times(ratio)} ${ratio >= 1 ? "faster" : "slower"}`;
+};
+
+const coldMedian = { sdk: median(cold.sdk), toolhost: median(cold.toolhost) };
+const sequentialMedian = { sdk: median(sequential.sdk), toolhost: median(sequential.toolhost) };
+const throughput = {
+  sdk: best(runs.sdk),
+  toolhost: best(runs.toolhost),
+  modern: best(runs.modern),
+};
+const rss = { sdk: peak(runs.sdk), toolhost: peak(runs.toolhost) };
+const payloadMedian = { sdk: median(payload.sdk), toolhost: median(payload.toolhost) };
+
+const rows = [
+  [
+    `cold start to initialize reply, median (p90), ${COLD_STARTS} runs`,
+    `${ms(coldMedian.toolhost)} (${ms(percentile(cold.toolhost, 90))})`,
+    `${ms(coldMedian.sdk)} (${ms(percentile(cold.sdk, 90))})`,
+    faster(coldMedian.sdk, coldMedian.toolhost),
+    against(`≤ ${TARGET_COLD_START_MS} ms median`, coldMedian.toolhost <= TARGET_COLD_START_MS),
+  ],
+  [
+    `sequential echo round trip, median (p99), ${SEQUENTIAL_CALLS.toLocaleString("en-US")} calls`,
+    `${us(sequentialMedian.toolhost)} (${us(percentile(sequential.toolhost, 99))})`,
+    `${us(sequentialMedian.sdk)} (${us(percentile(sequential.sdk, 99))})`,
+    faster(sequentialMedian.sdk, sequentialMedian.toolhost),
+    "",
+  ],
+  [
+    `pipelined echo, ${PIPELINED_CALLS.toLocaleString("en-US")} calls, best of ${PIPELINED_RUNS}`,
+    spread(runs.toolhost),
+    spread(runs.sdk),
+    `${times(throughput.toolhost / throughput.sdk)} the SDK's`,
+    against(
+      `≥ ${TARGET_THROUGHPUT_RATIO}× the SDK's`,
+      throughput.toolhost >= TARGET_THROUGHPUT_RATIO * throughput.sdk,
+    ),
+  ],
+  [
+    "pipelined echo, 2026-07-28 stateless requests (no initialize)",
+    spread(runs.modern),
+    "n/a (SDK v1 has no 2026-07-28)",
+    "n/a",
+    "",
+  ],
+  [
+    "peak RSS (VmHWM after the pipelined run), worst of runs",
+    mb(rss.toolhost),
+    mb(rss.sdk),
+    `${times(rss.toolhost / rss.sdk)} the SDK's`,
+    against(`≤ ${TARGET_PEAK_RSS_BYTES / 1e6} MB`, rss.toolhost <= TARGET_PEAK_RSS_BYTES),
+  ],
+  [
+    `${PAYLOAD_CHARS.toLocaleString("en-US")}-character echo round trip, median of ${PAYLOAD_RUNS}`,
+    ms(payloadMedian.toolhost),
+    ms(payloadMedian.sdk),
+    faster(payloadMedian.sdk, payloadMedian.toolhost),
+    "",
+  ],
+];
+
+const report = [
+  "## toolhost vs the official TypeScript SDK (v1) over stdio",
+  "",
+  markdownTable(["metric", "toolhost", "SDK v1 on node", "ratio", "target (reference only)"], rows),
+  "",
+  "Ratios: times are SDK ÷ toolhost (above 1: toolhost is faster); throughput and RSS are " +
+  "toolhost ÷ SDK (throughput above 1: toolhost serves more; RSS below 1: toolhost uses less).",
+  "",
+  describeMachine(ROOT),
+  "",
+  "Method: every figure is wall-clock time on the client's side of the pipes, one server at a " +
+  "time, each measurement on fresh processes. Cold start: spawn, write `initialize` " +
+  "(2025-11-25), wait for its reply line; runs interleave the two servers after one untimed " +
+  "start each; toolhost is dist/toolhost (the product). Everything else uses " +
+  "dist/toolhost-test (the product plus an `echo` fixture) against an SDK server with the same " +
+  "`echo` tool. Sequential: after initialize and notifications/initialized, `tools/call` echo " +
+  `{"text":"hi"}, each sent after the previous reply, no warm-up. Pipelined: all ` +
+  `${PIPELINED_CALLS.toLocaleString("en-US")} requests encoded beforehand and written at ` +
+  "once while replies are read; requests ÷ time from the write to the last reply; each run " +
+  "on a fresh process (after initialize, except the 2026-07-28 row), runs interleaved. Peak " +
+  "RSS: VmHWM from /proc/<pid>/status of the server process itself (node, or the binary) " +
+  "after each pipelined run, before stdin closes; MB = 10^6 bytes. Large echo: one session, " +
+  "calls one after another. Every reply is checked for a result; the large echo must come " +
+  "back unchanged.",
+];
+process.stdout.write(report.join("\n") + "\n");
