@@ -1,7 +1,5 @@
-import { stat } from "node:fs/promises";
-import { resolve } from "node:path";
-import process from "node:process";
 import { defineTool, ToolError } from "../mcp/tool.ts";
+import { workingDirectory } from "./_lib/directory.ts";
 import { HeadTailBuffer } from "./_lib/output_cap.ts";
 import { groupAlive, spawnInGroup, terminateGroup } from "./_lib/process_groups.ts";
 import { findShell, shellArgs } from "./_lib/shell.ts";
@@ -25,8 +23,8 @@ export default defineTool({
     "the beginning and the end with a marker saying how much was cut; for more, redirect to a " +
     "file and read it in parts. A non-zero exit or a timeout makes the result an error. " +
     "Timeout or cancel stops the whole process group (SIGTERM, then SIGKILL after 2 s) and " +
-    "keeps the output so far. For servers and watchers that should keep running, start them in " +
-    "the background rather than waiting on them here.",
+    "keeps the output so far. Start servers, watchers and other long-running commands with " +
+    "bash_background instead of waiting on them here.",
   annotations: {
     readOnlyHint: false,
     destructiveHint: true,
@@ -71,11 +69,7 @@ export default defineTool({
 
   async run(args, ctx) {
     const timeoutMs = args.timeout_ms ?? DEFAULT_TIMEOUT_MS;
-    const cwd = resolve(args.cwd ?? process.cwd());
-    const info = await stat(cwd).catch(() => null);
-    if (!info?.isDirectory()) {
-      throw new ToolError(`cwd ${JSON.stringify(cwd)} is not an existing directory`);
-    }
+    const cwd = await workingDirectory(args.cwd);
     if (args.description) ctx.log("info", `running: ${args.description}`);
 
     const started = performance.now();

@@ -5,10 +5,12 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
+import process from "node:process";
 import { fileURLToPath } from "node:url";
 
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-export const PRODUCT_BINARY = `${ROOT}dist/toolhost`;
+/** The binary under test; TOOLHOST_BINARY points the e2e suite at another build. */
+export const PRODUCT_BINARY = process.env.TOOLHOST_BINARY ?? `${ROOT}dist/toolhost`;
 export const TEST_BINARY = `${ROOT}dist/toolhost-test`;
 
 export type Message = Record<string, unknown> & {

@@ -62,10 +62,17 @@ function hasRunningMember(pgid: number): boolean {
   return false;
 }
 
-/** SIGTERM to the group, then SIGKILL if anything in it is still alive after `graceMs`. */
-export async function terminateGroup(pgid: number, graceMs: number): Promise<void> {
-  signalGroup(pgid, "SIGTERM");
-  const deadline = Date.now() + graceMs;
+/**
+ * Sends `first` (SIGTERM unless told otherwise) to the group, then SIGKILL if anything in it is
+ * still alive after `graceMs`.
+ */
+export async function terminateGroup(
+  pgid: number,
+  graceMs: number,
+  first: NodeJS.Signals = "SIGTERM",
+): Promise<void> {
+  signalGroup(pgid, first);
+  const deadline = Date.now() + (first === "SIGKILL" ? 0 : graceMs);
   while (groupAlive(pgid) && Date.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, 50));
   }

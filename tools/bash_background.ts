@@ -1,0 +1,74 @@
+import { defineTool } from "../mcp/tool.ts";
+import { background } from "./_lib/background.ts";
+import { workingDirectory } from "./_lib/directory.ts";
+
+const GRACE_MS = 500;
+
+export default defineTool({
+  name: "bash_background",
+  title: "Start a background command",
+  description:
+    "Starts a long-running command (dev server, watcher, long build, REPL) with bash in its own " +
+    "process group and returns at once with its id (p1, p2, ...), its pid and whatever it printed " +
+    `in the first ${GRACE_MS} ms. It keeps running while you work: read its output with ` +
+    "bash_output, type into its stdin with bash_input, see all of them with bash_list, stop it " +
+    "with bash_kill. Each keeps the last 10 MB of its output (stdout and stderr interleaved). " +
+    "Everything still running is killed when the server exits.",
+  annotations: {
+    readOnlyHint: false,
+    destructiveHint: true,
+    idempotentHint: false,
+    openWorldHint: true,
+  },
+  input: {
+    type: "object",
+    properties: {
+      command: { type: "string", minLength: 1, description: "The command line to run." },
+      cwd: {
+        type: "string",
+        description: "Directory to run in; relative paths start at the server's working directory.",
+      },
+      name: { type: "string", maxLength: 80, description: "A label to recognise it by." },
+      grace_ms: {
+        type: "integer",
+        minimum: 0,
+        maximum: 10_000,
+        description: `How long to collect its first output before returning (default ${GRACE_MS}).`,
+      },
+    },
+    required: ["command"],
+    additionalProperties: false,
+  },
+  output: {
+    type: "object",
+    properties: {
+      id: { type: "string" },
+      pid: { type: "integer" },
+      status: { enum: ["running", "exited", "killed"] },
+      exitCode: { type: ["integer", "null"] },
+      signal: { type: ["string", "null"] },
+    },
+    required: ["id", "pid", "status", "exitCode", "signal"],
+    additionalProperties: false,
+  },
+
+  async run(args, ctx) {
+    const cwd = await workingDirectory(args.cwd);
+    const proc = background.start(args.command, cwd, args.name);
+    await proc.waitForEnd(args.grace_ms ?? GRACE_MS, ctx.signal);
+    const read = proc.output.read(0, 30_000);
+    proc.readCursor = read.nextOffset;
+    const more = read.nextOffset < proc.output.end
+      ? `\n[more output follows: bash_output with id ${proc.id} and offset ${read.nextOffset}]`
+      : "";
+    const failed = proc.status !== "running" && proc.exitCode !== 0;
+    return {
+      content: `Started ${proc.summary()}\n\n${read.text || "(no output yet)"}${more}\n\n` +
+        (proc.status === "running"
+          ? `[read more with bash_output id ${proc.id}; stop it with bash_kill]`
+          : `[it has already ended: ${proc.describeStatus()}]`),
+      structured: proc.facts(),
+      isError: failed,
+    };
+  },
+});

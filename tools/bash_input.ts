@@ -1,0 +1,73 @@
+import { defineTool, ToolError } from "../mcp/tool.ts";
+import { background } from "./_lib/background.ts";
+
+const DEFAULT_WAIT_MS = 500;
+const MAX_CHARS = 30_000;
+
+export default defineTool({
+  name: "bash_input",
+  title: "Type into a background command",
+  description:
+    "Writes `text` to the stdin of a process started with bash_background, to drive a REPL or " +
+    "answer a prompt. No newline is added unless `newline` is true. `close_stdin` sends " +
+    "end-of-file afterwards. Returns the output not read yet, after waiting up to `wait_ms` " +
+    `(default ${DEFAULT_WAIT_MS}) for the process to respond.`,
+  annotations: {
+    readOnlyHint: false,
+    destructiveHint: true,
+    idempotentHint: false,
+    openWorldHint: true,
+  },
+  input: {
+    type: "object",
+    properties: {
+      id: { type: "string", description: "The process id from bash_background, e.g. p1." },
+      text: { type: "string", description: "What to write to the process's stdin." },
+      newline: { type: "boolean", description: "Add a newline after text (default false)." },
+      close_stdin: { type: "boolean", description: "Close stdin after writing (end-of-file)." },
+      wait_ms: {
+        type: "integer",
+        minimum: 0,
+        maximum: 60_000,
+        description: `Wait up to this long for output after writing (default ${DEFAULT_WAIT_MS}).`,
+      },
+    },
+    required: ["id"],
+    additionalProperties: false,
+  },
+  output: {
+    type: "object",
+    properties: {
+      id: { type: "string" },
+      pid: { type: "integer" },
+      status: { enum: ["running", "exited", "killed"] },
+      exitCode: { type: ["integer", "null"] },
+      signal: { type: ["string", "null"] },
+      nextOffset: { type: "integer", description: "where the next bash_output read starts" },
+    },
+    required: ["id", "pid", "status", "exitCode", "signal", "nextOffset"],
+    additionalProperties: false,
+  },
+
+  async run(args, ctx) {
+    const proc = background.get(args.id);
+    const text = (args.text ?? "") + (args.newline ? "\n" : "");
+    if (text === "" && !args.close_stdin) {
+      throw new ToolError("nothing to do: give text, newline: true, or close_stdin: true");
+    }
+    const before = proc.output.end;
+    if (text !== "") await proc.write(text);
+    if (args.close_stdin) proc.closeStdin();
+    await proc.waitForOutput(before, args.wait_ms ?? DEFAULT_WAIT_MS, ctx.signal);
+    const read = proc.output.read(proc.readCursor, MAX_CHARS);
+    proc.readCursor = read.nextOffset;
+    const notes = [`[${proc.summary()}]`];
+    if (read.nextOffset < proc.output.end) {
+      notes.push(`[more output is waiting: bash_output with id ${proc.id}]`);
+    }
+    return {
+      content: `${read.text || "(no output yet)"}\n\n${notes.join("\n")}`,
+      structured: { ...proc.facts(), nextOffset: read.nextOffset },
+    };
+  },
+});
