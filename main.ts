@@ -29,7 +29,8 @@ client's .mcp.json. Messages are JSON-RPC 2.0, one per line, on stdin and stdout
 stderr. Speaks MCP ${SUPPORTED_VERSIONS.join(", ")}.
 
 Options:
-  --max-line-mb N     reject messages longer than N MB (default 64)
+  --max-line-mb N     refuse messages over N MB (default 64; counted in characters,
+                      one per byte for JSON's mostly ASCII text)
   --log-level LEVEL   stderr verbosity: ${LOG_LEVELS.join(", ")} (default info)
   --list-tools        print the tools and exit
   -V, --version       print the version and the commit it was built from
@@ -65,7 +66,15 @@ function parseFlags(argv: string[]) {
   }
 }
 
+/** The whole shutdown, from the signal or end of input to exit, fits in this. */
+const SHUTDOWN_BUDGET_MS = 1800;
+
 export async function main(argv: string[], options: MainOptions = {}): Promise<never> {
+  // Before anything else: a client may stop us while we start.
+  let stop = (_why: string, _graceMs: number): Promise<never> => process.exit(0);
+  for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) {
+    process.on(signal, () => stop(signal, 0));
+  }
   const flags = parseFlags(argv);
   if (flags.help) {
     process.stdout.write(HELP);
@@ -76,8 +85,8 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
     process.exit(0);
   }
   const maxLineMb = Number(flags["max-line-mb"] ?? 64);
-  if (!(maxLineMb > 0)) {
-    usageError(`--max-line-mb must be a positive number, got ${flags["max-line-mb"]}`);
+  if (!(maxLineMb >= 0.01 && maxLineMb <= 4096)) {
+    usageError(`--max-line-mb must be a number from 0.01 to 4096, got ${flags["max-line-mb"]}`);
   }
   const logLevel: LogLevel = (flags["log-level"] ?? "info") as LogLevel;
   if (!isLogLevel(logLevel)) {
@@ -105,24 +114,23 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
   });
 
   let stopping = false;
-  async function stop(why: string, graceMs: number): Promise<never> {
+  stop = async (why, graceMs) => {
     if (stopping) return new Promise<never>(() => {});
     stopping = true;
+    const deadline = Date.now() + SHUTDOWN_BUDGET_MS;
+    const left = () => Math.max(0, deadline - Date.now());
     logger.log("info", `stopping (${why}) with ${server.inFlight} request(s) in flight`);
     // On end of input, work already under way gets a moment to answer (`echo ... | toolhost`).
-    if (graceMs > 0) await server.settled(graceMs);
-    await server.shutdown(1000);
+    if (graceMs > 0) await server.settled(Math.min(graceMs, left()));
+    await server.shutdown(Math.min(1000, left()));
     killAllGroups();
-    await writer.flush(300);
+    await writer.flush(left());
     process.exit(0);
-  }
+  };
   // A bug in one tool must not end everyone's session: report it and keep serving.
   process.on("unhandledRejection", (reason) => {
     logger.log("error", `unhandled rejection: ${describeLogData(reason)}`);
   });
-  for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) {
-    process.on(signal, () => stop(signal, 0));
-  }
 
   try {
     await serveStdio(server, writer, process.stdin, Math.floor(maxLineMb * 1024 * 1024));

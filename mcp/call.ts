@@ -1,53 +1,51 @@
 /**
- * One request in flight: its era, version and capabilities, its cancellation state, and (as
- * the ToolContext a tool receives) its progress and log channels back to the client.
+ * One request in flight: its scope, its cancellation state, and the progress and log channels
+ * back to the client that its tool reaches through a ToolContext.
  */
 import type { JsonRpcNotification, Params, RequestId } from "./jsonrpc.ts";
 import { atLeast, describeLogData, type Logger, type LogLevel } from "./log.ts";
+import type { Scope } from "./eras.ts";
 import type { ToolContext } from "./tool.ts";
-import type { Era } from "./versions.ts";
-
-export interface CallInit {
-  id: RequestId;
-  method: string;
-  era: Era;
-  version: string;
-  clientCapabilities: Params;
-  progressToken?: string | number;
-  /** The client's threshold for log notifications (a function when a session may change it). */
-  logLevel: LogLevel | null | (() => LogLevel | null);
-}
 
 export interface CallOutput {
   logger: Logger;
   send(message: JsonRpcNotification): unknown;
 }
 
-export class Call implements ToolContext {
-  readonly id: RequestId;
-  readonly method: string;
-  readonly era: Era;
-  readonly version: string;
-  readonly clientCapabilities: Params;
-  readonly progressToken?: string | number;
-  reason?: "cancelled" | "shutdown";
+export type AbortReason = "cancelled" | "shutdown";
+
+export class Call {
+  reason?: AbortReason;
+  /** Set once the reply is decided: later progress and log messages are dropped. */
   finished = false;
   /** Names the source of progress and log messages (the tool, for tools/call). */
   label: string;
-  #logLevel: CallInit["logLevel"];
   #lastProgress = -Infinity;
   // Made on first use: most calls never look at their signal, and each controller costs memory.
   #controller?: AbortController;
+  readonly #out: CallOutput;
 
-  constructor(init: CallInit, readonly out: CallOutput) {
-    this.id = init.id;
-    this.method = init.method;
-    this.era = init.era;
-    this.version = init.version;
-    this.clientCapabilities = init.clientCapabilities;
-    this.progressToken = init.progressToken;
-    this.#logLevel = init.logLevel;
-    this.label = init.method;
+  constructor(
+    readonly id: RequestId,
+    readonly method: string,
+    readonly scope: Scope,
+    readonly progressToken: string | number | undefined,
+    out: CallOutput,
+  ) {
+    this.label = method;
+    this.#out = out;
+  }
+
+  get era() {
+    return this.scope.era;
+  }
+
+  get version() {
+    return this.scope.version;
+  }
+
+  get clientCapabilities(): Params {
+    return this.scope.clientCapabilities;
   }
 
   get signal(): AbortSignal {
@@ -56,13 +54,14 @@ export class Call implements ToolContext {
     return this.#controller.signal;
   }
 
-  abort(reason: "cancelled" | "shutdown"): void {
+  abort(reason: AbortReason): void {
     this.reason ??= reason;
     this.#controller?.abort();
   }
 
-  abortReason(): "cancelled" | "shutdown" | undefined {
-    return this.reason;
+  /** What a tool may see of this call: nothing about the wire. */
+  context(): ToolContext {
+    return new ToolCallContext(this);
   }
 
   progress(done: number, total?: number, message?: string): void {
@@ -72,18 +71,53 @@ export class Call implements ToolContext {
     const params: Params = { progressToken: this.progressToken, progress: done };
     if (total !== undefined) params.total = total;
     if (message !== undefined) params.message = message;
-    this.out.send({ jsonrpc: "2.0", method: "notifications/progress", params });
+    this.#out.send({ jsonrpc: "2.0", method: "notifications/progress", params });
   }
 
   log(level: LogLevel, data: unknown): void {
-    this.out.logger.log(level, `${this.label}: ${describeLogData(data)}`);
-    const min = typeof this.#logLevel === "function" ? this.#logLevel() : this.#logLevel;
+    this.#out.logger.log(level, `${this.label}: ${describeLogData(data)}`);
+    const threshold = this.scope.logLevel;
+    const min = typeof threshold === "function" ? threshold() : threshold;
     if (min === null || this.finished || this.reason === "cancelled") return;
     if (!atLeast(level, min)) return;
-    this.out.send({
+    this.#out.send({
       jsonrpc: "2.0",
       method: "notifications/message",
       params: { level, logger: this.label, data },
     });
+  }
+}
+
+class ToolCallContext implements ToolContext {
+  readonly #call: Call;
+
+  constructor(call: Call) {
+    this.#call = call;
+  }
+
+  get signal(): AbortSignal {
+    return this.#call.signal;
+  }
+
+  abortReason(): AbortReason | undefined {
+    return this.#call.reason;
+  }
+
+  onAbort(listener: () => void): () => void {
+    const signal = this.#call.signal;
+    if (signal.aborted) {
+      listener();
+      return () => {};
+    }
+    signal.addEventListener("abort", listener, { once: true });
+    return () => signal.removeEventListener("abort", listener);
+  }
+
+  progress(done: number, total?: number, message?: string): void {
+    this.#call.progress(done, total, message);
+  }
+
+  log(level: LogLevel, data: unknown): void {
+    this.#call.log(level, data);
   }
 }

@@ -57,8 +57,10 @@ export type Decoded =
   | { kind: "notification"; message: JsonRpcNotification }
   | { kind: "response"; message: JsonRpcResponse }
   | { kind: "batch"; items: unknown[] }
-  /** Not a usable message: send `reply` (unless the sender can't be told, e.g. a bad notification). */
-  | { kind: "invalid"; reply: JsonRpcFailure };
+  /** Not a usable message: send `reply`. */
+  | { kind: "invalid"; reply: JsonRpcFailure }
+  /** A notification too malformed to act on; notifications are never answered, so it is dropped. */
+  | { kind: "ignored"; why: string };
 
 export function failure(id: RequestId | null, code: number, message: string, data?: unknown) {
   const error: JsonRpcError = data === undefined ? { code, message } : { code, message, data };
@@ -81,11 +83,12 @@ export function decodeLine(line: string): Decoded {
   return classify(value);
 }
 
+/** MCP ids are strings or integers (never null). */
 function isId(value: unknown): value is RequestId {
-  return typeof value === "string" || (typeof value === "number" && Number.isFinite(value));
+  return typeof value === "string" || Number.isSafeInteger(value);
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
@@ -95,8 +98,12 @@ export function classify(value: unknown): Decoded {
     return invalid(null, INVALID_REQUEST, "Invalid Request: a message must be a JSON object");
   }
   const id = isId(value.id) ? value.id : null;
+  // Something shaped like a notification is never answered, however wrong the rest of it is.
+  const notification = typeof value.method === "string" && !("id" in value);
+  const reject = (code: number, message: string): Decoded =>
+    notification ? { kind: "ignored", why: message } : invalid(id, code, message);
   if (value.jsonrpc !== "2.0") {
-    return invalid(id, INVALID_REQUEST, 'Invalid Request: "jsonrpc" must be "2.0"');
+    return reject(INVALID_REQUEST, 'Invalid Request: "jsonrpc" must be "2.0"');
   }
   if ("method" in value) {
     if (typeof value.method !== "string") {
@@ -106,17 +113,18 @@ export function classify(value: unknown): Decoded {
       return invalid(
         null,
         INVALID_REQUEST,
-        'Invalid Request: "id" must be a string or a number (MCP does not allow null)',
+        'Invalid Request: "id" must be a string or an integer (MCP does not allow null)',
       );
     }
     if ("params" in value && !isPlainObject(value.params)) {
-      const code = Array.isArray(value.params) ? INVALID_PARAMS : INVALID_REQUEST;
-      return invalid(id, code, 'Invalid params: MCP "params" must be a JSON object');
+      return Array.isArray(value.params)
+        ? reject(INVALID_PARAMS, 'Invalid params: MCP "params" must be a JSON object')
+        : reject(INVALID_REQUEST, 'Invalid Request: "params" must be a JSON object');
     }
     const message = value as unknown as JsonRpcRequest;
-    return "id" in value
-      ? { kind: "request", message }
-      : { kind: "notification", message: message as JsonRpcNotification };
+    return notification
+      ? { kind: "notification", message: message as JsonRpcNotification }
+      : { kind: "request", message };
   }
   if (("result" in value || "error" in value) && "id" in value) {
     return { kind: "response", message: value as unknown as JsonRpcResponse };

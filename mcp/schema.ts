@@ -4,6 +4,7 @@
  * `$ref`s are resolved only inside the schema: nothing is ever fetched over the network.
  */
 import type { ErrorObject, ValidateFunction } from "ajv";
+import { closest } from "./suggest.ts";
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -110,8 +111,14 @@ function typeName(value: unknown): string {
   return typeof value;
 }
 
+/** A short rendering of a value; objects and arrays are summarised, never serialised whole. */
 function preview(value: unknown): string {
-  const text = JSON.stringify(value) ?? String(value);
+  if (Array.isArray(value)) return `an array of ${value.length} items`;
+  if (typeof value === "object" && value !== null) {
+    return `an object with ${Object.keys(value).length} fields`;
+  }
+  const text = JSON.stringify(typeof value === "string" ? value.slice(0, 60) : value) ??
+    String(value);
   return text.length > 60 ? `${text.slice(0, 57)}...` : text;
 }
 
@@ -123,45 +130,8 @@ function expectedType(schema: unknown): string {
   return typeof s.type === "string" ? s.type : "a value";
 }
 
-/** Edit distance, to suggest the field a misspelt one was meant to be. */
-function distance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    let diagonal = row[0];
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const above = row[j];
-      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
-      diagonal = above;
-    }
-  }
-  return row[b.length];
-}
-
-/** True when the letters of `short` appear in `long` in order ("cmd" in "command"). */
-function isSubsequence(short: string, long: string): boolean {
-  let i = 0;
-  for (const ch of long) if (ch === short[i]) i++;
-  return i === short.length;
-}
-
-/** The candidate a misspelt or abbreviated name most likely meant, if any is close. */
-export function closest(name: string, candidates: string[]): string | undefined {
-  const lower = name.toLowerCase();
-  const abbreviated = candidates.filter((c) => isSubsequence(lower, c.toLowerCase()));
-  if (abbreviated.length > 0) {
-    return abbreviated.reduce((a, b) => (a.length <= b.length ? a : b));
-  }
-  let best: string | undefined;
-  let bestDistance = Infinity;
-  for (const candidate of candidates) {
-    const d = distance(lower, candidate.toLowerCase());
-    if (d < bestDistance) [best, bestDistance] = [candidate, d];
-  }
-  return best !== undefined && bestDistance <= Math.max(2, Math.floor(name.length / 3))
-    ? best
-    : undefined;
-}
+/** Problems listed for one call; a model fixes the first ones and tries again. */
+const MAX_PROBLEMS = 20;
 
 const SIZES: Record<string, [string, string]> = {
   minLength: ["at least", "characters long"],
@@ -177,7 +147,7 @@ function describeError(error: ErrorObject): string {
   const params = error.params as Record<string, unknown>;
   const parent = (error.parentSchema ?? {}) as Record<string, unknown>;
   const properties = (parent.properties ?? {}) as Record<string, unknown>;
-  const got = preview(error.data);
+  const got = () => preview(error.data);
   switch (error.keyword) {
     case "required": {
       const name = String(params.missingProperty);
@@ -194,36 +164,40 @@ function describeError(error: ErrorObject): string {
         (guess ? `; did you mean "${guess}"?` : "") +
         (allowed.length ? ` Allowed fields: ${allowed.join(", ")}` : "");
     }
-    case "type":
-      return `${at} must be ${String(params.type).replaceAll(",", " or ")}, got ${
-        typeName(error.data)
-      } ${got}`;
+    case "type": {
+      const expected = String(params.type).replaceAll(",", " or ");
+      const data = error.data;
+      const actual = typeof data === "object" && data !== null
+        ? preview(data)
+        : `${typeName(data)} ${preview(data)}`;
+      return `${at} must be ${expected}, got ${actual}`;
+    }
     case "enum":
       return `${at} must be one of ${
         (params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(", ")
-      }, got ${got}`;
+      }, got ${got()}`;
     case "const":
-      return `${at} must be ${JSON.stringify(params.allowedValue)}, got ${got}`;
+      return `${at} must be ${JSON.stringify(params.allowedValue)}, got ${got()}`;
     case "minimum":
     case "maximum":
     case "exclusiveMinimum":
     case "exclusiveMaximum":
-      return `${at} must be ${params.comparison} ${params.limit}, got ${got}`;
+      return `${at} must be ${params.comparison} ${params.limit}, got ${got()}`;
     case "pattern":
-      return `${at} must match the pattern ${params.pattern}, got ${got}`;
+      return `${at} must match the pattern ${params.pattern}, got ${got()}`;
     case "multipleOf":
-      return `${at} must be a multiple of ${params.multipleOf}, got ${got}`;
+      return `${at} must be a multiple of ${params.multipleOf}, got ${got()}`;
     case "uniqueItems":
       return `${at} must not repeat items (items ${params.j} and ${params.i} are equal)`;
     case "anyOf":
     case "oneOf":
       return `${at} must match ${
         error.keyword === "oneOf" ? "exactly one" : "at least one"
-      } of the allowed forms, got ${got}`;
+      } of the allowed forms, got ${got()}`;
   }
   if (error.keyword in SIZES) {
     const [bound, unit] = SIZES[error.keyword];
-    return `${at} must be ${bound} ${params.limit} ${unit}, got ${got}`;
+    return `${at} must be ${bound} ${params.limit} ${unit}, got ${got()}`;
   }
   return `${at} ${error.message ?? "is invalid"}`;
 }
@@ -237,10 +211,16 @@ export function describeErrors(errors: ErrorObject[]): string[] {
     .filter((e) => e.keyword === "anyOf" || e.keyword === "oneOf")
     .map((e) => e.schemaPath + "/");
   const sentences = new Set<string>();
+  let more = 0;
   for (const error of errors) {
     if (error.keyword === "if") continue;
     if (alternatives.some((prefix) => error.schemaPath.startsWith(prefix))) continue;
+    if (sentences.size === MAX_PROBLEMS) {
+      more++;
+      continue;
+    }
     sentences.add(describeError(error));
   }
+  if (more > 0) sentences.add(`... and ${more} more problems`);
   return [...sentences];
 }

@@ -1,15 +1,20 @@
 /**
- * The MCP server: dispatch, both protocol eras, concurrency, cancellation, progress and logging.
+ * The MCP server: dispatch, both protocol eras, concurrency, cancellation and flow control.
  * It reads decoded lines and hands every outgoing message to `send`; it knows no transport and
  * no particular tool.
  */
+import { Call } from "./call.ts";
+import { ToolCatalog } from "./catalog.ts";
+import { type LegacySession, LOG_LEVEL_LIST, modernScope, type Scope } from "./eras.ts";
 import {
   classify,
+  type Decoded,
   decodeLine,
   failure,
   INTERNAL_ERROR,
   INVALID_PARAMS,
   INVALID_REQUEST,
+  isPlainObject,
   type JsonRpcMessage,
   type JsonRpcNotification,
   type JsonRpcRequest,
@@ -18,20 +23,17 @@ import {
   type Params,
   type RequestId,
   RpcError,
-  UNSUPPORTED_PROTOCOL_VERSION,
 } from "./jsonrpc.ts";
-import { Call } from "./call.ts";
-import { describeLogData, isLogLevel, type Logger, type LogLevel } from "./log.ts";
+import { describeLogData, isLogLevel, type Logger } from "./log.ts";
 import type { Tool } from "./tool.ts";
-import { ToolCatalog } from "./tool_calls.ts";
 import {
   type Era,
   features,
-  isModernVersion,
   META_CLIENT_CAPABILITIES,
   META_LOG_LEVEL,
   META_PROTOCOL_VERSION,
   META_SERVER_INFO,
+  MODERN_VERSIONS,
   negotiateLegacy,
   SUPPORTED_VERSIONS,
 } from "./versions.ts";
@@ -60,46 +62,29 @@ export interface ServerOptions {
 /** How long clients may cache list and discovery results (modern era). */
 const CACHE_TTL_MS = 300_000;
 
-interface LegacySession {
-  version: string;
-  clientCapabilities: Params;
-  initialized: boolean;
-  /** Threshold set by `logging/setLevel`; no log notifications until the client sets one. */
-  logLevel: LogLevel | null;
-}
-
 type Handler = (params: Params, call: Call) => Promise<Record<string, unknown>>;
-
-const isObject = (v: unknown): v is Params =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
+interface Method {
+  run: Handler;
+  eras: readonly Era[];
+}
 
 const keyOf = (id: RequestId) => (typeof id === "string" ? `s${id}` : `n${id}`);
 
 export class McpServer {
   readonly #options: ServerOptions;
   readonly #catalog: ToolCatalog;
+  readonly #methods: Map<string, Method>;
   readonly #calls = new Map<string, Call>();
   /** Requests and batches whose replies are not sent yet, and who waits for that to be none. */
   #unanswered = 0;
   #idleWaiters: (() => void)[] = [];
+  /** Requests held back while output is backed up; notifications are never held. */
+  #held: Decoded[] | null = null;
   #session: LegacySession | null = null;
   readonly #sessionLogLevel = () => this.#session?.logLevel ?? null;
   /** Shared by every modern result that has no `_meta` of its own; never modified. */
   readonly #serverMeta: Record<string, unknown>;
   #closing = false;
-
-  readonly #common: Record<string, Handler> = {
-    "ping": () => Promise.resolve({}),
-    "tools/list": (params, call) => this.#catalog.list(params, call),
-    "tools/call": (params, call) => this.#catalog.call(params, call),
-  };
-  readonly #legacyOnly: Record<string, Handler> = {
-    "initialize": (params) => this.#initialize(params),
-    "logging/setLevel": (params) => this.#setLevel(params),
-  };
-  readonly #modernOnly: Record<string, Handler> = {
-    "server/discover": () => Promise.resolve(this.#discover()),
-  };
 
   constructor(options: ServerOptions) {
     this.#options = options;
@@ -108,19 +93,81 @@ export class McpServer {
       pageSize: options.pageSize ?? 100,
       cacheTtlMs: CACHE_TTL_MS,
     });
+    const both: Era[] = ["legacy", "modern"];
+    this.#methods = new Map<string, Method>([
+      ["initialize", { run: (params) => this.#initialize(params), eras: ["legacy"] }],
+      ["ping", { run: () => Promise.resolve({}), eras: ["legacy"] }],
+      ["logging/setLevel", { run: (params) => this.#setLevel(params), eras: ["legacy"] }],
+      ["server/discover", { run: () => Promise.resolve(this.#discover()), eras: ["modern"] }],
+      ["tools/list", { run: (params, call) => this.#catalog.list(params, call), eras: both }],
+      ["tools/call", { run: (params, call) => this.#catalog.call(params, call), eras: both }],
+    ]);
   }
 
   get inFlight(): number {
     return this.#calls.size;
   }
 
+  /** Requests read but held back by hold(). */
+  get held(): number {
+    return this.#held?.length ?? 0;
+  }
+
   /** Handles one line of input. Never throws; every problem becomes a reply or a stderr line. */
   handleLine(line: string): void {
     if (line.trim() === "") return;
     const decoded = decodeLine(line);
+    if (this.#held && (decoded.kind === "request" || decoded.kind === "batch")) {
+      this.#held.push(decoded);
+      return;
+    }
+    this.#dispatch(decoded);
+  }
+
+  /**
+   * Holds requests back (in order) until release(), while notifications such as cancellations
+   * still take effect: the transport calls this while replies wait for a slow reader.
+   */
+  hold(): void {
+    this.#held ??= [];
+  }
+
+  release(): void {
+    const held = this.#held ?? [];
+    this.#held = null;
+    for (const decoded of held) this.#dispatch(decoded);
+  }
+
+  /**
+   * Stops taking work: held requests are refused, work in flight is aborted (its results are
+   * still sent). Resolves when everything is answered, or after `ms`.
+   */
+  async shutdown(ms: number): Promise<void> {
+    this.#closing = true;
+    this.release();
+    for (const call of this.#calls.values()) call.abort("shutdown");
+    await this.settled(ms);
+  }
+
+  /** Resolves once every request has been answered (or dropped), or after `ms`. */
+  settled(ms: number): Promise<void> {
+    if (this.#unanswered === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      this.#idleWaiters.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+
+  #dispatch(decoded: Decoded): void {
     switch (decoded.kind) {
       case "invalid":
         this.#options.send(decoded.reply);
+        return;
+      case "ignored":
+        this.#options.logger.log("warning", `ignored a malformed notification: ${decoded.why}`);
         return;
       case "batch":
         this.#handleBatch(decoded.items);
@@ -141,27 +188,6 @@ export class McpServer {
           if (reply) this.#reply(reply);
         });
     }
-  }
-
-  /** Aborts all work in flight (its results are still sent) and waits for it, at most `ms`. */
-  async shutdown(ms: number): Promise<void> {
-    this.#closing = true;
-    for (const call of this.#calls.values()) {
-      call.abort("shutdown");
-    }
-    await this.settled(ms);
-  }
-
-  /** Resolves once every request has been answered (or dropped), or after `ms`. */
-  settled(ms: number): Promise<void> {
-    if (this.#unanswered === 0) return Promise.resolve();
-    return new Promise((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      this.#idleWaiters.push(() => {
-        clearTimeout(timer);
-        resolve();
-      });
-    });
   }
 
   /** Counts work until its reply is sent, without a promise per request to keep track of. */
@@ -196,11 +222,13 @@ export class McpServer {
         case "notification":
           this.#handleNotification(decoded.message);
           return Promise.resolve(null);
+        case "ignored":
         case "response":
-          return Promise.resolve(null);
         case "batch":
           return Promise.resolve(
-            failure(null, INVALID_REQUEST, "Invalid Request: batches cannot be nested"),
+            decoded.kind === "batch"
+              ? failure(null, INVALID_REQUEST, "Invalid Request: batches cannot be nested")
+              : null,
           );
         case "request":
           if (decoded.message.method === "initialize") {
@@ -222,48 +250,51 @@ export class McpServer {
   /** Sends a reply; one that JSON cannot carry (a BigInt, a cycle) becomes -32603, not a crash. */
   #reply(reply: JsonRpcResponse | JsonRpcResponse[]): void {
     if (this.#options.send(reply)) return;
-    this.#options.logger.log(
-      "error",
-      `a reply could not be encoded as JSON: ${
-        JSON.stringify(
-          Array.isArray(reply) ? reply.map((r) => r.id) : reply.id,
-        )
-      }`,
-    );
-    const fallback = (r: JsonRpcResponse) =>
-      failure(r.id, INTERNAL_ERROR, "Internal error: the result could not be encoded as JSON");
-    this.#options.send(Array.isArray(reply) ? reply.map(fallback) : fallback(reply));
+    const encodable = (r: JsonRpcResponse) => {
+      try {
+        JSON.stringify(r);
+        return r;
+      } catch {
+        this.#options.logger.log(
+          "error",
+          `the reply to ${JSON.stringify(r.id)} could not be encoded as JSON`,
+        );
+        return failure(
+          r.id,
+          INTERNAL_ERROR,
+          "Internal error: the result could not be encoded as JSON",
+        );
+      }
+    };
+    this.#options.send(Array.isArray(reply) ? reply.map(encodable) : encodable(reply));
   }
 
   #handleNotification(message: JsonRpcNotification): void {
     const params = message.params ?? {};
-    switch (message.method) {
-      case "notifications/initialized":
-        if (this.#session) this.#session.initialized = true;
-        return;
-      case "notifications/cancelled": {
-        const id = params.requestId;
-        if (typeof id !== "string" && typeof id !== "number") return;
-        const call = this.#calls.get(keyOf(id));
-        if (!call || call.method === "initialize") return;
-        call.abort("cancelled");
-        this.#options.logger.log(
-          "info",
-          `request ${JSON.stringify(id)} (${call.method}) cancelled by the client${
-            typeof params.reason === "string" ? `: ${params.reason}` : ""
-          }`,
-        );
-        return;
-      }
-      default:
-        this.#options.logger.log("debug", `ignored notification ${message.method}`);
+    if (message.method === "notifications/cancelled") {
+      const id = params.requestId;
+      if (typeof id !== "string" && typeof id !== "number") return;
+      const call = this.#calls.get(keyOf(id));
+      // initialize cannot be cancelled; unknown or finished requests are ignored.
+      if (!call || call.method === "initialize") return;
+      call.abort("cancelled");
+      this.#options.logger.log(
+        "info",
+        `request ${JSON.stringify(id)} (${call.method}) cancelled by the client${
+          typeof params.reason === "string" ? `: ${params.reason}` : ""
+        }`,
+      );
+      return;
     }
+    // notifications/initialized needs no action: nothing here waits for it.
+    this.#options.logger.log("debug", `notification ${message.method}`);
   }
 
   async #handleRequest(message: JsonRpcRequest): Promise<JsonRpcResponse | null> {
     const { id, method } = message;
     const key = keyOf(id);
     if (this.#calls.has(key)) {
+      // A client bug; answering under that id is still clearer than silence.
       return failure(
         id,
         INVALID_REQUEST,
@@ -276,10 +307,19 @@ export class McpServer {
     let call: Call | undefined;
     try {
       const params = message.params ?? {};
-      const handler = this.#handlerFor(method);
-      call = this.#open(message, params);
+      const meta = isPlainObject(params._meta) ? params._meta : {};
+      const scope = this.#scope(method, params, meta);
+      const run = this.#methodFor(method, scope);
+      const token = meta.progressToken;
+      call = new Call(
+        id,
+        method,
+        scope,
+        typeof token === "string" || typeof token === "number" ? token : undefined,
+        this.#options,
+      );
       this.#calls.set(key, call);
-      const result = await handler(params, call);
+      const result = await run(params, call);
       if (call.reason === "cancelled") return null;
       return { jsonrpc: "2.0", id, result: this.#decorate(result, call.era) };
     } catch (error) {
@@ -302,100 +342,55 @@ export class McpServer {
     }
   }
 
-  #handlerFor(method: string): Handler {
-    const handler = this.#common[method] ?? this.#legacyOnly[method] ?? this.#modernOnly[method];
-    if (!handler) throw new RpcError(METHOD_NOT_FOUND, `Method not found: ${method}`);
-    return handler;
-  }
-
-  /** Works out the era, version and client capabilities of one request. */
-  #open(message: JsonRpcRequest, params: Params): Call {
-    const meta = isObject(params._meta) ? params._meta : {};
-    const progressToken = typeof meta.progressToken === "string" ||
-        typeof meta.progressToken === "number"
-      ? meta.progressToken
-      : undefined;
-    if (message.method !== "initialize" && META_PROTOCOL_VERSION in meta) {
-      const version = meta[META_PROTOCOL_VERSION];
-      if (typeof version !== "string") {
-        throw new RpcError(
-          INVALID_PARAMS,
-          `Invalid params: _meta["${META_PROTOCOL_VERSION}"] must be a string`,
-        );
-      }
-      if (!isModernVersion(version)) {
-        throw new RpcError(
-          UNSUPPORTED_PROTOCOL_VERSION,
-          SUPPORTED_VERSIONS.includes(version)
-            ? `Unsupported protocol version ${version} for a stateless request: ${version} starts with initialize; per-request _meta needs 2026-07-28`
-            : `Unsupported protocol version ${version}; supported: ${
-              SUPPORTED_VERSIONS.join(", ")
-            }`,
-          { supported: SUPPORTED_VERSIONS, requested: version },
-        );
-      }
-      const capabilities = meta[META_CLIENT_CAPABILITIES];
-      if (!isObject(capabilities)) {
-        throw new RpcError(
-          INVALID_PARAMS,
-          `Invalid params: _meta["${META_CLIENT_CAPABILITIES}"] is required (an object; {} when the client has none)`,
-        );
-      }
-      const level = meta[META_LOG_LEVEL];
-      if (level !== undefined && !isLogLevel(level)) {
-        throw new RpcError(
-          INVALID_PARAMS,
-          `Invalid params: _meta["${META_LOG_LEVEL}"] must be one of debug, info, notice, warning, error, critical, alert, emergency`,
-        );
-      }
-      if (this.#legacyOnly[message.method]) {
-        throw new RpcError(
-          METHOD_NOT_FOUND,
-          `Method not found: ${message.method} is not part of MCP ${version}` +
-            (message.method === "logging/setLevel"
-              ? `; set _meta["${META_LOG_LEVEL}"] on each request instead`
-              : ""),
-        );
-      }
-      return new Call({
-        id: message.id,
-        method: message.method,
-        progressToken,
-        era: "modern",
-        version,
-        clientCapabilities: capabilities,
-        logLevel: level ?? null,
-      }, this.#options);
-    }
-    if (this.#modernOnly[message.method]) {
-      throw new RpcError(
-        INVALID_PARAMS,
-        `Invalid params: ${message.method} needs _meta["${META_PROTOCOL_VERSION}"] and _meta["${META_CLIENT_CAPABILITIES}"] (MCP 2026-07-28)`,
-      );
-    }
+  /** A request's era and declarations; modern `_meta` is checked before anything else. */
+  #scope(method: string, params: Params, meta: Params): Scope {
+    const modern = method === "initialize" ? null : modernScope(meta);
+    if (modern) return modern;
     const session = this.#session;
-    if (!session && message.method !== "initialize" && message.method !== "ping") {
-      throw new RpcError(
-        INVALID_PARAMS,
-        `Invalid params: ${message.method} carries no protocol version. Either send initialize first (MCP 2025-11-25 and earlier) or put "${META_PROTOCOL_VERSION}" and "${META_CLIENT_CAPABILITIES}" in params._meta (MCP 2026-07-28)`,
-      );
-    }
-    return new Call({
-      id: message.id,
-      method: message.method,
-      progressToken,
+    return {
       era: "legacy",
       version: session?.version ?? negotiateLegacy(params.protocolVersion),
       clientCapabilities: session?.clientCapabilities ?? {},
       logLevel: this.#sessionLogLevel,
-    }, this.#options);
+    };
+  }
+
+  #methodFor(name: string, scope: Scope): Handler {
+    const method = this.#methods.get(name);
+    if (!method) throw new RpcError(METHOD_NOT_FOUND, `Method not found: ${name}`);
+    if (!method.eras.includes(scope.era)) {
+      if (scope.era === "modern") {
+        throw new RpcError(
+          METHOD_NOT_FOUND,
+          `Method not found: ${name} is not part of MCP ${scope.version}` +
+            (name === "logging/setLevel"
+              ? `; set _meta["${META_LOG_LEVEL}"] on each request instead`
+              : ""),
+        );
+      }
+      throw new RpcError(
+        INVALID_PARAMS,
+        `Invalid params: ${name} needs _meta["${META_PROTOCOL_VERSION}"] and _meta["${META_CLIENT_CAPABILITIES}"] (MCP ${
+          MODERN_VERSIONS.join(", ")
+        })`,
+      );
+    }
+    if (scope.era === "legacy" && !this.#session && name !== "initialize" && name !== "ping") {
+      throw new RpcError(
+        INVALID_PARAMS,
+        `Invalid params: ${name} carries no protocol version. Either send initialize first (MCP 2025-11-25 and earlier) or put "${META_PROTOCOL_VERSION}" and "${META_CLIENT_CAPABILITIES}" in params._meta (MCP ${
+          MODERN_VERSIONS.join(", ")
+        })`,
+      );
+    }
+    return method.run;
   }
 
   /** Modern results name their type and the server. Handlers return fresh objects: edit in place. */
   #decorate(result: Record<string, unknown>, era: Era): Record<string, unknown> {
     if (era === "legacy") return result;
     result.resultType ??= "complete";
-    result._meta = isObject(result._meta)
+    result._meta = isPlainObject(result._meta)
       ? { ...result._meta, [META_SERVER_INFO]: this.#options.info }
       : this.#serverMeta;
     return result;
@@ -411,8 +406,7 @@ export class McpServer {
     const version = negotiateLegacy(params.protocolVersion);
     this.#session = {
       version,
-      clientCapabilities: isObject(params.capabilities) ? params.capabilities : {},
-      initialized: false,
+      clientCapabilities: isPlainObject(params.capabilities) ? params.capabilities : {},
       logLevel: null,
     };
     const result: Record<string, unknown> = {
@@ -426,10 +420,7 @@ export class McpServer {
 
   #setLevel(params: Params): Promise<Record<string, unknown>> {
     if (!isLogLevel(params.level)) {
-      throw new RpcError(
-        INVALID_PARAMS,
-        "Invalid params: level must be one of debug, info, notice, warning, error, critical, alert, emergency",
-      );
+      throw new RpcError(INVALID_PARAMS, `Invalid params: level must be one of ${LOG_LEVEL_LIST}`);
     }
     this.#session!.logLevel = params.level;
     return Promise.resolve({});

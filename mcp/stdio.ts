@@ -14,14 +14,18 @@ import {
 import { LineSplitStream, OversizedLine } from "./lines.ts";
 import type { McpServer } from "./server.ts";
 
-/** Bytes handed to one write() call at most; larger queues go out in several. */
+/** Characters handed to one write() call at most; larger queues go out in several. */
 const WRITE_CHUNK = 1 << 20;
 /**
- * Stop reading requests while this much output waits to be written. Reading a burst of input
- * never yields to the writer otherwise, so replies would pile up in memory (or a slow client
- * would make them pile up).
+ * Hold requests back while this many characters of output wait to be written: a burst of input
+ * would otherwise pile replies up in memory, and so would a client that reads slowly.
  */
-const INPUT_PAUSE_BACKLOG = 1 << 20;
+const HOLD_AT_BACKLOG = 1 << 20;
+/**
+ * Stop reading altogether once this many requests are held, so the pipe pushes back on the
+ * client. Below it, reading goes on: cancellations and end of input are still seen.
+ */
+const MAX_HELD_REQUESTS = 10_000;
 
 export class StdoutWriter {
   #queue: string[] = [];
@@ -35,7 +39,7 @@ export class StdoutWriter {
     out.on("error", (error) => this.#break(error));
   }
 
-  /** Characters queued but not yet accepted by the OS. */
+  /** Characters queued whose write has not completed yet. */
   get backlog(): number {
     return this.#backlog;
   }
@@ -72,6 +76,12 @@ export class StdoutWriter {
         resolve();
       });
     });
+  }
+
+  /** Resolves when everything sent so far has been written, however long that takes. */
+  drained(): Promise<void> {
+    if (this.#backlog === 0 || this.#broken) return Promise.resolve();
+    return new Promise((resolve) => this.#waiters.push(resolve));
   }
 
   async #pump(): Promise<void> {
@@ -126,6 +136,7 @@ export async function serveStdio(
   const lines = (ReadableStream.from(stdin) as ReadableStream<Uint8Array>)
     .pipeThrough(new TextDecoderStream())
     .pipeThrough(new LineSplitStream(maxLineLength));
+  let holding = false;
   for await (const line of lines) {
     if (line instanceof OversizedLine) {
       writer.send(failure(
@@ -136,6 +147,14 @@ export async function serveStdio(
     } else {
       server.handleLine(line);
     }
-    if (writer.backlog > INPUT_PAUSE_BACKLOG) await writer.flush(60_000);
+    if (writer.backlog > HOLD_AT_BACKLOG && !holding) {
+      holding = true;
+      server.hold();
+      writer.drained().then(() => {
+        holding = false;
+        server.release();
+      });
+    }
+    if (server.held > MAX_HELD_REQUESTS) await writer.drained();
   }
 }

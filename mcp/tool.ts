@@ -20,10 +20,15 @@ export type ContentBlock =
 
 /** What a tool's handler may use; nothing about the wire. */
 export interface ToolContext {
-  /** Aborted on cancellation, timeout or shutdown. */
-  signal: AbortSignal;
+  /** Aborted on cancellation or shutdown. */
+  readonly signal: AbortSignal;
   /** Why `signal` was aborted, once it is. */
   abortReason(): "cancelled" | "shutdown" | undefined;
+  /**
+   * Runs `listener` when the call is aborted, or at once if it already was (a cancel can arrive
+   * before the tool starts). Returns a function that removes the listener.
+   */
+  onAbort(listener: () => void): () => void;
   /** Reports progress; dropped unless the client asked for it, and unless `done` increased. */
   progress(done: number, total?: number, message?: string): void;
   /** Logs to stderr and, when the client asked for this level, to the client. */

@@ -28,3 +28,16 @@ test("memory stays bounded when a command prints a lot in large chunks", () => {
   assert.ok(text.length < 1200, `kept ${text.length} characters`);
   assert.equal(buffer.totalChars, 2000 * 4096);
 });
+
+test("cuts never split a surrogate pair", () => {
+  const emoji = "\u{1F600}"; // two UTF-16 code units
+  for (const max of [10, 11, 12, 13]) {
+    const buffer = new HeadTailBuffer(max);
+    for (let i = 0; i < 40; i++) buffer.push(i % 3 === 0 ? "a" : emoji);
+    const text = buffer.text("x");
+    assert.ok(
+      !/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(text),
+      `max ${max}: ${JSON.stringify(text)}`,
+    );
+  }
+});

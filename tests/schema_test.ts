@@ -1,7 +1,8 @@
 /** Argument validation messages a model can act on, and the supported dialects. */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { closest, compileSchema, fieldPath } from "../mcp/schema.ts";
+import { compileSchema, fieldPath } from "../mcp/schema.ts";
+import { closest } from "../mcp/suggest.ts";
 
 test("field paths read like code: nested fields, indexes, odd keys", () => {
   assert.equal(fieldPath("#"), "arguments");

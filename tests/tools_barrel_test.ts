@@ -1,23 +1,25 @@
 /** "Drop a module into tools/" stays true: the generated barrel is fresh and names are unique. */
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { test } from "node:test";
 import { TOOL_NAME } from "../mcp/tool.ts";
-import { toolModules as loaded } from "../tools/mod.ts";
-import { BARREL, renderBarrel, toolModules } from "../scripts/gen.ts";
+import { BARREL, renderBarrel, toolFiles } from "../scripts/gen.ts";
+import { toolModules } from "../tools/mod.ts";
+import { ROOT } from "./helpers/raw_client.ts";
 
 test("tools/mod.ts imports exactly the modules in tools/ (run `deno task gen` if this fails)", () => {
-  const expected = renderBarrel(toolModules());
-  const actual = readFileSync(BARREL, "utf8");
   assert.equal(
-    actual,
-    expected,
+    readFileSync(BARREL, "utf8"),
+    renderBarrel(toolFiles()),
     "tools/mod.ts is stale: a tool module was added, renamed or removed. Run `deno task gen`.",
   );
 });
 
 test("every tool has a valid, unique name and an object input schema", () => {
-  const tools = loaded.flat();
+  const tools = toolModules.flat();
   assert.ok(tools.length > 0);
   const seen = new Map<string, number>();
   for (const tool of tools) {
@@ -38,17 +40,35 @@ test("every tool's schemas are valid JSON Schema 2020-12, without unknown keywor
   // The server skips meta-schema checks at run time (memory); this strict instance does them.
   const { default: ajvModule } = await import("ajv/dist/2020.js");
   const ajv = new ajvModule.default({ strict: true, allowUnionTypes: true });
-  for (const tool of loaded.flat()) {
+  for (const tool of toolModules.flat()) {
     for (const schema of [tool.input, tool.output].filter(Boolean)) {
       assert.doesNotThrow(() => ajv.compile(schema!), `${tool.name}: invalid schema`);
     }
   }
 });
 
-test("the generator skips helpers, tests and the barrel itself", () => {
-  const text = renderBarrel(["a_b.ts", "z.ts"]);
-  assert.match(text, /import a_b from "\.\/a_b\.ts";/);
-  for (const name of toolModules()) {
-    assert.ok(!name.startsWith("_") && name !== "mod.ts" && !name.endsWith("_test.ts"));
+test("the generator picks tool modules only, and its barrel compiles whatever the file names", () => {
+  const dir = mkdtempSync(join(tmpdir(), "toolhost-barrel-"));
+  try {
+    const tools = join(dir, "tools");
+    mkdirSync(tools);
+    mkdirSync(join(dir, "mcp"));
+    writeFileSync(join(dir, "mcp", "tool.ts"), "export interface Tool { name: string }\n");
+    const tool = (name: string) => `export default { name: ${JSON.stringify(name)} };\n`;
+    for (const file of ["delete.ts", "a-b.ts", "a_b.ts", "9lives.ts"]) {
+      writeFileSync(join(tools, file), tool(file));
+    }
+    for (const file of ["_helper.ts", "x_test.ts", "mod.ts", "notes.md"]) {
+      writeFileSync(join(tools, file), "this would not compile\n");
+    }
+    const files = toolFiles(tools);
+    assert.deepEqual(files, ["9lives.ts", "a-b.ts", "a_b.ts", "delete.ts"]);
+    writeFileSync(join(tools, "mod.ts"), renderBarrel(files));
+    const check = spawnSync(`${ROOT}node_modules/.bin/deno`, ["check", join(tools, "mod.ts")], {
+      encoding: "utf8",
+    });
+    assert.equal(check.status, 0, check.stderr);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 });

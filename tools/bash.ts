@@ -1,8 +1,8 @@
 import { defineTool, ToolError } from "../mcp/tool.ts";
 import { workingDirectory } from "./_lib/directory.ts";
 import { HeadTailBuffer } from "./_lib/output_cap.ts";
-import { groupAlive, spawnInGroup, terminateGroup } from "./_lib/process_groups.ts";
-import { findShell, shellArgs } from "./_lib/shell.ts";
+import { groupAlive, terminateGroup } from "./_lib/process_groups.ts";
+import { findShell, spawnShell } from "./_lib/shell.ts";
 
 const DEFAULT_TIMEOUT_MS = 120_000;
 const MAX_TIMEOUT_MS = 600_000;
@@ -72,12 +72,10 @@ export default defineTool({
     const cwd = await workingDirectory(args.cwd);
     if (args.description) ctx.log("info", `running: ${args.description}`);
 
+    if (ctx.signal.aborted) throw new ToolError("not started: the call was stopped first");
     const started = performance.now();
     const output = new HeadTailBuffer(OUTPUT_CAP_CHARS);
-    const child = spawnInGroup(findShell(), shellArgs(args.command), {
-      cwd,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const child = spawnShell(args.command, cwd, "ignore");
     const pgid = child.pid;
 
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>(
@@ -109,8 +107,7 @@ export default defineTool({
       timedOut = true;
       stop();
     }, timeoutMs);
-    const onAbort = () => stop();
-    ctx.signal.addEventListener("abort", onAbort, { once: true });
+    const stopListening = ctx.onAbort(stop);
     const ticker = setInterval(() => {
       const seconds = Math.round((performance.now() - started) / 1000);
       ctx.progress(
@@ -138,7 +135,7 @@ export default defineTool({
     } finally {
       clearTimeout(timer);
       clearInterval(ticker);
-      ctx.signal.removeEventListener("abort", onAbort);
+      stopListening();
     }
     if (stopping) await stopping;
     const durationMs = Math.round(performance.now() - started);

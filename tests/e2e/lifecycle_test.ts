@@ -84,5 +84,5 @@ test("nothing but JSON-RPC reaches stdout, even when tools and the server log a 
   assert.deepEqual(c.strayLines, []);
   assert.equal(c.unterminated, "");
   assert.match(c.stderr, /toolhost error: tool fail threw: TypeError: fixture crash/);
-  assert.match(c.stderr, /ignored notification notifications\/unknown/);
+  assert.match(c.stderr, /notification notifications\/unknown/);
 });

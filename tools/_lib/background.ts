@@ -6,8 +6,8 @@
 import type { ChildProcess } from "node:child_process";
 import { ToolError } from "../../mcp/tool.ts";
 import { OutputWindow } from "./output_window.ts";
-import { spawnInGroup, terminateGroup } from "./process_groups.ts";
-import { findShell, shellArgs } from "./shell.ts";
+import { terminateGroup } from "./process_groups.ts";
+import { findShell, spawnShell } from "./shell.ts";
 
 export const LIMITS = {
   /** Characters of output kept per process; the oldest are dropped first. */
@@ -194,10 +194,7 @@ class Registry {
         `${running} background processes are running, the most allowed; stop one with bash_kill first`,
       );
     }
-    const child = spawnInGroup(findShell(), shellArgs(command), {
-      cwd,
-      stdio: ["pipe", "pipe", "pipe"],
-    });
+    const child = spawnShell(command, cwd, "pipe");
     let failure = "";
     child.once("error", (error) => (failure = error.message));
     if (child.pid === undefined) {

@@ -4,6 +4,7 @@
  */
 export class HeadTailBuffer {
   #head = "";
+  #headDone = false;
   #tail: string[] = [];
   #tailLength = 0;
   #total = 0;
@@ -25,10 +26,17 @@ export class HeadTailBuffer {
 
   push(text: string): void {
     this.#total += text.length;
-    if (this.#head.length < this.#headMax) {
-      const room = this.#headMax - this.#head.length;
+    if (!this.#headDone) {
+      let room = this.#headMax - this.#head.length;
+      if (text.length < room) {
+        this.#head += text;
+        return;
+      }
+      // Never end the head between the two halves of a surrogate pair (an emoji, say).
+      if (isHighSurrogate(text.charCodeAt(room - 1))) room--;
       this.#head += text.slice(0, room);
       text = text.slice(room);
+      this.#headDone = true;
       if (text === "") return;
     }
     this.#tail.push(text);
@@ -42,8 +50,12 @@ export class HeadTailBuffer {
   text(howToSeeAll: string): string {
     const tail = this.#tail.join("");
     if (!this.truncated) return this.#head + tail;
-    const keptTail = tail.slice(tail.length - this.#tailMax);
+    let keptTail = tail.slice(tail.length - this.#tailMax);
+    if (isLowSurrogate(keptTail.charCodeAt(0))) keptTail = keptTail.slice(1);
     const cut = this.#total - this.#head.length - keptTail.length;
     return `${this.#head}\n\n[... ${cut} of ${this.#total} characters cut from the middle; ${howToSeeAll} ...]\n\n${keptTail}`;
   }
 }
+
+const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff;
+const isLowSurrogate = (code: number) => code >= 0xdc00 && code <= 0xdfff;

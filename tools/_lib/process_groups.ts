@@ -7,28 +7,33 @@ import { type ChildProcess, spawn, type SpawnOptions } from "node:child_process"
 import { readdirSync, readFileSync } from "node:fs";
 import process from "node:process";
 
-const liveGroups = new Set<number>();
+/** Groups we started, and whether their leader (the process we spawned) has exited. */
+const groups = new Map<number, { leaderExited: boolean }>();
+let lastPrune = 0;
 
 /** Spawns `file` as the leader of a new process group (and session: no controlling terminal). */
 export function spawnInGroup(file: string, args: string[], options: SpawnOptions): ChildProcess {
-  // Forget groups that have ended, so a recycled pgid is never signalled at exit.
-  for (const pgid of liveGroups) if (!groupAlive(pgid)) liveGroups.delete(pgid);
+  pruneEndedGroups();
   const child = spawn(file, args, { ...options, detached: true });
   const pgid = child.pid;
   if (pgid !== undefined) {
-    liveGroups.add(pgid);
+    const entry = { leaderExited: false };
+    groups.set(pgid, entry);
     child.once("exit", () => {
-      if (!groupAlive(pgid)) liveGroups.delete(pgid);
+      entry.leaderExited = true;
+      if (!signalGroup(pgid, 0)) groups.delete(pgid);
     });
   }
   return child;
 }
 
-export function signalGroup(pgid: number, signal: NodeJS.Signals): void {
+/** Sends `signal` to the group; false when the group no longer exists. */
+export function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
   try {
     process.kill(-pgid, signal);
-  } catch {
-    // ESRCH: the group is already gone.
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
   }
 }
 
@@ -37,16 +42,21 @@ export function signalGroup(pgid: number, signal: NodeJS.Signals): void {
  * reap orphans (many containers), a finished group can linger as zombies indefinitely.
  */
 export function groupAlive(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0);
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-  return process.platform === "linux" ? hasRunningMember(pgid) : true;
+  if (!signalGroup(pgid, 0)) return false;
+  if (groups.get(pgid)?.leaderExited === false) return true;
+  return process.platform === "linux" ? runningGroups().has(pgid) : true;
 }
 
-/** Scans /proc for a member of the group that is not a zombie. */
-function hasRunningMember(pgid: number): boolean {
+let snapshot: { at: number; groups: Set<number> } | undefined;
+
+/**
+ * Process groups with a member that is not a zombie, from one scan of /proc shared by every
+ * caller within 50 ms: many commands ending at once must not mean one scan each.
+ */
+function runningGroups(): Set<number> {
+  const now = Date.now();
+  if (snapshot && now - snapshot.at < 50) return snapshot.groups;
+  const running = new Set<number>();
   for (const entry of readdirSync("/proc")) {
     if (entry.charCodeAt(0) > 57) continue; // not a pid
     let stat: string;
@@ -56,10 +66,21 @@ function hasRunningMember(pgid: number): boolean {
       continue;
     }
     // "pid (comm) state ppid pgrp ...": comm may contain spaces and parentheses.
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    if (Number(fields[2]) === pgid && fields[0] !== "Z" && fields[0] !== "X") return true;
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ", 3);
+    if (fields[0] !== "Z" && fields[0] !== "X") running.add(Number(fields[2]));
   }
-  return false;
+  snapshot = { at: now, groups: running };
+  return running;
+}
+
+/** Forgets groups that have ended, at most once a second, so a recycled pgid is never signalled. */
+function pruneEndedGroups(): void {
+  const now = Date.now();
+  if (now - lastPrune < 1000) return;
+  lastPrune = now;
+  for (const [pgid, entry] of groups) {
+    if (entry.leaderExited && !groupAlive(pgid)) groups.delete(pgid);
+  }
 }
 
 /**
@@ -77,11 +98,11 @@ export async function terminateGroup(
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   if (groupAlive(pgid)) signalGroup(pgid, "SIGKILL");
-  liveGroups.delete(pgid);
+  groups.delete(pgid);
 }
 
 /** Kills every group this process started that may still have members. Used at exit. */
 export function killAllGroups(): void {
-  for (const pgid of liveGroups) signalGroup(pgid, "SIGKILL");
-  liveGroups.clear();
+  for (const pgid of groups.keys()) signalGroup(pgid, "SIGKILL");
+  groups.clear();
 }

@@ -1,7 +1,12 @@
-/** Which shell runs commands: bash when it is installed, else sh. Looked up once, on first use. */
+/**
+ * Running a command line with the user's shell: bash when it is installed, else sh, in a process
+ * group of its own, with stderr joined to stdout in the order it was written.
+ */
+import type { ChildProcess } from "node:child_process";
 import { accessSync, constants } from "node:fs";
 import { delimiter, join } from "node:path";
 import process from "node:process";
+import { spawnInGroup } from "./process_groups.ts";
 
 let shell: string | undefined;
 
@@ -24,10 +29,29 @@ function lookup(): string {
   return "/bin/sh";
 }
 
+/** Linux refuses a single argument over 128 KiB (E2BIG); longer commands travel through fd 3. */
+const ARGUMENT_LIMIT_BYTES = 100_000;
+
 /**
- * Arguments that run `command` with stderr joined to stdout in the order it was written.
- * The redirection shares the command's first line, so error messages keep their line numbers.
+ * Starts `command` in its own process group. The `exec 2>&1` shares the command's first line, so
+ * the shell's error messages keep their line numbers. A command too long for an argument (a big
+ * heredoc) is read from fd 3 and evaluated, which leaves no variable or open fd behind.
  */
-export function shellArgs(command: string): string[] {
-  return ["-c", `exec 2>&1; ${command}`];
+export function spawnShell(command: string, cwd: string, stdin: "ignore" | "pipe"): ChildProcess {
+  const long = command.length > ARGUMENT_LIMIT_BYTES / 3 &&
+    new TextEncoder().encode(command).length > ARGUMENT_LIMIT_BYTES;
+  if (!long) {
+    return spawnInGroup(findShell(), ["-c", `exec 2>&1; ${command}`], {
+      cwd,
+      stdio: [stdin, "pipe", "pipe"],
+    });
+  }
+  const child = spawnInGroup(findShell(), [
+    "-c",
+    'exec 2>&1; __toolhost_command=$(cat <&3); exec 3<&-; eval "unset __toolhost_command\n$__toolhost_command"',
+  ], { cwd, stdio: [stdin, "pipe", "pipe", "pipe"] });
+  const channel = child.stdio[3] as NodeJS.WritableStream | null;
+  channel?.on("error", () => {}); // the shell may exit before reading it all; its exit says why
+  channel?.end(command);
+  return child;
 }

@@ -1,8 +1,12 @@
-/** `tools/list` and `tools/call`: tool descriptions per protocol version, validation, results. */
-import { INVALID_PARAMS, type Params, RpcError } from "./jsonrpc.ts";
-import { describeLogData, type Logger } from "./log.ts";
-import { closest, ValidatorCache } from "./schema.ts";
+/**
+ * The tool catalog: `tools/list` (descriptions shaped per protocol version, cursor pages) and
+ * `tools/call` (argument validation, running the tool, shaping its result).
+ */
 import type { Call } from "./call.ts";
+import { INVALID_PARAMS, isPlainObject, type Params, RpcError } from "./jsonrpc.ts";
+import { describeLogData, type Logger } from "./log.ts";
+import { ValidatorCache } from "./schema.ts";
+import { closest } from "./suggest.ts";
 import type { ContentBlock, Tool, ToolReturn } from "./tool.ts";
 import { ToolError } from "./tool.ts";
 import { features } from "./versions.ts";
@@ -17,9 +21,6 @@ export type ToolResult = {
   structuredContent?: unknown;
   isError?: boolean;
 };
-
-const isObject = (v: unknown): v is Params =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
 
 export class ToolCatalog {
   readonly #tools: Tool[];
@@ -69,7 +70,7 @@ export class ToolCatalog {
       );
     }
     const args = params.arguments ?? {};
-    if (!isObject(args)) {
+    if (!isPlainObject(args)) {
       throw new RpcError(
         INVALID_PARAMS,
         "Invalid params: tools/call params.arguments must be an object",
@@ -89,8 +90,10 @@ export class ToolCatalog {
     }
     let result: ToolResult;
     try {
+      // A cancel (or shutdown) may have come while the validator was loading.
+      if (call.reason) throw new ToolError(`${name} was not started: the call was stopped first`);
       call.label = name;
-      result = normalize(await tool.run(args, call));
+      result = normalize(await tool.run(args, call.context()));
     } catch (error) {
       if (error instanceof ToolError) {
         result = errorResult(error.message);
