@@ -278,6 +278,9 @@ export class McpServer {
       // initialize cannot be cancelled; unknown or finished requests are ignored.
       if (!call || call.method === "initialize") return;
       call.abort("cancelled");
+      // The client will get no reply, so to it the id is free again at once, even while the
+      // tool is still cleaning up.
+      this.#calls.delete(keyOf(id));
       this.#options.logger.log(
         "info",
         `request ${JSON.stringify(id)} (${call.method}) cancelled by the client${
@@ -337,7 +340,7 @@ export class McpServer {
     } finally {
       if (call) {
         call.finished = true;
-        this.#calls.delete(key);
+        if (this.#calls.get(key) === call) this.#calls.delete(key);
       }
     }
   }

@@ -112,3 +112,15 @@ test("shutdown aborts work in flight but still answers it", async () => {
   const late = await h.request(2, "ping");
   assert.equal(late.error?.code, -32603, "no new work once shutting down");
 });
+
+test("a cancelled id is free at once, even while its tool is still stopping", async () => {
+  const h = harness(fixtures);
+  await h.request(0, "initialize", initializeParams("2025-11-25"));
+  h.line(slowCall("again", 5000));
+  await tick(60);
+  h.line({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: "again" } });
+  const reply = await h.request("again", "ping");
+  assert.deepEqual(reply.result, {});
+  await tick(150);
+  assert.equal(h.sent.filter((m) => !Array.isArray(m) && m.id === "again").length, 1);
+});

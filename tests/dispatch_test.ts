@@ -31,8 +31,53 @@ test("notifications are never answered, known, unknown or malformed", async () =
   h.line({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 999 } });
   h.line({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: null } });
   h.line({ jsonrpc: "2.0", method: "tools/list" });
+  // Malformed, but shaped like notifications (a method, no id): still never answered.
+  h.line({ jsonrpc: "2.0", method: "notifications/initialized", params: [] });
+  h.line({ jsonrpc: "2.0", method: "notifications/initialized", params: "x" });
+  h.line({ method: "notifications/initialized" });
+  h.line({ jsonrpc: "1.0", method: "notifications/cancelled", params: { requestId: 1 } });
   await tick(50);
   assert.equal(h.sent.length, before);
+  assert.equal(h.logs.filter((l) => /ignored a malformed notification/.test(l.message)).length, 4);
+});
+
+test("ids must be strings or integers", async () => {
+  const h = harness(fixtures);
+  h.line({ jsonrpc: "2.0", id: 1.5, method: "ping" });
+  const reply = await h.responseTo(null);
+  assert.equal(reply.error?.code, -32600);
+  assert.match(reply.error!.message, /string or an integer/);
+  assert.deepEqual((await h.request(2 ** 40, "ping")).result, {});
+});
+
+test("names of JavaScript object properties are not methods", async () => {
+  const h = harness(fixtures);
+  await h.request(0, "initialize", initializeParams("2025-11-25"));
+  for (const method of ["constructor", "toString", "__proto__", "hasOwnProperty"]) {
+    const reply = await h.request(method, method);
+    assert.equal(reply.error?.code, -32601, method);
+  }
+});
+
+test("ping belongs to the legacy era: a 2026-07-28 ping is -32601", async () => {
+  const h = harness(fixtures);
+  const reply = await h.request(1, "ping", modern());
+  assert.equal(reply.error?.code, -32601);
+  assert.match(reply.error!.message, /ping is not part of MCP 2026-07-28/);
+});
+
+test("an unsupported version is -32022 even for a method we do not have", async () => {
+  const h = harness(fixtures);
+  const reply = await h.request(
+    1,
+    "no/such",
+    modern({}, {
+      "io.modelcontextprotocol/protocolVersion": "1999-01-01",
+    }),
+  );
+  assert.equal(reply.error?.code, -32022);
+  const known = await h.request(2, "no/such", modern());
+  assert.equal(known.error?.code, -32601);
 });
 
 test("blank lines are ignored", async () => {
@@ -145,4 +190,23 @@ test("a modern request needs no initialize", async () => {
   const h = harness(fixtures);
   const reply = await h.request(1, "tools/list", modern());
   assert.ok(Array.isArray(reply.result?.tools));
+});
+
+test("in a batch, only the item JSON cannot encode becomes -32603", async () => {
+  const h = harness(fixtures);
+  await h.request(0, "initialize", initializeParams("2025-03-26"));
+  h.line([
+    { jsonrpc: "2.0", id: "fine", method: "ping" },
+    {
+      jsonrpc: "2.0",
+      id: "bad",
+      method: "tools/call",
+      params: { name: "unencodable", arguments: {} },
+    },
+  ]);
+  await tick(100);
+  const batch = h.sent.find(Array.isArray)!;
+  const byId = new Map(batch.map((m) => [m.id, m]));
+  assert.deepEqual(byId.get("fine")?.result, {});
+  assert.equal(byId.get("bad")?.error?.code, -32603);
 });

@@ -94,6 +94,8 @@ test("an unsupported modern version is -32022 with data.supported and data.reque
     const data = reply.error?.data as { supported: string[]; requested: string };
     assert.equal(data.requested, version);
     assert.ok(data.supported.includes("2026-07-28"));
+    // A legacy version is spoken, but only after initialize: offering it again would loop.
+    assert.equal(data.supported.includes(version), false);
   }
 });
 

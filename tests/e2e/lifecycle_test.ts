@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import process from "node:process";
 import { test } from "node:test";
 import { processesWith, waitUntil } from "../helpers/processes.ts";
-import { modern, PRODUCT_BINARY, RawClient } from "../helpers/raw_client.ts";
+import { modern, PRODUCT_BINARY, RawClient, TEST_BINARY } from "../helpers/raw_client.ts";
 
 /** Starts the product binary running a long command that also leaves a background process. */
 async function busyServer(marker: string) {
@@ -26,6 +26,7 @@ for (
     // process.kill, not child.kill: Deno's ChildProcess then reports the signal, not the exit code.
     ["SIGTERM", (c: RawClient) => process.kill(c.child.pid!, "SIGTERM")],
     ["SIGINT", (c: RawClient) => process.kill(c.child.pid!, "SIGINT")],
+    ["SIGHUP", (c: RawClient) => process.kill(c.child.pid!, "SIGHUP")],
   ] as const
 ) {
   test(`${how}: exits 0 within 2 s and kills every process group it started`, async () => {
@@ -85,4 +86,37 @@ test("nothing but JSON-RPC reaches stdout, even when tools and the server log a 
   assert.equal(c.unterminated, "");
   assert.match(c.stderr, /toolhost error: tool fail threw: TypeError: fixture crash/);
   assert.match(c.stderr, /notification notifications\/unknown/);
+});
+
+test("end of input while the client has stopped reading: still exits 0 within 2 s", async () => {
+  const c = new RawClient(TEST_BINARY);
+  await c.request("ping");
+  c.child.stdout!.pause();
+  c.start("tools/call", modern({ name: "big", arguments: { size: 8_000_000 } }));
+  c.start("ping");
+  await new Promise((r) => setTimeout(r, 300));
+  const before = Date.now();
+  c.closeStdin();
+  const status = await Promise.race([
+    c.exited,
+    new Promise<null>((r) => setTimeout(() => r(null), 5000)),
+  ]);
+  assert.ok(status, "it exited");
+  assert.equal(status.code, 0);
+  assert.ok(Date.now() - before < 2000, `exit took ${Date.now() - before} ms`);
+});
+
+test("fifty bash calls at once do not hold up ping", async () => {
+  const c = new RawClient(PRODUCT_BINARY);
+  const ids = Array.from(
+    { length: 50 },
+    () => c.start("tools/call", modern({ name: "bash", arguments: { command: "sleep 1" } })),
+  );
+  await new Promise((r) => setTimeout(r, 200));
+  const before = Date.now();
+  await c.request("ping");
+  const pingMs = Date.now() - before;
+  assert.ok(pingMs < 1000, `ping took ${pingMs} ms`);
+  await Promise.all(ids.map((id) => c.responseTo(id, 20_000)));
+  await c.close();
 });

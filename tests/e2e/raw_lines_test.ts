@@ -171,3 +171,27 @@ test("a result JSON cannot encode becomes -32603 on the wire; the process surviv
   assert.equal(reply.error?.code, -32603);
   assert.deepEqual((await c.request("ping")).result, {});
 });
+
+test("arguments with 20,000 unknown fields get a short, capped error at once", async () => {
+  const c = open(PRODUCT_BINARY);
+  const args: Record<string, unknown> = { command: "true" };
+  for (let i = 0; i < 20_000; i++) args[`field${i}`] = i;
+  const before = Date.now();
+  const reply = await c.request("tools/call", modern({ name: "bash", arguments: args }));
+  const elapsed = Date.now() - before;
+  const text = (reply.result?.content as { text: string }[])[0].text;
+  assert.equal(reply.result?.isError, true);
+  assert.match(text, /field0 is not a known field/);
+  assert.match(text, /\.\.\. and 19980 more problems/);
+  assert.ok(text.length < 10_000, `${text.length} characters`);
+  assert.ok(elapsed < 2000, `took ${elapsed} ms`);
+});
+
+test("a 300 KB command (a big heredoc) runs: it does not fit in argv", async () => {
+  const c = open(PRODUCT_BINARY);
+  const body = "some text for the file\n".repeat(12_500);
+  const command = `wc -c <<'END_OF_TEXT'\n${body}END_OF_TEXT`;
+  const reply = await c.request("tools/call", modern({ name: "bash", arguments: { command } }));
+  assert.equal(reply.result?.isError, undefined, JSON.stringify(reply.result));
+  assert.match(JSON.stringify(reply.result?.content), new RegExp(`${body.length}\\\\n`));
+});

@@ -1,0 +1,61 @@
+/**
+ * Cancelling bash through the binary: whatever the timing, the command and everything it
+ * started stop, no reply is sent, and the id can be used again.
+ */
+import assert from "node:assert/strict";
+import { existsSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "node:test";
+import { processesWith, waitUntil } from "../helpers/processes.ts";
+import { modern, PRODUCT_BINARY, RawClient } from "../helpers/raw_client.ts";
+
+const marker = () => String(60000 + Math.floor(Math.random() * 9999));
+
+const bashCall = (id: number, command: string) => ({
+  jsonrpc: "2.0",
+  id,
+  method: "tools/call",
+  params: modern({ name: "bash", arguments: { command } }),
+});
+
+test("cancelling a running bash call kills its whole process group and sends no reply", async () => {
+  const c = new RawClient(PRODUCT_BINARY);
+  const m = marker();
+  c.send(bashCall(1, `sleep ${m}1 & sleep ${m}2; wait`));
+  assert.ok(await waitUntil(() => processesWith(`sleep ${m}`).length >= 2, 5000));
+  c.notify("notifications/cancelled", { requestId: 1, reason: "test" });
+  assert.ok(
+    await waitUntil(() => processesWith(`sleep ${m}`).length === 0, 2000),
+    processesWith(`sleep ${m}`).join("; "),
+  );
+  // The id is free again, and the only reply to it is the new request's.
+  c.send(bashCall(1, "echo again"));
+  const reply = await c.responseTo(1);
+  assert.match(JSON.stringify(reply.result), /again\\n/);
+  assert.equal(c.messages.filter((msg) => msg.id === 1).length, 1);
+  await c.close();
+});
+
+test("a cancel written together with its call stops the command before it does anything", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "toolhost-cancel-"));
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const c = new RawClient(PRODUCT_BINARY);
+    const flag = join(dir, `ran-${attempt}`);
+    const m = marker();
+    c.sendLine(
+      JSON.stringify(bashCall(7, `sleep 0.3; touch ${flag}; sleep ${m}`)) + "\n" +
+        JSON.stringify({
+          jsonrpc: "2.0",
+          method: "notifications/cancelled",
+          params: { requestId: 7 },
+        }),
+    );
+    await new Promise((r) => setTimeout(r, 800));
+    assert.equal(existsSync(flag), false, "the command's side effect happened after the cancel");
+    assert.deepEqual(processesWith(`sleep ${m}`), []);
+    assert.deepEqual((await c.request("ping")).result, {});
+    assert.equal(c.messages.some((msg) => msg.id === 7), false, "no reply to a cancelled call");
+    await c.close();
+  }
+});
