@@ -1,5 +1,5 @@
 import { defineTool, ToolError } from "../mcp/tool.ts";
-import { workingDirectory } from "./_lib/directory.ts";
+import { CWD_PROPERTY, workingDirectory } from "./_lib/directory.ts";
 import { HeadTailBuffer } from "./_lib/output_cap.ts";
 import { groupAlive, terminateGroup } from "./_lib/process_groups.ts";
 import { findShell, spawnShell } from "./_lib/shell.ts";
@@ -42,10 +42,7 @@ export default defineTool({
         description:
           `Stop the command after this many milliseconds (default ${DEFAULT_TIMEOUT_MS}).`,
       },
-      cwd: {
-        type: "string",
-        description: "Directory to run in; relative paths start at the server's working directory.",
-      },
+      cwd: CWD_PROPERTY,
       description: {
         type: "string",
         description: "A few words on what the command does, shown to the person watching.",

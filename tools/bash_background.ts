@@ -1,6 +1,6 @@
 import { defineTool } from "../mcp/tool.ts";
-import { background } from "./_lib/background.ts";
-import { workingDirectory } from "./_lib/directory.ts";
+import { background, FACTS_PROPERTIES, FACTS_REQUIRED } from "./_lib/background.ts";
+import { CWD_PROPERTY, workingDirectory } from "./_lib/directory.ts";
 
 const GRACE_MS = 500;
 
@@ -24,10 +24,7 @@ export default defineTool({
     type: "object",
     properties: {
       command: { type: "string", minLength: 1, description: "The command line to run." },
-      cwd: {
-        type: "string",
-        description: "Directory to run in; relative paths start at the server's working directory.",
-      },
+      cwd: CWD_PROPERTY,
       name: { type: "string", maxLength: 80, description: "A label to recognise it by." },
       grace_ms: {
         type: "integer",
@@ -42,13 +39,9 @@ export default defineTool({
   output: {
     type: "object",
     properties: {
-      id: { type: "string" },
-      pid: { type: "integer" },
-      status: { enum: ["running", "exited", "killed"] },
-      exitCode: { type: ["integer", "null"] },
-      signal: { type: ["string", "null"] },
+      ...FACTS_PROPERTIES,
     },
-    required: ["id", "pid", "status", "exitCode", "signal"],
+    required: FACTS_REQUIRED,
     additionalProperties: false,
   },
 

@@ -1,5 +1,5 @@
 import { defineTool, ToolError } from "../mcp/tool.ts";
-import { background } from "./_lib/background.ts";
+import { background, FACTS_PROPERTIES, FACTS_REQUIRED, ID_PROPERTY } from "./_lib/background.ts";
 
 const DEFAULT_WAIT_MS = 500;
 const MAX_CHARS = 30_000;
@@ -21,7 +21,7 @@ export default defineTool({
   input: {
     type: "object",
     properties: {
-      id: { type: "string", description: "The process id from bash_background, e.g. p1." },
+      id: ID_PROPERTY,
       text: { type: "string", description: "What to write to the process's stdin." },
       newline: { type: "boolean", description: "Add a newline after text (default false)." },
       close_stdin: { type: "boolean", description: "Close stdin after writing (end-of-file)." },
@@ -38,14 +38,10 @@ export default defineTool({
   output: {
     type: "object",
     properties: {
-      id: { type: "string" },
-      pid: { type: "integer" },
-      status: { enum: ["running", "exited", "killed"] },
-      exitCode: { type: ["integer", "null"] },
-      signal: { type: ["string", "null"] },
+      ...FACTS_PROPERTIES,
       nextOffset: { type: "integer", description: "where the next bash_output read starts" },
     },
-    required: ["id", "pid", "status", "exitCode", "signal", "nextOffset"],
+    required: [...FACTS_REQUIRED, "nextOffset"],
     additionalProperties: false,
   },
 

@@ -1,5 +1,5 @@
 import { defineTool, ToolError } from "../mcp/tool.ts";
-import { background } from "./_lib/background.ts";
+import { background, FACTS_PROPERTIES, FACTS_REQUIRED, ID_PROPERTY } from "./_lib/background.ts";
 import { groupAlive } from "./_lib/process_groups.ts";
 
 const GRACE_MS = 2_000;
@@ -20,7 +20,7 @@ export default defineTool({
   input: {
     type: "object",
     properties: {
-      id: { type: "string", description: "The process id from bash_background, e.g. p1." },
+      id: ID_PROPERTY,
       signal: {
         enum: ["SIGTERM", "SIGINT", "SIGHUP", "SIGQUIT", "SIGKILL"],
         description: "The first signal to send (default SIGTERM).",
@@ -32,13 +32,9 @@ export default defineTool({
   output: {
     type: "object",
     properties: {
-      id: { type: "string" },
-      pid: { type: "integer" },
-      status: { enum: ["running", "exited", "killed"] },
-      exitCode: { type: ["integer", "null"] },
-      signal: { type: ["string", "null"] },
+      ...FACTS_PROPERTIES,
     },
-    required: ["id", "pid", "status", "exitCode", "signal"],
+    required: FACTS_REQUIRED,
     additionalProperties: false,
   },
 

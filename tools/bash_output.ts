@@ -1,5 +1,5 @@
 import { defineTool, ToolError } from "../mcp/tool.ts";
-import { background } from "./_lib/background.ts";
+import { background, FACTS_PROPERTIES, FACTS_REQUIRED, ID_PROPERTY } from "./_lib/background.ts";
 
 const DEFAULT_MAX_CHARS = 30_000;
 
@@ -21,7 +21,7 @@ export default defineTool({
   input: {
     type: "object",
     properties: {
-      id: { type: "string", description: "The process id from bash_background, e.g. p1." },
+      id: ID_PROPERTY,
       offset: {
         type: "integer",
         minimum: 0,
@@ -47,27 +47,13 @@ export default defineTool({
   output: {
     type: "object",
     properties: {
-      id: { type: "string" },
-      pid: { type: "integer" },
-      status: { enum: ["running", "exited", "killed"] },
-      exitCode: { type: ["integer", "null"] },
-      signal: { type: ["string", "null"] },
+      ...FACTS_PROPERTIES,
       offset: { type: "integer", description: "where this read started" },
       nextOffset: { type: "integer", description: "where the next read should start" },
       dropped: { type: "integer", description: "characters before offset no longer kept" },
       more: { type: "boolean", description: "whether output past nextOffset is waiting" },
     },
-    required: [
-      "id",
-      "pid",
-      "status",
-      "exitCode",
-      "signal",
-      "offset",
-      "nextOffset",
-      "dropped",
-      "more",
-    ],
+    required: [...FACTS_REQUIRED, "offset", "nextOffset", "dropped", "more"],
     additionalProperties: false,
   },
 

@@ -20,6 +20,22 @@ export const LIMITS = {
 
 export type Status = "running" | "exited" | "killed";
 
+/** The schema of BackgroundProcess.facts(), shared by the tools' output schemas. */
+export const FACTS_PROPERTIES = {
+  id: { type: "string" },
+  pid: { type: "integer" },
+  status: { enum: ["running", "exited", "killed"] },
+  exitCode: { type: ["integer", "null"] },
+  signal: { type: ["string", "null"] },
+} as const;
+export const FACTS_REQUIRED = ["id", "pid", "status", "exitCode", "signal"] as const;
+
+/** The `id` input every tool but bash_background takes. */
+export const ID_PROPERTY = {
+  type: "string",
+  description: "The process id from bash_background, e.g. p1.",
+} as const;
+
 /** After the shell exits, how long its last output may take to arrive. */
 const DRAIN_MS = 250;
 

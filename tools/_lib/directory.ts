@@ -13,3 +13,9 @@ export async function workingDirectory(cwd: string | undefined): Promise<string>
   }
   return path;
 }
+
+/** The `cwd` input of the tools that run commands. */
+export const CWD_PROPERTY = {
+  type: "string",
+  description: "Directory to run in; relative paths start at the server's working directory.",
+} as const;
