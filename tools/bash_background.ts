@@ -1,5 +1,5 @@
 import { defineTool } from "../mcp/tool.ts";
-import { background, FACTS_PROPERTIES, FACTS_REQUIRED } from "./_lib/background.ts";
+import { background, FACTS_SCHEMA } from "./_lib/background.ts";
 import { CWD_PROPERTY, workingDirectory } from "./_lib/directory.ts";
 
 const GRACE_MS = 500;
@@ -36,14 +36,7 @@ export default defineTool({
     required: ["command"],
     additionalProperties: false,
   },
-  output: {
-    type: "object",
-    properties: {
-      ...FACTS_PROPERTIES,
-    },
-    required: FACTS_REQUIRED,
-    additionalProperties: false,
-  },
+  output: FACTS_SCHEMA,
 
   async run(args, ctx) {
     const cwd = await workingDirectory(args.cwd);

@@ -1,5 +1,5 @@
 import { defineTool, ToolError } from "../mcp/tool.ts";
-import { background, FACTS_PROPERTIES, FACTS_REQUIRED, ID_PROPERTY } from "./_lib/background.ts";
+import { background, FACTS_SCHEMA, ID_PROPERTY } from "./_lib/background.ts";
 import { groupAlive } from "./_lib/process_groups.ts";
 
 const GRACE_MS = 2_000;
@@ -29,14 +29,7 @@ export default defineTool({
     required: ["id"],
     additionalProperties: false,
   },
-  output: {
-    type: "object",
-    properties: {
-      ...FACTS_PROPERTIES,
-    },
-    required: FACTS_REQUIRED,
-    additionalProperties: false,
-  },
+  output: FACTS_SCHEMA,
 
   async run(args, ctx) {
     const proc = background.get(args.id);

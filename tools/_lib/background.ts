@@ -29,6 +29,12 @@ export const FACTS_PROPERTIES = {
   signal: { type: ["string", "null"] },
 } as const;
 export const FACTS_REQUIRED = ["id", "pid", "status", "exitCode", "signal"] as const;
+export const FACTS_SCHEMA = {
+  type: "object",
+  properties: FACTS_PROPERTIES,
+  required: FACTS_REQUIRED,
+  additionalProperties: false,
+} as const;
 
 /** The `id` input every tool but bash_background takes. */
 export const ID_PROPERTY = {
