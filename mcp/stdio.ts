@@ -25,7 +25,7 @@ const HOLD_AT_BACKLOG = 1 << 20;
  * Stop reading altogether once this many requests are held, so the pipe pushes back on the
  * client. Below it, reading goes on: cancellations and end of input are still seen.
  */
-const MAX_HELD_REQUESTS = 10_000;
+const MAX_HELD_REQUESTS = 1000;
 
 export class StdoutWriter {
   #queue: string[] = [];
