@@ -8,15 +8,23 @@ import { test } from "node:test";
 import { processesWith, waitUntil } from "../helpers/processes.ts";
 import { modern, PRODUCT_BINARY, RawClient, TEST_BINARY } from "../helpers/raw_client.ts";
 
-/** Starts the product binary running a long command that also leaves a background process. */
+/**
+ * Starts the product binary running a long bash command that leaves a background process of its
+ * own, and a bash_background process with a grandchild.
+ */
 async function busyServer(marker: string) {
   const c = new RawClient(PRODUCT_BINARY);
   await c.request("ping"); // running, with its signal handlers installed
   // Distinct sleep durations make our processes easy to find in the process table.
+  const background = `sleep ${marker}3 & sleep ${marker}4`;
+  await c.request(
+    "tools/call",
+    modern({ name: "bash_background", arguments: { command: background, grace_ms: 0 } }),
+  );
   const command = `sleep ${marker}1 & sleep ${marker}2`;
   const id = c.start("tools/call", modern({ name: "bash", arguments: { command } }));
-  const started = await waitUntil(() => processesWith(`sleep ${marker}`).length >= 2, 5000);
-  assert.ok(started, "both sleeps are running");
+  const started = await waitUntil(() => processesWith(`sleep ${marker}`).length >= 4, 5000);
+  assert.ok(started, "all four sleeps are running");
   return { c, id };
 }
 
@@ -60,9 +68,13 @@ test("end of input right after a quick request: the reply is written before exit
   assert.match(JSON.stringify(reply?.result), /piped\\n/);
 });
 
-test("a client that stops reading stdout: the server notices on its next write and exits", async () => {
+test("a client that stops reading stdout: the server notices on its next write, exits, and leaves nothing", async () => {
+  const marker = String(80000 + Math.floor(Math.random() * 9999));
   const c = new RawClient(PRODUCT_BINARY);
-  await c.request("ping");
+  await c.request(
+    "tools/call",
+    modern({ name: "bash_background", arguments: { command: `sleep ${marker}`, grace_ms: 0 } }),
+  );
   c.child.stdout!.destroy();
   c.start("tools/call", modern({ name: "bash", arguments: { command: "echo into the void" } }));
   const status = await Promise.race([
@@ -71,6 +83,7 @@ test("a client that stops reading stdout: the server notices on its next write a
   ]);
   assert.ok(status, "exited after its reader went away");
   assert.equal(status.code, 0);
+  assert.ok(await waitUntil(() => processesWith(`sleep ${marker}`).length === 0, 1000));
 });
 
 test("nothing but JSON-RPC reaches stdout, even when tools and the server log a lot", async () => {
