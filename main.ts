@@ -2,6 +2,8 @@
  * toolhost: an MCP server over stdio. This file is the command line: flags, wiring, signals and
  * the orderly exit. It is the only place that calls process.exit.
  */
+import { statSync } from "node:fs";
+import { resolve } from "node:path";
 import process from "node:process";
 import { parseArgs } from "node:util";
 import pkg from "./package.json" with { type: "json" };
@@ -30,6 +32,8 @@ client's .mcp.json. Messages are JSON-RPC 2.0, one per line, on stdin and stdout
 stderr. Speaks MCP ${SUPPORTED_VERSIONS.join(", ")}.
 
 Options:
+  --root DIR          let tools work in DIR (repeatable); without it, the client's roots when it
+                      offers them, else the directory toolhost was started in
   --max-line-mb N     refuse messages over N MB (default 64; counted in characters,
                       one per byte for JSON's mostly ASCII text)
   --log-level LEVEL   stderr verbosity: ${LOG_LEVELS.join(", ")} (default info)
@@ -60,6 +64,7 @@ function parseFlags(argv: string[]) {
         "list-tools": { type: "boolean" },
         "max-line-mb": { type: "string" },
         "log-level": { type: "string" },
+        "root": { type: "string", multiple: true },
       },
     }).values;
   } catch (error) {
@@ -94,6 +99,13 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
     usageError(`--log-level must be one of ${LOG_LEVELS.join(", ")}, got ${logLevel}`);
   }
 
+  const roots = (flags.root ?? []).map((dir) => resolve(dir));
+  for (const dir of roots) {
+    if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory()) {
+      usageError(`--root ${dir} is not an existing directory`);
+    }
+  }
+
   const tools = [...toolModules.flat(), ...(options.extraTools ?? [])];
   if (flags["list-tools"]) {
     const width = Math.max(...tools.map((t) => t.name.length));
@@ -112,6 +124,7 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
     tools,
     logger,
     send: (message) => writer.send(message),
+    roots: { fixed: roots, fallback: [process.cwd()] },
   });
 
   let stopping = false;

@@ -7,9 +7,12 @@ import { atLeast, describeLogData, type Logger, type LogLevel } from "./log.ts";
 import type { Scope } from "./eras.ts";
 import type { ToolContext } from "./tool.ts";
 
-export interface CallOutput {
+/** What a call needs from the server around it. */
+export interface CallEnvironment {
   logger: Logger;
   send(message: JsonRpcNotification): unknown;
+  /** The directories the user allows, for a request of this scope. */
+  roots(scope: Scope): Promise<string[]>;
 }
 
 export type AbortReason = "cancelled" | "shutdown";
@@ -23,14 +26,14 @@ export class Call {
   #lastProgress = -Infinity;
   // Made on first use: most calls never look at their signal, and each controller costs memory.
   #controller?: AbortController;
-  readonly #out: CallOutput;
+  readonly #out: CallEnvironment;
 
   constructor(
     readonly id: RequestId,
     readonly method: string,
     readonly scope: Scope,
     readonly progressToken: string | number | undefined,
-    out: CallOutput,
+    out: CallEnvironment,
   ) {
     this.label = method;
     this.#out = out;
@@ -72,6 +75,10 @@ export class Call {
     if (total !== undefined) params.total = total;
     if (message !== undefined) params.message = message;
     this.#out.send({ jsonrpc: "2.0", method: "notifications/progress", params });
+  }
+
+  roots(): Promise<string[]> {
+    return this.#out.roots(this.scope);
   }
 
   log(level: LogLevel, data: unknown): void {
@@ -119,5 +126,9 @@ class ToolCallContext implements ToolContext {
 
   log(level: LogLevel, data: unknown): void {
     this.#call.log(level, data);
+  }
+
+  roots(): Promise<string[]> {
+    return this.#call.roots();
   }
 }

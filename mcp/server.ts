@@ -3,7 +3,8 @@
  * It reads decoded lines and hands every outgoing message to `send`; it knows no transport and
  * no particular tool.
  */
-import { Call } from "./call.ts";
+import { fileURLToPath } from "node:url";
+import { Call, type CallEnvironment } from "./call.ts";
 import { ToolCatalog } from "./catalog.ts";
 import { type LegacySession, LOG_LEVEL_LIST, modernScope, type Scope } from "./eras.ts";
 import {
@@ -57,7 +58,15 @@ export interface ServerOptions {
   send(message: JsonRpcMessage | JsonRpcResponse[]): boolean;
   /** Tools per `tools/list` page. */
   pageSize?: number;
+  /**
+   * Where tools may work: `fixed` (from the command line) wins; otherwise the client's roots
+   * when a legacy client offers them; otherwise `fallback` (the working directory).
+   */
+  roots: { fixed: string[]; fallback: string[] };
 }
+
+/** How long the client gets to answer a request of ours (roots/list). */
+const CLIENT_REQUEST_TIMEOUT_MS = 10_000;
 
 /** How long clients may cache list and discovery results (modern era). */
 const CACHE_TTL_MS = 300_000;
@@ -85,10 +94,21 @@ export class McpServer {
   /** Shared by every modern result that has no `_meta` of its own; never modified. */
   readonly #serverMeta: Record<string, unknown>;
   #closing = false;
+  /** Requests we sent to the client, by id, waiting for its response. */
+  readonly #asked = new Map<string, (response: JsonRpcResponse) => void>();
+  #nextAskId = 1;
+  /** The legacy client's roots, fetched when it offers them and refetched when they change. */
+  #clientRoots: Promise<string[]> | null = null;
+  readonly #environment: CallEnvironment;
 
   constructor(options: ServerOptions) {
     this.#options = options;
     this.#serverMeta = Object.freeze({ [META_SERVER_INFO]: options.info });
+    this.#environment = {
+      logger: options.logger,
+      send: options.send,
+      roots: (scope) => this.#roots(scope),
+    };
     this.#catalog = new ToolCatalog(options.tools, options.logger, {
       pageSize: options.pageSize ?? 100,
       cacheTtlMs: CACHE_TTL_MS,
@@ -175,14 +195,21 @@ export class McpServer {
       case "notification":
         this.#handleNotification(decoded.message);
         return;
-      case "response":
-        this.#options.logger.log(
-          "debug",
-          `ignored a response (id ${
-            JSON.stringify(decoded.message.id)
-          }): no request of ours is waiting`,
-        );
+      case "response": {
+        const waiting = this.#asked.get(String(decoded.message.id));
+        if (waiting) {
+          this.#asked.delete(String(decoded.message.id));
+          waiting(decoded.message);
+        } else {
+          this.#options.logger.log(
+            "debug",
+            `ignored a response (id ${
+              JSON.stringify(decoded.message.id)
+            }): no request of ours is waiting`,
+          );
+        }
         return;
+      }
       case "request":
         this.#answerLater(this.#handleRequest(decoded.message), (reply) => {
           if (reply) this.#reply(reply);
@@ -289,7 +316,9 @@ export class McpServer {
       );
       return;
     }
-    // notifications/initialized needs no action: nothing here waits for it.
+    if (message.method === "notifications/roots/list_changed") {
+      this.#clientRoots = null; // fetched again when a tool next asks
+    }
     this.#options.logger.log("debug", `notification ${message.method}`);
   }
 
@@ -319,7 +348,7 @@ export class McpServer {
         method,
         scope,
         typeof token === "string" || typeof token === "number" ? token : undefined,
-        this.#options,
+        this.#environment,
       );
       this.#calls.set(key, call);
       const result = await run(params, call);
@@ -412,6 +441,7 @@ export class McpServer {
       clientCapabilities: isPlainObject(params.capabilities) ? params.capabilities : {},
       logLevel: null,
     };
+    this.#clientRoots = null;
     const result: Record<string, unknown> = {
       protocolVersion: version,
       capabilities: { tools: { listChanged: false }, logging: {} },
@@ -429,6 +459,42 @@ export class McpServer {
     return Promise.resolve({});
   }
 
+  /** Sends a request to the client (legacy era only) and waits for its result. */
+  #ask(method: string, params: Params): Promise<Record<string, unknown>> {
+    const id = `toolhost-${this.#nextAskId++}`;
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.#asked.delete(id);
+        reject(
+          new Error(`the client did not answer ${method} within ${CLIENT_REQUEST_TIMEOUT_MS} ms`),
+        );
+      }, CLIENT_REQUEST_TIMEOUT_MS);
+      this.#asked.set(id, (response) => {
+        clearTimeout(timer);
+        if ("error" in response) reject(new Error(`${method} failed: ${response.error.message}`));
+        else resolve(response.result);
+      });
+      this.#options.send({ jsonrpc: "2.0", id, method, params });
+    });
+  }
+
+  #roots(scope: Scope): Promise<string[]> {
+    const { fixed, fallback } = this.#options.roots;
+    if (fixed.length > 0) return Promise.resolve(fixed);
+    if (scope.era === "legacy" && this.#session?.clientCapabilities.roots) {
+      this.#clientRoots ??= this.#ask("roots/list", {}).then(
+        (result) => rootPaths(result, this.#options.logger),
+        (error) => {
+          this.#options.logger.log("warning", `could not get the client's roots: ${error.message}`);
+          this.#clientRoots = null; // try again next time
+          return [];
+        },
+      );
+      return this.#clientRoots.then((roots) => (roots.length > 0 ? roots : fallback));
+    }
+    return Promise.resolve(fallback);
+  }
+
   #discover(): Record<string, unknown> {
     const result: Record<string, unknown> = {
       supportedVersions: SUPPORTED_VERSIONS,
@@ -439,4 +505,23 @@ export class McpServer {
     if (this.#options.instructions) result.instructions = this.#options.instructions;
     return result;
   }
+}
+
+/** The local directories in a roots/list result; other kinds of URI are skipped with a warning. */
+function rootPaths(result: Record<string, unknown>, logger: Logger): string[] {
+  const roots = Array.isArray(result.roots) ? result.roots : [];
+  const paths: string[] = [];
+  for (const root of roots) {
+    const uri = isPlainObject(root) ? root.uri : undefined;
+    try {
+      if (typeof uri === "string" && uri.startsWith("file:")) {
+        paths.push(fileURLToPath(uri));
+        continue;
+      }
+    } catch {
+      // not a usable file URI: reported below
+    }
+    logger.log("warning", `ignored a root that is not a local directory: ${JSON.stringify(root)}`);
+  }
+  return paths;
 }

@@ -33,6 +33,11 @@ export interface ToolContext {
   progress(done: number, total?: number, message?: string): void;
   /** Logs to stderr and, when the client asked for this level, to the client. */
   log(level: LogLevel, data: unknown): void;
+  /**
+   * The directories the user allows tools to work in, as absolute paths: the server's --root
+   * flags, else the client's roots (legacy clients that offer them), else the working directory.
+   */
+  roots(): Promise<string[]>;
 }
 
 /** Everything a handler may return: text, content blocks, or the full form. */

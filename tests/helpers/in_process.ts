@@ -1,4 +1,5 @@
 /** An McpServer in this process, with every message it sends recorded: for dispatch tests. */
+import process from "node:process";
 import type { Logger, LogLevel } from "../../mcp/log.ts";
 import { McpServer } from "../../mcp/server.ts";
 import type { Tool } from "../../mcp/tool.ts";
@@ -16,7 +17,11 @@ export interface Harness {
   notifications(method: string): Message[];
 }
 
-export function harness(tools: Tool[], pageSize?: number): Harness {
+export function harness(
+  tools: Tool[],
+  pageSize?: number,
+  roots = { fixed: [] as string[], fallback: [process.cwd()] },
+): Harness {
   const sent: (Message | Message[])[] = [];
   const logs: { level: LogLevel; message: string }[] = [];
   const logger: Logger = { log: (level, message) => logs.push({ level, message }) };
@@ -38,6 +43,7 @@ export function harness(tools: Tool[], pageSize?: number): Harness {
       return true;
     },
     pageSize,
+    roots,
   });
   const line = (value: unknown) =>
     server.handleLine(typeof value === "string" ? value : JSON.stringify(value));
