@@ -134,12 +134,12 @@ function expectedType(schema: unknown): string {
 const MAX_PROBLEMS = 20;
 
 const SIZES: Record<string, [string, string]> = {
-  minLength: ["at least", "characters long"],
-  maxLength: ["at most", "characters long"],
-  minItems: ["at least", "items"],
-  maxItems: ["at most", "items"],
-  minProperties: ["at least", "fields"],
-  maxProperties: ["at most", "fields"],
+  minLength: ["be at least", "characters long"],
+  maxLength: ["be at most", "characters long"],
+  minItems: ["have at least", "item(s)"],
+  maxItems: ["have at most", "item(s)"],
+  minProperties: ["have at least", "field(s)"],
+  maxProperties: ["have at most", "field(s)"],
 };
 
 function describeError(error: ErrorObject): string {
@@ -197,7 +197,7 @@ function describeError(error: ErrorObject): string {
   }
   if (error.keyword in SIZES) {
     const [bound, unit] = SIZES[error.keyword];
-    return `${at} must be ${bound} ${params.limit} ${unit}, got ${got()}`;
+    return `${at} must ${bound} ${params.limit} ${unit}, got ${got()}`;
   }
   return `${at} ${error.message ?? "is invalid"}`;
 }

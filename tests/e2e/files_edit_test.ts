@@ -1,0 +1,220 @@
+/** edit_file through the compiled binary, in a temporary root. */
+import assert from "node:assert/strict";
+import {
+  chmodSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, test } from "node:test";
+import { modern, PRODUCT_BINARY, RawClient } from "../helpers/raw_client.ts";
+
+let client: RawClient | undefined;
+afterEach(async () => {
+  await client?.close();
+  assert.deepEqual(client?.strayLines ?? [], []);
+  client = undefined;
+});
+
+function setup() {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), "toolhost-edit-")));
+  client = new RawClient(PRODUCT_BINARY, ["--root", root]);
+  return { root, c: client };
+}
+
+async function edit(c: RawClient, args: Record<string, unknown>) {
+  const reply = await c.request("tools/call", modern({ name: "edit_file", arguments: args }));
+  const result = reply.result as {
+    content: { text: string }[];
+    isError?: boolean;
+    structuredContent?: Record<string, unknown>;
+  };
+  return {
+    text: result.content[0].text,
+    isError: result.isError === true,
+    data: result.structuredContent,
+  };
+}
+
+test("an edit replaces exactly one occurrence and shows a unified diff", async () => {
+  const { root, c } = setup();
+  writeFileSync(join(root, "a.ts"), "const a = 1;\nconst b = 2;\nconst c = 3;\n");
+  const result = await edit(c, {
+    path: "a.ts",
+    edits: [{ old_string: "const b = 2;", new_string: "const b = 20;" }],
+  });
+  assert.equal(result.isError, false, result.text);
+  assert.equal(
+    readFileSync(join(root, "a.ts"), "utf8"),
+    "const a = 1;\nconst b = 20;\nconst c = 3;\n",
+  );
+  assert.match(
+    result.text,
+    /^Edited a\.ts: 1 replacement\n\n--- a\/a\.ts\n\+\+\+ b\/a\.ts\n@@ -1,3 \+1,3 @@\n const a = 1;\n-const b = 2;\n\+const b = 20;\n const c = 3;/,
+  );
+  assert.deepEqual(result.data, { path: "a.ts", replacements: 1, written: true });
+});
+
+test("several edits apply in order; replace_all replaces every occurrence", async () => {
+  const { root, c } = setup();
+  writeFileSync(join(root, "b.txt"), "x = old\ny = old\nz = keep\n");
+  const result = await edit(c, {
+    path: "b.txt",
+    edits: [
+      { old_string: "old", new_string: "new", replace_all: true },
+      { old_string: "z = keep", new_string: "z = new" },
+    ],
+  });
+  assert.equal(result.isError, false, result.text);
+  assert.equal(readFileSync(join(root, "b.txt"), "utf8"), "x = new\ny = new\nz = new\n");
+  assert.equal(result.data?.replacements, 3);
+});
+
+test("an ambiguous edit is refused with every line it matches; nothing is written", async () => {
+  const { root, c } = setup();
+  const original = "if (x) {\n  return;\n}\nif (y) {\n  return;\n}\n";
+  writeFileSync(join(root, "c.js"), original);
+  const result = await edit(c, {
+    path: "c.js",
+    edits: [{ old_string: "  return;", new_string: "  return 1;" }],
+  });
+  assert.equal(result.isError, true);
+  assert.match(result.text, /old_string appears 2 times \(at lines 2, 5\)/);
+  assert.equal(readFileSync(join(root, "c.js"), "utf8"), original);
+});
+
+test("all or nothing: when a later edit fails, the earlier ones are not written either", async () => {
+  const { root, c } = setup();
+  writeFileSync(join(root, "d.txt"), "alpha\nbeta\n");
+  const result = await edit(c, {
+    path: "d.txt",
+    edits: [{ old_string: "alpha", new_string: "ALPHA" }, {
+      old_string: "gamma",
+      new_string: "GAMMA",
+    }],
+  });
+  assert.equal(result.isError, true);
+  assert.match(
+    result.text,
+    /^edit 2 of 2 failed, so no edit was applied to d\.txt: old_string was not found/,
+  );
+  assert.equal(readFileSync(join(root, "d.txt"), "utf8"), "alpha\nbeta\n");
+});
+
+test("a missing old_string points at the closest lines", async () => {
+  const { root, c } = setup();
+  writeFileSync(join(root, "e.py"), "def total(price, quantity):\n    return price * quantity\n");
+  const result = await edit(c, {
+    path: "e.py",
+    edits: [{ old_string: "def totl(price, quantity):", new_string: "x" }],
+  });
+  assert.equal(result.isError, true);
+  assert.match(
+    result.text,
+    /closest places in the file are:\n     1\tdef total\(price, quantity\):/,
+  );
+});
+
+test("CRLF files stay CRLF, with or without \\r in the edit; a BOM stays", async () => {
+  const { root, c } = setup();
+  const path = join(root, "win.txt");
+  writeFileSync(path, "\uFEFFline one\r\nline two\r\nline three\r\n");
+  const first = await edit(c, {
+    path: "win.txt",
+    edits: [{ old_string: "line one\nline two", new_string: "line 1\nline 2" }],
+  });
+  assert.equal(first.isError, false, first.text);
+  const second = await edit(c, {
+    path: "win.txt",
+    edits: [{ old_string: "line three\r\n", new_string: "line 3\r\nline 4\r\n" }],
+  });
+  assert.equal(second.isError, false, second.text);
+  assert.equal(readFileSync(path, "utf8"), "\uFEFFline 1\r\nline 2\r\nline 3\r\nline 4\r\n");
+});
+
+test("UTF-16 files keep their encoding and BOM", async () => {
+  const { root, c } = setup();
+  const path = join(root, "wide.txt");
+  writeFileSync(
+    path,
+    Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from("héllo wörld\n", "utf16le")]),
+  );
+  const result = await edit(c, {
+    path: "wide.txt",
+    edits: [{ old_string: "wörld", new_string: "wêreld" }],
+  });
+  assert.equal(result.isError, false, result.text);
+  const bytes = readFileSync(path);
+  assert.deepEqual([...bytes.subarray(0, 2)], [0xff, 0xfe]);
+  assert.equal(bytes.subarray(2).toString("utf16le"), "héllo wêreld\n");
+});
+
+test("$ patterns in new_string are literal", async () => {
+  const { root, c } = setup();
+  writeFileSync(join(root, "f.sh"), "echo NAME\n");
+  await edit(c, { path: "f.sh", edits: [{ old_string: "NAME", new_string: "$1 $& $$ $`" }] });
+  assert.equal(readFileSync(join(root, "f.sh"), "utf8"), "echo $1 $& $$ $`\n");
+});
+
+test("dry_run shows the diff and writes nothing; the file's mode is kept on a real edit", async () => {
+  const { root, c } = setup();
+  const path = join(root, "run.sh");
+  writeFileSync(path, "#!/bin/sh\necho one\n");
+  chmodSync(path, 0o751);
+  const dry = await edit(c, {
+    path: "run.sh",
+    dry_run: true,
+    edits: [{ old_string: "one", new_string: "two" }],
+  });
+  assert.match(dry.text, /^Would edit run\.sh: 1 replacement \(dry run: nothing written\)/);
+  assert.match(dry.text, /\+echo two/);
+  assert.equal(readFileSync(path, "utf8"), "#!/bin/sh\necho one\n");
+  await edit(c, { path: "run.sh", edits: [{ old_string: "one", new_string: "two" }] });
+  assert.equal(readFileSync(path, "utf8"), "#!/bin/sh\necho two\n");
+  assert.equal(statSync(path).mode & 0o777, 0o751);
+});
+
+test("edits through a symlink change the target and keep the link", async () => {
+  const { root, c } = setup();
+  writeFileSync(join(root, "real.txt"), "v1\n");
+  symlinkSync(join(root, "real.txt"), join(root, "link.txt"));
+  await edit(c, { path: "link.txt", edits: [{ old_string: "v1", new_string: "v2" }] });
+  assert.equal(readFileSync(join(root, "real.txt"), "utf8"), "v2\n");
+  assert.ok(realpathSync(join(root, "link.txt")).endsWith("real.txt"));
+});
+
+test("refused: paths outside the root, missing files, binary files, invalid UTF-8, a no-op", async () => {
+  const { root, c } = setup();
+  symlinkSync("/etc", join(root, "etc"));
+  writeFileSync(join(root, "bin"), Buffer.from([0, 1, 2, 3, 0x41]));
+  writeFileSync(join(root, "latin1.txt"), Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]));
+  writeFileSync(join(root, "same.txt"), "same\n");
+  const cases: [Record<string, unknown>, RegExp][] = [
+    [
+      { path: "etc/hostname", edits: [{ old_string: "a", new_string: "b" }] },
+      /outside the allowed roots/,
+    ],
+    [{ path: "../x", edits: [{ old_string: "a", new_string: "b" }] }, /outside the allowed roots/],
+    [
+      { path: "nope.txt", edits: [{ old_string: "a", new_string: "b" }] },
+      /does not exist; create it with write_file/,
+    ],
+    [{ path: "bin", edits: [{ old_string: "A", new_string: "B" }] }, /binary file/],
+    [{ path: "latin1.txt", edits: [{ old_string: "caf", new_string: "CAF" }] }, /not valid utf-8/],
+    [
+      { path: "same.txt", edits: [{ old_string: "same", new_string: "same" }] },
+      /old_string and new_string are the same/,
+    ],
+    [{ path: "same.txt", edits: [] }, /edits must have at least 1 item\(s\), got an array of 0 items/],
+  ];
+  for (const [args, expected] of cases) {
+    const result = await edit(c, args);
+    assert.equal(result.isError, true, JSON.stringify(args));
+    assert.match(result.text, expected);
+  }
+});
