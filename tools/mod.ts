@@ -6,6 +6,7 @@ import tool_bash_input from "./bash_input.ts";
 import tool_bash_kill from "./bash_kill.ts";
 import tool_bash_list from "./bash_list.ts";
 import tool_bash_output from "./bash_output.ts";
+import tool_edit_file from "./edit_file.ts";
 import tool_list_roots from "./list_roots.ts";
 
 /** Each module's default export: one tool, or a tight family of tools. */
@@ -16,5 +17,6 @@ export const toolModules: (Tool | Tool[])[] = [
   tool_bash_kill,
   tool_bash_list,
   tool_bash_output,
+  tool_edit_file,
   tool_list_roots,
 ];
