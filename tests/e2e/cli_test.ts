@@ -32,7 +32,16 @@ test("--list-tools lists bash", () => {
 });
 
 test("an unknown flag or a bad value is an error on stderr with exit 2 and nothing on stdout", () => {
-  for (const args of [["--bogus"], ["--max-line-mb", "zero"], ["--log-level", "loud"], ["extra"]]) {
+  for (
+    const args of [
+      ["--bogus"],
+      ["--max-line-mb", "zero"],
+      ["--max-line-mb", "Infinity"],
+      ["--log-level", "loud"],
+      ["--root", "/no/such/dir"],
+      ["extra"],
+    ]
+  ) {
     const out = run(...args);
     assert.equal(out.status, 2, args.join(" "));
     assert.equal(out.stdout, "");

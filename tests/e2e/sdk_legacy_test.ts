@@ -9,7 +9,15 @@ import { Client } from "@modelcontextprotocol/sdk/client";
 // @ts-types="@modelcontextprotocol/sdk/client/stdio"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
-import { LoggingMessageNotificationSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
+import {
+  ListRootsRequestSchema,
+  LoggingMessageNotificationSchema,
+  McpError,
+} from "@modelcontextprotocol/sdk/types.js";
+import { mkdtempSync, realpathSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { binary, PRODUCT_BINARY, ROOT, TEST_BINARY } from "../helpers/raw_client.ts";
 
 async function connect(path: string) {
@@ -125,6 +133,35 @@ test("the SDK client receives a 1 MB reply whole through the pipe", async () => 
     const text = (result.content as { text: string }[])[0].text;
     assert.equal(text.length, 1_000_000);
     assert.ok(text.startsWith("0123456789abcdefghijklmnopqrstuvwxyz\u00e9\u4e2d0123"));
+  } finally {
+    await client.close();
+  }
+});
+
+test("the SDK client's roots become the sandbox, and a roots change is picked up", async () => {
+  const [first, second] = [1, 2].map(() =>
+    realpathSync(mkdtempSync(join(tmpdir(), "toolhost-sdk-root-")))
+  );
+  let offered = [first];
+  const client = new Client(
+    { name: "sdk-e2e", version: "1.0.0" },
+    { capabilities: { roots: { listChanged: true } } },
+  );
+  client.setRequestHandler(ListRootsRequestSchema, () => ({
+    roots: offered.map((dir) => ({ uri: pathToFileURL(dir).href, name: "test root" })),
+  }));
+  await client.connect(
+    new StdioClientTransport({ command: binary(PRODUCT_BINARY), cwd: ROOT, stderr: "pipe" }),
+  );
+  try {
+    const roots = async () =>
+      ((await client.callTool({ name: "list_roots", arguments: {} })).structuredContent as {
+        roots: string[];
+      }).roots;
+    assert.deepEqual(await roots(), [first]);
+    offered = [second, first];
+    await client.sendRootsListChanged();
+    assert.deepEqual(await roots(), [second, first]);
   } finally {
     await client.close();
   }
