@@ -21,7 +21,7 @@ test("a near miss on whitespace names the lines and shows them exactly", () => {
   const text = "function f() {\n\treturn 1;\n}\n";
   const why = explainMissing(text, "function f() {\n    return 1;\n}");
   assert.match(why, /matches lines 1-3 except for whitespace/);
-  assert.match(why, /     2\t\treturn 1;/);
+  assert.match(why, / {5}2\t\treturn 1;/);
 });
 
 test("otherwise the most similar lines are offered with their numbers", () => {

@@ -33,16 +33,23 @@ async function refused(sandbox: Sandbox, path: string) {
 test("paths inside the root resolve, relative ones from the first root", async () => {
   const { app, sandbox } = scratch();
   const box = await sandbox();
-  assert.deepEqual(await box.resolve("src/a.ts"), { real: join(app, "src", "a.ts"), exists: true });
-  assert.deepEqual(await box.resolve(join(app, "src")), { real: join(app, "src"), exists: true });
-  assert.deepEqual(await box.resolve("."), { real: app, exists: true });
-  assert.deepEqual(await box.resolve("new/dir/file.txt"), {
+  const real = async (path: string) => {
+    const { real, exists } = await box.resolve(path);
+    return { real, exists };
+  };
+  assert.deepEqual(await real("src/a.ts"), { real: join(app, "src", "a.ts"), exists: true });
+  assert.deepEqual(await real(join(app, "src")), { real: join(app, "src"), exists: true });
+  assert.deepEqual(await real("."), { real: app, exists: true });
+  assert.deepEqual(await real("new/dir/file.txt"), {
     real: join(app, "new", "dir", "file.txt"),
     exists: false,
   });
-  assert.deepEqual(await box.resolve("src-link/a.ts"), {
-    real: join(app, "src", "a.ts"),
-    exists: true,
+  assert.deepEqual(await real("src-link/a.ts"), { real: join(app, "src", "a.ts"), exists: true });
+  assert.equal((await box.resolve("src-link/a.ts")).absolute, join(app, "src-link", "a.ts"));
+  // Through a file as if it were a directory: it does not exist, and it is inside.
+  assert.deepEqual(await real("src/a.ts/sub/x"), {
+    real: join(app, "src", "a.ts", "sub", "x"),
+    exists: false,
   });
 });
 

@@ -116,7 +116,7 @@ test("a missing old_string points at the closest lines", async () => {
   assert.equal(result.isError, true);
   assert.match(
     result.text,
-    /closest places in the file are:\n     1\tdef total\(price, quantity\):/,
+    /closest places in the file are:\n {5}1\tdef total\(price, quantity\):/,
   );
 });
 
@@ -210,7 +210,10 @@ test("refused: paths outside the root, missing files, binary files, invalid UTF-
       { path: "same.txt", edits: [{ old_string: "same", new_string: "same" }] },
       /old_string and new_string are the same/,
     ],
-    [{ path: "same.txt", edits: [] }, /edits must have at least 1 item\(s\), got an array of 0 items/],
+    [
+      { path: "same.txt", edits: [] },
+      /edits must have at least 1 item\(s\), got an array of 0 items/,
+    ],
   ];
   for (const [args, expected] of cases) {
     const result = await edit(c, args);

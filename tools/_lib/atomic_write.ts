@@ -28,4 +28,19 @@ export async function writeFileAtomic(path: string, bytes: Uint8Array): Promise<
     await rm(temporary, { force: true });
     throw error;
   }
+  await syncDirectory(dirname(path));
+}
+
+/** Makes a rename durable: the directory entry reaches the disk too (where the OS allows it). */
+async function syncDirectory(directory: string): Promise<void> {
+  try {
+    const handle = await open(directory, "r");
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    // Some systems cannot fsync a directory; the rename itself is still atomic.
+  }
 }

@@ -9,6 +9,8 @@ import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "nod
 import { type ToolContext, ToolError } from "../../mcp/tool.ts";
 
 export interface ResolvedPath {
+  /** The path as asked for, made absolute (`~` expanded), symlinks not resolved. */
+  absolute: string;
   /** The real path: symlinks resolved (for a missing path, those of its deepest existing parent). */
   real: string;
   /** Whether something exists there. */
@@ -62,7 +64,7 @@ export class Sandbox {
     try {
       real = await realpath(absolute);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "ENOENT") {
+      if (!isMissing(error)) {
         throw new ToolError(`cannot resolve ${JSON.stringify(path)}: ${(error as Error).message}`);
       }
       exists = false;
@@ -76,7 +78,7 @@ export class Sandbox {
         }. Use a path inside them.`,
       );
     }
-    return { real, exists };
+    return { absolute, real, exists };
   }
 
   /** A path that does not exist: the real path of its deepest existing parent, plus the rest. */
@@ -87,8 +89,7 @@ export class Sandbox {
       try {
         return join(await realpath(parent), ...rest);
       } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code;
-        if (code !== "ENOENT" || parent === dirname(parent)) {
+        if (!isMissing(error) || parent === dirname(parent)) {
           throw new ToolError(`cannot resolve ${absolute}: ${(error as Error).message}`);
         }
         rest.unshift(basename(parent));
@@ -102,4 +103,10 @@ export class Sandbox {
     const inside = relative(this.base, real);
     return inside === "" ? "." : inside.startsWith("..") || isAbsolute(inside) ? real : inside;
   }
+}
+
+/** Missing, or a file where a directory was expected: either way the path does not exist. */
+function isMissing(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code === "ENOENT" || code === "ENOTDIR";
 }

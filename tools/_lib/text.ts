@@ -44,7 +44,8 @@ export function imageType(head: Uint8Array): string | undefined {
   return SIGNATURES.find(([signature, , mime]) => mime && startsWith(head, signature))?.[2];
 }
 
-function bomOf(head: Uint8Array): { encoding: Encoding; length: number } | undefined {
+/** The encoding a byte order mark announces, and its length. */
+export function bomOf(head: Uint8Array): { encoding: Encoding; length: number } | undefined {
   if (startsWith(head, [0xef, 0xbb, 0xbf])) return { encoding: "utf-8", length: 3 };
   if (startsWith(head, [0xff, 0xfe])) return { encoding: "utf-16le", length: 2 };
   if (startsWith(head, [0xfe, 0xff])) return { encoding: "utf-16be", length: 2 };
