@@ -1,0 +1,44 @@
+/**
+ * A move between filesystems, where rename() fails with EXDEV: copy to a temporary name beside
+ * the destination, rename that into place (same filesystem, so atomic), then remove the source.
+ */
+import { randomBytes } from "node:crypto";
+import { cp, rename, rm } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
+import { ToolError } from "../../mcp/tool.ts";
+
+export async function moveAcrossDevices(
+  source: string,
+  destination: string,
+  sourceShown: string,
+  destinationShown: string,
+): Promise<void> {
+  const temporary = join(
+    dirname(destination),
+    `.${basename(destination)}.toolhost-${randomBytes(4).toString("hex")}.tmp`,
+  );
+  try {
+    await cp(source, temporary, {
+      recursive: true,
+      preserveTimestamps: true,
+      verbatimSymlinks: true,
+    });
+    await rename(temporary, destination);
+  } catch (error) {
+    await rm(temporary, { recursive: true, force: true });
+    throw new ToolError(
+      `could not copy ${sourceShown} to ${destinationShown} across filesystems: ${
+        (error as Error).message
+      }. Nothing was moved.`,
+    );
+  }
+  try {
+    await rm(source, { recursive: true });
+  } catch (error) {
+    throw new ToolError(
+      `copied ${sourceShown} to ${destinationShown}, but could not remove the source: ${
+        (error as Error).message
+      }. Both now exist; remove the source yourself once you have checked the copy.`,
+    );
+  }
+}
