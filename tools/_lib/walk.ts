@@ -1,0 +1,118 @@
+/**
+ * Walking a directory tree the way search tools need it: depth first, each directory's entries in
+ * byte order of their names (the order `rg --sort path` uses, so both searches list alike),
+ * ignore rules honoured, and bounded by an entry limit, a deadline and cancellation.
+ * Symbolic links are reported but never followed, so a walk cannot leave the directory it started in.
+ */
+import type { Dirent } from "node:fs";
+import { readdir } from "node:fs/promises";
+import { join } from "node:path";
+import { IgnoreRules } from "./gitignore.ts";
+
+/** Names skipped (files too, like a worktree's .git file) unless ignored files are asked for. */
+export const SKIPPED_NAMES = new Set([".git", "node_modules"]);
+
+export type EntryKind = "file" | "dir" | "symlink" | "other";
+
+export interface WalkEntry {
+  /** Absolute path. */
+  path: string;
+  /** Path from the start, "/"-separated. */
+  rel: string;
+  kind: EntryKind;
+}
+
+export interface WalkOptions {
+  /** Skip ignored entries and SKIPPED_NAMES (true), or walk everything. */
+  respectIgnores: boolean;
+  /** The rules the start's parent directories hold for it (IgnoreRules.above). */
+  rulesAbove?: IgnoreRules;
+  /**
+   * Whether to walk into a directory (its own depth: 1 for the start's entries); default: always.
+   */
+  enter?: (rel: string, depth: number) => boolean;
+  maxEntries: number;
+  /** Date.now() after which the walk stops. */
+  deadline: number;
+  signal?: AbortSignal;
+}
+
+export type StopReason = "entry limit" | "time limit" | "cancelled";
+
+export function kindOf(entry: Dirent): EntryKind {
+  if (entry.isSymbolicLink()) return "symlink";
+  if (entry.isDirectory()) return "dir";
+  return entry.isFile() ? "file" : "other";
+}
+
+const encoder = new TextEncoder();
+
+/** Names in the byte order of their UTF-8 encoding, as ripgrep sorts them. */
+export function byName<T extends { name: string }>(entries: T[]): T[] {
+  const keyed = entries.map((entry) => ({ entry, key: encoder.encode(entry.name) }));
+  keyed.sort((a, b) => compareBytes(a.key, b.key));
+  return keyed.map((k) => k.entry);
+}
+
+function compareBytes(a: Uint8Array, b: Uint8Array): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    if (a[i] !== b[i]) return a[i] - b[i];
+  }
+  return a.length - b.length;
+}
+
+export class Walk {
+  /** Entries looked at so far. */
+  seen = 0;
+  /** Why the walk ended before the whole tree was seen, if it did. */
+  stopped: StopReason | undefined;
+
+  constructor(readonly options: WalkOptions) {}
+
+  /** Every entry under `start` that is not ignored, in order. */
+  async *entries(start: string): AsyncGenerator<WalkEntry> {
+    yield* this.#dir(start, "", 1, this.options.rulesAbove ?? IgnoreRules.none);
+  }
+
+  #mustStop(): boolean {
+    if (this.stopped) return true;
+    const { signal, maxEntries, deadline } = this.options;
+    if (signal?.aborted) this.stopped = "cancelled";
+    else if (this.seen >= maxEntries) this.stopped = "entry limit";
+    else if (Date.now() > deadline) this.stopped = "time limit";
+    return this.stopped !== undefined;
+  }
+
+  async *#dir(
+    dir: string,
+    rel: string,
+    depth: number,
+    parentRules: IgnoreRules,
+  ): AsyncGenerator<WalkEntry> {
+    let listing: Dirent[];
+    try {
+      listing = await readdir(dir, { withFileTypes: true });
+    } catch {
+      return; // unreadable or gone since it was listed: nothing to report under it
+    }
+    const { respectIgnores, enter } = this.options;
+    const rules = respectIgnores
+      ? await parentRules.within(dir, rel, new Set(listing.map((e) => e.name)))
+      : parentRules;
+    for (const entry of byName(listing)) {
+      if (this.#mustStop()) return;
+      this.seen++;
+      const kind = kindOf(entry);
+      const entryRel = rel === "" ? entry.name : `${rel}/${entry.name}`;
+      if (respectIgnores) {
+        if (SKIPPED_NAMES.has(entry.name) || rules.ignores(entryRel, kind === "dir")) continue;
+      }
+      const path = join(dir, entry.name);
+      yield { path, rel: entryRel, kind };
+      if (kind === "dir" && (enter?.(entryRel, depth) ?? true)) {
+        yield* this.#dir(path, entryRel, depth + 1, rules);
+      }
+    }
+  }
+}
