@@ -18,10 +18,11 @@ import { toolModules } from "./tools/mod.ts";
 declare const TOOLHOST_COMMIT: string | undefined;
 const COMMIT = typeof TOOLHOST_COMMIT === "string" ? TOOLHOST_COMMIT : "unknown (run from source)";
 
-const INSTRUCTIONS = "toolhost runs commands on the user's machine. Use `bash` for commands " +
-  "that finish, and `bash_background` for servers, watchers and REPLs (then bash_output, " +
-  "bash_input, bash_kill). Output is capped, so redirect long output to a file and read it in " +
-  "parts. Every result says how it ended (exit code, timeout, cancellation).";
+const INSTRUCTIONS = "toolhost works on the user's machine. Use `bash` for commands that " +
+  "finish and `bash_background` for servers, watchers and REPLs (then bash_output, bash_input, " +
+  "bash_kill). For files prefer read_file, edit_file, write_file, glob, grep and list_dir over " +
+  "shell commands: they stay inside the allowed roots (list_roots), never corrupt a file, and " +
+  "bound their output. Long outputs are capped and say how to get the rest.";
 
 const HELP = `toolhost ${pkg.version}: an MCP server over stdio with a practical toolset.
 

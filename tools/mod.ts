@@ -6,8 +6,16 @@ import tool_bash_input from "./bash_input.ts";
 import tool_bash_kill from "./bash_kill.ts";
 import tool_bash_list from "./bash_list.ts";
 import tool_bash_output from "./bash_output.ts";
+import tool_create_directory from "./create_directory.ts";
 import tool_edit_file from "./edit_file.ts";
+import tool_file_info from "./file_info.ts";
+import tool_glob from "./glob.ts";
+import tool_grep from "./grep.ts";
+import tool_list_dir from "./list_dir.ts";
 import tool_list_roots from "./list_roots.ts";
+import tool_move_file from "./move_file.ts";
+import tool_read_file from "./read_file.ts";
+import tool_write_file from "./write_file.ts";
 
 /** Each module's default export: one tool, or a tight family of tools. */
 export const toolModules: (Tool | Tool[])[] = [
@@ -17,6 +25,14 @@ export const toolModules: (Tool | Tool[])[] = [
   tool_bash_kill,
   tool_bash_list,
   tool_bash_output,
+  tool_create_directory,
   tool_edit_file,
+  tool_file_info,
+  tool_glob,
+  tool_grep,
+  tool_list_dir,
   tool_list_roots,
+  tool_move_file,
+  tool_read_file,
+  tool_write_file,
 ];
