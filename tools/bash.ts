@@ -3,6 +3,7 @@ import { CWD_PROPERTY, workingDirectory } from "./_lib/directory.ts";
 import { HeadTailBuffer } from "./_lib/output_cap.ts";
 import { groupAlive, terminateGroup } from "./_lib/process_groups.ts";
 import { findShell, spawnShell } from "./_lib/shell.ts";
+import { RUNS_COMMANDS } from "./_lib/annotations.ts";
 
 const DEFAULT_TIMEOUT_MS = 120_000;
 const MAX_TIMEOUT_MS = 600_000;
@@ -25,12 +26,7 @@ export default defineTool({
     "Timeout or cancel stops the whole process group (SIGTERM, then SIGKILL after 2 s) and " +
     "keeps the output so far. Start servers, watchers and other long-running commands with " +
     "bash_background instead of waiting on them here.",
-  annotations: {
-    readOnlyHint: false,
-    destructiveHint: true,
-    idempotentHint: false,
-    openWorldHint: true,
-  },
+  annotations: RUNS_COMMANDS,
   input: {
     type: "object",
     properties: {

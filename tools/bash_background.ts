@@ -1,6 +1,7 @@
 import { defineTool } from "../mcp/tool.ts";
 import { background, FACTS_SCHEMA } from "./_lib/background.ts";
 import { CWD_PROPERTY, workingDirectory } from "./_lib/directory.ts";
+import { RUNS_COMMANDS } from "./_lib/annotations.ts";
 
 const GRACE_MS = 500;
 
@@ -14,12 +15,7 @@ export default defineTool({
     "bash_output, type into its stdin with bash_input, see all of them with bash_list, stop it " +
     "with bash_kill. Each keeps the last 10 MB of its output (stdout and stderr interleaved). " +
     "Everything still running is killed when the server exits.",
-  annotations: {
-    readOnlyHint: false,
-    destructiveHint: true,
-    idempotentHint: false,
-    openWorldHint: true,
-  },
+  annotations: RUNS_COMMANDS,
   input: {
     type: "object",
     properties: {

@@ -1,5 +1,6 @@
 import { defineTool, ToolError } from "../mcp/tool.ts";
 import { background, FACTS_PROPERTIES, FACTS_REQUIRED, ID_PROPERTY } from "./_lib/background.ts";
+import { RUNS_COMMANDS } from "./_lib/annotations.ts";
 
 const DEFAULT_WAIT_MS = 500;
 const MAX_CHARS = 30_000;
@@ -12,12 +13,7 @@ export default defineTool({
     "answer a prompt. No newline is added unless `newline` is true. `close_stdin` sends " +
     "end-of-file afterwards. Returns the output not read yet, after waiting up to `wait_ms` " +
     `(default ${DEFAULT_WAIT_MS}) for the process to respond.`,
-  annotations: {
-    readOnlyHint: false,
-    destructiveHint: true,
-    idempotentHint: false,
-    openWorldHint: true,
-  },
+  annotations: RUNS_COMMANDS,
   input: {
     type: "object",
     properties: {

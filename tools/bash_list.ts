@@ -1,5 +1,6 @@
 import { defineTool } from "../mcp/tool.ts";
 import { background } from "./_lib/background.ts";
+import { READ_ONLY } from "./_lib/annotations.ts";
 
 export default defineTool({
   name: "bash_list",
@@ -8,12 +9,7 @@ export default defineTool({
     "Lists every process started with bash_background in this session, running or finished " +
     "(the last 100 finished stay listed): id, name, pid, status and exit code, runtime, bytes " +
     "of output and the command.",
-  annotations: {
-    readOnlyHint: true,
-    destructiveHint: false,
-    idempotentHint: true,
-    openWorldHint: false,
-  },
+  annotations: READ_ONLY,
   input: { type: "object", properties: {}, additionalProperties: false },
   output: {
     type: "object",

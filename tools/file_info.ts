@@ -7,6 +7,7 @@ import { encodingName, sniff } from "./_lib/file_sniff.ts";
 import { LINE_COUNT_BUDGET_BYTES, scanLines } from "./_lib/line_scan.ts";
 import { Sandbox } from "./_lib/sandbox.ts";
 import { bytes, count } from "./_lib/units.ts";
+import { READ_ONLY } from "./_lib/annotations.ts";
 
 const TYPES = ["file", "directory", "symlink", "other"] as const;
 
@@ -47,12 +48,7 @@ export default defineTool({
     `${bytes(LINE_COUNT_BUDGET_BYTES)}; beyond that a lower bound, and said so). For a ` +
     "symlink, size, times and permissions are its target's. Use it to check a file before " +
     "reading or changing it.",
-  annotations: {
-    readOnlyHint: true,
-    destructiveHint: false,
-    idempotentHint: true,
-    openWorldHint: false,
-  },
+  annotations: READ_ONLY,
   input: {
     type: "object",
     properties: {

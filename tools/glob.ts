@@ -5,6 +5,7 @@ import { IgnoreRules } from "./_lib/gitignore.ts";
 import { Sandbox } from "./_lib/sandbox.ts";
 import { count } from "./_lib/units.ts";
 import { Walk } from "./_lib/walk.ts";
+import { READ_ONLY } from "./_lib/annotations.ts";
 
 const MAX_RESULTS = 1_000;
 const OUTPUT_CAP_CHARS = 30_000;
@@ -36,12 +37,7 @@ export default defineTool({
     "and what .gitignore files exclude unless include_ignored is true. At most 1,000 paths " +
     "(and 30,000 characters) with a count of the rest; the walk stops after 200,000 entries " +
     "or 10 s and then says the results are incomplete.",
-  annotations: {
-    readOnlyHint: true,
-    destructiveHint: false,
-    idempotentHint: true,
-    openWorldHint: false,
-  },
+  annotations: READ_ONLY,
   input: {
     type: "object",
     properties: {

@@ -9,6 +9,7 @@ import { findRipgrep, ripgrepSearch } from "./_lib/grep_ripgrep.ts";
 import { type GrepSearch, MAX_FILE_BYTES, nameFilter } from "./_lib/grep_search.ts";
 import { Sandbox } from "./_lib/sandbox.ts";
 import { bytes } from "./_lib/units.ts";
+import { READ_ONLY } from "./_lib/annotations.ts";
 
 const OUTPUT_CAP_CHARS = 30_000;
 const TIME_LIMIT_MS = 30_000;
@@ -48,12 +49,7 @@ export default defineTool({
     "30,000 characters (or head_limit entries) and says how much was left; lines over 500 " +
     "characters are cut around their first match. Uses ripgrep when installed, else its own " +
     "search, with the same results.",
-  annotations: {
-    readOnlyHint: true,
-    destructiveHint: false,
-    idempotentHint: true,
-    openWorldHint: false,
-  },
+  annotations: READ_ONLY,
   input: {
     type: "object",
     properties: {

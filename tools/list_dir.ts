@@ -6,6 +6,7 @@ import { IgnoreRules } from "./_lib/gitignore.ts";
 import { Sandbox } from "./_lib/sandbox.ts";
 import { bytes, count } from "./_lib/units.ts";
 import { byName, type EntryKind, kindOf, SKIPPED_NAMES } from "./_lib/walk.ts";
+import { READ_ONLY } from "./_lib/annotations.ts";
 
 const DEFAULT_DEPTH = 2;
 const MAX_DEPTH = 10;
@@ -153,12 +154,7 @@ export default defineTool({
     "directories are shown but not opened unless include_ignored is true; gitignored files " +
     "are marked. Symbolic links are never followed. At most 100 entries per directory and " +
     "1,000 in all (shallow levels first), with a count of what was left out.",
-  annotations: {
-    readOnlyHint: true,
-    destructiveHint: false,
-    idempotentHint: true,
-    openWorldHint: false,
-  },
+  annotations: READ_ONLY,
   input: {
     type: "object",
     properties: {

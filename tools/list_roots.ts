@@ -1,5 +1,6 @@
 import { defineTool } from "../mcp/tool.ts";
 import { Sandbox } from "./_lib/sandbox.ts";
+import { READ_ONLY } from "./_lib/annotations.ts";
 
 export default defineTool({
   name: "list_roots",
@@ -8,12 +9,7 @@ export default defineTool({
     "Lists the directories the file tools may work in (the sandbox), as real paths with symlinks " +
     "resolved. Relative paths given to the file tools start at the first one. Paths outside " +
     "them are refused.",
-  annotations: {
-    readOnlyHint: true,
-    destructiveHint: false,
-    idempotentHint: true,
-    openWorldHint: false,
-  },
+  annotations: READ_ONLY,
   input: { type: "object", properties: {}, additionalProperties: false },
   output: {
     type: "object",

@@ -6,6 +6,7 @@ import { encodingName, sniff } from "./_lib/file_sniff.ts";
 import { Sandbox } from "./_lib/sandbox.ts";
 import { MAX_LINE_CHARS, type Page, readPage } from "./_lib/text_page.ts";
 import { bytes, count } from "./_lib/units.ts";
+import { READ_ONLY } from "./_lib/annotations.ts";
 
 const DEFAULT_LIMIT = 2_000;
 const DEFAULT_MAX_CHARS = 30_000;
@@ -24,12 +25,7 @@ export default defineTool({
     "without the \\r and reported. PNG, JPEG, GIF and WebP images (up to 5 MB) come back as " +
     "images; other binary files are described, not shown. Use list_dir for directories, and " +
     "file_info for a file's size, times and permissions.",
-  annotations: {
-    readOnlyHint: true,
-    destructiveHint: false,
-    idempotentHint: true,
-    openWorldHint: false,
-  },
+  annotations: READ_ONLY,
   input: {
     type: "object",
     properties: {

@@ -1,0 +1,18 @@
+/** Annotation sets that several tools share, so a tool's hints read as what it is. */
+import type { ToolAnnotations } from "../../mcp/tool.ts";
+
+/** Looks, changes nothing, gives the same answer again: the file and listing tools. */
+export const READ_ONLY: ToolAnnotations = {
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+};
+
+/** Runs whatever a command says, with the user's rights, reaching anything it can. */
+export const RUNS_COMMANDS: ToolAnnotations = {
+  readOnlyHint: false,
+  destructiveHint: true,
+  idempotentHint: false,
+  openWorldHint: true,
+};
