@@ -485,8 +485,13 @@ export class McpServer {
       this.#clientRoots ??= this.#ask("roots/list", {}).then(
         (result) => rootPaths(result, this.#options.logger),
         (error) => {
-          this.#options.logger.log("warning", `could not get the client's roots: ${error.message}`);
-          this.#clientRoots = null; // try again next time
+          // Until the client says its roots changed, do not make every call wait again.
+          this.#options.logger.log(
+            "warning",
+            `could not get the client's roots (${error.message}); using ${
+              fallback.join(", ")
+            } until they change`,
+          );
           return [];
         },
       );

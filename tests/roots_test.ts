@@ -96,9 +96,29 @@ test("a client that fails roots/list, or offers none, leaves the fallback in for
   assert.deepEqual(rootsOf(await h.responseTo(1)), [fallback]);
   assert.ok(
     h.logs.some((l) =>
-      /could not get the client's roots: roots\/list failed: no roots here/.test(l.message)
+      /could not get the client's roots \(roots\/list failed: no roots here\); using .* until they change/
+        .test(l.message)
     ),
   );
+
+  // Not asked again on every call: the fallback holds until the client says its roots changed.
+  assert.deepEqual(
+    rootsOf(await h.request(2, "tools/call", { name: "list_roots", arguments: {} })),
+    [fallback],
+  );
+  assert.equal(h.sent.filter((m) => !Array.isArray(m) && m.method === "roots/list").length, 1);
+  h.line({ jsonrpc: "2.0", method: "notifications/roots/list_changed" });
+  h.line({
+    jsonrpc: "2.0",
+    id: 3,
+    method: "tools/call",
+    params: { name: "list_roots", arguments: {} },
+  });
+  await tick(20);
+  const asks = h.sent.filter((m) => !Array.isArray(m) && m.method === "roots/list");
+  assert.equal(asks.length, 2);
+  h.line({ jsonrpc: "2.0", id: (asks[1] as { id: string }).id, result: { roots: [] } });
+  assert.deepEqual(rootsOf(await h.responseTo(3)), [fallback]);
 
   const noCapability = harness([listRoots], undefined, { fixed: [], fallback: [fallback] });
   await noCapability.request(0, "initialize", initializeParams("2025-11-25"));

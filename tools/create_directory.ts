@@ -3,6 +3,7 @@ import { defineTool, ToolError } from "../mcp/tool.ts";
 import { describeEntry } from "./_lib/entries.ts";
 import { makeDirectories } from "./_lib/make_directories.ts";
 import { Sandbox } from "./_lib/sandbox.ts";
+import { whileChanging } from "./_lib/file_lock.ts";
 
 export default defineTool({
   name: "create_directory",
@@ -40,30 +41,35 @@ export default defineTool({
     additionalProperties: false,
   },
 
-  async run(args, ctx) {
-    const sandbox = await Sandbox.of(ctx);
-    const { real, exists } = await sandbox.resolve(args.path);
-    const shown = sandbox.display(real);
-    if (exists) {
-      const info = await stat(real);
-      if (!info.isDirectory()) {
-        throw new ToolError(
-          `${shown} already exists as a ${describeEntry(info)}, not a directory. Choose another ` +
-            "path, or move it away with move_file first.",
-        );
+  run(args, ctx) {
+    // Alone among the file tools: what the sandbox checked stays true until the change is made.
+    return whileChanging(async () => {
+      const sandbox = await Sandbox.of(ctx);
+      const { real, exists } = await sandbox.resolve(args.path);
+      const shown = sandbox.display(real);
+      if (exists) {
+        const info = await stat(real);
+        if (!info.isDirectory()) {
+          throw new ToolError(
+            `${shown} already exists as a ${
+              describeEntry(info)
+            }, not a directory. Choose another ` +
+              "path, or move it away with move_file first.",
+          );
+        }
+        return {
+          content: `${shown} already exists as a directory; nothing to do.`,
+          structured: { path: shown, created: false },
+        };
       }
+      const first = await makeDirectories(sandbox, real);
+      const parents = first && first !== real
+        ? ` (with its parents from ${sandbox.display(first)})`
+        : "";
       return {
-        content: `${shown} already exists as a directory; nothing to do.`,
-        structured: { path: shown, created: false },
+        content: `Created the directory ${shown}${parents}.`,
+        structured: { path: shown, created: true },
       };
-    }
-    const first = await makeDirectories(sandbox, real);
-    const parents = first && first !== real
-      ? ` (with its parents from ${sandbox.display(first)})`
-      : "";
-    return {
-      content: `Created the directory ${shown}${parents}.`,
-      structured: { path: shown, created: true },
-    };
+    });
   },
 });

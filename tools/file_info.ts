@@ -1,5 +1,5 @@
 import type { Stats } from "node:fs";
-import { lstat, open, readlink, stat } from "node:fs/promises";
+import { lstat, readlink, stat } from "node:fs/promises";
 import type { FromSchema } from "../mcp/schema_types.ts";
 import { defineTool, ToolError } from "../mcp/tool.ts";
 import { describeEntry, entryType, resolveEntry } from "./_lib/entries.ts";
@@ -8,6 +8,7 @@ import { LINE_COUNT_BUDGET_BYTES, scanLines } from "./_lib/line_scan.ts";
 import { Sandbox } from "./_lib/sandbox.ts";
 import { bytes, count } from "./_lib/units.ts";
 import { READ_ONLY } from "./_lib/annotations.ts";
+import { whileReading } from "./_lib/file_lock.ts";
 
 const TYPES = ["file", "directory", "symlink", "other"] as const;
 
@@ -63,41 +64,52 @@ export default defineTool({
   },
   output: OUTPUT,
 
-  async run(args, ctx) {
-    const sandbox = await Sandbox.of(ctx);
-    const at = await resolveEntry(sandbox, args.path);
-    const shown = sandbox.display(at.entry);
-    if (!at.exists && !at.link) {
-      throw new ToolError(`${shown} does not exist. Check the path; list_dir or glob can find it.`);
-    }
-    const own = await lstat(at.entry);
-    // A link's facts are its target's, unless the target is missing.
-    const info = at.exists ? await stat(at.real) : own;
-    const facts: Facts = {
-      path: shown,
-      type: entryType(own),
-      ...(entryType(own) === "other" ? { kind: describeEntry(own) } : {}),
-      size: info.size,
-      modified: info.mtime.toISOString(),
-      accessed: info.atime.toISOString(),
-      created: info.birthtimeMs > 0 ? info.birthtime.toISOString() : null,
-      permissions: permissions(info.mode),
-      mode: `0${(info.mode & 0o7777).toString(8).padStart(3, "0")}`,
-    };
-    if (at.link) {
-      facts.linkTarget = await readlink(at.entry);
-      facts.targetType = at.exists ? entryType(info) : "missing";
-      if (at.exists) facts.realPath = sandbox.display(at.real);
-    }
-    if (info.isFile() && at.exists) Object.assign(facts, await contents(at.real, ctx.signal));
-    return { content: describe(facts, info), structured: facts };
+  run(args, ctx) {
+    // No file tool changes anything while this reads.
+    return whileReading(async () => {
+      const sandbox = await Sandbox.of(ctx);
+      const at = await resolveEntry(sandbox, args.path);
+      const shown = sandbox.display(at.entry);
+      if (!at.exists && !at.link) {
+        throw new ToolError(
+          `${shown} does not exist. Check the path; list_dir or glob can find it.`,
+        );
+      }
+      const own = await lstat(at.entry);
+      // A link's facts are its target's, unless the target is missing.
+      const info = at.exists ? await stat(at.real) : own;
+      const facts: Facts = {
+        path: shown,
+        type: entryType(own),
+        ...(entryType(own) === "other" ? { kind: describeEntry(own) } : {}),
+        size: info.size,
+        modified: info.mtime.toISOString(),
+        accessed: info.atime.toISOString(),
+        created: info.birthtimeMs > 0 ? info.birthtime.toISOString() : null,
+        permissions: permissions(info.mode),
+        mode: `0${(info.mode & 0o7777).toString(8).padStart(3, "0")}`,
+      };
+      if (at.link) {
+        facts.linkTarget = await readlink(at.entry);
+        facts.targetType = at.exists ? entryType(info) : "missing";
+        if (at.exists) facts.realPath = sandbox.display(at.real);
+      }
+      if (info.isFile() && at.exists) {
+        Object.assign(facts, await contents(sandbox, at.real, ctx.signal));
+      }
+      return { content: describe(facts, info), structured: facts };
+    });
   },
 });
 
 /** What a regular file holds, and its line count when it is text. */
-async function contents(real: string, signal: AbortSignal): Promise<Partial<Facts>> {
+async function contents(
+  sandbox: Sandbox,
+  real: string,
+  signal: AbortSignal,
+): Promise<Partial<Facts>> {
   // An unreadable file still has the facts stat gave; only what it holds stays unknown.
-  const handle = await open(real, "r").catch(() => undefined);
+  const handle = await sandbox.openForReading(real).catch(() => undefined);
   if (!handle) return {};
   try {
     const sniffed = await sniff(handle);

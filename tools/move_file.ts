@@ -6,6 +6,7 @@ import { describeEntry, entryType, resolveEntry } from "./_lib/entries.ts";
 import { makeDirectories } from "./_lib/make_directories.ts";
 import { moveAcrossDevices } from "./_lib/move_across_devices.ts";
 import { Sandbox } from "./_lib/sandbox.ts";
+import { whileChanging } from "./_lib/file_lock.ts";
 
 export default defineTool({
   name: "move_file",
@@ -56,77 +57,85 @@ export default defineTool({
     additionalProperties: false,
   },
 
-  async run(args, ctx) {
-    const sandbox = await Sandbox.of(ctx);
-    const from = await resolveEntry(sandbox, args.source);
-    const to = await resolveEntry(sandbox, args.destination);
-    const [source, destination] = [from.entry, to.entry];
-    const [sourceShown, destinationShown] = [sandbox.display(source), sandbox.display(destination)];
-    const sourceInfo = await lstat(source).catch(() => undefined);
-    if (!sourceInfo) {
-      throw new ToolError(
-        `source ${sourceShown} does not exist. Check the path; list_dir or glob can find it.`,
-      );
-    }
-    if (sandbox.roots.includes(source)) {
-      throw new ToolError(`${sourceShown} is an allowed root; it cannot be moved.`);
-    }
-    if (source === destination) {
-      throw new ToolError(`source and destination are the same path (${sourceShown}).`);
-    }
-    if (sourceInfo.isDirectory() && destination.startsWith(source + sep)) {
-      throw new ToolError(
-        `cannot move ${sourceShown} into itself (${destinationShown}); choose a destination outside it.`,
-      );
-    }
-    const destinationInfo = await lstat(destination).catch(() => undefined);
-    if (destinationInfo) {
-      refuseReplacing(
-        sourceInfo,
-        destinationInfo,
-        destinationShown,
-        basename(source),
-        args.overwrite,
-      );
-    } else {
-      await makeDirectories(sandbox, dirname(destination));
-    }
-    if (ctx.signal.aborted) throw new ToolError("not moved: the call was stopped first");
-    let copied = false;
-    try {
-      await rename(source, destination);
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === "ENOTEMPTY" || code === "EEXIST") {
+  run(args, ctx) {
+    // Alone among the file tools: what the sandbox checked stays true until the change is made.
+    return whileChanging(async () => {
+      const sandbox = await Sandbox.of(ctx);
+      const from = await resolveEntry(sandbox, args.source);
+      const to = await resolveEntry(sandbox, args.destination);
+      const [source, destination] = [from.entry, to.entry];
+      const [sourceShown, destinationShown] = [
+        sandbox.display(source),
+        sandbox.display(destination),
+      ];
+      const sourceInfo = await lstat(source).catch(() => undefined);
+      if (!sourceInfo) {
         throw new ToolError(
-          `${destinationShown} is a directory that is not empty; overwrite replaces only empty ` +
-            "directories. Move its contents away, or choose another destination.",
+          `source ${sourceShown} does not exist. Check the path; list_dir or glob can find it.`,
         );
       }
-      if (code !== "EXDEV") {
+      if (sandbox.roots.includes(source)) {
+        throw new ToolError(`${sourceShown} is an allowed root; it cannot be moved.`);
+      }
+      if (source === destination) {
+        throw new ToolError(`source and destination are the same path (${sourceShown}).`);
+      }
+      if (sourceInfo.isDirectory() && destination.startsWith(source + sep)) {
         throw new ToolError(
-          `could not move ${sourceShown} to ${destinationShown}: ${(error as Error).message}`,
+          `cannot move ${sourceShown} into itself (${destinationShown}); choose a destination outside it.`,
         );
       }
-      await moveAcrossDevices(source, destination, sourceShown, destinationShown);
-      copied = true;
-    }
-    const how = [
-      ...(destinationInfo ? [`replaced the ${describeEntry(destinationInfo)} that was there`] : []),
-      ...(copied ? ["copied across filesystems, then the source removed"] : []),
-    ];
-    return {
-      content: `Moved ${sourceShown} to ${destinationShown}${
-        how.length ? ` (${how.join("; ")})` : ""
-      }.`,
-      structured: {
-        source: sourceShown,
-        destination: destinationShown,
-        type: entryType(sourceInfo),
-        overwritten: destinationInfo !== undefined,
-        copied,
-      },
-    };
+      const destinationInfo = await lstat(destination).catch(() => undefined);
+      if (destinationInfo) {
+        refuseReplacing(
+          sourceInfo,
+          destinationInfo,
+          destinationShown,
+          basename(source),
+          args.overwrite,
+        );
+      } else {
+        await makeDirectories(sandbox, dirname(destination));
+      }
+      if (ctx.signal.aborted) throw new ToolError("not moved: the call was stopped first");
+      let copied = false;
+      try {
+        await rename(source, destination);
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === "ENOTEMPTY" || code === "EEXIST") {
+          throw new ToolError(
+            `${destinationShown} is a directory that is not empty; overwrite replaces only empty ` +
+              "directories. Move its contents away, or choose another destination.",
+          );
+        }
+        if (code !== "EXDEV") {
+          throw new ToolError(
+            `could not move ${sourceShown} to ${destinationShown}: ${(error as Error).message}`,
+          );
+        }
+        await moveAcrossDevices(source, destination, sourceShown, destinationShown);
+        copied = true;
+      }
+      const how = [
+        ...(destinationInfo
+          ? [`replaced the ${describeEntry(destinationInfo)} that was there`]
+          : []),
+        ...(copied ? ["copied across filesystems, then the source removed"] : []),
+      ];
+      return {
+        content: `Moved ${sourceShown} to ${destinationShown}${
+          how.length ? ` (${how.join("; ")})` : ""
+        }.`,
+        structured: {
+          source: sourceShown,
+          destination: destinationShown,
+          type: entryType(sourceInfo),
+          overwritten: destinationInfo !== undefined,
+          copied,
+        },
+      };
+    });
   },
 });
 

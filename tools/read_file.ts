@@ -1,5 +1,5 @@
 import { Buffer } from "node:buffer";
-import { type FileHandle, open, stat } from "node:fs/promises";
+import { type FileHandle, stat } from "node:fs/promises";
 import { defineTool, ToolError } from "../mcp/tool.ts";
 import { describeEntry } from "./_lib/entries.ts";
 import { encodingName, sniff } from "./_lib/file_sniff.ts";
@@ -7,6 +7,7 @@ import { Sandbox } from "./_lib/sandbox.ts";
 import { MAX_LINE_CHARS, type Page, readPage } from "./_lib/text_page.ts";
 import { bytes, count } from "./_lib/units.ts";
 import { READ_ONLY } from "./_lib/annotations.ts";
+import { whileReading } from "./_lib/file_lock.ts";
 
 const DEFAULT_LIMIT = 2_000;
 const DEFAULT_MAX_CHARS = 30_000;
@@ -82,96 +83,97 @@ export default defineTool({
     additionalProperties: false,
   },
 
-  async run(args, ctx) {
-    const sandbox = await Sandbox.of(ctx);
-    const { real, exists } = await sandbox.resolve(args.path);
-    const shown = sandbox.display(real);
-    if (!exists) {
-      throw new ToolError(
-        `${shown} does not exist. Check the path; list_dir or glob can find the file.`,
-      );
-    }
-    const info = await stat(real);
-    if (info.isDirectory()) {
-      throw new ToolError(
-        `${shown} is a directory, not a file; use list_dir to see what it holds.`,
-      );
-    }
-    if (!info.isFile()) {
-      throw new ToolError(
-        `${shown} is a ${
-          describeEntry(info)
-        }, not a regular file; read_file reads regular files only.`,
-      );
-    }
-    const handle = await open(real, "r").catch((error: Error) => {
-      throw new ToolError(`cannot open ${shown}: ${error.message}`);
-    });
-    try {
-      const sniffed = await sniff(handle);
-      const base = { path: shown, size: info.size };
-      if (sniffed.kind === "image") {
-        return await readImage(handle, { ...base, ...sniffed });
-      }
-      if (sniffed.kind === "binary") {
-        return {
-          content:
-            `${shown} is a binary file (${sniffed.description}, ${
-              bytes(info.size)
-            }); read_file shows text and images only. file_info gives its details; bash (xxd, ` +
-            "strings, or a tool for the format) can inspect its bytes.",
-          structured: { ...base, kind: "binary" as const, description: sniffed.description },
-        };
-      }
-      const from = args.offset ?? 1;
-      const page = await readPage(handle, {
-        encoding: sniffed.encoding,
-        bomBytes: sniffed.bomBytes,
-        from,
-        limit: args.limit ?? DEFAULT_LIMIT,
-        maxChars: args.max_chars ?? DEFAULT_MAX_CHARS,
-        signal: ctx.signal,
-      });
-      if (page.lines.length === 0 && page.total > 0) {
+  run(args, ctx) {
+    // No file tool changes anything while this reads.
+    return whileReading(async () => {
+      const sandbox = await Sandbox.of(ctx);
+      const { real, exists } = await sandbox.resolve(args.path);
+      const shown = sandbox.display(real);
+      if (!exists) {
         throw new ToolError(
-          `offset ${from} is past the end of ${shown}, which has ${count(page.total)} lines; ` +
-            `pass an offset from 1 to ${page.total}.`,
+          `${shown} does not exist. Check the path; list_dir or glob can find the file.`,
         );
       }
-      const more = page.last < page.total || !page.totalExact;
-      const notes = [
-        ...pageNotes(page, from, info.size),
-        ...(sniffed.encoding !== "utf-8" || sniffed.bomBytes > 0
-          ? [`[encoding: ${encodingName(sniffed.encoding, sniffed.bomBytes)}]`]
-          : []),
-      ];
-      const body = page.lines.length ? page.lines.join("\n") : "(empty file)";
-      return {
-        content: `${body}\n\n${notes.join("\n")}`,
-        structured: {
-          ...base,
-          kind: "text" as const,
+      const info = await stat(real);
+      if (info.isDirectory()) {
+        throw new ToolError(
+          `${shown} is a directory, not a file; use list_dir to see what it holds.`,
+        );
+      }
+      if (!info.isFile()) {
+        throw new ToolError(
+          `${shown} is a ${
+            describeEntry(info)
+          }, not a regular file; read_file reads regular files only.`,
+        );
+      }
+      const handle = await sandbox.openForReading(real);
+      try {
+        const sniffed = await sniff(handle);
+        const base = { path: shown, size: info.size };
+        if (sniffed.kind === "image") {
+          return await readImage(handle, { ...base, ...sniffed });
+        }
+        if (sniffed.kind === "binary") {
+          return {
+            content:
+              `${shown} is a binary file (${sniffed.description}, ${
+                bytes(info.size)
+              }); read_file shows text and images only. file_info gives its details; bash (xxd, ` +
+              "strings, or a tool for the format) can inspect its bytes.",
+            structured: { ...base, kind: "binary" as const, description: sniffed.description },
+          };
+        }
+        const from = args.offset ?? 1;
+        const page = await readPage(handle, {
           encoding: sniffed.encoding,
-          bom: sniffed.bomBytes > 0,
-          startLine: from,
-          endLine: page.last,
-          totalLines: page.total,
-          totalLinesExact: page.totalExact,
-          nextOffset: more ? page.last + 1 : null,
-          linesCut: page.linesCut,
-          invalidSequences: page.invalid,
-          lineEndings: page.crlfLines && page.lfLines
-            ? "mixed" as const
-            : page.crlfLines
-            ? "crlf" as const
-            : page.lfLines
-            ? "lf" as const
-            : "none" as const,
-        },
-      };
-    } finally {
-      await handle.close();
-    }
+          bomBytes: sniffed.bomBytes,
+          from,
+          limit: args.limit ?? DEFAULT_LIMIT,
+          maxChars: args.max_chars ?? DEFAULT_MAX_CHARS,
+          signal: ctx.signal,
+        });
+        if (page.lines.length === 0 && page.total > 0) {
+          throw new ToolError(
+            `offset ${from} is past the end of ${shown}, which has ${count(page.total)} lines; ` +
+              `pass an offset from 1 to ${page.total}.`,
+          );
+        }
+        const more = page.last < page.total || !page.totalExact;
+        const notes = [
+          ...pageNotes(page, from, info.size),
+          ...(sniffed.encoding !== "utf-8" || sniffed.bomBytes > 0
+            ? [`[encoding: ${encodingName(sniffed.encoding, sniffed.bomBytes)}]`]
+            : []),
+        ];
+        const body = page.lines.length ? page.lines.join("\n") : "(empty file)";
+        return {
+          content: `${body}\n\n${notes.join("\n")}`,
+          structured: {
+            ...base,
+            kind: "text" as const,
+            encoding: sniffed.encoding,
+            bom: sniffed.bomBytes > 0,
+            startLine: from,
+            endLine: page.last,
+            totalLines: page.total,
+            totalLinesExact: page.totalExact,
+            nextOffset: more ? page.last + 1 : null,
+            linesCut: page.linesCut,
+            invalidSequences: page.invalid,
+            lineEndings: page.crlfLines && page.lfLines
+              ? "mixed" as const
+              : page.crlfLines
+              ? "crlf" as const
+              : page.lfLines
+              ? "lf" as const
+              : "none" as const,
+          },
+        };
+      } finally {
+        await handle.close();
+      }
+    });
   },
 });
 

@@ -1,11 +1,12 @@
 import { readlink, stat } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { defineTool, ToolError } from "../mcp/tool.ts";
-import { writeFileAtomic } from "./_lib/atomic_write.ts";
+import { assertWritable, hardLinkNote, writeFileAtomic } from "./_lib/atomic_write.ts";
 import { describeEntry, type Entry, resolveEntry } from "./_lib/entries.ts";
 import { makeDirectories } from "./_lib/make_directories.ts";
 import { Sandbox } from "./_lib/sandbox.ts";
 import { bytes, count } from "./_lib/units.ts";
+import { whileChanging } from "./_lib/file_lock.ts";
 
 /** Symlinks followed at most when the target of a link does not exist yet. */
 const MAX_LINK_HOPS = 8;
@@ -55,63 +56,68 @@ export default defineTool({
     additionalProperties: false,
   },
 
-  async run(args, ctx) {
-    const sandbox = await Sandbox.of(ctx);
-    const target = await writeTarget(sandbox, args.path);
-    const shown = sandbox.display(target.real);
-    let previousBytes: number | null = null;
-    let createdDirectory: string | undefined;
-    if (target.exists) {
-      const info = await stat(target.real);
-      if (info.isDirectory()) {
+  run(args, ctx) {
+    // Alone among the file tools: what the sandbox checked stays true until the change is made.
+    return whileChanging(async () => {
+      const sandbox = await Sandbox.of(ctx);
+      const target = await writeTarget(sandbox, args.path);
+      const shown = sandbox.display(target.real);
+      let previousBytes: number | null = null;
+      let createdDirectory: string | undefined;
+      if (target.exists) {
+        const info = await stat(target.real);
+        if (info.isDirectory()) {
+          throw new ToolError(
+            `${shown} is a directory; give the path of a file, e.g. ${join(shown, "name.txt")}.`,
+          );
+        }
+        if (!info.isFile()) {
+          throw new ToolError(
+            `${shown} is a ${
+              describeEntry(info)
+            }, not a regular file; write_file writes regular files only.`,
+          );
+        }
+        previousBytes = info.size;
+        await assertWritable(target.real, shown);
+      } else {
+        createdDirectory = await makeDirectories(sandbox, dirname(target.real));
+      }
+      const data = new TextEncoder().encode(args.content);
+      if (ctx.signal.aborted) throw new ToolError("not written: the call was stopped first");
+      let note = "";
+      try {
+        note = hardLinkNote((await writeFileAtomic(target.real, data)).hardLinks);
+      } catch (error) {
         throw new ToolError(
-          `${shown} is a directory; give the path of a file, e.g. ${join(shown, "name.txt")}.`,
+          `could not write ${shown}: ${(error as Error).message}. ${
+            target.exists ? "The file was left as it was." : "No file was created."
+          }`,
         );
       }
-      if (!info.isFile()) {
-        throw new ToolError(
-          `${shown} is a ${
-            describeEntry(info)
-          }, not a regular file; write_file writes regular files only.`,
-        );
-      }
-      previousBytes = info.size;
-    } else {
-      createdDirectory = await makeDirectories(sandbox, dirname(target.real));
-    }
-    const data = new TextEncoder().encode(args.content);
-    if (ctx.signal.aborted) throw new ToolError("not written: the call was stopped first");
-    try {
-      await writeFileAtomic(target.real, data);
-    } catch (error) {
-      throw new ToolError(
-        `could not write ${shown}: ${(error as Error).message}. ${
-          target.exists ? "The file was left as it was." : "No file was created."
-        }`,
-      );
-    }
-    const lines = args.content === "" ? 0 : args.content.split("\n").length -
-      (args.content.endsWith("\n") ? 1 : 0);
-    const size = `${bytes(data.length)}${
-      data.length >= 1024 ? ` (${count(data.length)} bytes)` : ""
-    }`;
-    const summary = previousBytes === null
-      ? `Created ${shown}: ${size}, ${count(lines)} line${lines === 1 ? "" : "s"}.`
-      : `Overwrote ${shown}: ${size}, ${count(lines)} line${lines === 1 ? "" : "s"} (it held ${
-        bytes(previousBytes)
-      }).`;
-    return {
-      content: createdDirectory
-        ? `${summary}\nCreated the directory ${sandbox.display(createdDirectory)} for it.`
-        : summary,
-      structured: {
-        path: shown,
-        created: previousBytes === null,
-        bytes: data.length,
-        previousBytes,
-        createdDirectory: createdDirectory ? sandbox.display(createdDirectory) : null,
-      },
-    };
+      const lines = args.content === "" ? 0 : args.content.split("\n").length -
+        (args.content.endsWith("\n") ? 1 : 0);
+      const size = `${bytes(data.length)}${
+        data.length >= 1024 ? ` (${count(data.length)} bytes)` : ""
+      }`;
+      const summary = previousBytes === null
+        ? `Created ${shown}: ${size}, ${count(lines)} line${lines === 1 ? "" : "s"}.`
+        : `Overwrote ${shown}: ${size}, ${count(lines)} line${lines === 1 ? "" : "s"} (it held ${
+          bytes(previousBytes)
+        })${note}.`;
+      return {
+        content: createdDirectory
+          ? `${summary}\nCreated the directory ${sandbox.display(createdDirectory)} for it.`
+          : summary,
+        structured: {
+          path: shown,
+          created: previousBytes === null,
+          bytes: data.length,
+          previousBytes,
+          createdDirectory: createdDirectory ? sandbox.display(createdDirectory) : null,
+        },
+      };
+    });
   },
 });
 

@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import {
   existsSync,
+  lstatSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -195,11 +196,13 @@ test("a write killed midway leaves the old or the new content, never a mix", asy
     "tools/call",
     modern({ name: "write_file", arguments: { path: "target.txt", content: fresh } }),
   );
-  const temporary = /^\.target\.txt\.toolhost-[0-9a-f]+\.tmp$/;
+  const temporary = /^\.toolhost-[0-9a-f]+\.tmp$/;
   const deadline = Date.now() + 20_000;
   while (!readdirSync(root).some((name) => temporary.test(name)) && Date.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, 1));
   }
+  // The kill must land while the write is in progress, or this test shows nothing.
+  assert.ok(readdirSync(root).some((name) => temporary.test(name)), "a temporary file appeared");
   process.kill(c.child.pid!, "SIGKILL");
   assert.equal((await c.exited).signal, "SIGKILL");
   const content = readFileSync(target, "latin1");
@@ -249,6 +252,7 @@ test("a move across filesystems copies, then removes the source", {
   });
   assert.equal(moved.data.copied, true, moved.text);
   assert.equal(readFileSync(join(memory, "dir/sub/file.txt"), "utf8"), "payload");
+  assert.ok(lstatSync(join(memory, "dir/link")).isSymbolicLink(), "the link stays a link");
   assert.equal(readFileSync(join(memory, "dir/link"), "utf8"), "payload");
   assert.equal(existsSync(join(disk, "dir")), false);
 });

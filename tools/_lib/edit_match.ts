@@ -71,15 +71,18 @@ export function explainMissing(text: string, needle: string): string {
   const wanted = needle.split("\n");
   const blockOf = (start: number) => lines.slice(start, start + wanted.length);
   const squeezed = squeeze(needle);
-  for (let i = 0; i < lines.length; i++) {
-    if (squeeze(blockOf(i).join("\n")) === squeezed && squeezed !== "") {
+  const firstSqueezed = squeeze(wanted[0]);
+  for (let i = 0; i < lines.length && squeezed !== ""; i++) {
+    // Only blocks whose first line already matches are compared whole: the work stays linear.
+    if (squeeze(lines[i]) !== firstSqueezed) continue;
+    if (squeeze(blockOf(i).join("\n")) === squeezed) {
       return `It matches lines ${i + 1}-${i + wanted.length} except for whitespace (indentation, ` +
         `tabs or trailing spaces); copy them exactly:\n${numbered(blockOf(i), i + 1)}`;
     }
   }
   const first = wanted.find((line) => line.trim() !== "")?.trim() ?? "";
   const scored = lines
-    .map((line, i) => ({ i, score: similarity(line.trim(), first) }))
+    .map((line, i) => ({ i, score: similarity(line.trim().slice(0, 1000), first.slice(0, 1000)) }))
     .filter((c) => c.score >= 0.5)
     .sort((a, b) => b.score - a.score || a.i - b.i)
     .slice(0, 3);

@@ -2,10 +2,9 @@
  * A move between filesystems, where rename() fails with EXDEV: copy to a temporary name beside
  * the destination, rename that into place (same filesystem, so atomic), then remove the source.
  */
-import { randomBytes } from "node:crypto";
 import { cp, rename, rm } from "node:fs/promises";
-import { basename, dirname, join } from "node:path";
 import { ToolError } from "../../mcp/tool.ts";
+import { temporaryPath } from "./atomic_write.ts";
 
 export async function moveAcrossDevices(
   source: string,
@@ -13,10 +12,7 @@ export async function moveAcrossDevices(
   sourceShown: string,
   destinationShown: string,
 ): Promise<void> {
-  const temporary = join(
-    dirname(destination),
-    `.${basename(destination)}.toolhost-${randomBytes(4).toString("hex")}.tmp`,
-  );
+  const temporary = temporaryPath(destination);
   try {
     await cp(source, temporary, {
       recursive: true,
@@ -25,7 +21,7 @@ export async function moveAcrossDevices(
     });
     await rename(temporary, destination);
   } catch (error) {
-    await rm(temporary, { recursive: true, force: true });
+    await rm(temporary, { recursive: true, force: true }).catch(() => {});
     throw new ToolError(
       `could not copy ${sourceShown} to ${destinationShown} across filesystems: ${
         (error as Error).message

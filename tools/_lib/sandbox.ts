@@ -3,7 +3,7 @@
  * roots after symlinks are resolved, including the parent of a file that does not exist yet.
  * Containment is checked on whole path segments, so /work/app2 is not inside /work/app.
  */
-import { realpath } from "node:fs/promises";
+import { type FileHandle, open, realpath, stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { type ToolContext, ToolError } from "../../mcp/tool.ts";
@@ -19,7 +19,7 @@ export interface ResolvedPath {
 
 export class Sandbox {
   /** `roots` must already be real, absolute paths. */
-  private constructor(readonly roots: string[], readonly requested: string[]) {}
+  private constructor(readonly roots: string[]) {}
 
   /** The sandbox of a call: its roots, each resolved to its real path. */
   static async of(ctx: Pick<ToolContext, "roots">): Promise<Sandbox> {
@@ -35,7 +35,7 @@ export class Sandbox {
     if (roots.length === 0) {
       throw new ToolError(`none of the allowed roots exists: ${requested.join(", ")}`);
     }
-    return new Sandbox(roots, requested);
+    return new Sandbox(roots);
   }
 
   /** Where relative paths start. */
@@ -98,10 +98,28 @@ export class Sandbox {
     }
   }
 
+  /**
+   * Opens a resolved real path for reading, then makes sure it still is that file: had a
+   * directory on the way been swapped for a symlink meanwhile, open() would have followed it.
+   */
+  async openForReading(real: string): Promise<FileHandle> {
+    const handle = await open(real, "r").catch((error: Error) => {
+      throw new ToolError(`cannot open ${this.display(real)}: ${error.message}`);
+    });
+    const [opened, now] = await Promise.all([handle.stat(), realpath(real).catch(() => "")]);
+    const current = now === real ? await stat(real).catch(() => null) : null;
+    if (!current || current.ino !== opened.ino || current.dev !== opened.dev) {
+      await handle.close();
+      throw new ToolError(`${this.display(real)} changed while it was being opened; try again`);
+    }
+    return handle;
+  }
+
   /** How a real path reads in results: relative to the first root when inside it. */
   display(real: string): string {
     const inside = relative(this.base, real);
-    return inside === "" ? "." : inside.startsWith("..") || isAbsolute(inside) ? real : inside;
+    const outside = inside === ".." || inside.startsWith(`..${sep}`) || isAbsolute(inside);
+    return inside === "" ? "." : outside ? real : inside;
   }
 }
 
