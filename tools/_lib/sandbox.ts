@@ -11,7 +11,10 @@ import { type ToolContext, ToolError } from "../../mcp/tool.ts";
 export interface ResolvedPath {
   /** The path as asked for, made absolute (`~` expanded), symlinks not resolved. */
   absolute: string;
-  /** The real path: symlinks resolved (for a missing path, those of its deepest existing parent). */
+  /**
+   * The real path: symlinks resolved (for a missing path, those of its deepest existing parent;
+   * for a dangling symlink, the link's own path, with `exists` false).
+   */
   real: string;
   /** Whether something exists there. */
   exists: boolean;
