@@ -2,10 +2,11 @@
  * One request in flight: its scope, its cancellation state, and the progress and log channels
  * back to the client that its tool reaches through a ToolContext.
  */
-import type { JsonRpcNotification, Params, RequestId } from "./jsonrpc.ts";
+import { type ElicitRequest, type ElicitResult, formFor, InputRequired } from "./elicit.ts";
+import { isPlainObject, type JsonRpcNotification, type Params, type RequestId } from "./jsonrpc.ts";
 import { atLeast, describeLogData, type Logger, type LogLevel } from "./log.ts";
 import type { Scope } from "./eras.ts";
-import type { ToolContext } from "./tool.ts";
+import { type ToolContext, ToolError } from "./tool.ts";
 
 /** What a call needs from the server around it. */
 export interface CallEnvironment {
@@ -13,7 +14,17 @@ export interface CallEnvironment {
   send(message: JsonRpcNotification): unknown;
   /** The directories the user allows, for a request of this scope. */
   roots(scope: Scope): Promise<string[]>;
+  /** Sends a request to a legacy client and waits for its result. */
+  ask(
+    method: string,
+    params: Params,
+    timeoutMs: number,
+    signal: AbortSignal,
+  ): Promise<Record<string, unknown>>;
 }
+
+/** How long a legacy client's user has to answer a question. */
+const ELICIT_TIMEOUT_MS = 10 * 60 * 1000;
 
 export type AbortReason = "cancelled" | "shutdown";
 
@@ -24,6 +35,9 @@ export class Call {
   /** Names the source of progress and log messages (the tool, for tools/call). */
   label: string;
   #lastProgress = -Infinity;
+  /** Answers a 2026-07-28 retry brought (see elicit.ts), and how many questions were asked. */
+  answers = new Map<string, ElicitResult>();
+  #asked = 0;
   // Made on first use: most calls never look at their signal, and each controller costs memory.
   #controller?: AbortController;
   readonly #out: CallEnvironment;
@@ -81,6 +95,40 @@ export class Call {
     return this.#out.roots(this.scope);
   }
 
+  /** Whether the client declared it can show forms to the user. */
+  get canElicit(): boolean {
+    return isPlainObject(this.scope.clientCapabilities.elicitation);
+  }
+
+  async elicit(request: ElicitRequest): Promise<ElicitResult> {
+    if (!this.canElicit) {
+      throw new ToolError(
+        "this client cannot put questions to the user (it did not declare elicitation); ask in the chat instead",
+      );
+    }
+    const key = `ask${++this.#asked}`;
+    if (this.era === "modern") {
+      const answer = this.answers.get(key);
+      if (answer) return answer;
+      throw new InputRequired(key, request);
+    }
+    const form = formFor(this.version, request);
+    const result = await this.#out.ask(
+      "elicitation/create",
+      { ...form.request },
+      ELICIT_TIMEOUT_MS,
+      this.signal,
+    );
+    const action = result.action;
+    if (action !== "accept" && action !== "decline" && action !== "cancel") {
+      throw new Error(`the client answered elicitation/create without a valid action`);
+    }
+    return {
+      action,
+      content: form.restore(isPlainObject(result.content) ? result.content : undefined),
+    };
+  }
+
   log(level: LogLevel, data: unknown): void {
     this.#out.logger.log(level, `${this.label}: ${describeLogData(data)}`);
     const threshold = this.scope.logLevel;
@@ -130,5 +178,13 @@ class ToolCallContext implements ToolContext {
 
   roots(): Promise<string[]> {
     return this.#call.roots();
+  }
+
+  get canElicit(): boolean {
+    return this.#call.canElicit;
+  }
+
+  elicit(request: ElicitRequest): Promise<ElicitResult> {
+    return this.#call.elicit(request);
   }
 }

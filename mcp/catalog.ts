@@ -3,6 +3,7 @@
  * `tools/call` (argument validation, running the tool, shaping its result).
  */
 import type { Call } from "./call.ts";
+import { answersOf, callDigest, encodeState, InputRequired } from "./elicit.ts";
 import { INVALID_PARAMS, isPlainObject, type Params, RpcError } from "./jsonrpc.ts";
 import { describeLogData, type Logger } from "./log.ts";
 import { ValidatorCache } from "./schema.ts";
@@ -88,6 +89,8 @@ export class ToolCatalog {
         call,
       );
     }
+    const digest = callDigest(name, args);
+    if (call.era === "modern") call.answers = answersOf(params, digest);
     let result: ToolResult;
     try {
       // A cancel (or shutdown) may have come while the validator was loading.
@@ -95,6 +98,19 @@ export class ToolCatalog {
       call.label = name;
       result = normalize(await tool.run(args, call.context()));
     } catch (error) {
+      if (error instanceof InputRequired) {
+        // The client asks the user and calls again; the answers so far ride along, signed.
+        return {
+          resultType: "input_required",
+          inputRequests: {
+            [error.key]: {
+              method: "elicitation/create",
+              params: { mode: "form", ...error.request },
+            },
+          },
+          requestState: encodeState(digest, Object.fromEntries(call.answers)),
+        };
+      }
       if (error instanceof ToolError) {
         result = errorResult(error.message);
       } else {

@@ -108,6 +108,7 @@ export class McpServer {
       logger: options.logger,
       send: options.send,
       roots: (scope) => this.#roots(scope),
+      ask: (method, params, timeoutMs, signal) => this.#ask(method, params, timeoutMs, signal),
     };
     this.#catalog = new ToolCatalog(options.tools, options.logger, {
       pageSize: options.pageSize ?? 100,
@@ -460,17 +461,39 @@ export class McpServer {
   }
 
   /** Sends a request to the client (legacy era only) and waits for its result. */
-  #ask(method: string, params: Params): Promise<Record<string, unknown>> {
+  /**
+   * Sends a request to the client (legacy era only) and waits for its result. If `signal` aborts
+   * first, the client is told to drop the request (notifications/cancelled).
+   */
+  #ask(
+    method: string,
+    params: Params,
+    timeoutMs = CLIENT_REQUEST_TIMEOUT_MS,
+    signal?: AbortSignal,
+  ): Promise<Record<string, unknown>> {
     const id = `toolhost-${this.#nextAskId++}`;
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.#asked.delete(id);
-        reject(
-          new Error(`the client did not answer ${method} within ${CLIENT_REQUEST_TIMEOUT_MS} ms`),
-        );
-      }, CLIENT_REQUEST_TIMEOUT_MS);
-      this.#asked.set(id, (response) => {
+      const settle = () => {
         clearTimeout(timer);
+        signal?.removeEventListener("abort", onAbort);
+        this.#asked.delete(id);
+      };
+      const onAbort = () => {
+        settle();
+        this.#options.send({
+          jsonrpc: "2.0",
+          method: "notifications/cancelled",
+          params: { requestId: id, reason: "the tool call that asked was stopped" },
+        });
+        reject(new Error(`${method} was abandoned: the call was stopped`));
+      };
+      const timer = setTimeout(() => {
+        settle();
+        reject(new Error(`the client did not answer ${method} within ${timeoutMs} ms`));
+      }, timeoutMs);
+      signal?.addEventListener("abort", onAbort, { once: true });
+      this.#asked.set(id, (response) => {
+        settle();
         if ("error" in response) reject(new Error(`${method} failed: ${response.error.message}`));
         else resolve(response.result);
       });

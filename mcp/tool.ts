@@ -1,4 +1,5 @@
 /** The tool contract: defineTool(), what a tool's handler receives, and what it may return. */
+import type { ElicitRequest, ElicitResult } from "./elicit.ts";
 import type { LogLevel } from "./log.ts";
 import type { JsonSchema } from "./schema.ts";
 import type { FromSchema } from "./schema_types.ts";
@@ -38,6 +39,14 @@ export interface ToolContext {
    * flags, else the client's roots (legacy clients that offer them), else the working directory.
    */
   roots(): Promise<string[]>;
+  /** Whether the client can put questions to the user (it declared elicitation). */
+  readonly canElicit: boolean;
+  /**
+   * Asks the user through the client and returns their answer. In the 2026-07-28 era the call
+   * ends here and the tool runs again, from the start, once the client comes back with the
+   * answer: code before the question must be safe to run twice. Check `canElicit` first.
+   */
+  elicit(request: ElicitRequest): Promise<ElicitResult>;
 }
 
 /** Everything a handler may return: text, content blocks, or the full form. */
