@@ -24,7 +24,9 @@ test("escapes whose meaning differs are spelled out for rg to mean what JavaScri
     ["[\\b]", "[\\x08]"],
     ["\\u00e9\\u{1F600}", "\\x{00e9}\\x{1F600}"],
     ["\\uD83D\\uDE00", "\\x{1f600}"],
-    ["\\cJ\\0", "\\x{a}\\x00"],
+    ["\\cI\\0", "\\x{9}\\x00"],
+    ["\\x41\\u{1F600}", "\\x41\\x{1F600}"],
+    ["\\p{Lu}\\P{L}", "\\p{Lu}\\P{L}"],
     ["a\\/b\\.c[\\-]", "a/b\\.c[\\-]"],
     ["(?<year>\\d{4})", "(?P<year>[0-9]{4})"],
     ["[[]", "[\\[]"],
@@ -36,7 +38,7 @@ test("escapes whose meaning differs are spelled out for rg to mean what JavaScri
 
 test("JavaScript's own spelling keeps ^ $ . to line breaks, never at \\r or U+2028", () => {
   const { line, text } = compilePattern("^a.c$", lineMode);
-  assert.equal(line.test("a\rc"), true); // as in Rust, "." matches a lone \r
+  assert.equal(line.test("abc"), true);
   assert.equal(line.test("a\u2028c"), true);
   assert.equal(line.test("x\nabc"), false);
   const found = (re: RegExp, s: string) => {
@@ -83,4 +85,37 @@ test("a line break needs multiline; an invalid pattern says what is wrong", () =
     /pattern "foo\(" is not a valid regular expression: .*Unterminated group/,
   );
   assert.throws(() => compilePattern("\\A", lineMode), /is not a valid regular expression/);
+});
+
+test("outside multiline mode no pattern matches a \\r inside a line (as rg --crlf), and naming \\r is refused", () => {
+  const parts = [
+    "a.b",
+    "a\\sb",
+    "a[^x]b",
+    "a\\Wb",
+    "a\\Db",
+    "a[\\s]b",
+    "a\\P{L}b",
+    "a[\\0-\\x1f]b",
+  ];
+  for (const pattern of parts) {
+    const { line } = compilePattern(pattern, lineMode);
+    assert.equal(line.test("a\rb"), false, pattern);
+    assert.equal(line.test("a\tb"), true, pattern);
+  }
+  // A \r is still a non-word character to \b, as it is to rg.
+  assert.equal(compilePattern("a\\b", lineMode).line.test("a\rb"), true);
+  for (const pattern of ["a\\r", "a\r", "[\\r]", "\\x0d", "\\u000D", "\\u{d}", "\\cM"]) {
+    assert.throws(
+      () => compilePattern(pattern, lineMode),
+      /matches a carriage return \(\\r\), which grep matches only with multiline set/,
+      pattern,
+    );
+  }
+  const multiline = { caseInsensitive: false, multiline: true };
+  for (const pattern of ["a\\rb", "a.b", "a\\sb"]) {
+    const { text } = compilePattern(pattern, multiline);
+    text.lastIndex = 0;
+    assert.equal(text.test("a\rb"), true, pattern);
+  }
 });

@@ -6,7 +6,7 @@ import {
   FileLines,
   type FileMatches,
   GrepReport,
-  MAX_LINE_CHARS,
+  MAX_MATCH_LINE_CHARS,
   type OutputMode,
   type ReportOptions,
 } from "../tools/_lib/grep_report.ts";
@@ -107,7 +107,7 @@ test("long lines are cut around their first match, saying how much was left out"
   const clipped = clipLine(long, 1_000);
   assert.match(clipped, /^\[…900 characters\] a{100}NEEDLEb{394} \[…1,606 characters\]$/);
   assert.equal(clipLine("short", 0), "short");
-  assert.equal(clipLine("x".repeat(MAX_LINE_CHARS), 0), "x".repeat(MAX_LINE_CHARS));
+  assert.equal(clipLine("x".repeat(MAX_MATCH_LINE_CHARS), 0), "x".repeat(MAX_MATCH_LINE_CHARS));
 });
 
 test("a file's lines: each counted once, \\r dropped, context lines not counted as matches", () => {

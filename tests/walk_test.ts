@@ -32,9 +32,9 @@ test("entries come depth first, names in byte order (as rg --sort path lists the
   const { entries } = await walk(root);
   assert.deepEqual(entries, [
     "file:B",
-    "dir:a",
+    "directory:a",
     "file:a/b",
-    "dir:a/c",
+    "directory:a/c",
     "file:a/c/d",
     "file:a-b",
     "file:a.txt",
@@ -45,7 +45,7 @@ test("entries come depth first, names in byte order (as rg --sort path lists the
 
 test(".git and node_modules are skipped unless ignores are off; hidden files are kept", async () => {
   const root = tree([".git/HEAD", "node_modules/p/i.js", "src/node_modules/q.js", ".env", "a"]);
-  assert.deepEqual((await walk(root)).entries, ["file:.env", "file:a", "dir:src"]);
+  assert.deepEqual((await walk(root)).entries, ["file:.env", "file:a", "directory:src"]);
   const all = (await walk(root, { respectIgnores: false })).entries;
   assert.ok(all.includes("file:.git/HEAD") && all.includes("file:node_modules/p/i.js"));
   assert.ok(all.includes("file:src/node_modules/q.js"));
@@ -59,7 +59,7 @@ test("symbolic links are reported, never followed", async () => {
   assert.deepEqual(entries, [
     "symlink:etc-link",
     "symlink:link",
-    "dir:real",
+    "directory:real",
     "file:real/inside.txt",
   ]);
 });
@@ -80,5 +80,5 @@ test("the walk stops at its entry limit, its deadline, or when cancelled, and sa
 test("enter decides which directories are walked into", async () => {
   const root = tree(["src/a/x.ts", "src/b.ts", "lib/c.ts"]);
   const { entries } = await walk(root, { enter: (rel) => rel === "src" });
-  assert.deepEqual(entries, ["dir:lib", "dir:src", "dir:src/a", "file:src/b.ts"]);
+  assert.deepEqual(entries, ["directory:lib", "directory:src", "directory:src/a", "file:src/b.ts"]);
 });

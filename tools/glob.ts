@@ -2,6 +2,7 @@ import { lstat, stat } from "node:fs/promises";
 import picomatch from "picomatch";
 import { defineTool, ToolError } from "../mcp/tool.ts";
 import { IgnoreRules } from "./_lib/gitignore.ts";
+import { skippedIgnoreNote } from "./_lib/gitignore_read.ts";
 import { Sandbox } from "./_lib/sandbox.ts";
 import { count } from "./_lib/units.ts";
 import { Walk } from "./_lib/walk.ts";
@@ -32,9 +33,12 @@ export default defineTool({
     "pattern, newest first. Use it to locate files by name or extension before reading them. " +
     "Patterns: `*` and `?` within a name, `**` for any number of directories, `{a,b}`, " +
     "`[abc]`; `*.ts` matches only at the top, `**/*.ts` at any depth, `src/**/*.test.ts` " +
-    "under src. Dotfiles match like other files. Returns files and symbolic links, not " +
-    "directories (use list_dir for those); links are never followed. Skips .git, node_modules " +
-    "and what .gitignore files exclude unless include_ignored is true. At most 1,000 paths " +
+    "under src. Dotfiles match like other files. Returns regular files and symbolic links, " +
+    "not directories (use list_dir for those) or special files; links are never followed. " +
+    "Skips .git, node_modules and what .gitignore and .rgignore files exclude (a directory " +
+    "holding .git starts afresh) unless include_ignored is true; an ignore file that is not " +
+    "a regular file of at most 1 MB inside the allowed roots is not read, and a note says " +
+    "so. At most 1,000 paths " +
     "(and 30,000 characters) with a count of the rest; the walk stops after 200,000 entries " +
     "or 10 s and then says the results are incomplete.",
   annotations: READ_ONLY,
@@ -89,9 +93,10 @@ export default defineTool({
       );
     }
     const includeIgnored = args.include_ignored ?? false;
+    const rules = includeIgnored ? IgnoreRules.empty() : await IgnoreRules.above(sandbox, real);
     const walk = new Walk({
       respectIgnores: !includeIgnored,
-      rulesAbove: includeIgnored ? undefined : await IgnoreRules.above(sandbox.roots, real),
+      rules,
       enter: walkBounds(pattern),
       maxEntries: MAX_WALK_ENTRIES,
       deadline: Date.now() + TIME_LIMIT_MS,
@@ -110,7 +115,8 @@ export default defineTool({
       batch = [];
     };
     for await (const entry of walk.entries(real)) {
-      if (entry.kind === "dir" || !matches(entry.rel)) continue;
+      // What the description promises: files and links, never FIFOs, sockets or devices.
+      if ((entry.kind !== "file" && entry.kind !== "symlink") || !matches(entry.rel)) continue;
       batch.push(entry.path);
       if (batch.length >= STAT_BATCH) await flush();
     }
@@ -154,6 +160,8 @@ export default defineTool({
         `[the walk stopped early (${stoppedEarly}): results are incomplete; use a narrower path]`,
       );
     }
+    const skipped = skippedIgnoreNote(rules.skipped, (path) => sandbox.display(path));
+    if (skipped) notes.push(skipped);
     const body = paths.join("\n");
     return {
       content: body ? `${body}\n\n${notes.join("\n")}` : notes.join("\n"),

@@ -2,10 +2,12 @@ import type { Dirent } from "node:fs";
 import { lstat, readdir, readlink, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { defineTool, ToolError } from "../mcp/tool.ts";
+import type { EntryType } from "./_lib/entries.ts";
 import { IgnoreRules } from "./_lib/gitignore.ts";
+import { skippedIgnoreNote } from "./_lib/gitignore_read.ts";
 import { Sandbox } from "./_lib/sandbox.ts";
 import { bytes, count } from "./_lib/units.ts";
-import { byName, type EntryKind, kindOf, SKIPPED_NAMES } from "./_lib/walk.ts";
+import { byName, kindOf, SKIPPED_NAMES } from "./_lib/walk.ts";
 import { READ_ONLY } from "./_lib/annotations.ts";
 
 const DEFAULT_DEPTH = 2;
@@ -13,11 +15,13 @@ const MAX_DEPTH = 10;
 const PER_DIRECTORY = 100;
 const MAX_ENTRIES = 1_000;
 const OUTPUT_CAP_CHARS = 30_000;
+/** The structured entries repeat each full path, so they get more room, but are capped too. */
+const STRUCTURED_CAP_CHARS = 60_000;
 const TIME_LIMIT_MS = 10_000;
 
 interface Node {
   name: string;
-  kind: EntryKind;
+  kind: EntryType;
   size?: number;
   target?: string;
   /** Why a directory's entries are not shown, or that a file is gitignored. */
@@ -37,8 +41,8 @@ interface Pending {
 
 /** Directories first, then the rest, each in name order. */
 function ordered(listing: Dirent[]): Dirent[] {
-  const dirs = listing.filter((e) => kindOf(e) === "dir");
-  return [...byName(dirs), ...byName(listing.filter((e) => kindOf(e) !== "dir"))];
+  const dirs = listing.filter((e) => kindOf(e) === "directory");
+  return [...byName(dirs), ...byName(listing.filter((e) => kindOf(e) !== "directory"))];
 }
 
 async function describe(entry: Dirent, path: string): Promise<Node> {
@@ -89,7 +93,7 @@ async function buildTree(
     );
     for (const child of node.children) {
       const childRel = rel === "" ? child.name : `${rel}/${child.name}`;
-      const isDir = child.kind === "dir";
+      const isDir = child.kind === "directory";
       if (!includeIgnored && isDir && SKIPPED_NAMES.has(child.name)) {
         child.note = "not listed";
       } else if (!includeIgnored && dirRules.ignores(childRel, isDir)) {
@@ -108,39 +112,44 @@ async function buildTree(
   return { listed, budgetHit, timedOut };
 }
 
-function render(node: Node, indent: string, lines: string[]): void {
-  for (const child of node.children ?? []) {
-    const label = child.kind === "dir"
-      ? `${child.name}/`
-      : child.kind === "symlink"
-      ? `${child.name} -> ${child.target}`
-      : child.kind === "file"
-      ? `${child.name}  ${child.size === undefined ? "" : bytes(child.size)}`.trimEnd()
-      : `${child.name}  (special file)`;
-    lines.push(`${indent}${label}${child.note ? `  (${child.note})` : ""}`);
-    render(child, `${indent}  `, lines);
-  }
-  if (node.hidden) lines.push(`${indent}... and ${count(node.hidden)} more`);
-}
-
 interface FlatEntry {
   path: string;
-  type: EntryKind;
+  type: EntryType;
   size?: number;
   target?: string;
 }
 
-function flatten(node: Node, prefix: string, out: FlatEntry[]): void {
+/** One line of the tree, and the entry it shows (none for "... and N more"). */
+interface Row {
+  line: string;
+  entry?: FlatEntry;
+}
+
+function label(node: Node): string {
+  if (node.kind === "directory") return `${node.name}/`;
+  if (node.kind === "symlink") return `${node.name} -> ${node.target}`;
+  if (node.kind === "file") {
+    return `${node.name}  ${node.size === undefined ? "" : bytes(node.size)}`.trimEnd();
+  }
+  return `${node.name}  (special file)`;
+}
+
+/** The tree depth first, as it reads: each entry with its path from the listed directory's. */
+function rows(node: Node, indent: string, prefix: string, out: Row[]): void {
   for (const child of node.children ?? []) {
     const path = prefix === "." ? child.name : `${prefix}/${child.name}`;
     out.push({
-      path,
-      type: child.kind,
-      ...(child.size !== undefined ? { size: child.size } : {}),
-      ...(child.target !== undefined ? { target: child.target } : {}),
+      line: `${indent}${label(child)}${child.note ? `  (${child.note})` : ""}`,
+      entry: {
+        path,
+        type: child.kind,
+        ...(child.size !== undefined ? { size: child.size } : {}),
+        ...(child.target !== undefined ? { target: child.target } : {}),
+      },
     });
-    flatten(child, path, out);
+    rows(child, `${indent}  `, path, out);
   }
+  if (node.hidden) out.push({ line: `${indent}... and ${count(node.hidden)} more` });
 }
 
 export default defineTool({
@@ -152,8 +161,11 @@ export default defineTool({
     "sizes and symbolic links with their targets, each group in name order. Use it to get " +
     "the lay of a project; use glob to find files by name. .git, node_modules and gitignored " +
     "directories are shown but not opened unless include_ignored is true; gitignored files " +
-    "are marked. Symbolic links are never followed. At most 100 entries per directory and " +
-    "1,000 in all (shallow levels first), with a count of what was left out.",
+    "are marked (.rgignore counts too; a directory holding .git starts afresh; an ignore " +
+    "file that is not a regular file of at most 1 MB inside the allowed roots is not read, " +
+    "and a note says so). Symbolic links are never followed. At most 100 entries per " +
+    "directory and 1,000 in all (shallow levels first), and 30,000 characters of text, with " +
+    "a count of what was left out; structuredContent lists the same entries.",
   annotations: READ_ONLY,
   input: {
     type: "object",
@@ -182,7 +194,7 @@ export default defineTool({
           type: "object",
           properties: {
             path: { type: "string" },
-            type: { type: "string", enum: ["file", "dir", "symlink", "other"] },
+            type: { type: "string", enum: ["file", "directory", "symlink", "other"] },
             size: { type: "integer" },
             target: { type: "string" },
           },
@@ -209,8 +221,8 @@ export default defineTool({
     }
     const includeIgnored = args.include_ignored ?? false;
     const display = sandbox.display(real);
-    const root: Node = { name: display, kind: "dir" };
-    const rules = includeIgnored ? IgnoreRules.none : await IgnoreRules.above(sandbox.roots, real);
+    const root: Node = { name: display, kind: "directory" };
+    const rules = includeIgnored ? IgnoreRules.empty() : await IgnoreRules.above(sandbox, real);
     const { listed, budgetHit, timedOut } = await buildTree(
       { node: root, path: real, rel: "", depth: 1, rules },
       args.depth ?? DEFAULT_DEPTH,
@@ -218,16 +230,30 @@ export default defineTool({
       ctx.signal,
     );
 
-    const lines = [`${display}/`];
-    render(root, "  ", lines);
+    const tree: Row[] = [{ line: `${display}/` }];
+    rows(root, "  ", display, tree);
+    // The text and the structured entries stop at the same line, each within its cap: deep
+    // paths make the entries much longer than the indented names.
     let text = "";
+    let entryChars = 0;
     let cut = 0;
-    for (const line of lines) {
-      if (cut > 0 || text.length + line.length + 1 > OUTPUT_CAP_CHARS) cut++;
-      else text += `${line}\n`;
-    }
+    let cutBy = "";
     const entries: FlatEntry[] = [];
-    flatten(root, display, entries);
+    for (const { line, entry } of tree) {
+      const size = entry ? JSON.stringify(entry).length + 1 : 0;
+      if (cut === 0 && text.length + line.length + 1 > OUTPUT_CAP_CHARS) {
+        cutBy = `${count(OUTPUT_CAP_CHARS)} characters`;
+      } else if (cut === 0 && entryChars + size > STRUCTURED_CAP_CHARS) {
+        cutBy = `${count(STRUCTURED_CAP_CHARS)} characters of structured entries`;
+      }
+      if (cutBy) {
+        cut++;
+        continue;
+      }
+      text += `${line}\n`;
+      entryChars += size;
+      if (entry) entries.push(entry);
+    }
     const hidden = countHidden(root);
     const notes: string[] = [];
     if (listed === 0 && !root.hidden) notes.push("[empty directory]");
@@ -236,13 +262,15 @@ export default defineTool({
       left.push(`${count(hidden)} more entries (at most ${PER_DIRECTORY} per directory)`);
     }
     if (budgetHit) left.push(`directories past the first ${count(MAX_ENTRIES)} entries`);
-    if (cut > 0) left.push(`${count(cut)} lines past ${count(OUTPUT_CAP_CHARS)} characters`);
+    if (cut > 0) left.push(`${count(cut)} lines past ${cutBy}`);
     if (left.length) {
       notes.push(`[not listed: ${left.join("; ")}. List a subdirectory or use a smaller depth]`);
     }
     if (timedOut) {
       notes.push(`[stopped after ${TIME_LIMIT_MS / 1000} s: the listing is incomplete]`);
     }
+    const skipped = skippedIgnoreNote(rules.skipped, (path) => sandbox.display(path));
+    if (skipped) notes.push(skipped);
     return {
       content: `${text}${notes.length ? `\n${notes.join("\n")}` : ""}`.trimEnd(),
       structured: {

@@ -4,7 +4,9 @@
  * grep giving the same answers with rg and with its own search.
  */
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
 import {
+  chmodSync,
   mkdirSync,
   mkdtempSync,
   realpathSync,
@@ -55,8 +57,13 @@ function start(root: string, env: Record<string, string | undefined> = {}): RawC
   }
 }
 
-async function call(c: RawClient, name: string, args: Record<string, unknown>) {
-  const reply = await c.request("tools/call", modern({ name, arguments: args }), 30_000);
+async function call(
+  c: RawClient,
+  name: string,
+  args: Record<string, unknown>,
+  timeoutMs = 30_000,
+) {
+  const reply = await c.request("tools/call", modern({ name, arguments: args }), timeoutMs);
   assert.ok(reply.result, `tools/call ${name} failed: ${JSON.stringify(reply.error)}`);
   const result = reply.result as unknown as ToolResult;
   return { result, text: result.content[0].text, data: result.structuredContent ?? {} };
@@ -66,18 +73,20 @@ async function call(c: RawClient, name: string, args: Record<string, unknown>) {
 const body = (text: string) => text.replace(/\n*(\[[^\n]*\]\n?)+$/, "");
 const lines = (text: string) => body(text).split("\n").filter(Boolean);
 
-const PNG = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
+/** A PNG's signature and the start of its IHDR chunk (whose length brings NUL bytes). */
+const PNG = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d, 0x49, 0x48, 0x44, 0x52];
 
 /**
  * A root (top/app) with ignored and binary files, symlinks out of it, and a sibling sharing
- * its prefix (top/app2) that holds a match of its own.
+ * its prefix (top/app2) that holds a match of its own. edge/ holds the awkward cases for
+ * comparing rg with the built-in search (they say "pin", not "needle").
  */
 function fixture() {
   const top = realpathSync(mkdtempSync(join(tmpdir(), "toolhost-search-")));
   const root = join(top, "app");
   const sibling = `${root}2`;
   const files: Record<string, string | Uint8Array> = {
-    ".gitignore": "*.log\nbuild/\n/secret.txt\n!keep.log\n",
+    ".gitignore": "*.log\nbuild/\n/secret.txt\n!keep.log\nPINNED.md\n",
     "README.md": "# Demo\nThe needle is here.\n",
     "secret.txt": "needle (ignored)\n",
     "app.log": "needle in a log\n",
@@ -97,6 +106,16 @@ function fixture() {
     "docs/crlf.txt": "needle one\r\nline two\r\n",
     "docs/multi.txt": "begin\nfoo\nbar\nend\n",
     "docs/unicode.txt": "café needle\nnaïve\tNEEDLE\n",
+    "edge/separators.txt": "left\u2028pin right\u2029x\n",
+    "edge/latin1.txt": Uint8Array.from("caf\xe9 pin\n", (c) => c.charCodeAt(0)),
+    "edge/cr.txt": "a\rb pin\nline two\r\n",
+    "edge/blank.txt": "x\n\ny\n\n\nz",
+    "edge/crlf_blank.txt": "a\r\nb\r\n\r\nc\r\n",
+    "edge/backtrack.txt": `${"a".repeat(40)}!ab\n`,
+    "edge/late_nul.bin": `${"pin\n".repeat(5_000)}\0\n`,
+    "edge/nested/.git/HEAD": "ref: refs/heads/main\n",
+    "edge/nested/pin.log": "pin in a nested repository, where the outer *.log rule stops\n",
+    "edge/pinned.md": "pin: the rule PINNED.md differs in case, so this file is not ignored\n",
   };
   for (const [path, content] of Object.entries(files)) {
     mkdirSync(dirname(join(root, path)), { recursive: true });
@@ -374,22 +393,82 @@ test("grep errors: bad patterns, missing paths, and every way out of the root", 
   assert.ok(!/etc-link|sibling-link|passwd/.test(noLeak.text), noLeak.text);
 });
 
-const COMPARED: Record<string, unknown>[] = [
-  { pattern: "needle" },
-  { pattern: "needle", output_mode: "content", before: 2, after: 1 },
-  { pattern: "NEEDLE", case_insensitive: true, output_mode: "count" },
-  { pattern: "\\bneedle\\b", output_mode: "content" },
-  { pattern: "^\\s*(export|import)\\b", output_mode: "content", glob: "src/**/*.ts" },
-  { pattern: "needle", glob: "!*.ts" },
-  { pattern: "one$|two$", output_mode: "content" },
-  { pattern: "caf\\u00e9|na\\u00efve\\s", output_mode: "content" },
-  { pattern: "foo\\nbar\\n", multiline: true, output_mode: "content", after: 1 },
-  { pattern: "begin.*end", multiline: true, output_mode: "count" },
-  { pattern: "[aeiou]{2}", output_mode: "content", head_limit: 4 },
-  { pattern: "needle", path: "src", output_mode: "content" },
-  { pattern: "needle", path: "docs/crlf.txt", output_mode: "content" },
-  { pattern: "return needle;$", path: "src-link", output_mode: "content" },
-  { pattern: "needle(" },
+const NEEDLES = [
+  ".github/ci.yml",
+  "README.md",
+  "docs/crlf.txt",
+  "docs/unicode.txt",
+  "keep.log",
+  "src/deep/nested/leaf.ts",
+  "src/main.ts",
+];
+
+/** Each case and what both searches must answer: the paths in the output, or an error. */
+const COMPARED: [Record<string, unknown>, string[] | RegExp][] = [
+  [{ pattern: "needle" }, NEEDLES],
+  [{ pattern: "needle", output_mode: "content", before: 2, after: 1 }, NEEDLES],
+  [{ pattern: "NEEDLE", case_insensitive: true, output_mode: "count" }, NEEDLES],
+  [{ pattern: "\\bneedle\\b", output_mode: "content" }, NEEDLES],
+  [
+    { pattern: "^\\s*(export|import)\\b", output_mode: "content", glob: "src/**/*.ts" },
+    ["src/deep/nested/leaf.ts", "src/main.ts", "src/util.ts"],
+  ],
+  [{ pattern: "needle", glob: "src/*.ts" }, ["src/main.ts"]],
+  [{ pattern: "needle", glob: "!src/**" }, NEEDLES.filter((p) => !p.startsWith("src/"))],
+  [{ pattern: "needle", glob: "!*.ts" }, NEEDLES.filter((p) => !p.endsWith(".ts"))],
+  [{ pattern: "one$|two$", output_mode: "content" }, ["docs/crlf.txt", "edge/cr.txt"]],
+  [{ pattern: "caf\\u00e9|na\\u00efve\\s", output_mode: "content" }, ["docs/unicode.txt"]],
+  [
+    { pattern: "foo\\nbar\\n", multiline: true, output_mode: "content", after: 1 },
+    ["docs/multi.txt"],
+  ],
+  [{ pattern: "begin.*end", multiline: true, output_mode: "count" }, ["docs/multi.txt"]],
+  [
+    { pattern: "[aeiou]{2}", output_mode: "content", head_limit: 4 },
+    [".github/ci.yml", ".gitignore", "README.md"],
+  ],
+  [{ pattern: "needle", path: "src", output_mode: "content" }, NEEDLES.slice(-2)],
+  [{ pattern: "needle", path: "docs/crlf.txt", output_mode: "content" }, ["docs/crlf.txt"]],
+  [{ pattern: "return needle;$", path: "src-link", output_mode: "content" }, ["src/main.ts"]],
+  [{ pattern: "needle(" }, /is not a valid regular expression/],
+  // U+2028 and U+2029 inside a line, which a readline split would cut.
+  [{ pattern: "pin right", output_mode: "content" }, ["edge/separators.txt"]],
+  // Invalid UTF-8 is matched as U+FFFD by both.
+  [{ pattern: "caf. pin", output_mode: "content" }, ["edge/latin1.txt"]],
+  // A \r inside a line is matched by nothing; a \r in the pattern is refused alike.
+  [{ pattern: "a.b pin|a\\sb|a[^x]b" }, []],
+  [{ pattern: "b\\r" }, /matches a carriage return/],
+  // A NUL byte past the first 8 KB of a file named in path: refused, match or not.
+  [{ pattern: "pin", path: "edge/late_nul.bin" }, /late_nul\.bin is a binary file \(text with NUL/],
+  [{ pattern: "nothing", path: "edge/late_nul.bin" }, /late_nul\.bin is a binary file \(text with/],
+  // A nested repository stops the outer *.log rule; rules match case-sensitively.
+  [
+    { pattern: "pin", output_mode: "count" },
+    [
+      "edge/cr.txt",
+      "edge/latin1.txt",
+      "edge/nested/pin.log",
+      "edge/pinned.md",
+      "edge/separators.txt",
+    ],
+  ],
+  // Multiline matches of neighbouring lines and of CRLF line ends.
+  [
+    { pattern: "^$\\n", multiline: true, output_mode: "content", path: "edge" },
+    ["edge/blank.txt", "edge/crlf_blank.txt"],
+  ],
+  [
+    { pattern: "\\n$", multiline: true, output_mode: "content", path: "edge/crlf_blank.txt" },
+    ["edge/crlf_blank.txt"],
+  ],
+  [
+    { pattern: "$\\n\\s", multiline: true, output_mode: "content", path: "edge" },
+    ["edge/blank.txt", "edge/crlf_blank.txt"],
+  ],
+  [
+    { pattern: "\\n?", multiline: true, output_mode: "count", path: "edge/blank.txt" },
+    ["edge/blank.txt"],
+  ],
 ];
 
 /** One answer, as compared between the two searches. */
@@ -398,17 +477,40 @@ async function answer(c: RawClient, args: Record<string, unknown>) {
   return { isError: result.isError ?? false, text, data };
 }
 
+/** The paths an answer names, in order, once each. */
+function pathsIn(text: string, mode = "files_with_matches"): string[] {
+  const paths = lines(text).filter((line) => line !== "--").map((line) =>
+    mode === "content"
+      ? /^(.+?)[:-]\d+[:-]/.exec(line)![1]
+      : mode === "count"
+      ? line.replace(/:\d+$/, "")
+      : line
+  );
+  return [...new Set(paths)];
+}
+
 test("grep gives the same answers with rg and with its own search", {
   skip: rgMissing && "rg is not installed",
 }, async () => {
   const { root } = fixture();
   const withRg = start(root, { TOOLHOST_GREP: "rg" });
   const builtin = start(root, { TOOLHOST_GREP: "builtin" });
-  for (const args of COMPARED) {
+  for (const [args, expected] of COMPARED) {
     const [a, b] = [await answer(withRg, args), await answer(builtin, args)];
     assert.deepEqual(a, b, JSON.stringify(args));
-    assert.notEqual(a.text, "", JSON.stringify(args));
+    if (expected instanceof RegExp) {
+      assert.equal(a.isError, true, JSON.stringify(args));
+      assert.match(a.text, expected, JSON.stringify(args));
+    } else {
+      assert.equal(a.isError, false, `${JSON.stringify(args)}: ${a.text}`);
+      const mode = (args.output_mode as string | undefined) ?? "files_with_matches";
+      assert.deepEqual(pathsIn(a.text, mode), expected, JSON.stringify(args));
+    }
   }
+  const separators = await answer(withRg, { pattern: "pin right", output_mode: "content" });
+  assert.equal(lines(separators.text)[0], "edge/separators.txt:1:left\u2028pin right\u2029x");
+  const latin1 = await answer(withRg, { pattern: "caf. pin", output_mode: "content" });
+  assert.equal(lines(latin1.text)[0], "edge/latin1.txt:1:caf\uFFFD pin");
   // And over this repository's own sources: real code, nested .gitignore files, many files.
   const repoRg = start(ROOT, { TOOLHOST_GREP: "rg" });
   const repoBuiltin = start(ROOT, { TOOLHOST_GREP: "builtin" });
@@ -437,7 +539,7 @@ test("without rg on PATH grep uses its own search; TOOLHOST_GREP=rg then says rg
   const { root } = fixture();
   const auto = start(root, { PATH: "/nonexistent", TOOLHOST_GREP: undefined });
   const builtin = start(root, { TOOLHOST_GREP: "builtin" });
-  for (const args of COMPARED.slice(0, 4)) {
+  for (const [args] of COMPARED.slice(0, 4)) {
     assert.deepEqual(await answer(auto, args), await answer(builtin, args), JSON.stringify(args));
   }
   const forced = start(root, { PATH: "/nonexistent", TOOLHOST_GREP: "rg" });
@@ -459,4 +561,174 @@ test("glob, grep and list_dir are read-only and closed-world", async () => {
       openWorldHint: false,
     }, name);
   }
+});
+
+test("glob returns only regular files and links; a nested repository and case count in rules", async () => {
+  const { root } = fixture();
+  execFileSync("mkfifo", [join(root, "edge/pipe")]);
+  const c = start(root);
+  const edge = await call(c, "glob", { pattern: "edge/*" });
+  const paths = edge.data.paths as string[];
+  assert.ok(paths.includes("edge/cr.txt") && !paths.includes("edge/pipe"), paths.join(" "));
+  const logs = await call(c, "glob", { pattern: "**/*.log" });
+  assert.deepEqual((logs.data.paths as string[]).toSorted(), ["edge/nested/pin.log", "keep.log"]);
+  const md = await call(c, "glob", { pattern: "**/*.md" });
+  assert.ok((md.data.paths as string[]).includes("edge/pinned.md"), md.text);
+  const listed = await call(c, "list_dir", { path: "edge" });
+  const entries = listed.data.entries as { path: string; type: string }[];
+  assert.equal(entries.find((e) => e.path === "edge/pipe")?.type, "other");
+  assert.equal(entries.find((e) => e.path === "edge/nested")?.type, "directory");
+});
+
+test("list_dir caps its structured entries as its text: long deep paths cannot swell the reply", async () => {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), "toolhost-deep-")));
+  let dir = root;
+  for (let d = 0; d < 9; d++) {
+    dir = join(dir, String.fromCharCode(97 + d).repeat(200));
+    mkdirSync(dir);
+  }
+  for (let f = 0; f < 100; f++) {
+    writeFileSync(join(dir, `${String(f).padStart(3, "0")}${"f".repeat(197)}`), "");
+  }
+  const c = start(root);
+  const tree = await call(c, "list_dir", { depth: 10 });
+  const size = JSON.stringify(tree.data).length;
+  assert.ok(size <= 61_000, `structuredContent is ${size} characters`);
+  assert.equal(tree.data.complete, false);
+  assert.match(
+    tree.text,
+    /lines past 60,000 characters of structured entries\. List a subdirectory/,
+  );
+  const entries = tree.data.entries as unknown[];
+  const shown = lines(tree.text).slice(1).filter((line) => !line.trim().startsWith("..."));
+  assert.equal(entries.length, shown.length, "the text and the entries stop at the same line");
+});
+
+test("ignore files that are FIFOs, devices, links out of the roots or over 1 MB are skipped, with a note", async () => {
+  const top = realpathSync(mkdtempSync(join(tmpdir(), "toolhost-ignores-")));
+  const root = join(top, "app");
+  for (
+    const [path, content] of Object.entries({
+      "big/d.txt": "pin",
+      "fifo/a.txt": "pin",
+      "inside/f.txt": "pin",
+      "inside/g.txt": "pin",
+      "outside/c.txt": "pin",
+      "zero/b.txt": "pin",
+      "rules.txt": "f.txt\n",
+    })
+  ) {
+    mkdirSync(dirname(join(root, path)), { recursive: true });
+    writeFileSync(join(root, path), content);
+  }
+  execFileSync("mkfifo", [join(root, "fifo/.gitignore")]);
+  symlinkSync("/dev/zero", join(root, "zero/.gitignore"));
+  writeFileSync(join(top, "rules"), "c.txt\n");
+  symlinkSync(join(top, "rules"), join(root, "outside/.gitignore"));
+  symlinkSync(join(root, "rules.txt"), join(root, "inside/.gitignore"));
+  mkdirSync(join(root, "linked"));
+  execFileSync("mkfifo", [join(root, "pipe")]);
+  symlinkSync(join(root, "pipe"), join(root, "linked/.gitignore"));
+  writeFileSync(join(root, "big/.gitignore"), `d.txt\n${"#".repeat(2 * 1024 * 1024)}\n`);
+  const c = start(root, { TOOLHOST_GREP: "builtin" });
+  const note = new RegExp(
+    "\\[ignore files not read, so their rules were not applied: " +
+      "big/\\.gitignore is 2\\.0 MB, over the 1\\.0 MB limit for ignore files; " +
+      "fifo/\\.gitignore is a FIFO \\(named pipe\\), not a regular file; " +
+      "linked/\\.gitignore is a FIFO \\(named pipe\\), not a regular file; " +
+      `outside/\\.gitignore is a symbolic link to ${top}/rules, outside the allowed roots; ` +
+      "zero/\\.gitignore is a symbolic link to /dev/zero, outside the allowed roots\\]",
+  );
+  const globbed = await call(c, "glob", { pattern: "**/*.txt" }, 10_000);
+  assert.deepEqual((globbed.data.paths as string[]).toSorted(), [
+    "big/d.txt",
+    "fifo/a.txt",
+    "inside/g.txt",
+    "outside/c.txt",
+    "rules.txt",
+    "zero/b.txt",
+  ]);
+  assert.match(globbed.text, note);
+  const listed = await call(c, "list_dir", { depth: 3 }, 10_000);
+  assert.match(listed.text, note);
+  assert.match(listed.text, /f\.txt {2}3 bytes {2}\(gitignored\)/);
+  const grepped = await call(c, "grep", { pattern: "pin" }, 10_000);
+  assert.deepEqual(lines(grepped.text), [
+    "big/d.txt",
+    "fifo/a.txt",
+    "inside/g.txt",
+    "outside/c.txt",
+    "zero/b.txt",
+  ]);
+  assert.match(grepped.text, note);
+});
+
+test("without rg, grep refuses patterns that can backtrack for ever; rg runs them, in one file too", async () => {
+  const { root } = fixture();
+  const builtin = start(root, { TOOLHOST_GREP: "builtin" });
+  for (const pattern of ["(a|a)*!ab", "(a+)+!ab"]) {
+    for (const path of ["edge", "edge/backtrack.txt"]) {
+      const refused = await call(builtin, "grep", { pattern, path });
+      assert.equal(refused.result.isError, true, `${pattern} in ${path}`);
+      assert.match(
+        refused.text,
+        /repeats a group .*, which can take grep's built-in search \(used when rg is not on PATH\) exponential time\. .*or install ripgrep/,
+      );
+    }
+  }
+  const simple = await call(builtin, "grep", { pattern: "(!a|b)+", path: "edge/backtrack.txt" });
+  assert.equal(simple.result.isError, undefined, simple.text);
+  if (rgMissing) return;
+  const withRg = start(root);
+  const expected = [`edge/backtrack.txt:1:${"a".repeat(40)}!ab`];
+  for (const path of ["edge", "edge/backtrack.txt"]) {
+    const found = await call(withRg, "grep", {
+      pattern: "(a|a)*!ab",
+      path,
+      output_mode: "content",
+    });
+    assert.deepEqual(lines(found.text), expected, path);
+  }
+});
+
+/** A directory holding a fake `rg` that prints `stdout` and exits with `code`. */
+function fakeRipgrep(stdout: string, code: number, stderr = ""): string {
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), "toolhost-fake-rg-")));
+  const script =
+    `#!/bin/sh\ncat <<'EOF'\n${stdout}EOF\nprintf '%s' '${stderr}' >&2\nexit ${code}\n`;
+  writeFileSync(join(dir, "rg"), script);
+  chmodSync(join(dir, "rg"), 0o755);
+  return dir;
+}
+
+test("an rg that crashes gives an error, not a complete-looking answer", async () => {
+  const { root } = fixture();
+  const path = (dir: string) => `${dir}:${process.env.PATH}`;
+  const begin = '{"type":"begin","data":{"path":{"text":"./README.md"}}}\n';
+  const crashed = start(root, {
+    PATH: path(fakeRipgrep(begin, 101, "thread main panicked")),
+    TOOLHOST_GREP: undefined,
+  });
+  const failed = await call(crashed, "grep", { pattern: "needle" });
+  assert.equal(failed.result.isError, true, failed.text);
+  assert.match(
+    failed.text,
+    /^rg failed with exit code 101: thread main panicked\. Its results would be incomplete/,
+  );
+  const match =
+    '{"type":"match","data":{"path":{"text":"./README.md"},"lines":{"text":"The needle is here.\\n"},' +
+    '"line_number":2,"absolute_offset":7,"submatches":[{"match":{"text":"needle"},"start":4,"end":10}]}}\n';
+  const end =
+    '{"type":"end","data":{"path":{"text":"./README.md"},"binary_offset":null,"stats":{}}}\n';
+  const quiet = start(root, {
+    PATH: path(fakeRipgrep(begin + match + end, 2)),
+    TOOLHOST_GREP: undefined,
+  });
+  const partial = await call(quiet, "grep", { pattern: "needle" });
+  assert.equal(partial.result.isError, undefined, partial.text);
+  assert.deepEqual(lines(partial.text), ["README.md"]);
+  assert.match(
+    partial.text,
+    /\[some files could not be read: the results may miss matches in them\]/,
+  );
 });

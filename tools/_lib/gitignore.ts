@@ -1,16 +1,16 @@
 /**
- * Gitignore rules as git applies them: a directory's .gitignore speaks about the paths below it,
- * deeper files override shallower ones, and nothing inside an ignored directory comes back.
- * All the rules that apply under a walk's start directory are rewritten to be relative to it, so
- * one matcher (the `ignore` package, which checks parent directories too) answers for any path.
+ * Gitignore rules as git and ripgrep apply them: a directory's .gitignore speaks about the paths
+ * below it, deeper files override shallower ones, nothing inside an ignored directory comes back,
+ * and a nested repository starts afresh. All the rules that apply under a walk's start directory
+ * are rewritten to be relative to it, so one matcher (the `ignore` package, which checks parent
+ * directories too) answers for any path.
  */
-import { readFile } from "node:fs/promises";
+import { lstat } from "node:fs/promises";
 import { dirname, join, relative, sep } from "node:path";
 import ignore, { type Ignore } from "ignore";
 import picomatch from "picomatch";
-
-/** The ignore files honoured: git's, and ripgrep's own, which rg reads whatever its flags say. */
-export const IGNORE_FILES = [".gitignore", ".rgignore"];
+import { IgnoreFileReader, type SkippedIgnoreFile } from "./gitignore_read.ts";
+import type { Sandbox } from "./sandbox.ts";
 
 interface Rule {
   negated: boolean;
@@ -81,49 +81,99 @@ export function rulesBelow(line: string, inside: string[]): string[] {
   );
 }
 
-async function readRules(dir: string): Promise<string[]> {
-  const lines: string[] = [];
-  for (const name of IGNORE_FILES) {
-    const text = await readFile(join(dir, name), "utf8").catch(() => "");
-    lines.push(...text.split(/\r?\n/));
-  }
-  return lines;
+const GIT_IGNORE = ".gitignore";
+/** ripgrep's own ignore file: rg reads it whatever its flags say, and its rules win over git's. */
+const RG_IGNORE = ".rgignore";
+
+/** Whether `dir` holds a repository (a .git directory, or a worktree's .git file). */
+async function isRepository(dir: string): Promise<boolean> {
+  return (await lstat(join(dir, ".git")).catch(() => undefined)) !== undefined;
+}
+
+/**
+ * The rules in force, in three groups checked as ripgrep checks them (one matcher, last match wins,
+ * so the order of the groups is their precedence): the start's parents' rules, weakest (rg gets
+ * them with --ignore-file); the .gitignore files met by the walk since the nearest repository root
+ * (a directory holding .git starts a new repository: the enclosing one's rules stop there); and
+ * the .rgignore files met by the walk, strongest, across repositories.
+ */
+interface Groups {
+  parents: readonly string[];
+  git: readonly string[];
+  custom: readonly string[];
 }
 
 /** The ignore rules in force under one directory of a walk, relative to the walk's start. */
 export class IgnoreRules {
   private constructor(
-    /** The rules, in order: a later one wins over an earlier one. */
-    readonly lines: readonly string[],
+    private readonly reader: IgnoreFileReader,
+    private readonly groups: Groups,
     private readonly matcher: Ignore,
   ) {}
 
-  static readonly none = new IgnoreRules([], ignore());
+  static #make(reader: IgnoreFileReader, groups: Groups): IgnoreRules {
+    const lines = [...groups.parents, ...groups.git, ...groups.custom];
+    // git and rg match case-sensitively; `ignore` would not by default.
+    return new IgnoreRules(reader, groups, ignore({ ignorecase: false }).add(lines));
+  }
+
+  /**
+   * No rules yet. Ignore files met later are read through a symbolic link only when `contains`
+   * accepts the link's target (by default never).
+   */
+  static empty(contains: (real: string) => boolean = () => false): IgnoreRules {
+    return IgnoreRules.#make(new IgnoreFileReader(contains), { parents: [], git: [], custom: [] });
+  }
 
   /**
    * The rules that the ignore files of `start`'s parents hold for the paths under it, from the
-   * innermost of `roots` (the sandbox's) that contains it down: nothing above a root counts.
+   * innermost root of the sandbox that holds it down: nothing above a root counts, and no
+   * .gitignore above the repository `start` is in.
    */
-  static async above(roots: readonly string[], start: string): Promise<IgnoreRules> {
-    const inside = (root: string) => start.startsWith(root.endsWith(sep) ? root : root + sep);
-    const top = roots.filter(inside).sort((a, b) => b.length - a.length)[0];
-    if (top === undefined) return IgnoreRules.none;
+  static async above(
+    sandbox: Pick<Sandbox, "roots" | "contains">,
+    start: string,
+  ): Promise<IgnoreRules> {
+    const empty = IgnoreRules.empty((real) => sandbox.contains(real));
+    // Walking up to the first root met finds the innermost one, with no prefix test to get wrong.
     const parents: string[] = [];
-    for (let dir = dirname(start);; dir = dirname(dir)) {
-      parents.unshift(dir);
-      if (dir === top) break;
+    for (let dir = start; !sandbox.roots.includes(dir);) {
+      const up = dirname(dir);
+      if (up === dir) return empty;
+      parents.unshift(up);
+      dir = up;
+    }
+    let gitFrom = 0;
+    if (await isRepository(start)) gitFrom = parents.length;
+    else {
+      for (let i = parents.length - 1; i > 0; i--) {
+        if (await isRepository(parents[i])) {
+          gitFrom = i;
+          break;
+        }
+      }
     }
     const lines: string[] = [];
-    for (const dir of parents) {
+    for (const [i, dir] of parents.entries()) {
       const below = relative(dir, start).split(sep);
-      for (const line of await readRules(dir)) lines.push(...rulesBelow(line, below));
+      const names = i >= gitFrom ? [GIT_IGNORE, RG_IGNORE] : [RG_IGNORE];
+      for (const name of names) {
+        for (const line of linesOf(await empty.reader.read(join(dir, name)))) {
+          lines.push(...rulesBelow(line, below));
+        }
+      }
     }
-    return IgnoreRules.none.#with(lines);
+    return IgnoreRules.#make(empty.reader, { ...empty.groups, parents: lines });
   }
 
-  #with(lines: string[]): IgnoreRules {
-    if (lines.length === 0) return this;
-    return new IgnoreRules([...this.lines, ...lines], ignore().add(this.matcher).add(lines));
+  /** The parents' rules (for rg's --ignore-file). */
+  get parentLines(): readonly string[] {
+    return this.groups.parents;
+  }
+
+  /** Ignore files met so far (by these rules and every set made from them) that were not read. */
+  get skipped(): readonly SkippedIgnoreFile[] {
+    return this.reader.skipped;
   }
 
   /**
@@ -131,14 +181,29 @@ export class IgnoreRules {
    * for the start itself; `names` its entries, to read only files that are there).
    */
   async within(dir: string, rel: string, names: ReadonlySet<string>): Promise<IgnoreRules> {
-    if (!IGNORE_FILES.some((name) => names.has(name))) return this;
-    const lines = await readRules(dir);
-    const own = rel === "" ? lines : lines.map((line) => nestedRule(line, rel));
-    return this.#with(own.filter((line): line is string => line !== undefined && line !== ""));
+    const newRepository = rel !== "" && names.has(".git");
+    if (!newRepository && !names.has(GIT_IGNORE) && !names.has(RG_IGNORE)) return this;
+    const own = async (name: string) => {
+      if (!names.has(name)) return [];
+      const lines = linesOf(await this.reader.read(join(dir, name)));
+      const rebased = rel === "" ? lines : lines.map((line) => nestedRule(line, rel));
+      return rebased.filter((line): line is string => line !== undefined && line !== "");
+    };
+    return IgnoreRules.#make(this.reader, {
+      parents: this.groups.parents,
+      git: [...(newRepository ? [] : this.groups.git), ...await own(GIT_IGNORE)],
+      custom: [...this.groups.custom, ...await own(RG_IGNORE)],
+    });
   }
 
   /** Whether `rel` (relative to the start, "/"-separated) is ignored. */
   ignores(rel: string, isDir: boolean): boolean {
-    return this.lines.length > 0 && this.matcher.ignores(isDir ? `${rel}/` : rel);
+    const { parents, git, custom } = this.groups;
+    if (parents.length + git.length + custom.length === 0) return false;
+    return this.matcher.ignores(isDir ? `${rel}/` : rel);
   }
+}
+
+function linesOf(text: string): string[] {
+  return text === "" ? [] : text.split(/\r?\n/);
 }

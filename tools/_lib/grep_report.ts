@@ -28,15 +28,16 @@ export interface FileMatches {
 
 /** More lines of one file than any output budget can show, so there is no point keeping them. */
 const LINES_KEPT_PER_FILE = 10_000;
-export const MAX_LINE_CHARS = 500;
+/** Longer result lines are cut (read_file's own, larger cap is text_page's MAX_LINE_CHARS). */
+export const MAX_MATCH_LINE_CHARS = 500;
 /** How much of a long line is shown before its first match. */
 const LEAD_CHARS = 100;
 
-/** A line cut to MAX_LINE_CHARS around `column` (where its first match starts). */
+/** A line cut to MAX_MATCH_LINE_CHARS around `column` (where its first match starts). */
 export function clipLine(text: string, column: number): string {
-  if (text.length <= MAX_LINE_CHARS) return text;
-  const start = Math.max(0, Math.min(column - LEAD_CHARS, text.length - MAX_LINE_CHARS));
-  const end = start + MAX_LINE_CHARS;
+  if (text.length <= MAX_MATCH_LINE_CHARS) return text;
+  const start = Math.max(0, Math.min(column - LEAD_CHARS, text.length - MAX_MATCH_LINE_CHARS));
+  const end = start + MAX_MATCH_LINE_CHARS;
   const before = start > 0 ? `[…${count(start)} characters] ` : "";
   const after = end < text.length ? ` […${count(text.length - end)} characters]` : "";
   return `${before}${text.slice(start, end)}${after}`;
@@ -151,8 +152,8 @@ export class GrepReport {
     this.#chars += line.length + 1;
   }
 
-  /** The text for the model and the numbers for structuredContent. */
-  finish(searched: string, stoppedEarly: string | undefined): {
+  /** The text for the model and the numbers for structuredContent; `extra` notes end the text. */
+  finish(searched: string, stoppedEarly: string | undefined, extra: string[] = []): {
     text: string;
     summary: ReportSummary;
   } {
@@ -183,6 +184,7 @@ export class GrepReport {
         `[the search stopped early (${stoppedEarly}): results are incomplete; search a smaller path]`,
       );
     }
+    notes.push(...extra);
     const body = this.#out.join("\n");
     return {
       text: body ? `${body}\n\n${notes.join("\n")}` : notes.join("\n"),

@@ -1,8 +1,10 @@
 /** What both of grep's searches (rg and the built-in one) are given, and rules they share. */
 import picomatch from "picomatch";
+import { ToolError } from "../../mcp/tool.ts";
 import type { IgnoreRules } from "./gitignore.ts";
 import type { CompiledPattern } from "./grep_pattern.ts";
 import type { OutputMode } from "./grep_report.ts";
+import { bytes } from "./units.ts";
 
 /** Larger files are skipped: they are logs and data, and reading one would stall the call. */
 export const MAX_FILE_BYTES = 10 * 1024 * 1024;
@@ -20,16 +22,21 @@ export interface NameFilter {
  */
 export function nameFilter(glob: string): NameFilter {
   const normalized = glob.replace(/^\.?\//, "");
-  const matches = picomatch(normalized, { dot: true, basename: true });
+  const hasSlash = normalized.includes("/");
+  // picomatch's basename option compares the last segment only: a glob with a slash never matched.
+  const matches = picomatch(normalized, { dot: true, basename: !hasSlash });
   // Simple name globs mean the same to rg; anything else is left to the check on rg's results.
-  const simple = !normalized.includes("/") && !normalized.includes("**") &&
-    /^[\w.*{},~ -]+$/.test(normalized);
+  const simple = !hasSlash && !normalized.includes("**") && /^[\w.*{},~ -]+$/.test(normalized);
   return { matches, rgType: simple ? normalized : undefined };
 }
 
 export interface GrepSearch {
-  /** The real path of the directory to search. */
+  /** Where rg runs and the walk starts: the searched directory, or the named file's directory. */
   dir: string;
+  /** A file named on its own (real path): only it is searched, whatever ignore rules and glob say. */
+  file?: string;
+  /** How the searched path reads in messages. */
+  label: string;
   pattern: CompiledPattern;
   multiline: boolean;
   caseInsensitive: boolean;
@@ -41,9 +48,22 @@ export interface GrepSearch {
   rulesAbove: IgnoreRules;
   /** Date.now() after which the search stops. */
   deadline: number;
+  /** Aborted on cancellation: the search stops and reports nothing more. */
   signal: AbortSignal;
-  /** ToolContext.onAbort: runs a listener on cancellation, or at once if that already came. */
-  onAbort(listener: () => void): () => void;
   /** Set when the search ended before it was complete. */
   stopped?: string;
+  /** Set when some files could not be read, so the results may miss some. */
+  unreadable?: boolean;
+}
+
+export function binaryFileError(label: string, kind: string): ToolError {
+  return new ToolError(`${label} is a binary file (${kind}); grep searches text`);
+}
+
+export function tooLargeError(label: string, size: number): ToolError {
+  return new ToolError(
+    `${label} is ${bytes(size)}, over grep's ${
+      bytes(MAX_FILE_BYTES)
+    } limit: read it in parts with read_file instead`,
+  );
 }

@@ -7,26 +7,28 @@
 import type { Dirent } from "node:fs";
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
+import type { EntryType } from "./entries.ts";
 import { IgnoreRules } from "./gitignore.ts";
 
 /** Names skipped (files too, like a worktree's .git file) unless ignored files are asked for. */
 export const SKIPPED_NAMES = new Set([".git", "node_modules"]);
-
-export type EntryKind = "file" | "dir" | "symlink" | "other";
 
 export interface WalkEntry {
   /** Absolute path. */
   path: string;
   /** Path from the start, "/"-separated. */
   rel: string;
-  kind: EntryKind;
+  kind: EntryType;
 }
 
 export interface WalkOptions {
   /** Skip ignored entries and SKIPPED_NAMES (true), or walk everything. */
   respectIgnores: boolean;
-  /** The rules the start's parent directories hold for it (IgnoreRules.above). */
-  rulesAbove?: IgnoreRules;
+  /**
+   * The rules the start's parent directories hold for it (IgnoreRules.above); by default none,
+   * and ignore files met are never read through symbolic links.
+   */
+  rules?: IgnoreRules;
   /**
    * Whether to walk into a directory (its own depth: 1 for the start's entries); default: always.
    */
@@ -39,9 +41,9 @@ export interface WalkOptions {
 
 export type StopReason = "entry limit" | "time limit" | "cancelled";
 
-export function kindOf(entry: Dirent): EntryKind {
+export function kindOf(entry: Dirent): EntryType {
   if (entry.isSymbolicLink()) return "symlink";
-  if (entry.isDirectory()) return "dir";
+  if (entry.isDirectory()) return "directory";
   return entry.isFile() ? "file" : "other";
 }
 
@@ -72,7 +74,7 @@ export class Walk {
 
   /** Every entry under `start` that is not ignored, in order. */
   async *entries(start: string): AsyncGenerator<WalkEntry> {
-    yield* this.#dir(start, "", 1, this.options.rulesAbove ?? IgnoreRules.none);
+    yield* this.#dir(start, "", 1, this.options.rules ?? IgnoreRules.empty());
   }
 
   #mustStop(): boolean {
@@ -106,11 +108,13 @@ export class Walk {
       const kind = kindOf(entry);
       const entryRel = rel === "" ? entry.name : `${rel}/${entry.name}`;
       if (respectIgnores) {
-        if (SKIPPED_NAMES.has(entry.name) || rules.ignores(entryRel, kind === "dir")) continue;
+        if (SKIPPED_NAMES.has(entry.name) || rules.ignores(entryRel, kind === "directory")) {
+          continue;
+        }
       }
       const path = join(dir, entry.name);
       yield { path, rel: entryRel, kind };
-      if (kind === "dir" && (enter?.(entryRel, depth) ?? true)) {
+      if (kind === "directory" && (enter?.(entryRel, depth) ?? true)) {
         yield* this.#dir(path, entryRel, depth + 1, rules);
       }
     }

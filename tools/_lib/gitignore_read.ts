@@ -1,0 +1,95 @@
+/**
+ * Reading ignore files without trusting them: only regular files of at most 1 MB, and a symbolic
+ * link only when its target is such a file inside the sandbox. A FIFO would block the read forever
+ * (and nothing can cancel a pending read), a link to /dev/zero would never end, and a link out of
+ * the roots would let rules from anywhere decide what the tools show.
+ */
+import { constants } from "node:fs";
+import { lstat, open, realpath } from "node:fs/promises";
+import { describeEntry } from "./entries.ts";
+import { bytes } from "./units.ts";
+
+export const MAX_IGNORE_FILE_BYTES = 1024 * 1024;
+
+// Even if a FIFO or a link is swapped in between the check and the open: never wait, never follow.
+const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOFOLLOW ?? 0);
+
+export interface SkippedIgnoreFile {
+  /** The ignore file's absolute path. */
+  path: string;
+  /** Why it was not read, as the end of a sentence about it: "is a FIFO (named pipe)...". */
+  why: string;
+}
+
+/** Reads the ignore files of one call, and remembers the ones it would not read. */
+export class IgnoreFileReader {
+  readonly skipped: SkippedIgnoreFile[] = [];
+
+  /** `contains(real)`: whether a link's target may be read (Sandbox.contains). */
+  constructor(private readonly contains: (real: string) => boolean) {}
+
+  /** The file's text: "" when it is missing or was skipped (then it is in `skipped`). */
+  async read(path: string): Promise<string> {
+    try {
+      return await this.#read(path);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === "ENOENT" || code === "ENOTDIR") return "";
+      return this.#skip(path, `could not be read (${code ?? (error as Error).message})`);
+    }
+  }
+
+  async #read(path: string): Promise<string> {
+    let target = path;
+    let info = await lstat(path);
+    if (info.isSymbolicLink()) {
+      const real = await realpath(path).catch(() => undefined);
+      if (real === undefined) return this.#skip(path, "is a broken symbolic link");
+      if (!this.contains(real)) {
+        return this.#skip(path, `is a symbolic link to ${real}, outside the allowed roots`);
+      }
+      target = real;
+      info = await lstat(real);
+    }
+    const notRegular = () => this.#skip(path, `is a ${describeEntry(info)}, not a regular file`);
+    if (!info.isFile()) return notRegular();
+    const tooLarge = (size: string) =>
+      this.#skip(
+        path,
+        `is ${size}, over the ${bytes(MAX_IGNORE_FILE_BYTES)} limit for ignore files`,
+      );
+    if (info.size > MAX_IGNORE_FILE_BYTES) return tooLarge(bytes(info.size));
+    const handle = await open(target, OPEN_FLAGS);
+    try {
+      info = await handle.stat();
+      if (!info.isFile()) return notRegular();
+      const buffer = new Uint8Array(MAX_IGNORE_FILE_BYTES + 1);
+      let filled = 0;
+      for (;;) {
+        const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, filled);
+        filled += bytesRead;
+        if (bytesRead === 0 || filled === buffer.length) break;
+      }
+      if (filled > MAX_IGNORE_FILE_BYTES) return tooLarge(`over ${bytes(MAX_IGNORE_FILE_BYTES)}`);
+      return new TextDecoder().decode(buffer.subarray(0, filled));
+    } finally {
+      await handle.close();
+    }
+  }
+
+  #skip(path: string, why: string): string {
+    this.skipped.push({ path, why });
+    return "";
+  }
+}
+
+/** A note for results about ignore files that were not read, or undefined when all were. */
+export function skippedIgnoreNote(
+  skipped: readonly SkippedIgnoreFile[],
+  display: (path: string) => string,
+): string | undefined {
+  if (skipped.length === 0) return undefined;
+  const shown = skipped.slice(0, 5).map((s) => `${display(s.path)} ${s.why}`);
+  const more = skipped.length > 5 ? `; and ${skipped.length - 5} more` : "";
+  return `[ignore files not read, so their rules were not applied: ${shown.join("; ")}${more}]`;
+}
