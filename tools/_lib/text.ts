@@ -26,7 +26,6 @@ const SIGNATURES: [number[], string, string?][] = [
   [[0x1f, 0x8b], "gzip-compressed data"],
   [[0x7f, 0x45, 0x4c, 0x46], "ELF executable or library"],
   [[0xcf, 0xfa, 0xed, 0xfe], "Mach-O executable"],
-  // "MZ" is also how plain text can start: it counts only together with NUL bytes (below).
   [[0x4d, 0x5a], "Windows executable"],
   [[0x00, 0x61, 0x73, 0x6d], "WebAssembly module"],
   [[0x53, 0x51, 0x4c, 0x69, 0x74, 0x65, 0x20, 0x66], "SQLite database"],
@@ -36,12 +35,28 @@ function startsWith(bytes: Uint8Array, prefix: number[], at = 0): boolean {
   return prefix.every((byte, i) => bytes[at + i] === byte);
 }
 
+/**
+ * The signature `head` starts with. One made only of printable characters ("GIF8", "%PDF-",
+ * "MZ", "SQLite f") is also how a text file can start, so it counts only with a NUL byte in the
+ * head, which the real formats always have.
+ */
+function signatureOf(head: Uint8Array): [number[], string, string?] | undefined {
+  const hasNul = head.subarray(0, SNIFF_BYTES).includes(0);
+  const printable = (signature: number[]) => signature.every((b) => b >= 0x20 && b < 0x7f);
+  if (hasNul && startsWith(head, RIFF) && startsWith(head, WEBP, 8)) {
+    return [RIFF, "WebP image", "image/webp"];
+  }
+  return SIGNATURES.find(([signature]) =>
+    startsWith(head, signature) && (hasNul || !printable(signature))
+  );
+}
+
+const RIFF = [0x52, 0x49, 0x46, 0x46];
+const WEBP = [0x57, 0x45, 0x42, 0x50];
+
 /** The image MIME type of the file that starts with `head`, for the formats clients display. */
 export function imageType(head: Uint8Array): string | undefined {
-  if (startsWith(head, [0x52, 0x49, 0x46, 0x46]) && startsWith(head, [0x57, 0x45, 0x42, 0x50], 8)) {
-    return "image/webp";
-  }
-  return SIGNATURES.find(([signature, , mime]) => mime && startsWith(head, signature))?.[2];
+  return signatureOf(head)?.[2];
 }
 
 /** The encoding a byte order mark announces, and its length. */
@@ -55,11 +70,8 @@ export function bomOf(head: Uint8Array): { encoding: Encoding; length: number } 
 /** A description of a binary file, or undefined when `head` looks like text. */
 export function binaryKind(head: Uint8Array): string | undefined {
   if (bomOf(head)) return undefined;
-  if (imageType(head) === "image/webp") return "WebP image";
-  const hasNul = head.subarray(0, SNIFF_BYTES).includes(0);
-  const known = SIGNATURES.find(([signature]) => startsWith(head, signature));
-  if (known && (known[0].length > 2 || hasNul || known[0][0] > 0x7f)) return known[1];
-  return hasNul ? "binary data" : undefined;
+  return signatureOf(head)?.[1] ??
+    (head.subarray(0, SNIFF_BYTES).includes(0) ? "binary data" : undefined);
 }
 
 /** Decodes a whole file's bytes; null when they are binary. */
