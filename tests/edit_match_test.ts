@@ -29,6 +29,6 @@ test("otherwise the most similar lines are offered with their numbers", () => {
     .join("\n");
   const why = explainMissing(text, "const totl = price * quantity;");
   assert.match(why, /closest places/);
-  assert.match(why, /     3\tconst total = price \* quantity;/);
+  assert.match(why, / {5}3\tconst total = price \* quantity;/);
   assert.match(explainMissing(text, "zzzz qqqq"), /No line of the file looks like/);
 });
