@@ -12,6 +12,7 @@ import { McpServer } from "./mcp/server.ts";
 import { serveStdio, StdoutWriter } from "./mcp/stdio.ts";
 import type { Tool } from "./mcp/tool.ts";
 import { SUPPORTED_VERSIONS } from "./mcp/versions.ts";
+import { setProgramLog, toolHooks } from "./tools/_lib/hooks.ts";
 import { killAllGroups } from "./tools/_lib/process_groups.ts";
 import { toolModules } from "./tools/mod.ts";
 
@@ -126,7 +127,9 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
     logger,
     send: (message) => writer.send(message),
     roots: { fixed: roots, fallback: [process.cwd()] },
+    hooks: toolHooks,
   });
+  setProgramLog((level, logger, data) => server.log(level, logger, data));
 
   let stopping = false;
   stop = async (why, graceMs) => {

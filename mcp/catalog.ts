@@ -8,13 +8,14 @@ import { INVALID_PARAMS, isPlainObject, type Params, RpcError } from "./jsonrpc.
 import { describeLogData, type Logger } from "./log.ts";
 import { ValidatorCache } from "./schema.ts";
 import { closest } from "./suggest.ts";
-import type { ContentBlock, Tool, ToolReturn } from "./tool.ts";
+import type { ContentBlock, Tool, ToolHooks, ToolReturn } from "./tool.ts";
 import { ToolError } from "./tool.ts";
 import { features } from "./versions.ts";
 
 interface CatalogOptions {
   pageSize: number;
   cacheTtlMs: number;
+  hooks?: ToolHooks;
 }
 
 export type ToolResult = {
@@ -29,6 +30,8 @@ export class ToolCatalog {
   readonly #validators = new ValidatorCache();
   /** Tool descriptions shaped for each protocol version, built on first request. */
   readonly #described = new Map<string, Record<string, unknown>[]>();
+  /** The tools' prepare() calls, run once, before the first list or call. */
+  #prepared: Promise<void> | undefined;
 
   constructor(
     tools: Tool[],
@@ -43,7 +46,21 @@ export class ToolCatalog {
     }
   }
 
-  list(params: Params, call: Call): Promise<Record<string, unknown>> {
+  /** Lets tools whose description depends on the disk (skills) fill it in, once. */
+  #prepare(): Promise<void> {
+    this.#prepared ??= Promise.all(this.#tools.map(async (tool) => {
+      if (!tool.prepare) return;
+      try {
+        Object.assign(tool, await tool.prepare());
+      } catch (error) {
+        this.logger.log("error", `preparing tool ${tool.name} failed: ${describeLogData(error)}`);
+      }
+    })).then(() => {});
+    return this.#prepared;
+  }
+
+  async list(params: Params, call: Call): Promise<Record<string, unknown>> {
+    await this.#prepare();
     const all = this.#describe(call);
     const offset = decodeCursor(params.cursor, all.length);
     const end = offset + this.options.pageSize;
@@ -53,10 +70,11 @@ export class ToolCatalog {
       result.ttlMs = this.options.cacheTtlMs;
       result.cacheScope = "public";
     }
-    return Promise.resolve(result);
+    return result;
   }
 
   async call(params: Params, call: Call): Promise<Record<string, unknown>> {
+    await this.#prepare();
     const name = params.name;
     if (typeof name !== "string") {
       throw new RpcError(INVALID_PARAMS, "Invalid params: tools/call needs params.name (a string)");
@@ -96,7 +114,9 @@ export class ToolCatalog {
       // A cancel (or shutdown) may have come while the validator was loading.
       if (call.reason) throw new ToolError(`${name} was not started: the call was stopped first`);
       call.label = name;
-      result = normalize(await tool.run(args, call.context()));
+      const ctx = call.context();
+      await this.options.hooks?.before?.(tool, ctx);
+      result = normalize(await tool.run(args, ctx));
     } catch (error) {
       if (error instanceof InputRequired) {
         // The client asks the user and calls again; the answers so far ride along, signed.
@@ -119,6 +139,7 @@ export class ToolCatalog {
         result = errorResult(`${name} failed: ${message}`);
       }
     }
+    this.options.hooks?.after?.(result);
     if (tool.output && !result.isError) {
       if (result.structuredContent === undefined) {
         throw new Error(`tool ${name} declares an output schema but returned no structured result`);

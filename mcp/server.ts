@@ -25,8 +25,8 @@ import {
   type RequestId,
   RpcError,
 } from "./jsonrpc.ts";
-import { describeLogData, isLogLevel, type Logger } from "./log.ts";
-import type { Tool } from "./tool.ts";
+import { atLeast, describeLogData, isLogLevel, type Logger, type LogLevel } from "./log.ts";
+import type { Tool, ToolHooks } from "./tool.ts";
 import {
   type Era,
   features,
@@ -63,6 +63,8 @@ export interface ServerOptions {
    * when a legacy client offers them; otherwise `fallback` (the working directory).
    */
   roots: { fixed: string[]; fallback: string[] };
+  /** What every tool call passes through (plan mode, reminders). */
+  hooks?: ToolHooks;
 }
 
 /** How long the client gets to answer a request of ours (roots/list). */
@@ -113,6 +115,7 @@ export class McpServer {
     this.#catalog = new ToolCatalog(options.tools, options.logger, {
       pageSize: options.pageSize ?? 100,
       cacheTtlMs: CACHE_TTL_MS,
+      hooks: options.hooks,
     });
     const both: Era[] = ["legacy", "modern"];
     this.#methods = new Map<string, Method>([
@@ -127,6 +130,23 @@ export class McpServer {
 
   get inFlight(): number {
     return this.#calls.size;
+  }
+
+  /**
+   * Logs something that belongs to no request (a timer firing): to stderr, and to a legacy
+   * client that set a level it passes. 2026-07-28 logging is per request only, so those clients
+   * see it only where a tool result carries it.
+   */
+  log(level: LogLevel, logger: string, data: unknown): void {
+    this.#options.logger.log(level, `${logger}: ${describeLogData(data)}`);
+    const min = this.#session?.logLevel;
+    if (min && atLeast(level, min)) {
+      this.#options.send({
+        jsonrpc: "2.0",
+        method: "notifications/message",
+        params: { level, logger, data },
+      });
+    }
   }
 
   /** Requests read but held back by hold(). */

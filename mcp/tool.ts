@@ -60,6 +60,17 @@ export class ToolError extends Error {}
 
 type InputSchema = JsonSchema & { readonly type: "object" };
 
+/**
+ * Work that every tool call passes through, set up by the program (main.ts), not by a tool:
+ * plan mode's refusals, reminders attached to results.
+ */
+export interface ToolHooks {
+  /** Runs before a tool; a ToolError it throws refuses the call with that message. */
+  before?(tool: Tool, ctx: ToolContext): Promise<void>;
+  /** Runs on every finished result; may append content blocks. */
+  after?(result: { content: ContentBlock[]; isError?: boolean }): void;
+}
+
 export interface ToolSpec<I extends InputSchema, O extends JsonSchema | undefined> {
   /** ^[A-Za-z0-9_.-]{1,128}$ and unique across tools/. */
   name: string;
@@ -73,6 +84,11 @@ export interface ToolSpec<I extends InputSchema, O extends JsonSchema | undefine
     args: FromSchema<I>,
     ctx: ToolContext,
   ): Promise<ToolReturn<O extends JsonSchema ? FromSchema<O> : never>>;
+  /**
+   * For a tool whose description or input depend on what is on disk (skills): called once,
+   * before the first tools/list or tools/call, and its answer replaces the static ones.
+   */
+  prepare?(): Promise<{ description?: string; input?: InputSchema }>;
 }
 
 /** A tool as the server holds it: the schema types are erased once the handler is typed. */
@@ -84,6 +100,7 @@ export interface Tool {
   input: InputSchema;
   output?: JsonSchema;
   run(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolReturn<unknown>>;
+  prepare?(): Promise<{ description?: string; input?: InputSchema }>;
 }
 
 export const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
