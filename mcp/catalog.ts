@@ -16,6 +16,8 @@ interface CatalogOptions {
   pageSize: number;
   cacheTtlMs: number;
   hooks?: ToolHooks;
+  /** The roots tools are prepared with (the server's own). */
+  roots: string[];
 }
 
 export type ToolResult = {
@@ -51,7 +53,7 @@ export class ToolCatalog {
     this.#prepared ??= Promise.all(this.#tools.map(async (tool) => {
       if (!tool.prepare) return;
       try {
-        Object.assign(tool, await tool.prepare());
+        Object.assign(tool, await tool.prepare({ roots: this.options.roots }));
       } catch (error) {
         this.logger.log("error", `preparing tool ${tool.name} failed: ${describeLogData(error)}`);
       }
@@ -115,7 +117,7 @@ export class ToolCatalog {
       if (call.reason) throw new ToolError(`${name} was not started: the call was stopped first`);
       call.label = name;
       const ctx = call.context();
-      await this.options.hooks?.before?.(tool, ctx);
+      await this.options.hooks?.before?.(tool, ctx, args);
       result = normalize(await tool.run(args, ctx));
     } catch (error) {
       if (error instanceof InputRequired) {

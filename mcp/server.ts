@@ -116,6 +116,7 @@ export class McpServer {
       pageSize: options.pageSize ?? 100,
       cacheTtlMs: CACHE_TTL_MS,
       hooks: options.hooks,
+      roots: options.roots.fixed.length > 0 ? options.roots.fixed : options.roots.fallback,
     });
     const both: Era[] = ["legacy", "modern"];
     this.#methods = new Map<string, Method>([

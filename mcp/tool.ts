@@ -65,8 +65,8 @@ type InputSchema = JsonSchema & { readonly type: "object" };
  * plan mode's refusals, reminders attached to results.
  */
 export interface ToolHooks {
-  /** Runs before a tool; a ToolError it throws refuses the call with that message. */
-  before?(tool: Tool, ctx: ToolContext): Promise<void>;
+  /** Runs before a tool, given its checked arguments; a ToolError it throws refuses the call. */
+  before?(tool: Tool, ctx: ToolContext, args: Record<string, unknown>): Promise<void>;
   /** Runs on every finished result; may append content blocks. */
   after?(result: { content: ContentBlock[]; isError?: boolean }): void;
 }
@@ -86,9 +86,14 @@ export interface ToolSpec<I extends InputSchema, O extends JsonSchema | undefine
   ): Promise<ToolReturn<O extends JsonSchema ? FromSchema<O> : never>>;
   /**
    * For a tool whose description or input depend on what is on disk (skills): called once,
-   * before the first tools/list or tools/call, and its answer replaces the static ones.
+   * before the first tools/list or tools/call, and its answer replaces the static ones. `roots`
+   * are the server's own (--root, else the working directory): no client has been asked yet.
    */
-  prepare?(): Promise<{ description?: string; input?: InputSchema }>;
+  prepare?(env: PrepareEnvironment): Promise<{ description?: string; input?: InputSchema }>;
+}
+
+export interface PrepareEnvironment {
+  roots: string[];
 }
 
 /** A tool as the server holds it: the schema types are erased once the handler is typed. */
@@ -100,7 +105,7 @@ export interface Tool {
   input: InputSchema;
   output?: JsonSchema;
   run(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolReturn<unknown>>;
-  prepare?(): Promise<{ description?: string; input?: InputSchema }>;
+  prepare?(env: PrepareEnvironment): Promise<{ description?: string; input?: InputSchema }>;
 }
 
 export const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;

@@ -15,7 +15,11 @@ import tool_grep from "./grep.ts";
 import tool_list_dir from "./list_dir.ts";
 import tool_list_roots from "./list_roots.ts";
 import tool_move_file from "./move_file.ts";
+import tool_plan_mode from "./plan_mode.ts";
 import tool_read_file from "./read_file.ts";
+import tool_set_callback from "./set_callback.ts";
+import tool_skill from "./skill.ts";
+import tool_tasks from "./tasks.ts";
 import tool_write_file from "./write_file.ts";
 
 /** Each module's default export: one tool, or a tight family of tools. */
@@ -35,6 +39,10 @@ export const toolModules: (Tool | Tool[])[] = [
   tool_list_dir,
   tool_list_roots,
   tool_move_file,
+  tool_plan_mode,
   tool_read_file,
+  tool_set_callback,
+  tool_skill,
+  tool_tasks,
   tool_write_file,
 ];

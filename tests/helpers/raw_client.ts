@@ -60,8 +60,18 @@ export class RawClient {
   #nextId = 1;
   #waiters: { match: (m: Message) => boolean; resolve: (m: Message) => void }[] = [];
 
-  constructor(path = TEST_BINARY, args: string[] = [], cwd = ROOT) {
-    this.child = spawn(binary(path), args, { cwd, stdio: ["pipe", "pipe", "pipe"] });
+  /** `env` is added to this process's environment for the server. */
+  constructor(
+    path = TEST_BINARY,
+    args: string[] = [],
+    cwd = ROOT,
+    env: Record<string, string> = {},
+  ) {
+    this.child = spawn(binary(path), args, {
+      cwd,
+      env: { ...process.env, ...env },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
     this.child.stdout!.setEncoding("utf8");
     this.child.stdout!.on("data", (text: string) => this.#onStdout(text));
     this.child.stderr!.setEncoding("utf8");

@@ -11,8 +11,8 @@ const after: NonNullable<ToolHooks["after"]>[] = [];
 let log: (level: LogLevel, logger: string, data: unknown) => void = () => {};
 
 export const toolHooks: ToolHooks = {
-  async before(tool, ctx) {
-    for (const hook of before) await hook(tool, ctx);
+  async before(tool, ctx, args) {
+    for (const hook of before) await hook(tool, ctx, args);
   },
   after(result) {
     for (const hook of after) hook(result);

@@ -28,12 +28,17 @@ export function stateRoot(): string {
 
 /**
  * The state directory of the project whose first root is `root`: readable (the root's name)
- * and unique (a digest of its full path). Created on first use.
+ * and unique (a digest of its full path). Not created: for checks that must leave no trace.
  */
-export async function projectStateDir(root: string): Promise<string> {
+export function projectStatePath(root: string): string {
   const digest = createHash("sha256").update(root).digest("hex").slice(0, 12);
   const name = basename(root).replace(/[^\w.-]/g, "_") || "root";
-  const dir = join(stateRoot(), "projects", `${name}-${digest}`);
+  return join(stateRoot(), "projects", `${name}-${digest}`);
+}
+
+/** The project's state directory (see projectStatePath), created on first use. */
+export async function projectStateDir(root: string): Promise<string> {
+  const dir = projectStatePath(root);
   await mkdir(dir, { recursive: true });
   return dir;
 }

@@ -1,0 +1,225 @@
+/**
+ * tasks and plan_mode through the binary: what they keep survives a restart, two servers on one
+ * project share it without losing or corrupting anything, and plan mode holds back every
+ * destructive tool the server offers until it ends.
+ */
+import assert from "node:assert/strict";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import process from "node:process";
+import { afterEach, test } from "node:test";
+import { modern, PRODUCT_BINARY, RawClient } from "../helpers/raw_client.ts";
+
+const clients: RawClient[] = [];
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((c) => c.close()));
+});
+
+const scratch = (name: string) => realpathSync(mkdtempSync(join(tmpdir(), `toolhost-${name}-`)));
+
+/** A server on `root` that keeps its state in `state` (the variable is set only for the spawn). */
+function serve(root: string, state: string): RawClient {
+  const saved = process.env.TOOLHOST_STATE_DIR;
+  process.env.TOOLHOST_STATE_DIR = state;
+  try {
+    const client = new RawClient(PRODUCT_BINARY, ["--root", root]);
+    clients.push(client);
+    return client;
+  } finally {
+    if (saved === undefined) delete process.env.TOOLHOST_STATE_DIR;
+    else process.env.TOOLHOST_STATE_DIR = saved;
+  }
+}
+
+async function stop(client: RawClient): Promise<void> {
+  clients.splice(clients.indexOf(client), 1);
+  assert.deepEqual(await client.close(), { code: 0, signal: null });
+}
+
+interface Outcome {
+  text: string;
+  data: Record<string, unknown>;
+  isError: boolean;
+}
+
+function outcome(reply: { result?: Record<string, unknown>; error?: unknown }): Outcome {
+  if (!reply.result) throw new Error(`not a tool result: ${JSON.stringify(reply.error)}`);
+  return {
+    text: (reply.result.content as { text: string }[])[0].text,
+    data: (reply.result.structuredContent ?? {}) as Record<string, unknown>,
+    isError: reply.result.isError === true,
+  };
+}
+
+async function call(client: RawClient, name: string, args: Record<string, unknown>) {
+  return outcome(
+    await client.request("tools/call", modern({ name, arguments: args }), 20_000),
+  );
+}
+
+/** A call that must succeed. */
+async function ok(client: RawClient, name: string, args: Record<string, unknown>) {
+  const result = await call(client, name, args);
+  assert.equal(result.isError, false, `${name}: ${result.text}`);
+  return result;
+}
+
+test("the task list survives a restart", async () => {
+  const root = scratch("wf-root");
+  const state = scratch("wf-state");
+  const first = serve(root, state);
+  await ok(first, "tasks", { action: "create", text: "Set up CI" });
+  await ok(first, "tasks", { action: "create", text: "Write docs" });
+  await ok(first, "tasks", { action: "add", task_id: "t2", text: "Outline" });
+  await ok(first, "tasks", { action: "complete", task_id: "t1" });
+  await ok(first, "tasks", { action: "start", step_id: "t2.1" });
+  await stop(first);
+
+  const second = serve(root, state);
+  const { text } = await ok(second, "tasks", { action: "list" });
+  assert.equal(
+    text,
+    "2 tasks: 1 done, 1 in progress, 0 pending; current: t2 Write docs.\n\n" +
+      "[x] t1 Set up CI\n" +
+      "[~] t2 Write docs (current, 0/1 steps done)\n" +
+      "  [~] t2.1 Outline",
+  );
+  assert.match((await ok(second, "tasks", { action: "create", text: "Next" })).text, /^Created t3/);
+});
+
+test("two servers on one project adding tasks at the same time lose nothing", async () => {
+  const root = scratch("wf-root");
+  const state = scratch("wf-state");
+  const servers = [serve(root, state), serve(root, state)];
+  const ids: { client: RawClient; id: string | number }[] = [];
+  for (let i = 0; i < 20; i++) {
+    for (const [n, client] of servers.entries()) {
+      const id = client.start(
+        "tools/call",
+        modern({ name: "tasks", arguments: { action: "create", text: `server ${n} task ${i}` } }),
+      );
+      ids.push({ client, id });
+    }
+  }
+  const created = await Promise.all(
+    ids.map(async ({ client, id }) => outcome(await client.responseTo(id, 30_000))),
+  );
+  assert.deepEqual(created.filter((c) => c.isError).map((c) => c.text), []);
+  const given = created.map((c) => c.data.id as string).sort();
+  assert.deepEqual(given, Array.from({ length: 40 }, (_, i) => `t${i + 1}`).sort());
+
+  const { data } = await ok(servers[1], "tasks", { action: "list" });
+  const titles = (data.tasks as { title: string }[]).map((t) => t.title).sort();
+  const expected = [0, 1].flatMap((n) =>
+    Array.from({ length: 20 }, (_, i) => `server ${n} task ${i}`)
+  ).sort();
+  assert.deepEqual(titles, expected);
+  // The file itself is whole JSON, and no lock file is left behind.
+  const [project] = readdirSync(join(state, "projects"));
+  const dir = join(state, "projects", project);
+  assert.equal(JSON.parse(readFileSync(join(dir, "tasks.json"), "utf8")).tasks.length, 40);
+  assert.deepEqual(readdirSync(dir).filter((f) => f.endsWith(".lock")), []);
+});
+
+/** Arguments that pass `schema`, so a refusal can only come from the gate. */
+function sampleOf(schema: Record<string, unknown>): unknown {
+  if ("const" in schema) return schema.const;
+  if (Array.isArray(schema.enum)) return schema.enum[0];
+  const variants = (schema.anyOf ?? schema.oneOf) as Record<string, unknown>[] | undefined;
+  if (variants) return sampleOf(variants[0]);
+  const type = Array.isArray(schema.type) ? schema.type[0] : schema.type;
+  switch (type) {
+    case "string":
+      return "plan-mode-probe".padEnd((schema.minLength as number) ?? 0, "x");
+    case "integer":
+    case "number":
+      return (schema.minimum as number) ?? 1;
+    case "boolean":
+      return false;
+    case "array":
+      return Array.from(
+        { length: (schema.minItems as number) ?? 0 },
+        () => sampleOf((schema.items ?? {}) as Record<string, unknown>),
+      );
+    case "object": {
+      const properties = (schema.properties ?? {}) as Record<string, Record<string, unknown>>;
+      const required = (schema.required ?? []) as string[];
+      return Object.fromEntries(required.map((key) => [key, sampleOf(properties[key])]));
+    }
+    default:
+      return null;
+  }
+}
+
+/** Every tool the server offers, over every page of tools/list. */
+async function allTools(client: RawClient) {
+  const tools: { name: string; inputSchema: Record<string, unknown>; annotations?: unknown }[] = [];
+  let cursor: string | undefined;
+  do {
+    const reply = await client.request("tools/list", modern(cursor ? { cursor } : {}));
+    tools.push(...(reply.result!.tools as typeof tools));
+    cursor = reply.result!.nextCursor as string | undefined;
+  } while (cursor);
+  return tools;
+}
+
+test("plan mode refuses every destructive tool until exit, which returns the plan", async () => {
+  const root = scratch("wf-root");
+  const client = serve(root, scratch("wf-state"));
+  const destructive = (await allTools(client)).filter((t) =>
+    (t.annotations as { destructiveHint?: boolean } | undefined)?.destructiveHint === true
+  );
+  const names = destructive.map((t) => t.name);
+  for (const name of ["bash", "bash_background", "write_file", "edit_file", "move_file"]) {
+    assert.ok(names.includes(name), `${name} is annotated destructive: ${names.join(", ")}`);
+  }
+
+  await ok(client, "plan_mode", { action: "enter", goal: "Rename the config module" });
+  for (const tool of destructive) {
+    const args = sampleOf(tool.inputSchema) as Record<string, unknown>;
+    const refused = await call(client, tool.name, args);
+    assert.equal(refused.isError, true, `${tool.name} ran: ${refused.text}`);
+    assert.match(
+      refused.text,
+      new RegExp(`^${tool.name} was refused: plan mode is on \\(goal: Rename the config module\\)`),
+      `${tool.name} with ${JSON.stringify(args)}`,
+    );
+    assert.match(refused.text, /call plan_mode with action "exit" to present it/);
+  }
+  assert.equal(existsSync(join(root, "plan-mode-probe")), false);
+  // Looking around still works, and so does the task list.
+  await ok(client, "list_dir", {});
+  await ok(client, "tasks", { action: "create", text: "Rename config.ts" });
+
+  await ok(client, "plan_mode", { action: "write", text: "# Plan\n\n1. Rename config.ts\n" });
+  const exit = await ok(client, "plan_mode", { action: "exit" });
+  assert.match(exit.text, /^Plan mode is off: destructive tools work again\./);
+  assert.ok(exit.text.endsWith("\n\n# Plan\n\n1. Rename config.ts\n"), exit.text);
+  assert.equal(exit.data.plan, "# Plan\n\n1. Rename config.ts\n");
+
+  assert.match((await ok(client, "bash", { command: "echo released" })).text, /^released\n/);
+  await ok(client, "write_file", { path: "after.txt", content: "x" });
+});
+
+test("plan mode survives a restart and binds every server on the project", async () => {
+  const root = scratch("wf-root");
+  const state = scratch("wf-state");
+  const other = serve(root, state);
+  await ok(other, "bash", { command: "true" });
+
+  const first = serve(root, state);
+  await ok(first, "plan_mode", { action: "enter", goal: "Plan the migration" });
+  await ok(first, "plan_mode", { action: "write", text: "step one\n" });
+  assert.match((await call(other, "bash", { command: "true" })).text, /^bash was refused/);
+  await stop(first);
+
+  const restarted = serve(root, state);
+  const status = await ok(restarted, "plan_mode", { action: "status" });
+  assert.match(status.text, /^Plan mode is on for \d+ s .*Goal: Plan the migration\n/);
+  assert.match((await call(restarted, "bash", { command: "true" })).text, /^bash was refused/);
+  assert.equal((await ok(restarted, "plan_mode", { action: "exit" })).data.plan, "step one\n");
+
+  await ok(other, "bash", { command: "true" });
+  await ok(restarted, "bash", { command: "true" });
+});

@@ -1,0 +1,206 @@
+/** plan_mode in-process: entering, writing, status, exit and reset, the plan file, and the gate. */
+import assert from "node:assert/strict";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { test } from "node:test";
+import type { Tool, ToolContext } from "../mcp/tool.ts";
+import { toolHooks } from "../tools/_lib/hooks.ts";
+import { projectStateDir, projectStatePath, writeState } from "../tools/_lib/state.ts";
+import bash from "../tools/bash.ts";
+import planMode from "../tools/plan_mode.ts";
+import editFile from "../tools/edit_file.ts";
+import readFile from "../tools/read_file.ts";
+import writeFile from "../tools/write_file.ts";
+import { callTool, scratchDir } from "./helpers/file_tools.ts";
+import { scratchStateDir } from "./helpers/state_dir.ts";
+
+const state = scratchStateDir();
+
+function project() {
+  const root = scratchDir("toolhost-plan-");
+  const run = (args: Record<string, unknown>) => callTool(planMode, [root], args);
+  const ok = async (args: Record<string, unknown>) => {
+    const reply = await run(args);
+    assert.equal(reply.result.isError, undefined, reply.text);
+    return reply;
+  };
+  const fails = async (args: Record<string, unknown>) => {
+    const { result, text } = await run(args);
+    assert.equal(result.isError, true, text);
+    return text;
+  };
+  /** What the gate says to `tool` in this project: undefined when it lets the call through. */
+  const gate = async (tool: Tool, args: Record<string, unknown> = {}) => {
+    const ctx = { roots: () => Promise.resolve([root]) } as unknown as ToolContext;
+    try {
+      await toolHooks.before!(tool, ctx, args);
+      return undefined;
+    } catch (error) {
+      return (error as Error).message;
+    }
+  };
+  return { root, run, ok, fails, gate };
+}
+
+test("enter starts a plan in the state directory; status tells the goal, the time and the size", async () => {
+  const p = project();
+  const { text, data } = await p.ok({ action: "enter", goal: "Move the API to v2" });
+  const planFile = join(await projectStateDir(p.root), "plan.md");
+  assert.match(text, /^Plan mode is on\. Goal: Move the API to v2\n\nDestructive tools/);
+  assert.ok(text.endsWith(`The plan is kept in ${planFile}.`), text);
+  assert.equal(readFileSync(planFile, "utf8"), "# Plan\n\nGoal: Move the API to v2\n\n");
+  assert.equal(data.active, true);
+  assert.equal(data.planFile, planFile);
+  assert.equal(data.planBytes, 34);
+  assert.ok(planFile.startsWith(state.path));
+
+  const status = await p.ok({ action: "status" });
+  assert.match(
+    status.text,
+    /^Plan mode is on for \d+ s \(since \d{4}-\d\d-\d\dT[\d:.]+Z\)\. Goal: Move the API to v2\nPlan: .*plan\.md, 34 bytes\.\n/,
+  );
+  assert.equal(status.data.goal, "Move the API to v2");
+  assert.equal(typeof status.data.elapsedMs, "number");
+});
+
+test("write replaces the plan; exit turns plan mode off and returns the plan", async () => {
+  const p = project();
+  await p.ok({ action: "enter", goal: "g" });
+  await p.ok({ action: "write", text: "# Plan\n\n1. first\n" });
+  const written = await p.ok({ action: "write", text: "# Plan\n\n1. read\n2. change\n" });
+  assert.match(written.text, /^Wrote the plan to .*plan\.md: 26 bytes, 4 lines\./);
+  const { text, data } = await p.ok({ action: "exit" });
+  assert.match(text, /^Plan mode is off: destructive tools work again\. Present this plan/);
+  assert.ok(text.endsWith("\n\n# Plan\n\n1. read\n2. change\n"), text);
+  assert.equal(data.plan, "# Plan\n\n1. read\n2. change\n");
+  assert.equal(data.planTruncated, false);
+  assert.equal(data.active, false);
+  assert.equal(data.goal, "g");
+  assert.match((await p.ok({ action: "status" })).text, /^Plan mode is off/);
+});
+
+test("exit says when nothing was written into the plan", async () => {
+  const p = project();
+  await p.ok({ action: "enter", goal: "g" });
+  assert.match((await p.ok({ action: "exit" })).text, /\[the plan is empty: nothing was written/);
+});
+
+test("a new plan in the default file starts afresh", async () => {
+  const p = project();
+  await p.ok({ action: "enter", goal: "one" });
+  await p.ok({ action: "write", text: "old plan" });
+  await p.ok({ action: "exit" });
+  await p.ok({ action: "enter", goal: "two" });
+  assert.equal((await p.ok({ action: "exit" })).data.plan, "# Plan\n\nGoal: two\n\n");
+});
+
+test("a plan_file must be inside the roots; a new one gets a heading, an existing one is kept", async () => {
+  const p = project();
+  await p.ok({ action: "enter", goal: "g", plan_file: "docs/plans/next.md" });
+  assert.equal(readFileSync(join(p.root, "docs/plans/next.md"), "utf8"), "# Plan\n\nGoal: g\n\n");
+  const status = await p.ok({ action: "status" });
+  assert.equal(status.data.planFile, "docs/plans/next.md");
+  await p.ok({ action: "write", text: "the plan" });
+  assert.equal(readFileSync(join(p.root, "docs/plans/next.md"), "utf8"), "the plan");
+  await p.ok({ action: "exit" });
+
+  writeFileSync(join(p.root, "PLAN.md"), "kept\n");
+  const kept = await p.ok({ action: "enter", goal: "g2", plan_file: "PLAN.md" });
+  assert.match(kept.text, /\(it already held 5 bytes, kept as it was\)\.$/);
+  assert.equal((await p.ok({ action: "exit" })).data.plan, "kept\n");
+
+  assert.match(
+    await p.fails({ action: "enter", goal: "g", plan_file: "/etc/plan.md" }),
+    /"\/etc\/plan\.md" is outside the allowed roots/,
+  );
+  mkdirSync(join(p.root, "dir"));
+  assert.match(
+    await p.fails({ action: "enter", goal: "g", plan_file: "dir" }),
+    /plan_file dir is not a regular file/,
+  );
+  assert.match((await p.ok({ action: "status" })).text, /^Plan mode is off/);
+});
+
+test("a plan longer than a result is cut at exit, with where to read the rest", async () => {
+  const p = project();
+  writeFileSync(join(p.root, "big.md"), "x".repeat(40_000));
+  await p.ok({ action: "enter", goal: "g", plan_file: "big.md" });
+  const { text, data } = await p.ok({ action: "exit" });
+  assert.equal((data.plan as string).length, 30_000);
+  assert.equal(data.planTruncated, true);
+  assert.match(
+    text,
+    /\[the plan was cut at 30,000 characters of 39 KB; the whole plan is in big\.md\]$/,
+  );
+});
+
+test("actions out of order are refused with what to do instead", async () => {
+  const p = project();
+  assert.match(await p.fails({ action: "enter" }), /enter needs `goal`/);
+  assert.match(await p.fails({ action: "exit" }), /plan mode is off: there is nothing to exit/);
+  assert.match(
+    await p.fails({ action: "write", text: "x" }),
+    /plan mode is off, so there is no plan/,
+  );
+  await p.ok({ action: "enter", goal: "first" });
+  assert.match(await p.fails({ action: "write" }), /write needs `text`/);
+  assert.match(
+    await p.fails({ action: "enter", goal: "second" }),
+    /plan mode is already on \(goal: first; since .*\): write the plan with action "write"/,
+  );
+  const reset = await p.ok({ action: "reset" });
+  assert.match(reset.text, /^Plan mode was reset \(goal: first\); the plan was not presented/);
+  assert.equal(reset.data.plan, undefined);
+  assert.match((await p.ok({ action: "reset" })).text, /^Plan mode was already off\./);
+});
+
+test("while plan mode is on, destructive tools are refused and the others pass", async () => {
+  const p = project();
+  assert.equal(await p.gate(bash), undefined);
+  await p.ok({ action: "enter", goal: "Tidy the build" });
+  const refusal = await p.gate(bash);
+  assert.match(
+    refusal ?? "",
+    /^bash was refused: plan mode is on \(goal: Tidy the build\).*plan_mode with action "exit"/,
+  );
+  assert.equal(await p.gate(readFile), undefined);
+  assert.equal(await p.gate(planMode), undefined);
+  await p.ok({ action: "exit" });
+  assert.equal(await p.gate(bash), undefined);
+});
+
+test("a plan file inside the roots may be written with write_file and edit_file; nothing else", async () => {
+  const p = project();
+  await p.ok({ action: "enter", goal: "Plan in the repo", plan_file: "PLAN.md" });
+  assert.equal(await p.gate(writeFile, { path: "PLAN.md", content: "# Plan" }), undefined);
+  assert.equal(await p.gate(editFile, { path: "./PLAN.md", edits: [] }), undefined);
+  assert.match(
+    (await p.gate(writeFile, { path: "other.md", content: "x" })) ?? "",
+    /^write_file was refused/,
+  );
+  assert.match((await p.gate(bash, { command: "echo > PLAN.md" })) ?? "", /^bash was refused/);
+});
+
+test("the gate sees plan mode entered by another server, and an unreadable state refuses", async () => {
+  const p = project();
+  assert.equal(await p.gate(bash), undefined);
+  const file = join(await projectStateDir(p.root), "plan.json");
+  // What another toolhost process on this project leaves behind.
+  await writeState(file, {
+    active: true,
+    goal: "elsewhere",
+    since: new Date().toISOString(),
+    planFile: join(p.root, "p.md"),
+  });
+  assert.match((await p.gate(bash)) ?? "", /goal: elsewhere/);
+  writeFileSync(file, "{ not json");
+  assert.match((await p.gate(bash)) ?? "", /plan mode's state cannot be read.*action "reset"/);
+  assert.match((await p.ok({ action: "reset" })).text, /unreadable state was cleared/);
+  assert.equal(await p.gate(bash), undefined);
+});
+
+test("checking a project that never planned leaves no state directory behind", async () => {
+  const p = project();
+  assert.equal(await p.gate(bash), undefined);
+  assert.equal(existsSync(projectStatePath(p.root)), false);
+});
