@@ -68,3 +68,47 @@ test("the 2026-07-28 client fulfils input_required and retries; the answer arriv
     await client.close();
   }
 });
+
+test("declining, cancelling, and a client without elicitation, in both eras", async () => {
+  for (const action of ["decline", "cancel"] as const) {
+    const legacy = new Client({ name: "sdk-e2e", version: "1.0.0" }, {
+      capabilities: { elicitation: {} },
+    });
+    legacy.setRequestHandler(ElicitRequestSchema, () => ({ action }));
+    await legacy.connect(
+      new StdioClientTransport({ command: binary(PRODUCT_BINARY), cwd: ROOT, stderr: "pipe" }),
+    );
+    const modern = new ModernClient(
+      { name: "sdk-modern-e2e", version: "1.0.0" },
+      { versionNegotiation: { mode: { pin: "2026-07-28" } }, capabilities: { elicitation: {} } },
+    );
+    modern.setRequestHandler("elicitation/create", () => ({ action }));
+    await modern.connect(
+      new ModernTransport({ command: binary(PRODUCT_BINARY), cwd: ROOT, stderr: "pipe" }),
+    );
+    try {
+      for (const client of [legacy, modern]) {
+        const result = await client.callTool({ name: "ask_user", arguments: { questions } });
+        assert.equal(result.isError, undefined);
+        assert.match(
+          (result.content as { text: string }[])[0].text,
+          action === "decline" ? /declined to answer/ : /dismissed the questions/,
+        );
+      }
+    } finally {
+      await legacy.close();
+      await modern.close();
+    }
+  }
+  const plain = new Client({ name: "sdk-e2e", version: "1.0.0" });
+  await plain.connect(
+    new StdioClientTransport({ command: binary(PRODUCT_BINARY), cwd: ROOT, stderr: "pipe" }),
+  );
+  try {
+    const result = await plain.callTool({ name: "ask_user", arguments: { questions } });
+    assert.equal(result.isError, true);
+    assert.match(JSON.stringify(result.content), /ask them in the chat instead/);
+  } finally {
+    await plain.close();
+  }
+});
