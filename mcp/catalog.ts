@@ -109,15 +109,18 @@ export class ToolCatalog {
         call,
       );
     }
-    const digest = callDigest(name, args);
-    if (call.era === "modern") call.answers = answersOf(params, digest);
+    // Only a retry that brings answers needs them checked against this call.
+    const retried = params.requestState !== undefined || params.inputResponses !== undefined;
+    if (call.era === "modern" && retried) call.answers = answersOf(params, callDigest(name, args));
     let result: ToolResult;
     try {
       // A cancel (or shutdown) may have come while the validator was loading.
       if (call.reason) throw new ToolError(`${name} was not started: the call was stopped first`);
       call.label = name;
       const ctx = call.context();
-      await this.options.hooks?.before?.(tool, ctx, args);
+      // Most hooks decide at once; awaiting only a real promise keeps the common call cheap.
+      const checked = this.options.hooks?.before?.(tool, ctx, args);
+      if (checked) await checked;
       result = normalize(await tool.run(args, ctx));
     } catch (error) {
       if (error instanceof InputRequired) {
@@ -130,7 +133,7 @@ export class ToolCatalog {
               params: { mode: "form", ...error.request },
             },
           },
-          requestState: encodeState(digest, Object.fromEntries(call.answers)),
+          requestState: encodeState(callDigest(name, args), Object.fromEntries(call.answers)),
         };
       }
       if (error instanceof ToolError) {

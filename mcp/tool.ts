@@ -66,7 +66,7 @@ type InputSchema = JsonSchema & { readonly type: "object" };
  */
 export interface ToolHooks {
   /** Runs before a tool, given its checked arguments; a ToolError it throws refuses the call. */
-  before?(tool: Tool, ctx: ToolContext, args: Record<string, unknown>): Promise<void>;
+  before?(tool: Tool, ctx: ToolContext, args: Record<string, unknown>): void | Promise<void>;
   /** Runs on every finished result; may append content blocks. */
   after?(result: { content: ContentBlock[]; isError?: boolean }): void;
 }

@@ -11,8 +11,10 @@ const after: NonNullable<ToolHooks["after"]>[] = [];
 let log: (level: LogLevel, logger: string, data: unknown) => void = () => {};
 
 export const toolHooks: ToolHooks = {
-  async before(tool, ctx, args) {
-    for (const hook of before) await hook(tool, ctx, args);
+  before(tool, ctx, args) {
+    // Hooks that decide at once return nothing: only the ones that must wait are awaited.
+    const waiting = before.map((hook) => hook(tool, ctx, args)).filter((p) => p !== undefined);
+    if (waiting.length > 0) return Promise.all(waiting).then(() => {});
   },
   after(result) {
     for (const hook of after) hook(result);

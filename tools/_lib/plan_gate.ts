@@ -12,12 +12,21 @@ import { projectStatePath } from "./state.ts";
 /** The tools that may still write while planning, when what they write is the plan file. */
 const PLAN_WRITERS = new Set(["write_file", "edit_file"]);
 
-async function refuseDestructiveInPlanMode(
+function refuseDestructiveInPlanMode(
+  tool: Tool,
+  ctx: ToolContext,
+  args: Record<string, unknown>,
+): Promise<void> | undefined {
+  // Decided at once for the tools plan mode never blocks.
+  if (tool.annotations?.destructiveHint !== true) return undefined;
+  return refuseIfPlanning(tool, ctx, args);
+}
+
+async function refuseIfPlanning(
   tool: Tool,
   ctx: ToolContext,
   args: Record<string, unknown>,
 ): Promise<void> {
-  if (tool.annotations?.destructiveHint !== true) return;
   // No root exists: there is no project, so no plan mode (and the tool reports the roots itself).
   const sandbox = await Sandbox.of(ctx).catch(() => null);
   if (!sandbox) return;
