@@ -3,10 +3,12 @@
  * back to the client that its tool reaches through a ToolContext.
  */
 import { type ElicitRequest, type ElicitResult, formFor, InputRequired } from "./elicit.ts";
+import { checkAnswer } from "./elicit_check.ts";
 import { isPlainObject, type JsonRpcNotification, type Params, type RequestId } from "./jsonrpc.ts";
 import { atLeast, describeLogData, type Logger, type LogLevel } from "./log.ts";
 import type { Scope } from "./eras.ts";
 import { type ToolContext, ToolError } from "./tool.ts";
+import { features } from "./versions.ts";
 
 /** What a call needs from the server around it. */
 export interface CallEnvironment {
@@ -95,22 +97,40 @@ export class Call {
     return this.#out.roots(this.scope);
   }
 
-  /** Whether the client declared it can show forms to the user. */
+  /**
+   * Whether the client can show forms to the user: it declared elicitation (`{}` alone meaning
+   * forms; a client offering only `url` cannot) and, before 2026, speaks 2025-06-18 or later.
+   */
   get canElicit(): boolean {
-    return isPlainObject(this.scope.clientCapabilities.elicitation);
+    const elicitation = this.scope.clientCapabilities.elicitation;
+    if (!isPlainObject(elicitation)) return false;
+    if (this.era === "legacy" && !features.elicitation(this.version)) return false;
+    return elicitation.form !== undefined
+      ? isPlainObject(elicitation.form)
+      : elicitation.url === undefined;
   }
 
   async elicit(request: ElicitRequest): Promise<ElicitResult> {
     if (!this.canElicit) {
       throw new ToolError(
-        "this client cannot put questions to the user (it did not declare elicitation); ask in the chat instead",
+        "this client cannot show questions to the user (it did not declare form elicitation); ask them in the chat instead",
       );
     }
     const key = `ask${++this.#asked}`;
     if (this.era === "modern") {
       const answer = this.answers.get(key);
-      if (answer) return answer;
-      throw new InputRequired(key, request);
+      if (!answer) throw new InputRequired(key, request);
+      if (answer.action !== "accept") return answer;
+      const checked = checkAnswer(request, answer.content);
+      if (checked.ok) return { action: "accept", content: checked.content };
+      // Asked again, saying what was wrong: the retry may answer this key once more.
+      this.answers.delete(key);
+      throw new InputRequired(key, {
+        ...request,
+        message: `${request.message}\n\n(The previous answer could not be used: ${
+          checked.problems.join("; ")
+        }.)`,
+      });
     }
     const form = formFor(this.version, request);
     const result = await this.#out.ask(
@@ -123,10 +143,17 @@ export class Call {
     if (action !== "accept" && action !== "decline" && action !== "cancel") {
       throw new Error(`the client answered elicitation/create without a valid action`);
     }
-    return {
-      action,
-      content: form.restore(isPlainObject(result.content) ? result.content : undefined),
-    };
+    if (action !== "accept") return { action };
+    const checked = checkAnswer(
+      request,
+      form.restore(isPlainObject(result.content) ? result.content : undefined),
+    );
+    if (!checked.ok) {
+      throw new ToolError(
+        `the client's answer does not fit the questions asked (${checked.problems.join("; ")})`,
+      );
+    }
+    return { action, content: checked.content };
   }
 
   log(level: LogLevel, data: unknown): void {

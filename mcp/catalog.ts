@@ -16,9 +16,11 @@ interface CatalogOptions {
   pageSize: number;
   cacheTtlMs: number;
   hooks?: ToolHooks;
-  /** The roots tools are prepared with (the server's own). */
-  roots: string[];
+  /** How long tools may take to prepare before they are listed as they stand. */
+  prepareTimeoutMs?: number;
 }
+
+const PREPARE_TIMEOUT_MS = 5_000;
 
 export type ToolResult = {
   content: ContentBlock[];
@@ -27,13 +29,17 @@ export type ToolResult = {
 };
 
 export class ToolCatalog {
-  readonly #tools: Tool[];
-  readonly #byName: Map<string, Tool>;
+  /** The tools by name, sorted; replaced once by their prepared versions. */
+  #tools: Tool[];
+  #byName: Map<string, Tool>;
   readonly #validators = new ValidatorCache();
   /** Tool descriptions shaped for each protocol version, built on first request. */
   readonly #described = new Map<string, Record<string, unknown>[]>();
   /** The tools' prepare() calls, run once, before the first list or call. */
   #prepared: Promise<void> | undefined;
+  #ready = false;
+  /** Whether any description depends on the user's files. */
+  readonly #personal: boolean;
 
   constructor(
     tools: Tool[],
@@ -46,23 +52,48 @@ export class ToolCatalog {
       if (this.#byName.has(tool.name)) throw new Error(`Two tools are named ${tool.name}`);
       this.#byName.set(tool.name, tool);
     }
+    this.#personal = this.#tools.some((tool) => tool.prepare);
   }
 
-  /** Lets tools whose description depends on the disk (skills) fill it in, once. */
-  #prepare(): Promise<void> {
-    this.#prepared ??= Promise.all(this.#tools.map(async (tool) => {
-      if (!tool.prepare) return;
+  /**
+   * Lets tools whose description depends on the disk (skills) fill it in, once, in the roots of
+   * the first request. A tool that takes too long or fails is listed as it was defined.
+   */
+  #prepare(call: Call): Promise<void> {
+    this.#prepared ??= this.#personal ? this.#prepareAll(call) : Promise.resolve();
+    return this.#prepared.then(() => {
+      this.#ready = true;
+    });
+  }
+
+  async #prepareAll(call: Call): Promise<void> {
+    const limit = this.options.prepareTimeoutMs ?? PREPARE_TIMEOUT_MS;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<"late">((resolve) => {
+      timer = setTimeout(() => resolve("late"), limit);
+    });
+    const prepared = await Promise.all(this.#tools.map(async (tool): Promise<Tool> => {
+      if (!tool.prepare) return tool;
       try {
-        Object.assign(tool, await tool.prepare({ roots: this.options.roots }));
+        const work = call.roots().then((roots) => tool.prepare!({ roots }));
+        const update = await Promise.race([work, late]);
+        if (update !== "late") return { ...tool, ...update };
+        this.logger.log(
+          "warning",
+          `tool ${tool.name} took over ${limit} ms to prepare; listed as defined`,
+        );
       } catch (error) {
         this.logger.log("error", `preparing tool ${tool.name} failed: ${describeLogData(error)}`);
       }
-    })).then(() => {});
-    return this.#prepared;
+      return tool;
+    }));
+    clearTimeout(timer);
+    this.#tools = prepared;
+    this.#byName = new Map(prepared.map((tool) => [tool.name, tool]));
   }
 
   async list(params: Params, call: Call): Promise<Record<string, unknown>> {
-    await this.#prepare();
+    if (!this.#ready) await this.#prepare(call);
     const all = this.#describe(call);
     const offset = decodeCursor(params.cursor, all.length);
     const end = offset + this.options.pageSize;
@@ -70,13 +101,14 @@ export class ToolCatalog {
     if (end < all.length) result.nextCursor = encodeCursor(end);
     if (call.era === "modern") {
       result.ttlMs = this.options.cacheTtlMs;
-      result.cacheScope = "public";
+      // Descriptions a tool prepared from this user's files (skills) are theirs alone.
+      result.cacheScope = this.#personal ? "private" : "public";
     }
     return result;
   }
 
   async call(params: Params, call: Call): Promise<Record<string, unknown>> {
-    await this.#prepare();
+    if (!this.#ready) await this.#prepare(call);
     const name = params.name;
     if (typeof name !== "string") {
       throw new RpcError(INVALID_PARAMS, "Invalid params: tools/call needs params.name (a string)");
@@ -133,7 +165,11 @@ export class ToolCatalog {
               params: { mode: "form", ...error.request },
             },
           },
-          requestState: encodeState(callDigest(name, args), Object.fromEntries(call.answers)),
+          requestState: encodeState(
+            callDigest(name, args),
+            Object.fromEntries(call.answers),
+            error.key,
+          ),
         };
       }
       if (error instanceof ToolError) {
@@ -144,7 +180,6 @@ export class ToolCatalog {
         result = errorResult(`${name} failed: ${message}`);
       }
     }
-    this.options.hooks?.after?.(result);
     if (tool.output && !result.isError) {
       if (result.structuredContent === undefined) {
         throw new Error(`tool ${name} declares an output schema but returned no structured result`);
@@ -158,6 +193,8 @@ export class ToolCatalog {
         );
       }
     }
+    // Only a result that will be sent gets the hooks' additions (they are delivered once).
+    if (!call.reason) this.options.hooks?.after?.(result);
     return this.#shape(result, call);
   }
 

@@ -48,14 +48,20 @@ export function callDigest(tool: string, args: unknown): string {
 interface State {
   call: string;
   expires: number;
+  /** Answers already accepted, by question key. */
   answers: Record<string, ElicitResult>;
+  /** The question the client was just given, the only one a retry may answer. */
+  asked: string;
 }
 
-/** The signed `requestState` carrying the answers so far. */
-export function encodeState(call: string, answers: Record<string, ElicitResult>): string {
-  const payload = Buffer.from(
-    JSON.stringify({ call, expires: Date.now() + STATE_TTL_MS, answers } satisfies State),
-  ).toString("base64url");
+/** The signed `requestState` carrying the answers so far and the question now asked. */
+export function encodeState(
+  call: string,
+  answers: Record<string, ElicitResult>,
+  asked: string,
+): string {
+  const state: State = { call, expires: Date.now() + STATE_TTL_MS, answers, asked };
+  const payload = Buffer.from(JSON.stringify(state)).toString("base64url");
   return `${payload}.${sign(payload)}`;
 }
 
@@ -65,38 +71,41 @@ function isElicitResult(value: unknown): value is ElicitResult {
     (value.content === undefined || isPlainObject(value.content));
 }
 
+function verifiedState(requestState: unknown, call: string): State {
+  const [payload, mac] = typeof requestState === "string" ? requestState.split(".") : [];
+  const expected = payload ? Buffer.from(sign(payload)) : undefined;
+  const given = Buffer.from(mac ?? "");
+  if (expected && given.length === expected.length && timingSafeEqual(given, expected)) {
+    const state: State = JSON.parse(Buffer.from(payload, "base64url").toString());
+    if (state.call === call && state.expires >= Date.now()) return state;
+  }
+  throw new RpcError(
+    INVALID_PARAMS,
+    "Invalid params: requestState is not valid for this call (altered, expired, or from another call or server run); call again without it",
+  );
+}
+
 /**
- * The answers a retried call brings: those carried in its `requestState` (which must be ours,
- * unexpired and for this very call) and those in `inputResponses`.
+ * The answers a retried call brings: those its signed `requestState` carries (which must be ours,
+ * unexpired and for this very call), plus the client's answer to the one question it was just
+ * asked. Answers to anything else are ignored, and an answer once given is never replaced.
  */
 export function answersOf(params: Params, call: string): Map<string, ElicitResult> {
-  const answers = new Map<string, ElicitResult>();
-  if (params.requestState !== undefined) {
-    const [payload, mac] = typeof params.requestState === "string"
-      ? params.requestState.split(".")
-      : [];
-    const expected = payload ? Buffer.from(sign(payload)) : undefined;
-    const given = Buffer.from(mac ?? "");
-    let state: State | undefined;
-    if (expected && given.length === expected.length && timingSafeEqual(given, expected)) {
-      state = JSON.parse(Buffer.from(payload, "base64url").toString());
-    }
-    if (!state || state.call !== call || state.expires < Date.now()) {
-      throw new RpcError(
-        INVALID_PARAMS,
-        "Invalid params: requestState is not valid for this call (altered, expired, or from another call or server run); call again without it",
-      );
-    }
-    for (const [key, answer] of Object.entries(state.answers)) answers.set(key, answer);
+  if (params.requestState === undefined) {
+    throw new RpcError(
+      INVALID_PARAMS,
+      "Invalid params: inputResponses must come with the requestState of the input_required result they answer",
+    );
   }
-  if (params.inputResponses !== undefined) {
-    if (!isPlainObject(params.inputResponses)) {
-      throw new RpcError(INVALID_PARAMS, "Invalid params: inputResponses must be an object");
-    }
-    for (const [key, answer] of Object.entries(params.inputResponses)) {
-      // Answers to questions we did not ask are ignored, as the spec asks.
-      if (isElicitResult(answer)) answers.set(key, answer);
-    }
+  const state = verifiedState(params.requestState, call);
+  const answers = new Map(Object.entries(state.answers));
+  if (params.inputResponses !== undefined && !isPlainObject(params.inputResponses)) {
+    throw new RpcError(INVALID_PARAMS, "Invalid params: inputResponses must be an object");
+  }
+  const answer = (params.inputResponses as Record<string, unknown> | undefined)?.[state.asked];
+  if (isElicitResult(answer) && !answers.has(state.asked)) {
+    // Declining or cancelling carries no content, whatever the client sent along.
+    answers.set(state.asked, answer.action === "accept" ? answer : { action: answer.action });
   }
   return answers;
 }
@@ -145,8 +154,11 @@ export function formFor(version: string, request: ElicitRequest): {
     restore(content) {
       if (!content) return content;
       const restored: Record<string, unknown> = {};
+      const generated = new Set(
+        [...multiple].flatMap(([key, consts]) => consts.map((_, i) => `${key}__${i}`)),
+      );
       for (const [key, value] of Object.entries(content)) {
-        if (!/__\d+$/.test(key)) restored[key] = value;
+        if (!generated.has(key)) restored[key] = value;
       }
       for (const [key, consts] of multiple) {
         restored[key] = consts.filter((_, i) => content[`${key}__${i}`] === true);

@@ -36,4 +36,6 @@ export const features = {
   toolAnnotations: (version: string) => version >= "2025-03-26",
   /** `title`, `outputSchema` and `structuredContent` arrived in 2025-06-18. */
   structuredOutput: (version: string) => version >= "2025-06-18",
+  /** Servers could first ask the user questions (elicitation) in 2025-06-18. */
+  elicitation: (version: string) => version >= "2025-06-18",
 };

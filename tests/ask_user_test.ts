@@ -146,6 +146,39 @@ test("a client without elicitation gets an error telling the model to ask in cha
   assert.equal(modernReply.result?.isError, true);
 });
 
+test("a client that fails to show the form: the model is told to ask in chat", async () => {
+  const h = await legacySession("2025-11-25", { elicitation: {} });
+  h.line({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "tools/call",
+    params: { name: "ask_user", arguments: { questions } },
+  });
+  await tick(30);
+  const ask = h.notifications("elicitation/create")[0];
+  h.line({ jsonrpc: "2.0", id: ask.id, error: { code: -32603, message: "no UI attached" } });
+  const result = (await h.responseTo(1)).result as unknown as Result;
+  assert.equal(result.isError, true);
+  assert.match(
+    result.content[0].text,
+    /could not show the questions \(elicitation\/create failed: no UI attached\); ask them in the chat instead/,
+  );
+});
+
+test("a long typed-in answer is cut before it reaches the model", async () => {
+  const h = await legacySession("2025-11-25", { elicitation: {} });
+  h.line({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "tools/call",
+    params: { name: "ask_user", arguments: { questions: questions.slice(0, 1) } },
+  });
+  await answer(h, { action: "accept", content: { q1: "Other", q1_other: "x".repeat(5000) } });
+  const result = (await h.responseTo(1)).result as unknown as Result;
+  const other = (result.structuredContent!.answers as { other: string }[])[0].other;
+  assert.equal(other, `${"x".repeat(2000)}… (3000 more characters cut)`);
+});
+
 test("legacy: a cancelled call withdraws its question from the client", async () => {
   const h = await legacySession("2025-11-25", { elicitation: {} });
   h.line({
