@@ -65,6 +65,8 @@ export interface ServerOptions {
   roots: { fixed: string[]; fallback: string[] };
   /** What every tool call passes through (plan mode, reminders). */
   hooks?: ToolHooks;
+  /** Overrides of how long the client may take to answer us, and tools to prepare. */
+  timeouts?: { clientRequestMs?: number; prepareMs?: number };
 }
 
 /** How long the client gets to answer a request of ours (roots/list). */
@@ -116,7 +118,7 @@ export class McpServer {
       pageSize: options.pageSize ?? 100,
       cacheTtlMs: CACHE_TTL_MS,
       hooks: options.hooks,
-      roots: options.roots.fixed.length > 0 ? options.roots.fixed : options.roots.fallback,
+      prepareTimeoutMs: options.timeouts?.prepareMs,
     });
     const both: Era[] = ["legacy", "modern"];
     this.#methods = new Map<string, Method>([
@@ -481,15 +483,14 @@ export class McpServer {
     return Promise.resolve({});
   }
 
-  /** Sends a request to the client (legacy era only) and waits for its result. */
   /**
    * Sends a request to the client (legacy era only) and waits for its result. If `signal` aborts
-   * first, the client is told to drop the request (notifications/cancelled).
+   * or the time runs out first, the client is told to drop the request (notifications/cancelled).
    */
   #ask(
     method: string,
     params: Params,
-    timeoutMs = CLIENT_REQUEST_TIMEOUT_MS,
+    timeoutMs = this.#options.timeouts?.clientRequestMs ?? CLIENT_REQUEST_TIMEOUT_MS,
     signal?: AbortSignal,
   ): Promise<Record<string, unknown>> {
     const id = `toolhost-${this.#nextAskId++}`;
@@ -499,19 +500,29 @@ export class McpServer {
         signal?.removeEventListener("abort", onAbort);
         this.#asked.delete(id);
       };
-      const onAbort = () => {
+      // Whatever ends our wait, the client is told to drop the request too.
+      const withdraw = (reason: string, error: Error) => {
         settle();
         this.#options.send({
           jsonrpc: "2.0",
           method: "notifications/cancelled",
-          params: { requestId: id, reason: "the tool call that asked was stopped" },
+          params: { requestId: id, reason },
         });
-        reject(new Error(`${method} was abandoned: the call was stopped`));
+        reject(error);
       };
-      const timer = setTimeout(() => {
-        settle();
-        reject(new Error(`the client did not answer ${method} within ${timeoutMs} ms`));
-      }, timeoutMs);
+      const onAbort = () =>
+        withdraw(
+          "the tool call that asked was stopped",
+          new Error(`${method} was abandoned: the call was stopped`),
+        );
+      const timer = setTimeout(
+        () =>
+          withdraw(
+            `no answer within ${timeoutMs} ms`,
+            new Error(`the client did not answer ${method} within ${timeoutMs} ms`),
+          ),
+        timeoutMs,
+      );
       signal?.addEventListener("abort", onAbort, { once: true });
       this.#asked.set(id, (response) => {
         settle();

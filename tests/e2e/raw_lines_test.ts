@@ -27,7 +27,8 @@ test("a modern session by hand: discover, list, call; every result is complete a
   assert.ok((discover.result?.supportedVersions as string[]).includes("2026-07-28"));
   const list = await c.request("tools/list", modern());
   assert.ok((list.result?.tools as { name: string }[]).some((t) => t.name === "bash"));
-  assert.equal(list.result?.cacheScope, "public");
+  // The skill tool's description comes from this user's files.
+  assert.equal(list.result?.cacheScope, "private");
   const call = await c.request(
     "tools/call",
     modern({ name: "bash", arguments: { command: "echo hi" } }),

@@ -1,7 +1,7 @@
 /** An McpServer in this process, with every message it sends recorded: for dispatch tests. */
 import process from "node:process";
 import type { Logger, LogLevel } from "../../mcp/log.ts";
-import { McpServer } from "../../mcp/server.ts";
+import { McpServer, type ServerOptions } from "../../mcp/server.ts";
 import type { Tool } from "../../mcp/tool.ts";
 import type { Message } from "./raw_client.ts";
 
@@ -21,6 +21,7 @@ export function harness(
   tools: Tool[],
   pageSize?: number,
   roots = { fixed: [] as string[], fallback: [process.cwd()] },
+  extra: Pick<ServerOptions, "hooks" | "timeouts"> = {},
 ): Harness {
   const sent: (Message | Message[])[] = [];
   const logs: { level: LogLevel; message: string }[] = [];
@@ -44,6 +45,7 @@ export function harness(
     },
     pageSize,
     roots,
+    ...extra,
   });
   const line = (value: unknown) =>
     server.handleLine(typeof value === "string" ? value : JSON.stringify(value));

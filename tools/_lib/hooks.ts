@@ -12,14 +12,26 @@ let log: (level: LogLevel, logger: string, data: unknown) => void = () => {};
 
 export const toolHooks: ToolHooks = {
   before(tool, ctx, args) {
-    // Hooks that decide at once return nothing: only the ones that must wait are awaited.
-    const waiting = before.map((hook) => hook(tool, ctx, args)).filter((p) => p !== undefined);
-    if (waiting.length > 0) return Promise.all(waiting).then(() => {});
+    return runBefore(0, tool, ctx, args);
   },
   after(result) {
     for (const hook of after) hook(result);
   },
 };
+
+/**
+ * The before-hooks in order, each after the last has decided. Hooks that decide at once return
+ * nothing, so the common call awaits nothing at all.
+ */
+function runBefore(
+  start: number,
+  ...call: Parameters<NonNullable<ToolHooks["before"]>>
+): void | Promise<void> {
+  for (let i = start; i < before.length; i++) {
+    const waiting = before[i](...call);
+    if (waiting) return waiting.then(() => runBefore(i + 1, ...call));
+  }
+}
 
 /** Runs before every tool call; a ToolError it throws refuses the call. */
 export function beforeEveryTool(hook: NonNullable<ToolHooks["before"]>): void {
