@@ -1,5 +1,5 @@
-import type { ElicitRequest } from "../mcp/elicit.ts";
-import { defineTool, ToolError } from "../mcp/tool.ts";
+import { type ElicitRequest, type ElicitResult, InputRequired } from "../mcp/elicit.ts";
+import { defineTool, type ToolContext, ToolError } from "../mcp/tool.ts";
 
 const OTHER = "Other";
 
@@ -29,7 +29,12 @@ export default defineTool({
         items: {
           type: "object",
           properties: {
-            question: { type: "string", minLength: 1, description: "The full question." },
+            question: {
+              type: "string",
+              minLength: 1,
+              maxLength: 1000,
+              description: "The full question.",
+            },
             header: {
               type: "string",
               minLength: 1,
@@ -44,7 +49,11 @@ export default defineTool({
                 type: "object",
                 properties: {
                   label: { type: "string", minLength: 1, maxLength: 60 },
-                  description: { type: "string", description: "What choosing it means." },
+                  description: {
+                    type: "string",
+                    maxLength: 300,
+                    description: "What choosing it means.",
+                  },
                 },
                 required: ["label"],
                 additionalProperties: false,
@@ -86,11 +95,6 @@ export default defineTool({
   },
 
   async run(args, ctx) {
-    if (!ctx.canElicit) {
-      throw new ToolError(
-        "this client cannot show questions to the user (it did not declare elicitation); ask them in the chat instead",
-      );
-    }
     for (const q of args.questions) {
       const labels = q.options.map((o) => o.label);
       if (new Set(labels).size !== labels.length || labels.includes(OTHER)) {
@@ -99,7 +103,7 @@ export default defineTool({
         );
       }
     }
-    const reply = await ctx.elicit(form(args.questions));
+    const reply = await askThrough(ctx, form(args.questions));
     if (reply.action !== "accept") {
       return {
         content: reply.action === "decline"
@@ -118,7 +122,7 @@ export default defineTool({
       return {
         header: q.header,
         selected,
-        other: typeof other === "string" && other.trim() ? other.trim() : null,
+        other: typeof other === "string" && other.trim() ? bounded(other.trim()) : null,
       };
     });
     const lines = answers.map((a, i) =>
@@ -132,6 +136,34 @@ export default defineTool({
     };
   },
 });
+
+/**
+ * Puts the form to the user. When the client fails to show it (an error, not the user's choice),
+ * the model is told to ask in the chat; a stopped call or a modern client's retry goes through.
+ */
+async function askThrough(ctx: ToolContext, request: ElicitRequest): Promise<ElicitResult> {
+  try {
+    return await ctx.elicit(request);
+  } catch (error) {
+    if (error instanceof InputRequired || error instanceof ToolError || ctx.abortReason()) {
+      throw error;
+    }
+    throw new ToolError(
+      `the client could not show the questions (${
+        error instanceof Error ? error.message : String(error)
+      }); ask them in the chat instead`,
+    );
+  }
+}
+
+/** A typed-in answer, as much of it as a result should carry. */
+const MAX_OTHER_CHARS = 2000;
+
+function bounded(text: string): string {
+  return text.length <= MAX_OTHER_CHARS
+    ? text
+    : `${text.slice(0, MAX_OTHER_CHARS)}… (${text.length - MAX_OTHER_CHARS} more characters cut)`;
+}
 
 type Question = {
   question: string;
