@@ -1,5 +1,6 @@
 /** Agent Skills in-process: SKILL.md rules, where skills come from, which one wins, the tool. */
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { delimiter, join } from "node:path";
 import process from "node:process";
@@ -14,6 +15,7 @@ import {
   skillSources,
 } from "../tools/_lib/skill_sources.ts";
 import { discoverSkills, findSkill } from "../tools/_lib/skills.ts";
+import { fillArguments } from "../tools/_lib/skill_text.ts";
 import { callTool, scratchDir, type ToolResult } from "./helpers/file_tools.ts";
 import { harness } from "./helpers/in_process.ts";
 import { modern } from "./helpers/raw_client.ts";
@@ -108,6 +110,11 @@ test("sources: the project's directories, then configured ones, then the user's,
   ]);
 });
 
+function mkfifo(path: string): void {
+  const made = spawnSync("mkfifo", [path]);
+  assert.equal(made.status, 0, String(made.stderr));
+}
+
 /** A project and a home directory, each with its skills directories. */
 function places() {
   const project = scratchDir("toolhost-skills-project-");
@@ -199,6 +206,88 @@ test("bundled files: nested ones listed, SKILL.md and .git left out, links out o
   assert.equal(many.more, 8);
 });
 
+test("a FIFO or a device named SKILL.md is skipped, never opened in a way that waits", async () => {
+  const p = places();
+  writeSkill(p.userSkills, "fine", skillMd("fine", "Fine"));
+  mkdirSync(join(p.projectSkills, "piped"), { recursive: true });
+  mkfifo(join(p.projectSkills, "piped", "SKILL.md"));
+  mkdirSync(join(p.projectSkills, "device"), { recursive: true });
+  symlinkSync("/dev/zero", join(p.projectSkills, "device", "SKILL.md"));
+  const found = await discoverSkills(p.sources);
+  assert.deepEqual(found.skills.map((s) => s.name), ["fine"]);
+  assert.deepEqual(found.problems, [
+    `skipped the skill in ${
+      join(p.projectSkills, "device")
+    }: its SKILL.md is a character device, not a regular file`,
+    `skipped the skill in ${
+      join(p.projectSkills, "piped")
+    }: its SKILL.md is a FIFO (named pipe), not a regular file`,
+  ]);
+  await assert.rejects(
+    findSkill("piped", p.sources, 1024),
+    /no usable skill is named piped: .*piped was skipped: its SKILL.md is a FIFO \(named pipe\)/,
+  );
+});
+
+test("discovery reads front matter only, which must close within 16 KB", async () => {
+  const p = places();
+  const comment = `# ${"c".repeat(98)}\n`;
+  writeSkill(p.userSkills, "short", skillMd("short", "Short", "x\n".repeat(100_000)));
+  writeSkill(
+    p.userSkills,
+    "wordy",
+    `---\nname: wordy\ndescription: Wordy\n${comment.repeat(160)}---\nBody\n`,
+  );
+  writeSkill(
+    p.userSkills,
+    "too-wordy",
+    `---\nname: too-wordy\ndescription: Too wordy\n${comment.repeat(170)}---\nBody\n`,
+  );
+  const found = await discoverSkills(p.sources);
+  assert.deepEqual(found.skills.map((s) => s.name), ["short", "wordy"]);
+  assert.deepEqual(found.problems, [
+    `skipped the skill in ${
+      join(p.userSkills, "too-wordy")
+    }: its front matter is not closed by a \`---\` line within its first 16 KB`,
+  ]);
+});
+
+test("once 200 skills are found the rest are counted by name, not read", async () => {
+  const p = places();
+  for (let i = 0; i < 200; i++) {
+    const name = `s${String(i).padStart(3, "0")}`;
+    writeSkill(p.projectSkills, name, skillMd(name, "A skill"));
+  }
+  // Past the limit: not read, so neither their problems nor their overrides are reported.
+  mkdirSync(join(p.projectSkills, "t-no-skill-md"));
+  writeSkill(p.userSkills, "t-later", skillMd("t-later", "Later"));
+  writeSkill(p.userSkills, "s000", "broken\n");
+  writeFileSync(join(p.userSkills, "u-file"), "");
+  mkdirSync(join(p.userSkills, "Not-A-Name"));
+  const found = await discoverSkills(p.sources);
+  assert.equal(found.skills.length, 200);
+  assert.equal(found.unread, 2);
+  assert.deepEqual(found.problems, [
+    "2 more skill directories were not read: only 200 skills are offered (t-no-skill-md, t-later)",
+  ]);
+  assert.deepEqual(found.overrides.map((o) => o.hidden.dir), [join(p.userSkills, "s000")]);
+  assert.match(
+    skillToolDescription(found, p.sources),
+    /\n- …and 100 more \(their names are in the `name` enum\)\n\(2 more skill directories were not read: only 200 skills are offered\)$/,
+  );
+});
+
+test("a name that is no skill name is echoed cut, however long", async () => {
+  const p = places();
+  const error = await findSkill("Q".repeat(5_000_000), p.sources, 1024).catch((e) => e);
+  assert.ok(error.message.length < 300, `${error.message.length} characters`);
+  assert.equal(error.message, `"${"Q".repeat(100)}…" (5,000,000 characters) is not a skill name`);
+  assert.match(
+    await problemOf(`---\nname: ${"N".repeat(10_000)}\ndescription: x\n---\n`),
+    /^its name "N{100}…" \(10,000 characters\) is not 1–64 lowercase letters/,
+  );
+});
+
 test("the description lists each skill with its scope, bounded; without skills it says where to put them", async () => {
   const p = places();
   writeSkill(p.projectSkills, "review", skillMd("review", "Project\n  review"));
@@ -223,17 +312,24 @@ test("more skills than the description shows are named by count", async () => {
 });
 
 // The tool itself, through an in-process server. Its description is made from the working
-// directory and HOME (which Deno's homedir reads on every call), so each test points both at
-// scratch directories of its own.
-const saved = { home: process.env.HOME, cwd: process.cwd() };
+// directory, HOME (which Deno's homedir reads on every call) and TOOLHOST_SKILL_DIRS, so each
+// test points them at scratch directories of its own.
+const saved = {
+  home: process.env.HOME,
+  dirs: process.env.TOOLHOST_SKILL_DIRS,
+  cwd: process.cwd(),
+};
 after(() => {
   process.env.HOME = saved.home;
+  if (saved.dirs === undefined) delete process.env.TOOLHOST_SKILL_DIRS;
+  else process.env.TOOLHOST_SKILL_DIRS = saved.dirs;
   process.chdir(saved.cwd);
 });
 
 function scratchPlaces() {
   const p = places();
   process.env.HOME = p.home;
+  process.env.TOOLHOST_SKILL_DIRS = "";
   process.chdir(p.project);
   return p;
 }
@@ -286,15 +382,92 @@ test("a skill outside the roots gives absolute paths and says read_file cannot o
   assert.equal(data.insideRoots, false);
 });
 
-test("a long skill is cut at a line end with the line of SKILL.md to read on from", async () => {
+test("a long skill is cut at a line end, the result within 30,000 characters, with where to read on", async () => {
   const p = scratchPlaces();
-  const line = "x".repeat(99) + "\n";
-  writeSkill(p.projectSkills, "huge", skillMd("huge", "Huge", line.repeat(2000)));
+  const line = "x".repeat(99);
+  writeSkill(p.projectSkills, "huge", skillMd("huge", "Huge", `${line}\n`.repeat(2000)));
   const { text, data } = await callTool(skillTool, [p.project], { name: "huge" });
+  assert.ok(text.length <= 30_000, `${text.length} characters`);
+  const shown = text.split("\n").filter((l) => l === line).length;
+  assert.ok(shown > 250, `${shown} lines shown`);
+  // The body starts on line 5, so the first line not shown is 5 + shown.
+  assert.ok(
+    text.includes(
+      `\n\n[the skill's text was cut before line ${5 + shown} of SKILL.md to keep this result ` +
+        `under 30,000 characters: read on with read_file (path ".claude/skills/huge/SKILL.md", ` +
+        `offset ${5 + shown})]\n\n`,
+    ),
+    text.slice(-600),
+  );
   assert.equal(data.truncated, true);
-  // 1,000 lines of 100 characters fit in 100,000; the body starts on line 5.
-  assert.equal(text.split("\n").filter((l) => l === line.trimEnd()).length, 1000);
-  assert.match(text, /cut at 100,000 characters: read the rest with read_file from line 1005 of /);
+  assert.equal(data.continueAtLine, 5 + shown);
+});
+
+test("$ARGUMENTS is replaced before the cut: 9,000 of them and a 10,000-character argument stay bounded", async () => {
+  const p = scratchPlaces();
+  writeSkill(p.projectSkills, "many", skillMd("many", "Many", "Use $ARGUMENTS.\n".repeat(9000)));
+  writeSkill(p.projectSkills, "one-line", skillMd("one-line", "One", "$ARGUMENTS".repeat(9000)));
+  const given = "a".repeat(10_000);
+  const many = await callTool(skillTool, [p.project], { name: "many", arguments: given });
+  assert.ok(many.text.length <= 30_000, `${many.text.length} characters`);
+  // Lines 5 and 6 fit whole; the 30,000 characters leave no room for a third.
+  assert.equal(many.text.split("\n").filter((l) => l === `Use ${given}.`).length, 2);
+  assert.match(
+    many.text,
+    /\[the skill's text was cut before line 7 of SKILL\.md .*offset 7\); \$ARGUMENTS is not replaced there\]/,
+  );
+  const oneLine = await callTool(skillTool, [p.project], { name: "one-line", arguments: given });
+  assert.ok(oneLine.text.length <= 30_000, `${oneLine.text.length} characters`);
+  assert.ok(oneLine.text.includes(given.repeat(2)), "a single long line is shown in part");
+  assert.match(oneLine.text, /cut partway through line 5 of SKILL\.md .*offset 5\)/);
+  assert.equal(oneLine.data.continueAtLine, 5);
+});
+
+test("a skill without $ARGUMENTS keeps the arguments whole after its cut text", async () => {
+  const p = scratchPlaces();
+  writeSkill(
+    p.userSkills,
+    "plain",
+    skillMd("plain", "Plain", "y".repeat(99).concat("\n").repeat(900)),
+  );
+  const given = "b".repeat(10_000);
+  const { text, data } = await callTool(skillTool, [p.project], {
+    name: "plain",
+    arguments: given,
+  });
+  assert.ok(text.length <= 30_000, `${text.length} characters`);
+  assert.ok(text.includes(`\n\nARGUMENTS: ${given}\n\n`), "the arguments are not cut");
+  assert.match(
+    text,
+    /cut before line \d+ of SKILL\.md to keep this result under 30,000 characters: read on with bash, e\.g\. tail -n \+\d+ '\/\S+\/SKILL\.md' \(read_file cannot open it: it lies outside the allowed roots\)\]/,
+  );
+  assert.equal(data.insideRoots, false);
+});
+
+test("filling $ARGUMENTS: line ends preferred, a long line cut partway, a part-read body never shown whole", () => {
+  assert.deepEqual(fillArguments("a $ARGUMENTS\nb\n\n", "X", 100), {
+    text: "a X\nb",
+    partway: false,
+  });
+  assert.deepEqual(fillArguments("12345\n67890\n", "", 8), {
+    text: "12345",
+    stoppedAt: 1,
+    partway: false,
+  });
+  assert.deepEqual(fillArguments("1\n$ARGUMENTS$ARGUMENTS", "abcdef", 10), {
+    text: "1\nabcdefab",
+    stoppedAt: 1,
+    partway: true,
+  });
+  // Read in part: the last line may be cut, so it is left for read_file.
+  assert.deepEqual(fillArguments("one\ntwo\nthr", "", 100, false), {
+    text: "one\ntwo",
+    stoppedAt: 2,
+    partway: false,
+  });
+  // Bounded however many placeholders there are (this would be 90 million characters whole).
+  const big = fillArguments("$ARGUMENTS".repeat(9000), "z".repeat(10_000), 30_000);
+  assert.equal(big.text.length, 30_000);
 });
 
 test("a skill broken since the server started is an error result saying why", async () => {

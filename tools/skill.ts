@@ -6,13 +6,17 @@ import { programLog } from "./_lib/hooks.ts";
 import { Sandbox } from "./_lib/sandbox.ts";
 import { SKILL_TOOL_INTRO, skillToolDescription } from "./_lib/skill_description.ts";
 import { type BundledFiles, bundledFiles } from "./_lib/skill_files.ts";
-import { discoverSkills, findSkill } from "./_lib/skills.ts";
+import { discoverSkills, findSkill, type LoadedSkill } from "./_lib/skills.ts";
 import { sourcesFor } from "./_lib/skill_sources.ts";
+import { ARGUMENTS, fillArguments } from "./_lib/skill_text.ts";
 import { count } from "./_lib/units.ts";
 
-/** Enough for any real SKILL.md; the body shown is cut well before. */
+/** Enough for any real SKILL.md; the text shown is cut well before. */
 const MAX_READ_BYTES = 1024 * 1024;
-const MAX_BODY_CHARS = 100_000;
+/** The whole text result, like every tool's output. */
+const MAX_RESULT_CHARS = 30_000;
+/** Of which the list of bundled files may take this much. */
+const MAX_FILES_CHARS = 5_000;
 
 const INPUT = {
   type: "object",
@@ -50,6 +54,10 @@ export default defineTool({
       },
       moreFiles: { type: "integer", description: "files left out of `files`" },
       truncated: { type: "boolean", description: "whether the skill's text was cut" },
+      continueAtLine: {
+        type: "integer",
+        description: "when cut: the line of SKILL.md the text goes on from",
+      },
     },
     required: [
       "name",
@@ -85,44 +93,47 @@ export default defineTool({
   async run(args, ctx) {
     // Read again: the roots of this call count, and the skill may have changed since start.
     const skill = await findSkill(args.name, sourcesFor(await ctx.roots()), MAX_READ_BYTES);
-    const { text: body, continueAt } = cut(skill.body, skill.bodyLine);
     const given = args.arguments ?? "";
-    const text = body.includes("$ARGUMENTS")
-      ? body.split("$ARGUMENTS").join(given).trimEnd()
-      : given
-      ? `${body.trimEnd()}\n\nARGUMENTS: ${given}`
-      : body.trimEnd();
+    const placed = skill.body.includes(ARGUMENTS);
     const sandbox = await Sandbox.of(ctx).catch(() => null);
     const real = await realpath(skill.dir);
     const insideRoots = sandbox?.contains(real) ?? false;
     const shown = sandbox && insideRoots ? (path: string) => sandbox.display(path) : undefined;
     const bundled = await bundledFiles(real, ctx.signal);
-    const notes = [
-      `Skill ${skill.name} (${skill.scope}) from ${skill.file}:`,
-      "",
-      text,
-      ...(continueAt
-        ? [
-          "",
-          `[the skill's text was cut at ${count(MAX_BODY_CHARS)} characters: read the rest ` +
-          `with read_file from line ${continueAt} of ${skill.file} ($ARGUMENTS not replaced)]`,
-        ]
-        : []),
-      "",
-      ...filesSection(bundled, real, shown),
-    ];
+    const files = filesSection(bundled, real, shown);
+    const compose = (text: string, cut?: string) =>
+      [
+        `Skill ${skill.name} (${skill.scope}) from ${skill.file}:`,
+        "",
+        text,
+        ...(cut ? ["", cut] : []),
+        ...(!placed && given ? ["", `ARGUMENTS: ${given}`] : []),
+        "",
+        ...files,
+      ].join("\n");
+    const readOn = restOfSkill(skill, shown, placed);
+    // Room for the note at its longest: the last line's number, cut partway.
+    const lastLine = skill.bodyLine + skill.body.split("\n").length;
+    const room = MAX_RESULT_CHARS - compose("", readOn(lastLine, true)).length;
+    const page = fillArguments(skill.body, given, room, skill.whole);
+    const continueAt = page.stoppedAt === undefined ? undefined : skill.bodyLine + page.stoppedAt;
+    const structured = {
+      name: skill.name,
+      scope: skill.scope,
+      file: skill.file,
+      directory: real,
+      insideRoots,
+      files: bundled.files,
+      moreFiles: bundled.more,
+      truncated: continueAt !== undefined,
+      ...(continueAt === undefined ? {} : { continueAtLine: continueAt }),
+    };
     return {
-      content: notes.join("\n"),
-      structured: {
-        name: skill.name,
-        scope: skill.scope,
-        file: skill.file,
-        directory: real,
-        insideRoots,
-        files: bundled.files,
-        moreFiles: bundled.more,
-        truncated: continueAt !== undefined,
-      },
+      content: compose(
+        page.text,
+        continueAt === undefined ? undefined : readOn(continueAt, page.partway),
+      ),
+      structured,
     };
   },
 });
@@ -139,12 +150,31 @@ function offering(names: string[]) {
   };
 }
 
-/** Cuts a long body at a line end; says which line of SKILL.md the rest starts on. */
-function cut(body: string, bodyLine: number): { text: string; continueAt?: number } {
-  if (body.length <= MAX_BODY_CHARS) return { text: body };
-  const end = body.lastIndexOf("\n", MAX_BODY_CHARS);
-  const text = body.slice(0, end > 0 ? end : MAX_BODY_CHARS);
-  return { text, continueAt: bodyLine + text.split("\n").length };
+/**
+ * The note on a cut skill: where its text goes on, and how to read it there (`shown` gives the
+ * path read_file takes when the skill lies inside the roots).
+ */
+function restOfSkill(
+  skill: LoadedSkill,
+  shown: ((path: string) => string) | undefined,
+  placed: boolean,
+): (line: number, partway: boolean) => string {
+  return (line, partway) => {
+    const where = partway
+      ? `partway through line ${line} of SKILL.md`
+      : `before line ${line} of SKILL.md`;
+    const how = shown
+      ? `read on with read_file (path ${JSON.stringify(shown(skill.file))}, offset ${line})`
+      : `read on with bash, e.g. tail -n +${line} ${shellQuoted(skill.file)} (read_file ` +
+        "cannot open it: it lies outside the allowed roots)";
+    const raw = placed ? `; ${ARGUMENTS} is not replaced there` : "";
+    return `[the skill's text was cut ${where} to keep this result under ` +
+      `${count(MAX_RESULT_CHARS)} characters: ${how}${raw}]`;
+  };
+}
+
+function shellQuoted(path: string): string {
+  return `'${path.replaceAll("'", `'\\''`)}'`;
 }
 
 /**
@@ -160,11 +190,16 @@ function filesSection(
     return [`The skill bundles no other files (its directory: ${dir}).`];
   }
   const path = (rel: string) => join(dir, rel);
-  const lines = [
-    `Files bundled with the skill (in ${dir}):`,
-    ...bundled.files.map((rel) => `- ${shown ? shown(path(rel)) : path(rel)}`),
-  ];
-  if (bundled.more) lines.push(`- …and ${count(bundled.more)} more`);
+  const lines = [`Files bundled with the skill (in ${dir}):`];
+  let chars = 0;
+  for (const rel of bundled.files) {
+    const line = `- ${shown ? shown(path(rel)) : path(rel)}`;
+    if (chars + line.length > MAX_FILES_CHARS) break;
+    lines.push(line);
+    chars += line.length + 1;
+  }
+  const more = bundled.more + bundled.files.length - (lines.length - 1);
+  if (more) lines.push(`- …and ${count(more)} more`);
   if (bundled.incomplete) lines.push("[the listing stopped early: the directory is very large]");
   if (bundled.linksOut) {
     lines.push(`[${bundled.linksOut} symbolic link(s) leading out of the directory left out]`);

@@ -4,6 +4,9 @@
  * kind of handler and retries the call by itself.
  */
 import assert from "node:assert/strict";
+import { mkdtempSync, realpathSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { test } from "node:test";
 import { Client as ModernClient } from "@modelcontextprotocol/client";
 import { StdioClientTransport as ModernTransport } from "@modelcontextprotocol/client/stdio";
@@ -12,7 +15,21 @@ import { Client } from "@modelcontextprotocol/sdk/client";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
-import { binary, PRODUCT_BINARY, ROOT } from "../helpers/raw_client.ts";
+import { binary, PRODUCT_BINARY } from "../helpers/raw_client.ts";
+
+/**
+ * How to start the server: in a scratch home and working directory, so the skill tool reads none
+ * of the developer's skills (~/.claude/skills, TOOLHOST_SKILL_DIRS) while it prepares.
+ */
+function server() {
+  const home = realpathSync(mkdtempSync(join(tmpdir(), "toolhost-ask-user-")));
+  return {
+    command: binary(PRODUCT_BINARY),
+    cwd: home,
+    env: { HOME: home, TOOLHOST_SKILL_DIRS: "" },
+    stderr: "pipe" as const,
+  };
+}
 
 const questions = [{
   question: "Ship it today?",
@@ -30,7 +47,7 @@ test("the legacy SDK client answers ask_user's form", async () => {
     return { action: "accept", content: { q1: "No" } };
   });
   await client.connect(
-    new StdioClientTransport({ command: binary(PRODUCT_BINARY), cwd: ROOT, stderr: "pipe" }),
+    new StdioClientTransport(server()),
   );
   try {
     const result = await client.callTool({ name: "ask_user", arguments: { questions } });
@@ -55,7 +72,7 @@ test("the 2026-07-28 client fulfils input_required and retries; the answer arriv
     return { action: "accept", content: { q1: "Yes" } };
   });
   await client.connect(
-    new ModernTransport({ command: binary(PRODUCT_BINARY), cwd: ROOT, stderr: "pipe" }),
+    new ModernTransport(server()),
   );
   try {
     const result = await client.callTool({ name: "ask_user", arguments: { questions } });
@@ -76,7 +93,7 @@ test("declining, cancelling, and a client without elicitation, in both eras", as
     });
     legacy.setRequestHandler(ElicitRequestSchema, () => ({ action }));
     await legacy.connect(
-      new StdioClientTransport({ command: binary(PRODUCT_BINARY), cwd: ROOT, stderr: "pipe" }),
+      new StdioClientTransport(server()),
     );
     const modern = new ModernClient(
       { name: "sdk-modern-e2e", version: "1.0.0" },
@@ -84,7 +101,7 @@ test("declining, cancelling, and a client without elicitation, in both eras", as
     );
     modern.setRequestHandler("elicitation/create", () => ({ action }));
     await modern.connect(
-      new ModernTransport({ command: binary(PRODUCT_BINARY), cwd: ROOT, stderr: "pipe" }),
+      new ModernTransport(server()),
     );
     try {
       for (const client of [legacy, modern]) {
@@ -102,7 +119,7 @@ test("declining, cancelling, and a client without elicitation, in both eras", as
   }
   const plain = new Client({ name: "sdk-e2e", version: "1.0.0" });
   await plain.connect(
-    new StdioClientTransport({ command: binary(PRODUCT_BINARY), cwd: ROOT, stderr: "pipe" }),
+    new StdioClientTransport(server()),
   );
   try {
     const result = await plain.callTool({ name: "ask_user", arguments: { questions } });

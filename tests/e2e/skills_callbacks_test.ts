@@ -4,6 +4,7 @@
  * tool; callbacks that fire and ride on the next tool result, and reach legacy clients' logs.
  */
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -17,6 +18,12 @@ afterEach(async () => {
 });
 
 const scratch = (name: string) => realpathSync(mkdtempSync(join(tmpdir(), `toolhost-${name}-`)));
+
+/** The server's environment: this home, and no skills directories from the developer's own. */
+const isolated = (home = scratch("home"), skillDirs = "") => ({
+  HOME: home,
+  TOOLHOST_SKILL_DIRS: skillDirs,
+});
 
 function writeSkill(dir: string, name: string, text: string, files: Record<string, string> = {}) {
   mkdirSync(join(dir, name), { recursive: true });
@@ -67,10 +74,12 @@ async function waitForStderr(c: RawClient, pattern: RegExp): Promise<void> {
 
 test("skills: discovered, project ones override user ones, invalid ones skipped on stderr, served as a tool", async () => {
   const s = skillsSetup();
-  client = new RawClient(PRODUCT_BINARY, ["--root", s.project], s.project, {
-    HOME: s.home,
-    TOOLHOST_SKILL_DIRS: s.configured,
-  });
+  client = new RawClient(
+    PRODUCT_BINARY,
+    ["--root", s.project],
+    s.project,
+    isolated(s.home, s.configured),
+  );
   const c = client;
   const listed = await c.request("tools/list", modern());
   const tool = (listed.result!.tools as Record<string, unknown>[]).find((t) => t.name === "skill")!;
@@ -123,38 +132,142 @@ test("skills: discovered, project ones override user ones, invalid ones skipped 
   assert.match(textsOf(broken)[0], /name must be one of "deploy", "from-config", "review"/);
 });
 
-const call = (name: string, args: Record<string, unknown>) => modern({ name, arguments: args });
-
-test("a callback fires and its reminder comes with the next tool result, once", async () => {
-  const root = scratch("callbacks");
-  client = new RawClient(PRODUCT_BINARY, ["--root", root], root);
-  const c = client;
-  const tools = (name: string, args: Record<string, unknown>) =>
-    c.request("tools/call", call(name, args));
-  const set = await tools("set_callback", {
-    action: "set",
-    message: "check the build",
-    delay_seconds: 1,
-  });
-  assert.match(textsOf(set)[0], /^Set cb1: it fires in 1 s/);
-  await new Promise((resolve) => setTimeout(resolve, 1300));
-  const next = await tools("list_roots", {});
-  assert.equal(textsOf(next).length, 2);
-  assert.match(
-    textsOf(next)[1],
-    /^⏰ Reminder from set_callback cb1 \(set [12] s ago(?:; fired \d s ago)?\): check the build$/,
+test("a skill's result stays within 30,000 characters and says where read_file reads on", async () => {
+  const project = scratch("skills-big");
+  const skills = join(project, ".claude", "skills");
+  writeSkill(skills, "big", skillMd("big", "Big", "Step: $ARGUMENTS\n".repeat(300)));
+  client = new RawClient(PRODUCT_BINARY, ["--root", project], project, isolated());
+  const given = "g".repeat(10_000);
+  const reply = await client.request(
+    "tools/call",
+    modern({ name: "skill", arguments: { name: "big", arguments: given } }),
   );
-  const after = await tools("list_roots", {});
-  assert.equal(textsOf(after).length, 1, "the reminder came once");
-  assert.ok(
-    !c.messages.some((m) => m.method === "notifications/message"),
-    "a 2026-07-28 client asked for no log messages",
+  const text = textsOf(reply)[0];
+  assert.ok(text.length <= 30_000, `${text.length} characters`);
+  assert.equal(text.split("\n").filter((line) => line === `Step: ${given}`).length, 2);
+  const at =
+    /read on with read_file \(path "(\S+)", offset (\d+)\); \$ARGUMENTS is not replaced there\]/
+      .exec(text);
+  assert.ok(at, text.slice(-1000));
+  assert.deepEqual(reply.result?.structuredContent, {
+    name: "big",
+    scope: "project",
+    file: join(skills, "big", "SKILL.md"),
+    directory: join(skills, "big"),
+    insideRoots: true,
+    files: [],
+    moreFiles: 0,
+    truncated: true,
+    continueAtLine: 7,
+  });
+  const rest = await client.request(
+    "tools/call",
+    modern({ name: "read_file", arguments: { path: at[1], offset: Number(at[2]), limit: 1 } }),
+  );
+  assert.match(textsOf(rest)[0], /^\s*7\tStep: \$ARGUMENTS\n/);
+});
+
+test("a FIFO named SKILL.md is skipped with a warning; tools/list and calls still answer", async () => {
+  const project = scratch("skills-fifo");
+  const skills = join(project, ".claude", "skills");
+  writeSkill(skills, "fine", skillMd("fine", "Fine", "Fine.\n"));
+  mkdirSync(join(skills, "piped"));
+  const made = spawnSync("mkfifo", [join(skills, "piped", "SKILL.md")]);
+  assert.equal(made.status, 0, String(made.stderr));
+  client = new RawClient(PRODUCT_BINARY, ["--root", project], project, isolated());
+  const listed = await client.request("tools/list", modern(), 5000);
+  const tool = (listed.result!.tools as Record<string, unknown>[]).find((t) => t.name === "skill")!;
+  assert.deepEqual(
+    (tool.inputSchema as { properties: { name: { enum: string[] } } }).properties.name.enum,
+    ["fine"],
+  );
+  await waitForStderr(
+    client,
+    /skipped the skill in \S+\/piped: its SKILL\.md is a FIFO \(named pipe\), not a regular file/,
+  );
+  const fine = await client.request("tools/call", call("skill", { name: "fine" }), 5000);
+  assert.match(textsOf(fine)[0], /\n\nFine\.\n/);
+});
+
+test("a huge skill name or callback_id is echoed cut, not whole", async () => {
+  const root = scratch("echo");
+  client = new RawClient(PRODUCT_BINARY, ["--root", root], root, isolated());
+  const huge = "x".repeat(1_000_000);
+  const skill = await client.request("tools/call", call("skill", { name: huge }));
+  assert.equal(skill.result?.isError, true);
+  assert.equal(
+    textsOf(skill)[0],
+    `"${"x".repeat(100)}…" (1,000,000 characters) is not a skill name`,
+  );
+  const cancel = await client.request(
+    "tools/call",
+    call("set_callback", { action: "cancel", callback_id: huge }),
+  );
+  assert.equal(cancel.result?.isError, true);
+  assert.ok(textsOf(cancel)[0].length < 300, `${textsOf(cancel)[0].length} characters`);
+  assert.equal(
+    textsOf(cancel)[0],
+    `no pending callback is called "${"x".repeat(100)}…" (1,000,000 characters) (it may have ` +
+      "fired for the last time already); none is pending",
   );
 });
 
+const call = (name: string, args: Record<string, unknown>) => modern({ name, arguments: args });
+
+/** A server on a scratch root, with a scratch home. */
+function callbacksClient(name: string): RawClient {
+  const root = scratch(name);
+  return new RawClient(PRODUCT_BINARY, ["--root", root], root, isolated());
+}
+
+// The one test that waits for a real timer; the rest of the timing is tested in-process.
+test("a callback fires: logged to the legacy client that asked, reminded once on each client's next result", async () => {
+  const legacy = callbacksClient("callbacks-legacy");
+  const modernClient = callbacksClient("callbacks-modern");
+  try {
+    await legacy.initialize("2025-11-25");
+    await legacy.request("logging/setLevel", { level: "info" });
+    const set = (c: RawClient, message: string, params = call) =>
+      c.request("tools/call", params("set_callback", { action: "set", message, delay_seconds: 1 }));
+    assert.match(
+      textsOf(await set(modernClient, "check the build"))[0],
+      /^Set cb1: it fires in 1 s/,
+    );
+    const modernSetAt = Date.now();
+    await set(legacy, "stretch", (name, args) => ({ name, arguments: args }));
+    const logged = await legacy.waitFor((m) => m.method === "notifications/message", 5000);
+    assert.deepEqual(logged.params, {
+      level: "notice",
+      logger: "set_callback",
+      data: "⏰ cb1: stretch",
+    });
+    const legacyNext = await legacy.request("tools/call", { name: "list_roots", arguments: {} });
+    assert.match(
+      textsOf(legacyNext)[1],
+      /^⏰ Reminder from set_callback cb1 \(set [12] s ago(?:; fired \d s ago)?\): stretch$/,
+    );
+    // Past the modern client's fire time (it was set first), with a margin for its timer.
+    await new Promise((resolve) => setTimeout(resolve, modernSetAt + 1300 - Date.now()));
+    const next = await modernClient.request("tools/call", call("list_roots", {}));
+    assert.equal(textsOf(next).length, 2);
+    assert.match(
+      textsOf(next)[1],
+      /^⏰ Reminder from set_callback cb1 \(set [12] s ago(?:; fired \d s ago)?\): check the build$/,
+    );
+    const after = await modernClient.request("tools/call", call("list_roots", {}));
+    assert.equal(textsOf(after).length, 1, "the reminder came once");
+    assert.ok(
+      !modernClient.messages.some((m) => m.method === "notifications/message"),
+      "a 2026-07-28 client asked for no log messages",
+    );
+  } finally {
+    await legacy.close();
+    await modernClient.close();
+  }
+});
+
 test("callbacks: list shows the pending ones, cancel removes one", async () => {
-  const root = scratch("callbacks-list");
-  client = new RawClient(PRODUCT_BINARY, ["--root", root], root);
+  client = callbacksClient("callbacks-list");
   const c = client;
   const tools = (args: Record<string, unknown>) =>
     c.request("tools/call", call("set_callback", args));
@@ -184,37 +297,10 @@ test("callbacks: list shows the pending ones, cancel removes one", async () => {
   client = undefined;
 });
 
-test("a legacy client that set a log level gets the firing as notifications/message", async () => {
-  const root = scratch("callbacks-legacy");
-  client = new RawClient(PRODUCT_BINARY, ["--root", root], root);
-  const c = client;
-  await c.initialize("2025-11-25");
-  await c.request("logging/setLevel", { level: "info" });
-  await c.request("tools/call", {
-    name: "set_callback",
-    arguments: { action: "set", message: "stretch", delay_seconds: 1, repeat_count: 2 },
-  });
-  const first = await c.waitFor((m) => m.method === "notifications/message", 5000);
-  assert.deepEqual(first.params, {
-    level: "notice",
-    logger: "set_callback",
-    data: "⏰ cb1 (1 of 2): stretch",
-  });
-  await c.waitFor(
-    (m) => m.method === "notifications/message" && String(m.params?.data).includes("2 of 2"),
-    5000,
-  );
-  const next = await c.request("tools/call", { name: "list_roots", arguments: {} });
-  assert.match(
-    textsOf(next)[1],
-    /^⏰ Reminder from set_callback cb1 \(set [23] s ago; fired 2 times since the last reminder; (?:last fired \d s ago; )?2 of 2 so far\): stretch$/,
-  );
-});
-
 test("with --root, the root's skills are listed even when started elsewhere", async () => {
   const s = skillsSetup();
   const elsewhere = scratch("skills-cwd");
-  client = new RawClient(PRODUCT_BINARY, ["--root", s.project], elsewhere, { HOME: s.home });
+  client = new RawClient(PRODUCT_BINARY, ["--root", s.project], elsewhere, isolated(s.home));
   const list = await client.request("tools/list", modern());
   const skill = (list.result?.tools as {
     name: string;

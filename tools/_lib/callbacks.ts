@@ -5,9 +5,27 @@
  */
 import { clearTimeout, setTimeout } from "node:timers";
 import { ToolError } from "../../mcp/tool.ts";
+import { quoted } from "./one_line.ts";
 import { duration } from "./units.ts";
 
 export const MAX_PENDING = 50;
+
+/** Time as callbacks see it: the real clock, or one a test moves by hand. */
+export interface Clock {
+  now(): number;
+  /** Runs `fire` once, `ms` from now; returns what cancels it. */
+  after(ms: number, fire: () => void): () => void;
+}
+
+const realClock: Clock = {
+  now: () => Date.now(),
+  after(ms, fire) {
+    const timer = setTimeout(fire, ms);
+    // A pending reminder must not keep the process alive once the server is done.
+    timer.unref();
+    return () => clearTimeout(timer);
+  },
+};
 
 interface Callback {
   id: string;
@@ -17,7 +35,7 @@ interface Callback {
   fired: number;
   setAt: number;
   nextAt: number;
-  timer?: ReturnType<typeof setTimeout>;
+  cancelTimer?: () => void;
 }
 
 /** What a caller sees of a callback. */
@@ -45,7 +63,10 @@ export class Callbacks {
   #nextId = 1;
 
   /** `announce` gets one line per firing (the server's log). */
-  constructor(readonly announce: (line: string) => void) {}
+  constructor(
+    readonly announce: (line: string) => void,
+    readonly clock: Clock = realClock,
+  ) {}
 
   set(message: string, delaySeconds: number, repeatCount: number): CallbackInfo {
     if (this.#pending.size >= MAX_PENDING) {
@@ -55,7 +76,7 @@ export class Callbacks {
         }); cancel some with action "cancel" before setting another`,
       );
     }
-    const now = Date.now();
+    const now = this.clock.now();
     const callback: Callback = {
       id: `cb${this.#nextId++}`,
       message,
@@ -80,11 +101,11 @@ export class Callbacks {
     if (!callback) {
       const pending = [...this.#pending.keys()];
       throw new ToolError(
-        `no pending callback is called ${JSON.stringify(id)} (it may have fired for the last ` +
+        `no pending callback is called ${quoted(id)} (it may have fired for the last ` +
           `time already); ${pending.length ? `pending: ${pending.join(", ")}` : "none is pending"}`,
       );
     }
-    clearTimeout(callback.timer);
+    callback.cancelTimer?.();
     this.#pending.delete(id);
     return info(callback, false);
   }
@@ -92,7 +113,7 @@ export class Callbacks {
   /** The reminders not yet shown, as one clearly marked text, and forgets them; or undefined. */
   takeReminders(): string | undefined {
     if (this.#reminders.size === 0) return undefined;
-    const now = Date.now();
+    const now = this.clock.now();
     const lines = [...this.#reminders.values()].map(({ callback, times, lastAt }) => {
       const when = [`set ${duration(now - callback.setAt)} ago`];
       if (times > 1) when.push(`fired ${times} times since the last reminder`);
@@ -111,10 +132,8 @@ export class Callbacks {
   }
 
   #schedule(callback: Callback): void {
-    callback.nextAt = Date.now() + callback.delayMs;
-    callback.timer = setTimeout(() => this.#fire(callback), callback.delayMs);
-    // A pending reminder must not keep the process alive once the server is done.
-    callback.timer.unref();
+    callback.nextAt = this.clock.now() + callback.delayMs;
+    callback.cancelTimer = this.clock.after(callback.delayMs, () => this.#fire(callback));
   }
 
   #fire(callback: Callback): void {
@@ -123,7 +142,7 @@ export class Callbacks {
     this.#reminders.set(callback.id, {
       callback,
       times: (reminder?.times ?? 0) + 1,
-      lastAt: Date.now(),
+      lastAt: this.clock.now(),
     });
     const of = callback.repeatCount > 1 ? ` (${callback.fired} of ${callback.repeatCount})` : "";
     this.announce(`⏰ ${callback.id}${of}: ${callback.message}`);

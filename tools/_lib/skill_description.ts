@@ -3,7 +3,8 @@
  * so the model knows when to load one. Bounded, since it rides in every prompt.
  */
 import { oneLine } from "./one_line.ts";
-import type { Discovery } from "./skills.ts";
+import { count } from "./units.ts";
+import { type Discovery, MAX_SKILLS } from "./skills.ts";
 import type { SkillSource } from "./skill_sources.ts";
 
 const MAX_LISTED = 100;
@@ -38,5 +39,11 @@ export function skillToolDescription(found: Discovery, sources: SkillSource[]): 
   }
   const rest = found.skills.length - lines.length;
   if (rest > 0) lines.push(`- …and ${rest} more (their names are in the \`name\` enum)`);
+  if (found.unread > 0) {
+    lines.push(
+      `(${count(found.unread)} more skill directories were not read: only ${MAX_SKILLS} skills ` +
+        "are offered)",
+    );
+  }
   return `${SKILL_TOOL_INTRO}\n\nSkills available:\n${lines.join("\n")}`;
 }

@@ -3,12 +3,21 @@
  * then markdown. The two fields every client relies on are checked by the format's rules, so a
  * skill that works here works in other clients too.
  */
-import { open } from "node:fs/promises";
+import { constants } from "node:fs";
+import { type FileHandle, open, stat } from "node:fs/promises";
+import { describeEntry } from "./entries.ts";
+import { quoted } from "./one_line.ts";
+import { bytes } from "./units.ts";
 
 /** Lowercase letters and digits in hyphen-separated words: also a valid tool-argument value. */
-export const SKILL_NAME = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
-export const MAX_NAME_CHARS = 64;
-export const MAX_DESCRIPTION_CHARS = 1024;
+const SKILL_NAME = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+const MAX_NAME_CHARS = 64;
+const MAX_DESCRIPTION_CHARS = 1024;
+/** The front matter must close within this much of SKILL.md; it holds two short fields. */
+const FRONT_MATTER_BYTES = 16 * 1024;
+const CHUNK_BYTES = 4 * 1024;
+// A FIFO swapped in after the check must not block the open (nothing could cancel it).
+const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
 
 export interface SkillText {
   name: string;
@@ -52,13 +61,13 @@ export async function parseSkill(text: string, dirName: string): Promise<SkillTe
   }
   if (!isSkillName(name)) {
     throw new InvalidSkill(
-      `its name ${JSON.stringify(name)} is not 1–${MAX_NAME_CHARS} lowercase letters, digits ` +
+      `its name ${quoted(name)} is not 1–${MAX_NAME_CHARS} lowercase letters, digits ` +
         "and single hyphens (not at either end), like `pdf-tools`",
     );
   }
   if (name !== dirName) {
     throw new InvalidSkill(
-      `its name ${JSON.stringify(name)} differs from its directory's name ${
+      `its name ${quoted(name)} differs from its directory's name ${
         JSON.stringify(dirName)
       }; rename one so they match`,
     );
@@ -79,18 +88,102 @@ export async function parseSkill(text: string, dirName: string): Promise<SkillTe
   };
 }
 
-/** The first `maxBytes` of a file as text: enough for the front matter without reading it all. */
-export async function readHead(path: string, maxBytes: number): Promise<string> {
-  const handle = await open(path, "r");
+/**
+ * Opens a SKILL.md that is a regular file (a link to one counts). A FIFO or a device is refused
+ * before anything waits on it: reading one could block discovery, and every request, forever.
+ */
+async function openRegular(path: string): Promise<FileHandle> {
+  const notRegular = (kind: string) =>
+    new InvalidSkill(`its SKILL.md is a ${kind}, not a regular file`);
+  const info = await stat(path);
+  if (!info.isFile()) throw notRegular(describeEntry(info));
+  const handle = await open(path, OPEN_FLAGS);
+  const opened = await handle.stat().catch(async (error) => {
+    await handle.close();
+    throw error;
+  });
+  if (!opened.isFile()) {
+    await handle.close();
+    throw notRegular(describeEntry(opened));
+  }
+  return handle;
+}
+
+/**
+ * Reads into `buffer`, `chunk` bytes at a time, until `done` says so, the file ends or the buffer
+ * is full.
+ */
+async function readUntil(
+  handle: FileHandle,
+  buffer: Uint8Array,
+  chunk: number,
+  done: (filled: number) => boolean,
+): Promise<{ filled: number; ended: boolean }> {
+  let filled = 0;
+  while (filled < buffer.length) {
+    const want = Math.min(chunk, buffer.length - filled);
+    const { bytesRead } = await handle.read(buffer, filled, want, filled);
+    if (bytesRead === 0) return { filled, ended: true };
+    filled += bytesRead;
+    if (done(filled)) break;
+  }
+  return { filled, ended: false };
+}
+
+/**
+ * Whether the start of a SKILL.md (maybe cut mid-line) settles its front matter: it holds the
+ * closing `---` line whole, or its first line shows there is none.
+ */
+function frontMatterSettled(text: string): boolean {
+  const lines = text.split("\n");
+  if (lines.length > 1 && lines[0].replace(/^\uFEFF/, "").trimEnd() !== "---") return true;
+  return lines.slice(1, -1).some((line) => line.trimEnd() === "---");
+}
+
+/**
+ * The start of a SKILL.md, up to its front matter's closing line: all discovery needs, however
+ * long the skill's text. The text may end anywhere after that line.
+ */
+export async function readFrontMatter(path: string): Promise<string> {
+  const handle = await openRegular(path);
   try {
-    const buffer = new Uint8Array(maxBytes);
-    let length = 0;
-    while (length < maxBytes) {
-      const { bytesRead } = await handle.read(buffer, length, maxBytes - length, length);
-      if (bytesRead === 0) break;
-      length += bytesRead;
+    const buffer = new Uint8Array(FRONT_MATTER_BYTES);
+    const decoder = new TextDecoder();
+    const { filled, ended } = await readUntil(
+      handle,
+      buffer,
+      CHUNK_BYTES,
+      (filled) => frontMatterSettled(decoder.decode(buffer.subarray(0, filled))),
+    );
+    const text = decoder.decode(buffer.subarray(0, filled));
+    if (!ended && !frontMatterSettled(text)) {
+      throw new InvalidSkill(
+        `its front matter is not closed by a \`---\` line within its first ${
+          bytes(FRONT_MATTER_BYTES)
+        }`,
+      );
     }
-    return new TextDecoder().decode(buffer.subarray(0, length));
+    return text;
+  } finally {
+    await handle.close();
+  }
+}
+
+/** A whole SKILL.md up to `maxBytes`; `whole` says whether that reached its end. */
+export async function readSkillFile(
+  path: string,
+  maxBytes: number,
+): Promise<{ text: string; whole: boolean }> {
+  const handle = await openRegular(path);
+  try {
+    // One byte more than shown tells a file of exactly `maxBytes` from a longer one.
+    const buffer = new Uint8Array(maxBytes + 1);
+    const { filled } = await readUntil(handle, buffer, buffer.length, () => false);
+    const whole = filled <= maxBytes;
+    return {
+      text: new TextDecoder().decode(buffer.subarray(0, Math.min(filled, maxBytes))),
+      whole,
+    };
   } finally {
     await handle.close();
   }

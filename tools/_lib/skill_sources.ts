@@ -17,7 +17,7 @@ export interface SkillSource {
 /** The skills directories a project or a home directory holds, in the order they win. */
 const SKILL_DIRS = [".claude/skills", ".agents/skills"];
 
-export interface SkillPlaces {
+interface SkillPlaces {
   /** Project directories, the first winning. */
   projects: string[];
   /** Skills directories the user named (TOOLHOST_SKILL_DIRS). */

@@ -3,10 +3,19 @@
  * name (when it is called). Both read the same directories in the same order, so the skill a
  * call gets is the one the description listed, unless the disk changed since.
  */
+import type { Dirent } from "node:fs";
 import { readdir, realpath, stat } from "node:fs/promises";
-import { basename, join } from "node:path";
+import { join } from "node:path";
 import { ToolError } from "../../mcp/tool.ts";
-import { InvalidSkill, isSkillName, parseSkill, readHead, type SkillText } from "./skill_file.ts";
+import { quoted } from "./one_line.ts";
+import {
+  InvalidSkill,
+  isSkillName,
+  parseSkill,
+  readFrontMatter,
+  readSkillFile,
+  type SkillText,
+} from "./skill_file.ts";
 import type { SkillScope, SkillSource } from "./skill_sources.ts";
 
 export interface Skill {
@@ -19,18 +28,24 @@ export interface Skill {
   file: string;
 }
 
+/** A skill read whole for a call. */
+export interface LoadedSkill extends Skill, SkillText {
+  /** Whether SKILL.md was read to its end (else `body` stops partway). */
+  whole: boolean;
+}
+
 export interface Discovery {
   /** Valid skills by name, each the one that wins its name. */
   skills: Skill[];
   /** Sentences about skills that were skipped, to report. */
   problems: string[];
-  /** Skills hidden by one of the same name that wins. */
-  overrides: { winner: Skill; hidden: Skill }[];
+  /** Skill directories hidden by a skill of the same name that wins; they are not read. */
+  overrides: { winner: Skill; hidden: { scope: SkillScope; dir: string } }[];
+  /** Names of skill directories left unread because MAX_SKILLS skills were found first. */
+  unread: number;
 }
 
-/** Front matter must end within this much of SKILL.md. */
-const HEADER_BYTES = 64 * 1024;
-/** More are not offered (a description lists so many already). */
+/** More are not offered (a description lists so many already), nor read. */
 export const MAX_SKILLS = 200;
 
 /** The sources that exist, each once even when reached by two paths. */
@@ -46,62 +61,78 @@ async function existing(sources: SkillSource[]): Promise<SkillSource[]> {
   return found;
 }
 
-/** Reads one skill directory's SKILL.md; the header only, unless `maxBytes` says more. */
-async function loadSkill(
-  dir: string,
-  scope: SkillScope,
-  maxBytes = HEADER_BYTES,
-): Promise<Skill & SkillText> {
+/** Whether an entry of a skills directory is a directory, following a link (one stat at most). */
+async function isDirectory(entry: Dirent, path: string): Promise<boolean> {
+  if (entry.isDirectory()) return true;
+  if (entry.isFile()) return false;
+  return (await stat(path).catch(() => null))?.isDirectory() ?? false;
+}
+
+/** An unreadable SKILL.md as the reason its skill is skipped. */
+function unreadable(error: unknown): InvalidSkill {
+  if (error instanceof InvalidSkill) return error;
+  const code = (error as NodeJS.ErrnoException).code;
+  return new InvalidSkill(
+    code === "ENOENT" ? "it has no SKILL.md" : `its SKILL.md cannot be read (${code})`,
+  );
+}
+
+/** A skill directory's name and description, from its SKILL.md's front matter only. */
+async function loadHeader(dir: string, name: string, scope: SkillScope): Promise<Skill> {
   const file = join(dir, "SKILL.md");
-  let text: string;
-  try {
-    text = await readHead(file, maxBytes);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new InvalidSkill(
-      code === "ENOENT" ? "it has no SKILL.md" : `its SKILL.md cannot be read (${code})`,
-    );
-  }
-  return { ...await parseSkill(text, basename(dir)), scope, dir, file };
+  const text = await readFrontMatter(file).catch((error) => {
+    throw unreadable(error);
+  });
+  const { description } = await parseSkill(text, name);
+  return { name, description, scope, dir, file };
 }
 
 export async function discoverSkills(sources: SkillSource[]): Promise<Discovery> {
   const byName = new Map<string, Skill>();
   const problems: string[] = [];
   const overrides: Discovery["overrides"] = [];
+  const unread = new Set<string>();
   for (const source of await existing(sources)) {
-    let names: string[];
+    let entries: Dirent[];
     try {
-      names = await readdir(source.dir);
+      entries = await readdir(source.dir, { withFileTypes: true });
     } catch (error) {
       problems.push(`${source.dir} cannot be listed: ${(error as Error).message}`);
       continue;
     }
-    for (const name of names.sort()) {
-      const dir = join(source.dir, name);
+    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const entry of entries) {
+      const { name } = entry;
       // Files beside the skills (a README) are not skills; hidden directories are not either.
-      if (name[0] === "." || !(await stat(dir).catch(() => null))?.isDirectory()) continue;
-      let skill: Skill;
+      if (name[0] === ".") continue;
+      const dir = join(source.dir, name);
+      const winner = byName.get(name);
+      if (byName.size >= MAX_SKILLS && !winner) {
+        // Counted by name only: reading thousands of skills nobody is offered costs seconds.
+        if (isSkillName(name) && !entry.isFile()) unread.add(name);
+        continue;
+      }
+      if (!(await isDirectory(entry, dir))) continue;
+      if (winner) {
+        overrides.push({ winner, hidden: { scope: source.scope, dir } });
+        continue;
+      }
       try {
-        const { description, file } = await loadSkill(dir, source.scope);
-        skill = { name, description, scope: source.scope, dir, file };
+        byName.set(name, await loadHeader(dir, name, source.scope));
       } catch (error) {
         if (!(error instanceof InvalidSkill)) throw error;
         problems.push(`skipped the skill in ${dir}: ${error.message}`);
-        continue;
-      }
-      const winner = byName.get(skill.name);
-      if (winner) {
-        overrides.push({ winner, hidden: skill });
-      } else if (byName.size < MAX_SKILLS) {
-        byName.set(skill.name, skill);
-      } else {
-        problems.push(`skipped the skill in ${dir}: only ${MAX_SKILLS} skills are offered`);
       }
     }
   }
+  if (unread.size) {
+    problems.push(
+      `${unread.size} more skill directories were not read: only ${MAX_SKILLS} skills are ` +
+        `offered (${[...unread].slice(0, 5).join(", ")}${unread.size > 5 ? ", …" : ""})`,
+    );
+  }
   const skills = [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : 1));
-  return { skills, problems, overrides };
+  return { skills, problems, overrides, unread: unread.size };
 }
 
 /**
@@ -112,17 +143,21 @@ export async function findSkill(
   name: string,
   sources: SkillSource[],
   maxBytes: number,
-): Promise<Skill & SkillText> {
+): Promise<LoadedSkill> {
   if (!isSkillName(name)) {
-    throw new ToolError(`${JSON.stringify(name)} is not a skill name`);
+    throw new ToolError(`${quoted(name)} is not a skill name`);
   }
   const present = await existing(sources);
   const problems: string[] = [];
   for (const source of present) {
     const dir = join(source.dir, name);
     if (await realpath(dir).catch(() => null) === null) continue;
+    const file = join(dir, "SKILL.md");
     try {
-      return await loadSkill(dir, source.scope, maxBytes);
+      const { text, whole } = await readSkillFile(file, maxBytes).catch((error) => {
+        throw unreadable(error);
+      });
+      return { ...await parseSkill(text, name), scope: source.scope, dir, file, whole };
     } catch (error) {
       if (!(error instanceof InvalidSkill)) throw error;
       problems.push(`${dir} was skipped: ${error.message}`);
