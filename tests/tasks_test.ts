@@ -239,7 +239,7 @@ test("a tasks.json that is not a task list is reported, not overwritten", async 
   await writeState(file, { tasks: "oops" });
   assert.match(
     await p.fails({ action: "create", text: "x" }),
-    /does not hold a task list; fix or remove it/,
+    /does not hold a valid task list \(its fields are not those of a task list\); fix or remove it/,
   );
   assert.deepEqual(JSON.parse(readFileSync(file, "utf8")), { tasks: "oops" });
   const step = { id: "t1.1", text: "x", status: "sort of" };
@@ -248,5 +248,104 @@ test("a tasks.json that is not a task list is reported, not overwritten", async 
     current: null,
     tasks: [{ id: "t1", title: "x", status: "pending", steps: [step], nextStep: 2 }],
   });
-  assert.match(await p.fails({ action: "list" }), /does not hold a task list/);
+  assert.match(await p.fails({ action: "list" }), /does not hold a valid task list/);
+});
+
+test("a hand-edited tasks.json with fields of its own still lists, and changes reply normally", async () => {
+  const p = project();
+  const file = join(await projectStateDir(p.root), "tasks.json");
+  await writeState(file, {
+    nextTask: 2,
+    current: "t1",
+    note: "mine",
+    tasks: [{
+      id: "t1",
+      title: "A",
+      status: "pending",
+      owner: "me",
+      steps: [{ id: "t1.1", text: "a step", status: "pending", estimate: "1h" }],
+      nextStep: 2,
+    }],
+  });
+  const { data } = await p.run({ action: "list" });
+  assert.deepEqual(data.tasks, [{
+    id: "t1",
+    title: "A",
+    status: "pending",
+    current: true,
+    steps: [{ id: "t1.1", text: "a step", status: "pending" }],
+  }]);
+  assert.match(await p.ok({ action: "complete", step_id: "t1.1" }), /^Completed t1\.1\./);
+  assert.match(await p.ok({ action: "add", text: "another" }), /^Added t1\.2 to t1\./);
+});
+
+test("a tasks.json whose ids repeat or point nowhere is reported with what is wrong", async () => {
+  const p = project();
+  const file = join(await projectStateDir(p.root), "tasks.json");
+  const task = (id: string, steps: string[] = [], nextStep = steps.length + 1) => ({
+    id,
+    title: id,
+    status: "pending",
+    steps: steps.map((s) => ({ id: s, text: s, status: "pending" })),
+    nextStep,
+  });
+  const broken: [unknown, RegExp][] = [
+    [{ nextTask: 3, current: null, tasks: [task("t1"), task("t1")] }, /task id t1 appears twice/],
+    [
+      { nextTask: 2, current: null, tasks: [task("t1", ["t1.1", "t1.1"], 2)] },
+      /step id t1\.1 appears twice/,
+    ],
+    [{ nextTask: 2, current: "t7", tasks: [task("t1")] }, /the current task t7 is not in it/],
+    [{ nextTask: 2, current: null, tasks: [task("t1", ["t2.1"])] }, /step t2\.1 is under t1/],
+    [{ nextTask: 2, current: null, tasks: [task("t5")] }, /nextTask is 2, but t5 exists/],
+    [{ nextTask: 2, current: null, tasks: [task("t1", ["t1.4"], 2)] }, /nextStep of t1 is 2/],
+    [{ nextTask: 2, current: null, tasks: [task("one")] }, /"one" is not a task id/],
+  ];
+  for (const [value, problem] of broken) {
+    await writeState(file, value);
+    const text = await p.fails({ action: "list" });
+    assert.match(text, problem);
+    assert.match(text, /; fix or remove it/);
+    assert.match(await p.fails({ action: "create", text: "x" }), problem);
+    assert.deepEqual(JSON.parse(readFileSync(file, "utf8")), value);
+  }
+});
+
+test("fields an action does not take are refused, by name", async () => {
+  const p = project();
+  await p.ok({ action: "create", text: "A" });
+  assert.match(
+    await p.fails({ action: "list", text: "x" }),
+    /^action list takes no text; it takes task_id$/,
+  );
+  assert.match(
+    await p.fails({ action: "create", text: "x", step_id: "t1.1" }),
+    /^action create takes no step_id; it takes text$/,
+  );
+  assert.match(
+    await p.fails({ action: "switch", task_id: "t1", step_id: "t1.1", text: "x" }),
+    /^action switch takes no step_id or text; it takes task_id$/,
+  );
+  assert.match(await p.fails({ action: "complete", task_id: "t1", text: "x" }), /takes no text/);
+  assert.match((await p.run({ action: "list" })).text, /^1 task: 0 done, 0 in progress, 1 pending/);
+});
+
+test("ids echoed in errors are cut to a readable length", async () => {
+  const p = project();
+  await p.ok({ action: "create", text: "A" });
+  const long = `t${"9".repeat(5000)}`;
+  for (
+    const args of [
+      { action: "complete", task_id: long },
+      { action: "complete", step_id: `${long}.1` },
+      { action: "complete", step_id: `t1.${"9".repeat(5000)}` },
+      { action: "start", task_id: "t1", step_id: `${long}.1` },
+      { action: "remove", step_id: "x".repeat(5000) },
+      { action: "create", task_id: long, text: "x" },
+    ]
+  ) {
+    const text = await p.fails(args);
+    assert.ok(text.length < 300, `${text.length} characters: ${text.slice(0, 200)}`);
+    assert.match(text, /…/);
+  }
 });

@@ -1,13 +1,16 @@
-import { stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { defineTool, ToolError } from "../mcp/tool.ts";
+import { refuseOtherFields } from "./_lib/action_fields.ts";
 // Loading plan_mode switches the gate on: destructive tools are refused while a plan is open.
 import "./_lib/plan_gate.ts";
 import { makeDirectories } from "./_lib/make_directories.ts";
 import {
+  assertRegular,
+  isMarkdown,
+  isPlan,
   MAX_PLAN_CHARS,
+  planEntry,
   planHeading,
-  planSize,
   readPlan,
   startPlanFile,
   writePlan,
@@ -20,6 +23,15 @@ import { bytes, count, duration } from "./_lib/units.ts";
 
 const HOW_TO_FINISH = 'write the plan with action "write", then call action "exit" to present it';
 
+/** The fields each action takes besides `action`. */
+const FIELDS = {
+  enter: ["goal", "plan_file"],
+  write: ["text"],
+  status: [],
+  exit: [],
+  reset: [],
+};
+
 export default defineTool({
   name: "plan_mode",
   title: "Plan mode",
@@ -28,8 +40,9 @@ export default defineTool({
     "until `exit`, every destructive tool (bash, write_file, edit_file, move_file, …) is " +
     "refused, while reading and searching work. Write the plan in markdown with `write`: " +
     `\`text\` replaces the whole plan (at most ${count(MAX_PLAN_CHARS)} characters). It is ` +
-    "kept in `plan_file` (a path inside the allowed roots, given at enter) or by default in " +
-    "toolhost's state directory. `status` tells whether plan mode is on, the goal, for how long " +
+    "kept in `plan_file` (given at enter: a new .md file inside the allowed roots, or an existing " +
+    'one that starts with the line "# Plan") or by default in toolhost\'s state directory. ' +
+    "`status` tells whether plan mode is on, the goal, for how long " +
     "and the plan's size. `exit` turns plan mode off and returns the plan: show it to the person " +
     "and wait for their go-ahead before carrying it out. `reset` turns it off without returning " +
     "the plan. Plan mode survives restarts and binds every session on the project.",
@@ -53,8 +66,9 @@ export default defineTool({
         type: "string",
         minLength: 1,
         description:
-          "enter: a markdown file inside the allowed roots to keep the plan in (kept if it " +
-          "exists). Default: plan.md in toolhost's state directory, started afresh.",
+          "enter: a markdown (.md) file inside the allowed roots to keep the plan in: a new " +
+          'one, or an existing plan (its first line is "# Plan"; kept as it is). Default: ' +
+          "plan.md in toolhost's state directory, started afresh.",
       },
       text: {
         type: "string",
@@ -85,6 +99,7 @@ export default defineTool({
   },
 
   async run(args, ctx) {
+    refuseOtherFields(args, FIELDS);
     const { sandbox, dir } = await projectOf(ctx);
     const project = { sandbox, dir, file: planStatePath(dir) };
     switch (args.action) {
@@ -121,19 +136,23 @@ async function enter(project: Project, goalText?: string, planFileArg?: string) 
           `${HOW_TO_FINISH}, or call action "reset" to drop it`,
       );
     }
-    const planFile = planFileArg === undefined
-      ? join(project.dir, "plan.md")
-      : await planFileInside(sandbox, planFileArg);
-    const kept = await startPlanFile(planFile, goal, planFileArg === undefined);
+    let planFile = ownPlanFile(project);
+    let kept: number | undefined;
+    if (planFileArg === undefined) {
+      await startPlanFile(planFile, goal, true);
+    } else {
+      ({ planFile, kept } = await namedPlanFile(sandbox, planFileArg));
+      if (kept === undefined) await startPlanFile(planFile, goal, false);
+    }
     const state: PlanState = { active: true, goal, since: new Date().toISOString(), planFile };
     await writeState(file, state);
     return {
       content: `Plan mode is on. Goal: ${goal}\n\n` +
         "Destructive tools (bash, write_file, edit_file, move_file, …) are refused until " +
         "plan mode ends; reading and searching work. Investigate, " +
-        `${HOW_TO_FINISH} to the person. The plan is kept in ${shown(sandbox, planFile)}` +
+        `${HOW_TO_FINISH} to the person. The plan is kept in ${sandbox.display(planFile)}` +
         (kept === undefined ? "." : ` (it already held ${bytes(kept)}, kept as it was).`),
-      structured: facts(sandbox, state, true, await planSize(planFile)),
+      structured: facts(sandbox, state, true, await planBytes(planFile)),
     };
   });
 }
@@ -151,11 +170,13 @@ async function write(project: Project, text?: string) {
           "and a goal (outside plan mode, files are written with write_file)",
       );
     }
-    await writePlan(state.planFile, text);
+    const planFile = await usablePlanFile(project, state.planFile);
+    assertRegular(await planEntry(planFile), sandbox.display(planFile));
+    await writePlan(planFile, text);
     const size = new TextEncoder().encode(text).length;
     const lines = text === "" ? 0 : text.split("\n").length - (text.endsWith("\n") ? 1 : 0);
     return {
-      content: `Wrote the plan to ${shown(sandbox, state.planFile)}: ${bytes(size)}, ` +
+      content: `Wrote the plan to ${sandbox.display(planFile)}: ${bytes(size)}, ` +
         `${count(lines)} line${lines === 1 ? "" : "s"}. When it is complete, call action ` +
         '"exit" to present it to the person.',
       structured: facts(sandbox, state, true, size),
@@ -168,10 +189,13 @@ async function status({ sandbox, file }: Project) {
   if (!state.active) {
     return { content: "Plan mode is off.", structured: facts(sandbox, OFF, false) };
   }
-  const size = await planSize(state.planFile);
-  const where = shown(sandbox, state.planFile);
-  const plan = size === undefined
+  const where = sandbox.display(state.planFile);
+  const entry = await planEntry(state.planFile).catch(() => undefined);
+  const size = entry?.isFile() ? entry.size : undefined;
+  const plan = !entry
     ? `${where} is missing (write the plan with action "write")`
+    : size === undefined
+    ? `${where} is not a regular file any more (call action "reset" to leave plan mode)`
     : `${where}, ${bytes(size)}`;
   return {
     content: `Plan mode is on for ${duration(Date.now() - Date.parse(state.since))} ` +
@@ -181,13 +205,14 @@ async function status({ sandbox, file }: Project) {
   };
 }
 
-async function exit({ sandbox, file }: Project) {
+async function exit(project: Project) {
+  const { sandbox, file } = project;
   return await withLock(file, async () => {
     const state = await readPlanState(file);
     if (!state.active) throw new ToolError("plan mode is off: there is nothing to exit");
-    const plan = await readPlan(state.planFile);
+    const where = sandbox.display(await usablePlanFile(project, state.planFile));
+    const plan = await readPlan(state.planFile, where);
     await writeState(file, OFF);
-    const where = shown(sandbox, state.planFile);
     const notes: string[] = [];
     if (plan.cut) {
       notes.push(
@@ -227,8 +252,8 @@ async function reset({ sandbox, file }: Project) {
     }
     return {
       content: `Plan mode was reset (goal: ${before.goal}); the plan was not presented, and ` +
-        `${shown(sandbox, before.planFile)} is left as it was. Destructive tools work again.`,
-      structured: facts(sandbox, before, false, await planSize(before.planFile)),
+        `${sandbox.display(before.planFile)} is left as it was. Destructive tools work again.`,
+      structured: facts(sandbox, before, false, await planBytes(before.planFile)),
     };
   });
 }
@@ -241,23 +266,77 @@ function facts(sandbox: Sandbox, state: PlanState, active: boolean, size?: numbe
       goal: state.goal,
       since: state.since,
       elapsedMs: Math.max(0, Date.now() - Date.parse(state.since)),
-      planFile: shown(sandbox, state.planFile),
+      planFile: sandbox.display(state.planFile),
       planBytes: size ?? null,
     }
     : { active, goal: null, since: null, elapsedMs: null, planFile: null, planBytes: null };
 }
 
-/** A plan file the model named: inside the sandbox, and a file (or nothing yet) there. */
-async function planFileInside(sandbox: Sandbox, path: string): Promise<string> {
-  const { real, exists } = await sandbox.resolve(path);
-  if (exists && !(await stat(real)).isFile()) {
-    throw new ToolError(`plan_file ${sandbox.display(real)} is not a regular file`);
-  }
-  if (!exists) await makeDirectories(sandbox, dirname(real));
-  return real;
+/** The plan file toolhost keeps itself when the model names none. */
+function ownPlanFile({ dir }: Project): string {
+  return join(dir, "plan.md");
 }
 
-/** How a plan file reads in results: relative to the first root when inside the roots. */
-function shown(sandbox: Sandbox, real: string): string {
-  return sandbox.contains(real) ? sandbox.display(real) : real;
+/**
+ * A plan file the model named: a markdown file inside the sandbox that does not exist yet (its
+ * directory is made), or an existing plan, which is kept (its size is returned). Any other file
+ * is refused, so that plan mode, which changes nothing else, cannot overwrite one.
+ */
+async function namedPlanFile(
+  sandbox: Sandbox,
+  path: string,
+): Promise<{ planFile: string; kept?: number }> {
+  const { real } = await sandbox.resolve(path);
+  const shown = sandbox.display(real);
+  if (!isMarkdown(real)) {
+    throw new ToolError(
+      `plan_file ${shown} is not a markdown file (.md): name a new .md file for the plan, or ` +
+        "leave plan_file out to keep it in toolhost's state directory",
+    );
+  }
+  const entry = await planEntry(real);
+  if (!entry) {
+    await makeDirectories(sandbox, dirname(real));
+    return { planFile: real };
+  }
+  if (!entry.isFile()) throw new ToolError(`plan_file ${shown} is not a regular file`);
+  if (!isPlan((await readPlan(real, shown)).text)) {
+    throw new ToolError(
+      `plan_file ${shown} already exists and is not a plan (a plan starts with the line ` +
+        '"# Plan"): name a new file, or leave plan_file out to keep the plan in toolhost\'s ' +
+        "state directory",
+    );
+  }
+  return { planFile: real, kept: entry.size };
+}
+
+/**
+ * The plan file, if this call may use it: toolhost's own, or one inside the call's roots that
+ * still lies where it did. Another server on the project may have other roots than the one
+ * that entered plan mode.
+ */
+async function usablePlanFile(project: Project, planFile: string): Promise<string> {
+  const { sandbox } = project;
+  if (planFile === ownPlanFile(project)) return planFile;
+  if (!sandbox.contains(planFile)) {
+    throw new ToolError(
+      `the plan is kept in ${planFile}, outside this server's allowed roots ` +
+        `(${sandbox.roots.join(", ")}): write and present it from a server whose roots hold ` +
+        'it, or call action "reset" to leave plan mode without it',
+    );
+  }
+  const parent = await sandbox.resolve(dirname(planFile)).catch(() => undefined);
+  if (parent?.real !== dirname(planFile)) {
+    throw new ToolError(
+      `the plan file ${planFile} now lies elsewhere (a directory on its way leads somewhere ` +
+        'else); call action "reset" to leave plan mode',
+    );
+  }
+  return planFile;
+}
+
+/** The plan file's size; undefined when no regular file is there. */
+async function planBytes(planFile: string): Promise<number | undefined> {
+  const entry = await planEntry(planFile).catch(() => undefined);
+  return entry?.isFile() ? entry.size : undefined;
 }

@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import { defineTool, ToolError } from "../mcp/tool.ts";
+import { refuseOtherFields } from "./_lib/action_fields.ts";
 import { projectOf } from "./_lib/project_state.ts";
 import { readState, withLock, writeState } from "./_lib/state.ts";
 import { checklist, countByStatus, summary } from "./_lib/task_checklist.ts";
@@ -13,14 +14,28 @@ import {
   findTask,
   MAX_STEPS,
   MAX_TASKS,
+  MAX_TEXT_CHARS,
   remove,
   requiredLine,
+  shownId,
   start,
   switchTo,
   type TaskList,
 } from "./_lib/task_list.ts";
 
 const STATUS = { enum: ["pending", "in_progress", "done"] } as const;
+
+/** The fields each action takes besides `action`. */
+const FIELDS = {
+  create: ["text"],
+  add: ["text", "task_id"],
+  start: ["task_id", "step_id"],
+  complete: ["task_id", "step_id"],
+  switch: ["task_id"],
+  remove: ["task_id", "step_id"],
+  list: ["task_id"],
+  pending: ["task_id"],
+};
 
 export default defineTool({
   name: "tasks",
@@ -51,7 +66,7 @@ export default defineTool({
       text: {
         type: "string",
         minLength: 1,
-        maxLength: 300,
+        maxLength: MAX_TEXT_CHARS,
         description: "create: the task's title; add: the step's text. One line.",
       },
       task_id: { type: "string", minLength: 1, description: "A task's id, like t3." },
@@ -110,6 +125,12 @@ export default defineTool({
   },
 
   async run(args, ctx) {
+    if (args.action === "create" && args.task_id !== undefined) {
+      throw new ToolError(
+        `create makes a new task; to add a step to ${shownId(args.task_id)}, use action "add"`,
+      );
+    }
+    refuseOtherFields(args, FIELDS);
     const file = join((await projectOf(ctx)).dir, "tasks.json");
     const load = async () => asTaskList(await readState(file, emptyTaskList()), file);
     const action = args.action;
@@ -142,11 +163,6 @@ function apply(
 ): Change {
   switch (action) {
     case "create":
-      if (args.task_id !== undefined) {
-        throw new ToolError(
-          `create makes a new task; to add a step to ${args.task_id}, use action "add"`,
-        );
-      }
       return createTask(list, requiredLine(args.text, "create"));
     case "add":
       return addStep(list, args.task_id, requiredLine(args.text, "add"));

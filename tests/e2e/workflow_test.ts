@@ -4,10 +4,18 @@
  * destructive tool the server offers until it ends.
  */
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import process from "node:process";
 import { afterEach, test } from "node:test";
 import { modern, PRODUCT_BINARY, RawClient } from "../helpers/raw_client.ts";
 
@@ -18,18 +26,12 @@ afterEach(async () => {
 
 const scratch = (name: string) => realpathSync(mkdtempSync(join(tmpdir(), `toolhost-${name}-`)));
 
-/** A server on `root` that keeps its state in `state` (the variable is set only for the spawn). */
-function serve(root: string, state: string): RawClient {
-  const saved = process.env.TOOLHOST_STATE_DIR;
-  process.env.TOOLHOST_STATE_DIR = state;
-  try {
-    const client = new RawClient(PRODUCT_BINARY, ["--root", root]);
-    clients.push(client);
-    return client;
-  } finally {
-    if (saved === undefined) delete process.env.TOOLHOST_STATE_DIR;
-    else process.env.TOOLHOST_STATE_DIR = saved;
-  }
+/** A server on `roots` that keeps its state in `state`, started in `cwd`. */
+function serve(roots: string | string[], state: string, cwd?: string): RawClient {
+  const args = [roots].flat().flatMap((root) => ["--root", root]);
+  const client = new RawClient(PRODUCT_BINARY, args, cwd, { TOOLHOST_STATE_DIR: state });
+  clients.push(client);
+  return client;
 }
 
 async function stop(client: RawClient): Promise<void> {
@@ -222,4 +224,116 @@ test("plan mode survives a restart and binds every server on the project", async
 
   await ok(other, "bash", { command: "true" });
   await ok(restarted, "bash", { command: "true" });
+});
+
+test("state kept through a symlinked state directory works", async () => {
+  const root = scratch("wf-root");
+  const real = scratch("wf-state");
+  const link = join(scratch("wf-link"), "state");
+  symlinkSync(real, link);
+  const linked = serve(root, link);
+  await ok(linked, "tasks", { action: "create", text: "Through a link" });
+  await ok(linked, "plan_mode", { action: "enter", goal: "Linked" });
+  await ok(linked, "plan_mode", { action: "write", text: "# Plan\n\nlinked\n" });
+  assert.equal((await ok(linked, "plan_mode", { action: "exit" })).data.plan, "# Plan\n\nlinked\n");
+  const [project] = readdirSync(join(real, "projects"));
+  const saved = JSON.parse(readFileSync(join(real, "projects", project, "tasks.json"), "utf8"));
+  assert.equal(saved.tasks[0].title, "Through a link");
+});
+
+test("a relative state directory is taken from where the server was started", async () => {
+  const root = scratch("wf-root");
+  const cwd = scratch("wf-cwd");
+  const relative = serve(root, "state/here", cwd);
+  await ok(relative, "tasks", { action: "create", text: "Relative" });
+  await ok(relative, "plan_mode", { action: "enter", goal: "Relative" });
+  await ok(relative, "plan_mode", { action: "exit" });
+  assert.ok(existsSync(join(cwd, "state/here/projects")));
+});
+
+test("a project whose root has a very long name keeps its state", async () => {
+  const root = join(scratch("wf-root"), "r".repeat(250));
+  mkdirSync(root);
+  const client = serve(root, scratch("wf-state"));
+  await ok(client, "tasks", { action: "create", text: "Long name" });
+  await ok(client, "plan_mode", { action: "enter", goal: "Long name" });
+  await ok(client, "plan_mode", { action: "exit" });
+});
+
+test("plan mode never overwrites a file that is not a plan", async () => {
+  const root = scratch("wf-root");
+  mkdirSync(join(root, "src"));
+  writeFileSync(join(root, "src/main.ts"), "code\n");
+  writeFileSync(join(root, "README.md"), "# Readme\n");
+  const client = serve(root, scratch("wf-state"));
+  for (const planFile of ["src/main.ts", "README.md"]) {
+    const refused = await call(client, "plan_mode", {
+      action: "enter",
+      goal: "Wipe it",
+      plan_file: planFile,
+    });
+    assert.equal(refused.isError, true, refused.text);
+    assert.match(refused.text, /^plan_file .* (is not a markdown file|is not a plan)/);
+  }
+  await ok(client, "plan_mode", { action: "enter", goal: "Plan it", plan_file: "PLAN.md" });
+  assert.match(
+    (await call(client, "write_file", { path: "src/main.ts", content: "" })).text,
+    /^write_file was refused: plan mode is on .*write_file\/edit_file on PLAN\.md\)/,
+  );
+  await ok(client, "write_file", { path: "PLAN.md", content: "# Plan\n\n1. Keep main.ts\n" });
+  assert.equal(
+    (await ok(client, "plan_mode", { action: "exit" })).data.plan,
+    "# Plan\n\n1. Keep main.ts\n",
+  );
+  assert.equal(readFileSync(join(root, "src/main.ts"), "utf8"), "code\n");
+  assert.equal(readFileSync(join(root, "README.md"), "utf8"), "# Readme\n");
+});
+
+test("a server without the plan's root can neither write nor read the plan", async () => {
+  const a = scratch("wf-root-a");
+  const b = scratch("wf-root-b");
+  const state = scratch("wf-state");
+  const wide = serve([a, b], state);
+  const narrow = serve(a, state);
+  const plan = join(b, "PLAN.md");
+  await ok(wide, "plan_mode", { action: "enter", goal: "Across roots", plan_file: plan });
+  await ok(wide, "plan_mode", { action: "write", text: "# Plan\n\nonly in b\n" });
+  for (const args of [{ action: "write", text: "from a" }, { action: "exit" }]) {
+    const refused = await call(narrow, "plan_mode", args);
+    assert.equal(refused.isError, true, refused.text);
+    assert.match(refused.text, /outside this server's allowed roots/);
+  }
+  assert.equal(readFileSync(plan, "utf8"), "# Plan\n\nonly in b\n");
+  assert.equal(
+    (await ok(wide, "plan_mode", { action: "exit" })).data.plan,
+    "# Plan\n\nonly in b\n",
+  );
+});
+
+test("a tasks.json edited by hand lists with its own fields left out, or says what to fix", async () => {
+  const root = scratch("wf-root");
+  const state = scratch("wf-state");
+  const client = serve(root, state);
+  await ok(client, "tasks", { action: "list" });
+  const [project] = readdirSync(join(state, "projects"));
+  const file = join(state, "projects", project, "tasks.json");
+  const step = { id: "t1.1", text: "Draft", status: "pending", estimate: "2h" };
+  const task = { id: "t1", title: "Docs", status: "pending", steps: [step], nextStep: 2 };
+  writeFileSync(file, JSON.stringify({ nextTask: 2, current: "t1", tasks: [task] }));
+  const listed = await ok(client, "tasks", { action: "list" });
+  assert.deepEqual((listed.data.tasks as { steps: unknown[] }[])[0].steps, [
+    { id: "t1.1", text: "Draft", status: "pending" },
+  ]);
+  assert.match(
+    (await ok(client, "tasks", { action: "start", step_id: "t1.1" })).text,
+    /^Started t1\.1/,
+  );
+
+  writeFileSync(file, JSON.stringify({ nextTask: 2, current: "t1", tasks: [task, task] }));
+  const refused = await call(client, "tasks", { action: "create", text: "More" });
+  assert.equal(refused.isError, true);
+  assert.match(
+    refused.text,
+    /does not hold a valid task list \(task id t1 appears twice\); fix or remove it/,
+  );
 });

@@ -12,7 +12,7 @@ export function temporaryPath(path: string): string {
   return join(dirname(path), `.toolhost-${randomBytes(6).toString("hex")}.tmp`);
 }
 
-export interface Written {
+interface Written {
   /** How many names the replaced file had: the others keep its old content. */
   hardLinks: number;
 }

@@ -42,16 +42,20 @@ async function refuseIfPlanning(
     );
   }
   if (!state.active) return;
-  if (PLAN_WRITERS.has(tool.name) && typeof args.path === "string") {
+  // File tools may write the plan file only inside this call's roots, so only then is it offered.
+  const planInRoots = sandbox.contains(state.planFile);
+  if (planInRoots && PLAN_WRITERS.has(tool.name) && typeof args.path === "string") {
     const target = await sandbox.resolve(args.path).catch(() => null);
     if (target?.real === state.planFile) return;
   }
+  const fileTools = planInRoots
+    ? `, or write_file/edit_file on ${sandbox.display(state.planFile)}`
+    : "";
   throw new ToolError(
     `${tool.name} was refused: plan mode is on (goal: ${state.goal}), and it blocks ` +
       "destructive tools. Keep investigating with read-only tools, finish the plan " +
-      '(plan_mode with action "write", or write_file/edit_file on the plan file), then call ' +
-      'plan_mode with action "exit" to present it ' +
-      "to the person; they decide whether it is carried out.",
+      `(plan_mode with action "write"${fileTools}), then call plan_mode with action "exit" to ` +
+      "present it to the person; they decide whether it is carried out.",
   );
 }
 

@@ -1,10 +1,12 @@
 /**
  * Plan mode as a project's plan.json holds it: on (with the goal, since when, and the plan's
- * file) or off. Kept on disk so that it survives a restart and binds every server on the project.
+ * markdown file, as a real path) or off. Kept on disk so that it survives a restart and binds
+ * every server on the project.
  */
 import { stat } from "node:fs/promises";
-import { join } from "node:path";
+import { isAbsolute, join } from "node:path";
 import { ToolError } from "../../mcp/tool.ts";
+import { isMarkdown } from "./plan_file.ts";
 import { readState } from "./state.ts";
 
 export type PlanState =
@@ -23,7 +25,8 @@ export async function readPlanState(file: string): Promise<PlanState> {
     state.active === false ||
     (state.active === true && typeof state.goal === "string" &&
       typeof state.since === "string" && !Number.isNaN(Date.parse(state.since)) &&
-      typeof state.planFile === "string")
+      typeof state.planFile === "string" && isAbsolute(state.planFile) &&
+      isMarkdown(state.planFile))
   );
   if (!ok) throw new ToolError(`${file} does not hold plan mode's state`);
   return state;
@@ -37,8 +40,14 @@ const cache = new Map<string, { version: string; state: PlanState }>();
  * the check runs before every destructive call, so usually it costs one stat.
  */
 export async function cachedPlanState(file: string): Promise<PlanState> {
-  const info = await stat(file).catch(() => null);
-  if (!info) return OFF;
+  let info;
+  try {
+    info = await stat(file);
+  } catch (error) {
+    // Only a missing file means plan mode is off: any other failure must not open the gate.
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return OFF;
+    throw error;
+  }
   // Every write replaces the file (a new inode) and sets its times.
   const version = `${info.ino}:${info.size}:${info.mtimeMs}:${info.ctimeMs}`;
   const known = cache.get(file);

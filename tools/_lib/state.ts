@@ -3,28 +3,34 @@
  * directory, per project (keyed by the first root), written atomically, and changed under a lock
  * file so that two servers on one project never interleave their read-modify-write.
  */
-import { createHash } from "node:crypto";
-import { mkdir, open, readFile, rm, stat } from "node:fs/promises";
+import { createHash, randomBytes } from "node:crypto";
+import { mkdir, open, readFile, realpath, rm } from "node:fs/promises";
 import { homedir } from "node:os";
-import { basename, join } from "node:path";
+import { basename, isAbsolute, join, resolve } from "node:path";
 import process from "node:process";
 import { ToolError } from "../../mcp/tool.ts";
 import { writeFileAtomic } from "./atomic_write.ts";
 
-/** The user's toolhost state directory; TOOLHOST_STATE_DIR overrides it. */
+/** The user's toolhost state directory, as an absolute path; TOOLHOST_STATE_DIR overrides it. */
 export function stateRoot(): string {
   const override = process.env.TOOLHOST_STATE_DIR;
-  if (override) return override;
+  if (override) return resolve(override);
   const home = homedir();
   switch (process.platform) {
     case "darwin":
       return join(home, "Library", "Application Support", "toolhost");
     case "win32":
-      return join(process.env.LOCALAPPDATA ?? join(home, "AppData", "Local"), "toolhost");
-    default:
-      return join(process.env.XDG_STATE_HOME || join(home, ".local", "state"), "toolhost");
+      return resolve(process.env.LOCALAPPDATA ?? join(home, "AppData", "Local"), "toolhost");
+    default: {
+      // The XDG spec: a relative path in XDG_STATE_HOME is invalid and must be ignored.
+      const xdg = process.env.XDG_STATE_HOME;
+      return join(xdg && isAbsolute(xdg) ? xdg : join(home, ".local", "state"), "toolhost");
+    }
   }
 }
+
+/** How much of the root's name a project directory's name keeps: file names have a limit. */
+const MAX_NAME_CHARS = 64;
 
 /**
  * The state directory of the project whose first root is `root`: readable (the root's name)
@@ -32,65 +38,143 @@ export function stateRoot(): string {
  */
 export function projectStatePath(root: string): string {
   const digest = createHash("sha256").update(root).digest("hex").slice(0, 12);
-  const name = basename(root).replace(/[^\w.-]/g, "_") || "root";
+  const name = basename(root).replace(/[^\w.-]/g, "_").slice(0, MAX_NAME_CHARS) || "root";
   return join(stateRoot(), "projects", `${name}-${digest}`);
 }
 
-/** The project's state directory (see projectStatePath), created on first use. */
+/**
+ * The project's state directory (see projectStatePath), created on first use, as its real path:
+ * atomic writes refuse a directory whose path leads elsewhere, as a symlinked state root does.
+ */
 export async function projectStateDir(root: string): Promise<string> {
   const dir = projectStatePath(root);
   await mkdir(dir, { recursive: true });
-  return dir;
+  return await realpath(dir);
 }
 
-/** A lock older than this is left over from a process that died holding it. */
-const STALE_MS = 30_000;
+/** A lock file with no pid in it is left by a holder that died before writing one, once this old. */
+const UNWRITTEN_STALE_MS = 5_000;
 const WAIT_MS = 10_000;
 
-/** Whether a lock's holder is gone: its process has died, or it has held it far too long. */
-async function isStale(lock: string): Promise<boolean> {
-  const info = await stat(lock).catch(() => null);
-  if (!info) return false; // released meanwhile: just try again
-  if (Date.now() - info.mtimeMs > STALE_MS) return true;
-  // Empty while its holder is still writing the pid: not stale.
-  const pid = Number((await readFile(lock, "utf8").catch(() => "")).trim());
-  if (!Number.isSafeInteger(pid) || pid <= 0) return false;
+/** A lock file as read: what it says (`<pid> <token>`), and which file it was. */
+interface LockFile {
+  text: string;
+  pid?: number;
+  ino: number;
+  mtimeMs: number;
+}
+
+async function readLock(path: string): Promise<LockFile | undefined> {
+  let handle;
   try {
-    process.kill(pid, 0);
+    handle = await open(path, "r");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw error;
+  }
+  try {
+    // One handle: the text and the inode belong to the same file.
+    const [info, text] = await Promise.all([handle.stat(), handle.readFile("utf8")]);
+    const pid = Number(/^\d+/.exec(text)?.[0]);
+    return {
+      text,
+      pid: Number.isSafeInteger(pid) && pid > 0 ? pid : undefined,
+      ino: info.ino,
+      mtimeMs: info.mtimeMs,
+    };
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Whether a lock's holder is gone. Only a dead pid says so: a live holder may be slow, and
+ * breaking its lock would let two writers in.
+ */
+function abandoned(lock: LockFile): boolean {
+  if (lock.pid === undefined) return Date.now() - lock.mtimeMs > UNWRITTEN_STALE_MS;
+  try {
+    process.kill(lock.pid, 0);
     return false;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === "ESRCH";
   }
 }
 
+/** Creates `path` holding `token`; false when it already exists. */
+async function create(path: string, token: string): Promise<boolean> {
+  let handle;
+  try {
+    handle = await open(path, "wx");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "EEXIST") return false;
+    throw error;
+  }
+  try {
+    await handle.writeFile(token);
+  } catch (error) {
+    await handle.close();
+    await rm(path, { force: true });
+    throw error;
+  }
+  await handle.close();
+  return true;
+}
+
+/** Removes `path` only while it holds `token`: a lock that is no longer ours is its holder's. */
+async function removeIfOurs(path: string, token: string): Promise<void> {
+  if ((await readLock(path).catch(() => undefined))?.text === token) {
+    await rm(path, { force: true });
+  }
+}
+
+/**
+ * Removes `lock`, which was `seen` abandoned, and says whether it did. Breakers take turns
+ * through `<lock>.break` and remove the lock only if it is still the one they saw: otherwise two
+ * waiters could both judge one dead lock stale, and the second would remove the lock the first
+ * had just taken.
+ */
+async function breakAbandoned(lock: string, seen: LockFile, token: string): Promise<boolean> {
+  const breaker = `${lock}.break`;
+  if (!(await create(breaker, token))) {
+    // A breaker that died in its moment of breaking would stop every later one.
+    const other = await readLock(breaker);
+    if (other && abandoned(other)) await rm(breaker, { force: true });
+    return false;
+  }
+  try {
+    const now = await readLock(lock);
+    if (!now || now.ino !== seen.ino || now.text !== seen.text || !abandoned(now)) return false;
+    await rm(lock, { force: true });
+    return true;
+  } finally {
+    await removeIfOurs(breaker, token);
+  }
+}
+
 /** Runs `work` holding `<path>.lock`, shared by every toolhost process on this machine. */
 export async function withLock<T>(path: string, work: () => Promise<T>): Promise<T> {
   const lock = `${path}.lock`;
+  // This process, and which of its calls: one server runs many calls at once.
+  const token = `${process.pid} ${randomBytes(8).toString("hex")}\n`;
   const deadline = Date.now() + WAIT_MS;
-  for (;;) {
-    try {
-      const handle = await open(lock, "wx");
-      await handle.writeFile(String(process.pid));
-      await handle.close();
-      break;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-      if (await isStale(lock)) {
-        await rm(lock, { force: true });
-        continue;
-      }
-      if (Date.now() > deadline) {
-        throw new ToolError(
-          `${path} stayed locked by another toolhost for ${WAIT_MS / 1000} s; try again`,
-        );
-      }
-      await new Promise((resolve) => setTimeout(resolve, 10 + Math.random() * 40));
+  while (!(await create(lock, token))) {
+    const holder = await readLock(lock);
+    if (!holder) continue; // released meanwhile
+    if (abandoned(holder) && (await breakAbandoned(lock, holder, token))) continue;
+    if (Date.now() > deadline) {
+      const who = holder.pid === undefined ? "another toolhost" : `process ${holder.pid}`;
+      throw new ToolError(
+        `${path} stayed locked by ${who} for ${WAIT_MS / 1000} s; try again (if no toolhost ` +
+          `is running, remove ${lock})`,
+      );
     }
+    await new Promise((resolve) => setTimeout(resolve, 10 + Math.random() * 40));
   }
   try {
     return await work();
   } finally {
-    await rm(lock, { force: true });
+    await removeIfOurs(lock, token);
   }
 }
 

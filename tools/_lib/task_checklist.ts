@@ -11,7 +11,7 @@ const MAX_CHARS = 20_000;
 const MARK: Record<Status, string> = { pending: "[ ]", in_progress: "[~]", done: "[x]" };
 
 /** A task as results give it: whether it is current, and the steps shown. */
-export interface TaskView {
+interface TaskView {
   id: string;
   title: string;
   status: Status;
@@ -19,7 +19,7 @@ export interface TaskView {
   steps: Step[];
 }
 
-export interface Checklist {
+interface Checklist {
   text: string;
   tasks: TaskView[];
   /** Tasks left out to keep the result small. */
@@ -41,7 +41,9 @@ export function checklist(list: TaskList, tasks: Task[], openOnly = false): Chec
       title: task.title,
       status: task.status,
       current: list.current === task.id,
-      steps: openOnly ? task.steps.filter((s) => s.status !== "done") : task.steps,
+      // Only the fields results declare: a hand-edited file may hold more.
+      steps: (openOnly ? task.steps.filter((s) => s.status !== "done") : task.steps)
+        .map(({ id, text, status }) => ({ id, text, status })),
     };
     const block = render(view, task).join("\n");
     if (views.length > 0 && size + block.length > MAX_CHARS) break;

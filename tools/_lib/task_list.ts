@@ -4,6 +4,7 @@
  * the model remembers still means the same thing later. No disk here.
  */
 import { ToolError } from "../../mcp/tool.ts";
+import { oneLine, quoted } from "./one_line.ts";
 
 export type Status = "pending" | "in_progress" | "done";
 
@@ -45,8 +46,20 @@ export function emptyTaskList(): TaskList {
   return { nextTask: 1, current: null, tasks: [] };
 }
 
-/** What tasks.json held, checked enough that a file edited by hand fails with a sentence. */
+/**
+ * What tasks.json held, checked enough that a file edited by hand fails with a sentence rather
+ * than in the middle of a change: its shape, and the ids every action relies on (unique, current
+ * pointing at a task, counters past every id given out).
+ */
 export function asTaskList(value: unknown, file: string): TaskList {
+  const problem = shapeProblem(value) ?? idProblem(value as TaskList);
+  if (problem) {
+    throw new ToolError(`${file} does not hold a valid task list (${problem}); fix or remove it`);
+  }
+  return value as TaskList;
+}
+
+function shapeProblem(value: unknown): string | undefined {
   const list = value as TaskList;
   const ok = typeof list === "object" && list !== null && Number.isSafeInteger(list.nextTask) &&
     (list.current === null || typeof list.current === "string") && Array.isArray(list.tasks) &&
@@ -57,17 +70,58 @@ export function asTaskList(value: unknown, file: string): TaskList {
         typeof step?.id === "string" && typeof step.text === "string" && isStatus(step.status)
       )
     );
-  if (!ok) throw new ToolError(`${file} does not hold a task list; fix or remove it`);
-  return list;
+  return ok ? undefined : "its fields are not those of a task list";
+}
+
+function idProblem(list: TaskList): string | undefined {
+  const tasks = new Set<string>();
+  for (const task of list.tasks) {
+    const number = idNumber(task.id, "t");
+    if (number === undefined) return `${quoted(task.id, MAX_SHOWN_ID)} is not a task id like t3`;
+    if (tasks.has(task.id)) return `task id ${task.id} appears twice`;
+    tasks.add(task.id);
+    if (number >= list.nextTask) return `nextTask is ${list.nextTask}, but ${task.id} exists`;
+    const steps = new Set<string>();
+    for (const step of task.steps) {
+      const stepNumber = idNumber(step.id, `${task.id}.`);
+      if (stepNumber === undefined) return `step ${shownId(step.id)} is under ${task.id}`;
+      if (steps.has(step.id)) return `step id ${step.id} appears twice`;
+      steps.add(step.id);
+      if (stepNumber >= task.nextStep) {
+        return `nextStep of ${task.id} is ${task.nextStep}, but ${step.id} exists`;
+      }
+    }
+  }
+  if (list.current !== null && !tasks.has(list.current)) {
+    return `the current task ${shownId(list.current)} is not in it`;
+  }
+}
+
+/** The number in an id made of `prefix` and a number (t3: 3), or undefined. */
+function idNumber(id: string, prefix: string): number | undefined {
+  if (!id.startsWith(prefix)) return undefined;
+  const digits = id.slice(prefix.length);
+  return /^[1-9]\d{0,14}$/.test(digits) ? Number(digits) : undefined;
 }
 
 function isStatus(value: unknown): value is Status {
   return value === "pending" || value === "in_progress" || value === "done";
 }
 
+/** How much of an id the model passed an error echoes: ids are not length-checked. */
+const MAX_SHOWN_ID = 40;
+
+/** An id from the model, for a message: as it is when it has an id's form, else quoted and cut. */
+export function shownId(id: string): string {
+  return /^t\d{1,15}(\.\d{1,15})?$/.test(id) ? id : quoted(id, MAX_SHOWN_ID);
+}
+
+/** The most a title or a step holds (the input schema says so too). */
+export const MAX_TEXT_CHARS = 300;
+
 /** Titles and steps are one line each: the checklist stays a checklist. */
 export function requiredLine(text: string | undefined, action: string): string {
-  const line = (text ?? "").replace(/\s+/g, " ").trim();
+  const line = oneLine(text ?? "", MAX_TEXT_CHARS);
   if (!line) {
     const what = action === "create" ? "the task's title" : "the step's text";
     throw new ToolError(`${action} needs \`text\`: ${what}`);
@@ -197,8 +251,8 @@ export function remove(list: TaskList, taskId?: string, stepId?: string): Change
 export function findTask(list: TaskList, id: string): Task {
   const task = list.tasks.find((t) => t.id === id);
   if (task) return task;
-  const hint = /^t\d+\.\d+$/.test(id) ? ` (${id} looks like a step: pass it as step_id)` : "";
-  throw new ToolError(`no task has the id ${JSON.stringify(id)}${hint}; ${known(list)}`);
+  const hint = /^t\d+\.\d+$/.test(id) ? " (it looks like a step id: pass it as step_id)" : "";
+  throw new ToolError(`no task has the id ${quoted(id, MAX_SHOWN_ID)}${hint}; ${known(list)}`);
 }
 
 /** The task and step an action names: a step by step_id, else a task by task_id. */
@@ -209,15 +263,15 @@ function target(
   stepId?: string,
 ): { task: Task; step?: Step } {
   if (stepId !== undefined) {
-    const owner = /^(t\d+)\.\d+$/.exec(stepId)?.[1];
+    const owner = /^(t\d{1,15})\.\d{1,15}$/.exec(stepId)?.[1];
     if (!owner) {
-      const hint = /^t\d+$/.test(stepId) ? ` (${stepId} is a task id: pass it as task_id)` : "";
+      const hint = /^t\d+$/.test(stepId) ? " (it is a task id: pass it as task_id)" : "";
       throw new ToolError(
-        `${JSON.stringify(stepId)} is not a step id; step ids look like t2.1${hint}`,
+        `${quoted(stepId, MAX_SHOWN_ID)} is not a step id; step ids look like t2.1${hint}`,
       );
     }
     if (taskId !== undefined && taskId !== owner) {
-      throw new ToolError(`step ${stepId} belongs to ${owner}, not to ${taskId}`);
+      throw new ToolError(`step ${stepId} belongs to ${owner}, not to ${shownId(taskId)}`);
     }
     const task = findTask(list, owner);
     const step = task.steps.find((s) => s.id === stepId);
