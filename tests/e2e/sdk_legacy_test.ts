@@ -18,11 +18,16 @@ import { mkdtempSync, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { binary, PRODUCT_BINARY, ROOT, TEST_BINARY } from "../helpers/raw_client.ts";
+import { binary, isolatedEnv, PRODUCT_BINARY, ROOT, TEST_BINARY } from "../helpers/raw_client.ts";
 
 async function connect(path: string) {
   const client = new Client({ name: "sdk-e2e", version: "1.0.0" });
-  const transport = new StdioClientTransport({ command: binary(path), cwd: ROOT, stderr: "pipe" });
+  const transport = new StdioClientTransport({
+    command: binary(path),
+    cwd: ROOT,
+    env: isolatedEnv(),
+    stderr: "pipe",
+  });
   await client.connect(transport);
   return { client, transport };
 }
@@ -151,7 +156,12 @@ test("the SDK client's roots become the sandbox, and a roots change is picked up
     roots: offered.map((dir) => ({ uri: pathToFileURL(dir).href, name: "test root" })),
   }));
   await client.connect(
-    new StdioClientTransport({ command: binary(PRODUCT_BINARY), cwd: ROOT, stderr: "pipe" }),
+    new StdioClientTransport({
+      command: binary(PRODUCT_BINARY),
+      cwd: ROOT,
+      env: isolatedEnv(),
+      stderr: "pipe",
+    }),
   );
   try {
     const roots = async () =>

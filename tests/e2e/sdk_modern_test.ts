@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { binary, PRODUCT_BINARY, ROOT } from "../helpers/raw_client.ts";
+import { binary, isolatedEnv, PRODUCT_BINARY, ROOT } from "../helpers/raw_client.ts";
 
 test("a dual-era SDK client in auto mode negotiates 2026-07-28 with dist/toolhost and runs bash", async () => {
   const client = new Client(
@@ -14,7 +14,12 @@ test("a dual-era SDK client in auto mode negotiates 2026-07-28 with dist/toolhos
     { versionNegotiation: { mode: "auto" } },
   );
   await client.connect(
-    new StdioClientTransport({ command: binary(PRODUCT_BINARY), cwd: ROOT, stderr: "pipe" }),
+    new StdioClientTransport({
+      command: binary(PRODUCT_BINARY),
+      cwd: ROOT,
+      env: isolatedEnv(),
+      stderr: "pipe",
+    }),
   );
   try {
     assert.equal(client.getProtocolEra(), "modern");
@@ -35,7 +40,12 @@ test("the same client pinned to 2026-07-28 connects too", async () => {
     { versionNegotiation: { mode: { pin: "2026-07-28" } } },
   );
   await client.connect(
-    new StdioClientTransport({ command: binary(PRODUCT_BINARY), cwd: ROOT, stderr: "pipe" }),
+    new StdioClientTransport({
+      command: binary(PRODUCT_BINARY),
+      cwd: ROOT,
+      env: isolatedEnv(),
+      stderr: "pipe",
+    }),
   );
   try {
     assert.equal(client.getNegotiatedProtocolVersion(), "2026-07-28");

@@ -4,7 +4,9 @@
  * It splits stdout itself, independently of the server's LineSplitStream.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 
@@ -12,6 +14,26 @@ export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 /** The binary under test; TOOLHOST_BINARY points the e2e suite at another build. */
 export const PRODUCT_BINARY = process.env.TOOLHOST_BINARY ?? `${ROOT}dist/toolhost`;
 export const TEST_BINARY = `${ROOT}dist/toolhost-test`;
+
+let scratch: Record<string, string> | undefined;
+
+/**
+ * What every server under test gets in its environment so the developer's own files play no part:
+ * an empty home (no ~/.claude/skills), no configured skill directories, and scratch state.
+ * Made once per test file; a test that needs its own passes overrides after it.
+ */
+export function isolatedEnv(): Record<string, string> {
+  if (!scratch) {
+    const dir = mkdtempSync(join(tmpdir(), "toolhost-e2e-"));
+    mkdirSync(join(dir, "home"));
+    scratch = {
+      HOME: join(dir, "home"),
+      TOOLHOST_SKILL_DIRS: "",
+      TOOLHOST_STATE_DIR: join(dir, "state"),
+    };
+  }
+  return scratch;
+}
 
 export type Message = Record<string, unknown> & {
   id?: string | number | null;
@@ -60,7 +82,7 @@ export class RawClient {
   #nextId = 1;
   #waiters: { match: (m: Message) => boolean; resolve: (m: Message) => void }[] = [];
 
-  /** `env` is added to this process's environment for the server. */
+  /** `env` is added to this process's environment (and isolatedEnv()) for the server. */
   constructor(
     path = TEST_BINARY,
     args: string[] = [],
@@ -69,7 +91,7 @@ export class RawClient {
   ) {
     this.child = spawn(binary(path), args, {
       cwd,
-      env: { ...process.env, ...env },
+      env: { ...process.env, ...isolatedEnv(), ...env },
       stdio: ["pipe", "pipe", "pipe"],
     });
     this.child.stdout!.setEncoding("utf8");
