@@ -104,6 +104,8 @@ const spread = (list: PipelinedRun[]) =>
     list.map((r) => `${Math.round(r.requestsPerSecond / 1000)}k`).join(", ")
   })`;
 const peak = (list: PipelinedRun[]) => Math.max(...list.map((r) => r.peakRssBytes));
+const rssSpread = (list: PipelinedRun[]) =>
+  `${mb(peak(list))} (runs: ${list.map((r) => (r.peakRssBytes / 1e6).toFixed(0)).join(", ")})`;
 const faster = (sdkValue: number, toolhostValue: number) => {
   const ratio = sdkValue / toolhostValue;
   return `${times(ratio)} ${ratio >= 1 ? "faster" : "slower"}`;
@@ -153,8 +155,8 @@ const rows = [
   ],
   [
     "peak RSS (VmHWM after the pipelined run), worst of runs",
-    mb(rss.toolhost),
-    mb(rss.sdk),
+    rssSpread(runs.toolhost),
+    rssSpread(runs.sdk),
     `${times(rss.toolhost / rss.sdk)} the SDK's`,
     against(`≤ ${TARGET_PEAK_RSS_BYTES / 1e6} MB`, rss.toolhost <= TARGET_PEAK_RSS_BYTES),
   ],
