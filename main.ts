@@ -14,6 +14,7 @@ import type { Tool } from "./mcp/tool.ts";
 import { SUPPORTED_VERSIONS } from "./mcp/versions.ts";
 import { setProgramLog, toolHooks } from "./tools/_lib/hooks.ts";
 import { killAllGroups } from "./tools/_lib/process_groups.ts";
+import { setWebPolicy } from "./tools/_lib/web_policy.ts";
 import { toolModules } from "./tools/mod.ts";
 
 declare const TOOLHOST_COMMIT: string | undefined;
@@ -36,6 +37,9 @@ stderr. Speaks MCP ${SUPPORTED_VERSIONS.join(", ")}.
 Options:
   --root DIR          let tools work in DIR (repeatable); without it, the client's roots when it
                       offers them, else the directory toolhost was started in
+  --allow-private-network
+                      let fetch_url reach loopback, private, link-local and cloud-metadata
+                      addresses (refused by default)
   --max-line-mb N     refuse messages over N MB (default 64; counted in characters,
                       one per byte for JSON's mostly ASCII text)
   --log-level LEVEL   stderr verbosity: ${LOG_LEVELS.join(", ")} (default info)
@@ -67,6 +71,7 @@ function parseFlags(argv: string[]) {
         "max-line-mb": { type: "string" },
         "log-level": { type: "string" },
         "root": { type: "string", multiple: true },
+        "allow-private-network": { type: "boolean" },
       },
     }).values;
   } catch (error) {
@@ -107,6 +112,8 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
       usageError(`--root ${dir} is not an existing directory`);
     }
   }
+
+  setWebPolicy({ allowPrivateNetwork: flags["allow-private-network"] ?? false });
 
   const tools = [...toolModules.flat(), ...(options.extraTools ?? [])];
   if (flags["list-tools"]) {

@@ -1,0 +1,167 @@
+/**
+ * The private-network guard: which addresses a model-chosen URL may not reach (loopback, private,
+ * link-local, cloud metadata, and the IPv6 forms that embed such an IPv4 address), and a DNS
+ * lookup for node:http that refuses names resolving to one. The connection then goes to the very
+ * address that was checked, so a name cannot pass the check and rebind before connecting.
+ */
+import { lookup as dnsLookup, type LookupAddress } from "node:dns";
+import { isIP } from "node:net";
+
+/**
+ * [first address, prefix length, what it is]. Documentation and benchmarking ranges are left
+ * out on purpose: they are not private, and proxies map public names into them (fake-IP DNS).
+ */
+const BLOCKED_V4: [string, number, string][] = [
+  ["0.0.0.0", 8, "the unspecified network"],
+  ["10.0.0.0", 8, "a private network"],
+  ["100.64.0.0", 10, "a carrier-grade NAT network"],
+  ["127.0.0.0", 8, "loopback"],
+  ["169.254.0.0", 16, "link-local (cloud metadata lives here)"],
+  ["172.16.0.0", 12, "a private network"],
+  ["192.0.0.0", 24, "an IETF protocol assignment"],
+  ["192.168.0.0", 16, "a private network"],
+  ["224.0.0.0", 4, "multicast"],
+  ["240.0.0.0", 4, "a reserved network"],
+];
+
+function v4Number(address: string): number {
+  return address.split(".").reduce((sum, part) => sum * 256 + Number(part), 0);
+}
+
+const V4_RANGES = BLOCKED_V4.map(([start, bits, what]) => ({
+  start: v4Number(start),
+  size: 2 ** (32 - bits),
+  what,
+}));
+
+function blockedV4(address: string): string | undefined {
+  const n = v4Number(address);
+  return V4_RANGES.find((range) => n >= range.start && n < range.start + range.size)?.what;
+}
+
+/** The eight 16-bit groups of an IPv6 address (zone id dropped, embedded IPv4 expanded). */
+function v6Groups(address: string): number[] {
+  let text = address.split("%")[0].toLowerCase();
+  const v4 = text.match(/(\d+\.\d+\.\d+\.\d+)$/);
+  if (v4) {
+    const n = v4Number(v4[1]);
+    text = text.slice(0, -v4[1].length) + `${(n >>> 16).toString(16)}:${(n & 0xffff).toString(16)}`;
+  }
+  const [head, tail] = text.split("::");
+  const parse = (part: string | undefined) =>
+    part ? part.split(":").map((group) => parseInt(group, 16)) : [];
+  const front = parse(head);
+  const back = parse(tail);
+  const fill = tail === undefined ? [] : new Array(8 - front.length - back.length).fill(0);
+  return [...front, ...fill, ...back];
+}
+
+function embeddedV4(groups: number[], at: number): string {
+  const hi = groups[at];
+  const lo = groups[at + 1];
+  return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+}
+
+function blockedV6(address: string): string | undefined {
+  const g = v6Groups(address);
+  const zero = (from: number, to: number) => g.slice(from, to).every((group) => group === 0);
+  const zeroUpTo = (n: number) => zero(0, n);
+  if (zeroUpTo(8)) return "the unspecified address";
+  if (zeroUpTo(7) && g[7] === 1) return "loopback";
+  // IPv4-mapped (::ffff:a.b.c.d) and IPv4-compatible (::a.b.c.d) carry an IPv4 address.
+  if (zeroUpTo(5) && (g[5] === 0xffff || g[5] === 0)) return blockedV4(embeddedV4(g, 6));
+  // NAT64 (64:ff9b::/96) and 6to4 (2002::/16) reach an IPv4 address too.
+  if (g[0] === 0x64 && g[1] === 0xff9b && zero(2, 6)) return blockedV4(embeddedV4(g, 6));
+  if (g[0] === 0x2002) return blockedV4(embeddedV4(g, 1));
+  if ((g[0] & 0xfe00) === 0xfc00) return "a private (unique local) network";
+  if ((g[0] & 0xffc0) === 0xfe80) return "link-local";
+  if ((g[0] & 0xffc0) === 0xfec0) return "a site-local network";
+  if ((g[0] & 0xff00) === 0xff00) return "multicast";
+  if (g[0] === 0x100 && zero(1, 4)) return "a discard network";
+  return undefined;
+}
+
+/** What kind of non-public address `address` is, or undefined when it is public. */
+export function privateAddressKind(address: string): string | undefined {
+  const family = isIP(address.split("%")[0]);
+  if (family === 4) return blockedV4(address);
+  if (family === 6) return blockedV6(address);
+  return undefined;
+}
+
+/** The refusal for a host (as named in the URL) that is, or resolved to, `address`. */
+export function refusal(host: string, address: string, kind: string): string {
+  const via = host === address ? "" : ` (it resolves to ${address})`;
+  return `${host}${via} is ${kind}, and fetching private-network addresses is off. ` +
+    "The user can allow it by starting toolhost with --allow-private-network.";
+}
+
+export class GuardError extends Error {
+  readonly code = "EPRIVATE";
+}
+
+type LookupCallback = (
+  error: NodeJS.ErrnoException | null,
+  address: string | LookupAddress[],
+  family?: number,
+) => void;
+
+/**
+ * A `lookup` for node:http(s) requests that resolves every address of the name and refuses the
+ * name when any of them is private: round-robin answers must not smuggle one in.
+ */
+export function guardedLookup(
+  hostname: string,
+  options: { all?: boolean; family?: number | string } | number,
+  callback: LookupCallback,
+): void {
+  const family = typeof options === "number" ? options : Number(options?.family ?? 0) || 0;
+  dnsLookup(hostname, { all: true, family }, (error, addresses) => {
+    if (error) return callback(error, []);
+    for (const { address } of addresses) {
+      const kind = privateAddressKind(address);
+      if (kind) return callback(new GuardError(refusal(hostname, address, kind)), []);
+    }
+    if (typeof options === "object" && options?.all) return callback(null, addresses);
+    callback(null, addresses[0].address, addresses[0].family);
+  });
+}
+
+/** Schemes a rendered page may use that never leave the browser. */
+const LOCAL_SCHEMES = new Set(["data:", "blob:", "about:"]);
+
+/**
+ * The guard for URLs a browser is about to load: the refusal, or undefined when allowed. Unlike
+ * guardedLookup it cannot pin the address the browser then connects to; see the README's limits.
+ */
+export async function refusalForUrl(
+  url: string,
+  allowPrivate: boolean,
+): Promise<string | undefined> {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return `${url} is not a valid URL.`;
+  }
+  if (LOCAL_SCHEMES.has(parsed.protocol)) return undefined;
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
+    return `Only http and https URLs can be loaded, not ${parsed.protocol}.`;
+  }
+  if (allowPrivate) return undefined;
+  const host = parsed.hostname.replace(/^\[|\]$/g, "");
+  const addresses = isIP(host)
+    ? [{ address: host }]
+    : await lookupAll(host).catch(() => [] as LookupAddress[]);
+  for (const { address } of addresses) {
+    const kind = privateAddressKind(address);
+    if (kind) return refusal(host, address, kind);
+  }
+  return undefined;
+}
+
+function lookupAll(host: string): Promise<LookupAddress[]> {
+  return new Promise((resolve, reject) =>
+    dnsLookup(host, { all: true }, (error, addresses) => error ? reject(error) : resolve(addresses))
+  );
+}
