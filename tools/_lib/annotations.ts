@@ -16,3 +16,11 @@ export const RUNS_COMMANDS: ToolAnnotations = {
   idempotentHint: false,
   openWorldHint: true,
 };
+
+/** Reads from the web: changes nothing here, but what it reaches is outside the machine. */
+export const READS_THE_WEB: ToolAnnotations = {
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: true,
+};
