@@ -9,6 +9,7 @@ import tool_bash_list from "./bash_list.ts";
 import tool_bash_output from "./bash_output.ts";
 import tool_create_directory from "./create_directory.ts";
 import tool_edit_file from "./edit_file.ts";
+import tool_fetch_url from "./fetch_url.ts";
 import tool_file_info from "./file_info.ts";
 import tool_glob from "./glob.ts";
 import tool_grep from "./grep.ts";
@@ -20,6 +21,7 @@ import tool_read_file from "./read_file.ts";
 import tool_set_callback from "./set_callback.ts";
 import tool_skill from "./skill.ts";
 import tool_tasks from "./tasks.ts";
+import tool_web_search from "./web_search.ts";
 import tool_write_file from "./write_file.ts";
 
 /** Each module's default export: one tool, or a tight family of tools. */
@@ -33,6 +35,7 @@ export const toolModules: (Tool | Tool[])[] = [
   tool_bash_output,
   tool_create_directory,
   tool_edit_file,
+  tool_fetch_url,
   tool_file_info,
   tool_glob,
   tool_grep,
@@ -44,5 +47,6 @@ export const toolModules: (Tool | Tool[])[] = [
   tool_set_callback,
   tool_skill,
   tool_tasks,
+  tool_web_search,
   tool_write_file,
 ];

@@ -1,0 +1,48 @@
+/**
+ * fetch_url's `render: true`: the page loaded in a local headless Chromium, its DOM after scripts
+ * ran handed on as if it were a downloaded HTML response. Every request the browser makes passes
+ * the private-network guard.
+ */
+import { findChromium, RenderError, renderPage } from "./chromium_render.ts";
+import { HttpError, type HttpResponse, HttpTimeoutError } from "./http_get.ts";
+import { refusalForUrl } from "./net_guard.ts";
+import { webPolicy } from "./web_policy.ts";
+
+export async function renderedResponse(
+  url: string,
+  options: { waitMs: number; timeoutMs: number; signal: AbortSignal },
+): Promise<HttpResponse> {
+  const allowPrivate = webPolicy.allowPrivateNetwork;
+  // Refused before any browser starts: a refusal should not cost a second.
+  const refused = await refusalForUrl(url, allowPrivate);
+  if (refused) throw new HttpError(refused);
+  const executable = findChromium();
+  if (!executable) {
+    throw new HttpError(
+      "render: true needs Chrome or Chromium installed on this machine, and none was found " +
+        "(looked for chromium, chromium-browser, google-chrome and chrome on PATH; the user can " +
+        "set TOOLHOST_CHROME to its path). Fetch the page without render instead.",
+    );
+  }
+  try {
+    const page = await renderPage(url, {
+      executable,
+      ...options,
+      allowUrl: (target) => refusalForUrl(target, allowPrivate),
+    });
+    return {
+      url: page.url,
+      // The browser does not report the status of the page it shows; what loaded is the answer.
+      status: 200,
+      headers: { "content-type": "text/html; charset=utf-8" },
+      body: new TextEncoder().encode(page.html),
+      truncated: false,
+      redirects: page.url === url ? [] : [page.url],
+    };
+  } catch (error) {
+    if (!(error instanceof RenderError)) throw error;
+    throw /did not finish loading within/.test(error.message)
+      ? new HttpTimeoutError(error.message)
+      : new HttpError(error.message);
+  }
+}
