@@ -6,6 +6,7 @@ import { after, before, test } from "node:test";
 import { brotliCompressSync, gzipSync } from "node:zlib";
 import { decodeBody, HttpError, httpGet, HttpTimeoutError } from "../tools/_lib/http_get.ts";
 import { decodeText } from "../tools/_lib/charset.ts";
+import { settings } from "../tools/_lib/settings.ts";
 
 let server: Server;
 let base = "";
@@ -49,6 +50,20 @@ before(async () => {
       return write();
     }
     if (url === "/hang") return;
+    if (url === "/empty-gzip") {
+      res.setHeader("content-encoding", "gzip");
+      return res.end();
+    }
+    if (url === "/zstd") {
+      res.setHeader("content-encoding", "zstd");
+      return res.end("whatever");
+    }
+    if (url === "/headers") return res.end(JSON.stringify(req.headers));
+    if (url === "/to-other-origin") {
+      res.statusCode = 302;
+      res.setHeader("location", `${byName}/headers`);
+      return res.end();
+    }
     if (url === "/slow-body") {
       res.write("a start");
       return;
@@ -112,7 +127,7 @@ test("a server that never answers, or stalls mid-body, meets the deadline", asyn
   await assert.rejects(httpGet(`${base}/hang`, { ...open, timeoutMs: 300 }), HttpTimeoutError);
   await assert.rejects(
     httpGet(`${base}/slow-body`, { ...open, timeoutMs: 300 }),
-    /did not answer within 300 ms/,
+    /started answering but sent only 7 bytes within 300 ms/,
   );
   assert.ok(Date.now() - start < 2000);
 });
@@ -146,4 +161,37 @@ test("charset: BOM, then header, then the document's own declaration, else UTF-8
   assert.equal(decodeText(Buffer.from("plain"), "text/plain; charset=no-such-charset"), "plain");
   const lying = Buffer.from('<meta charset="utf-16"><p>ok</p>');
   assert.match(decodeText(lying), /<p>ok<\/p>/);
+});
+
+test("an empty compressed body is empty; an encoding we cannot decode is named", async () => {
+  assert.equal((await httpGet(`${base}/empty-gzip`, open)).body.length, 0);
+  await assert.rejects(httpGet(`${base}/zstd`, open), /encoded as "zstd"; only gzip, deflate/);
+});
+
+test("a guarded request never rides on a connection an unguarded one left open", async () => {
+  const keepAlive = { ...open, headers: { connection: "keep-alive" } };
+  await httpGet(`${byName}/gzip`, keepAlive);
+  await assert.rejects(
+    httpGet(`${byName}/gzip`, { ...keepAlive, allowPrivate: false }),
+    /loopback/,
+  );
+});
+
+test("the caller's headers and guard exemption stay with the first origin", async () => {
+  const same = await httpGet(`${base}/headers`, { ...open, headers: { "x-secret": "s3" } });
+  assert.equal(JSON.parse(decodeBody(same))["x-secret"], "s3");
+  // 127.0.0.1 and localhost are different origins: the exemption does not follow the redirect,
+  const exempt = { ...open, headers: { "x-secret": "s3" } };
+  await assert.rejects(
+    httpGet(`${base}/to-other-origin`, exempt),
+    /to-other-origin redirected to http:\/\/localhost:\d+\/headers, which failed: localhost/,
+  );
+  // and where the program allows the private network, the secret header still stays behind.
+  settings.allowPrivateNetwork = true;
+  try {
+    const moved = await httpGet(`${base}/to-other-origin`, exempt);
+    assert.equal(JSON.parse(decodeBody(moved))["x-secret"], undefined);
+  } finally {
+    settings.allowPrivateNetwork = false;
+  }
 });

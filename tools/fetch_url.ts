@@ -1,15 +1,15 @@
 import { defineTool, ToolError } from "../mcp/tool.ts";
 import { READS_THE_WEB } from "./_lib/annotations.ts";
 import { HttpError, httpGet, HttpTimeoutError } from "./_lib/http_get.ts";
+import { settings } from "./_lib/settings.ts";
 import { TtlCache } from "./_lib/ttl_cache.ts";
-import { count, duration } from "./_lib/units.ts";
+import { bytes, count, duration } from "./_lib/units.ts";
 import { type Format, toDocument, type WebDocument } from "./_lib/web_document.ts";
 import { renderedResponse } from "./_lib/web_render.ts";
 
 const DEFAULT_MAX_LENGTH = 20_000;
-const DOWNLOAD_CAP_BYTES = 10 * 1024 * 1024;
 const CACHE_TTL_MS = 15 * 60 * 1000;
-/** Characters (or base64 bytes) the cache may hold across all pages. */
+/** Bytes the cache may hold across all pages (a string's characters count two bytes each). */
 const CACHE_BUDGET = 64 * 1024 * 1024;
 
 interface Fetched {
@@ -23,15 +23,19 @@ interface Fetched {
 const cache = new TtlCache<Fetched>(CACHE_TTL_MS, CACHE_BUDGET, (entry) => {
   const { document } = entry;
   return document.kind === "text"
-    ? document.text.length
+    ? document.text.length * 2
     : document.kind === "image"
-    ? document.data.length
-    : 100;
+    ? document.data.length * 2
+    : 200;
 });
 
-/** Cuts `text` at `end` without splitting a surrogate pair. */
+/** Moves a cut back (an end) or on (a start) so it never splits a surrogate pair. */
 function safeEnd(text: string, end: number): number {
   return end < text.length && /[\uD800-\uDBFF]/.test(text[end - 1]) ? end - 1 : end;
+}
+
+function safeStart(text: string, start: number): number {
+  return start > 0 && /[\uDC00-\uDFFF]/.test(text[start] ?? "") ? start + 1 : start;
 }
 
 async function download(
@@ -41,7 +45,11 @@ async function download(
 ): Promise<Fetched> {
   const response = options.render
     ? await renderedResponse(url, { waitMs: options.waitMs, timeoutMs: options.timeoutMs, signal })
-    : await httpGet(url, { signal, timeoutMs: options.timeoutMs, maxBytes: DOWNLOAD_CAP_BYTES });
+    : await httpGet(url, {
+      signal,
+      timeoutMs: options.timeoutMs,
+      maxBytes: settings.limits.fetchMaxBytes,
+    });
   const document = await toDocument(response, options);
   return {
     url: response.url,
@@ -140,8 +148,9 @@ export default defineTool({
     const render = args.render ?? false;
     const startIndex = args.start_index ?? 0;
     const maxLength = args.max_length ?? DEFAULT_MAX_LENGTH;
-    const timeoutMs = args.timeout_ms ?? 30_000;
-    const key = `${format} ${raw} ${render} ${args.url}`;
+    const timeoutMs = args.timeout_ms ?? settings.limits.fetchTimeoutMs;
+    const waitMs = args.wait_ms ?? 500;
+    const key = `${format} ${raw} ${render ? waitMs : "-"} ${args.url}`;
 
     const hit = cache.get(key);
     let fetched: Fetched;
@@ -149,10 +158,12 @@ export default defineTool({
       fetched = hit?.value ??
         await download(
           args.url,
-          { format, raw, render, waitMs: args.wait_ms ?? 500, timeoutMs },
+          { format, raw, render, waitMs, timeoutMs },
           ctx.signal,
         );
     } catch (error) {
+      // A cancelled call's result is never sent; it is not a failure worth a stack trace.
+      if (ctx.signal.aborted) throw new ToolError("The fetch was cancelled.");
       if (error instanceof HttpTimeoutError) {
         throw new ToolError(`${error.message} Try again, or give a larger timeout_ms.`);
       }
@@ -211,17 +222,18 @@ export default defineTool({
           "characters.",
       );
     }
-    const end = safeEnd(text, Math.min(text.length, startIndex + maxLength));
+    const start = safeStart(text, startIndex);
+    const end = Math.max(start, safeEnd(text, Math.min(text.length, start + maxLength)));
     const notes: string[] = [];
     if (end < text.length) {
       notes.push(
         `[Cut at character ${count(end)} of ${count(text.length)}. To read on, call fetch_url ` +
-          `again with the same url and start_index: ${end}.]`,
+          `again with the same url, format, raw and render, and start_index: ${end}.]`,
       );
     }
     if (fetched.truncated) {
       notes.push(
-        `[The download stopped at the ${DOWNLOAD_CAP_BYTES / 1024 / 1024} MB cap, so the ` +
+        `[The download stopped at the ${bytes(settings.limits.fetchMaxBytes)} cap, so the ` +
           "page itself is incomplete.]",
       );
     }
@@ -233,7 +245,7 @@ export default defineTool({
       );
     }
     return {
-      content: [heading, "", text.slice(startIndex, end), ...(notes.length ? ["", ...notes] : [])]
+      content: [heading, "", text.slice(start, end), ...(notes.length ? ["", ...notes] : [])]
         .join("\n"),
       structured: {
         ...structured,

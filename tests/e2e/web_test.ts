@@ -198,7 +198,7 @@ test("a long page is read in parts: each cut says where the next part starts, an
   assert.equal(s1.next_start_index, 5000);
   assert.match(
     text(first),
-    /To read on, call fetch_url again with the same url and start_index: 5000\./,
+    /To read on, call fetch_url again with the same url, format, raw and render, and start_index: 5000\./,
   );
   const fetchesBefore = requests.filter((r) => r === "/long").length;
   const second = await call(c, "fetch_url", {

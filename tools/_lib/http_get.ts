@@ -12,7 +12,8 @@ import { createBrotliDecompress, createUnzip } from "node:zlib";
 import { decodeText } from "./charset.ts";
 import { guardedLookup, GuardError, privateAddressKind, refusal } from "./net_guard.ts";
 import { quoted } from "./one_line.ts";
-import { webPolicy } from "./web_policy.ts";
+import { bytes } from "./units.ts";
+import { settings } from "./settings.ts";
 
 export interface HttpGetOptions {
   signal?: AbortSignal;
@@ -21,7 +22,10 @@ export interface HttpGetOptions {
   /** Cap on the decoded body; beyond it reading stops and `truncated` is set. */
   maxBytes: number;
   headers?: Record<string, string>;
-  /** Whether private-network addresses may be reached; default: the program's web policy. */
+  /**
+   * Whether private-network addresses may be reached; default: the program's settings. It holds
+   * for the first URL's origin only: a redirect elsewhere falls back to the default.
+   */
   allowPrivate?: boolean;
   /** Default 5; each hop is checked again. */
   maxRedirects?: number;
@@ -63,7 +67,6 @@ export function checkUrl(url: URL, allowPrivate: boolean): void {
 }
 
 export async function httpGet(url: string, options: HttpGetOptions): Promise<HttpResponse> {
-  const allowPrivate = options.allowPrivate ?? webPolicy.allowPrivateNetwork;
   const maxRedirects = options.maxRedirects ?? 5;
   const deadline = AbortSignal.timeout(options.timeoutMs);
   const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
@@ -74,9 +77,21 @@ export async function httpGet(url: string, options: HttpGetOptions): Promise<Htt
   } catch {
     throw new HttpError(`${quoted(url)} is not a valid URL.`);
   }
+  const origin = current.origin;
   for (;;) {
-    checkUrl(current, allowPrivate);
-    const response = await send(current, options, allowPrivate, signal);
+    // What the caller vouched for (a configured endpoint, its credentials) stays with its origin.
+    const sameOrigin = current.origin === origin;
+    const allowPrivate = (sameOrigin ? options.allowPrivate : undefined) ??
+      settings.allowPrivateNetwork;
+    const headers = sameOrigin ? options.headers : undefined;
+    let response: IncomingMessage;
+    try {
+      checkUrl(current, allowPrivate);
+      response = await send(current, { ...options, headers }, allowPrivate, signal);
+    } catch (error) {
+      if (redirects.length === 0 || !(error instanceof HttpError)) throw error;
+      throw new HttpError(`${url} redirected to ${current.href}, which failed: ${error.message}`);
+    }
     const location = response.headers.location;
     if (REDIRECTS.has(response.statusCode ?? 0) && location) {
       response.destroy();
@@ -123,6 +138,8 @@ function send(
         "accept-encoding": "gzip, deflate, br",
         ...options.headers,
       },
+      // A fresh connection each time: a pooled one would skip the guard's lookup.
+      agent: false,
       ...(allowPrivate ? {} : { lookup: guardedLookup }),
     });
     // Rejects itself: not every runtime emits "error" for a request destroyed before its answer.
@@ -156,10 +173,20 @@ function readBody(
     stream = response.pipe(createUnzip());
   } else if (encoding === "br") {
     stream = response.pipe(createBrotliDecompress());
+  } else if (encoding !== "" && encoding !== "identity") {
+    response.destroy();
+    return Promise.reject(
+      new HttpError(
+        `${url.href} sent its body encoded as ${quoted(encoding)}; only gzip, deflate and br ` +
+          "(one at a time) can be decoded.",
+      ),
+    );
   }
   return new Promise((resolve, reject) => {
     const chunks: Uint8Array[] = [];
     let size = 0;
+    let received = 0;
+    response.on("data", (chunk: Uint8Array) => (received += chunk.length));
     let done = false;
     const finish = (truncated: boolean) => {
       if (done) return;
@@ -186,7 +213,7 @@ function readBody(
       if (stream !== response) stream.destroy();
       reject(error);
     };
-    const onAbort = () => fail(abortError(url, signal, timeoutMs));
+    const onAbort = () => fail(abortError(url, signal, timeoutMs, received));
     signal.addEventListener("abort", onAbort, { once: true });
     if (signal.aborted) return onAbort();
     stream.on("data", (chunk: Uint8Array) => {
@@ -196,7 +223,8 @@ function readBody(
     });
     stream.once("end", () => finish(false));
     stream.once("error", (error) =>
-      fail(
+      // An empty body declared as compressed is just empty.
+      received === 0 ? finish(false) : fail(
         new HttpError(
           `The response from ${url.href} could not be read` +
             (stream === response ? "" : ` (its ${encoding} encoding is broken)`) +
@@ -215,11 +243,13 @@ function flatHeaders(response: IncomingMessage): Record<string, string> {
   return headers;
 }
 
-function abortError(url: URL, signal: AbortSignal, timeoutMs: number): Error {
+function abortError(url: URL, signal: AbortSignal, timeoutMs: number, received = 0): Error {
   const reason = signal.reason as Error | undefined;
   if (reason?.name === "TimeoutError") {
     return new HttpTimeoutError(
-      `${url.href} did not answer within ${timeoutMs} ms.`,
+      received > 0
+        ? `${url.href} started answering but sent only ${bytes(received)} within ${timeoutMs} ms.`
+        : `${url.href} did not answer within ${timeoutMs} ms.`,
     );
   }
   return reason instanceof Error

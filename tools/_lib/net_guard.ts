@@ -150,9 +150,14 @@ export async function refusalForUrl(
   }
   if (allowPrivate) return undefined;
   const host = parsed.hostname.replace(/^\[|\]$/g, "");
-  const addresses = isIP(host)
-    ? [{ address: host }]
-    : await lookupAll(host).catch(() => [] as LookupAddress[]);
+  let addresses: { address: string }[];
+  try {
+    addresses = isIP(host) ? [{ address: host }] : await lookupAll(host);
+  } catch (error) {
+    // Unchecked is refused: a name that fails now may resolve privately a moment later.
+    return `The name ${host} could not be resolved (${(error as Error).message}), so it was ` +
+      "not loaded.";
+  }
   for (const { address } of addresses) {
     const kind = privateAddressKind(address);
     if (kind) return refusal(host, address, kind);
@@ -160,8 +165,18 @@ export async function refusalForUrl(
   return undefined;
 }
 
+const LOOKUP_TIMEOUT_MS = 5_000;
+
 function lookupAll(host: string): Promise<LookupAddress[]> {
-  return new Promise((resolve, reject) =>
-    dnsLookup(host, { all: true }, (error, addresses) => error ? reject(error) : resolve(addresses))
-  );
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`no answer within ${LOOKUP_TIMEOUT_MS / 1000} s`)),
+      LOOKUP_TIMEOUT_MS,
+    );
+    dnsLookup(host, { all: true }, (error, addresses) => {
+      clearTimeout(timer);
+      if (error) reject(error);
+      else resolve(addresses);
+    });
+  });
 }

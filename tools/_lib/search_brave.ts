@@ -54,6 +54,13 @@ export function parseBrave(data: unknown): SearchResult[] {
   if (!isObject(data)) {
     throw new ToolError("Brave Search answered JSON that is not an object; try again later.");
   }
+  // A search answer says type "search" even with no web results; anything else is another API.
+  if (data.type !== "search" && !isObject(data.web)) {
+    throw new ToolError(
+      "The Brave endpoint did not answer like the web search API (no search results section); " +
+        "check TOOLHOST_BRAVE_URL, or unset it to use Brave's own.",
+    );
+  }
   const web = isObject(data.web) && Array.isArray(data.web.results) ? data.web.results : [];
   return web.filter(isObject).map((result) => ({
     title: plainText(str(result.title)),

@@ -27,9 +27,15 @@ export class TtlCache<V> {
 
   set(key: string, value: V): void {
     this.delete(key);
+    // Expired entries go too, so an idle cache does not hold its whole budget for nothing.
+    const now = this.now();
+    for (const [oldKey, entry] of this.#entries) {
+      if (now - entry.at < this.ttlMs) break;
+      this.delete(oldKey);
+    }
     const size = this.sizeOf(value);
     if (size > this.maxSize) return;
-    this.#entries.set(key, { value, at: this.now(), size });
+    this.#entries.set(key, { value, at: now, size });
     this.#size += size;
     // Maps iterate in insertion order, so the first keys are the oldest.
     for (const oldest of this.#entries.keys()) {

@@ -18,16 +18,40 @@ export type WebDocument =
 /** Images larger than this are described, not sent: clients refuse big images anyway. */
 export const MAX_IMAGE_BYTES = 3 * 1024 * 1024;
 
+/**
+ * HTML beyond this is not converted: a 2 MB page takes up to a second, and a 10 MB one held
+ * every other request for nine seconds and took 2 GB.
+ */
+const MAX_CONVERTED_HTML_CHARS = 2 * 1024 * 1024;
+
 const DISPLAYABLE_IMAGES = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"]);
 
 function mediaType(response: HttpResponse): string {
   return (response.headers["content-type"] ?? "").split(";")[0].trim().toLowerCase();
 }
 
+/** Whether text starts (after blanks and comments) like an HTML document. */
 function looksLikeHtml(text: string): boolean {
-  return /^\s*(<!--[\s\S]*?-->\s*)*<(!doctype\s+html|html|head|body)[\s>]/i.test(
-    text.slice(0, 2048),
-  );
+  let at = 0;
+  for (;;) {
+    while (at < text.length && /\s/.test(text[at])) at++;
+    if (!text.startsWith("<!--", at)) break;
+    const end = text.indexOf("-->", at + 4);
+    if (end < 0) return false;
+    at = end + 3;
+  }
+  return /^<(!doctype\s+html|html|head|body)[\s>]/i.test(text.slice(at, at + 20));
+}
+
+/** Valid UTF-8 (or ASCII) without NUL bytes: text, whatever the server called it. */
+function isUtf8Text(body: Uint8Array): boolean {
+  if (body.subarray(0, SNIFF_BYTES).includes(0)) return false;
+  try {
+    new TextDecoder("utf-8", { fatal: true }).decode(body);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 const isJson = (type: string) => type === "application/json" || type.endsWith("+json");
@@ -50,16 +74,17 @@ function classify(
   const declared = mediaType(response);
   const head = response.body.subarray(0, SNIFF_BYTES);
   const sniffedImage = imageType(head);
-  if (declared.startsWith("image/") && declared !== "image/svg+xml") {
-    return { type: sniffedImage ?? declared, as: "image" };
+  // Only bytes that really are an image go out as one: clients reject a broken image block.
+  if (sniffedImage) return { type: sniffedImage, as: "image" };
+  if (declared.startsWith("image/") && declared !== "image/svg+xml" && binaryKind(head)) {
+    return { type: declared, as: "image" };
   }
   if (isHtml(declared)) return { type: declared, as: "html" };
   if (isText(declared)) return { type: declared, as: "text" };
-  if (declared && declared !== "application/octet-stream" && declared !== "binary/octet-stream") {
-    return { type: declared, as: "binary" };
+  if (binaryKind(head) || !isUtf8Text(response.body)) {
+    return { type: declared || "application/octet-stream", as: "binary" };
   }
-  if (sniffedImage) return { type: sniffedImage, as: "image" };
-  if (binaryKind(head)) return { type: declared || "application/octet-stream", as: "binary" };
+  // Text under a vague or wrong type (application/x-ndjson, video/mp2t for .ts files).
   const start = new TextDecoder().decode(head.subarray(0, 2048));
   return { type: declared || "text/plain", as: looksLikeHtml(start) ? "html" : "text" };
 }
@@ -99,11 +124,18 @@ export async function toDocument(
   const text = decodeBody(response);
   if (as === "html" && !(options.raw && options.format === "html")) {
     const { convertHtml } = await import("./main_content.ts");
-    const page = convertHtml(text, {
+    // Converting runs on the one thread every request shares: bound it.
+    const cut = text.length > MAX_CONVERTED_HTML_CHARS;
+    const page = convertHtml(cut ? text.slice(0, MAX_CONVERTED_HTML_CHARS) : text, {
       url: response.url,
       format: options.format,
       extract: !options.raw,
     });
+    if (cut) {
+      page.text += `\n\n[Only the first ${bytes(MAX_CONVERTED_HTML_CHARS)} of this page's ` +
+        `${bytes(text.length)} of HTML were converted. For the rest, use format "html" with ` +
+        "raw: true and read on with start_index.]";
+    }
     return { kind: "text", contentType: type, ...page };
   }
   if (isJson(type)) {

@@ -6,13 +6,41 @@
 import { findChromium, RenderError, renderPage } from "./chromium_render.ts";
 import { HttpError, type HttpResponse, HttpTimeoutError } from "./http_get.ts";
 import { refusalForUrl } from "./net_guard.ts";
-import { webPolicy } from "./web_policy.ts";
+import { settings } from "./settings.ts";
+
+/** Browsers running at once; each is a dozen processes and a few hundred MB. */
+const MAX_RENDERS = 2;
+let rendering = 0;
+const queue: (() => void)[] = [];
+
+/** Waits for a free browser slot; the returned function gives it back. */
+async function slot(signal: AbortSignal): Promise<() => void> {
+  if (rendering >= MAX_RENDERS) {
+    await new Promise<void>((resolve, reject) => {
+      const go = () => {
+        signal.removeEventListener("abort", stop);
+        resolve();
+      };
+      const stop = () => {
+        queue.splice(queue.indexOf(go), 1);
+        reject(signal.reason);
+      };
+      queue.push(go);
+      signal.addEventListener("abort", stop, { once: true });
+    });
+  }
+  rendering++;
+  return () => {
+    rendering--;
+    queue.shift()?.();
+  };
+}
 
 export async function renderedResponse(
   url: string,
   options: { waitMs: number; timeoutMs: number; signal: AbortSignal },
 ): Promise<HttpResponse> {
-  const allowPrivate = webPolicy.allowPrivateNetwork;
+  const allowPrivate = settings.allowPrivateNetwork;
   // Refused before any browser starts: a refusal should not cost a second.
   const refused = await refusalForUrl(url, allowPrivate);
   if (refused) throw new HttpError(refused);
@@ -24,6 +52,7 @@ export async function renderedResponse(
         "set TOOLHOST_CHROME to its path). Fetch the page without render instead.",
     );
   }
+  const release = await slot(options.signal);
   try {
     const page = await renderPage(url, {
       executable,
@@ -44,5 +73,7 @@ export async function renderedResponse(
     throw /did not finish loading within/.test(error.message)
       ? new HttpTimeoutError(error.message)
       : new HttpError(error.message);
+  } finally {
+    release();
   }
 }

@@ -1,0 +1,89 @@
+/**
+ * The program's effective configuration as tools see it: defaults here, replaced once at start-up
+ * by main.ts with what the flags, environment and config files say. Tools read it at call time,
+ * so a test can change it for one case.
+ */
+
+export type ShellEnv = "inherit" | "login";
+export type SearchProviderId = "duckduckgo" | "searxng" | "brave";
+
+/** A tool the user declares in the config: a command run with the call's arguments, no shell. */
+export interface CustomToolSpec {
+  description: string;
+  /** JSON Schema of the arguments (an object schema). */
+  input?: Record<string, unknown>;
+  /** argv template: each `{name}` is replaced by that argument, within its own slot. */
+  command: string[];
+  cwd?: string;
+  timeout_ms?: number;
+  env?: Record<string, string>;
+  /** Whether the tool changes things; defaults to true. */
+  destructive?: boolean;
+}
+
+export interface Settings {
+  /** Directories tools may work in; empty means the client's roots, else the working directory. */
+  roots: string[];
+  /** Only tools annotated read-only are offered. */
+  readOnly: boolean;
+  /** Tool names (with `*` wildcards) offered; empty means all. */
+  toolsAllow: string[];
+  /** Tool names (with `*` wildcards) never offered; wins over allow. */
+  toolsDeny: string[];
+  limits: {
+    /** Characters a tool's text output may have before it is cut (bash, grep, read_file…). */
+    outputChars: number;
+    bashTimeoutMs: number;
+    bashMaxTimeoutMs: number;
+    fetchTimeoutMs: number;
+    fetchMaxBytes: number;
+    maxLineMb: number;
+  };
+  /** The shell `bash` runs commands with; empty means bash on PATH, else sh. */
+  shell: string;
+  shellEnv: ShellEnv;
+  allowPrivateNetwork: boolean;
+  search: {
+    provider?: SearchProviderId;
+    searxngUrl?: string;
+    braveApiKey?: string;
+    duckduckgoUrl?: string;
+    braveUrl?: string;
+  };
+  skillDirs: string[];
+  /** Where tasks and plans are kept; empty means the platform's state directory. */
+  stateDir: string;
+  logLevel: string;
+  customTools: Record<string, CustomToolSpec>;
+}
+
+export function defaultSettings(): Settings {
+  return {
+    roots: [],
+    readOnly: false,
+    toolsAllow: [],
+    toolsDeny: [],
+    limits: {
+      outputChars: 30_000,
+      bashTimeoutMs: 120_000,
+      bashMaxTimeoutMs: 600_000,
+      fetchTimeoutMs: 30_000,
+      fetchMaxBytes: 10 * 1024 * 1024,
+      maxLineMb: 64,
+    },
+    shell: "",
+    shellEnv: "inherit",
+    allowPrivateNetwork: false,
+    search: {},
+    skillDirs: [],
+    stateDir: "",
+    logLevel: "info",
+    customTools: {},
+  };
+}
+
+export let settings: Settings = defaultSettings();
+
+export function setSettings(next: Settings): void {
+  settings = next;
+}
