@@ -1,0 +1,170 @@
+/**
+ * Every setting a config file, an environment variable or a flag can give, once: its key as files
+ * write it, the variables and flag that also set it, how their text is read, and where it lands
+ * in Settings. Custom tools, keyed by the user's own names, are handled beside this table.
+ */
+import type { Settings, ShellEnv } from "../tools/_lib/settings.ts";
+
+/** The command-line flags that bear on configuration, as main.ts parsed them. */
+export interface ConfigFlags {
+  root?: string[];
+  read_only?: boolean;
+  allow_private_network?: boolean;
+  max_line_mb?: string | number;
+  log_level?: string;
+  /** The project file to read instead of ./.toolhost.jsonc. */
+  config?: string;
+}
+
+/**
+ * How a value is read from a variable's text and what its paths are relative to:
+ * `paths` PATH-style lists, `names` comma-separated lists, `program` a path or a name on PATH.
+ */
+export type LeafKind =
+  | "paths"
+  | "names"
+  | "boolean"
+  | "number"
+  | "choice"
+  | "text"
+  | "path"
+  | "program";
+
+export interface Leaf {
+  /** The key as files write it: "limits.output_chars". */
+  key: string;
+  kind: LeafKind;
+  /** Variables that set it, the one that wins first. */
+  env: string[];
+  flag?: { name: keyof ConfigFlags; text: string };
+  /** Hidden by --print-config. */
+  secret?: boolean;
+  get(settings: Settings): unknown;
+  set(settings: Settings, value: unknown): void;
+}
+
+type Limits = Settings["limits"];
+type Search = Settings["search"];
+
+function limit(key: string, field: keyof Limits, variable: string, flag?: Leaf["flag"]): Leaf {
+  return {
+    key: `limits.${key}`,
+    kind: "number",
+    env: [variable],
+    flag,
+    get: (s) => s.limits[field],
+    set: (s, v) => (s.limits[field] = v as number),
+  };
+}
+
+function search(key: string, field: keyof Search, env: string[], kind: LeafKind = "text"): Leaf {
+  return {
+    key: `search.${key}`,
+    kind,
+    env,
+    get: (s) => s.search[field],
+    set: (s, v) => (s.search = { ...s.search, [field]: v }),
+  };
+}
+
+/** In the order --print-config shows them, which is the order of the schema. */
+export const LEAVES: readonly Leaf[] = [
+  {
+    key: "roots",
+    kind: "paths",
+    env: ["TOOLHOST_ROOTS"],
+    flag: { name: "root", text: "--root" },
+    get: (s) => s.roots,
+    set: (s, v) => (s.roots = v as string[]),
+  },
+  {
+    key: "read_only",
+    kind: "boolean",
+    env: ["TOOLHOST_READ_ONLY"],
+    flag: { name: "read_only", text: "--read-only" },
+    get: (s) => s.readOnly,
+    set: (s, v) => (s.readOnly = v as boolean),
+  },
+  {
+    key: "tools.allow",
+    kind: "names",
+    env: ["TOOLHOST_TOOLS_ALLOW"],
+    get: (s) => s.toolsAllow,
+    set: (s, v) => (s.toolsAllow = v as string[]),
+  },
+  {
+    key: "tools.deny",
+    kind: "names",
+    env: ["TOOLHOST_TOOLS_DENY"],
+    get: (s) => s.toolsDeny,
+    set: (s, v) => (s.toolsDeny = v as string[]),
+  },
+  limit("output_chars", "outputChars", "TOOLHOST_OUTPUT_CHARS"),
+  limit("bash_timeout_ms", "bashTimeoutMs", "TOOLHOST_BASH_TIMEOUT_MS"),
+  limit("bash_max_timeout_ms", "bashMaxTimeoutMs", "TOOLHOST_BASH_MAX_TIMEOUT_MS"),
+  limit("fetch_timeout_ms", "fetchTimeoutMs", "TOOLHOST_FETCH_TIMEOUT_MS"),
+  limit("fetch_max_bytes", "fetchMaxBytes", "TOOLHOST_FETCH_MAX_BYTES"),
+  limit("max_line_mb", "maxLineMb", "TOOLHOST_MAX_LINE_MB", {
+    name: "max_line_mb",
+    text: "--max-line-mb",
+  }),
+  {
+    key: "shell",
+    kind: "program",
+    env: ["TOOLHOST_SHELL"],
+    get: (s) => s.shell,
+    set: (s, v) => (s.shell = v as string),
+  },
+  {
+    key: "shell_env",
+    kind: "choice",
+    env: ["TOOLHOST_SHELL_ENV"],
+    get: (s) => s.shellEnv,
+    set: (s, v) => (s.shellEnv = v as ShellEnv),
+  },
+  {
+    key: "allow_private_network",
+    kind: "boolean",
+    env: ["TOOLHOST_ALLOW_PRIVATE_NETWORK"],
+    flag: { name: "allow_private_network", text: "--allow-private-network" },
+    get: (s) => s.allowPrivateNetwork,
+    set: (s, v) => (s.allowPrivateNetwork = v as boolean),
+  },
+  search("provider", "provider", ["TOOLHOST_SEARCH_PROVIDER"], "choice"),
+  search("searxng_url", "searxngUrl", ["TOOLHOST_SEARXNG_URL"]),
+  {
+    ...search("brave_api_key", "braveApiKey", ["TOOLHOST_BRAVE_API_KEY", "BRAVE_API_KEY"]),
+    secret: true,
+  },
+  search("duckduckgo_url", "duckduckgoUrl", ["TOOLHOST_DUCKDUCKGO_URL"]),
+  search("brave_url", "braveUrl", ["TOOLHOST_BRAVE_URL"]),
+  {
+    key: "skill_dirs",
+    kind: "paths",
+    env: ["TOOLHOST_SKILL_DIRS"],
+    get: (s) => s.skillDirs,
+    set: (s, v) => (s.skillDirs = v as string[]),
+  },
+  {
+    key: "state_dir",
+    kind: "path",
+    env: ["TOOLHOST_STATE_DIR"],
+    get: (s) => s.stateDir,
+    set: (s, v) => (s.stateDir = v as string),
+  },
+  {
+    key: "log_level",
+    kind: "choice",
+    env: ["TOOLHOST_LOG_LEVEL"],
+    flag: { name: "log_level", text: "--log-level" },
+    get: (s) => s.logLevel,
+    set: (s, v) => (s.logLevel = v as string),
+  },
+];
+
+export const LEAF_BY_KEY: ReadonlyMap<string, Leaf> = new Map(
+  LEAVES.map((leaf) => [leaf.key, leaf]),
+);
+
+/** Custom tools are merged per tool: a tool of the project file replaces the user file's whole. */
+export const CUSTOM_TOOLS = "custom_tools";

@@ -1,0 +1,107 @@
+/**
+ * The effective configuration: defaults, then the user file, the project file, the environment
+ * and the flags, each overriding the one before. Scalars and arrays are replaced whole; objects
+ * (tools, limits, search, custom_tools) are merged key by key. Every value remembers its source.
+ */
+import { type CustomToolSpec, defaultSettings, type Settings } from "../tools/_lib/settings.ts";
+import { type ConfigFlags, CUSTOM_TOOLS, LEAF_BY_KEY, LEAVES } from "./keys.ts";
+import { userConfigPath } from "./paths.ts";
+import {
+  type Entry,
+  envLayer,
+  fileLayer,
+  flagLayer,
+  type Layer,
+  projectFile,
+  type SourceContext,
+} from "./sources.ts";
+
+export type { ConfigFlags };
+
+/** Bad configuration. The message is the whole report, one problem per line. */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(problems.join("\n"));
+    this.name = "ConfigError";
+  }
+}
+
+export interface ConfigInput {
+  flags: ConfigFlags;
+  env: Record<string, string | undefined>;
+  cwd: string;
+  home: string;
+  platform: NodeJS.Platform;
+}
+
+export interface LoadedConfig {
+  settings: Settings;
+  /**
+   * The source of every setting, by its key as files write it ("limits.output_chars",
+   * "custom_tools.lint"): "default", "user file /home/u/.config/toolhost/config.jsonc:4",
+   * "project file /p/.toolhost.jsonc:7", "env TOOLHOST_ROOTS", "flag --root".
+   */
+  origins: Map<string, string>;
+  /** The config files read, the one read first first. */
+  files: string[];
+}
+
+/**
+ * The default bash timeout must fit under the longest a call may ask for. The complaint points at
+ * the one of the two set by the later source, the one that broke the pair.
+ */
+function checkTimeouts(
+  merged: Map<string, Entry>,
+  rank: Map<string, number>,
+  settings: Settings,
+): string[] {
+  const { bashTimeoutMs, bashMaxTimeoutMs } = settings.limits;
+  if (bashTimeoutMs <= bashMaxTimeoutMs) return [];
+  const [timeoutKey, maxKey] = ["limits.bash_timeout_ms", "limits.bash_max_timeout_ms"];
+  const blamed = (rank.get(timeoutKey) ?? -1) >= (rank.get(maxKey) ?? -1) ? timeoutKey : maxKey;
+  const origin = (key: string) => merged.get(key)?.origin ?? "default";
+  const timeout = `${timeoutKey} is ${bashTimeoutMs} (${origin(timeoutKey)})`;
+  const max = `${maxKey} ${bashMaxTimeoutMs} (${origin(maxKey)})`;
+  const allowed = "a default timeout no longer than the longest one a call may ask for";
+  return [`${merged.get(blamed)!.where}: ${timeout}, above ${max}; allowed: ${allowed}`];
+}
+
+export function loadConfig(input: ConfigInput): LoadedConfig {
+  const ctx: SourceContext = { ...input, problems: [] };
+  const project = projectFile(input.flags, ctx);
+  const user = userConfigPath(input.env, input.home, input.platform);
+  const files: string[] = [];
+  const layers: Layer[] = [];
+  const readFile = (path: string, label: string, namedBy?: string) => {
+    const layer = fileLayer(path, label, namedBy, ctx);
+    if (layer) {
+      files.push(path);
+      layers.push(layer);
+    }
+  };
+  // --config naming the user file reads it once, as the project file.
+  if (user !== project.path) readFile(user, "user file");
+  readFile(project.path, "project file", project.namedBy);
+  layers.push(envLayer(ctx), flagLayer(input.flags, ctx));
+  if (ctx.problems.length > 0) throw new ConfigError(ctx.problems);
+
+  const merged = new Map<string, Entry>();
+  const rank = new Map<string, number>();
+  for (const [index, layer] of layers.entries()) {
+    for (const [key, entry] of layer) {
+      merged.set(key, entry);
+      rank.set(key, index);
+    }
+  }
+  const settings = defaultSettings();
+  const origins = new Map<string, string>(LEAVES.map((leaf) => [leaf.key, "default"]));
+  for (const [key, entry] of merged) {
+    origins.set(key, entry.origin);
+    const leaf = LEAF_BY_KEY.get(key);
+    if (leaf) leaf.set(settings, entry.value);
+    else settings.customTools[key.slice(CUSTOM_TOOLS.length + 1)] = entry.value as CustomToolSpec;
+  }
+  const conflicts = checkTimeouts(merged, rank, settings);
+  if (conflicts.length > 0) throw new ConfigError(conflicts);
+  return { settings, origins, files };
+}
