@@ -3,22 +3,31 @@
  * the orderly exit. It is the only place that calls process.exit.
  */
 import { statSync } from "node:fs";
-import { resolve } from "node:path";
+import { homedir } from "node:os";
+import { basename, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import process from "node:process";
 import { parseArgs } from "node:util";
+import { type Assembled, assembleTools } from "./config/assemble_tools.ts";
+import { ConfigError, loadConfig } from "./config/load.ts";
+import { type Launch, mcpJson } from "./config/mcp_json.ts";
+import { formatConfig } from "./config/print.ts";
 import pkg from "./package.json" with { type: "json" };
-import { describeLogData, isLogLevel, LOG_LEVELS, type LogLevel, stderrLogger } from "./mcp/log.ts";
+import { describeLogData, LOG_LEVELS, type LogLevel, stderrLogger } from "./mcp/log.ts";
 import { McpServer } from "./mcp/server.ts";
 import { serveStdio, StdoutWriter } from "./mcp/stdio.ts";
 import type { Tool } from "./mcp/tool.ts";
 import { SUPPORTED_VERSIONS } from "./mcp/versions.ts";
 import { setProgramLog, toolHooks } from "./tools/_lib/hooks.ts";
+import { setLoginEnvWarning } from "./tools/_lib/login_env.ts";
 import { killAllGroups } from "./tools/_lib/process_groups.ts";
-import { setWebPolicy } from "./tools/_lib/web_policy.ts";
+import { setSettings, type Settings } from "./tools/_lib/settings.ts";
 import { toolModules } from "./tools/mod.ts";
 
 declare const TOOLHOST_COMMIT: string | undefined;
-const COMMIT = typeof TOOLHOST_COMMIT === "string" ? TOOLHOST_COMMIT : "unknown (run from source)";
+/** Defined by scripts/build.ts: present only in a compiled binary. */
+const COMPILED = typeof TOOLHOST_COMMIT === "string";
+const COMMIT = COMPILED ? TOOLHOST_COMMIT : "unknown (run from source)";
 
 const INSTRUCTIONS = "toolhost works on the user's machine. Use `bash` for commands that " +
   "finish and `bash_background` for servers, watchers and REPLs (then bash_output, bash_input, " +
@@ -34,16 +43,24 @@ An MCP client starts toolhost itself: put the path of this binary in the "comman
 client's .mcp.json. Messages are JSON-RPC 2.0, one per line, on stdin and stdout; logs go to
 stderr. Speaks MCP ${SUPPORTED_VERSIONS.join(", ")}.
 
+Settings come from these flags, then TOOLHOST_* environment variables, then the project file
+(.toolhost.jsonc in the working directory, or --config), then the user file
+(~/.config/toolhost/config.jsonc on Linux); see --print-config and toolhost.schema.json.
+
 Options:
   --root DIR          let tools work in DIR (repeatable); without it, the client's roots when it
                       offers them, else the directory toolhost was started in
+  --read-only         offer only the tools annotated read-only
   --allow-private-network
                       let fetch_url reach loopback, private, link-local and cloud-metadata
                       addresses (refused by default)
   --max-line-mb N     refuse messages over N MB (default 64; counted in characters,
                       one per byte for JSON's mostly ASCII text)
   --log-level LEVEL   stderr verbosity: ${LOG_LEVELS.join(", ")} (default info)
-  --list-tools        print the tools and exit
+  --config PATH       read this project file instead of ./.toolhost.jsonc
+  --print-config      print the settings in effect, and where each came from, and exit
+  --mcp-json          print a .mcp.json entry that starts this toolhost with these flags, and exit
+  --list-tools        print the tools offered and exit
   -V, --version       print the version and the commit it was built from
   -h, --help          print this help
 `;
@@ -51,6 +68,63 @@ Options:
 export interface MainOptions {
   /** Tools added to tools/ (test fixtures compiled into a test binary only). */
   extraTools?: Tool[];
+}
+
+/** The settings from every source, or exit 2 with the report of what is wrong. */
+function loadSettings(flags: ReturnType<typeof parseFlags>): Settings {
+  try {
+    const loaded = loadConfig({
+      flags: {
+        root: flags.root,
+        read_only: flags["read-only"],
+        allow_private_network: flags["allow-private-network"],
+        max_line_mb: flags["max-line-mb"],
+        log_level: flags["log-level"],
+        config: flags.config,
+      },
+      env: process.env,
+      cwd: process.cwd(),
+      home: homedir(),
+      platform: process.platform,
+    });
+    if (flags["print-config"]) {
+      process.stdout.write(formatConfig(loaded.settings, loaded.origins, loaded.files));
+      process.exit(0);
+    }
+    return loaded.settings;
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`toolhost: the configuration has problems:\n${error.message}\n`);
+    process.exit(2);
+  }
+}
+
+/** How this toolhost was started: the compiled binary, or a runtime running main.ts. */
+function launch(): Launch {
+  // A compiled binary is its own executable (even one built without the commit defined).
+  if (COMPILED || !/^(deno|bun)(\.exe)?$/.test(basename(process.execPath))) {
+    return { execPath: process.execPath };
+  }
+  const runtime = "Bun" in globalThis ? "bun" : "deno";
+  return { execPath: process.execPath, sourceMain: fileURLToPath(import.meta.url), runtime };
+}
+
+/** The flags worth repeating in a client's config, with paths made absolute. */
+function forwardedFlags(argv: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    const [name, inline] = arg.split(/=(.*)/s, 2);
+    if (name === "--mcp-json") continue;
+    const takesValue = ["--root", "--config", "--max-line-mb", "--log-level"].includes(name);
+    if (!takesValue) {
+      out.push(arg);
+      continue;
+    }
+    const value = inline ?? argv[++i];
+    out.push(name, name === "--root" || name === "--config" ? resolve(value) : value);
+  }
+  return out;
 }
 
 function usageError(message: string): never {
@@ -72,6 +146,10 @@ function parseFlags(argv: string[]) {
         "log-level": { type: "string" },
         "root": { type: "string", multiple: true },
         "allow-private-network": { type: "boolean" },
+        "read-only": { type: "boolean" },
+        "config": { type: "string" },
+        "print-config": { type: "boolean" },
+        "mcp-json": { type: "boolean" },
       },
     }).values;
   } catch (error) {
@@ -97,25 +175,31 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
     process.stdout.write(`toolhost ${pkg.version} (commit ${COMMIT})\n`);
     process.exit(0);
   }
-  const maxLineMb = Number(flags["max-line-mb"] ?? 64);
-  if (!(maxLineMb >= 0.01 && maxLineMb <= 4096)) {
-    usageError(`--max-line-mb must be a number from 0.01 to 4096, got ${flags["max-line-mb"]}`);
+  const settings = loadSettings(flags);
+  setSettings(settings);
+  if (flags["mcp-json"]) {
+    process.stdout.write(mcpJson(launch(), forwardedFlags(argv)));
+    process.exit(0);
   }
-  const logLevel: LogLevel = (flags["log-level"] ?? "info") as LogLevel;
-  if (!isLogLevel(logLevel)) {
-    usageError(`--log-level must be one of ${LOG_LEVELS.join(", ")}, got ${logLevel}`);
-  }
-
-  const roots = (flags.root ?? []).map((dir) => resolve(dir));
+  const maxLineMb = settings.limits.maxLineMb;
+  const logLevel = settings.logLevel as LogLevel;
+  const roots = settings.roots;
   for (const dir of roots) {
     if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory()) {
-      usageError(`--root ${dir} is not an existing directory`);
+      usageError(`root ${dir} is not an existing directory`);
     }
   }
 
-  setWebPolicy({ allowPrivateNetwork: flags["allow-private-network"] ?? false });
-
-  const tools = [...toolModules.flat(), ...(options.extraTools ?? [])];
+  let assembled: Assembled;
+  try {
+    assembled = await assembleTools(
+      [...toolModules.flat(), ...(options.extraTools ?? [])],
+      settings,
+    );
+  } catch (error) {
+    usageError((error as Error).message);
+  }
+  const { tools } = assembled;
   if (flags["list-tools"]) {
     const width = Math.max(...tools.map((t) => t.name.length));
     const lines = tools.map((t) =>
@@ -126,6 +210,9 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
   }
 
   const logger = stderrLogger(logLevel);
+  for (const warning of assembled.warnings) logger.log("warning", warning);
+  for (const { name, why } of assembled.removed) logger.log("debug", `tool ${name} is off: ${why}`);
+  setLoginEnvWarning((message) => logger.log("warning", message));
   const writer = new StdoutWriter(process.stdout, () => stop("stdout closed", 0));
   const server = new McpServer({
     info: { name: "toolhost", title: "toolhost", version: pkg.version },

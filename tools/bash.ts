@@ -2,12 +2,11 @@ import { defineTool, ToolError } from "../mcp/tool.ts";
 import { CWD_PROPERTY, workingDirectory } from "./_lib/directory.ts";
 import { HeadTailBuffer } from "./_lib/output_cap.ts";
 import { groupAlive, terminateGroup } from "./_lib/process_groups.ts";
+import { commandEnv } from "./_lib/login_env.ts";
 import { findShell, spawnShell } from "./_lib/shell.ts";
 import { RUNS_COMMANDS } from "./_lib/annotations.ts";
+import { settings } from "./_lib/settings.ts";
 
-const DEFAULT_TIMEOUT_MS = 120_000;
-const MAX_TIMEOUT_MS = 600_000;
-const OUTPUT_CAP_CHARS = 30_000;
 /** Between SIGTERM and SIGKILL when a command is stopped. */
 const KILL_GRACE_MS = 2_000;
 /** How long to keep reading after the shell exits, for output still in the pipe. */
@@ -34,9 +33,9 @@ export default defineTool({
       timeout_ms: {
         type: "integer",
         minimum: 1,
-        maximum: MAX_TIMEOUT_MS,
-        description:
-          `Stop the command after this many milliseconds (default ${DEFAULT_TIMEOUT_MS}).`,
+        description: "Stop the command after this many milliseconds (default 120,000 unless " +
+          "the user configured another; longer than the configured maximum, 600,000 by " +
+          "default, is cut to it).",
       },
       cwd: CWD_PROPERTY,
       description: {
@@ -61,14 +60,15 @@ export default defineTool({
   },
 
   async run(args, ctx) {
-    const timeoutMs = args.timeout_ms ?? DEFAULT_TIMEOUT_MS;
+    const { bashTimeoutMs, bashMaxTimeoutMs, outputChars } = settings.limits;
+    const timeoutMs = Math.min(args.timeout_ms ?? bashTimeoutMs, bashMaxTimeoutMs);
     const cwd = await workingDirectory(args.cwd);
     if (args.description) ctx.log("info", `running: ${args.description}`);
 
     if (ctx.signal.aborted) throw new ToolError("not started: the call was stopped first");
     const started = performance.now();
-    const output = new HeadTailBuffer(OUTPUT_CAP_CHARS);
-    const child = spawnShell(args.command, cwd, "ignore");
+    const output = new HeadTailBuffer(outputChars);
+    const child = spawnShell(args.command, cwd, "ignore", await commandEnv());
     const pgid = child.pid;
 
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>(

@@ -1,4 +1,5 @@
 import { defineTool } from "../mcp/tool.ts";
+import { commandEnv } from "./_lib/login_env.ts";
 import { background, FACTS_SCHEMA } from "./_lib/background.ts";
 import { CWD_PROPERTY, workingDirectory } from "./_lib/directory.ts";
 import { RUNS_COMMANDS } from "./_lib/annotations.ts";
@@ -36,7 +37,7 @@ export default defineTool({
 
   async run(args, ctx) {
     const cwd = await workingDirectory(args.cwd);
-    const proc = background.start(args.command, cwd, args.name);
+    const proc = background.start(args.command, cwd, args.name, await commandEnv());
     await proc.waitForEnd(args.grace_ms ?? GRACE_MS, ctx.signal);
     const read = proc.output.read(0, 30_000);
     proc.readCursor = read.nextOffset;

@@ -1,4 +1,5 @@
 import { defineTool, ToolError } from "../mcp/tool.ts";
+import { settings } from "./_lib/settings.ts";
 import { background, FACTS_PROPERTIES, FACTS_REQUIRED, ID_PROPERTY } from "./_lib/background.ts";
 
 const DEFAULT_MAX_CHARS = 30_000;
@@ -71,7 +72,7 @@ export default defineTool({
     }
     const from = args.offset ?? proc.readCursor;
     await proc.waitForOutput(from, args.wait_ms ?? 0, ctx.signal);
-    const read = proc.output.read(from, args.max_chars ?? DEFAULT_MAX_CHARS);
+    const read = proc.output.read(from, args.max_chars ?? settings.limits.outputChars);
     let text = read.text;
     let next = read.nextOffset;
     if (filter) {

@@ -19,8 +19,8 @@ import {
   tooLargeError,
 } from "./_lib/grep_search.ts";
 import { Sandbox } from "./_lib/sandbox.ts";
+import { settings } from "./_lib/settings.ts";
 
-const OUTPUT_CAP_CHARS = 30_000;
 const TIME_LIMIT_MS = 30_000;
 const MAX_CONTEXT = 50;
 
@@ -200,7 +200,7 @@ export default defineTool({
     const report = new GrepReport({
       mode,
       headLimit: args.head_limit,
-      maxChars: OUTPUT_CAP_CHARS,
+      maxChars: settings.limits.outputChars,
       context: search.before > 0 || search.after > 0,
       display: (path) => sandbox.display(path),
     });

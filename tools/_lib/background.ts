@@ -4,6 +4,7 @@
  * (so shutdown's killAllGroups reaches it) and keeps a bounded window of its output.
  */
 import type { ChildProcess } from "node:child_process";
+import nodeProcess from "node:process";
 import { ToolError } from "../../mcp/tool.ts";
 import { OutputWindow } from "./output_window.ts";
 import { terminateGroup } from "./process_groups.ts";
@@ -209,14 +210,19 @@ class Registry {
   #processes = new Map<string, BackgroundProcess>();
   #next = 1;
 
-  start(command: string, cwd: string, name?: string): BackgroundProcess {
+  start(
+    command: string,
+    cwd: string,
+    name?: string,
+    env: NodeJS.ProcessEnv = nodeProcess.env,
+  ): BackgroundProcess {
     const running = this.list().filter((p) => p.status === "running").length;
     if (running >= LIMITS.maxRunning) {
       throw new ToolError(
         `${running} background processes are running, the most allowed; stop one with bash_kill first`,
       );
     }
-    const child = spawnShell(command, cwd, "pipe");
+    const child = spawnShell(command, cwd, "pipe", env);
     let failure = "";
     child.once("error", (error) => (failure = error.message));
     if (child.pid === undefined) {

@@ -6,6 +6,7 @@ import process from "node:process";
 import { ToolError } from "../../mcp/tool.ts";
 import { HttpError, httpGet, type HttpResponse } from "./http_get.ts";
 import { oneLine, quoted } from "./one_line.ts";
+import { settings } from "./settings.ts";
 
 export interface SearchResult {
   title: string;
@@ -81,7 +82,25 @@ function endpointFrom(env: Env, name: string, example: string): string | undefin
  * The provider named by TOOLHOST_SEARCH_PROVIDER; without it SearXNG when TOOLHOST_SEARXNG_URL
  * is set, else Brave when BRAVE_API_KEY is, else DuckDuckGo, which needs no setup.
  */
-export function chooseProvider(env: Env = process.env): ProviderChoice {
+/**
+ * The environment as the provider choice reads it, with what the configuration says on top (the
+ * configuration already weighed the environment against the files).
+ */
+export function searchEnv(): Env {
+  const { provider, searxngUrl, braveApiKey, duckduckgoUrl, braveUrl } = settings.search;
+  const configured: Record<string, string | undefined> = {
+    [PROVIDER_VAR]: provider,
+    [SEARXNG_VAR]: searxngUrl,
+    [BRAVE_KEY_VAR]: braveApiKey,
+    [DUCKDUCKGO_VAR]: duckduckgoUrl,
+    [BRAVE_URL_VAR]: braveUrl,
+  };
+  const env: Env = { ...process.env };
+  for (const [name, value] of Object.entries(configured)) if (value) env[name] = value;
+  return env;
+}
+
+export function chooseProvider(env: Env = searchEnv()): ProviderChoice {
   const named = setting(env, PROVIDER_VAR)?.toLowerCase();
   if (named !== undefined && !(PROVIDERS as readonly string[]).includes(named)) {
     throw new ToolError(
@@ -243,8 +262,11 @@ export async function providerGet(
       ...(choice.configured ? { allowPrivate: true } : {}),
     });
   } catch (error) {
+    if (signal.aborted) throw new ToolError("The search was cancelled.");
     if (error instanceof HttpError) {
-      const message = error.message.replace(/\/\/[^/@\s]*@/g, "//");
+      // Credentials and query strings (tokens live there too) stay out of what the model sees.
+      const message = error.message.replace(/\/\/[^/@\s]*@/g, "//")
+        .replace(/(https?:\/\/[^\s?#]*)\?[^\s#]*/g, "$1?…");
       throw new ToolError(`${PROVIDER_LABELS[choice.id]} could not be reached: ${message}`);
     }
     throw error;

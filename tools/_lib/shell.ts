@@ -7,10 +7,13 @@ import { accessSync, constants } from "node:fs";
 import { delimiter, join } from "node:path";
 import process from "node:process";
 import { spawnInGroup } from "./process_groups.ts";
+import { settings } from "./settings.ts";
 
 let shell: string | undefined;
 
+/** The configured shell, else bash on PATH, else sh. */
 export function findShell(): string {
+  if (settings.shell) return settings.shell;
   shell ??= lookup();
   return shell;
 }
@@ -37,19 +40,25 @@ const ARGUMENT_LIMIT_BYTES = 100_000;
  * the shell's error messages keep their line numbers. A command too long for an argument (a big
  * heredoc) is read from fd 3 and evaluated, which leaves no variable or open fd behind.
  */
-export function spawnShell(command: string, cwd: string, stdin: "ignore" | "pipe"): ChildProcess {
+export function spawnShell(
+  command: string,
+  cwd: string,
+  stdin: "ignore" | "pipe",
+  env: NodeJS.ProcessEnv = process.env,
+): ChildProcess {
   const long = command.length > ARGUMENT_LIMIT_BYTES / 3 &&
     new TextEncoder().encode(command).length > ARGUMENT_LIMIT_BYTES;
   if (!long) {
     return spawnInGroup(findShell(), ["-c", `exec 2>&1; ${command}`], {
       cwd,
+      env,
       stdio: [stdin, "pipe", "pipe"],
     });
   }
   const child = spawnInGroup(findShell(), [
     "-c",
     'exec 2>&1; __toolhost_command=$(cat <&3); exec 3<&-; eval "unset __toolhost_command\n$__toolhost_command"',
-  ], { cwd, stdio: [stdin, "pipe", "pipe", "pipe"] });
+  ], { cwd, env, stdio: [stdin, "pipe", "pipe", "pipe"] });
   const channel = child.stdio[3] as NodeJS.WritableStream | null;
   channel?.on("error", () => {}); // the shell may exit before reading it all; its exit says why
   channel?.end(command);

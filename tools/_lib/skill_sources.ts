@@ -5,6 +5,7 @@
 import { homedir } from "node:os";
 import { delimiter, join, resolve } from "node:path";
 import process from "node:process";
+import { settings } from "./settings.ts";
 
 export type SkillScope = "project" | "configured" | "user";
 
@@ -52,7 +53,7 @@ export function configuredSkillDirs(value = process.env.TOOLHOST_SKILL_DIRS ?? "
 export function sourcesFor(roots: string[]): SkillSource[] {
   return skillSources({
     projects: [...roots, process.cwd()],
-    configured: configuredSkillDirs(),
+    configured: settings.skillDirs.length ? settings.skillDirs : configuredSkillDirs(),
     home: homedir(),
   });
 }

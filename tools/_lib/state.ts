@@ -10,10 +10,11 @@ import { basename, isAbsolute, join, resolve } from "node:path";
 import process from "node:process";
 import { ToolError } from "../../mcp/tool.ts";
 import { writeFileAtomic } from "./atomic_write.ts";
+import { settings } from "./settings.ts";
 
 /** The user's toolhost state directory, as an absolute path; TOOLHOST_STATE_DIR overrides it. */
 export function stateRoot(): string {
-  const override = process.env.TOOLHOST_STATE_DIR;
+  const override = settings.stateDir || process.env.TOOLHOST_STATE_DIR;
   if (override) return resolve(override);
   const home = homedir();
   switch (process.platform) {

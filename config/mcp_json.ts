@@ -1,0 +1,30 @@
+/**
+ * `toolhost --mcp-json`: the `.mcp.json` entry that starts this very toolhost, by absolute path,
+ * with the other flags it was given, ready to paste into a client's configuration.
+ */
+import { resolve } from "node:path";
+
+export interface Launch {
+  /** The running executable: the compiled binary, or deno/bun when run from source. */
+  execPath: string;
+  /** Set when running from source: the absolute path of main.ts. */
+  sourceMain?: string;
+  /** "deno" or "bun" when running from source. */
+  runtime?: "deno" | "bun";
+}
+
+/** The command and leading arguments that start toolhost as it runs now. */
+export function launchCommand(launch: Launch): { command: string; args: string[] } {
+  const command = resolve(launch.execPath);
+  if (!launch.sourceMain) return { command, args: [] };
+  const main = resolve(launch.sourceMain);
+  return launch.runtime === "bun"
+    ? { command, args: ["run", main] }
+    : { command, args: ["run", "--allow-all", main] };
+}
+
+export function mcpJson(launch: Launch, flags: string[]): string {
+  const { command, args } = launchCommand(launch);
+  const entry = { command, args: [...args, ...flags], env: {} };
+  return `${JSON.stringify({ mcpServers: { toolhost: entry } }, null, 2)}\n`;
+}

@@ -1,0 +1,181 @@
+/**
+ * Configuration through the binary: sources and their precedence, errors with positions, the
+ * read-only profile and deny list, a custom command tool, --print-config and --mcp-json.
+ */
+import assert from "node:assert/strict";
+import { spawn, spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import process from "node:process";
+import { afterEach, test } from "node:test";
+import {
+  isolatedEnv,
+  type Message,
+  modern,
+  PRODUCT_BINARY,
+  RawClient,
+} from "../helpers/raw_client.ts";
+
+const scratch = (name: string) => realpathSync(mkdtempSync(join(tmpdir(), `toolhost-${name}-`)));
+
+/** A project directory with a .toolhost.jsonc, and a user config home with config.jsonc. */
+function setup(project: string, user = "{}") {
+  const dir = scratch("config-project");
+  const configHome = scratch("config-home");
+  mkdirSync(join(configHome, "toolhost"));
+  writeFileSync(join(dir, ".toolhost.jsonc"), project);
+  writeFileSync(join(configHome, "toolhost", "config.jsonc"), user);
+  return { dir, env: { XDG_CONFIG_HOME: configHome } };
+}
+
+const run = (cwd: string, args: string[], env: Record<string, string> = {}) =>
+  spawnSync(PRODUCT_BINARY, args, {
+    cwd,
+    encoding: "utf8",
+    input: "",
+    env: { ...process.env, ...isolatedEnv(), ...env },
+  });
+
+let client: RawClient | undefined;
+afterEach(async () => {
+  await client?.close();
+  client = undefined;
+});
+
+async function toolNames(c: RawClient): Promise<string[]> {
+  const reply = await c.request("tools/list", modern());
+  return (reply.result?.tools as { name: string }[]).map((t) => t.name);
+}
+
+const text = (reply: Message) =>
+  ((reply.result?.content ?? []) as { text?: string }[]).map((b) => b.text ?? "").join("\n");
+
+test("each source overrides the one below: flag, environment, project file, user file, default", () => {
+  const { dir, env } = setup(
+    `{
+      // the project's own
+      "limits": { "output_chars": 5000, "bash_timeout_ms": 7000, },
+      "log_level": "notice",
+    }`,
+    `{ "limits": { "output_chars": 4000, "fetch_timeout_ms": 9000 }, "log_level": "debug",
+       "read_only": false }`,
+  );
+  const out = run(dir, ["--print-config", "--log-level", "error"], {
+    ...env,
+    TOOLHOST_BASH_TIMEOUT_MS: "8000",
+  });
+  assert.equal(out.status, 0, out.stderr);
+  const line = (key: string) => out.stdout.split("\n").find((l) => l.includes(`"${key}"`)) ?? "";
+  assert.match(line("log_level"), /"error",?\s+\/\/ flag --log-level/);
+  assert.match(line("bash_timeout_ms"), /8000,?\s+\/\/ env TOOLHOST_BASH_TIMEOUT_MS/);
+  assert.match(line("output_chars"), /5000,?\s+\/\/ project file .*\.toolhost\.jsonc:3/);
+  assert.match(line("fetch_timeout_ms"), /9000,?\s+\/\/ user file .*config\.jsonc:1/);
+  assert.match(line("fetch_max_bytes"), /10485760,?\s+\/\/ default/);
+});
+
+test("a bad file: each problem at its line and column, exit 2, nothing on stdout", () => {
+  const { dir, env } = setup(`{
+  "tols": { "deny": ["bash"] },
+  "limits": { "output_chars": 5 }
+}`);
+  const out = run(dir, [], env);
+  assert.equal(out.status, 2);
+  assert.equal(out.stdout, "");
+  assert.match(out.stderr, /\.toolhost\.jsonc:2:3: unknown key "tols"; did you mean "tools"\?/);
+  assert.match(
+    out.stderr,
+    /\.toolhost\.jsonc:3:31: limits\.output_chars is 5, below the minimum 1000/,
+  );
+});
+
+test("the read-only profile offers only read-only tools; a deny list hides what it names", async () => {
+  const { dir, env } = setup(`{ "tools": { "deny": ["bash*", "fetch_url"] } }`);
+  client = new RawClient(PRODUCT_BINARY, [], dir, env);
+  const denied = await toolNames(client);
+  assert.ok(denied.includes("read_file") && denied.includes("write_file"));
+  for (const name of ["bash", "bash_background", "bash_output", "fetch_url"]) {
+    assert.ok(!denied.includes(name), `${name} is denied`);
+  }
+  await client.close();
+  client = new RawClient(PRODUCT_BINARY, ["--read-only"], dir, env);
+  const readOnly = await toolNames(client);
+  for (const name of ["write_file", "edit_file", "move_file", "create_directory", "tasks"]) {
+    assert.ok(!readOnly.includes(name), `${name} writes`);
+  }
+  assert.ok(readOnly.includes("read_file") && readOnly.includes("grep"));
+  const refused = await client.request("tools/call", modern({ name: "write_file", arguments: {} }));
+  assert.equal(refused.error?.code, -32602, "a hidden tool cannot be called either");
+});
+
+test("a custom command tool passes hostile-looking arguments literally, one argv slot each", async () => {
+  const { dir, env } = setup(`{
+    "custom_tools": {
+      "show_args": {
+        "description": "Prints each argument on its own line.",
+        "input": {
+          "type": "object",
+          "properties": { "target": { "type": "string" }, "mode": { "type": "string" } },
+          "required": ["target"]
+        },
+        "command": ["printf", "[%s]\\\\n", "--mode={mode}", "{target}"],
+        "destructive": false
+      }
+    }
+  }`);
+  client = new RawClient(PRODUCT_BINARY, [], dir, env);
+  const tools = (await client.request("tools/list", modern())).result?.tools as {
+    name: string;
+    annotations: Record<string, boolean>;
+  }[];
+  const listed = tools.find((t) => t.name === "show_args");
+  assert.equal(listed?.annotations.destructiveHint, false);
+  const marker = join(dir, "pwned");
+  const hostile = `; rm -rf / $(touch ${marker}) \`touch ${marker}\` "quoted" *`;
+  const reply = await client.request(
+    "tools/call",
+    modern({ name: "show_args", arguments: { target: hostile, mode: "a b" } }),
+  );
+  assert.equal(reply.result?.isError, undefined, text(reply));
+  assert.ok(text(reply).startsWith(`[--mode=a b]\n[${hostile}]\n`), text(reply));
+  assert.equal(spawnSync("test", ["-e", marker]).status, 1, "nothing was executed");
+});
+
+test("the configured output limit cuts bash's output", async () => {
+  const { dir, env } = setup(`{ "limits": { "output_chars": 1000 } }`);
+  client = new RawClient(PRODUCT_BINARY, [], dir, env);
+  const reply = await client.request(
+    "tools/call",
+    modern({ name: "bash", arguments: { command: "seq 1 5000" } }),
+  );
+  assert.ok(text(reply).length < 1500, `${text(reply).length} characters`);
+  assert.match(text(reply), /characters? cut|cut/);
+});
+
+test("--mcp-json prints an entry that starts a working server", async () => {
+  const dir = scratch("mcp-json");
+  const out = run(dir, ["--mcp-json", "--root", ".", "--read-only"]);
+  assert.equal(out.status, 0, out.stderr);
+  const entry = JSON.parse(out.stdout).mcpServers.toolhost;
+  assert.equal(entry.command, realpathSync(PRODUCT_BINARY));
+  assert.deepEqual(entry.args, ["--root", dir, "--read-only"]);
+  // Started from elsewhere, as a client would.
+  const child = spawn(entry.command, entry.args, {
+    cwd: tmpdir(),
+    env: { ...process.env, ...isolatedEnv(), ...entry.env },
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  const lines: string[] = [];
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => lines.push(chunk));
+  child.stdin.end(
+    JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: modern({ name: "list_roots", arguments: {} }),
+    }) + "\n",
+  );
+  await new Promise((resolve) => child.once("exit", resolve));
+  const reply = JSON.parse(lines.join("").split("\n")[0]);
+  assert.match(JSON.stringify(reply.result.content), new RegExp(dir.replaceAll("/", "\\/")));
+});

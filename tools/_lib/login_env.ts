@@ -1,0 +1,72 @@
+/**
+ * `shell_env: "login"`: commands get the environment of the user's login shell (PATH from
+ * ~/.profile, ~/.zshrc and the like) instead of the bare one a GUI client often starts us with.
+ * The shell is asked once, on the first command that needs it; a shell that fails or takes too
+ * long leaves our own environment in place, with a warning.
+ */
+import { Buffer } from "node:buffer";
+import process from "node:process";
+import { spawnInGroup, terminateGroup } from "./process_groups.ts";
+import { settings } from "./settings.ts";
+
+const TIMEOUT_MS = 10_000;
+const MARK = "__toolhost_env_7f3a__";
+
+let loaded: Promise<NodeJS.ProcessEnv> | undefined;
+let warn: (message: string) => void = (message) => process.stderr.write(`toolhost: ${message}\n`);
+
+export function setLoginEnvWarning(log: (message: string) => void): void {
+  warn = log;
+}
+
+/** The environment commands run with. */
+export function commandEnv(): Promise<NodeJS.ProcessEnv> {
+  if (settings.shellEnv !== "login") return Promise.resolve(process.env);
+  loaded ??= readLoginEnv().catch((error) => {
+    warn(`shell_env "login": ${(error as Error).message}; commands keep toolhost's environment`);
+    return process.env;
+  });
+  return loaded;
+}
+
+/** `env` output between two marks: NUL-separated where `env -0` exists, else line by line. */
+export function parseEnvOutput(output: string): Record<string, string> | undefined {
+  const start = output.indexOf(MARK);
+  const end = output.lastIndexOf(MARK);
+  if (start < 0 || end <= start) return undefined;
+  const body = output.slice(start + MARK.length, end);
+  const entries = body.includes("\0") ? body.split("\0") : body.split("\n");
+  const env: Record<string, string> = {};
+  for (const entry of entries) {
+    const eq = entry.indexOf("=");
+    if (eq > 0) env[entry.slice(0, eq)] = entry.slice(eq + 1);
+  }
+  return env;
+}
+
+function readLoginEnv(): Promise<NodeJS.ProcessEnv> {
+  const shell = process.env.SHELL || "/bin/sh";
+  const script = `printf '%s' ${MARK}; env -0 2>/dev/null || env; printf '%s' ${MARK}`;
+  return new Promise((resolve, reject) => {
+    // Interactive too: zsh and bash users often set PATH only in their rc files.
+    const child = spawnInGroup(shell, ["-l", "-i", "-c", script], {
+      stdio: ["ignore", "pipe", "ignore"],
+    });
+    const chunks: Buffer[] = [];
+    child.stdout?.on("data", (chunk: Buffer) => chunks.push(chunk));
+    const timer = setTimeout(() => {
+      if (child.pid) terminateGroup(child.pid, 0, "SIGKILL");
+      reject(new Error(`${shell} -l -i did not finish within ${TIMEOUT_MS / 1000} s`));
+    }, TIMEOUT_MS);
+    child.once("error", (error) => {
+      clearTimeout(timer);
+      reject(new Error(`${shell} could not be started: ${error.message}`));
+    });
+    child.once("close", () => {
+      clearTimeout(timer);
+      const env = parseEnvOutput(Buffer.concat(chunks).toString("utf8"));
+      if (!env?.PATH) return reject(new Error(`${shell} -l -i printed no environment`));
+      resolve({ ...process.env, ...env });
+    });
+  });
+}
