@@ -1,10 +1,12 @@
 /**
- * `deno task gen`: rewrites tools/mod.ts, the static barrel of every tool module in tools/.
+ * `deno task gen`: rewrites tools/mod.ts, the static barrel of every tool module in tools/, and
+ * the configuration schema's precompiled validator (see gen_config_validator.ts).
  * Static imports are what `bun build --compile` bundles; reading tools/ at run time would not
  * work inside the binary. tests/tools_barrel_test.ts fails when the barrel is stale.
  */
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { CONFIG_VALIDATOR, renderConfigValidator } from "./gen_config_validator.ts";
 
 export const TOOLS_DIR = fileURLToPath(new URL("../tools/", import.meta.url));
 export const BARREL = `${TOOLS_DIR}mod.ts`;
@@ -51,15 +53,18 @@ export function renderBarrel(files: string[]): string {
 
 if (import.meta.main) {
   const files = toolFiles();
-  const text = renderBarrel(files);
+  writeIfChanged(BARREL, renderBarrel(files), `${files.length} module(s)`);
+  writeIfChanged(CONFIG_VALIDATOR, renderConfigValidator(), "the configuration validator");
+}
+
+function writeIfChanged(path: string, text: string, what: string): void {
   let current = "";
   try {
-    current = readFileSync(BARREL, "utf8");
+    current = readFileSync(path, "utf8");
   } catch {
     // first generation
   }
-  if (current !== text) writeFileSync(BARREL, text);
-  console.error(
-    `tools/mod.ts: ${files.length} module(s)${current === text ? ", unchanged" : ", rewritten"}`,
-  );
+  if (current !== text) writeFileSync(path, text);
+  const name = path.split("/").slice(-2).join("/");
+  console.error(`${name}: ${what}, ${current === text ? "unchanged" : "rewritten"}`);
 }
