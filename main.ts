@@ -4,13 +4,14 @@
  */
 import { statSync } from "node:fs";
 import { homedir } from "node:os";
-import { basename, resolve } from "node:path";
+import { basename } from "node:path";
 import { fileURLToPath } from "node:url";
 import process from "node:process";
 import { parseArgs } from "node:util";
 import { type Assembled, assembleTools } from "./config/assemble_tools.ts";
-import { ConfigError, loadConfig } from "./config/load.ts";
+import { ConfigError, loadConfig, type LoadedConfig } from "./config/load.ts";
 import { type Launch, mcpJson } from "./config/mcp_json.ts";
+import { resolvePath } from "./config/paths.ts";
 import { formatConfig } from "./config/print.ts";
 import pkg from "./package.json" with { type: "json" };
 import { describeLogData, LOG_LEVELS, type LogLevel, stderrLogger } from "./mcp/log.ts";
@@ -21,7 +22,7 @@ import { SUPPORTED_VERSIONS } from "./mcp/versions.ts";
 import { setProgramLog, toolHooks } from "./tools/_lib/hooks.ts";
 import { setLoginEnvWarning } from "./tools/_lib/login_env.ts";
 import { killAllGroups } from "./tools/_lib/process_groups.ts";
-import { setSettings, type Settings } from "./tools/_lib/settings.ts";
+import { setSettings } from "./tools/_lib/settings.ts";
 import { toolModules } from "./tools/mod.ts";
 
 declare const TOOLHOST_COMMIT: string | undefined;
@@ -71,7 +72,7 @@ export interface MainOptions {
 }
 
 /** The settings from every source, or exit 2 with the report of what is wrong. */
-function loadSettings(flags: ReturnType<typeof parseFlags>): Settings {
+function loadSettings(flags: ReturnType<typeof parseFlags>): LoadedConfig {
   try {
     const loaded = loadConfig({
       flags: {
@@ -87,16 +88,16 @@ function loadSettings(flags: ReturnType<typeof parseFlags>): Settings {
       home: homedir(),
       platform: process.platform,
     });
-    if (flags["print-config"]) {
-      process.stdout.write(formatConfig(loaded.settings, loaded.origins, loaded.files));
-      process.exit(0);
-    }
-    return loaded.settings;
+    return loaded;
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
-    process.stderr.write(`toolhost: the configuration has problems:\n${error.message}\n`);
-    process.exit(2);
+    configError(error.message);
   }
+}
+
+function configError(report: string): never {
+  process.stderr.write(`toolhost: the configuration has problems:\n${report}\n`);
+  process.exit(2);
 }
 
 /** How this toolhost was started: the compiled binary, or a runtime running main.ts. */
@@ -109,20 +110,20 @@ function launch(): Launch {
   return { execPath: process.execPath, sourceMain: fileURLToPath(import.meta.url), runtime };
 }
 
-/** The flags worth repeating in a client's config, with paths made absolute. */
+/** Flags that shape a session, worth repeating in a client's config; others (--list-tools) not. */
+const SESSION_FLAGS = new Set(["--read-only", "--allow-private-network"]);
+const SESSION_OPTIONS = new Set(["--root", "--config", "--max-line-mb", "--log-level"]);
+
+/** The session flags given, with paths absolute (as the server itself reads them). */
 function forwardedFlags(argv: string[]): string[] {
   const out: string[] = [];
   for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    const [name, inline] = arg.split(/=(.*)/s, 2);
-    if (name === "--mcp-json") continue;
-    const takesValue = ["--root", "--config", "--max-line-mb", "--log-level"].includes(name);
-    if (!takesValue) {
-      out.push(arg);
-      continue;
-    }
+    const [name, inline] = argv[i].split(/=(.*)/s, 2);
+    if (SESSION_FLAGS.has(name)) out.push(name);
+    if (!SESSION_OPTIONS.has(name)) continue;
     const value = inline ?? argv[++i];
-    out.push(name, name === "--root" || name === "--config" ? resolve(value) : value);
+    const isPath = name === "--root" || name === "--config";
+    out.push(name, isPath ? resolvePath(value, process.cwd(), homedir(), process.platform) : value);
   }
   return out;
 }
@@ -175,7 +176,8 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
     process.stdout.write(`toolhost ${pkg.version} (commit ${COMMIT})\n`);
     process.exit(0);
   }
-  const settings = loadSettings(flags);
+  const loaded = loadSettings(flags);
+  const { settings, origins } = loaded;
   setSettings(settings);
   if (flags["mcp-json"]) {
     process.stdout.write(mcpJson(launch(), forwardedFlags(argv)));
@@ -186,7 +188,7 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
   const roots = settings.roots;
   for (const dir of roots) {
     if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory()) {
-      usageError(`root ${dir} is not an existing directory`);
+      configError(`${origins.get("roots")}: root ${dir} is not an existing directory`);
     }
   }
 
@@ -197,7 +199,15 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
       settings,
     );
   } catch (error) {
-    usageError((error as Error).message);
+    // Custom tools are checked when built: say which file or variable declared the bad one.
+    const message = (error as Error).message;
+    const name = message.match(/^custom(?: tool |_tools\.)"?([^":]+)"?/)?.[1];
+    const origin = name ? origins.get(`custom_tools.${name}`) : undefined;
+    configError(origin ? `${origin}: ${message}` : message);
+  }
+  if (flags["print-config"]) {
+    process.stdout.write(formatConfig(settings, origins, loaded.files));
+    process.exit(0);
   }
   const { tools } = assembled;
   if (flags["list-tools"]) {

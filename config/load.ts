@@ -3,6 +3,7 @@
  * and the flags, each overriding the one before. Scalars and arrays are replaced whole; objects
  * (tools, limits, search, custom_tools) are merged key by key. Every value remembers its source.
  */
+import { dirname, isAbsolute, relative } from "node:path";
 import { type CustomToolSpec, defaultSettings, type Settings } from "../tools/_lib/settings.ts";
 import { type ConfigFlags, CUSTOM_TOOLS, LEAF_BY_KEY, LEAVES } from "./keys.ts";
 import { userConfigPath } from "./paths.ts";
@@ -66,6 +67,43 @@ function checkTimeouts(
   return [`${merged.get(blamed)!.where}: ${timeout}, above ${max}; allowed: ${allowed}`];
 }
 
+/** Keys a project file may not set: they would reach past the project or run other programs. */
+const USER_ONLY = new Map<string, string>([
+  ["shell", "it would replace the shell every command runs in"],
+  ["shell_env", "it would change the environment of every command"],
+  ["allow_private_network", "it would open the private-network guard"],
+]);
+
+/**
+ * What a project file (which comes with the repository, not from the user) tries beyond the
+ * project: user-only keys, and roots outside the project's directory. Such settings belong in
+ * the user file, the environment or a flag.
+ */
+function widenings(layer: Layer, projectDir: string): string[] {
+  const problems: string[] = [];
+  const allowed = "set it in the user file, the environment or a flag instead";
+  for (const [key, entry] of layer) {
+    const why = USER_ONLY.get(key);
+    if (why && !(key === "allow_private_network" && entry.value === false)) {
+      problems.push(
+        `${entry.where}: a project file cannot set ${key}: ${why}; allowed: ${allowed}`,
+      );
+    }
+    if (key === "roots") {
+      for (const root of entry.value as string[]) {
+        const inside = relative(projectDir, root);
+        if (inside.startsWith("..") || isAbsolute(inside)) {
+          problems.push(
+            `${entry.where}: root ${root} is outside the project (${projectDir}), and a project ` +
+              `file cannot reach past it; allowed: directories inside it, or ${allowed}`,
+          );
+        }
+      }
+    }
+  }
+  return problems;
+}
+
 export function loadConfig(input: ConfigInput): LoadedConfig {
   const ctx: SourceContext = { ...input, problems: [] };
   const project = projectFile(input.flags, ctx);
@@ -78,10 +116,15 @@ export function loadConfig(input: ConfigInput): LoadedConfig {
       files.push(path);
       layers.push(layer);
     }
+    return layer;
   };
   // --config naming the user file reads it once, as the project file.
   if (user !== project.path) readFile(user, "user file");
-  readFile(project.path, "project file", project.namedBy);
+  const projectLayer = readFile(project.path, "project file", project.namedBy);
+  // Only the implicit .toolhost.jsonc: a file the user names with --config is theirs.
+  if (projectLayer && !project.namedBy && user !== project.path) {
+    ctx.problems.push(...widenings(projectLayer, dirname(project.path)));
+  }
   layers.push(envLayer(ctx), flagLayer(input.flags, ctx));
   if (ctx.problems.length > 0) throw new ConfigError(ctx.problems);
 

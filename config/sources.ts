@@ -195,9 +195,8 @@ interface Given {
 function fromText(leaf: Leaf, text: string, origin: string, ctx: SourceContext): unknown {
   switch (leaf.kind) {
     case "paths": {
-      const list = text.split(ctx.platform === "win32" ? ";" : ":").filter((item) =>
-        item.trim() !== ""
-      );
+      const list = text.split(ctx.platform === "win32" ? ";" : ":").map((item) => item.trim())
+        .filter((item) => item !== "");
       return list.length > 0 ? list : undefined;
     }
     case "names": {

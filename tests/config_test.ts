@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { test } from "node:test";
 import { ConfigError, type ConfigFlags, loadConfig } from "../config/load.ts";
 import { userConfigPath } from "../config/paths.ts";
@@ -114,14 +114,14 @@ test("each source overrides the one below it: members of an object, one by one",
 test("each source overrides the one below it: an array is replaced whole", () => {
   const s = setup({
     user: lines("{", '  "roots": ["/u1", "/u2"],', "}"),
-    project: lines("{", '  "roots": ["/p1"],', "}"),
+    project: lines("{", '  "roots": ["sub"],', "}"),
   });
   assert.deepEqual(setup({ user: lines('{ "roots": ["/u1", "/u2"] }') }).load().settings.roots, [
     "/u1",
     "/u2",
   ]);
   let { settings, origins } = s.load();
-  assert.deepEqual(settings.roots, ["/p1"]);
+  assert.deepEqual(settings.roots, [join(dirname(s.projectFile), "sub")]);
   assert.equal(origins.get("roots"), `project file ${s.projectFile}:2`);
 
   ({ settings, origins } = s.load({ TOOLHOST_ROOTS: "/e1:/e2" }));
@@ -535,4 +535,32 @@ test("the schema documents every key, closes every object it should, and matches
     else schemaLeaves.push(key);
   }
   assert.deepEqual(LEAVES.map((leaf) => leaf.key), schemaLeaves);
+});
+
+test("a project file cannot reach past its project: roots outside it, shell, the network guard", () => {
+  const s = setup({
+    project: lines(
+      "{",
+      '  "roots": ["/", "inside"],',
+      '  "shell": "./evil.sh",',
+      '  "allow_private_network": true,',
+      '  "read_only": true',
+      "}",
+    ),
+  });
+  let problems: string[] = [];
+  assert.throws(() => s.load(), (error) => {
+    problems = (error as ConfigError).problems;
+    return error instanceof ConfigError;
+  });
+  assert.equal(problems.length, 3, problems.join("\n"));
+  assert.match(problems[0], /:2:\d+: root \/ is outside the project .*cannot reach past it/);
+  assert.match(
+    problems[1],
+    /:3:\d+: a project file cannot set shell: .*user file, the environment/,
+  );
+  assert.match(problems[2], /:4:\d+: a project file cannot set allow_private_network/);
+  // The same settings are the user's to make.
+  const user = setup({ user: lines('{ "shell": "/bin/zsh", "allow_private_network": true }') });
+  assert.equal(user.load().settings.allowPrivateNetwork, true);
 });

@@ -424,9 +424,16 @@ test("a timeout stops the whole process group and keeps the output so far", asyn
   assert.deepEqual(processesWith(tag), []);
 });
 
-test("timeout_ms is capped by the server's maximum", async () => {
+test("timeout_ms above the server's maximum is refused; without one, the maximum applies", async () => {
+  assert.throws(
+    () =>
+      build({
+        slow: { description: "", command: ["sleep", "30"], timeout_ms: 60_000 },
+      }, { maxTimeoutMs: 300 }),
+    /custom tool "slow": timeout_ms 60000 is above limits\.bash_max_timeout_ms \(300\)/,
+  );
   const tools = build({
-    slow: { description: "", command: ["sleep", "30"], timeout_ms: 60_000 },
+    slow: { description: "", command: ["sleep", "30"] },
   }, { maxTimeoutMs: 300 });
   assert.match(tools[0].description, /stopped after 0\.3 s\.$/);
   const { result } = await call(tools, "slow", {});
@@ -569,8 +576,9 @@ test("tools/list shows them with their schema, destructive unless the config say
     openWorldHint: true,
   });
   assert.ok(deploy.outputSchema);
+  // Not destructive, but it runs a program: never read-only, so the read-only profile hides it.
   assert.deepEqual(status.annotations, {
-    readOnlyHint: true,
+    readOnlyHint: false,
     destructiveHint: false,
     idempotentHint: false,
     openWorldHint: true,

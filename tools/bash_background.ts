@@ -1,8 +1,9 @@
-import { defineTool } from "../mcp/tool.ts";
+import { defineTool, ToolError } from "../mcp/tool.ts";
 import { commandEnv } from "./_lib/login_env.ts";
 import { background, FACTS_SCHEMA } from "./_lib/background.ts";
 import { CWD_PROPERTY, workingDirectory } from "./_lib/directory.ts";
 import { RUNS_COMMANDS } from "./_lib/annotations.ts";
+import { settings } from "./_lib/settings.ts";
 
 const GRACE_MS = 500;
 
@@ -37,9 +38,11 @@ export default defineTool({
 
   async run(args, ctx) {
     const cwd = await workingDirectory(args.cwd);
-    const proc = background.start(args.command, cwd, args.name, await commandEnv());
+    const env = await commandEnv(ctx.signal).catch(() => undefined);
+    if (!env) throw new ToolError("not started: the call was stopped first");
+    const proc = background.start(args.command, cwd, args.name, env);
     await proc.waitForEnd(args.grace_ms ?? GRACE_MS, ctx.signal);
-    const read = proc.output.read(0, 30_000);
+    const read = proc.output.read(0, settings.limits.outputChars);
     proc.readCursor = read.nextOffset;
     const more = read.nextOffset < proc.output.end
       ? `\n[more output follows: bash_output with id ${proc.id} and offset ${read.nextOffset}]`

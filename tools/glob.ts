@@ -7,9 +7,9 @@ import { Sandbox } from "./_lib/sandbox.ts";
 import { count } from "./_lib/units.ts";
 import { Walk } from "./_lib/walk.ts";
 import { READ_ONLY } from "./_lib/annotations.ts";
+import { settings } from "./_lib/settings.ts";
 
 const MAX_RESULTS = 1_000;
-const OUTPUT_CAP_CHARS = 30_000;
 const MAX_WALK_ENTRIES = 200_000;
 const TIME_LIMIT_MS = 10_000;
 const STAT_BATCH = 64;
@@ -127,7 +127,9 @@ export default defineTool({
     let chars = 0;
     for (const { path } of found) {
       const shown = sandbox.display(path);
-      if (paths.length >= MAX_RESULTS || chars + shown.length + 1 > OUTPUT_CAP_CHARS) break;
+      if (paths.length >= MAX_RESULTS || chars + shown.length + 1 > settings.limits.outputChars) {
+        break;
+      }
       paths.push(shown);
       chars += shown.length + 1;
     }
@@ -147,7 +149,9 @@ export default defineTool({
       notes.push(
         `[${count(found.length - paths.length)} more not shown (at most ${
           count(MAX_RESULTS)
-        } paths or ${count(OUTPUT_CAP_CHARS)} characters): use a narrower pattern or path]`,
+        } paths or ${
+          count(settings.limits.outputChars)
+        } characters): use a narrower pattern or path]`,
       );
     }
     const stoppedEarly = walk.stopped === "entry limit"

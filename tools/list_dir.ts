@@ -9,12 +9,12 @@ import { Sandbox } from "./_lib/sandbox.ts";
 import { bytes, count } from "./_lib/units.ts";
 import { byName, kindOf, SKIPPED_NAMES } from "./_lib/walk.ts";
 import { READ_ONLY } from "./_lib/annotations.ts";
+import { settings } from "./_lib/settings.ts";
 
 const DEFAULT_DEPTH = 2;
 const MAX_DEPTH = 10;
 const PER_DIRECTORY = 100;
 const MAX_ENTRIES = 1_000;
-const OUTPUT_CAP_CHARS = 30_000;
 /** The structured entries repeat each full path, so they get more room, but are capped too. */
 const STRUCTURED_CAP_CHARS = 60_000;
 const TIME_LIMIT_MS = 10_000;
@@ -241,8 +241,8 @@ export default defineTool({
     const entries: FlatEntry[] = [];
     for (const { line, entry } of tree) {
       const size = entry ? JSON.stringify(entry).length + 1 : 0;
-      if (cut === 0 && text.length + line.length + 1 > OUTPUT_CAP_CHARS) {
-        cutBy = `${count(OUTPUT_CAP_CHARS)} characters`;
+      if (cut === 0 && text.length + line.length + 1 > settings.limits.outputChars) {
+        cutBy = `${count(settings.limits.outputChars)} characters`;
       } else if (cut === 0 && entryChars + size > STRUCTURED_CAP_CHARS) {
         cutBy = `${count(STRUCTURED_CAP_CHARS)} characters of structured entries`;
       }

@@ -159,6 +159,17 @@ test("--mcp-json prints an entry that starts a working server", async () => {
   const entry = JSON.parse(out.stdout).mcpServers.toolhost;
   assert.equal(entry.command, realpathSync(PRODUCT_BINARY));
   assert.deepEqual(entry.args, ["--root", dir, "--read-only"]);
+  // Only the flags that shape a session are repeated, paths as the server reads them.
+  const home = scratch("mcp-json-home");
+  const odd = run(dir, ["--mcp-json", "--list-tools", "--root=~/proj", "--log-level=debug"], {
+    HOME: home,
+  });
+  assert.deepEqual(JSON.parse(odd.stdout).mcpServers.toolhost.args, [
+    "--root",
+    join(home, "proj"),
+    "--log-level",
+    "debug",
+  ]);
   // Started from elsewhere, as a client would.
   const child = spawn(entry.command, entry.args, {
     cwd: tmpdir(),

@@ -40,9 +40,9 @@ import { type Tool, TOOL_NAME, type ToolAnnotations, type ToolContext } from "..
 import { ToolError } from "../../mcp/tool.ts";
 import { RUNS_COMMANDS } from "./annotations.ts";
 import { commandEnv } from "./login_env.ts";
-import { HeadTailBuffer } from "./output_cap.ts";
-import { groupAlive, spawnInGroup, terminateGroup } from "./process_groups.ts";
+import { spawnInGroup } from "./process_groups.ts";
 import type { CustomToolSpec } from "./settings.ts";
+import { RUN_FACTS_SCHEMA, supervise } from "./supervise.ts";
 
 export interface CustomToolOptions {
   /** The directory of the config file that declared the tools: relative paths start there. */
@@ -54,27 +54,10 @@ export interface CustomToolOptions {
 }
 
 const DEFAULT_TIMEOUT_MS = 120_000;
-/** Between SIGTERM and SIGKILL when a command is stopped. */
-const KILL_GRACE_MS = 2_000;
-/** How long to keep reading after the program exits, for output still on its way. */
-const DRAIN_MS = 250;
 /** How long setting up the shared output socket may take before plain pipes are used. */
 const SOCKET_SETUP_MS = 1_000;
 const SPEC_KEYS = ["description", "input", "command", "cwd", "timeout_ms", "env", "destructive"];
 const EMPTY_INPUT = { type: "object", properties: {}, additionalProperties: false } as const;
-
-const OUTPUT_SCHEMA = {
-  type: "object",
-  properties: {
-    exitCode: { type: ["integer", "null"], description: "null when the program was killed" },
-    signal: { type: ["string", "null"], description: "the signal that ended it, if any" },
-    timedOut: { type: "boolean" },
-    truncated: { type: "boolean", description: "whether output was cut from the middle" },
-    durationMs: { type: "number" },
-  },
-  required: ["exitCode", "signal", "timedOut", "truncated", "durationMs"],
-  additionalProperties: false,
-} as const;
 
 /**
  * One Tool per declared entry. Throws an Error naming the tool and what is wrong when an entry
@@ -156,10 +139,16 @@ function customTool(name: string, raw: CustomToolSpec, options: CustomToolOption
   const fixedCwd = spec.cwd === undefined
     ? undefined
     : resolve(configDir ?? process.cwd(), expandHome(spec.cwd));
+  if (spec.timeout_ms !== undefined && spec.timeout_ms > options.maxTimeoutMs) {
+    fail(
+      `timeout_ms ${spec.timeout_ms} is above limits.bash_max_timeout_ms (${options.maxTimeoutMs}); ` +
+        "lower it or raise that limit",
+    );
+  }
   const timeoutMs = Math.min(spec.timeout_ms ?? DEFAULT_TIMEOUT_MS, options.maxTimeoutMs);
-  const readOnly = spec.destructive === false;
-  const annotations: ToolAnnotations = readOnly
-    ? { readOnlyHint: true, destructiveHint: false, idempotentHint: false, openWorldHint: true }
+  // Not destructive is still not read-only: it runs a program, so the read-only profile hides it.
+  const annotations: ToolAnnotations = spec.destructive === false
+    ? { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true }
     : { ...RUNS_COMMANDS };
   const shown = [program, ...spec.command.slice(1)].map(showSlot).join(" ");
   let intro = spec.description.trim();
@@ -173,13 +162,15 @@ function customTool(name: string, raw: CustomToolSpec, options: CustomToolOption
     description,
     annotations,
     input,
-    output: OUTPUT_SCHEMA,
+    output: RUN_FACTS_SCHEMA,
     async run(args, ctx) {
       const values = withDefaults(args, properties);
       const argv = expandSlots(slots, values);
       const cwd = fixedCwd ?? (await ctx.roots())[0] ?? process.cwd();
       await checkDirectory(cwd);
-      const env = { ...(await commandEnv()), ...spec.env };
+      const loginEnv = await commandEnv(ctx.signal).catch(() => undefined);
+      if (!loginEnv) throw new ToolError("not started: the call was stopped first");
+      const env = { ...loginEnv, ...spec.env };
       const file = findProgram(program, fixedCwd ?? configDir ?? cwd, env.PATH, cwd);
       return await runProgram(file, program, argv, {
         cwd,
@@ -245,7 +236,8 @@ function inputSchema(
   ) {
     fail("input.properties must be an object");
   }
-  return { ...input, type: "object" };
+  // A misspelled optional argument must not vanish silently from the command.
+  return { additionalProperties: false, ...input, type: "object" };
 }
 
 /** Splits a template slot into literal text and placeholders. */
@@ -297,7 +289,8 @@ function withDefaults(
 ): Record<string, unknown> {
   let values = args;
   for (const [name, schema] of Object.entries(properties)) {
-    if (args[name] === undefined && schema && typeof schema === "object" && "default" in schema) {
+    const given = own(args, name) !== undefined;
+    if (!given && schema && typeof schema === "object" && "default" in schema) {
       if (values === args) values = { ...args };
       values[name] = schema.default;
     }
@@ -305,12 +298,17 @@ function withDefaults(
   return values;
 }
 
+/** An argument's value; never something inherited ("constructor", "toString"). */
+function own(values: Record<string, unknown>, name: string): unknown {
+  return Object.hasOwn(values, name) ? values[name] : undefined;
+}
+
 /** The argv entries after the program, from the template and the call's arguments. */
 function expandSlots(slots: Slot[], values: Record<string, unknown>): string[] {
   const argv: string[] = [];
   for (const slot of slots) {
     if (slot.whole !== undefined) {
-      const value = values[slot.whole];
+      const value = own(values, slot.whole);
       if (value === undefined || value === null) continue;
       if (Array.isArray(value)) {
         for (const item of value) argv.push(checkText(slot.whole, asText(item)));
@@ -326,7 +324,7 @@ function expandSlots(slots: Slot[], values: Record<string, unknown>): string[] {
         text += piece;
         continue;
       }
-      const value = values[piece.name];
+      const value = own(values, piece.name);
       if (value === undefined || value === null) {
         absent = true;
         break;
@@ -444,117 +442,31 @@ async function runProgram(
 ) {
   if (ctx.signal.aborted) throw new ToolError("not started: the call was stopped first");
   const shared = await sharedOutput();
-  const started = performance.now();
-  const output = new HeadTailBuffer(options.outputChars);
-  const stdio: StdioOptions = ["ignore", shared?.writer ?? "pipe", shared?.writer ?? "pipe"];
-  let child: ChildProcess;
-  try {
-    child = spawnInGroup(file, argv, { cwd: options.cwd, env: options.env, stdio, argv0: program });
-  } catch (error) {
-    shared?.reader.destroy();
-    throw spawnError(error, program, file, options.cwd);
-  } finally {
-    // The child has its own copy; ours would keep the reader from ever seeing end-of-file.
-    shared?.writer.destroy();
-  }
-  const pgid = child.pid;
-
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>(
-    (done, fail) => {
-      child.once("error", fail);
-      child.once("exit", (code, signal) => done({ code, signal }));
-    },
-  );
-  const streams = (shared ? [shared.reader] : [child.stdout, child.stderr]) as Readable[];
-  const streamsClosed = Promise.all(streams.map((stream) => {
-    const decoder = new TextDecoder();
-    stream.on("error", () => {}); // a reset socket ends the output; the exit says what happened
-    stream.on("data", (chunk: Uint8Array) => output.push(decoder.decode(chunk, { stream: true })));
-    return new Promise<void>((done) =>
-      stream.once("close", () => {
-        output.push(decoder.decode());
-        done();
-      })
-    );
-  }));
-
-  let stopping: Promise<void> | undefined;
-  let timedOut = false;
-  const stop = () => {
-    if (pgid !== undefined) stopping ??= terminateGroup(pgid, KILL_GRACE_MS);
-  };
-  const timer = setTimeout(() => {
-    timedOut = true;
-    stop();
-  }, options.timeoutMs);
-  const stopListening = ctx.onAbort(stop);
-  const ticker = setInterval(() => {
-    const seconds = Math.round((performance.now() - started) / 1000);
-    ctx.progress(
-      seconds,
-      undefined,
-      `running for ${seconds}s, ${output.totalChars} characters of output`,
-    );
-  }, 1000);
-
-  let status: { code: number | null; signal: NodeJS.Signals | null };
-  let heldOpen = false;
-  try {
-    status = await exited;
-    // Output may still be on its way; a process the program left behind may hold it open.
-    heldOpen = await Promise.race([
-      streamsClosed.then(() => false),
-      new Promise<boolean>((done) => setTimeout(() => done(true), DRAIN_MS)),
-    ]);
-    if (heldOpen) { for (const stream of streams) stream.destroy(); }
-  } catch (error) {
-    for (const stream of streams) stream.destroy();
-    throw spawnError(error, program, file, options.cwd);
-  } finally {
-    clearTimeout(timer);
-    clearInterval(ticker);
-    stopListening();
-  }
-  if (stopping) await stopping;
-  const durationMs = Math.round(performance.now() - started);
-
-  const notes: string[] = [];
-  const reason = ctx.abortReason();
-  if (timedOut) {
-    notes.push(
-      `Timed out after ${options.timeoutMs} ms: the process group was stopped (SIGTERM, then SIGKILL).`,
-    );
-  } else if (reason) {
-    notes.push(
-      reason === "cancelled"
-        ? "Cancelled: the process group was stopped."
-        : "Stopped: the server is shutting down.",
-    );
-  }
-  if (heldOpen && pgid !== undefined && groupAlive(pgid)) {
-    notes.push(
-      "Processes it started in the background still hold the output open; they keep running, and their later output is not captured.",
-    );
-  }
-  notes.push(
-    status.code !== null
-      ? `[exit code ${status.code} · ${durationMs} ms]`
-      : `[killed by ${status.signal} · ${durationMs} ms]`,
-  );
-  const text = output.totalChars === 0
-    ? "(no output)"
-    : output.text("narrow the arguments to get less output").replace(/\n$/, "");
-  return {
-    content: `${text}\n\n${notes.join("\n")}`,
-    structured: {
-      exitCode: status.code,
-      signal: status.signal,
-      timedOut,
-      truncated: output.truncated,
-      durationMs,
-    },
-    isError: timedOut || status.code !== 0,
-  };
+  return await supervise(() => {
+    const stdio: StdioOptions = ["ignore", shared?.writer ?? "pipe", shared?.writer ?? "pipe"];
+    let child: ChildProcess;
+    try {
+      child = spawnInGroup(file, argv, {
+        cwd: options.cwd,
+        env: options.env,
+        stdio,
+        argv0: program,
+      });
+    } catch (error) {
+      shared?.reader.destroy();
+      throw spawnError(error, program, file, options.cwd);
+    } finally {
+      // The child has its own copy; ours would keep the reader from ever seeing end-of-file.
+      shared?.writer.destroy();
+    }
+    const streams = (shared ? [shared.reader] : [child.stdout, child.stderr]) as Readable[];
+    return { child, streams };
+  }, {
+    timeoutMs: options.timeoutMs,
+    outputChars: options.outputChars,
+    cutHint: "narrow the arguments to get less output",
+    startError: (error) => spawnError(error, program, file, options.cwd),
+  }, ctx);
 }
 
 function spawnError(error: unknown, program: string, file: string, cwd: string): ToolError {

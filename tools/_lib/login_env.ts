@@ -19,15 +19,30 @@ export function setLoginEnvWarning(log: (message: string) => void): void {
   warn = log;
 }
 
-/** The environment commands run with. */
-export function commandEnv(): Promise<NodeJS.ProcessEnv> {
+/**
+ * The environment commands run with. Rejects with the signal's reason when the call is stopped
+ * while the login shell is still being asked: the command must then not start at all.
+ */
+export function commandEnv(signal?: AbortSignal): Promise<NodeJS.ProcessEnv> {
   if (settings.shellEnv !== "login") return Promise.resolve(process.env);
   loaded ??= readLoginEnv().catch((error) => {
     warn(`shell_env "login": ${(error as Error).message}; commands keep toolhost's environment`);
     return process.env;
   });
-  return loaded;
+  if (!signal) return loaded;
+  signal.throwIfAborted();
+  return new Promise((resolve, reject) => {
+    const stop = () => reject(signal.reason);
+    signal.addEventListener("abort", stop, { once: true });
+    loaded!.then((env) => {
+      signal.removeEventListener("abort", stop);
+      resolve(env);
+    });
+  });
 }
+
+/** Variables that describe the login shell itself, not the user's setup. */
+const SHELL_OWN = new Set(["PWD", "OLDPWD", "SHLVL", "_"]);
 
 /** `env` output between two marks: NUL-separated where `env -0` exists, else line by line. */
 export function parseEnvOutput(output: string): Record<string, string> | undefined {
@@ -53,20 +68,38 @@ function readLoginEnv(): Promise<NodeJS.ProcessEnv> {
       stdio: ["ignore", "pipe", "ignore"],
     });
     const chunks: Buffer[] = [];
-    child.stdout?.on("data", (chunk: Buffer) => chunks.push(chunk));
-    const timer = setTimeout(() => {
+    let done = false;
+    const finish = (env: NodeJS.ProcessEnv | undefined, why: string) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      // Whatever the profile left running (an agent, a daemon) goes with the shell.
       if (child.pid) terminateGroup(child.pid, 0, "SIGKILL");
-      reject(new Error(`${shell} -l -i did not finish within ${TIMEOUT_MS / 1000} s`));
-    }, TIMEOUT_MS);
-    child.once("error", (error) => {
-      clearTimeout(timer);
-      reject(new Error(`${shell} could not be started: ${error.message}`));
-    });
-    child.once("close", () => {
-      clearTimeout(timer);
+      if (env) resolve(env);
+      else reject(new Error(why));
+    };
+    const parsed = () => {
       const env = parseEnvOutput(Buffer.concat(chunks).toString("utf8"));
-      if (!env?.PATH) return reject(new Error(`${shell} -l -i printed no environment`));
-      resolve({ ...process.env, ...env });
+      if (!env?.PATH) return undefined;
+      for (const name of SHELL_OWN) delete env[name];
+      return { ...process.env, ...env };
+    };
+    // Done at the closing mark: a daemon started by the profile may hold stdout open for ever.
+    child.stdout?.on("data", (chunk: Buffer) => {
+      chunks.push(chunk);
+      const env = parsed();
+      if (env) finish(env, "");
+    });
+    const timer = setTimeout(
+      () => finish(undefined, `${shell} -l -i did not finish within ${TIMEOUT_MS / 1000} s`),
+      TIMEOUT_MS,
+    );
+    child.once("error", (error) => {
+      finish(undefined, `${shell} could not be started: ${error.message}`);
+    });
+    child.once("exit", () => {
+      // Output still in the pipe arrives shortly after the exit.
+      setTimeout(() => finish(parsed(), `${shell} -l -i printed no environment`), 250);
     });
   });
 }
