@@ -4,11 +4,8 @@
  * on the decoded body so a huge or endless response costs at most `maxBytes`.
  */
 import type { IncomingMessage } from "node:http";
-import { request as httpRequest } from "node:http";
-import { request as httpsRequest } from "node:https";
 import { isIP } from "node:net";
 import type { Readable } from "node:stream";
-import { createBrotliDecompress, createUnzip } from "node:zlib";
 import { decodeText } from "./charset.ts";
 import { guardedLookup, GuardError, privateAddressKind, refusal } from "./net_guard.ts";
 import { quoted } from "./one_line.ts";
@@ -50,6 +47,24 @@ export class HttpError extends Error {}
 export class HttpTimeoutError extends HttpError {}
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+/**
+ * node:http, node:https and node:zlib, loaded on the first download: the binary's runtime sets
+ * them up when they are imported, which cost every start about 6 MB and a few milliseconds.
+ */
+let nodeModules:
+  | Promise<{
+    http: typeof import("node:http");
+    https: typeof import("node:https");
+    zlib: typeof import("node:zlib");
+  }>
+  | undefined;
+
+function loadNodeModules() {
+  nodeModules ??= Promise.all([import("node:http"), import("node:https"), import("node:zlib")])
+    .then(([http, https, zlib]) => ({ http, https, zlib }));
+  return nodeModules;
+}
 export const USER_AGENT =
   "Mozilla/5.0 (compatible; toolhost/0.1; +https://modelcontextprotocol.io)";
 
@@ -67,6 +82,7 @@ export function checkUrl(url: URL, allowPrivate: boolean): void {
 }
 
 export async function httpGet(url: string, options: HttpGetOptions): Promise<HttpResponse> {
+  const { http, https, zlib } = await loadNodeModules();
   const maxRedirects = options.maxRedirects ?? 5;
   const deadline = AbortSignal.timeout(options.timeoutMs);
   const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
@@ -87,7 +103,8 @@ export async function httpGet(url: string, options: HttpGetOptions): Promise<Htt
     let response: IncomingMessage;
     try {
       checkUrl(current, allowPrivate);
-      response = await send(current, { ...options, headers }, allowPrivate, signal);
+      const request = current.protocol === "https:" ? https.request : http.request;
+      response = await send(request, current, { ...options, headers }, allowPrivate, signal);
     } catch (error) {
       if (redirects.length === 0 || !(error instanceof HttpError)) throw error;
       throw new HttpError(`${url} redirected to ${current.href}, which failed: ${error.message}`);
@@ -109,7 +126,7 @@ export async function httpGet(url: string, options: HttpGetOptions): Promise<Htt
       redirects.push(current.href);
       continue;
     }
-    const { body, truncated } = await readBody(response, options, signal, current);
+    const { body, truncated } = await readBody(zlib, response, options, signal, current);
     return {
       url: current.href,
       status: response.statusCode ?? 0,
@@ -122,12 +139,12 @@ export async function httpGet(url: string, options: HttpGetOptions): Promise<Htt
 }
 
 function send(
+  request: typeof import("node:http").request,
   url: URL,
   options: HttpGetOptions,
   allowPrivate: boolean,
   signal: AbortSignal,
 ): Promise<IncomingMessage> {
-  const request = url.protocol === "https:" ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
     if (signal.aborted) return reject(abortError(url, signal, options.timeoutMs));
     const req = request(url, {
@@ -162,6 +179,7 @@ function send(
 
 /** Reads the body, decoded, up to `maxBytes`; a longer one is cut there and marked. */
 function readBody(
+  zlib: typeof import("node:zlib"),
   response: IncomingMessage,
   { maxBytes, timeoutMs }: HttpGetOptions,
   signal: AbortSignal,
@@ -170,9 +188,9 @@ function readBody(
   const encoding = String(response.headers["content-encoding"] ?? "").trim().toLowerCase();
   let stream: Readable = response;
   if (encoding === "gzip" || encoding === "x-gzip" || encoding === "deflate") {
-    stream = response.pipe(createUnzip());
+    stream = response.pipe(zlib.createUnzip());
   } else if (encoding === "br") {
-    stream = response.pipe(createBrotliDecompress());
+    stream = response.pipe(zlib.createBrotliDecompress());
   } else if (encoding !== "" && encoding !== "identity") {
     response.destroy();
     return Promise.reject(
