@@ -33,6 +33,14 @@ export function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
     process.kill(-pgid, signal);
     return true;
   } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "EPERM") return true;
+  }
+  // Just after spawn the child may not have made its group yet: then it is the whole group.
+  if (groups.get(pgid)?.leaderExited !== false) return false;
+  try {
+    process.kill(pgid, signal);
+    return true;
+  } catch (error) {
     return (error as NodeJS.ErrnoException).code === "EPERM";
   }
 }
