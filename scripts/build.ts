@@ -8,27 +8,10 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, statSync } from "node:fs";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
+import { commit } from "./release/source.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const BUN = `${ROOT}node_modules/.bin/bun`;
-
-function git(...args: string[]): string {
-  try {
-    return execFileSync("git", args, {
-      cwd: ROOT,
-      encoding: "utf8",
-      stdio: ["ignore", "pipe", "ignore"],
-    })
-      .trim();
-  } catch {
-    return "";
-  }
-}
-
-function commit(): string {
-  const head = git("rev-parse", "--short=12", "HEAD") || "unknown";
-  return git("status", "--porcelain") ? `${head}+changes` : head;
-}
 
 export function compile(entry: string, outfile: string): void {
   const started = performance.now();
