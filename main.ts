@@ -17,7 +17,7 @@ import pkg from "./package.json" with { type: "json" };
 import { describeLogData, LOG_LEVELS, type LogLevel, stderrLogger } from "./mcp/log.ts";
 import { McpServer } from "./mcp/server.ts";
 import { serveStdio, StdoutWriter } from "./mcp/stdio.ts";
-import type { Tool } from "./mcp/tool.ts";
+import { type Contribution, sortContributions, withOfferedTools } from "./mcp/contribution.ts";
 import { SUPPORTED_VERSIONS } from "./mcp/versions.ts";
 import { setProgramLog, toolHooks } from "./tools/_lib/hooks.ts";
 import { setLoginEnvWarning } from "./tools/_lib/login_env.ts";
@@ -67,8 +67,8 @@ Options:
 `;
 
 export interface MainOptions {
-  /** Tools added to tools/ (test fixtures compiled into a test binary only). */
-  extraTools?: Tool[];
+  /** Added to what tools/ offers (test fixtures compiled into a test binary only). */
+  extra?: Contribution[];
 }
 
 /** The settings from every source, or exit 2 with the report of what is wrong. */
@@ -192,12 +192,13 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
     }
   }
 
+  const { tools: builtIn, ...others } = sortContributions([
+    ...toolModules,
+    ...(options.extra ?? []),
+  ]);
   let assembled: Assembled;
   try {
-    assembled = await assembleTools(
-      [...toolModules.flat(), ...(options.extraTools ?? [])],
-      settings,
-    );
+    assembled = await assembleTools(builtIn, settings);
   } catch (error) {
     // Custom tools are checked when built: say which file or variable declared the bad one.
     const message = (error as Error).message;
@@ -228,6 +229,8 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
     info: { name: "toolhost", title: "toolhost", version: pkg.version },
     instructions: INSTRUCTIONS,
     tools,
+    // Resources and prompts go with the tools they belong to (tools.deny, read_only).
+    ...withOfferedTools(others, tools),
     logger,
     send: (message) => writer.send(message),
     roots: { fixed: roots, fallback: [process.cwd()] },

@@ -6,6 +6,7 @@ import type { Call } from "./call.ts";
 import { answersOf, callDigest, encodeState, InputRequired } from "./elicit.ts";
 import { INVALID_PARAMS, isPlainObject, type Params, RpcError } from "./jsonrpc.ts";
 import { describeLogData, type Logger } from "./log.ts";
+import { pageOf } from "./pages.ts";
 import { ValidatorCache } from "./schema.ts";
 import { closest } from "./suggest.ts";
 import type { ContentBlock, Tool, ToolHooks, ToolReturn } from "./tool.ts";
@@ -95,10 +96,9 @@ export class ToolCatalog {
   async list(params: Params, call: Call): Promise<Record<string, unknown>> {
     if (!this.#ready) await this.#prepare(call);
     const all = this.#describe(call);
-    const offset = decodeCursor(params.cursor, all.length);
-    const end = offset + this.options.pageSize;
-    const result: Record<string, unknown> = { tools: all.slice(offset, end) };
-    if (end < all.length) result.nextCursor = encodeCursor(end);
+    const page = pageOf(all, params.cursor, this.options.pageSize, "tools");
+    const result: Record<string, unknown> = { tools: page.items };
+    if (page.nextCursor) result.nextCursor = page.nextCursor;
     if (call.era === "modern") {
       result.ttlMs = this.options.cacheTtlMs;
       // Descriptions a tool prepared from this user's files (skills) are theirs alone.
@@ -257,28 +257,4 @@ function normalize(value: ToolReturn<unknown>): ToolResult {
   }
   if (value.isError) result.isError = true;
   return result;
-}
-
-function encodeCursor(offset: number): string {
-  return btoa(`tools:${offset}`);
-}
-
-function decodeCursor(cursor: unknown, total: number): number {
-  if (cursor === undefined) return 0;
-  let offset = NaN;
-  if (typeof cursor === "string") {
-    try {
-      const match = /^tools:(\d+)$/.exec(atob(cursor));
-      if (match) offset = Number(match[1]);
-    } catch {
-      // not base64: falls through to the error below
-    }
-  }
-  if (!(offset >= 0 && offset < total)) {
-    throw new RpcError(
-      INVALID_PARAMS,
-      "Invalid params: unknown cursor; list again without a cursor to start from the beginning",
-    );
-  }
-  return offset;
 }

@@ -42,6 +42,8 @@ export const INVALID_REQUEST = -32600;
 export const METHOD_NOT_FOUND = -32601;
 export const INVALID_PARAMS = -32602;
 export const INTERNAL_ERROR = -32603;
+/** MCP before 2026-07-28: resources/read of a URI that names no resource (now -32602). */
+export const RESOURCE_NOT_FOUND = -32002;
 /** MCP 2026-07-28: the request's protocol version is not one this server speaks. */
 export const UNSUPPORTED_PROTOCOL_VERSION = -32022;
 

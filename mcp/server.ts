@@ -6,6 +6,7 @@
 import { fileURLToPath } from "node:url";
 import { Call, type CallEnvironment } from "./call.ts";
 import { ToolCatalog } from "./catalog.ts";
+import { complete } from "./completion.ts";
 import { type LegacySession, LOG_LEVEL_LIST, modernScope, type Scope } from "./eras.ts";
 import {
   classify,
@@ -26,6 +27,10 @@ import {
   RpcError,
 } from "./jsonrpc.ts";
 import { atLeast, describeLogData, isLogLevel, type Logger, type LogLevel } from "./log.ts";
+import type { Prompt, PromptFamily } from "./prompt.ts";
+import { PromptCatalog } from "./prompts.ts";
+import type { Resource, ResourceTemplate } from "./resource.ts";
+import { ResourceCatalog } from "./resources.ts";
 import type { Tool, ToolHooks } from "./tool.ts";
 import {
   type Era,
@@ -49,6 +54,10 @@ export interface ServerOptions {
   info: ServerInfo;
   instructions?: string;
   tools: Tool[];
+  /** Resources with fixed URIs, resource templates and prompts (each optional). */
+  resources?: Resource[];
+  templates?: ResourceTemplate[];
+  prompts?: (Prompt | PromptFamily)[];
   /** Diagnostics; goes to stderr, never to the client's stdout. */
   logger: Logger;
   /**
@@ -56,7 +65,7 @@ export interface ServerOptions {
    * sending nothing, when the message cannot be encoded as JSON.
    */
   send(message: JsonRpcMessage | JsonRpcResponse[]): boolean;
-  /** Tools per `tools/list` page. */
+  /** Items per page of every list method. */
   pageSize?: number;
   /**
    * Where tools may work: `fixed` (from the command line) wins; otherwise the client's roots
@@ -86,6 +95,8 @@ const keyOf = (id: RequestId) => (typeof id === "string" ? `s${id}` : `n${id}`);
 export class McpServer {
   readonly #options: ServerOptions;
   readonly #catalog: ToolCatalog;
+  readonly #resources?: ResourceCatalog;
+  readonly #prompts?: PromptCatalog;
   readonly #methods: Map<string, Method>;
   readonly #calls = new Map<string, Call>();
   /** Requests and batches whose replies are not sent yet, and who waits for that to be none. */
@@ -114,12 +125,24 @@ export class McpServer {
       roots: (scope) => this.#roots(scope),
       ask: (method, params, timeoutMs, signal) => this.#ask(method, params, timeoutMs, signal),
     };
+    const pageSize = options.pageSize ?? 100;
     this.#catalog = new ToolCatalog(options.tools, options.logger, {
-      pageSize: options.pageSize ?? 100,
+      pageSize,
       cacheTtlMs: CACHE_TTL_MS,
       hooks: options.hooks,
       prepareTimeoutMs: options.timeouts?.prepareMs,
     });
+    const resources = options.resources ?? [];
+    const templates = options.templates ?? [];
+    if (resources.length || templates.length) {
+      this.#resources = new ResourceCatalog(resources, templates, options.logger, {
+        pageSize,
+        cacheTtlMs: CACHE_TTL_MS,
+      });
+    }
+    if (options.prompts?.length) {
+      this.#prompts = new PromptCatalog(options.prompts, options.logger, { pageSize });
+    }
     const both: Era[] = ["legacy", "modern"];
     this.#methods = new Map<string, Method>([
       ["initialize", { run: (params) => this.#initialize(params), eras: ["legacy"] }],
@@ -129,6 +152,28 @@ export class McpServer {
       ["tools/list", { run: (params, call) => this.#catalog.list(params, call), eras: both }],
       ["tools/call", { run: (params, call) => this.#catalog.call(params, call), eras: both }],
     ]);
+    // Only what is offered is answered: the rest stays "method not found", as capabilities say.
+    const res = this.#resources;
+    if (res) {
+      this.#methods.set("resources/list", { run: (p, c) => res.list(p, c), eras: both });
+      this.#methods.set("resources/templates/list", {
+        run: (p, c) => res.listTemplates(p, c),
+        eras: both,
+      });
+      this.#methods.set("resources/read", { run: (p, c) => res.read(p, c), eras: both });
+    }
+    const prompts = this.#prompts;
+    if (prompts) {
+      this.#methods.set("prompts/list", { run: (p, c) => prompts.list(p, c), eras: both });
+      this.#methods.set("prompts/get", { run: (p, c) => prompts.get(p, c), eras: both });
+    }
+    if (res?.templates.length || prompts) {
+      const catalogs = { resources: res, prompts, logger: options.logger };
+      this.#methods.set("completion/complete", {
+        run: (p, c) => complete(p, c, catalogs),
+        eras: both,
+      });
+    }
   }
 
   get inFlight(): number {
@@ -468,7 +513,7 @@ export class McpServer {
     this.#clientRoots = null;
     const result: Record<string, unknown> = {
       protocolVersion: version,
-      capabilities: { tools: { listChanged: false }, logging: {} },
+      capabilities: this.#capabilities(version),
       serverInfo: this.#options.info,
     };
     if (this.#options.instructions) result.instructions = this.#options.instructions;
@@ -555,10 +600,28 @@ export class McpServer {
     return Promise.resolve(fallback);
   }
 
+  /**
+   * Exactly what is implemented, for a legacy `version` or (null) the modern era. No
+   * `subscribe` or `listChanged`: this server sends no change notifications.
+   */
+  #capabilities(version: string | null): Record<string, unknown> {
+    const capabilities: Record<string, unknown> = {
+      tools: version === null ? {} : { listChanged: false },
+      logging: {},
+    };
+    if (this.#resources) capabilities.resources = {};
+    if (this.#prompts) capabilities.prompts = {};
+    const completes = this.#methods.has("completion/complete");
+    if (completes && (version === null || features.completionsCapability(version))) {
+      capabilities.completions = {};
+    }
+    return capabilities;
+  }
+
   #discover(): Record<string, unknown> {
     const result: Record<string, unknown> = {
       supportedVersions: SUPPORTED_VERSIONS,
-      capabilities: { tools: {}, logging: {} },
+      capabilities: this.#capabilities(null),
       ttlMs: CACHE_TTL_MS,
       cacheScope: "public",
     };

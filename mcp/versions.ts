@@ -36,6 +36,10 @@ export const features = {
   toolAnnotations: (version: string) => version >= "2025-03-26",
   /** `title`, `outputSchema` and `structuredContent` arrived in 2025-06-18. */
   structuredOutput: (version: string) => version >= "2025-06-18",
+  /** `title` on resources, templates and prompts (BaseMetadata) arrived in 2025-06-18. */
+  titles: (version: string) => version >= "2025-06-18",
+  /** The `completions` capability arrived in 2025-03-26 (completion/complete is older). */
+  completionsCapability: (version: string) => version >= "2025-03-26",
   /** Servers could first ask the user questions (elicitation) in 2025-06-18. */
   elicitation: (version: string) => version >= "2025-06-18",
 };

@@ -5,6 +5,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
+import { sortContributions } from "../mcp/contribution.ts";
 import { TOOL_NAME } from "../mcp/tool.ts";
 import { BARREL, renderBarrel, toolFiles } from "../scripts/gen.ts";
 import { toolModules } from "../tools/mod.ts";
@@ -19,7 +20,7 @@ test("tools/mod.ts imports exactly the modules in tools/ (run `deno task gen` if
 });
 
 test("every tool has a valid, unique name and an object input schema", () => {
-  const tools = toolModules.flat();
+  const { tools } = sortContributions(toolModules);
   assert.ok(tools.length > 0);
   const seen = new Map<string, number>();
   for (const tool of tools) {
@@ -40,11 +41,25 @@ test("every tool's schemas are valid JSON Schema 2020-12, without unknown keywor
   // The server skips meta-schema checks at run time (memory); this strict instance does them.
   const { default: ajvModule } = await import("ajv/dist/2020.js");
   const ajv = new ajvModule.default({ strict: true, allowUnionTypes: true });
-  for (const tool of toolModules.flat()) {
+  for (const tool of sortContributions(toolModules).tools) {
     for (const schema of [tool.input, tool.output].filter(Boolean)) {
       assert.doesNotThrow(() => ajv.compile(schema!), `${tool.name}: invalid schema`);
     }
   }
+});
+
+test("the resources, templates and prompts in tools/ belong to tools that exist", () => {
+  const { tools, resources, templates, prompts } = sortContributions(toolModules);
+  const names = new Set(tools.map((tool) => tool.name));
+  for (const item of [...resources, ...templates, ...prompts]) {
+    if (item.requires) assert.ok(names.has(item.requires), `no tool ${item.requires}`);
+  }
+  assert.deepEqual(resources.map((r) => r.uri).sort(), ["toolhost://plan", "toolhost://tasks"]);
+  assert.deepEqual(templates.map((t) => t.uriTemplate).sort(), [
+    "file:///{+path}",
+    "toolhost://processes/{id}/output",
+    "toolhost://skills/{name}",
+  ]);
 });
 
 test("the generator picks tool modules only, and its barrel compiles whatever the file names", () => {
@@ -53,7 +68,10 @@ test("the generator picks tool modules only, and its barrel compiles whatever th
     const tools = join(dir, "tools");
     mkdirSync(tools);
     mkdirSync(join(dir, "mcp"));
-    writeFileSync(join(dir, "mcp", "tool.ts"), "export interface Tool { name: string }\n");
+    writeFileSync(
+      join(dir, "mcp", "contribution.ts"),
+      "export interface Contribution { name: string }\n",
+    );
     const tool = (name: string) => `export default { name: ${JSON.stringify(name)} };\n`;
     for (const file of ["delete.ts", "a-b.ts", "a_b.ts", "9lives.ts"]) {
       writeFileSync(join(tools, file), tool(file));

@@ -21,7 +21,7 @@ export function harness(
   tools: Tool[],
   pageSize?: number,
   roots = { fixed: [] as string[], fallback: [process.cwd()] },
-  extra: Pick<ServerOptions, "hooks" | "timeouts"> = {},
+  extra: Pick<ServerOptions, "hooks" | "timeouts" | "resources" | "templates" | "prompts"> = {},
 ): Harness {
   const sent: (Message | Message[])[] = [];
   const logs: { level: LogLevel; message: string }[] = [];

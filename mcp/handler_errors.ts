@@ -1,0 +1,40 @@
+/**
+ * How failures of resource reads, prompts and completions reach the client: a sentence the user
+ * can act on, with the JSON-RPC code each era gives it; never a stack (that goes to stderr).
+ */
+import type { Era } from "./versions.ts";
+import { INTERNAL_ERROR, INVALID_PARAMS, RESOURCE_NOT_FOUND, RpcError } from "./jsonrpc.ts";
+import { describeLogData, type Logger } from "./log.ts";
+import { ResourceNotFound } from "./resource.ts";
+import { ToolError } from "./tool.ts";
+
+/** Unknown resource: -32002 before 2026-07-28, -32602 since. */
+export function resourceNotFound(uri: string, era: Era, why?: string): RpcError {
+  return new RpcError(
+    era === "legacy" ? RESOURCE_NOT_FOUND : INVALID_PARAMS,
+    `Resource not found: ${uri}${why ? ` (${why})` : ""}`,
+    { uri },
+  );
+}
+
+/**
+ * The error for what a handler threw while doing `what`: a refusal (ToolError) is the client's
+ * to fix (-32602); anything else is ours (-32603), its message kept and the details logged.
+ */
+export function handlerFailure(
+  error: unknown,
+  what: string,
+  context: { era: Era; logger: Logger; uri?: string },
+): RpcError {
+  if (error instanceof RpcError) return error;
+  const data = context.uri === undefined ? undefined : { uri: context.uri };
+  if (error instanceof ResourceNotFound && context.uri !== undefined) {
+    return resourceNotFound(context.uri, context.era, error.message || undefined);
+  }
+  if (error instanceof ToolError || error instanceof ResourceNotFound) {
+    return new RpcError(INVALID_PARAMS, `Cannot ${what}: ${error.message}`, data);
+  }
+  context.logger.log("error", `${what} failed: ${describeLogData(error)}`);
+  const message = error instanceof Error ? error.message : String(error);
+  return new RpcError(INTERNAL_ERROR, `Cannot ${what}: ${message}`, data);
+}

@@ -1,0 +1,91 @@
+/**
+ * The resource contract: defineResource() for one fixed URI, defineResourceTemplate() for a
+ * family of URIs (RFC 6570 `{name}` and `{+name}`), and what their handlers receive and return.
+ */
+import type { ToolContext } from "./tool.ts";
+import { UriTemplate } from "./uri_template.ts";
+
+/** What a resource or prompt handler may use: the same narrow view of a request as a tool's. */
+export type ReadContext = Pick<ToolContext, "signal" | "roots" | "log">;
+
+/** A resource as resources/list shows it. */
+export interface ResourceInfo {
+  uri: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  /** Bytes, when known. */
+  size?: number;
+}
+
+/** One part of what a read returns: text, or bytes as base64. `uri` defaults to the one read. */
+export type ResourceBody =
+  | { text: string; mimeType?: string; uri?: string }
+  | { blob: string; mimeType?: string; uri?: string };
+
+/** Text (with the resource's mimeType), one body, or several. */
+export type ReadReturn = string | ResourceBody | ResourceBody[];
+
+/** Thrown by a read when the URI names nothing that exists (an unknown process id, say). */
+export class ResourceNotFound extends Error {}
+
+/** Completes one variable or argument: the values that fit `value` typed so far. */
+export type Completer = (
+  value: string,
+  ctx: ReadContext,
+  /** Values the client already settled for the other variables or arguments. */
+  others: Record<string, string>,
+) => Promise<string[]>;
+
+interface Offered {
+  /**
+   * Offered only while the tool of this name is: the allow and deny lists and read-only mode
+   * then reach what belongs to it (toolhost://plan goes with plan_mode).
+   */
+  requires?: string;
+}
+
+export interface ResourceSpec extends Omit<ResourceInfo, "size">, Offered {
+  read(ctx: ReadContext): Promise<ReadReturn>;
+}
+
+export interface Resource extends ResourceSpec {
+  readonly kind: "resource";
+}
+
+export interface ResourceTemplateSpec extends Offered {
+  uriTemplate: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  read(variables: Record<string, string>, ctx: ReadContext): Promise<ReadReturn>;
+  complete?: Record<string, Completer>;
+  /** The concrete resources of this template worth listing in resources/list now. */
+  list?(ctx: ReadContext): Promise<ResourceInfo[]>;
+}
+
+export interface ResourceTemplate extends ResourceTemplateSpec {
+  readonly kind: "resource_template";
+  readonly parsed: UriTemplate;
+}
+
+export function defineResource(spec: ResourceSpec): Resource {
+  try {
+    new URL(spec.uri);
+  } catch {
+    throw new Error(`Resource ${spec.name}: ${JSON.stringify(spec.uri)} is not an absolute URI`);
+  }
+  return { ...spec, kind: "resource" };
+}
+
+export function defineResourceTemplate(spec: ResourceTemplateSpec): ResourceTemplate {
+  const parsed = new UriTemplate(spec.uriTemplate);
+  for (const name of Object.keys(spec.complete ?? {})) {
+    if (!parsed.variables.includes(name)) {
+      throw new Error(`Resource template ${spec.uriTemplate} has no variable ${name} to complete`);
+    }
+  }
+  return { ...spec, kind: "resource_template", parsed };
+}

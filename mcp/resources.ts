@@ -1,0 +1,181 @@
+/**
+ * The resource catalog: resources/list (fixed resources and what templates list now),
+ * resources/templates/list and resources/read, in both eras.
+ */
+import type { Call } from "./call.ts";
+import { handlerFailure, resourceNotFound } from "./handler_errors.ts";
+import { INVALID_PARAMS, type Params, RpcError } from "./jsonrpc.ts";
+import { describeLogData, type Logger } from "./log.ts";
+import { pageOf } from "./pages.ts";
+import type {
+  ReadReturn,
+  Resource,
+  ResourceBody,
+  ResourceInfo,
+  ResourceTemplate,
+} from "./resource.ts";
+import { features } from "./versions.ts";
+
+interface ResourceOptions {
+  pageSize: number;
+  /** How long clients may cache the template list (modern era). */
+  cacheTtlMs: number;
+}
+
+/**
+ * Lists whose members come and go (background processes) and contents that change without
+ * notice: we send no change notifications, so clients should not reuse them.
+ */
+const DYNAMIC_TTL_MS = 0;
+
+export class ResourceCatalog {
+  readonly #resources: Resource[];
+  readonly #templates: ResourceTemplate[];
+
+  constructor(
+    resources: Resource[],
+    templates: ResourceTemplate[],
+    readonly logger: Logger,
+    readonly options: ResourceOptions,
+  ) {
+    this.#resources = [...resources].sort((a, b) => compare(a.uri, b.uri));
+    this.#templates = [...templates].sort((a, b) => compare(a.uriTemplate, b.uriTemplate));
+    const uris = new Set<string>();
+    for (const { uri } of this.#resources) {
+      if (uris.has(uri)) throw new Error(`Two resources have the URI ${uri}`);
+      uris.add(uri);
+    }
+    const patterns = new Set<string>();
+    for (const { uriTemplate } of this.#templates) {
+      if (patterns.has(uriTemplate)) throw new Error(`Two resource templates are ${uriTemplate}`);
+      patterns.add(uriTemplate);
+    }
+  }
+
+  get templates(): readonly ResourceTemplate[] {
+    return this.#templates;
+  }
+
+  async list(params: Params, call: Call): Promise<Record<string, unknown>> {
+    const ctx = call.context();
+    const listed = await Promise.all(this.#templates.map(async (template) => {
+      if (!template.list) return [];
+      try {
+        return await template.list(ctx);
+      } catch (error) {
+        // One family failing to list must not hide the others.
+        this.logger.log(
+          "warning",
+          `listing ${template.uriTemplate} failed: ${describeLogData(error)}`,
+        );
+        return [];
+      }
+    }));
+    const all: ResourceInfo[] = [
+      ...this.#resources.map(({ uri, name, title, description, mimeType }) => ({
+        uri,
+        name,
+        title,
+        description,
+        mimeType,
+      })),
+      ...listed.flat().sort((a, b) => compare(a.uri, b.uri)),
+    ];
+    const page = pageOf(all, params.cursor, this.options.pageSize, "resources");
+    const result: Record<string, unknown> = {
+      resources: page.items.map((info) => shaped(info, call)),
+    };
+    if (page.nextCursor) result.nextCursor = page.nextCursor;
+    return cacheable(result, call, DYNAMIC_TTL_MS);
+  }
+
+  listTemplates(params: Params, call: Call): Promise<Record<string, unknown>> {
+    const page = pageOf(this.#templates, params.cursor, this.options.pageSize, "templates");
+    const result: Record<string, unknown> = {
+      resourceTemplates: page.items.map(({ uriTemplate, name, title, description, mimeType }) =>
+        shaped({ uriTemplate, name, title, description, mimeType }, call)
+      ),
+    };
+    if (page.nextCursor) result.nextCursor = page.nextCursor;
+    // Templates are the same for everyone; what they expand to is not, and is read separately.
+    return Promise.resolve(cacheable(result, call, this.options.cacheTtlMs, "public"));
+  }
+
+  async read(params: Params, call: Call): Promise<Record<string, unknown>> {
+    const uri = params.uri;
+    if (typeof uri !== "string" || uri === "") {
+      throw new RpcError(
+        INVALID_PARAMS,
+        "Invalid params: resources/read needs params.uri (a non-empty string)",
+      );
+    }
+    call.label = uri;
+    const ctx = call.context();
+    const fixed = this.#resources.find((resource) => resource.uri === uri);
+    let read: () => Promise<ReadReturn>;
+    let mimeType: string | undefined;
+    if (fixed) {
+      read = () => fixed.read(ctx);
+      mimeType = fixed.mimeType;
+    } else {
+      const found = this.#match(uri);
+      if (!found) throw resourceNotFound(uri, call.era);
+      read = () => found.template.read(found.variables, ctx);
+      mimeType = found.template.mimeType;
+    }
+    let value: ReadReturn;
+    try {
+      value = await read();
+    } catch (error) {
+      throw handlerFailure(error, `read ${uri}`, { era: call.era, logger: this.logger, uri });
+    }
+    const contents = bodies(value).map((body) => ({
+      uri: body.uri ?? uri,
+      ...(body.mimeType ?? mimeType ? { mimeType: body.mimeType ?? mimeType } : {}),
+      ..."text" in body ? { text: body.text } : { blob: body.blob },
+    }));
+    return cacheable({ contents }, call, DYNAMIC_TTL_MS);
+  }
+
+  /** The first template (in sorted order) the URI fits, with its variables. */
+  #match(uri: string) {
+    for (const template of this.#templates) {
+      const variables = template.parsed.match(uri);
+      if (variables) return { template, variables };
+    }
+    return undefined;
+  }
+}
+
+function bodies(value: ReadReturn): ResourceBody[] {
+  if (typeof value === "string") return [{ text: value }];
+  return Array.isArray(value) ? value : [value];
+}
+
+/** Drops what the version does not know and the fields left undefined. */
+function shaped(item: object, call: Call): Record<string, unknown> {
+  const titled = call.era === "modern" || features.titles(call.version);
+  return Object.fromEntries(
+    Object.entries(item).filter(([key, value]) =>
+      value !== undefined && (key !== "title" || titled)
+    ),
+  );
+}
+
+/** Modern results say how long they may be cached, and by whom. */
+export function cacheable(
+  result: Record<string, unknown>,
+  call: Call,
+  ttlMs: number,
+  scope: "public" | "private" = "private",
+): Record<string, unknown> {
+  if (call.era === "modern") {
+    result.ttlMs = ttlMs;
+    result.cacheScope = scope;
+  }
+  return result;
+}
+
+export function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
