@@ -13,12 +13,20 @@ import { commit } from "./release/source.ts";
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const BUN = `${ROOT}node_modules/.bin/bun`;
 
-export function compile(entry: string, outfile: string): void {
-  const started = performance.now();
-  mkdirSync(`${ROOT}dist`, { recursive: true });
-  execFileSync(BUN, [
+/**
+ * `bun build` arguments for one binary; the release adds a target and that target's runtime.
+ * One list, so the release and the local build cannot drift apart.
+ */
+export function compileArguments(
+  entry: string,
+  outfile: string,
+  commitId: string,
+  target: string[] = [],
+): string[] {
+  return [
     "build",
     "--compile",
+    ...target,
     "--minify",
     // Precompiled bytecode: the binary starts without parsing its JavaScript first.
     "--bytecode",
@@ -26,11 +34,20 @@ export function compile(entry: string, outfile: string): void {
     "--no-compile-autoload-dotenv",
     "--no-compile-autoload-bunfig",
     "--define",
-    `TOOLHOST_COMMIT=${JSON.stringify(commit())}`,
+    `TOOLHOST_COMMIT=${JSON.stringify(commitId)}`,
     "--outfile",
     outfile,
     entry,
-  ], { cwd: ROOT, stdio: ["ignore", "ignore", "inherit"] });
+  ];
+}
+
+export function compile(entry: string, outfile: string): void {
+  const started = performance.now();
+  mkdirSync(`${ROOT}dist`, { recursive: true });
+  execFileSync(BUN, compileArguments(entry, outfile, commit()), {
+    cwd: ROOT,
+    stdio: ["ignore", "ignore", "inherit"],
+  });
   const mb = (statSync(`${ROOT}${outfile}`).size / 1e6).toFixed(1);
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   console.error(`built ${outfile} (${mb} MB) in ${seconds} s`);

@@ -31,6 +31,7 @@ import {
   selectTargets,
   type Target,
 } from "./release/targets.ts";
+import { compileArguments } from "./build.ts";
 
 const run = promisify(execFile);
 const BUN = `${ROOT}node_modules/.bin/bun`;
@@ -62,23 +63,10 @@ function checkBunVersion(): void {
 
 async function compile(target: Target, outfile: string, commitId: string): Promise<void> {
   const runtime = await runtimeExecutable(target);
-  // The same options as scripts/build.ts, for another platform.
-  const args = [
-    "build",
-    "--compile",
+  const args = compileArguments("main.ts", outfile, commitId, [
     `--target=${target.bunTarget}`,
     `--compile-executable-path=${runtime}`,
-    "--minify",
-    "--bytecode",
-    "--format=esm",
-    "--no-compile-autoload-dotenv",
-    "--no-compile-autoload-bunfig",
-    "--define",
-    `TOOLHOST_COMMIT=${JSON.stringify(commitId)}`,
-    "--outfile",
-    outfile,
-    "main.ts",
-  ];
+  ]);
   try {
     await run(BUN, args, { cwd: ROOT, maxBuffer: 16 * 1024 * 1024 });
   } catch (error) {
