@@ -134,11 +134,13 @@ main() {
   [ -f "$work/toolhost-$platform/toolhost" ] || die "$archive does not hold toolhost-$platform/toolhost"
 
   mkdir -p "$dir"
-  dir=$(cd "$dir" && pwd)
-  # Copied next to the target and renamed over it, so a running toolhost is never overwritten.
-  cp "$work/toolhost-$platform/toolhost" "$dir/.toolhost.new"
-  chmod 755 "$dir/.toolhost.new"
-  mv -f "$dir/.toolhost.new" "$dir/toolhost"
+  dir=$(CDPATH='' cd -- "$dir" && pwd)
+  # Copied next to the target and renamed over it, so a running toolhost is never overwritten;
+  # a fresh name, so a planted symlink or a second install cannot be written through.
+  new=$(mktemp "$dir/.toolhost.XXXXXX") || die "cannot write in $dir"
+  cp "$work/toolhost-$platform/toolhost" "$new"
+  chmod 755 "$new"
+  mv -f "$new" "$dir/toolhost"
 
   # </dev/null: under `curl ... | sh`, stdin is the rest of this script.
   say "Installed $("$dir/toolhost" --version </dev/null 2>/dev/null || echo "toolhost ($platform)") to $dir/toolhost"

@@ -47,13 +47,23 @@ export default defineResourceTemplate({
       const handle = await sandbox.openForReading(real);
       let data: Uint8Array;
       try {
-        // Read to what the handle holds, not the stat: the file may have grown since.
-        data = new Uint8Array(await handle.readFile());
+        // At most one byte past the cap, whatever the stat said: /proc files say 0, logs grow.
+        const buffer = new Uint8Array(MAX_BYTES + 1);
+        let length = 0;
+        while (length < buffer.length) {
+          const { bytesRead } = await handle.read(buffer, length, buffer.length - length, null);
+          if (bytesRead === 0) break;
+          length += bytesRead;
+        }
+        data = buffer.subarray(0, length);
       } finally {
         await handle.close();
       }
       if (data.length > MAX_BYTES) {
-        throw new ToolError(`${shown} grew past ${bytes(MAX_BYTES)} while it was being read`);
+        throw new ToolError(
+          `${shown} holds more than ${bytes(MAX_BYTES)}, over what a resource may be; read it in ` +
+            "parts with the read_file tool",
+        );
       }
       const decoded = decodeText(data);
       const named = mimeTypeOf(real);

@@ -3,6 +3,7 @@
  * roots after symlinks are resolved, including the parent of a file that does not exist yet.
  * Containment is checked on whole path segments, so /work/app2 is not inside /work/app.
  */
+import { constants } from "node:fs";
 import { type FileHandle, open, realpath, stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
@@ -106,14 +107,22 @@ export class Sandbox {
    * directory on the way been swapped for a symlink meanwhile, open() would have followed it.
    */
   async openForReading(real: string): Promise<FileHandle> {
-    const handle = await open(real, "r").catch((error: Error) => {
-      throw new ToolError(`cannot open ${this.display(real)}: ${error.message}`);
-    });
+    // Non-blocking: a FIFO swapped in after the caller's stat must not hang the open (and with
+    // it the read lock every writer waits on). Reads of regular files are unaffected.
+    const handle = await open(real, constants.O_RDONLY | constants.O_NONBLOCK).catch(
+      (error: Error) => {
+        throw new ToolError(`cannot open ${this.display(real)}: ${error.message}`);
+      },
+    );
     const [opened, now] = await Promise.all([handle.stat(), realpath(real).catch(() => "")]);
     const current = now === real ? await stat(real).catch(() => null) : null;
     if (!current || current.ino !== opened.ino || current.dev !== opened.dev) {
       await handle.close();
       throw new ToolError(`${this.display(real)} changed while it was being opened; try again`);
+    }
+    if (!opened.isFile()) {
+      await handle.close();
+      throw new ToolError(`${this.display(real)} is not a regular file; only files can be read`);
     }
     return handle;
   }
