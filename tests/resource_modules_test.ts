@@ -127,6 +127,21 @@ test("file:/// completes paths: down to a root, then inside it only", async () =
   assert.deepEqual(await complete(h, uri, "path", `${rel}/../`), []);
 });
 
+test("path completion finds a name late in a big directory and skips names a URI cannot carry", async () => {
+  const root = scratchDir();
+  mkdirSync(join(root, "big"));
+  for (let i = 0; i < 6000; i++) writeFileSync(join(root, "big", `f${i}`), "");
+  writeFileSync(join(root, "big", "zzz_last"), "");
+  writeFileSync(join(root, "big", "zzz?query"), "");
+  writeFileSync(join(root, "big", "zzz#frag"), "");
+  const h = server(root);
+  const rel = root.slice(1);
+  assert.deepEqual(await complete(h, files.uriTemplate, "path", `${rel}/big/zzz`), [
+    `${rel}/big/zzz_last`,
+  ]);
+  assert.equal((await complete(h, files.uriTemplate, "path", `${rel}/big/f`)).length, 100);
+});
+
 test("toolhost://processes/{id}/output shows a background process's output, listed and completed", async () => {
   const root = scratchDir();
   const proc = background.start("printf 'line one\\nline two\\n'", root);
