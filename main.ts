@@ -101,7 +101,8 @@ function configError(report: string): never {
 }
 
 /** How this toolhost was started: the compiled binary, or a runtime running main.ts. */
-function launch(): Launch {
+function launch(viaNpm: boolean): Launch {
+  if (viaNpm) return { execPath: process.execPath, viaNpm: true };
   // A compiled binary is its own executable (even one built without the commit defined).
   if (COMPILED || !/^(deno|bun)(\.exe)?$/.test(basename(process.execPath))) {
     return { execPath: process.execPath };
@@ -167,6 +168,9 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
   for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) {
     process.on(signal, () => stop(signal, 0));
   }
+  // Set by the npm package's launcher; taken out so that commands we run do not inherit it.
+  const viaNpm = process.env.TOOLHOST_NPM_LAUNCHER === "1";
+  delete process.env.TOOLHOST_NPM_LAUNCHER;
   const flags = parseFlags(argv);
   if (flags.help) {
     process.stdout.write(HELP);
@@ -180,7 +184,7 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
   const { settings, origins } = loaded;
   setSettings(settings);
   if (flags["mcp-json"]) {
-    process.stdout.write(mcpJson(launch(), forwardedFlags(argv)));
+    process.stdout.write(mcpJson(launch(viaNpm), forwardedFlags(argv)));
     process.exit(0);
   }
   const maxLineMb = settings.limits.maxLineMb;

@@ -11,10 +11,13 @@ export interface Launch {
   sourceMain?: string;
   /** "deno" or "bun" when running from source. */
   runtime?: "deno" | "bun";
+  /** Started by the npm package's launcher: clients should start it the same way. */
+  viaNpm?: boolean;
 }
 
 /** The command and leading arguments that start toolhost as it runs now. */
 export function launchCommand(launch: Launch): { command: string; args: string[] } {
+  if (launch.viaNpm) return { command: "npx", args: ["-y", "toolhost"] };
   const command = resolve(launch.execPath);
   if (!launch.sourceMain) return { command, args: [] };
   const main = resolve(launch.sourceMain);

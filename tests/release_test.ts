@@ -601,6 +601,18 @@ testIf("npx -y toolhost holds an MCP session, served by the native binary", fals
   await holdsSession(client, true);
 });
 
+testIf("through the launcher, --mcp-json names npx, not a path in npm's cache", false, async () => {
+  const { dir } = await project();
+  const { stdout } = await run(join(dir, "node_modules/.bin/toolhost"), [
+    "--mcp-json",
+    "--read-only",
+  ], {
+    cwd: dir,
+  });
+  const entry = JSON.parse(stdout).mcpServers.toolhost;
+  assert.deepEqual([entry.command, entry.args], ["npx", ["-y", "toolhost", "--read-only"]]);
+});
+
 testIf("bunx toolhost holds an MCP session", false, async () => {
   const { dir } = await project();
   await holdsSession(new RawClient(`${ROOT}node_modules/.bin/bun`, ["x", "toolhost"], dir));

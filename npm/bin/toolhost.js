@@ -99,7 +99,10 @@ function ensureExecutable(binary) {
 
 const binary = findBinary();
 ensureExecutable(binary);
-const child = spawn(binary, process.argv.slice(2), { stdio: "inherit", windowsHide: true });
+// Tells the binary it was started from npm, so `--mcp-json` prints `npx -y toolhost` rather
+// than a path inside npm's cache, which npm may clear.
+const env = { ...process.env, TOOLHOST_NPM_LAUNCHER: "1" };
+const child = spawn(binary, process.argv.slice(2), { stdio: "inherit", windowsHide: true, env });
 
 const forward = (signal) => {
   try {
