@@ -5,6 +5,7 @@ import { explainMissing, lineOf, occurrences, replaceAt } from "./_lib/edit_matc
 import { Sandbox } from "./_lib/sandbox.ts";
 import { decodeText, encodeText } from "./_lib/text.ts";
 import { whileChanging } from "./_lib/file_lock.ts";
+import { CHANGES_FILES } from "./_lib/annotations.ts";
 
 const MAX_DIFF_CHARS = 20_000;
 /** Files larger than this are edited with other means (sed, a script). */
@@ -21,12 +22,7 @@ export default defineTool({
     "shows a unified diff; `dry_run` shows it without writing. When an old_string is missing or " +
     "ambiguous, the error shows the closest lines or every match with line numbers. To create a " +
     "file or replace all of it, use write_file.",
-  annotations: {
-    readOnlyHint: false,
-    destructiveHint: true,
-    idempotentHint: false,
-    openWorldHint: false,
-  },
+  annotations: CHANGES_FILES,
   input: {
     type: "object",
     properties: {

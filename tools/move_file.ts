@@ -7,6 +7,7 @@ import { makeDirectories } from "./_lib/make_directories.ts";
 import { moveAcrossDevices } from "./_lib/move_across_devices.ts";
 import { Sandbox } from "./_lib/sandbox.ts";
 import { whileChanging } from "./_lib/file_lock.ts";
+import { CHANGES_FILES } from "./_lib/annotations.ts";
 
 export default defineTool({
   name: "move_file",
@@ -18,12 +19,7 @@ export default defineTool({
     "empty directory, and a file only a file. Missing parent directories of the destination " +
     "are created. Across filesystems it copies, then removes the source. Both paths must be " +
     "inside the allowed roots.",
-  annotations: {
-    readOnlyHint: false,
-    destructiveHint: true,
-    idempotentHint: false,
-    openWorldHint: false,
-  },
+  annotations: CHANGES_FILES,
   input: {
     type: "object",
     properties: {

@@ -20,6 +20,7 @@ import { projectOf } from "./_lib/project_state.ts";
 import type { Sandbox } from "./_lib/sandbox.ts";
 import { withLock, writeState } from "./_lib/state.ts";
 import { bytes, count, duration } from "./_lib/units.ts";
+import { KEEPS_WORKFLOW_STATE } from "./_lib/annotations.ts";
 
 const HOW_TO_FINISH = 'write the plan with action "write", then call action "exit" to present it';
 
@@ -46,12 +47,7 @@ export default defineTool({
     "and the plan's size. `exit` turns plan mode off and returns the plan: show it to the person " +
     "and wait for their go-ahead before carrying it out. `reset` turns it off without returning " +
     "the plan. Plan mode survives restarts and binds every session on the project.",
-  annotations: {
-    readOnlyHint: false,
-    destructiveHint: false,
-    idempotentHint: false,
-    openWorldHint: false,
-  },
+  annotations: KEEPS_WORKFLOW_STATE,
   input: {
     type: "object",
     properties: {

@@ -3,6 +3,7 @@ import { type CallbackInfo, Callbacks, MAX_PENDING } from "./_lib/callbacks.ts";
 import { afterEveryTool, programLog } from "./_lib/hooks.ts";
 import { oneLine } from "./_lib/one_line.ts";
 import { duration } from "./_lib/units.ts";
+import { KEEPS_WORKFLOW_STATE } from "./_lib/annotations.ts";
 
 const MAX_REPEATS = 100;
 
@@ -36,12 +37,7 @@ export function setCallbackTool(callbacks: Callbacks): Tool {
       "message is attached, marked ⏰, to the next result of any tool you call (it cannot wake " +
       "you while you call none), and logged to clients that take log messages. Callbacks live as " +
       `long as the server; at most ${MAX_PENDING} are pending at once.`,
-    annotations: {
-      readOnlyHint: false,
-      destructiveHint: false,
-      idempotentHint: false,
-      openWorldHint: false,
-    },
+    annotations: KEEPS_WORKFLOW_STATE,
     input: {
       type: "object",
       properties: {

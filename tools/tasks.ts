@@ -22,6 +22,7 @@ import {
   switchTo,
   type TaskList,
 } from "./_lib/task_list.ts";
+import { KEEPS_WORKFLOW_STATE } from "./_lib/annotations.ts";
 
 const STATUS = { enum: ["pending", "in_progress", "done"] } as const;
 
@@ -50,12 +51,7 @@ export default defineTool({
     "`task_id`). Ids are short and never reused: tasks t1, t2, …; steps t1.1, t1.2, …. " +
     `Results are a checklist: [x] done, [~] in progress, [ ] pending. At most ${MAX_TASKS} ` +
     `tasks of ${MAX_STEPS} steps each.`,
-  annotations: {
-    readOnlyHint: false,
-    destructiveHint: false,
-    idempotentHint: false,
-    openWorldHint: false,
-  },
+  annotations: KEEPS_WORKFLOW_STATE,
   input: {
     type: "object",
     properties: {

@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
@@ -139,6 +139,26 @@ test("a custom command tool passes hostile-looking arguments literally, one argv
   assert.equal(reply.result?.isError, undefined, text(reply));
   assert.ok(text(reply).startsWith(`[--mode=a b]\n[${hostile}]\n`), text(reply));
   assert.equal(spawnSync("test", ["-e", marker]).status, 1, "nothing was executed");
+});
+
+test('shell_env "login": commands see what the login shell sets up, nothing leaks to the client', async () => {
+  const { dir, env } = setup("{}");
+  const shell = join(dir, "fake-login-shell");
+  // Called as: shell -l -i -c SCRIPT; sets what a ~/.profile would, and chats on stdout as rc
+  // files do, which must not reach the client.
+  writeFileSync(shell, '#!/bin/sh\necho welcome\nFROM_PROFILE=yes exec /bin/sh -c "$4"\n');
+  chmodSync(shell, 0o755);
+  client = new RawClient(PRODUCT_BINARY, [], dir, {
+    ...env,
+    SHELL: shell,
+    TOOLHOST_SHELL_ENV: "login",
+  });
+  const reply = await client.request(
+    "tools/call",
+    modern({ name: "bash", arguments: { command: 'echo "profile=$FROM_PROFILE"' } }),
+  );
+  assert.match(text(reply), /^profile=yes$/m);
+  assert.deepEqual(client.strayLines, []);
 });
 
 test("the configured output limit cuts bash's output", async () => {

@@ -24,3 +24,19 @@ export const READS_THE_WEB: ToolAnnotations = {
   idempotentHint: true,
   openWorldHint: true,
 };
+
+/** Changes toolhost's own records for the session (tasks, the plan, reminders), no user file. */
+export const KEEPS_WORKFLOW_STATE: ToolAnnotations = {
+  readOnlyHint: false,
+  destructiveHint: false,
+  idempotentHint: false,
+  openWorldHint: false,
+};
+
+/** Changes or replaces the user's files; doing it twice is not doing it once. */
+export const CHANGES_FILES: ToolAnnotations = {
+  readOnlyHint: false,
+  destructiveHint: true,
+  idempotentHint: false,
+  openWorldHint: false,
+};
