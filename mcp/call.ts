@@ -7,21 +7,23 @@ import { checkAnswer } from "./elicit_check.ts";
 import { isPlainObject, type JsonRpcNotification, type Params, type RequestId } from "./jsonrpc.ts";
 import { atLeast, describeLogData, type Logger, type LogLevel } from "./log.ts";
 import type { Scope } from "./eras.ts";
-import { type ToolContext, ToolError } from "./tool.ts";
+import { type SampleRequest, type SampleResult, type ToolContext, ToolError } from "./tool.ts";
 import { features } from "./versions.ts";
 
 /** What a call needs from the server around it. */
 export interface CallEnvironment {
   logger: Logger;
-  send(message: JsonRpcNotification): unknown;
+  /** `related` is the id of the request the message belongs to. */
+  send(message: JsonRpcNotification, related: RequestId): unknown;
   /** The directories the user allows, for a request of this scope. */
-  roots(scope: Scope): Promise<string[]>;
+  roots(scope: Scope, related: RequestId): Promise<string[]>;
   /** Sends a request to a legacy client and waits for its result. */
   ask(
     method: string,
     params: Params,
     timeoutMs: number,
     signal: AbortSignal,
+    related: RequestId,
   ): Promise<Record<string, unknown>>;
 }
 
@@ -90,11 +92,11 @@ export class Call {
     const params: Params = { progressToken: this.progressToken, progress: done };
     if (total !== undefined) params.total = total;
     if (message !== undefined) params.message = message;
-    this.#out.send({ jsonrpc: "2.0", method: "notifications/progress", params });
+    this.#out.send({ jsonrpc: "2.0", method: "notifications/progress", params }, this.id);
   }
 
   roots(): Promise<string[]> {
-    return this.#out.roots(this.scope);
+    return this.#out.roots(this.scope, this.id);
   }
 
   /**
@@ -138,6 +140,7 @@ export class Call {
       { ...form.request },
       ELICIT_TIMEOUT_MS,
       this.signal,
+      this.id,
     );
     const action = result.action;
     if (action !== "accept" && action !== "decline" && action !== "cancel") {
@@ -156,6 +159,34 @@ export class Call {
     return { action, content: checked.content };
   }
 
+  get canSample(): boolean {
+    return this.era === "legacy" && isPlainObject(this.scope.clientCapabilities.sampling);
+  }
+
+  async sample(request: SampleRequest): Promise<SampleResult> {
+    if (!this.canSample) {
+      throw new ToolError(
+        this.era === "modern"
+          ? "sampling is not available to MCP 2026-07-28 clients of this server yet"
+          : "this client cannot run prompts through its model (it did not declare sampling)",
+      );
+    }
+    const result = await this.#out.ask(
+      "sampling/createMessage",
+      { ...request },
+      ELICIT_TIMEOUT_MS,
+      this.signal,
+      this.id,
+    );
+    if (
+      (result.role !== "user" && result.role !== "assistant") ||
+      !isPlainObject(result.content) || typeof result.model !== "string"
+    ) {
+      throw new Error("the client answered sampling/createMessage without role, content and model");
+    }
+    return result as unknown as SampleResult;
+  }
+
   log(level: LogLevel, data: unknown): void {
     this.#out.logger.log(level, `${this.label}: ${describeLogData(data)}`);
     const threshold = this.scope.logLevel;
@@ -166,7 +197,7 @@ export class Call {
       jsonrpc: "2.0",
       method: "notifications/message",
       params: { level, logger: this.label, data },
-    });
+    }, this.id);
   }
 }
 
@@ -213,5 +244,13 @@ class ToolCallContext implements ToolContext {
 
   elicit(request: ElicitRequest): Promise<ElicitResult> {
     return this.#call.elicit(request);
+  }
+
+  get canSample(): boolean {
+    return this.#call.canSample;
+  }
+
+  sample(request: SampleRequest): Promise<SampleResult> {
+    return this.#call.sample(request);
   }
 }

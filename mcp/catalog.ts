@@ -56,6 +56,11 @@ export class ToolCatalog {
     this.#personal = this.#tools.some((tool) => tool.prepare);
   }
 
+  /** The input schema of the tool of this name, as prepared (undefined for no such tool). */
+  inputSchema(name: string): unknown {
+    return this.#byName.get(name)?.input;
+  }
+
   /**
    * Lets tools whose description depends on the disk (skills) fill it in, once, in the roots of
    * the first request. A tool that takes too long or fails is listed as it was defined.

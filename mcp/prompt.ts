@@ -4,6 +4,7 @@
  */
 import type { Completer, ReadContext } from "./resource.ts";
 import type { ContentBlock } from "./tool.ts";
+import type { Watch } from "./watch.ts";
 
 export interface PromptArgument {
   name: string;
@@ -38,6 +39,8 @@ export interface Prompt extends PromptSpec {
 export interface PromptFamilySpec {
   /** The prompts there are now, for this request's roots. */
   list(ctx: ReadContext): Promise<PromptSpec[]>;
+  /** When present, changes to what list() returns are notified (prompts/list_changed). */
+  watchList?: Watch;
   requires?: string;
 }
 

@@ -12,6 +12,7 @@ import type { ReadContext } from "./resource.ts";
 import { cacheable, compare } from "./resources.ts";
 import { closest } from "./suggest.ts";
 import { features } from "./versions.ts";
+import type { Watch } from "./watch.ts";
 
 interface PromptOptions {
   pageSize: number;
@@ -36,6 +37,11 @@ export class PromptCatalog {
       if (names.has(name)) throw new Error(`Two prompts are named ${name}`);
       names.add(name);
     }
+  }
+
+  /** What tells when prompts/list may answer differently: the families' list watches. */
+  get listWatches(): Watch[] {
+    return this.#families.flatMap((f) => f.watchList ? [f.watchList.bind(f)] : []);
   }
 
   /** Every prompt there is now, by name; a family member never shadows a fixed prompt. */

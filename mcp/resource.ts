@@ -4,6 +4,7 @@
  */
 import type { ToolContext } from "./tool.ts";
 import { UriTemplate } from "./uri_template.ts";
+import type { Unwatch, Watch, WatchContext } from "./watch.ts";
 
 /** What a resource or prompt handler may use: the same narrow view of a request as a tool's. */
 export type ReadContext = Pick<ToolContext, "signal" | "roots" | "log">;
@@ -48,6 +49,8 @@ interface Offered {
 
 export interface ResourceSpec extends Omit<ResourceInfo, "size">, Offered {
   read(ctx: ReadContext): Promise<ReadReturn>;
+  /** When present, clients may subscribe to this resource's changes. */
+  watch?: Watch;
 }
 
 export interface Resource extends ResourceSpec {
@@ -64,6 +67,10 @@ export interface ResourceTemplateSpec extends Offered {
   complete?: Record<string, Completer>;
   /** The concrete resources of this template worth listing in resources/list now. */
   list?(ctx: ReadContext): Promise<ResourceInfo[]>;
+  /** When present, clients may subscribe to changes of the resource these variables name. */
+  watch?(variables: Record<string, string>, ctx: WatchContext, changed: () => void): Unwatch;
+  /** When present, changes to what list() returns are notified (resources/list_changed). */
+  watchList?: Watch;
 }
 
 export interface ResourceTemplate extends ResourceTemplateSpec {

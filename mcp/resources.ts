@@ -15,6 +15,7 @@ import type {
   ResourceTemplate,
 } from "./resource.ts";
 import { features } from "./versions.ts";
+import type { Watch } from "./watch.ts";
 
 interface ResourceOptions {
   pageSize: number;
@@ -135,6 +136,30 @@ export class ResourceCatalog {
       ..."text" in body ? { text: body.text } : { blob: body.blob },
     }));
     return cacheable({ contents }, call, DYNAMIC_TTL_MS);
+  }
+
+  /**
+   * How to watch the resource at `uri` for changes: undefined when nothing by that URI can be
+   * read, null when it can but does not say when it changes.
+   */
+  watchFor(uri: string): Watch | null | undefined {
+    const fixed = this.#resources.find((resource) => resource.uri === uri);
+    if (fixed) return fixed.watch ?? null;
+    const found = this.#match(uri);
+    if (!found) return undefined;
+    const { template, variables } = found;
+    const watch = template.watch;
+    return watch ? (ctx, changed) => watch.call(template, variables, ctx, changed) : null;
+  }
+
+  /** What tells when resources/list may answer differently: the templates' list watches. */
+  get listWatches(): Watch[] {
+    return this.#templates.flatMap((t) => t.watchList ? [t.watchList.bind(t)] : []);
+  }
+
+  /** Whether any resource can be subscribed to (some URIs, at least). */
+  get subscribable(): boolean {
+    return this.#resources.some((r) => r.watch) || this.#templates.some((t) => t.watch);
   }
 
   /** The first template (in sorted order) the URI fits, with its variables. */

@@ -5,8 +5,7 @@
  */
 import { fileURLToPath } from "node:url";
 import { Call, type CallEnvironment } from "./call.ts";
-import { ToolCatalog } from "./catalog.ts";
-import { complete } from "./completion.ts";
+import { type ChangeListener, ChangeWatches } from "./change_watches.ts";
 import { type LegacySession, LOG_LEVEL_LIST, modernScope, type Scope } from "./eras.ts";
 import {
   classify,
@@ -27,11 +26,8 @@ import {
   RpcError,
 } from "./jsonrpc.ts";
 import { atLeast, describeLogData, isLogLevel, type Logger, type LogLevel } from "./log.ts";
-import type { Prompt, PromptFamily } from "./prompt.ts";
-import { PromptCatalog } from "./prompts.ts";
-import type { Resource, ResourceTemplate } from "./resource.ts";
-import { ResourceCatalog } from "./resources.ts";
-import type { Tool, ToolHooks } from "./tool.ts";
+import { type Connection, type Handler, McpService, type ServiceOptions } from "./service.ts";
+import { resourceNotFound } from "./handler_errors.ts";
 import {
   type Era,
   features,
@@ -39,65 +35,33 @@ import {
   META_LOG_LEVEL,
   META_PROTOCOL_VERSION,
   META_SERVER_INFO,
+  META_SUBSCRIPTION_ID,
   MODERN_VERSIONS,
   negotiateLegacy,
-  SUPPORTED_VERSIONS,
 } from "./versions.ts";
 
-export interface ServerInfo {
-  name: string;
-  title?: string;
-  version: string;
-}
+export type { ServerInfo } from "./service.ts";
 
-export interface ServerOptions {
-  info: ServerInfo;
-  instructions?: string;
-  tools: Tool[];
-  /** Resources with fixed URIs, resource templates and prompts (each optional). */
-  resources?: Resource[];
-  templates?: ResourceTemplate[];
-  prompts?: (Prompt | PromptFamily)[];
-  /** Diagnostics; goes to stderr, never to the client's stdout. */
-  logger: Logger;
+export interface ServerOptions extends ServiceOptions {
   /**
    * Every outgoing message (or batch reply) in the order it should be written. Returns false,
-   * sending nothing, when the message cannot be encoded as JSON.
+   * sending nothing, when the message cannot be encoded as JSON. `related` is the id of the
+   * client's request a message belongs to (a reply, its progress, a question asked for it):
+   * HTTP sends such messages on that request's stream.
    */
-  send(message: JsonRpcMessage | JsonRpcResponse[]): boolean;
-  /** Items per page of every list method. */
-  pageSize?: number;
-  /**
-   * Where tools may work: `fixed` (from the command line) wins; otherwise the client's roots
-   * when a legacy client offers them; otherwise `fallback` (the working directory).
-   */
-  roots: { fixed: string[]; fallback: string[] };
-  /** What every tool call passes through (plan mode, reminders). */
-  hooks?: ToolHooks;
-  /** Overrides of how long the client may take to answer us, and tools to prepare. */
-  timeouts?: { clientRequestMs?: number; prepareMs?: number };
+  send(message: JsonRpcMessage | JsonRpcResponse[], related?: RequestId): boolean;
+  /** Shared with other connections; made from these options when absent. */
+  service?: McpService;
 }
 
 /** How long the client gets to answer a request of ours (roots/list). */
 const CLIENT_REQUEST_TIMEOUT_MS = 10_000;
 
-/** How long clients may cache list and discovery results (modern era). */
-const CACHE_TTL_MS = 300_000;
-
-type Handler = (params: Params, call: Call) => Promise<Record<string, unknown>>;
-interface Method {
-  run: Handler;
-  eras: readonly Era[];
-}
-
 const keyOf = (id: RequestId) => (typeof id === "string" ? `s${id}` : `n${id}`);
 
-export class McpServer {
+export class McpServer implements Connection {
   readonly #options: ServerOptions;
-  readonly #catalog: ToolCatalog;
-  readonly #resources?: ResourceCatalog;
-  readonly #prompts?: PromptCatalog;
-  readonly #methods: Map<string, Method>;
+  readonly #service: McpService;
   readonly #calls = new Map<string, Call>();
   /** Requests and batches whose replies are not sent yet, and who waits for that to be none. */
   #unanswered = 0;
@@ -115,65 +79,24 @@ export class McpServer {
   /** The legacy client's roots, fetched when it offers them and refetched when they change. */
   #clientRoots: Promise<string[]> | null = null;
   readonly #environment: CallEnvironment;
+  /** Made when someone first wants to hear of changes. */
+  #watches?: ChangeWatches;
+  /** The legacy session as a receiver of change notifications. */
+  readonly #legacyListener: ChangeListener = {
+    deliver: (method, params) => this.#options.send({ jsonrpc: "2.0", method, params }),
+  };
 
   constructor(options: ServerOptions) {
     this.#options = options;
+    this.#service = options.service ?? new McpService(options);
     this.#serverMeta = Object.freeze({ [META_SERVER_INFO]: options.info });
     this.#environment = {
       logger: options.logger,
       send: options.send,
-      roots: (scope) => this.#roots(scope),
-      ask: (method, params, timeoutMs, signal) => this.#ask(method, params, timeoutMs, signal),
+      roots: (scope, related) => this.#roots(scope, related),
+      ask: (method, params, timeoutMs, signal, related) =>
+        this.#ask(method, params, timeoutMs, signal, related),
     };
-    const pageSize = options.pageSize ?? 100;
-    this.#catalog = new ToolCatalog(options.tools, options.logger, {
-      pageSize,
-      cacheTtlMs: CACHE_TTL_MS,
-      hooks: options.hooks,
-      prepareTimeoutMs: options.timeouts?.prepareMs,
-    });
-    const resources = options.resources ?? [];
-    const templates = options.templates ?? [];
-    if (resources.length || templates.length) {
-      this.#resources = new ResourceCatalog(resources, templates, options.logger, {
-        pageSize,
-        cacheTtlMs: CACHE_TTL_MS,
-      });
-    }
-    if (options.prompts?.length) {
-      this.#prompts = new PromptCatalog(options.prompts, options.logger, { pageSize });
-    }
-    const both: Era[] = ["legacy", "modern"];
-    this.#methods = new Map<string, Method>([
-      ["initialize", { run: (params) => this.#initialize(params), eras: ["legacy"] }],
-      ["ping", { run: () => Promise.resolve({}), eras: ["legacy"] }],
-      ["logging/setLevel", { run: (params) => this.#setLevel(params), eras: ["legacy"] }],
-      ["server/discover", { run: () => Promise.resolve(this.#discover()), eras: ["modern"] }],
-      ["tools/list", { run: (params, call) => this.#catalog.list(params, call), eras: both }],
-      ["tools/call", { run: (params, call) => this.#catalog.call(params, call), eras: both }],
-    ]);
-    // Only what is offered is answered: the rest stays "method not found", as capabilities say.
-    const res = this.#resources;
-    if (res) {
-      this.#methods.set("resources/list", { run: (p, c) => res.list(p, c), eras: both });
-      this.#methods.set("resources/templates/list", {
-        run: (p, c) => res.listTemplates(p, c),
-        eras: both,
-      });
-      this.#methods.set("resources/read", { run: (p, c) => res.read(p, c), eras: both });
-    }
-    const prompts = this.#prompts;
-    if (prompts) {
-      this.#methods.set("prompts/list", { run: (p, c) => prompts.list(p, c), eras: both });
-      this.#methods.set("prompts/get", { run: (p, c) => prompts.get(p, c), eras: both });
-    }
-    if (res?.templates.length || prompts) {
-      const catalogs = { resources: res, prompts, logger: options.logger };
-      this.#methods.set("completion/complete", {
-        run: (p, c) => complete(p, c, catalogs),
-        eras: both,
-      });
-    }
   }
 
   get inFlight(): number {
@@ -185,8 +108,8 @@ export class McpServer {
    * client that set a level it passes. 2026-07-28 logging is per request only, so those clients
    * see it only where a tool result carries it.
    */
-  log(level: LogLevel, logger: string, data: unknown): void {
-    this.#options.logger.log(level, `${logger}: ${describeLogData(data)}`);
+  log(level: LogLevel, logger: string, data: unknown, toStderr = true): void {
+    if (toStderr) this.#options.logger.log(level, `${logger}: ${describeLogData(data)}`);
     const min = this.#session?.logLevel;
     if (min && atLeast(level, min)) {
       this.#options.send({
@@ -205,7 +128,11 @@ export class McpServer {
   /** Handles one line of input. Never throws; every problem becomes a reply or a stderr line. */
   handleLine(line: string): void {
     if (line.trim() === "") return;
-    const decoded = decodeLine(line);
+    this.handleMessage(decodeLine(line));
+  }
+
+  /** Handles one message already decoded (an HTTP body). */
+  handleMessage(decoded: Decoded): void {
     if (this.#held && (decoded.kind === "request" || decoded.kind === "batch")) {
       this.#held.push(decoded);
       return;
@@ -236,6 +163,7 @@ export class McpServer {
     this.release();
     for (const call of this.#calls.values()) call.abort("shutdown");
     await this.settled(ms);
+    this.close();
   }
 
   /** Resolves once every request has been answered (or dropped), or after `ms`. */
@@ -345,7 +273,8 @@ export class McpServer {
 
   /** Sends a reply; one that JSON cannot carry (a BigInt, a cycle) becomes -32603, not a crash. */
   #reply(reply: JsonRpcResponse | JsonRpcResponse[]): void {
-    if (this.#options.send(reply)) return;
+    const related = Array.isArray(reply) ? undefined : reply.id ?? undefined;
+    if (this.#options.send(reply, related)) return;
     const encodable = (r: JsonRpcResponse) => {
       try {
         JSON.stringify(r);
@@ -362,7 +291,7 @@ export class McpServer {
         );
       }
     };
-    this.#options.send(Array.isArray(reply) ? reply.map(encodable) : encodable(reply));
+    this.#options.send(Array.isArray(reply) ? reply.map(encodable) : encodable(reply), related);
   }
 
   #handleNotification(message: JsonRpcNotification): void {
@@ -370,25 +299,40 @@ export class McpServer {
     if (message.method === "notifications/cancelled") {
       const id = params.requestId;
       if (typeof id !== "string" && typeof id !== "number") return;
-      const call = this.#calls.get(keyOf(id));
-      // initialize cannot be cancelled; unknown or finished requests are ignored.
-      if (!call || call.method === "initialize") return;
-      call.abort("cancelled");
-      // The client will get no reply, so to it the id is free again at once, even while the
-      // tool is still cleaning up.
-      this.#calls.delete(keyOf(id));
-      this.#options.logger.log(
-        "info",
-        `request ${JSON.stringify(id)} (${call.method}) cancelled by the client${
-          typeof params.reason === "string" ? `: ${params.reason}` : ""
-        }`,
-      );
+      this.cancel(id, typeof params.reason === "string" ? params.reason : undefined);
       return;
     }
     if (message.method === "notifications/roots/list_changed") {
       this.#clientRoots = null; // fetched again when a tool next asks
     }
     this.#options.logger.log("debug", `notification ${message.method}`);
+  }
+
+  /** Cancels a request in flight: it gets no reply. Unknown or finished ids are ignored. */
+  cancel(id: RequestId, reason?: string): void {
+    const call = this.#calls.get(keyOf(id));
+    // initialize cannot be cancelled.
+    if (!call || call.method === "initialize") return;
+    call.abort("cancelled");
+    // The client will get no reply, so to it the id is free again at once, even while the
+    // tool is still cleaning up.
+    this.#calls.delete(keyOf(id));
+    this.#options.logger.log(
+      "info",
+      `request ${JSON.stringify(id)} (${call.method}) cancelled by the client${
+        reason ? `: ${reason}` : ""
+      }`,
+    );
+  }
+
+  /** Whether a request with this id is in flight. */
+  busy(id: RequestId): boolean {
+    return this.#calls.has(keyOf(id));
+  }
+
+  /** The protocol version `initialize` settled, if it has run. */
+  get sessionVersion(): string | undefined {
+    return this.#session?.version;
   }
 
   async #handleRequest(message: JsonRpcRequest): Promise<JsonRpcResponse | null> {
@@ -420,7 +364,7 @@ export class McpServer {
         this.#environment,
       );
       this.#calls.set(key, call);
-      const result = await run(params, call);
+      const result = await run(params, call, this);
       if (call.reason === "cancelled") return null;
       return { jsonrpc: "2.0", id, result: this.#decorate(result, call.era) };
     } catch (error) {
@@ -457,7 +401,7 @@ export class McpServer {
   }
 
   #methodFor(name: string, scope: Scope): Handler {
-    const method = this.#methods.get(name);
+    const method = this.#service.methods.get(name);
     if (!method) throw new RpcError(METHOD_NOT_FOUND, `Method not found: ${name}`);
     if (!method.eras.includes(scope.era)) {
       if (scope.era === "modern") {
@@ -497,7 +441,7 @@ export class McpServer {
     return result;
   }
 
-  #initialize(params: Params): Promise<Record<string, unknown>> {
+  initialize(params: Params): Record<string, unknown> {
     if (typeof params.protocolVersion !== "string") {
       throw new RpcError(
         INVALID_PARAMS,
@@ -511,21 +455,127 @@ export class McpServer {
       logLevel: null,
     };
     this.#clientRoots = null;
+    const capabilities = this.#service.capabilities(version);
+    this.#hearListChanges(capabilities);
     const result: Record<string, unknown> = {
       protocolVersion: version,
-      capabilities: this.#capabilities(version),
+      capabilities,
       serverInfo: this.#options.info,
     };
     if (this.#options.instructions) result.instructions = this.#options.instructions;
-    return Promise.resolve(result);
+    return result;
   }
 
-  #setLevel(params: Params): Promise<Record<string, unknown>> {
+  /** A legacy session hears of every list change its capabilities announce. */
+  #hearListChanges(capabilities: Record<string, unknown>): void {
+    const watches = this.#changeWatches();
+    watches.removeListener(this.#legacyListener);
+    for (const kind of ["tools", "prompts", "resources"] as const) {
+      const announced = capabilities[kind] as { listChanged?: boolean } | undefined;
+      if (announced?.listChanged) watches.addList(this.#legacyListener, kind);
+    }
+  }
+
+  #changeWatches(): ChangeWatches {
+    this.#watches ??= new ChangeWatches(this.#service, {
+      roots: () => this.#roots(this.#scope("resources/subscribe", {}, {})),
+      log: (level, data) => this.#options.logger.log(level, `watch: ${describeLogData(data)}`),
+    }, this.#options.logger);
+    return this.#watches;
+  }
+
+  subscribe(params: Params, call: Call): Record<string, unknown> {
+    const uri = this.#subscriptionUri(params, call);
+    if (!this.#changeWatches().addResource(this.#legacyListener, uri)) {
+      throw new RpcError(
+        INVALID_PARAMS,
+        `Invalid params: ${uri} cannot be subscribed to: it does not tell when it changes`,
+      );
+    }
+    return {};
+  }
+
+  unsubscribe(params: Params, call: Call): Record<string, unknown> {
+    const uri = this.#subscriptionUri(params, call);
+    this.#watches?.removeResource(this.#legacyListener, uri);
+    return {};
+  }
+
+  #subscriptionUri(params: Params, call: Call): string {
+    const uri = params.uri;
+    if (typeof uri !== "string" || uri === "") {
+      throw new RpcError(
+        INVALID_PARAMS,
+        `Invalid params: ${call.method} needs params.uri (a non-empty string)`,
+      );
+    }
+    if (this.#service.watchFor(uri) === undefined) throw resourceNotFound(uri, call.era);
+    return uri;
+  }
+
+  /**
+   * subscriptions/listen: acknowledges what it will tell, then tells it, tagged with the
+   * request's id, until the client cancels (no reply then) or the server shuts down (a reply
+   * that says the stream ended on purpose).
+   */
+  async listen(params: Params, call: Call): Promise<Record<string, unknown>> {
+    const asked = params.notifications;
+    if (!isPlainObject(asked)) {
+      throw new RpcError(
+        INVALID_PARAMS,
+        "Invalid params: subscriptions/listen needs params.notifications (an object naming what to hear)",
+      );
+    }
+    const uris = asked.resourceSubscriptions;
+    if (uris !== undefined && !(Array.isArray(uris) && uris.every((u) => typeof u === "string"))) {
+      throw new RpcError(
+        INVALID_PARAMS,
+        "Invalid params: notifications.resourceSubscriptions must be an array of URIs",
+      );
+    }
+    const tag = { [META_SUBSCRIPTION_ID]: call.id };
+    const listener: ChangeListener = {
+      deliver: (method, params) =>
+        this.#options.send({ jsonrpc: "2.0", method, params: { ...params, _meta: tag } }, call.id),
+    };
+    const watches = this.#changeWatches();
+    const granted: Record<string, unknown> = {};
+    const flags = {
+      toolsListChanged: "tools",
+      promptsListChanged: "prompts",
+      resourcesListChanged: "resources",
+    } as const;
+    const lists = Object.entries(flags).filter(([flag, kind]) =>
+      asked[flag] === true && watches.canWatchList(kind)
+    );
+    for (const [flag] of lists) granted[flag] = true;
+    const resources = [...new Set(uris ?? [])].filter((uri) => this.#service.watchFor(uri));
+    if (uris !== undefined) granted.resourceSubscriptions = resources;
+    // The acknowledgment goes first: nothing is watched until it is on its way.
+    this.#options.send({
+      jsonrpc: "2.0",
+      method: "notifications/subscriptions/acknowledged",
+      params: { _meta: tag, notifications: granted },
+    }, call.id);
+    for (const [, kind] of lists) watches.addList(listener, kind);
+    for (const uri of resources) watches.addResource(listener, uri);
+    try {
+      await new Promise<void>((resolve) => {
+        if (call.signal.aborted) resolve();
+        call.signal.addEventListener("abort", () => resolve(), { once: true });
+      });
+    } finally {
+      watches.removeListener(listener);
+    }
+    return { _meta: tag };
+  }
+
+  setLevel(params: Params): Record<string, unknown> {
     if (!isLogLevel(params.level)) {
       throw new RpcError(INVALID_PARAMS, `Invalid params: level must be one of ${LOG_LEVEL_LIST}`);
     }
     this.#session!.logLevel = params.level;
-    return Promise.resolve({});
+    return {};
   }
 
   /**
@@ -537,6 +587,7 @@ export class McpServer {
     params: Params,
     timeoutMs = this.#options.timeouts?.clientRequestMs ?? CLIENT_REQUEST_TIMEOUT_MS,
     signal?: AbortSignal,
+    related?: RequestId,
   ): Promise<Record<string, unknown>> {
     const id = `toolhost-${this.#nextAskId++}`;
     return new Promise((resolve, reject) => {
@@ -552,7 +603,7 @@ export class McpServer {
           jsonrpc: "2.0",
           method: "notifications/cancelled",
           params: { requestId: id, reason },
-        });
+        }, related);
         reject(error);
       };
       const onAbort = () =>
@@ -574,15 +625,15 @@ export class McpServer {
         if ("error" in response) reject(new Error(`${method} failed: ${response.error.message}`));
         else resolve(response.result);
       });
-      this.#options.send({ jsonrpc: "2.0", id, method, params });
+      this.#options.send({ jsonrpc: "2.0", id, method, params }, related);
     });
   }
 
-  #roots(scope: Scope): Promise<string[]> {
+  #roots(scope: Scope, related?: RequestId): Promise<string[]> {
     const { fixed, fallback } = this.#options.roots;
     if (fixed.length > 0) return Promise.resolve(fixed);
     if (scope.era === "legacy" && this.#session?.clientCapabilities.roots) {
-      this.#clientRoots ??= this.#ask("roots/list", {}).then(
+      this.#clientRoots ??= this.#ask("roots/list", {}, undefined, undefined, related).then(
         (result) => rootPaths(result, this.#options.logger),
         (error) => {
           // Until the client says its roots changed, do not make every call wait again.
@@ -600,33 +651,9 @@ export class McpServer {
     return Promise.resolve(fallback);
   }
 
-  /**
-   * Exactly what is implemented, for a legacy `version` or (null) the modern era. No
-   * `subscribe` or `listChanged`: this server sends no change notifications.
-   */
-  #capabilities(version: string | null): Record<string, unknown> {
-    const capabilities: Record<string, unknown> = {
-      tools: version === null ? {} : { listChanged: false },
-      logging: {},
-    };
-    if (this.#resources) capabilities.resources = {};
-    if (this.#prompts) capabilities.prompts = {};
-    const completes = this.#methods.has("completion/complete");
-    if (completes && (version === null || features.completionsCapability(version))) {
-      capabilities.completions = {};
-    }
-    return capabilities;
-  }
-
-  #discover(): Record<string, unknown> {
-    const result: Record<string, unknown> = {
-      supportedVersions: SUPPORTED_VERSIONS,
-      capabilities: this.#capabilities(null),
-      ttlMs: CACHE_TTL_MS,
-      cacheScope: "public",
-    };
-    if (this.#options.instructions) result.instructions = this.#options.instructions;
-    return result;
+  /** Stops this connection's watches (the connection itself ends with its transport). */
+  close(): void {
+    this.#watches?.close();
   }
 }
 

@@ -47,6 +47,30 @@ export interface ToolContext {
    * answer: code before the question must be safe to run twice. Check `canElicit` first.
    */
   elicit(request: ElicitRequest): Promise<ElicitResult>;
+  /**
+   * Whether the client can run a prompt through its model for us (sampling). Only clients of
+   * MCP 2025-11-25 and earlier: the 2026-07-28 form is not implemented here yet.
+   */
+  readonly canSample: boolean;
+  /** Asks the client's model; check `canSample` first. */
+  sample(request: SampleRequest): Promise<SampleResult>;
+}
+
+/** sampling/createMessage as MCP defines it; the client may show it to the user first. */
+export interface SampleRequest {
+  messages: { role: "user" | "assistant"; content: ContentBlock }[];
+  maxTokens: number;
+  systemPrompt?: string;
+  temperature?: number;
+  stopSequences?: string[];
+  modelPreferences?: Record<string, unknown>;
+}
+
+export interface SampleResult {
+  role: "user" | "assistant";
+  content: ContentBlock;
+  model: string;
+  stopReason?: string;
 }
 
 /** Everything a handler may return: text, content blocks, or the full form. */

@@ -15,6 +15,7 @@ export const META_PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion";
 export const META_CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";
 export const META_LOG_LEVEL = "io.modelcontextprotocol/logLevel";
 export const META_SERVER_INFO = "io.modelcontextprotocol/serverInfo";
+export const META_SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId";
 
 export function isModernVersion(version: string): boolean {
   return (MODERN_VERSIONS as readonly string[]).includes(version);

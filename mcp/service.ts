@@ -1,0 +1,195 @@
+/**
+ * What every connection of one server shares: the catalogs of tools, resources and prompts,
+ * which methods exist, and the capabilities that follow from them. A connection (server.ts)
+ * adds what belongs to one client: its session, its requests in flight, its subscriptions.
+ */
+import type { Call } from "./call.ts";
+import { ToolCatalog } from "./catalog.ts";
+import type { ChangeSources, ListKind } from "./change_watches.ts";
+import { complete } from "./completion.ts";
+import type { Params } from "./jsonrpc.ts";
+import type { Logger } from "./log.ts";
+import type { Prompt, PromptFamily } from "./prompt.ts";
+import { PromptCatalog } from "./prompts.ts";
+import type { Resource, ResourceTemplate } from "./resource.ts";
+import { ResourceCatalog } from "./resources.ts";
+import type { Tool, ToolHooks } from "./tool.ts";
+import { type Era, features, SUPPORTED_VERSIONS } from "./versions.ts";
+import type { Watch } from "./watch.ts";
+
+export interface ServerInfo {
+  name: string;
+  title?: string;
+  version: string;
+}
+
+export interface ServiceOptions {
+  info: ServerInfo;
+  instructions?: string;
+  tools: Tool[];
+  /** Resources with fixed URIs, resource templates and prompts (each optional). */
+  resources?: Resource[];
+  templates?: ResourceTemplate[];
+  prompts?: (Prompt | PromptFamily)[];
+  /** Diagnostics; goes to stderr, never to the client's stdout. */
+  logger: Logger;
+  /** Items per page of every list method. */
+  pageSize?: number;
+  /**
+   * Where tools may work: `fixed` (from the command line) wins; otherwise the client's roots
+   * when a legacy client offers them; otherwise `fallback` (the working directory).
+   */
+  roots: { fixed: string[]; fallback: string[] };
+  /** What every tool call passes through (plan mode, reminders). */
+  hooks?: ToolHooks;
+  /** Overrides of how long the client may take to answer us, and tools to prepare. */
+  timeouts?: { clientRequestMs?: number; prepareMs?: number };
+}
+
+/** How long clients may cache list and discovery results (modern era). */
+export const CACHE_TTL_MS = 300_000;
+
+/** What a method handler may ask of the connection the request came on. */
+export interface Connection {
+  initialize(params: Params): Record<string, unknown>;
+  setLevel(params: Params): Record<string, unknown>;
+  subscribe(params: Params, call: Call): Record<string, unknown>;
+  unsubscribe(params: Params, call: Call): Record<string, unknown>;
+  listen(params: Params, call: Call): Promise<Record<string, unknown>>;
+}
+
+export type Handler = (
+  params: Params,
+  call: Call,
+  connection: Connection,
+) => Promise<Record<string, unknown>> | Record<string, unknown>;
+
+export interface Method {
+  run: Handler;
+  eras: readonly Era[];
+}
+
+const BOTH: Era[] = ["legacy", "modern"];
+const LEGACY: Era[] = ["legacy"];
+const MODERN: Era[] = ["modern"];
+
+export class McpService implements ChangeSources {
+  readonly options: ServiceOptions;
+  readonly catalog: ToolCatalog;
+  readonly resources?: ResourceCatalog;
+  readonly prompts?: PromptCatalog;
+  readonly methods: Map<string, Method>;
+
+  constructor(options: ServiceOptions) {
+    this.options = options;
+    const pageSize = options.pageSize ?? 100;
+    this.catalog = new ToolCatalog(options.tools, options.logger, {
+      pageSize,
+      cacheTtlMs: CACHE_TTL_MS,
+      hooks: options.hooks,
+      prepareTimeoutMs: options.timeouts?.prepareMs,
+    });
+    const resources = options.resources ?? [];
+    const templates = options.templates ?? [];
+    if (resources.length || templates.length) {
+      this.resources = new ResourceCatalog(resources, templates, options.logger, {
+        pageSize,
+        cacheTtlMs: CACHE_TTL_MS,
+      });
+    }
+    if (options.prompts?.length) {
+      this.prompts = new PromptCatalog(options.prompts, options.logger, { pageSize });
+    }
+    this.methods = this.#methodTable();
+  }
+
+  #methodTable(): Map<string, Method> {
+    const catalog = this.catalog;
+    const methods = new Map<string, Method>([
+      ["initialize", { run: (p, _c, conn) => conn.initialize(p), eras: LEGACY }],
+      ["ping", { run: () => ({}), eras: LEGACY }],
+      ["logging/setLevel", { run: (p, _c, conn) => conn.setLevel(p), eras: LEGACY }],
+      ["server/discover", { run: () => this.discover(), eras: MODERN }],
+      ["tools/list", { run: (p, c) => catalog.list(p, c), eras: BOTH }],
+      ["tools/call", { run: (p, c) => catalog.call(p, c), eras: BOTH }],
+    ]);
+    // Only what is offered is answered: the rest stays "method not found", as capabilities say.
+    const res = this.resources;
+    if (res) {
+      methods.set("resources/list", { run: (p, c) => res.list(p, c), eras: BOTH });
+      methods.set("resources/templates/list", {
+        run: (p, c) => res.listTemplates(p, c),
+        eras: BOTH,
+      });
+      methods.set("resources/read", { run: (p, c) => res.read(p, c), eras: BOTH });
+      if (res.subscribable) {
+        methods.set("resources/subscribe", {
+          run: (p, c, conn) => conn.subscribe(p, c),
+          eras: LEGACY,
+        });
+        methods.set("resources/unsubscribe", {
+          run: (p, c, conn) => conn.unsubscribe(p, c),
+          eras: LEGACY,
+        });
+      }
+    }
+    const prompts = this.prompts;
+    if (prompts) {
+      methods.set("prompts/list", { run: (p, c) => prompts.list(p, c), eras: BOTH });
+      methods.set("prompts/get", { run: (p, c) => prompts.get(p, c), eras: BOTH });
+    }
+    if (res?.templates.length || prompts) {
+      const catalogs = { resources: res, prompts, logger: this.options.logger };
+      methods.set("completion/complete", { run: (p, c) => complete(p, c, catalogs), eras: BOTH });
+    }
+    methods.set("subscriptions/listen", { run: (p, c, conn) => conn.listen(p, c), eras: MODERN });
+    return methods;
+  }
+
+  watchFor(uri: string): Watch | null | undefined {
+    return this.resources?.watchFor(uri);
+  }
+
+  listWatches(kind: ListKind): readonly Watch[] {
+    if (kind === "resources") return this.resources?.listWatches ?? [];
+    if (kind === "prompts") return this.prompts?.listWatches ?? [];
+    return [];
+  }
+
+  /**
+   * Exactly what is implemented, for a legacy `version` or (null) the modern era: change
+   * notifications are announced only where something can tell of changes.
+   */
+  capabilities(version: string | null): Record<string, unknown> {
+    const capabilities: Record<string, unknown> = {
+      tools: version === null ? {} : { listChanged: false },
+      logging: {},
+    };
+    const res = this.resources;
+    if (res) {
+      capabilities.resources = {
+        ...(res.subscribable ? { subscribe: true } : {}),
+        ...(res.listWatches.length ? { listChanged: true } : {}),
+      };
+    }
+    if (this.prompts) {
+      capabilities.prompts = this.prompts.listWatches.length ? { listChanged: true } : {};
+    }
+    const completes = this.methods.has("completion/complete");
+    if (completes && (version === null || features.completionsCapability(version))) {
+      capabilities.completions = {};
+    }
+    return capabilities;
+  }
+
+  discover(): Record<string, unknown> {
+    const result: Record<string, unknown> = {
+      supportedVersions: SUPPORTED_VERSIONS,
+      capabilities: this.capabilities(null),
+      ttlMs: CACHE_TTL_MS,
+      cacheScope: "public",
+    };
+    if (this.options.instructions) result.instructions = this.options.instructions;
+    return result;
+  }
+}
