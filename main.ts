@@ -16,6 +16,10 @@ import { formatConfig } from "./config/print.ts";
 import pkg from "./package.json" with { type: "json" };
 import { describeLogData, LOG_LEVELS, type LogLevel, stderrLogger } from "./mcp/log.ts";
 import { McpServer } from "./mcp/server.ts";
+import { McpService } from "./mcp/service.ts";
+import { HttpTransport } from "./mcp/http.ts";
+import { HttpGuard, isLoopbackHost } from "./mcp/http_guard.ts";
+import { listen } from "./mcp/http_listen.ts";
 import { serveStdio, StdoutWriter } from "./mcp/stdio.ts";
 import { type Contribution, sortContributions, withOfferedTools } from "./mcp/contribution.ts";
 import { SUPPORTED_VERSIONS } from "./mcp/versions.ts";
@@ -55,6 +59,12 @@ Options:
   --allow-private-network
                       let fetch_url reach loopback, private, link-local and cloud-metadata
                       addresses (refused by default)
+  --http [HOST:]PORT  serve MCP over Streamable HTTP at http://HOST:PORT/mcp instead of
+                      stdio (HOST defaults to 127.0.0.1; PORT 0 picks a free one)
+  --http-token TOKEN  require "Authorization: Bearer TOKEN" (or set TOOLHOST_HTTP_TOKEN);
+                      needed whenever HOST is not a loopback address
+  --http-origin URL   also accept browser requests from this origin (repeatable); loopback
+                      origins are always accepted, others are refused (DNS rebinding)
   --max-line-mb N     refuse messages over N MB (default 64; counted in characters,
                       one per byte for JSON's mostly ASCII text)
   --log-level LEVEL   stderr verbosity: ${LOG_LEVELS.join(", ")} (default info)
@@ -115,6 +125,31 @@ function launch(viaNpm: boolean): Launch {
 const SESSION_FLAGS = new Set(["--read-only", "--allow-private-network"]);
 const SESSION_OPTIONS = new Set(["--root", "--config", "--max-line-mb", "--log-level"]);
 
+/** Where --http listens; exits 2 when the address cannot be used safely. */
+function httpAddress(flags: ReturnType<typeof parseFlags>) {
+  const spec = flags.http!;
+  const match = spec.match(/^(?:(\[[0-9a-fA-F:.]+\]|[^:\s]+):)?(\d{1,5})$/);
+  const port = Number(match?.[2]);
+  if (!match || port > 65535) {
+    usageError(`--http takes [HOST:]PORT (like 8080 or 127.0.0.1:8080), not ${spec}`);
+  }
+  const host = (match[1] ?? "127.0.0.1").replace(/^\[(.*)\]$/, "$1");
+  const token = flags["http-token"] ?? process.env.TOOLHOST_HTTP_TOKEN ?? undefined;
+  delete process.env.TOOLHOST_HTTP_TOKEN; // commands we run must not see it
+  if (!isLoopbackHost(host) && !token) {
+    usageError(
+      `--http ${spec} listens beyond this machine: set a token with --http-token or ` +
+        "TOOLHOST_HTTP_TOKEN (clients then send Authorization: Bearer <token>)",
+    );
+  }
+  for (const origin of flags["http-origin"] ?? []) {
+    if (!/^https?:\/\/[^/\s]+$/.test(origin)) {
+      usageError(`--http-origin takes an origin like https://example.com, not ${origin}`);
+    }
+  }
+  return { host, port, token: token || undefined, origins: flags["http-origin"] ?? [] };
+}
+
 /** The session flags given, with paths absolute (as the server itself reads them). */
 function forwardedFlags(argv: string[]): string[] {
   const out: string[] = [];
@@ -152,6 +187,9 @@ function parseFlags(argv: string[]) {
         "config": { type: "string" },
         "print-config": { type: "boolean" },
         "mcp-json": { type: "boolean" },
+        "http": { type: "string" },
+        "http-token": { type: "string" },
+        "http-origin": { type: "string", multiple: true },
       },
     }).values;
   } catch (error) {
@@ -187,6 +225,7 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
     process.stdout.write(mcpJson(launch(viaNpm), forwardedFlags(argv)));
     process.exit(0);
   }
+  const http = flags.http !== undefined ? httpAddress(flags) : undefined;
   const maxLineMb = settings.limits.maxLineMb;
   const logLevel = settings.logLevel as LogLevel;
   const roots = settings.roots;
@@ -228,18 +267,25 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
   for (const warning of assembled.warnings) logger.log("warning", warning);
   for (const { name, why } of assembled.removed) logger.log("debug", `tool ${name} is off: ${why}`);
   setLoginEnvWarning((message) => logger.log("warning", message));
-  const writer = new StdoutWriter(process.stdout, () => stop("stdout closed", 0));
-  const server = new McpServer({
+  const service = new McpService({
     info: { name: "toolhost", title: "toolhost", version: pkg.version },
     instructions: INSTRUCTIONS,
     tools,
     // Resources and prompts go with the tools they belong to (tools.deny, read_only).
     ...withOfferedTools(others, tools),
     logger,
-    send: (message) => writer.send(message),
     roots: { fixed: roots, fallback: [process.cwd()] },
     hooks: toolHooks,
   });
+  // A bug in one tool must not end everyone's session: report it and keep serving.
+  process.on("unhandledRejection", (reason) => {
+    logger.log("error", `unhandled rejection: ${describeLogData(reason)}`);
+  });
+  const maxBytes = Math.floor(maxLineMb * 1024 * 1024);
+  if (http) return serveHttp(service, http, maxBytes, (next) => (stop = next));
+
+  const writer = new StdoutWriter(process.stdout, () => stop("stdout closed", 0));
+  const server = new McpServer({ ...service.options, service, send: (m) => writer.send(m) });
   setProgramLog((level, logger, data) => server.log(level, logger, data));
 
   let stopping = false;
@@ -256,17 +302,55 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
     await writer.flush(left());
     process.exit(0);
   };
-  // A bug in one tool must not end everyone's session: report it and keep serving.
-  process.on("unhandledRejection", (reason) => {
-    logger.log("error", `unhandled rejection: ${describeLogData(reason)}`);
-  });
 
   try {
-    await serveStdio(server, writer, process.stdin, Math.floor(maxLineMb * 1024 * 1024));
+    await serveStdio(server, writer, process.stdin, maxBytes);
   } catch (error) {
     logger.log("error", `reading stdin failed: ${(error as Error).message}`);
   }
   return stop("end of input", 300);
+}
+
+type Stop = (why: string, graceMs: number) => Promise<never>;
+
+/** --http: serves until a signal; stdin is not read (the server is not a client's child). */
+async function serveHttp(
+  service: McpService,
+  address: ReturnType<typeof httpAddress>,
+  maxBodyBytes: number,
+  setStop: (stop: Stop) => void,
+): Promise<never> {
+  const logger = service.options.logger;
+  const transport = new HttpTransport({
+    service,
+    logger,
+    maxBodyBytes,
+    guard: new HttpGuard({ host: address.host, origins: address.origins, token: address.token }),
+  });
+  setProgramLog((level, logger, data) => transport.log(level, logger, data));
+  let listening;
+  try {
+    listening = await listen(address.host, address.port, maxBodyBytes, transport.handle);
+  } catch (error) {
+    process.stderr.write(
+      `toolhost: cannot listen on ${address.host}:${address.port}: ${(error as Error).message}\n`,
+    );
+    process.exit(1);
+  }
+  const shown = address.host.includes(":") ? `[${address.host}]` : address.host;
+  logger.log("info", `serving MCP at http://${shown}:${listening.port}/mcp`);
+  let stopping = false;
+  const stop: Stop = async (why) => {
+    if (stopping) return new Promise<never>(() => {});
+    stopping = true;
+    logger.log("info", `stopping (${why}) with ${transport.sessions} session(s) open`);
+    const budget = new Promise((resolve) => setTimeout(resolve, SHUTDOWN_BUDGET_MS - 300));
+    await Promise.race([transport.close().then(() => listening.close()), budget]);
+    killAllGroups();
+    process.exit(0);
+  };
+  setStop(stop);
+  return new Promise<never>(() => {});
 }
 
 if (import.meta.main) await main(process.argv.slice(2));

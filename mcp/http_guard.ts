@@ -1,0 +1,92 @@
+/**
+ * Who may talk to the HTTP endpoint: requests whose Origin or Host betray DNS rebinding (a web
+ * page that made its own name point at this machine) are refused, and so is anyone without
+ * the bearer token when one is set.
+ */
+import { createHash, timingSafeEqual } from "node:crypto";
+
+const LOOPBACK_NAMES = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
+
+export function isLoopbackHost(host: string): boolean {
+  return LOOPBACK_NAMES.has(host.toLowerCase()) || /^127(\.\d{1,3}){3}$/.test(host);
+}
+
+export interface GuardOptions {
+  /** The host the server listens on. */
+  host: string;
+  /** Origins allowed besides loopback ones, exactly as browsers send them. */
+  origins: readonly string[];
+  /** Required as `Authorization: Bearer <token>` when set. */
+  token?: string;
+}
+
+export type Refusal = { status: 401 | 403; message: string; headers?: Record<string, string> };
+
+export class HttpGuard {
+  readonly #origins: Set<string>;
+  readonly #tokenDigest?: Uint8Array;
+  readonly #checkHost: boolean;
+
+  constructor(readonly options: GuardOptions) {
+    this.#origins = new Set(options.origins.map((origin) => origin.toLowerCase()));
+    if (options.token) this.#tokenDigest = digest(options.token);
+    // On a loopback address only local names can be right; elsewhere the name is whatever the
+    // deployment uses, and the token stands guard.
+    this.#checkHost = isLoopbackHost(options.host);
+  }
+
+  /** Why `request` may not proceed, or undefined when it may. */
+  check(request: Request): Refusal | undefined {
+    const origin = request.headers.get("origin");
+    if (origin !== null && !this.#originAllowed(origin)) {
+      return {
+        status: 403,
+        message: `Forbidden: requests from origin ${origin} are not accepted (DNS rebinding ` +
+          "protection); start toolhost with --http-origin to allow it",
+      };
+    }
+    if (this.#checkHost) {
+      const host = request.headers.get("host");
+      if (host !== null && !isLoopbackHost(hostnameOf(host))) {
+        return {
+          status: 403,
+          message: `Forbidden: Host ${host} is not a local name (DNS rebinding protection)`,
+        };
+      }
+    }
+    if (this.#tokenDigest) {
+      const given = request.headers.get("authorization")?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
+      if (!given || !timingSafeEqual(digest(given), this.#tokenDigest)) {
+        return {
+          status: 401,
+          message: "Unauthorized: send the token toolhost was started with as " +
+            "`Authorization: Bearer <token>`",
+          headers: { "WWW-Authenticate": 'Bearer realm="toolhost"' },
+        };
+      }
+    }
+    return undefined;
+  }
+
+  #originAllowed(origin: string): boolean {
+    if (this.#origins.has(origin.toLowerCase())) return true;
+    try {
+      const url = new URL(origin);
+      return (url.protocol === "http:" || url.protocol === "https:") &&
+        isLoopbackHost(url.hostname);
+    } catch {
+      return false; // "null" (sandboxed frames, file pages) and anything malformed
+    }
+  }
+}
+
+/** The name in a Host header, without its port. */
+function hostnameOf(host: string): string {
+  if (host.startsWith("[")) return host.slice(0, host.indexOf("]") + 1);
+  return host.replace(/:\d*$/, "");
+}
+
+/** Equal-length digests, so comparing them takes the same time whatever was sent. */
+function digest(text: string): Uint8Array {
+  return createHash("sha256").update(text).digest();
+}

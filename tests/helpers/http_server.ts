@@ -1,0 +1,113 @@
+/** Starts a toolhost binary with --http on a free port, as a test's server. */
+import { type ChildProcess, spawn } from "node:child_process";
+import process from "node:process";
+import { binary, isolatedEnv, ROOT } from "./raw_client.ts";
+
+export interface HttpServer {
+  url: string;
+  port: number;
+  child: ChildProcess;
+  stderr(): string;
+  exited: Promise<{ code: number | null; signal: string | null }>;
+  stop(): Promise<{ code: number | null; signal: string | null }>;
+}
+
+/** `args` come before `--http 127.0.0.1:0` unless they hold an --http of their own. */
+export async function startHttpServer(
+  path: string,
+  args: string[] = [],
+  env: Record<string, string> = {},
+  cwd = ROOT,
+): Promise<HttpServer> {
+  const all = args.includes("--http") ? args : [...args, "--http", "127.0.0.1:0"];
+  const child = spawn(binary(path), all, {
+    cwd,
+    env: { ...process.env, ...isolatedEnv(), ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stderr = "";
+  let stdout = "";
+  child.stdout!.setEncoding("utf8").on("data", (text: string) => (stdout += text));
+  child.stderr!.setEncoding("utf8");
+  const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) =>
+    child.once("exit", (code, signal) => resolve({ code, signal }))
+  );
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no port within 10 s: ${stderr}`)), 10_000);
+    child.stderr!.on("data", (text: string) => {
+      stderr += text;
+      const found = stderr.match(/serving MCP at http:\/\/[^\s]+:(\d+)\/mcp/);
+      if (found) {
+        clearTimeout(timer);
+        resolve(Number(found[1]));
+      }
+    });
+    exited.then(({ code }) => {
+      clearTimeout(timer);
+      reject(new Error(`the server exited (${code}) before listening: ${stderr}`));
+    });
+  });
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    port,
+    child,
+    stderr: () => stderr,
+    exited,
+    async stop() {
+      if (stdout !== "") throw new Error(`the HTTP server wrote to stdout: ${stdout}`);
+      child.kill("SIGTERM");
+      return await exited;
+    },
+  };
+}
+
+/** The headers of a 2026-07-28 request, and its body's _meta. */
+export const MODERN_META = {
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientCapabilities": {},
+};
+
+export function modernHeaders(method: string, name?: string): Record<string, string> {
+  const headers: Record<string, string> = {
+    "content-type": "application/json",
+    "accept": "application/json, text/event-stream",
+    "mcp-protocol-version": "2026-07-28",
+    "mcp-method": method,
+  };
+  if (name !== undefined) headers["mcp-name"] = name;
+  return headers;
+}
+
+/** POSTs one 2026-07-28 request with matching headers; `headers` override them. */
+export function postModern(
+  url: string,
+  id: number | string,
+  method: string,
+  params: Record<string, unknown> = {},
+  headers: Record<string, string> = {},
+): Promise<Response> {
+  const name = typeof params.name === "string"
+    ? params.name
+    : typeof params.uri === "string"
+    ? params.uri
+    : undefined;
+  return fetch(url, {
+    method: "POST",
+    headers: { ...modernHeaders(method, name), ...headers },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id,
+      method,
+      params: { ...params, _meta: { ...MODERN_META, ...(params._meta as object ?? {}) } },
+    }),
+  });
+}
+
+/** The JSON-RPC messages of an SSE body, in order. */
+export function sseMessages(text: string): Record<string, unknown>[] {
+  return text.split(/\r?\n\r?\n/).flatMap((event) => {
+    const data = event.split(/\r?\n/).filter((line) => line.startsWith("data:"))
+      .map((line) => line.slice(5).trimStart()).join("\n");
+    return data ? [JSON.parse(data)] : [];
+  });
+}
