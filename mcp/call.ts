@@ -7,7 +7,14 @@ import { checkAnswer } from "./elicit_check.ts";
 import { isPlainObject, type JsonRpcNotification, type Params, type RequestId } from "./jsonrpc.ts";
 import { atLeast, describeLogData, type Logger, type LogLevel } from "./log.ts";
 import type { Scope } from "./eras.ts";
-import { type SampleRequest, type SampleResult, type ToolContext, ToolError } from "./tool.ts";
+import {
+  type ElicitOptions,
+  MissingClientCapability,
+  type SampleRequest,
+  type SampleResult,
+  type ToolContext,
+  ToolError,
+} from "./tool.ts";
 import { features } from "./versions.ts";
 
 /** What a call needs from the server around it. */
@@ -112,13 +119,13 @@ export class Call {
       : elicitation.url === undefined;
   }
 
-  async elicit(request: ElicitRequest): Promise<ElicitResult> {
+  async elicit(request: ElicitRequest, options: ElicitOptions = {}): Promise<ElicitResult> {
     if (!this.canElicit) {
       throw new ToolError(
         "this client cannot show questions to the user (it did not declare form elicitation); ask them in the chat instead",
       );
     }
-    const key = `ask${++this.#asked}`;
+    const key = options.key ?? `ask${++this.#asked}`;
     if (this.era === "modern") {
       const answer = this.answers.get(key);
       if (!answer) throw new InputRequired(key, request);
@@ -164,6 +171,9 @@ export class Call {
   }
 
   async sample(request: SampleRequest): Promise<SampleResult> {
+    if (this.era === "modern" && !isPlainObject(this.scope.clientCapabilities.sampling)) {
+      throw new MissingClientCapability({ sampling: {} });
+    }
     if (!this.canSample) {
       throw new ToolError(
         this.era === "modern"
@@ -242,8 +252,8 @@ class ToolCallContext implements ToolContext {
     return this.#call.canElicit;
   }
 
-  elicit(request: ElicitRequest): Promise<ElicitResult> {
-    return this.#call.elicit(request);
+  elicit(request: ElicitRequest, options?: ElicitOptions): Promise<ElicitResult> {
+    return this.#call.elicit(request, options);
   }
 
   get canSample(): boolean {

@@ -4,13 +4,19 @@
  */
 import type { Call } from "./call.ts";
 import { answersOf, callDigest, encodeState, InputRequired } from "./elicit.ts";
-import { INVALID_PARAMS, isPlainObject, type Params, RpcError } from "./jsonrpc.ts";
+import {
+  INVALID_PARAMS,
+  isPlainObject,
+  MISSING_CLIENT_CAPABILITY,
+  type Params,
+  RpcError,
+} from "./jsonrpc.ts";
 import { describeLogData, type Logger } from "./log.ts";
 import { pageOf } from "./pages.ts";
 import { ValidatorCache } from "./schema.ts";
 import { closest } from "./suggest.ts";
 import type { ContentBlock, Tool, ToolHooks, ToolReturn } from "./tool.ts";
-import { ToolError } from "./tool.ts";
+import { MissingClientCapability, ToolError } from "./tool.ts";
 import { features } from "./versions.ts";
 
 interface CatalogOptions {
@@ -176,6 +182,13 @@ export class ToolCatalog {
             error.key,
           ),
         };
+      }
+      if (error instanceof MissingClientCapability && call.era === "modern") {
+        throw new RpcError(
+          MISSING_CLIENT_CAPABILITY,
+          `Missing client capability: ${error.message}`,
+          { requiredCapabilities: error.required },
+        );
       }
       if (error instanceof ToolError) {
         result = errorResult(error.message);

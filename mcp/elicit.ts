@@ -91,12 +91,8 @@ function verifiedState(requestState: unknown, call: string): State {
  * asked. Answers to anything else are ignored, and an answer once given is never replaced.
  */
 export function answersOf(params: Params, call: string): Map<string, ElicitResult> {
-  if (params.requestState === undefined) {
-    throw new RpcError(
-      INVALID_PARAMS,
-      "Invalid params: inputResponses must come with the requestState of the input_required result they answer",
-    );
-  }
+  // Answers without the state they answer cannot be trusted: the questions are asked again.
+  if (params.requestState === undefined) return new Map();
   const state = verifiedState(params.requestState, call);
   const answers = new Map(Object.entries(state.answers));
   if (params.inputResponses !== undefined && !isPlainObject(params.inputResponses)) {

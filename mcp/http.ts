@@ -8,6 +8,7 @@ import {
   classify,
   type Decoded,
   failure,
+  INVALID_PARAMS,
   INVALID_REQUEST,
   isPlainObject,
   type JsonRpcMessage,
@@ -248,8 +249,8 @@ export class HttpTransport {
       if (decoded.kind === "notification") return new Response(null, { status: 202 });
       return errorResponse(
         400,
-        INVALID_REQUEST,
-        `Bad Request: no Mcp-Session-Id header. Send initialize first (MCP 2025-11-25 and ` +
+        INVALID_PARAMS,
+        `Invalid params: no Mcp-Session-Id header. Send initialize first (MCP 2025-11-25 and ` +
           `earlier), or put "${META_PROTOCOL_VERSION}" in params._meta (MCP 2026-07-28)`,
         decoded.kind === "request" ? decoded.message.id : null,
       );

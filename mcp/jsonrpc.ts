@@ -46,6 +46,8 @@ export const INTERNAL_ERROR = -32603;
 export const RESOURCE_NOT_FOUND = -32002;
 /** MCP 2026-07-28: the request's protocol version is not one this server speaks. */
 export const UNSUPPORTED_PROTOCOL_VERSION = -32022;
+/** 2026-07-28: the call needs a client capability the request did not declare. */
+export const MISSING_CLIENT_CAPABILITY = -32021;
 
 /** An error a handler throws to answer its request with a JSON-RPC error. */
 export class RpcError extends Error {

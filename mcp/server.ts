@@ -353,7 +353,7 @@ export class McpServer implements Connection {
     try {
       const params = message.params ?? {};
       const meta = isPlainObject(params._meta) ? params._meta : {};
-      const scope = this.#scope(method, params, meta);
+      const scope = this.#scope(params, meta);
       const run = this.#methodFor(method, scope);
       const token = meta.progressToken;
       call = new Call(
@@ -388,8 +388,8 @@ export class McpServer implements Connection {
   }
 
   /** A request's era and declarations; modern `_meta` is checked before anything else. */
-  #scope(method: string, params: Params, meta: Params): Scope {
-    const modern = method === "initialize" ? null : modernScope(meta);
+  #scope(params: Params, meta: Params): Scope {
+    const modern = modernScope(meta);
     if (modern) return modern;
     const session = this.#session;
     return {
@@ -478,7 +478,7 @@ export class McpServer implements Connection {
 
   #changeWatches(): ChangeWatches {
     this.#watches ??= new ChangeWatches(this.#service, {
-      roots: () => this.#roots(this.#scope("resources/subscribe", {}, {})),
+      roots: () => this.#roots(this.#scope({}, {})),
       log: (level, data) => this.#options.logger.log(level, `watch: ${describeLogData(data)}`),
     }, this.#options.logger);
     return this.#watches;

@@ -46,7 +46,7 @@ export interface ToolContext {
    * ends here and the tool runs again, from the start, once the client comes back with the
    * answer: code before the question must be safe to run twice. Check `canElicit` first.
    */
-  elicit(request: ElicitRequest): Promise<ElicitResult>;
+  elicit(request: ElicitRequest, options?: ElicitOptions): Promise<ElicitResult>;
   /**
    * Whether the client can run a prompt through its model for us (sampling). Only clients of
    * MCP 2025-11-25 and earlier: the 2026-07-28 form is not implemented here yet.
@@ -54,6 +54,14 @@ export interface ToolContext {
   readonly canSample: boolean;
   /** Asks the client's model; check `canSample` first. */
   sample(request: SampleRequest): Promise<SampleResult>;
+}
+
+export interface ElicitOptions {
+  /**
+   * Names the question in a 2026-07-28 input_required result (default ask1, ask2, …): each
+   * question of one call needs its own.
+   */
+  key?: string;
 }
 
 /** sampling/createMessage as MCP defines it; the client may show it to the user first. */
@@ -81,6 +89,16 @@ export type ToolReturn<Out> =
 
 /** Thrown by a handler to give the model an `isError` result carrying this message. */
 export class ToolError extends Error {}
+
+/**
+ * Thrown by a handler (2026-07-28 era) when the client lacks a capability the call needs: the
+ * request fails with -32021 naming it, rather than with a result.
+ */
+export class MissingClientCapability extends Error {
+  constructor(readonly required: Record<string, unknown>) {
+    super(`the client must declare ${Object.keys(required).join(", ")} for this call`);
+  }
+}
 
 type InputSchema = JsonSchema & { readonly type: "object" };
 

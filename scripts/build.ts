@@ -2,7 +2,8 @@
  * `deno task build`: compiles dist/toolhost for this machine with `bun build --compile`
  * (offline; `deno compile` would need a denort download). `--test` also builds
  * dist/toolhost-test, the same program plus the fixture tools in tests/fixtures, which the
- * e2e tests and the benchmark use; the product binary never contains fixtures.
+ * e2e tests and the benchmark use, and dist/toolhost-conformance, with the fixtures the official
+ * conformance suite calls (tests/conformance); the product binary never contains fixtures.
  */
 import { execFileSync } from "node:child_process";
 import { mkdirSync, statSync } from "node:fs";
@@ -55,5 +56,8 @@ export function compile(entry: string, outfile: string): void {
 
 if (import.meta.main) {
   compile("main.ts", "dist/toolhost");
-  if (process.argv.includes("--test")) compile("tests/fixtures/main.ts", "dist/toolhost-test");
+  if (process.argv.includes("--test")) {
+    compile("tests/fixtures/main.ts", "dist/toolhost-test");
+    compile("tests/conformance/main.ts", "dist/toolhost-conformance");
+  }
 }

@@ -73,15 +73,17 @@ test("2026-07-28: only the question just asked can be answered, and an answer is
   assert.match(JSON.stringify(done.result?.content), /Ann is 7/);
 });
 
-test("2026-07-28: answers without the requestState they answer are refused", async () => {
+test("2026-07-28: answers without the requestState they answer are not used: the question comes again", async () => {
   const h = harness([twoQuestions]);
   const reply = await h.request(
     1,
     "tools/call",
     call({ inputResponses: { ask1: accept({ name: "Ann" }) } }),
   );
-  assert.equal(reply.error?.code, -32602);
-  assert.match(reply.error!.message, /requestState/);
+  const again = reply.result as unknown as Pending;
+  assert.equal(again.resultType, "input_required");
+  assert.deepEqual(Object.keys(again.inputRequests), ["ask1"]);
+  assert.equal(typeof again.requestState, "string");
 });
 
 test("2026-07-28: an answer that does not fit the form is asked again, saying why", async () => {
