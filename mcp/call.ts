@@ -2,20 +2,19 @@
  * One request in flight: its scope, its cancellation state, and the progress and log channels
  * back to the client that its tool reaches through a ToolContext.
  */
-import { type ElicitRequest, type ElicitResult, formFor, InputRequired } from "./elicit.ts";
-import { checkAnswer } from "./elicit_check.ts";
-import { isPlainObject, type JsonRpcNotification, type Params, type RequestId } from "./jsonrpc.ts";
+import type { ElicitRequest, ElicitResult } from "./elicit.ts";
+import type { JsonRpcNotification, Params, RequestId } from "./jsonrpc.ts";
 import { atLeast, describeLogData, type Logger, type LogLevel } from "./log.ts";
 import type { Scope } from "./eras.ts";
-import {
-  type ElicitOptions,
-  MissingClientCapability,
-  type SampleRequest,
-  type SampleResult,
-  type ToolContext,
-  ToolError,
+import { Questions } from "./questions.ts";
+import type {
+  AskOptions,
+  ClientRoot,
+  Question,
+  SampleRequest,
+  SampleResult,
+  ToolContext,
 } from "./tool.ts";
-import { features } from "./versions.ts";
 
 /** What a call needs from the server around it. */
 export interface CallEnvironment {
@@ -34,9 +33,6 @@ export interface CallEnvironment {
   ): Promise<Record<string, unknown>>;
 }
 
-/** How long a legacy client's user has to answer a question. */
-const ELICIT_TIMEOUT_MS = 10 * 60 * 1000;
-
 export type AbortReason = "cancelled" | "shutdown";
 
 export class Call {
@@ -46,9 +42,7 @@ export class Call {
   /** Names the source of progress and log messages (the tool, for tools/call). */
   label: string;
   #lastProgress = -Infinity;
-  /** Answers a 2026-07-28 retry brought (see elicit.ts), and how many questions were asked. */
-  answers = new Map<string, ElicitResult>();
-  #asked = 0;
+  #questions?: Questions;
   // Made on first use: most calls never look at their signal, and each controller costs memory.
   #controller?: AbortController;
   readonly #out: CallEnvironment;
@@ -106,95 +100,34 @@ export class Call {
     return this.#out.roots(this.scope, this.id);
   }
 
-  /**
-   * Whether the client can show forms to the user: it declared elicitation (`{}` alone meaning
-   * forms; a client offering only `url` cannot) and, before 2026, speaks 2025-06-18 or later.
-   */
-  get canElicit(): boolean {
-    const elicitation = this.scope.clientCapabilities.elicitation;
-    if (!isPlainObject(elicitation)) return false;
-    if (this.era === "legacy" && !features.elicitation(this.version)) return false;
-    return elicitation.form !== undefined
-      ? isPlainObject(elicitation.form)
-      : elicitation.url === undefined;
+  /** What the tool may ask the client, and the answers a modern retry brought. */
+  get questions(): Questions {
+    this.#questions ??= new Questions({
+      era: this.era,
+      version: this.version,
+      clientCapabilities: this.scope.clientCapabilities,
+      signal: this.signal,
+      ask: (method, params, timeoutMs) =>
+        this.#out.ask(method, params, timeoutMs, this.signal, this.id),
+    });
+    return this.#questions;
   }
 
-  async elicit(request: ElicitRequest, options: ElicitOptions = {}): Promise<ElicitResult> {
-    if (!this.canElicit) {
-      throw new ToolError(
-        "this client cannot show questions to the user (it did not declare form elicitation); ask them in the chat instead",
-      );
-    }
-    const key = options.key ?? `ask${++this.#asked}`;
-    if (this.era === "modern") {
-      const answer = this.answers.get(key);
-      if (!answer) throw new InputRequired(key, request);
-      if (answer.action !== "accept") return answer;
-      const checked = checkAnswer(request, answer.content);
-      if (checked.ok) return { action: "accept", content: checked.content };
-      // Asked again, saying what was wrong: the retry may answer this key once more.
-      this.answers.delete(key);
-      throw new InputRequired(key, {
-        ...request,
-        message: `${request.message}\n\n(The previous answer could not be used: ${
-          checked.problems.join("; ")
-        }.)`,
-      });
-    }
-    const form = formFor(this.version, request);
-    const result = await this.#out.ask(
-      "elicitation/create",
-      { ...form.request },
-      ELICIT_TIMEOUT_MS,
-      this.signal,
-      this.id,
-    );
-    const action = result.action;
-    if (action !== "accept" && action !== "decline" && action !== "cancel") {
-      throw new Error(`the client answered elicitation/create without a valid action`);
-    }
-    if (action !== "accept") return { action };
-    const checked = checkAnswer(
-      request,
-      form.restore(isPlainObject(result.content) ? result.content : undefined),
-    );
-    if (!checked.ok) {
-      throw new ToolError(
-        `the client's answer does not fit the questions asked (${checked.problems.join("; ")})`,
-      );
-    }
-    return { action, content: checked.content };
+  async #one<T>(key: string | undefined, question: Question): Promise<T> {
+    const name = key ?? this.questions.nextKey();
+    return (await this.questions.ask({ [name]: question }))[name] as T;
   }
 
-  get canSample(): boolean {
-    return this.era === "legacy" && isPlainObject(this.scope.clientCapabilities.sampling);
+  elicit(request: ElicitRequest, options: AskOptions = {}): Promise<ElicitResult> {
+    return this.#one(options.key, { elicit: request });
   }
 
-  async sample(request: SampleRequest): Promise<SampleResult> {
-    if (this.era === "modern" && !isPlainObject(this.scope.clientCapabilities.sampling)) {
-      throw new MissingClientCapability({ sampling: {} });
-    }
-    if (!this.canSample) {
-      throw new ToolError(
-        this.era === "modern"
-          ? "sampling is not available to MCP 2026-07-28 clients of this server yet"
-          : "this client cannot run prompts through its model (it did not declare sampling)",
-      );
-    }
-    const result = await this.#out.ask(
-      "sampling/createMessage",
-      { ...request },
-      ELICIT_TIMEOUT_MS,
-      this.signal,
-      this.id,
-    );
-    if (
-      (result.role !== "user" && result.role !== "assistant") ||
-      !isPlainObject(result.content) || typeof result.model !== "string"
-    ) {
-      throw new Error("the client answered sampling/createMessage without role, content and model");
-    }
-    return result as unknown as SampleResult;
+  sample(request: SampleRequest, options: AskOptions = {}): Promise<SampleResult> {
+    return this.#one(options.key, { sample: request });
+  }
+
+  clientRoots(options: AskOptions = {}): Promise<ClientRoot[]> {
+    return this.#one(options.key, { roots: true });
   }
 
   log(level: LogLevel, data: unknown): void {
@@ -249,18 +182,30 @@ class ToolCallContext implements ToolContext {
   }
 
   get canElicit(): boolean {
-    return this.#call.canElicit;
+    return this.#call.questions.canElicit;
   }
 
-  elicit(request: ElicitRequest, options?: ElicitOptions): Promise<ElicitResult> {
+  elicit(request: ElicitRequest, options?: AskOptions): Promise<ElicitResult> {
     return this.#call.elicit(request, options);
   }
 
   get canSample(): boolean {
-    return this.#call.canSample;
+    return this.#call.questions.canSample;
   }
 
-  sample(request: SampleRequest): Promise<SampleResult> {
-    return this.#call.sample(request);
+  sample(request: SampleRequest, options?: AskOptions): Promise<SampleResult> {
+    return this.#call.sample(request, options);
+  }
+
+  get canListRoots(): boolean {
+    return this.#call.questions.canListRoots;
+  }
+
+  clientRoots(options?: AskOptions): Promise<ClientRoot[]> {
+    return this.#call.clientRoots(options);
+  }
+
+  ask(questions: Record<string, Question>): Promise<Record<string, unknown>> {
+    return this.#call.questions.ask(questions);
   }
 }

@@ -3,20 +3,15 @@
  * `tools/call` (argument validation, running the tool, shaping its result).
  */
 import type { Call } from "./call.ts";
-import { answersOf, callDigest, encodeState, InputRequired } from "./elicit.ts";
-import {
-  INVALID_PARAMS,
-  isPlainObject,
-  MISSING_CLIENT_CAPABILITY,
-  type Params,
-  RpcError,
-} from "./jsonrpc.ts";
+import { answersOf, callDigest, InputRequired, inputRequiredResult } from "./round_trip.ts";
+import { INVALID_PARAMS, isPlainObject, type Params, RpcError } from "./jsonrpc.ts";
 import { describeLogData, type Logger } from "./log.ts";
 import { pageOf } from "./pages.ts";
 import { ValidatorCache } from "./schema.ts";
 import { closest } from "./suggest.ts";
 import type { ContentBlock, Tool, ToolHooks, ToolReturn } from "./tool.ts";
 import { MissingClientCapability, ToolError } from "./tool.ts";
+import { missingCapability } from "./handler_errors.ts";
 import { features } from "./versions.ts";
 
 interface CatalogOptions {
@@ -153,8 +148,8 @@ export class ToolCatalog {
       );
     }
     // Only a retry that brings answers needs them checked against this call.
-    const retried = params.requestState !== undefined || params.inputResponses !== undefined;
-    if (call.era === "modern" && retried) call.answers = answersOf(params, callDigest(name, args));
+    const digest = callDigest("tools/call", name, args);
+    if (call.era === "modern") call.questions.answers = answersOf(params, digest);
     let result: ToolResult;
     try {
       // A cancel (or shutdown) may have come while the validator was loading.
@@ -167,28 +162,11 @@ export class ToolCatalog {
       result = normalize(await tool.run(args, ctx));
     } catch (error) {
       if (error instanceof InputRequired) {
-        // The client asks the user and calls again; the answers so far ride along, signed.
-        return {
-          resultType: "input_required",
-          inputRequests: {
-            [error.key]: {
-              method: "elicitation/create",
-              params: { mode: "form", ...error.request },
-            },
-          },
-          requestState: encodeState(
-            callDigest(name, args),
-            Object.fromEntries(call.answers),
-            error.key,
-          ),
-        };
+        // The client answers and calls again; the answers so far ride along, signed.
+        return inputRequiredResult(error, digest, call.questions.answers);
       }
       if (error instanceof MissingClientCapability && call.era === "modern") {
-        throw new RpcError(
-          MISSING_CLIENT_CAPABILITY,
-          `Missing client capability: ${error.message}`,
-          { requiredCapabilities: error.required },
-        );
+        throw missingCapability(error);
       }
       if (error instanceof ToolError) {
         result = errorResult(error.message);

@@ -3,10 +3,16 @@
  * can act on, with the JSON-RPC code each era gives it; never a stack (that goes to stderr).
  */
 import type { Era } from "./versions.ts";
-import { INTERNAL_ERROR, INVALID_PARAMS, RESOURCE_NOT_FOUND, RpcError } from "./jsonrpc.ts";
+import {
+  INTERNAL_ERROR,
+  INVALID_PARAMS,
+  MISSING_CLIENT_CAPABILITY,
+  RESOURCE_NOT_FOUND,
+  RpcError,
+} from "./jsonrpc.ts";
 import { describeLogData, type Logger } from "./log.ts";
 import { ResourceNotFound } from "./resource.ts";
-import { ToolError } from "./tool.ts";
+import { type MissingClientCapability, ToolError } from "./tool.ts";
 
 /** Unknown resource: -32002 before 2026-07-28, -32602 since. */
 export function resourceNotFound(uri: string, era: Era, why?: string): RpcError {
@@ -37,4 +43,13 @@ export function handlerFailure(
   context.logger.log("error", `${what} failed: ${describeLogData(error)}`);
   const message = error instanceof Error ? error.message : String(error);
   return new RpcError(INTERNAL_ERROR, `Cannot ${what}: ${message}`, data);
+}
+
+/** -32021: the 2026-07-28 request lacks a client capability the call needs. */
+export function missingCapability(error: MissingClientCapability): RpcError {
+  return new RpcError(
+    MISSING_CLIENT_CAPABILITY,
+    `Missing client capability: ${error.message}`,
+    { requiredCapabilities: error.required },
+  );
 }

@@ -3,7 +3,15 @@
  * members are found at request time (one per skill), and what their handlers return.
  */
 import type { Completer, ReadContext } from "./resource.ts";
-import type { ContentBlock } from "./tool.ts";
+import type { ContentBlock, ToolContext } from "./tool.ts";
+
+/** What a prompt may use: a read's context, and questions to the client as a tool asks them. */
+export type PromptContext =
+  & ReadContext
+  & Pick<
+    ToolContext,
+    "canElicit" | "elicit" | "canSample" | "sample" | "canListRoots" | "clientRoots" | "ask"
+  >;
 import type { Watch } from "./watch.ts";
 
 export interface PromptArgument {
@@ -26,7 +34,7 @@ export interface PromptSpec {
   description?: string;
   arguments?: PromptArgument[];
   /** `args` holds every required argument (checked before) and any optional ones given. */
-  get(args: Record<string, string>, ctx: ReadContext): Promise<PromptReturn>;
+  get(args: Record<string, string>, ctx: PromptContext): Promise<PromptReturn>;
   complete?: Record<string, Completer>;
   /** Offered only while the tool of this name is (see ResourceSpec.requires). */
   requires?: string;

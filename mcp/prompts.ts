@@ -11,6 +11,9 @@ import { checkPrompt, type Prompt, type PromptFamily, type PromptSpec } from "./
 import type { ReadContext } from "./resource.ts";
 import { cacheable, compare } from "./resources.ts";
 import { closest } from "./suggest.ts";
+import { answersOf, callDigest, InputRequired, inputRequiredResult } from "./round_trip.ts";
+import { MissingClientCapability } from "./tool.ts";
+import { missingCapability } from "./handler_errors.ts";
 import { features } from "./versions.ts";
 import type { Watch } from "./watch.ts";
 
@@ -113,10 +116,19 @@ export class PromptCatalog {
     const prompt = await this.find(params.name, ctx, "prompts/get");
     call.label = prompt.name;
     const args = checkArguments(prompt, params.arguments);
+    const digest = callDigest("prompts/get", prompt.name, args);
+    if (call.era === "modern") call.questions.answers = answersOf(params, digest);
     let value;
     try {
       value = await prompt.get(args, ctx);
     } catch (error) {
+      // A prompt may ask first, as a tool may: the client answers and asks for it again.
+      if (error instanceof InputRequired) {
+        return inputRequiredResult(error, digest, call.questions.answers);
+      }
+      if (error instanceof MissingClientCapability && call.era === "modern") {
+        throw missingCapability(error);
+      }
       throw handlerFailure(error, `get prompt ${prompt.name}`, {
         era: call.era,
         logger: this.logger,

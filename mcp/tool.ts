@@ -46,17 +46,37 @@ export interface ToolContext {
    * ends here and the tool runs again, from the start, once the client comes back with the
    * answer: code before the question must be safe to run twice. Check `canElicit` first.
    */
-  elicit(request: ElicitRequest, options?: ElicitOptions): Promise<ElicitResult>;
-  /**
-   * Whether the client can run a prompt through its model for us (sampling). Only clients of
-   * MCP 2025-11-25 and earlier: the 2026-07-28 form is not implemented here yet.
-   */
+  elicit(request: ElicitRequest, options?: AskOptions): Promise<ElicitResult>;
+  /** Whether the client can run a prompt through its model for us (it declared sampling). */
   readonly canSample: boolean;
-  /** Asks the client's model; check `canSample` first. */
-  sample(request: SampleRequest): Promise<SampleResult>;
+  /** Asks the client's model (the client may show the request to the user first). */
+  sample(request: SampleRequest, options?: AskOptions): Promise<SampleResult>;
+  /** Whether the client offers its roots (it declared roots). */
+  readonly canListRoots: boolean;
+  /**
+   * The client's own roots, as it gives them (URIs; roots() gives the directories tools work
+   * in). Asked in both eras; in 2026-07-28 the call ends and runs again as for elicit().
+   */
+  clientRoots(options?: AskOptions): Promise<ClientRoot[]>;
+  /**
+   * Several questions at once: a 2026-07-28 client gets all of them in one round. Answers come
+   * back under the same keys (ElicitResult, SampleResult or ClientRoot[] by question).
+   */
+  ask(questions: Record<string, Question>): Promise<Record<string, unknown>>;
 }
 
-export interface ElicitOptions {
+/** One question of several asked at once. */
+export type Question =
+  | { elicit: ElicitRequest }
+  | { sample: SampleRequest }
+  | { roots: true };
+
+export interface ClientRoot {
+  uri: string;
+  name?: string;
+}
+
+export interface AskOptions {
   /**
    * Names the question in a 2026-07-28 input_required result (default ask1, ask2, …): each
    * question of one call needs its own.

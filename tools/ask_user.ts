@@ -1,4 +1,5 @@
-import { type ElicitRequest, type ElicitResult, InputRequired } from "../mcp/elicit.ts";
+import type { ElicitRequest, ElicitResult } from "../mcp/elicit.ts";
+import { InputRequired } from "../mcp/round_trip.ts";
 import { defineTool, type ToolContext, ToolError } from "../mcp/tool.ts";
 
 const OTHER = "Other";

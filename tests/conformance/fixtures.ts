@@ -2,79 +2,12 @@
  * The tools, resources and prompts the official conformance suite
  * (@modelcontextprotocol/conformance) calls by name, compiled only into
  * dist/toolhost-conformance. The suite fixes the names, URIs and argument names; everything else
- * here is ours. Fixtures that need what ToolContext does not offer yet (see ProposedContext)
- * call it through `proposed()`: a missing method becomes a ToolError naming it, and an option
- * the present method does not know (an inputRequests key) is ignored until it does.
+ * here is ours.
  */
-import type { ElicitRequest, ElicitResult } from "../../mcp/elicit.ts";
+import type { ElicitRequest } from "../../mcp/elicit.ts";
 import { definePrompt, definePrompts, type PromptSpec } from "../../mcp/prompt.ts";
-import { defineResource, defineResourceTemplate, type ReadContext } from "../../mcp/resource.ts";
-import {
-  type ContentBlock,
-  defineTool,
-  type SampleRequest,
-  type SampleResult,
-  type ToolContext,
-  ToolError,
-} from "../../mcp/tool.ts";
-
-// ---------------------------------------------------------------------------------------------
-// Proposed ToolContext additions (not in mcp/tool.ts yet)
-// ---------------------------------------------------------------------------------------------
-
-/** One of the client's roots, as roots/list gives it. */
-export interface ClientRoot {
-  uri: string;
-  name?: string;
-}
-
-/**
- * In the 2026-07-28 era, the key the question travels under in `inputRequests` (default: the
- * server numbers them). Some clients, and the suite, answer by a key they know in advance.
- */
-export interface AskOptions {
-  key?: string;
-}
-
-/** One question of several asked at once. */
-export type Question =
-  | { elicit: ElicitRequest }
-  | { sample: SampleRequest }
-  | { roots: true };
-
-/** What the suite needs beyond ToolContext as it is. */
-export interface ProposedContext {
-  /**
-   * sample() in the 2026-07-28 era too: an input_required result, like elicit. A client
-   * without `sampling` gets a -32021 MissingRequiredClientCapability error (HTTP 400) there.
-   */
-  sample(request: SampleRequest, options?: AskOptions): Promise<SampleResult>;
-  /** The client's own roots (not the server's --root directories). Modern: asks via input_required. */
-  listRoots(options?: AskOptions): Promise<ClientRoot[]>;
-  /** elicit() with the key the question travels under. */
-  elicit(request: ElicitRequest, options?: AskOptions): Promise<ElicitResult>;
-  /**
-   * Several questions in one round: modern clients get them all in one input_required result;
-   * legacy clients get one request after another. Answers come back under the same keys.
-   */
-  askAll(
-    questions: Record<string, Question>,
-  ): Promise<Record<string, ElicitResult | SampleResult | ClientRoot[]>>;
-}
-
-/** A proposed context method, or a ToolError naming it when the server does not have it yet. */
-function proposed<K extends keyof ProposedContext>(
-  ctx: ToolContext | ReadContext,
-  name: K,
-): ProposedContext[K] {
-  const method = (ctx as unknown as Partial<ProposedContext>)[name];
-  if (typeof method !== "function") {
-    throw new ToolError(
-      `ctx.${name}() is not implemented yet (proposed for the conformance suite)`,
-    );
-  }
-  return method.bind(ctx) as ProposedContext[K];
-}
+import { defineResource, defineResourceTemplate } from "../../mcp/resource.ts";
+import { type ContentBlock, defineTool, type Question, ToolError } from "../../mcp/tool.ts";
 
 // ---------------------------------------------------------------------------------------------
 // Shared data
@@ -433,7 +366,7 @@ const irElicitation = defineTool({
   description: "Conformance (input_required): asks the user's name under the key user_name.",
   input: NO_INPUT,
   async run(_args, ctx) {
-    const answer = await proposed(ctx, "elicit")(NAME_FORM, { key: "user_name" });
+    const answer = await ctx.elicit(NAME_FORM, { key: "user_name" });
     if (answer.action !== "accept") return `No name given (${answer.action}).`;
     return `Hello, ${answer.content?.name}!`;
   },
@@ -444,7 +377,7 @@ const irSampling = defineTool({
   description: "Conformance (input_required): asks the client's model a question.",
   input: NO_INPUT,
   async run(_args, ctx) {
-    const answer = await proposed(ctx, "sample")({
+    const answer = await ctx.sample({
       messages: [{
         role: "user",
         content: { type: "text", text: "Which river flows through Vienna?" },
@@ -460,7 +393,7 @@ const irListRoots = defineTool({
   description: "Conformance (input_required): asks the client for its roots.",
   input: NO_INPUT,
   async run(_args, ctx) {
-    const roots = await proposed(ctx, "listRoots")({ key: "client_roots" });
+    const roots = await ctx.clientRoots({ key: "client_roots" });
     return `The client has ${roots.length} root(s): ${roots.map((r) => r.uri).join(", ")}`;
   },
 });
@@ -489,7 +422,7 @@ const irMultipleInputs = defineTool({
   description: "Conformance (input_required): asks a form, the model and the roots in one round.",
   input: NO_INPUT,
   async run(_args, ctx) {
-    const answers = await proposed(ctx, "askAll")({
+    const answers = await ctx.ask({
       user_name: { elicit: NAME_FORM },
       greeting: {
         sample: {
@@ -557,7 +490,7 @@ const irCapabilities = defineTool({
       };
     }
     if (Object.keys(questions).length === 0) return "The client declared nothing to ask through.";
-    const answers = await proposed(ctx, "askAll")(questions);
+    const answers = await ctx.ask(questions);
     return `Asked through: ${Object.keys(answers).sort().join(", ")}`;
   },
 });
@@ -699,14 +632,14 @@ const promptWithImage = definePrompt({
     }),
 });
 
-/** input-required-result-non-tool-request: prompts/get that must ask first (proposed ctx.elicit for prompts). */
+/** input-required-result-non-tool-request: prompts/get that must ask first. */
 const promptThatAsks = definePrompt({
   name: "test_input_required_result_prompt",
   title: "Prompt that asks",
   description:
     "Conformance (input_required): asks the user for context before building the prompt.",
   async get(_args, ctx) {
-    const answer = await proposed(ctx, "elicit")({
+    const answer = await ctx.elicit({
       message: "What should the prompt be about?",
       requestedSchema: {
         type: "object",
