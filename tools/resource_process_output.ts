@@ -3,9 +3,10 @@
  * its latest part when long. Reading it does not move bash_output's "not read yet" mark.
  */
 import { defineResourceTemplate, ResourceNotFound } from "../mcp/resource.ts";
-import { background } from "./_lib/background.ts";
+import { background, type BackgroundProcess } from "./_lib/background.ts";
 import { settings } from "./_lib/settings.ts";
 import { count } from "./_lib/units.ts";
+import { safely } from "./_lib/watch_files.ts";
 
 const TEMPLATE = "toolhost://processes/{id}/output";
 
@@ -18,7 +19,7 @@ export default defineResourceTemplate({
   mimeType: "text/plain",
   requires: "bash_background",
   read({ id }) {
-    const process = background.list().find((p) => p.id === id);
+    const process = find(id);
     if (!process) throw new ResourceNotFound(`no background process has the id ${id}`);
     const { output } = process;
     const limit = settings.limits.outputChars;
@@ -44,4 +45,28 @@ export default defineResourceTemplate({
         mimeType: "text/plain",
       })),
     ),
+  watch({ id }, _ctx, changed) {
+    const notify = safely(changed);
+    let current = find(id);
+    let stopOutput = current?.onChange(notify);
+    // Ids are never reused: the process may still start (its id named ahead) or be forgotten.
+    const stopList = background.onListChange(() => {
+      const now = find(id);
+      if (now === current) return;
+      stopOutput?.();
+      current = now;
+      stopOutput = now?.onChange(notify);
+      notify();
+    });
+    return () => {
+      stopList();
+      stopOutput?.();
+    };
+  },
+  // Processes start, end (their descriptions say how) and, long after, are forgotten.
+  watchList: (_ctx, changed) => background.onListChange(safely(changed)),
 });
+
+function find(id: string): BackgroundProcess | undefined {
+  return background.list().find((p) => p.id === id);
+}

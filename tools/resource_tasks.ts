@@ -5,11 +5,17 @@
  * programs).
  */
 import { join } from "node:path";
-import { defineResource } from "../mcp/resource.ts";
+import { defineResource, type ReadContext } from "../mcp/resource.ts";
 import { Sandbox } from "./_lib/sandbox.ts";
 import { projectStatePath, readState } from "./_lib/state.ts";
 import { checklist, summary } from "./_lib/task_checklist.ts";
 import { asTaskList, emptyTaskList } from "./_lib/task_list.ts";
+import { startWatch, watchFile } from "./_lib/watch_files.ts";
+
+/** The project's task list file, shared by every toolhost on the project. */
+async function tasksFile(ctx: Pick<ReadContext, "roots">): Promise<string> {
+  return join(projectStatePath((await Sandbox.of(ctx)).base), "tasks.json");
+}
 
 export default defineResource({
   uri: "toolhost://tasks",
@@ -20,8 +26,7 @@ export default defineResource({
   mimeType: "text/markdown",
   requires: "tasks",
   async read(ctx) {
-    const sandbox = await Sandbox.of(ctx);
-    const file = join(projectStatePath(sandbox.base), "tasks.json");
+    const file = await tasksFile(ctx);
     const list = asTaskList(await readState(file, emptyTaskList()), file);
     const shown = checklist(list, list.tasks);
     // The checklist's lines become markdown list items; steps are already indented under them.
@@ -32,4 +37,9 @@ export default defineResource({
       items.length && shown.text ? `\n${items.join("\n")}\n` : ""
     }`;
   },
+  // Every writer (this server's tasks tool or another's) replaces tasks.json by rename.
+  watch: (ctx, changed) =>
+    startWatch(ctx, "toolhost://tasks", async (group) => {
+      group.add(watchFile(await tasksFile(ctx), changed));
+    }),
 });

@@ -2,12 +2,14 @@
  * Skills for clients that show resources and prompts: each skill's SKILL.md as
  * toolhost://skills/{name}, and each skill as a prompt (a slash command in most clients) whose
  * `arguments` fill $ARGUMENTS as the skill tool does. Both look the skills up per request, in
- * that request's roots, so they match what the skill tool would load.
+ * that request's roots, so they match what the skill tool would load, and both lists are
+ * watched in the subscribing client's roots.
  */
 import { definePrompts, type PromptSpec } from "../mcp/prompt.ts";
 import { defineResourceTemplate, type ReadContext, ResourceNotFound } from "../mcp/resource.ts";
 import { ToolError } from "../mcp/tool.ts";
 import { readSkillFile } from "./_lib/skill_file.ts";
+import { watchSkills } from "./_lib/skill_watch.ts";
 import { discoverSkills, findSkill, type Skill } from "./_lib/skills.ts";
 import { sourcesFor } from "./_lib/skill_sources.ts";
 import { ARGUMENTS, fillArguments } from "./_lib/skill_text.ts";
@@ -52,11 +54,16 @@ const skillFiles = defineResourceTemplate({
       description: skill.description,
       mimeType: "text/markdown",
     })),
+  // Which file a name reads can change with any skill directory (the first source wins), so
+  // one skill is watched as all of them are: extra notifications are harmless.
+  watch: (_variables, ctx, changed) => watchSkills(ctx, changed),
+  watchList: watchSkills,
 });
 
 const skillPrompts = definePrompts({
   requires: "skill",
   list: async (ctx) => (await skillsOf(ctx)).map(promptOf),
+  watchList: watchSkills,
 });
 
 function promptOf(skill: Skill): PromptSpec {

@@ -171,6 +171,14 @@ export class BackgroundProcess {
     });
   }
 
+  /** Calls `listener` on new output and once the process has ended; returns what stops that. */
+  onChange(listener: () => void): () => void {
+    // A wrapper of its own: the same function added twice must be removable once each.
+    const check = () => listener();
+    this.#changed.add(check);
+    return () => this.#changed.delete(check);
+  }
+
   /** Writes to the process's stdin; fails clearly once it has ended or stdin was closed. */
   async write(text: string): Promise<void> {
     if (this.status !== "running") {
@@ -209,6 +217,14 @@ export class BackgroundProcess {
 class Registry {
   #processes = new Map<string, BackgroundProcess>();
   #next = 1;
+  #listChanged = new Set<() => void>();
+
+  /** Calls `listener` when a process starts, ends or is forgotten; returns what stops that. */
+  onListChange(listener: () => void): () => void {
+    const call = () => listener();
+    this.#listChanged.add(call);
+    return () => this.#listChanged.delete(call);
+  }
 
   start(
     command: string,
@@ -233,6 +249,9 @@ class Registry {
     const process = new BackgroundProcess(`p${this.#next++}`, command, cwd, name, child);
     this.#processes.set(process.id, process);
     this.#forgetOldFinished();
+    // After the process's own exit handler, so that listeners see it ended.
+    child.once("exit", () => this.#notifyList());
+    this.#notifyList();
     return process;
   }
 
@@ -250,6 +269,10 @@ class Registry {
 
   list(): BackgroundProcess[] {
     return [...this.#processes.values()];
+  }
+
+  #notifyList(): void {
+    for (const call of [...this.#listChanged]) call();
   }
 
   #forgetOldFinished(): void {
