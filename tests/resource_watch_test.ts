@@ -17,6 +17,7 @@ import { type StartedWatch, WATCH_LIMITS } from "../tools/_lib/watch_files.ts";
 import planMode from "../tools/plan_mode.ts";
 import planResource from "../tools/resource_plan.ts";
 import processOutput from "../tools/resource_process_output.ts";
+import fileResource from "../tools/resource_files.ts";
 import tasksResource from "../tools/resource_tasks.ts";
 import skillContributions from "../tools/skill_resources.ts";
 import tasks from "../tools/tasks.ts";
@@ -165,6 +166,37 @@ test("toolhost://tasks: the tasks tool, another process (atomic or in place), th
   await silentAfterStop(r, stop, control, () => writeFileSync(file, list("D")));
   stopControl();
   assert.deepEqual(ctx.logged, []);
+});
+
+test("file:///: a file written in place, replaced, created; a path outside the roots is not watched", async () => {
+  const root = scratchDir("toolhost-watch-");
+  const ctx = context(root);
+  const file = join(root, "notes.md");
+  writeFileSync(file, "one");
+  const r = recorder();
+  const path = { path: file.slice(1) };
+  const stop = await started(fileResource.watch!(path, ctx, r.changed));
+  const control = recorder();
+  const stopControl = await started(
+    fileResource.watch!(path, ctx, control.changed) as StartedWatch,
+  );
+  await noticed(r, "written in place", () => writeFileSync(file, "two"));
+  await noticed(r, "replaced by rename", () =>
+    otherProcess(
+      `printf three > ${quote(`${file}.tmp`)} && mv ${quote(`${file}.tmp`)} ${quote(file)}`,
+    ));
+  await noticed(r, "removed", () => rmSync(file));
+  await noticed(r, "created again", () => writeFileSync(file, "four"));
+  await r.quiet();
+  await silentAfterStop(r, stop, control, () => writeFileSync(file, "five"));
+  stopControl();
+
+  const outside = recorder();
+  const stopOutside = await started(
+    fileResource.watch!({ path: "etc/hostname" }, ctx, outside.changed) as StartedWatch,
+  );
+  assert.match(String(ctx.logged.at(-1)), /will not be noticed: .*outside/);
+  stopOutside();
 });
 
 test("toolhost://plan: enter, write, exit and another process's changes; the plan file is followed", async () => {

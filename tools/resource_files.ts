@@ -1,7 +1,8 @@
 /**
  * file:///{+path}: any file inside the allowed roots, read through the same sandbox as
  * read_file (symlinks resolved, then checked), so a URI can reach no more than that tool can.
- * Text comes back as text; other bytes as a base64 blob, up to MAX_BYTES either way.
+ * Text comes back as text; other bytes as a base64 blob, up to MAX_BYTES either way. Clients
+ * may subscribe to a file's changes.
  */
 import { Buffer } from "node:buffer";
 import { stat } from "node:fs/promises";
@@ -14,6 +15,7 @@ import { completePath } from "./_lib/path_completion.ts";
 import { Sandbox } from "./_lib/sandbox.ts";
 import { decodeText, imageType, SNIFF_BYTES } from "./_lib/text.ts";
 import { bytes } from "./_lib/units.ts";
+import { startWatch, watchFile } from "./_lib/watch_files.ts";
 
 /** A resource is read whole, so it is bounded as a whole: the size read_file takes images to. */
 export const MAX_BYTES = 5 * 1024 * 1024;
@@ -75,4 +77,11 @@ export default defineResourceTemplate({
       };
     }),
   complete: { path: (value, ctx) => completePath(value, ctx) },
+  // The file through its directory: editors and write_file replace files by rename. A path
+  // outside the roots is never watched (the sandbox refuses it, and the refusal is logged).
+  watch: ({ path }, ctx, changed) =>
+    startWatch(ctx, `file:///${path}`, async (group) => {
+      const { real } = await (await Sandbox.of(ctx)).resolve(`/${path}`);
+      group.add(watchFile(real, changed));
+    }),
 });
