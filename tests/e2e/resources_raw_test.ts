@@ -47,8 +47,8 @@ test("legacy (2025-11-25): capabilities, lists, reads, prompts, completion and r
   assert.deepEqual(init.result?.capabilities, {
     tools: { listChanged: false },
     logging: {},
-    resources: {},
-    prompts: {},
+    resources: { subscribe: true, listChanged: true },
+    prompts: { listChanged: true },
     completions: {},
   });
   const listed = await c.request("resources/list");

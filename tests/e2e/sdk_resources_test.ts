@@ -111,8 +111,8 @@ test("the legacy SDK client lists, reads, gets prompts and completes; file:/// e
   await client.connect(new LegacyTransport({ ...spawn, env: isolatedEnv(), stderr: "pipe" }));
   try {
     const capabilities = client.getServerCapabilities();
-    assert.deepEqual(capabilities?.resources, {});
-    assert.deepEqual(capabilities?.prompts, {});
+    assert.deepEqual(capabilities?.resources, { subscribe: true, listChanged: true });
+    assert.deepEqual(capabilities?.prompts, { listChanged: true });
     assert.deepEqual(capabilities?.completions, {});
     await exercise(client as unknown as Common, root, -32002);
   } finally {
@@ -130,7 +130,7 @@ test("the 2026-07-28 client does the same statelessly; a missing file is -32602"
   try {
     assert.equal(client.getProtocolEra(), "modern");
     const capabilities = client.getServerCapabilities();
-    assert.deepEqual(capabilities?.resources, {});
+    assert.deepEqual(capabilities?.resources, { subscribe: true, listChanged: true });
     assert.deepEqual(capabilities?.completions, {});
     await exercise(client as unknown as Common, root, -32602);
   } finally {
