@@ -19,7 +19,7 @@ import { McpServer } from "./mcp/server.ts";
 import { McpService } from "./mcp/service.ts";
 import { HttpTransport } from "./mcp/http.ts";
 import { HttpGuard, isLoopbackHost } from "./mcp/http_guard.ts";
-import { listen } from "./mcp/http_listen.ts";
+import { serve } from "./mcp/http_serve.ts";
 import { serveStdio, StdoutWriter } from "./mcp/stdio.ts";
 import { type Contribution, sortContributions, withOfferedTools } from "./mcp/contribution.ts";
 import { SUPPORTED_VERSIONS } from "./mcp/versions.ts";
@@ -61,8 +61,9 @@ Options:
                       addresses (refused by default)
   --http [HOST:]PORT  serve MCP over Streamable HTTP at http://HOST:PORT/mcp instead of
                       stdio (HOST defaults to 127.0.0.1; PORT 0 picks a free one)
-  --http-token TOKEN  require "Authorization: Bearer TOKEN" (or set TOOLHOST_HTTP_TOKEN);
-                      needed whenever HOST is not a loopback address
+  --http-token TOKEN  require "Authorization: Bearer TOKEN"; needed whenever HOST is not a
+                      loopback address. Prefer TOOLHOST_HTTP_TOKEN: other users of this
+                      machine can read a process's arguments
   --http-origin URL   also accept browser requests from this origin (repeatable); loopback
                       origins are always accepted, others are refused (DNS rebinding)
   --max-line-mb N     refuse messages over N MB (default 64; counted in characters,
@@ -330,7 +331,7 @@ async function serveHttp(
   setProgramLog((level, logger, data) => transport.log(level, logger, data));
   let listening;
   try {
-    listening = await listen(address.host, address.port, maxBodyBytes, transport.handle);
+    listening = await serve(address.host, address.port, transport.handle);
   } catch (error) {
     process.stderr.write(
       `toolhost: cannot listen on ${address.host}:${address.port}: ${(error as Error).message}\n`,

@@ -147,7 +147,7 @@ export class ToolCatalog {
         call,
       );
     }
-    // Only a retry that brings answers needs them checked against this call.
+    // A retry's answers count only for the call they were asked in (same tool, same arguments).
     const digest = callDigest("tools/call", name, args);
     if (call.era === "modern") call.questions.answers = answersOf(params, digest);
     let result: ToolResult;

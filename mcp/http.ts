@@ -5,25 +5,26 @@
  * concerns no request and DELETE to end it.
  */
 import {
-  classify,
   type Decoded,
-  failure,
+  decodeLine,
+  INTERNAL_ERROR,
   INVALID_PARAMS,
   INVALID_REQUEST,
   isPlainObject,
-  type JsonRpcMessage,
-  type JsonRpcResponse,
   METHOD_NOT_FOUND,
-  PARSE_ERROR,
   type RequestId,
-  RpcError,
+  requestKey,
+  type RpcError,
 } from "./jsonrpc.ts";
 import { describeLogData, type Logger, type LogLevel } from "./log.ts";
 import { McpServer } from "./server.ts";
 import type { McpService } from "./service.ts";
-import { checkModernHeaders, headerParamsOf } from "./http_headers.ts";
+import { readBody } from "./http_body.ts";
 import { type Accepts, accepts, Exchange, SSE_HEADERS } from "./http_exchange.ts";
 import type { HttpGuard } from "./http_guard.ts";
+import { checkModernHeaders, type HeaderParam, headerParamsOf } from "./http_headers.ts";
+import { errorResponse, modernStatus } from "./http_replies.ts";
+import { LegacySession } from "./http_session.ts";
 import { SseStream } from "./sse.ts";
 import { META_PROTOCOL_VERSION, SUPPORTED_VERSIONS } from "./versions.ts";
 
@@ -37,98 +38,26 @@ export interface HttpOptions {
   path?: string;
   /** Legacy sessions with nothing open and nothing asked for this long are ended. */
   sessionIdleMs?: number;
+  /** Legacy sessions at most; past it the least recently used idle one is ended. */
   maxSessions?: number;
+  /** 2026-07-28 requests in flight at most (listen streams last: they count). */
+  maxStateless?: number;
 }
 
 const SESSION_IDLE_MS = 60 * 60 * 1000;
 const MAX_SESSIONS = 1000;
+const MAX_STATELESS = 1000;
 /** The longest a timer can wait (about 24 days). */
 const MAX_TIMER_MS = 2 ** 31 - 1;
+const ALLOW = { allow: "POST, GET, DELETE" };
 
-const keyOf = (id: RequestId) => (typeof id === "string" ? `s${id}` : `n${id}`);
-
-/** A reply that is only an HTTP status and a JSON-RPC error saying why. */
-function errorResponse(
-  status: number,
-  code: number,
-  message: string,
-  id: RequestId | null = null,
-  headers: Record<string, string> = {},
-  data?: unknown,
-): Response {
-  return new Response(JSON.stringify(failure(id, code, message, data)), {
-    status,
-    headers: { ...headers, "content-type": "application/json" },
-  });
-}
-
-/** HTTP statuses for 2026-07-28 errors, which clients use to tell the eras apart. */
-function modernStatus(response: JsonRpcResponse): number {
-  if (!("error" in response)) return 200;
-  const code = response.error.code;
-  if (code === METHOD_NOT_FOUND) return 404;
-  if (code === -32603) return 500;
-  return code <= -32600 && code >= -32700 || code <= -32020 && code >= -32022 ? 400 : 200;
-}
-
-function isResponse(message: JsonRpcMessage): message is JsonRpcResponse {
-  return !("method" in message);
-}
-
-class LegacySession {
-  readonly conn: McpServer;
-  readonly exchanges = new Map<string, Exchange>();
-  stream?: SseStream;
-  lastActive = Date.now();
-
-  constructor(readonly id: string, service: McpService, readonly logger: Logger) {
-    this.conn = new McpServer({
-      ...service.options,
-      service,
-      send: (message, related) => this.#send(message, related),
-    });
-  }
-
-  get idle(): boolean {
-    return this.exchanges.size === 0 && (!this.stream || this.stream.closed);
-  }
-
-  #send(message: JsonRpcMessage | JsonRpcResponse[], related?: RequestId): boolean {
-    let json: string;
-    try {
-      json = JSON.stringify(message);
-    } catch {
-      return false;
-    }
-    if (Array.isArray(message)) {
-      const first = message.find((reply) => reply.id !== null);
-      const exchange = first ? this.exchanges.get(keyOf(first.id!)) : undefined;
-      for (const reply of message) if (reply.id !== null) this.exchanges.delete(keyOf(reply.id));
-      exchange?.finish(json);
-      return true;
-    }
-    if (isResponse(message)) {
-      const exchange = message.id === null ? undefined : this.exchanges.get(keyOf(message.id));
-      if (exchange) {
-        this.exchanges.delete(keyOf(message.id!));
-        exchange.finish(json);
-      }
-      return true;
-    }
-    const exchange = related === undefined ? undefined : this.exchanges.get(keyOf(related));
-    if (exchange?.push(json)) return true;
-    if (this.stream && !this.stream.closed) this.stream.send(json);
-    else this.logger.log("debug", `session ${this.id}: no stream open for ${message.method}`);
-    return true;
-  }
-
-  async close(): Promise<void> {
-    await this.conn.shutdown(1000);
-    for (const exchange of this.exchanges.values()) exchange.abandon();
-    this.exchanges.clear();
-    this.stream?.close();
-  }
-}
+/**
+ * Legacy requests answered on a stream from the first byte, so that a client that hangs up is
+ * noticed even where the runtime says so only through the stream (Deno): their errors are 200
+ * anyway. A 2026-07-28 tools/call keeps its JSON answer, whose status tells a refusal (-32021
+ * is 400); there Bun's request.signal notices the hang-up.
+ */
+const STREAMED = new Set(["tools/call"]);
 
 export class HttpTransport {
   readonly #options: HttpOptions;
@@ -136,7 +65,7 @@ export class HttpTransport {
   /** Connections of 2026-07-28 requests in flight, to stop on shutdown. */
   readonly #stateless = new Set<McpServer>();
   readonly #path: string;
-  readonly #headerParams = new Map<string, ReturnType<typeof headerParamsOf>>();
+  readonly #headerParams = new Map<string, HeaderParam[]>();
   readonly #sweep: ReturnType<typeof setInterval>;
   #closing = false;
 
@@ -154,40 +83,49 @@ export class HttpTransport {
 
   /** The web-standard handler: every request of the HTTP server comes here. */
   handle = async (request: Request): Promise<Response> => {
-    const url = new URL(request.url);
-    if (url.pathname !== this.#path) {
+    let response: Response;
+    try {
+      response = await this.#route(request);
+    } catch (error) {
+      this.#options.logger.log("error", `HTTP ${request.method}: ${describeLogData(error)}`);
+      response = errorResponse(
+        500,
+        INTERNAL_ERROR,
+        "Internal error; the server's stderr has the details",
+      );
+    }
+    return this.#options.guard.withCors(request, response);
+  };
+
+  async #route(request: Request): Promise<Response> {
+    if (new URL(request.url).pathname !== this.#path) {
       return new Response(`Not found: the MCP endpoint is ${this.#path}\n`, { status: 404 });
     }
     const refusal = this.#options.guard.check(request);
     if (refusal) {
       return errorResponse(refusal.status, INVALID_REQUEST, refusal.message, null, refusal.headers);
     }
-    if (this.#closing) {
-      return errorResponse(503, -32603, "The server is shutting down");
+    if (this.#closing) return errorResponse(503, INTERNAL_ERROR, "The server is shutting down");
+    switch (request.method) {
+      case "POST":
+        return await this.#post(request);
+      case "GET":
+        return this.#get(request);
+      case "DELETE":
+        return await this.#delete(request);
+      case "OPTIONS":
+        return this.#options.guard.preflight(request);
+      default:
+        return errorResponse(
+          405,
+          INVALID_REQUEST,
+          `Method not allowed: ${request.method}; the MCP endpoint takes POST (and GET and ` +
+            "DELETE for sessions of MCP 2025-11-25 and earlier)",
+          null,
+          ALLOW,
+        );
     }
-    try {
-      switch (request.method) {
-        case "POST":
-          return await this.#post(request);
-        case "GET":
-          return this.#get(request);
-        case "DELETE":
-          return await this.#delete(request);
-        default:
-          return errorResponse(
-            405,
-            INVALID_REQUEST,
-            `Method not allowed: ${request.method}; the MCP endpoint takes POST (and GET and ` +
-              "DELETE for sessions of MCP 2025-11-25 and earlier)",
-            null,
-            { allow: "POST, GET, DELETE" },
-          );
-      }
-    } catch (error) {
-      this.#options.logger.log("error", `HTTP ${request.method}: ${describeLogData(error)}`);
-      return errorResponse(500, -32603, "Internal error; the server's stderr has the details");
-    }
-  };
+  }
 
   /** Logs what belongs to no request to every legacy session that asked for it. */
   log(level: LogLevel, logger: string, data: unknown): void {
@@ -223,25 +161,19 @@ export class HttpTransport {
         "Not Acceptable: Accept must allow application/json or text/event-stream",
       );
     }
-    const text = await this.#body(request);
+    const text = await readBody(request, this.#options.maxBodyBytes);
     if (text instanceof Response) return text;
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch (error) {
-      return errorResponse(400, PARSE_ERROR, `Parse error: ${(error as Error).message}`);
-    }
-    const decoded = classify(value);
-    const sessionId = request.headers.get("mcp-session-id");
-    if (decoded.kind === "request" && isModern(decoded.message.params)) {
-      return this.#modern(request, decoded, accept);
-    }
+    const decoded = decodeLine(text);
     if (decoded.kind === "invalid") {
       return new Response(JSON.stringify(decoded.reply), {
         status: 400,
         headers: { "content-type": "application/json" },
       });
     }
+    if (decoded.kind === "request" && isModern(decoded.message.params)) {
+      return this.#modern(request, decoded, accept);
+    }
+    const sessionId = request.headers.get("mcp-session-id");
     if (sessionId === null) {
       if (decoded.kind === "request" && decoded.message.method === "initialize") {
         return this.#initialize(request, decoded, accept);
@@ -258,36 +190,6 @@ export class HttpTransport {
     const session = this.#session(sessionId, request);
     if (session instanceof Response) return session;
     return this.#legacy(request, session, decoded, accept);
-  }
-
-  /** Reads the body, up to the limit. */
-  async #body(request: Request): Promise<string | Response> {
-    const max = this.#options.maxBodyBytes;
-    const tooLarge = () =>
-      errorResponse(413, INVALID_REQUEST, `Payload Too Large: bodies are limited to ${max} bytes`);
-    const declared = Number(request.headers.get("content-length") ?? "NaN");
-    if (declared > max) return tooLarge();
-    if (!request.body) return "";
-    const chunks: Uint8Array[] = [];
-    let size = 0;
-    const reader = request.body.getReader();
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.byteLength;
-      if (size > max) {
-        await reader.cancel().catch(() => {});
-        return tooLarge();
-      }
-      chunks.push(value);
-    }
-    const bytes = new Uint8Array(size);
-    let at = 0;
-    for (const chunk of chunks) {
-      bytes.set(chunk, at);
-      at += chunk.byteLength;
-    }
-    return new TextDecoder().decode(bytes);
   }
 
   /** The session a request names, checked against the version it says it speaks. */
@@ -330,11 +232,11 @@ export class HttpTransport {
         decoded.message.id,
       );
     }
-    if (this.#sessions.size >= (this.#options.maxSessions ?? MAX_SESSIONS)) {
+    if (!this.#makeRoom()) {
       return errorResponse(
         503,
-        -32603,
-        "Service Unavailable: too many open sessions; end one with DELETE",
+        INTERNAL_ERROR,
+        "Service Unavailable: too many sessions are busy; end one with DELETE",
         decoded.message.id,
       );
     }
@@ -355,6 +257,20 @@ export class HttpTransport {
     });
   }
 
+  /** Below the cap, or made so by ending the least recently used idle session. */
+  #makeRoom(): boolean {
+    if (this.#sessions.size < (this.#options.maxSessions ?? MAX_SESSIONS)) return true;
+    let oldest: LegacySession | undefined;
+    for (const session of this.#sessions.values()) {
+      if (session.idle && (!oldest || session.lastActive < oldest.lastActive)) oldest = session;
+    }
+    if (!oldest) return false;
+    this.#sessions.delete(oldest.id);
+    this.#options.logger.log("info", `session ${oldest.id} ended to make room for a new one`);
+    oldest.close().catch(() => {});
+    return true;
+  }
+
   #legacy(
     request: Request,
     session: LegacySession,
@@ -364,16 +280,31 @@ export class HttpTransport {
     const ids: RequestId[] = [];
     if (decoded.kind === "request") ids.push(decoded.message.id);
     if (decoded.kind === "batch") {
+      if (session.conn.sessionVersion !== "2025-03-26") {
+        return errorResponse(
+          400,
+          INVALID_REQUEST,
+          `Invalid Request: JSON-RPC batches are only allowed when 2025-03-26 was negotiated ` +
+            `(this session uses ${session.conn.sessionVersion}); send one message per POST`,
+        );
+      }
       for (const item of decoded.items) {
-        const each = classify(item);
-        if (each.kind === "request") ids.push(each.message.id);
+        const each = isPlainObject(item) ? item : {};
+        const id = each.id;
+        if (typeof each.method === "string" && (typeof id === "string" || typeof id === "number")) {
+          ids.push(id);
+        }
       }
     }
     if (ids.length === 0) {
       session.conn.handleMessage(decoded);
+      if (decoded.kind === "notification" && decoded.message.method === "notifications/cancelled") {
+        const id = decoded.message.params?.requestId;
+        if (typeof id === "string" || typeof id === "number") session.cancelled(id);
+      }
       return new Response(null, { status: 202 });
     }
-    const taken = ids.find((id) => session.exchanges.has(keyOf(id)) || session.conn.busy(id));
+    const taken = ids.find((id) => session.exchanges.has(requestKey(id)) || session.conn.busy(id));
     if (taken !== undefined) {
       return errorResponse(
         409,
@@ -383,6 +314,7 @@ export class HttpTransport {
       );
     }
     const exchange = this.#legacyExchange(request, session, ids, accept);
+    if (decoded.kind === "request" && STREAMED.has(decoded.message.method)) exchange.stream();
     session.conn.handleMessage(decoded);
     return exchange.response;
   }
@@ -393,16 +325,14 @@ export class HttpTransport {
     ids: RequestId[],
     accept: Accepts,
   ): Exchange {
-    const exchange = new Exchange(accept, {}, () => {
+    const exchange = new Exchange(accept, () => {
       for (const id of ids) {
-        session.exchanges.delete(keyOf(id));
+        session.exchanges.delete(requestKey(id));
         session.conn.cancel(id, "the client closed the HTTP request");
       }
     });
-    for (const id of ids) session.exchanges.set(keyOf(id), exchange);
-    request.signal.addEventListener("abort", () => {
-      if (!exchange.done) exchange.onGone();
-    }, { once: true });
+    for (const id of ids) session.exchanges.set(requestKey(id), exchange);
+    request.signal.addEventListener("abort", () => exchange.gone(), { once: true });
     return exchange;
   }
 
@@ -419,7 +349,31 @@ export class HttpTransport {
       const { code, message: text, data } = error as RpcError;
       return errorResponse(400, code, text, message.id, {}, data);
     }
-    const exchange = new Exchange(accept, {}, () => conn.cancel(message.id, "stream closed"));
+    if (message.method === "subscriptions/listen" && !accept.sse) {
+      return errorResponse(
+        406,
+        INVALID_REQUEST,
+        "Not Acceptable: subscriptions/listen answers with a stream; accept text/event-stream",
+        message.id,
+      );
+    }
+    if (message.method === "initialize") {
+      return errorResponse(
+        404,
+        METHOD_NOT_FOUND,
+        "Method not found: initialize is not part of MCP 2026-07-28",
+        message.id,
+      );
+    }
+    if (this.#stateless.size >= (this.#options.maxStateless ?? MAX_STATELESS)) {
+      return errorResponse(
+        503,
+        INTERNAL_ERROR,
+        "Service Unavailable: too many requests in flight; try again shortly",
+        message.id,
+      );
+    }
+    const exchange = new Exchange(accept, () => conn.cancel(message.id, "stream closed"));
     const conn: McpServer = new McpServer({
       ...this.#options.service.options,
       service: this.#options.service,
@@ -430,16 +384,15 @@ export class HttpTransport {
         } catch {
           return false;
         }
-        if (!Array.isArray(out) && isResponse(out) && out.id === message.id) {
+        if (!Array.isArray(out) && !("method" in out) && out.id === message.id) {
           exchange.finish(json, modernStatus(out));
         } else exchange.push(json);
         return true;
       },
     });
     this.#stateless.add(conn);
-    request.signal.addEventListener("abort", () => {
-      if (!exchange.done) exchange.onGone();
-    }, { once: true });
+    request.signal.addEventListener("abort", () => exchange.gone(), { once: true });
+    if (message.method === "subscriptions/listen") exchange.stream();
     conn.handleMessage(decoded);
     conn.settled(MAX_TIMER_MS).then(() => {
       this.#stateless.delete(conn);
@@ -448,12 +401,14 @@ export class HttpTransport {
     return exchange.response;
   }
 
-  #headerParamsOf(tool: string) {
-    let found = this.#headerParams.get(tool);
-    if (!found) {
-      found = headerParamsOf(this.#options.service.catalog.inputSchema(tool));
-      this.#headerParams.set(tool, found);
-    }
+  /** Only tools that exist are remembered: a client may name any number that do not. */
+  #headerParamsOf(tool: string): HeaderParam[] {
+    const known = this.#headerParams.get(tool);
+    if (known) return known;
+    const schema = this.#options.service.catalog.inputSchema(tool);
+    if (schema === undefined) return [];
+    const found = headerParamsOf(schema);
+    this.#headerParams.set(tool, found);
     return found;
   }
 
@@ -466,7 +421,7 @@ export class HttpTransport {
         "Method Not Allowed: GET opens the stream of a session of MCP 2025-11-25 and earlier " +
           "(send Mcp-Session-Id); MCP 2026-07-28 clients use subscriptions/listen",
         null,
-        { allow: "POST, GET, DELETE" },
+        ALLOW,
       );
     }
     const session = this.#session(id, request);
@@ -475,11 +430,7 @@ export class HttpTransport {
       return errorResponse(406, INVALID_REQUEST, "Not Acceptable: GET needs text/event-stream");
     }
     if (session.stream && !session.stream.closed) {
-      return errorResponse(
-        409,
-        INVALID_REQUEST,
-        "Conflict: this session's stream is already open",
-      );
+      return errorResponse(409, INVALID_REQUEST, "Conflict: this session's stream is already open");
     }
     const stream = new SseStream(() => {});
     session.stream = stream;
@@ -495,7 +446,7 @@ export class HttpTransport {
         "Method Not Allowed: DELETE ends a session of MCP 2025-11-25 and earlier " +
           "(send its Mcp-Session-Id)",
         null,
-        { allow: "POST, GET, DELETE" },
+        ALLOW,
       );
     }
     const session = this.#session(id, request);

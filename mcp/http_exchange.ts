@@ -33,16 +33,25 @@ export class Exchange {
   #resolve!: (response: Response) => void;
   #sse?: SseStream;
   #done = false;
-  readonly #headers: Record<string, string>;
+  readonly #headers: Record<string, string> = {};
+  readonly #onGone: () => void;
 
   /** `onGone` runs if the client goes away before the reply. */
-  constructor(
-    readonly accepts: Accepts,
-    headers: Record<string, string>,
-    readonly onGone: () => void,
-  ) {
-    this.#headers = headers;
+  constructor(readonly accepts: Accepts, onGone: () => void) {
+    this.#onGone = onGone;
     this.response = new Promise((resolve) => (this.#resolve = resolve));
+  }
+
+  /** The client went away: what it asked for is dropped (once, and only before the reply). */
+  gone(): void {
+    if (this.#done) return;
+    this.#done = true;
+    this.#onGone();
+  }
+
+  /** Starts the stream now, when the client takes one, rather than at the first message. */
+  stream(): void {
+    if (!this.#sse && !this.#done && this.accepts.sse) this.#startStream();
   }
 
   get done(): boolean {
@@ -96,11 +105,7 @@ export class Exchange {
   }
 
   #startStream(): void {
-    this.#sse = new SseStream(() => {
-      if (this.#done) return;
-      this.#done = true;
-      this.onGone();
-    });
+    this.#sse = new SseStream(() => this.gone());
     this.#resolve(new Response(this.#sse.body, { headers: { ...this.#headers, ...SSE_HEADERS } }));
   }
 }

@@ -35,7 +35,10 @@ export class HttpGuard {
     this.#checkHost = isLoopbackHost(options.host);
   }
 
-  /** Why `request` may not proceed, or undefined when it may. */
+  /**
+   * Why `request` may not proceed, or undefined when it may. A CORS preflight carries no
+   * token (browsers never send one with it): only where it comes from counts.
+   */
   check(request: Request): Refusal | undefined {
     const origin = request.headers.get("origin");
     if (origin !== null && !this.#originAllowed(origin)) {
@@ -54,7 +57,7 @@ export class HttpGuard {
         };
       }
     }
-    if (this.#tokenDigest) {
+    if (this.#tokenDigest && request.method !== "OPTIONS") {
       const given = request.headers.get("authorization")?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
       if (!given || !timingSafeEqual(digest(given), this.#tokenDigest)) {
         return {
@@ -66,6 +69,35 @@ export class HttpGuard {
       }
     }
     return undefined;
+  }
+
+  /** The answer to a browser's preflight, from an origin check() let through. */
+  preflight(request: Request): Response {
+    const asked = (request.headers.get("access-control-request-headers") ?? "")
+      .split(",").map((name) => name.trim().toLowerCase()).filter(Boolean);
+    const headers = asked.filter((name) => CORS_HEADERS.has(name) || name.startsWith("mcp-param-"));
+    return new Response(null, {
+      status: 204,
+      headers: {
+        "access-control-allow-methods": "POST, GET, DELETE",
+        "access-control-allow-headers": headers.join(", "),
+        "access-control-max-age": "600",
+      },
+    });
+  }
+
+  /** Lets a page of an allowed origin read the response (and the session id it carries). */
+  withCors(request: Request, response: Response): Response {
+    const origin = request.headers.get("origin");
+    if (origin === null || !this.#originAllowed(origin)) return response;
+    try {
+      response.headers.set("access-control-allow-origin", origin);
+      response.headers.set("access-control-expose-headers", "mcp-session-id");
+      response.headers.append("vary", "origin");
+    } catch {
+      // Headers a runtime made immutable: the response goes as it is.
+    }
+    return response;
   }
 
   #originAllowed(origin: string): boolean {
@@ -80,10 +112,22 @@ export class HttpGuard {
   }
 }
 
-/** The name in a Host header, without its port. */
+/** Request headers a browser page may send us. */
+const CORS_HEADERS = new Set([
+  "content-type",
+  "accept",
+  "authorization",
+  "mcp-session-id",
+  "mcp-protocol-version",
+  "mcp-method",
+  "mcp-name",
+  "last-event-id",
+]);
+
+/** The name in a Host header, without its port; "" when it is not name[:port]. */
 function hostnameOf(host: string): string {
-  if (host.startsWith("[")) return host.slice(0, host.indexOf("]") + 1);
-  return host.replace(/:\d*$/, "");
+  const match = host.match(/^(\[[0-9a-fA-F:.]+\]|[^:@\[\]]+)(?::\d*)?$/);
+  return match ? match[1] : "";
 }
 
 /** Equal-length digests, so comparing them takes the same time whatever was sent. */

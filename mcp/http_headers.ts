@@ -3,9 +3,13 @@
  * Mcp-Param-* mirrors of tool arguments a schema marks with `x-mcp-header` must agree with the
  * body, so that nothing routing on headers sees another request than the one we run.
  */
-import { isPlainObject, type JsonRpcRequest, RpcError } from "./jsonrpc.ts";
+import {
+  isPlainObject,
+  type JsonRpcRequest,
+  RpcError,
+  UNSUPPORTED_PROTOCOL_VERSION,
+} from "./jsonrpc.ts";
 import { META_PROTOCOL_VERSION, SUPPORTED_VERSIONS } from "./versions.ts";
-import { UNSUPPORTED_PROTOCOL_VERSION } from "./jsonrpc.ts";
 
 export const HEADER_MISMATCH = -32020;
 

@@ -1,6 +1,9 @@
 /** JSON-RPC 2.0 messages as MCP uses them: decode one line into a message or an error to send. */
 
 export type RequestId = string | number;
+
+/** A map key for a request id that keeps 1 and "1" apart. */
+export const requestKey = (id: RequestId) => (typeof id === "string" ? `s${id}` : `n${id}`);
 export type Params = Record<string, unknown>;
 
 export interface JsonRpcRequest {

@@ -4,6 +4,7 @@
  */
 import type { Completer, ReadContext } from "./resource.ts";
 import type { ContentBlock, ToolContext } from "./tool.ts";
+import type { Watch } from "./watch.ts";
 
 /** What a prompt may use: a read's context, and questions to the client as a tool asks them. */
 export type PromptContext =
@@ -12,7 +13,6 @@ export type PromptContext =
     ToolContext,
     "canElicit" | "elicit" | "canSample" | "sample" | "canListRoots" | "clientRoots" | "ask"
   >;
-import type { Watch } from "./watch.ts";
 
 export interface PromptArgument {
   name: string;

@@ -23,6 +23,7 @@ import {
   METHOD_NOT_FOUND,
   type Params,
   type RequestId,
+  requestKey,
   RpcError,
 } from "./jsonrpc.ts";
 import { atLeast, describeLogData, isLogLevel, type Logger, type LogLevel } from "./log.ts";
@@ -57,7 +58,8 @@ export interface ServerOptions extends ServiceOptions {
 /** How long the client gets to answer a request of ours (roots/list). */
 const CLIENT_REQUEST_TIMEOUT_MS = 10_000;
 
-const keyOf = (id: RequestId) => (typeof id === "string" ? `s${id}` : `n${id}`);
+/** Resources one subscription may name, and a legacy session may subscribe to: each is a watch. */
+const MAX_SUBSCRIBED_URIS = 100;
 
 export class McpServer implements Connection {
   readonly #options: ServerOptions;
@@ -81,6 +83,8 @@ export class McpServer implements Connection {
   readonly #environment: CallEnvironment;
   /** Made when someone first wants to hear of changes. */
   #watches?: ChangeWatches;
+  /** What the legacy session subscribed to. */
+  readonly #legacyUris = new Set<string>();
   /** The legacy session as a receiver of change notifications. */
   readonly #legacyListener: ChangeListener = {
     deliver: (method, params) => this.#options.send({ jsonrpc: "2.0", method, params }),
@@ -310,13 +314,13 @@ export class McpServer implements Connection {
 
   /** Cancels a request in flight: it gets no reply. Unknown or finished ids are ignored. */
   cancel(id: RequestId, reason?: string): void {
-    const call = this.#calls.get(keyOf(id));
+    const call = this.#calls.get(requestKey(id));
     // initialize cannot be cancelled.
     if (!call || call.method === "initialize") return;
     call.abort("cancelled");
     // The client will get no reply, so to it the id is free again at once, even while the
     // tool is still cleaning up.
-    this.#calls.delete(keyOf(id));
+    this.#calls.delete(requestKey(id));
     this.#options.logger.log(
       "info",
       `request ${JSON.stringify(id)} (${call.method}) cancelled by the client${
@@ -327,7 +331,7 @@ export class McpServer implements Connection {
 
   /** Whether a request with this id is in flight. */
   busy(id: RequestId): boolean {
-    return this.#calls.has(keyOf(id));
+    return this.#calls.has(requestKey(id));
   }
 
   /** The protocol version `initialize` settled, if it has run. */
@@ -337,7 +341,7 @@ export class McpServer implements Connection {
 
   async #handleRequest(message: JsonRpcRequest): Promise<JsonRpcResponse | null> {
     const { id, method } = message;
-    const key = keyOf(id);
+    const key = requestKey(id);
     if (this.#calls.has(key)) {
       // A client bug; answering under that id is still clearer than silence.
       return failure(
@@ -470,6 +474,7 @@ export class McpServer implements Connection {
   #hearListChanges(capabilities: Record<string, unknown>): void {
     const watches = this.#changeWatches();
     watches.removeListener(this.#legacyListener);
+    this.#legacyUris.clear();
     for (const kind of ["tools", "prompts", "resources"] as const) {
       const announced = capabilities[kind] as { listChanged?: boolean } | undefined;
       if (announced?.listChanged) watches.addList(this.#legacyListener, kind);
@@ -486,18 +491,26 @@ export class McpServer implements Connection {
 
   subscribe(params: Params, call: Call): Record<string, unknown> {
     const uri = this.#subscriptionUri(params, call);
+    if (!this.#legacyUris.has(uri) && this.#legacyUris.size >= MAX_SUBSCRIBED_URIS) {
+      throw new RpcError(
+        INVALID_PARAMS,
+        `Invalid params: a session may subscribe to at most ${MAX_SUBSCRIBED_URIS} resources; unsubscribe from some first`,
+      );
+    }
     if (!this.#changeWatches().addResource(this.#legacyListener, uri)) {
       throw new RpcError(
         INVALID_PARAMS,
         `Invalid params: ${uri} cannot be subscribed to: it does not tell when it changes`,
       );
     }
+    this.#legacyUris.add(uri);
     return {};
   }
 
   unsubscribe(params: Params, call: Call): Record<string, unknown> {
     const uri = this.#subscriptionUri(params, call);
     this.#watches?.removeResource(this.#legacyListener, uri);
+    this.#legacyUris.delete(uri);
     return {};
   }
 
@@ -531,6 +544,12 @@ export class McpServer implements Connection {
       throw new RpcError(
         INVALID_PARAMS,
         "Invalid params: notifications.resourceSubscriptions must be an array of URIs",
+      );
+    }
+    if (uris && new Set(uris).size > MAX_SUBSCRIBED_URIS) {
+      throw new RpcError(
+        INVALID_PARAMS,
+        `Invalid params: one subscription may name at most ${MAX_SUBSCRIBED_URIS} resources`,
       );
     }
     const tag = { [META_SUBSCRIPTION_ID]: call.id };
@@ -625,7 +644,10 @@ export class McpServer implements Connection {
         if ("error" in response) reject(new Error(`${method} failed: ${response.error.message}`));
         else resolve(response.result);
       });
-      this.#options.send({ jsonrpc: "2.0", id, method, params }, related);
+      if (!this.#options.send({ jsonrpc: "2.0", id, method, params }, related)) {
+        settle();
+        reject(new Error(`${method} could not be sent: no stream to the client is open`));
+      }
     });
   }
 

@@ -30,10 +30,9 @@ interface BunRuntime {
 
 const internalError = () => new Response("internal error\n", { status: 500 });
 
-export function listen(
+export function serve(
   hostname: string,
   port: number,
-  maxBodyBytes: number,
   handler: FetchHandler,
 ): Promise<Listening> {
   const bun = (globalThis as { Bun?: BunRuntime }).Bun;
@@ -44,8 +43,9 @@ export function listen(
       // Streams stay open for as long as a subscription lasts; keep-alive comments keep them
       // moving, so the runtime's idle cutoff (10 s by default) must not end them.
       idleTimeout: 0,
-      // One more than our own cap, so that we, not Bun, say what is too large.
-      maxRequestBodySize: maxBodyBytes + 1,
+      // Ours is the limit that counts: we refuse a large Content-Length before reading, and a
+      // chunked body as it passes the cap, each with a JSON-RPC error saying so.
+      maxRequestBodySize: Number.MAX_SAFE_INTEGER,
       fetch: handler,
       error: internalError,
     });
