@@ -148,8 +148,11 @@ export class ToolCatalog {
       );
     }
     // A retry's answers count only for the call they were asked in (same tool, same arguments).
-    const digest = callDigest("tools/call", name, args);
-    if (call.era === "modern") call.questions.answers = answersOf(params, digest);
+    // Hashing the arguments is left to the calls that ask or answer: most do neither.
+    const digest = () => callDigest("tools/call", name, args);
+    if (call.era === "modern" && params.requestState !== undefined) {
+      call.questions.answers = answersOf(params, digest());
+    }
     let result: ToolResult;
     try {
       // A cancel (or shutdown) may have come while the validator was loading.
@@ -163,7 +166,7 @@ export class ToolCatalog {
     } catch (error) {
       if (error instanceof InputRequired) {
         // The client answers and calls again; the answers so far ride along, signed.
-        return inputRequiredResult(error, digest, call.questions.answers);
+        return inputRequiredResult(error, digest(), call.questions.answers);
       }
       if (error instanceof MissingClientCapability && call.era === "modern") {
         throw missingCapability(error);

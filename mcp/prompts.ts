@@ -116,15 +116,17 @@ export class PromptCatalog {
     const prompt = await this.find(params.name, ctx, "prompts/get");
     call.label = prompt.name;
     const args = checkArguments(prompt, params.arguments);
-    const digest = callDigest("prompts/get", prompt.name, args);
-    if (call.era === "modern") call.questions.answers = answersOf(params, digest);
+    const digest = () => callDigest("prompts/get", prompt.name, args);
+    if (call.era === "modern" && params.requestState !== undefined) {
+      call.questions.answers = answersOf(params, digest());
+    }
     let value;
     try {
       value = await prompt.get(args, ctx);
     } catch (error) {
       // A prompt may ask first, as a tool may: the client answers and asks for it again.
       if (error instanceof InputRequired) {
-        return inputRequiredResult(error, digest, call.questions.answers);
+        return inputRequiredResult(error, digest(), call.questions.answers);
       }
       if (error instanceof MissingClientCapability && call.era === "modern") {
         throw missingCapability(error);
