@@ -17,6 +17,7 @@ import {
   type ServerCommand,
 } from "./bench/measurements.ts";
 import { describeMachine } from "./bench/machine.ts";
+import { httpReport } from "./bench/http_bench.ts";
 import { against, markdownTable, mb, ms, perSecond, times, us } from "./bench/report.ts";
 import { median, percentile } from "./bench/stats.ts";
 
@@ -195,3 +196,6 @@ const report = [
   "back unchanged.",
 ];
 process.stdout.write(report.join("\n") + "\n");
+
+// Streamable HTTP: a section of its own after the stdio one (scripts/bench/http_bench.ts).
+process.stdout.write("\n" + await httpReport(ROOT, progress) + "\n");
