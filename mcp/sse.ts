@@ -27,6 +27,9 @@ export class SseStream {
     this.body = new ReadableStream<Uint8Array>({
       start: (controller) => {
         this.#controller = controller;
+        // A comment first: runtimes send the status and headers with the first bytes, and a
+        // stream with nothing to say yet must still answer at once.
+        controller.enqueue(encoder.encode(":\n\n"));
       },
       cancel: () => this.#gone(),
     }, { highWaterMark: 0, size: (chunk) => chunk.byteLength });

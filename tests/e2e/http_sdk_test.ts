@@ -4,7 +4,7 @@
  * the 2026-07-28 client talks statelessly, with a subscriptions/listen stream.
  */
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
+import { before, test } from "node:test";
 import { mkdtempSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -31,11 +31,6 @@ before(async () => {
   project = realpathSync(mkdtempSync(join(tmpdir(), "toolhost-http-")));
   writeFileSync(join(project, "notes.txt"), "hello over http\n");
   server = await startHttpServer(PRODUCT_BINARY, ["--root", project]);
-});
-
-after(async () => {
-  const { code } = await server.stop();
-  assert.equal(code, 0, server.stderr());
 });
 
 async function legacyClient() {
@@ -158,4 +153,11 @@ test("the 2026-07-28 client talks statelessly over HTTP and hears a plan change 
   } finally {
     await client.close();
   }
+});
+
+// Last, as a test rather than an after() hook: Deno does not report failures in hooks.
+test("the HTTP server wrote nothing to stdout and exits 0 on SIGTERM", async () => {
+  const { code } = await server.terminate();
+  assert.equal(code, 0, server.stderr());
+  assert.equal(server.stdout(), "");
 });

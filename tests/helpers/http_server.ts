@@ -1,5 +1,6 @@
 /** Starts a toolhost binary with --http on a free port, as a test's server. */
 import { type ChildProcess, spawn } from "node:child_process";
+import { request as httpRequest } from "node:http";
 import process from "node:process";
 import { binary, isolatedEnv, ROOT } from "./raw_client.ts";
 
@@ -10,6 +11,13 @@ export interface HttpServer {
   stderr(): string;
   exited: Promise<{ code: number | null; signal: string | null }>;
   stop(): Promise<{ code: number | null; signal: string | null }>;
+  /** What the server wrote to stdout: an HTTP server writes nothing there. */
+  stdout(): string;
+  /**
+   * SIGTERM, sent with process.kill: Deno reports the exit of a child stopped with child.kill()
+   * as that signal even when it exited 0 by itself, so only this shows the real exit code.
+   */
+  terminate(): Promise<{ code: number | null; signal: string | null }>;
 }
 
 /** `args` come before `--http 127.0.0.1:0` unless they hold an --http of their own. */
@@ -56,6 +64,11 @@ export async function startHttpServer(
     async stop() {
       if (stdout !== "") throw new Error(`the HTTP server wrote to stdout: ${stdout}`);
       child.kill("SIGTERM");
+      return await exited;
+    },
+    stdout: () => stdout,
+    async terminate() {
+      if (child.exitCode === null && child.signalCode === null) process.kill(child.pid!, "SIGTERM");
       return await exited;
     },
   };
@@ -110,4 +123,81 @@ export function sseMessages(text: string): Record<string, unknown>[] {
       .map((line) => line.slice(5).trimStart()).join("\n");
     return data ? [JSON.parse(data)] : [];
   });
+}
+
+export interface RawHttpReply {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+/**
+ * One request through node:http, which (unlike fetch) sends the Host header it is given: what a
+ * browser sends for a page whose name was rebound to this machine.
+ */
+export function rawHttp(
+  port: number,
+  options: { method?: string; path?: string; headers?: Record<string, string>; body?: string },
+): Promise<RawHttpReply> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({
+      host: "127.0.0.1",
+      port,
+      method: options.method ?? "POST",
+      path: options.path ?? "/mcp",
+      headers: options.headers,
+    }, (res) => {
+      let body = "";
+      res.setEncoding("utf8");
+      res.on("data", (chunk: string) => (body += chunk));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      res.on("error", reject);
+    });
+    req.on("error", reject);
+    req.end(options.body);
+  });
+}
+
+/**
+ * Reads an SSE response one JSON-RPC message at a time, as a client does while the stream stays
+ * open: `next` waits for the following message, or undefined once the server ends the stream.
+ */
+export class SseReader {
+  readonly #reader: ReadableStreamDefaultReader<string>;
+  readonly #queue: Record<string, unknown>[] = [];
+  #buffer = "";
+  #ended = false;
+  #pending?: Promise<ReadableStreamReadResult<string>>;
+
+  constructor(response: Response) {
+    this.#reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+  }
+
+  async next(timeoutMs = 5000): Promise<Record<string, unknown> | undefined> {
+    const deadline = Date.now() + timeoutMs;
+    while (this.#queue.length === 0 && !this.#ended) {
+      this.#pending ??= this.#reader.read();
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const timeout = new Promise<"timeout">((resolve) => {
+        timer = setTimeout(() => resolve("timeout"), Math.max(0, deadline - Date.now()));
+      });
+      const read = await Promise.race([this.#pending, timeout]);
+      clearTimeout(timer);
+      if (read === "timeout") {
+        throw new Error(`no SSE message within ${timeoutMs} ms (buffered: ${this.#buffer})`);
+      }
+      this.#pending = undefined;
+      if (read.done) this.#ended = true;
+      else this.#buffer += read.value;
+      const events = this.#buffer.split(/\r?\n\r?\n/);
+      this.#buffer = events.pop()!;
+      this.#queue.push(...sseMessages(events.map((event) => event + "\n\n").join("")));
+    }
+    return this.#queue.shift();
+  }
+
+  /** Closes the stream from the client's side, as a client that stops listening does. */
+  async cancel(): Promise<void> {
+    await this.#reader.cancel().catch(() => {});
+  }
 }
