@@ -306,6 +306,9 @@ export class McpServer implements Connection {
       this.cancel(id, typeof params.reason === "string" ? params.reason : undefined);
       return;
     }
+    if (message.method === "notifications/initialized" && this.#session) {
+      this.#hearListChanges(this.#service.capabilities(this.#session.version));
+    }
     if (message.method === "notifications/roots/list_changed") {
       this.#clientRoots = null; // fetched again when a tool next asks
     }
@@ -459,22 +462,24 @@ export class McpServer implements Connection {
       logLevel: null,
     };
     this.#clientRoots = null;
-    const capabilities = this.#service.capabilities(version);
-    this.#hearListChanges(capabilities);
+    // A session that starts again hears nothing until it says it is initialized.
+    this.#watches?.removeListener(this.#legacyListener);
+    this.#legacyUris.clear();
     const result: Record<string, unknown> = {
       protocolVersion: version,
-      capabilities,
+      capabilities: this.#service.capabilities(version),
       serverInfo: this.#options.info,
     };
     if (this.#options.instructions) result.instructions = this.#options.instructions;
     return result;
   }
 
-  /** A legacy session hears of every list change its capabilities announce. */
+  /**
+   * A legacy session hears of every list change its capabilities announce, from when it says
+   * it is initialized: watching may ask the client for its roots, which must not come earlier.
+   */
   #hearListChanges(capabilities: Record<string, unknown>): void {
     const watches = this.#changeWatches();
-    watches.removeListener(this.#legacyListener);
-    this.#legacyUris.clear();
     for (const kind of ["tools", "prompts", "resources"] as const) {
       const announced = capabilities[kind] as { listChanged?: boolean } | undefined;
       if (announced?.listChanged) watches.addList(this.#legacyListener, kind);

@@ -60,6 +60,9 @@ test("legacy: capabilities announce subscribe and list changes; updates come whi
   assert.deepEqual(capabilities.resources, { subscribe: true, listChanged: true });
   assert.deepEqual(capabilities.prompts, { listChanged: true });
   assert.deepEqual(capabilities.tools, { listChanged: false });
+  assert.equal(items.watching, 0, "lists are watched once the client says it is initialized");
+  h.line({ jsonrpc: "2.0", method: "notifications/initialized" });
+  assert.equal(items.watching, 1);
 
   assert.equal(note.watching, 0, "nothing is watched before a subscription");
   assert.deepEqual((await h.request(2, "resources/subscribe", { uri: "test://note" })).result, {});
