@@ -174,7 +174,9 @@ export class ToolCatalog {
       if (error instanceof ToolError) {
         result = errorResult(error.message);
       } else {
-        this.logger.log("error", `tool ${name} threw: ${describeLogData(error)}`);
+        // A tool stopped by a cancel or shutdown failing on its way out is no bug.
+        const level = call.reason ? "debug" : "error";
+        this.logger.log(level, `tool ${name} threw: ${describeLogData(error)}`);
         const message = error instanceof Error ? error.message : String(error);
         result = errorResult(`${name} failed: ${message}`);
       }
