@@ -51,14 +51,6 @@ const MAX_STATELESS = 1000;
 const MAX_TIMER_MS = 2 ** 31 - 1;
 const ALLOW = { allow: "POST, GET, DELETE" };
 
-/**
- * Legacy requests answered on a stream from the first byte, so that a client that hangs up is
- * noticed even where the runtime says so only through the stream (Deno): their errors are 200
- * anyway. A 2026-07-28 tools/call keeps its JSON answer, whose status tells a refusal (-32021
- * is 400); there Bun's request.signal notices the hang-up.
- */
-const STREAMED = new Set(["tools/call"]);
-
 export class HttpTransport {
   readonly #options: HttpOptions;
   readonly #sessions = new Map<string, LegacySession>();
@@ -313,8 +305,10 @@ export class HttpTransport {
         taken,
       );
     }
+    // Plain JSON unless something must go first: a stream per call would cost every call, and
+    // Bun tells of a client that hangs up through request.signal either way. (Deno tells only
+    // through a stream it was given: there a hang-up before the first byte goes unnoticed.)
     const exchange = this.#legacyExchange(request, session, ids, accept);
-    if (decoded.kind === "request" && STREAMED.has(decoded.message.method)) exchange.stream();
     session.conn.handleMessage(decoded);
     return exchange.response;
   }

@@ -52,13 +52,14 @@ export class HttpClient {
   }
 }
 
-/** A JSON reply's result, or an error naming what came back instead. */
+/** A reply's result (plain JSON or the last event of a stream), or an error naming what came. */
 function resultOf(response: WireResponse, what: string): Record<string, unknown> {
   const type = response.headers.get("content-type") ?? "";
-  if (response.status !== 200 || !type.startsWith("application/json")) {
+  const json = type.startsWith("application/json");
+  if (response.status !== 200 || !(json || type.startsWith("text/event-stream"))) {
     throw new Error(`${what}: HTTP ${response.status} ${type}: ${response.body.slice(0, 300)}`);
   }
-  const reply = JSON.parse(response.body);
+  const reply = JSON.parse(json ? response.body : lastEventData(response.body));
   if (!reply.result || reply.result.isError) {
     throw new Error(`${what} failed: ${response.body.slice(0, 300)}`);
   }
@@ -132,4 +133,10 @@ export function modernCall(client: HttpClient): EchoCall {
     "io.modelcontextprotocol/clientCapabilities": {},
   });
   return echoCall(client, headers, `{"name":"echo","arguments":{"text":"hi"},"_meta":${meta}}`);
+}
+
+/** The data of an SSE body's last event: a stream ends with the reply. */
+function lastEventData(body: string): string {
+  const data = body.split("\n").filter((line) => line.startsWith("data:"));
+  return data.at(-1)?.slice(5).trim() ?? "";
 }
