@@ -17,9 +17,7 @@ import pkg from "./package.json" with { type: "json" };
 import { describeLogData, LOG_LEVELS, type LogLevel, stderrLogger } from "./mcp/log.ts";
 import { McpServer } from "./mcp/server.ts";
 import { McpService } from "./mcp/service.ts";
-import { HttpTransport } from "./mcp/http.ts";
 import { HttpGuard, isLoopbackHost } from "./mcp/http_guard.ts";
-import { serve } from "./mcp/http_serve.ts";
 import { serveStdio, StdoutWriter } from "./mcp/stdio.ts";
 import { type Contribution, sortContributions, withOfferedTools } from "./mcp/contribution.ts";
 import { SUPPORTED_VERSIONS } from "./mcp/versions.ts";
@@ -321,6 +319,11 @@ async function serveHttp(
   maxBodyBytes: number,
   setStop: (stop: Stop) => void,
 ): Promise<never> {
+  // Loaded here: a stdio server, the common case, never needs them.
+  const [{ HttpTransport }, { serve }] = await Promise.all([
+    import("./mcp/http.ts"),
+    import("./mcp/http_serve.ts"),
+  ]);
   const logger = service.options.logger;
   const transport = new HttpTransport({
     service,

@@ -1,7 +1,7 @@
 /**
  * The HTTP comparison server for the benchmark: the official TypeScript SDK (v1) with its
  * StreamableHTTPServerTransport on node:http, stateful sessions, JSON responses
- * (`enableJsonResponse: true`), one `echo` tool as in sdk_server.ts. It follows the SDK's own
+ * (`enableJsonResponse: true`), the echo server of sdk_echo.ts. It follows the SDK's own
  * jsonResponseStreamableHttp example (one McpServer and transport per session, kept in a map by
  * Mcp-Session-Id), with node:http and a JSON body parse where the example has express.json().
  * Usage: node sdk-http-server.mjs [PORT]; prints `serving MCP at http://127.0.0.1:PORT/mcp` on
@@ -10,29 +10,11 @@
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import process from "node:process";
-// The SDK's "./*" export maps types to "*.js.d.ts", which does not exist; name the types here.
-// @ts-types="@modelcontextprotocol/sdk/server/mcp"
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 // @ts-types="@modelcontextprotocol/sdk/server/streamableHttp"
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
-// zod 4 is installed (the SDK's peer dependency); its root export is the v4 API.
-import * as z from "zod";
-
-function echoServer(): McpServer {
-  const server = new McpServer({ name: "sdk-echo", version: "1.0.0" });
-  server.registerTool(
-    "echo",
-    {
-      description: "Returns `text` unchanged (benchmarks and payload tests).",
-      inputSchema: { text: z.string() },
-      annotations: { readOnlyHint: true },
-    },
-    ({ text }) => ({ content: [{ type: "text", text }] }),
-  );
-  return server;
-}
+import { echoServer } from "./sdk_echo.ts";
 
 const sessions = new Map<string, StreamableHTTPServerTransport>();
 

@@ -1,26 +1,6 @@
-/**
- * The comparison server for `deno task bench`: the official TypeScript SDK (v1) over stdio with
- * one `echo` tool, equivalent to the `echo` fixture in dist/toolhost-test. Kept as plain as the
- * SDK's own examples so the figures show the SDK as people use it.
- */
-// The SDK's "./*" export maps types to "*.js.d.ts", which does not exist; name the types here.
-// @ts-types="@modelcontextprotocol/sdk/server/mcp"
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+/** The comparison server for `deno task bench`: the SDK's echo server (sdk_echo.ts) over stdio. */
 // @ts-types="@modelcontextprotocol/sdk/server/stdio"
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-// zod 4 is installed (the SDK's peer dependency); its root export is the v4 API.
-import * as z from "zod";
+import { echoServer } from "./sdk_echo.ts";
 
-const server = new McpServer({ name: "sdk-echo", version: "1.0.0" });
-
-server.registerTool(
-  "echo",
-  {
-    description: "Returns `text` unchanged (benchmarks and payload tests).",
-    inputSchema: { text: z.string() },
-    annotations: { readOnlyHint: true },
-  },
-  ({ text }) => ({ content: [{ type: "text", text }] }),
-);
-
-await server.connect(new StdioServerTransport());
+await echoServer().connect(new StdioServerTransport());

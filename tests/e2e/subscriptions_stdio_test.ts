@@ -111,3 +111,47 @@ test("2026-07-28 over stdio: listen is acknowledged, tagged, filtered, and ends 
     await client.close();
   }
 });
+
+test("list changes over stdio: a background process appears in resources/list, told in both eras", async () => {
+  const root = project();
+  const legacy = new RawClient(PRODUCT_BINARY, ["--root", root]);
+  const modernClient = new RawClient(PRODUCT_BINARY, ["--root", root]);
+  const listChanged = (m: Message) => m.method === "notifications/resources/list_changed";
+  try {
+    await legacy.initialize();
+    await legacy.request("tools/call", {
+      name: "bash_background",
+      arguments: { command: "sleep 30" },
+    });
+    const told = await legacy.waitFor(listChanged, 5000, "resources/list_changed");
+    assert.deepEqual(told.params ?? {}, {});
+    const listed = await legacy.request("resources/list");
+    assert.ok(
+      (listed.result?.resources as { uri: string }[]).some((r) =>
+        /^toolhost:\/\/processes\/p\d+\/output$/.test(r.uri)
+      ),
+    );
+
+    modernClient.start(
+      "subscriptions/listen",
+      modern({ notifications: { resourcesListChanged: true, promptsListChanged: true } }),
+      "lists",
+    );
+    const ack = await modernClient.waitFor(
+      (m) => m.method === "notifications/subscriptions/acknowledged",
+    );
+    assert.deepEqual(
+      (ack.params as { notifications: unknown }).notifications,
+      { resourcesListChanged: true, promptsListChanged: true },
+    );
+    await modernClient.request(
+      "tools/call",
+      modern({ name: "bash_background", arguments: { command: "sleep 30" } }),
+    );
+    const tagged = await modernClient.waitFor(listChanged, 5000, "a tagged list change");
+    assert.deepEqual(tagged.params, { _meta: { [SUBSCRIPTION]: "lists" } });
+  } finally {
+    await legacy.close();
+    await modernClient.close();
+  }
+});
