@@ -17,14 +17,14 @@ import pkg from "./package.json" with { type: "json" };
 import { describeLogData, LOG_LEVELS, type LogLevel, stderrLogger } from "./mcp/log.ts";
 import { McpServer } from "./mcp/server.ts";
 import { McpService } from "./mcp/service.ts";
-import { HttpGuard, isLoopbackHost } from "./mcp/http_guard.ts";
+import { HttpGuard, isLoopbackHost } from "./mcp/http/guard.ts";
 import { serveStdio, StdoutWriter } from "./mcp/stdio.ts";
 import { type Contribution, sortContributions, withOfferedTools } from "./mcp/contribution.ts";
 import { SUPPORTED_VERSIONS } from "./mcp/versions.ts";
 import { setProgramLog, toolHooks } from "./tools/_lib/hooks.ts";
-import { setLoginEnvWarning } from "./tools/_lib/login_env.ts";
+import { setLoginEnvWarning } from "./tools/shell/_lib/login_env.ts";
 import { killAllGroups } from "./tools/_lib/process_groups.ts";
-import { setSettings } from "./tools/_lib/settings.ts";
+import { setSettings } from "./config/settings.ts";
 import { toolModules } from "./tools/mod.ts";
 
 declare const TOOLHOST_COMMIT: string | undefined;
@@ -321,8 +321,8 @@ async function serveHttp(
 ): Promise<never> {
   // Loaded here: a stdio server, the common case, never needs them.
   const [{ HttpTransport }, { serve }] = await Promise.all([
-    import("./mcp/http.ts"),
-    import("./mcp/http_serve.ts"),
+    import("./mcp/http/transport.ts"),
+    import("./mcp/http/serve.ts"),
   ]);
   const logger = service.options.logger;
   const transport = new HttpTransport({

@@ -3,8 +3,8 @@
  * allow and deny lists and the read-only profile leave of them.
  */
 import type { Tool } from "../mcp/tool.ts";
-import { checkInputSchemas, customTools } from "../tools/_lib/custom_tools.ts";
-import type { Settings } from "../tools/_lib/settings.ts";
+import { checkInputSchemas, customTools } from "../tools/shell/_lib/custom_tools.ts";
+import type { Settings } from "./settings.ts";
 import { filterTools } from "./tool_filter.ts";
 
 export interface Assembled {

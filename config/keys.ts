@@ -3,7 +3,7 @@
  * write it, the variables and flag that also set it, how their text is read, and where it lands
  * in Settings. Custom tools, keyed by the user's own names, are handled beside this table.
  */
-import type { Settings, ShellEnv } from "../tools/_lib/settings.ts";
+import type { Settings, ShellEnv } from "./settings.ts";
 
 /** The command-line flags that bear on configuration, as main.ts parsed them. */
 export interface ConfigFlags {

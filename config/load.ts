@@ -4,7 +4,7 @@
  * (tools, limits, search, custom_tools) are merged key by key. Every value remembers its source.
  */
 import { dirname, isAbsolute, relative } from "node:path";
-import { type CustomToolSpec, defaultSettings, type Settings } from "../tools/_lib/settings.ts";
+import { type CustomToolSpec, defaultSettings, type Settings } from "./settings.ts";
 import { type ConfigFlags, CUSTOM_TOOLS, LEAF_BY_KEY, LEAVES } from "./keys.ts";
 import { userConfigPath } from "./paths.ts";
 import {

@@ -3,7 +3,7 @@
  * setting with its source in a comment beside it. Secrets are hidden; everything else is shown
  * as it is in effect (paths absolute).
  */
-import type { Settings } from "../tools/_lib/settings.ts";
+import type { Settings } from "./settings.ts";
 import { CUSTOM_TOOLS, LEAVES } from "./keys.ts";
 
 const HIDDEN = "********";

@@ -4,7 +4,7 @@
  * use `*` for any run of characters.
  */
 import type { Tool } from "../mcp/tool.ts";
-import type { Settings } from "../tools/_lib/settings.ts";
+import type { Settings } from "./settings.ts";
 
 function pattern(name: string): RegExp {
   const escaped = name.split("*").map((part) => part.replace(/[.+?^${}()|[\]\\-]/g, "\\$&"));

@@ -18,7 +18,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import process from "node:process";
 import { afterEach, test } from "node:test";
-import { findRipgrep } from "../../tools/_lib/grep_ripgrep.ts";
+import { findRipgrep } from "../../tools/search/_lib/grep_ripgrep.ts";
 import { modern, PRODUCT_BINARY, RawClient, ROOT } from "../helpers/raw_client.ts";
 
 type ToolResult = {

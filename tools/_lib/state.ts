@@ -10,7 +10,7 @@ import { basename, isAbsolute, join, resolve } from "node:path";
 import process from "node:process";
 import { ToolError } from "../../mcp/tool.ts";
 import { writeFileAtomic } from "./atomic_write.ts";
-import { settings } from "./settings.ts";
+import { settings } from "../../config/settings.ts";
 
 /** The user's toolhost state directory, as an absolute path; TOOLHOST_STATE_DIR overrides it. */
 export function stateRoot(): string {

@@ -1,0 +1,82 @@
+/**
+ * A legacy (2025-11-25 and earlier) session over HTTP: one connection named by Mcp-Session-Id.
+ * It routes what the connection sends: a reply to the POST that asked, what belongs to a
+ * request (progress, log lines, questions to the client) onto that POST's stream, and the rest
+ * (change notifications) onto the session's GET stream.
+ */
+import type { JsonRpcMessage, JsonRpcResponse, RequestId } from "../jsonrpc.ts";
+import { requestKey } from "../jsonrpc.ts";
+import type { Logger } from "../log.ts";
+import { McpServer } from "../server.ts";
+import type { McpService } from "../service.ts";
+import type { Exchange } from "./exchange.ts";
+import type { SseStream } from "./sse.ts";
+
+export class LegacySession {
+  readonly conn: McpServer;
+  /** POSTs waiting for their reply, by request id. */
+  readonly exchanges = new Map<string, Exchange>();
+  stream?: SseStream;
+  lastActive = Date.now();
+
+  constructor(readonly id: string, service: McpService, readonly logger: Logger) {
+    this.conn = new McpServer({
+      ...service.options,
+      service,
+      send: (message, related) => this.#send(message, related),
+    });
+  }
+
+  /** Nothing waits on it and no stream is open: it may be ended to make room. */
+  get idle(): boolean {
+    return this.exchanges.size === 0 && (!this.stream || this.stream.closed);
+  }
+
+  /** The client cancelled a request: it gets no reply, so its POST ends here. */
+  cancelled(id: RequestId): void {
+    const exchange = this.exchanges.get(requestKey(id));
+    if (!exchange) return;
+    this.exchanges.delete(requestKey(id));
+    exchange.abandon(204);
+  }
+
+  /** False only for what could not be encoded, or a request of ours that no stream can carry. */
+  #send(message: JsonRpcMessage | JsonRpcResponse[], related?: RequestId): boolean {
+    let json: string;
+    try {
+      json = JSON.stringify(message);
+    } catch {
+      return false;
+    }
+    if (Array.isArray(message)) {
+      const first = message.find((reply) => reply.id !== null);
+      const exchange = first ? this.exchanges.get(requestKey(first.id!)) : undefined;
+      for (const reply of message) {
+        if (reply.id !== null) this.exchanges.delete(requestKey(reply.id));
+      }
+      exchange?.finish(json);
+      return true;
+    }
+    if (!("method" in message)) {
+      const exchange = message.id === null ? undefined : this.exchanges.get(requestKey(message.id));
+      if (exchange) {
+        this.exchanges.delete(requestKey(message.id!));
+        exchange.finish(json);
+      }
+      return true;
+    }
+    const exchange = related === undefined ? undefined : this.exchanges.get(requestKey(related));
+    if (exchange?.push(json)) return true;
+    if (this.stream && !this.stream.closed) return this.stream.send(json);
+    this.logger.log("debug", `session ${this.id}: no stream open for ${message.method}`);
+    // A question nobody can receive must fail now, not after its timeout.
+    return !("id" in message);
+  }
+
+  async close(): Promise<void> {
+    await this.conn.shutdown(1000);
+    for (const exchange of this.exchanges.values()) exchange.abandon();
+    this.exchanges.clear();
+    this.stream?.close();
+  }
+}

@@ -1,0 +1,471 @@
+/**
+ * Streamable HTTP: one endpoint for both eras. A 2026-07-28 request (its `_meta` names the
+ * version) is answered statelessly by a connection made for it alone; anything else belongs to a
+ * legacy session that `initialize` opened, named by Mcp-Session-Id, with a GET stream for what
+ * concerns no request and DELETE to end it.
+ */
+import {
+  type Decoded,
+  decodeLine,
+  INTERNAL_ERROR,
+  INVALID_PARAMS,
+  INVALID_REQUEST,
+  isPlainObject,
+  METHOD_NOT_FOUND,
+  type RequestId,
+  requestKey,
+  type RpcError,
+} from "../jsonrpc.ts";
+import { describeLogData, type Logger, type LogLevel } from "../log.ts";
+import { McpServer } from "../server.ts";
+import type { McpService } from "../service.ts";
+import { readBody } from "./body.ts";
+import { type Accepts, accepts, Exchange, SSE_HEADERS } from "./exchange.ts";
+import type { HttpGuard } from "./guard.ts";
+import { checkModernHeaders, type HeaderParam, headerParamsOf } from "./headers.ts";
+import { errorResponse, modernStatus } from "./replies.ts";
+import { LegacySession } from "./session.ts";
+import { SseStream } from "./sse.ts";
+import { META_PROTOCOL_VERSION, SUPPORTED_VERSIONS } from "../versions.ts";
+
+export interface HttpOptions {
+  service: McpService;
+  logger: Logger;
+  guard: HttpGuard;
+  /** Bodies over this many bytes are refused (413). */
+  maxBodyBytes: number;
+  /** The endpoint's path. */
+  path?: string;
+  /** Legacy sessions with nothing open and nothing asked for this long are ended. */
+  sessionIdleMs?: number;
+  /** Legacy sessions at most; past it the least recently used idle one is ended. */
+  maxSessions?: number;
+  /** 2026-07-28 requests in flight at most (listen streams last: they count). */
+  maxStateless?: number;
+}
+
+const SESSION_IDLE_MS = 60 * 60 * 1000;
+const MAX_SESSIONS = 1000;
+const MAX_STATELESS = 1000;
+/** The longest a timer can wait (about 24 days). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+const ALLOW = { allow: "POST, GET, DELETE" };
+
+export class HttpTransport {
+  readonly #options: HttpOptions;
+  readonly #sessions = new Map<string, LegacySession>();
+  /** Connections of 2026-07-28 requests in flight, to stop on shutdown. */
+  readonly #stateless = new Set<McpServer>();
+  readonly #path: string;
+  readonly #headerParams = new Map<string, HeaderParam[]>();
+  readonly #sweep: ReturnType<typeof setInterval>;
+  #closing = false;
+
+  constructor(options: HttpOptions) {
+    this.#options = options;
+    this.#path = options.path ?? "/mcp";
+    const idleMs = options.sessionIdleMs ?? SESSION_IDLE_MS;
+    this.#sweep = setInterval(() => this.#endIdle(idleMs), Math.min(idleMs, 60_000));
+    (this.#sweep as { unref?: () => void }).unref?.();
+  }
+
+  get sessions(): number {
+    return this.#sessions.size;
+  }
+
+  /** The web-standard handler: every request of the HTTP server comes here. */
+  handle = async (request: Request): Promise<Response> => {
+    let response: Response;
+    try {
+      response = await this.#route(request);
+    } catch (error) {
+      this.#options.logger.log("error", `HTTP ${request.method}: ${describeLogData(error)}`);
+      response = errorResponse(
+        500,
+        INTERNAL_ERROR,
+        "Internal error; the server's stderr has the details",
+      );
+    }
+    return this.#options.guard.withCors(request, response);
+  };
+
+  async #route(request: Request): Promise<Response> {
+    if (new URL(request.url).pathname !== this.#path) {
+      return new Response(`Not found: the MCP endpoint is ${this.#path}\n`, { status: 404 });
+    }
+    const refusal = this.#options.guard.check(request);
+    if (refusal) {
+      return errorResponse(refusal.status, INVALID_REQUEST, refusal.message, null, refusal.headers);
+    }
+    if (this.#closing) return errorResponse(503, INTERNAL_ERROR, "The server is shutting down");
+    switch (request.method) {
+      case "POST":
+        return await this.#post(request);
+      case "GET":
+        return this.#get(request);
+      case "DELETE":
+        return await this.#delete(request);
+      case "OPTIONS":
+        return this.#options.guard.preflight(request);
+      default:
+        return errorResponse(
+          405,
+          INVALID_REQUEST,
+          `Method not allowed: ${request.method}; the MCP endpoint takes POST (and GET and ` +
+            "DELETE for sessions of MCP 2025-11-25 and earlier)",
+          null,
+          ALLOW,
+        );
+    }
+  }
+
+  /** Logs what belongs to no request to every legacy session that asked for it. */
+  log(level: LogLevel, logger: string, data: unknown): void {
+    this.#options.logger.log(level, `${logger}: ${describeLogData(data)}`);
+    for (const session of this.#sessions.values()) session.conn.log(level, logger, data, false);
+  }
+
+  /** Ends every session and request: subscriptions answer that they ended, streams close. */
+  async close(): Promise<void> {
+    this.#closing = true;
+    clearInterval(this.#sweep);
+    await Promise.all([
+      ...[...this.#sessions.values()].map((session) => session.close()),
+      ...[...this.#stateless].map((conn) => conn.shutdown(1000)),
+    ]);
+    this.#sessions.clear();
+  }
+
+  async #post(request: Request): Promise<Response> {
+    const type = request.headers.get("content-type") ?? "";
+    if (!/^application\/json\s*(;|$)/i.test(type)) {
+      return errorResponse(
+        415,
+        INVALID_REQUEST,
+        `Unsupported Media Type: the body must be application/json (got ${type || "none"})`,
+      );
+    }
+    const accept = accepts(request.headers.get("accept"));
+    if (!accept.json && !accept.sse) {
+      return errorResponse(
+        406,
+        INVALID_REQUEST,
+        "Not Acceptable: Accept must allow application/json or text/event-stream",
+      );
+    }
+    const text = await readBody(request, this.#options.maxBodyBytes);
+    if (text instanceof Response) return text;
+    const decoded = decodeLine(text);
+    if (decoded.kind === "invalid") {
+      return new Response(JSON.stringify(decoded.reply), {
+        status: 400,
+        headers: { "content-type": "application/json" },
+      });
+    }
+    if (decoded.kind === "request" && isModern(decoded.message.params)) {
+      return this.#modern(request, decoded, accept);
+    }
+    const sessionId = request.headers.get("mcp-session-id");
+    if (sessionId === null) {
+      if (decoded.kind === "request" && decoded.message.method === "initialize") {
+        return this.#initialize(request, decoded, accept);
+      }
+      if (decoded.kind === "notification") return new Response(null, { status: 202 });
+      return errorResponse(
+        400,
+        INVALID_PARAMS,
+        `Invalid params: no Mcp-Session-Id header. Send initialize first (MCP 2025-11-25 and ` +
+          `earlier), or put "${META_PROTOCOL_VERSION}" in params._meta (MCP 2026-07-28)`,
+        decoded.kind === "request" ? decoded.message.id : null,
+      );
+    }
+    const session = this.#session(sessionId, request);
+    if (session instanceof Response) return session;
+    return this.#legacy(request, session, decoded, accept);
+  }
+
+  /** The session a request names, checked against the version it says it speaks. */
+  #session(id: string, request: Request): LegacySession | Response {
+    const session = this.#sessions.get(id);
+    if (!session) {
+      return errorResponse(
+        404,
+        INVALID_REQUEST,
+        "Not Found: no session has this Mcp-Session-Id (it ended or never existed); send " +
+          "initialize again without one",
+      );
+    }
+    const version = request.headers.get("mcp-protocol-version");
+    if (version !== null && version !== session.conn.sessionVersion) {
+      return errorResponse(
+        400,
+        INVALID_REQUEST,
+        `Bad Request: MCP-Protocol-Version ${version} is not the version this session ` +
+          `negotiated (${session.conn.sessionVersion})`,
+      );
+    }
+    session.lastActive = Date.now();
+    return session;
+  }
+
+  #initialize(
+    request: Request,
+    decoded: Extract<Decoded, { kind: "request" }>,
+    accept: Accepts,
+  ): Promise<Response> | Response {
+    const version = request.headers.get("mcp-protocol-version");
+    if (version !== null && !SUPPORTED_VERSIONS.includes(version)) {
+      return errorResponse(
+        400,
+        INVALID_REQUEST,
+        `Bad Request: unsupported MCP-Protocol-Version ${version}; supported: ${
+          SUPPORTED_VERSIONS.join(", ")
+        }`,
+        decoded.message.id,
+      );
+    }
+    if (!this.#makeRoom()) {
+      return errorResponse(
+        503,
+        INTERNAL_ERROR,
+        "Service Unavailable: too many sessions are busy; end one with DELETE",
+        decoded.message.id,
+      );
+    }
+    const id = crypto.randomUUID();
+    const session = new LegacySession(id, this.#options.service, this.#options.logger);
+    this.#sessions.set(id, session);
+    const exchange = this.#legacyExchange(request, session, [decoded.message.id], accept);
+    exchange.setHeader("mcp-session-id", id);
+    session.conn.handleMessage(decoded);
+    return exchange.response.then((response) => {
+      // A failed initialize opens nothing.
+      if (session.conn.sessionVersion === undefined) {
+        this.#sessions.delete(id);
+        session.conn.close();
+        response.headers.delete("mcp-session-id");
+      }
+      return response;
+    });
+  }
+
+  /** Below the cap, or made so by ending the least recently used idle session. */
+  #makeRoom(): boolean {
+    if (this.#sessions.size < (this.#options.maxSessions ?? MAX_SESSIONS)) return true;
+    let oldest: LegacySession | undefined;
+    for (const session of this.#sessions.values()) {
+      if (session.idle && (!oldest || session.lastActive < oldest.lastActive)) oldest = session;
+    }
+    if (!oldest) return false;
+    this.#sessions.delete(oldest.id);
+    this.#options.logger.log("info", `session ${oldest.id} ended to make room for a new one`);
+    oldest.close().catch(() => {});
+    return true;
+  }
+
+  #legacy(
+    request: Request,
+    session: LegacySession,
+    decoded: Decoded,
+    accept: Accepts,
+  ): Promise<Response> | Response {
+    const ids: RequestId[] = [];
+    if (decoded.kind === "request") ids.push(decoded.message.id);
+    if (decoded.kind === "batch") {
+      if (session.conn.sessionVersion !== "2025-03-26") {
+        return errorResponse(
+          400,
+          INVALID_REQUEST,
+          `Invalid Request: JSON-RPC batches are only allowed when 2025-03-26 was negotiated ` +
+            `(this session uses ${session.conn.sessionVersion}); send one message per POST`,
+        );
+      }
+      for (const item of decoded.items) {
+        const each = isPlainObject(item) ? item : {};
+        const id = each.id;
+        if (typeof each.method === "string" && (typeof id === "string" || typeof id === "number")) {
+          ids.push(id);
+        }
+      }
+    }
+    if (ids.length === 0) {
+      session.conn.handleMessage(decoded);
+      if (decoded.kind === "notification" && decoded.message.method === "notifications/cancelled") {
+        const id = decoded.message.params?.requestId;
+        if (typeof id === "string" || typeof id === "number") session.cancelled(id);
+      }
+      return new Response(null, { status: 202 });
+    }
+    const taken = ids.find((id) => session.exchanges.has(requestKey(id)) || session.conn.busy(id));
+    if (taken !== undefined) {
+      return errorResponse(
+        409,
+        INVALID_REQUEST,
+        `Invalid Request: id ${JSON.stringify(taken)} is already used by a request in flight`,
+        taken,
+      );
+    }
+    // Plain JSON unless something must go first: a stream per call would cost every call, and
+    // Bun tells of a client that hangs up through request.signal either way. (Deno tells only
+    // through a stream it was given: there a hang-up before the first byte goes unnoticed.)
+    const exchange = this.#legacyExchange(request, session, ids, accept);
+    session.conn.handleMessage(decoded);
+    return exchange.response;
+  }
+
+  #legacyExchange(
+    request: Request,
+    session: LegacySession,
+    ids: RequestId[],
+    accept: Accepts,
+  ): Exchange {
+    const exchange = new Exchange(accept, () => {
+      for (const id of ids) {
+        session.exchanges.delete(requestKey(id));
+        session.conn.cancel(id, "the client closed the HTTP request");
+      }
+    });
+    for (const id of ids) session.exchanges.set(requestKey(id), exchange);
+    request.signal.addEventListener("abort", () => exchange.gone(), { once: true });
+    return exchange;
+  }
+
+  /** A 2026-07-28 request: its own connection, gone once it is answered. */
+  #modern(
+    request: Request,
+    decoded: Extract<Decoded, { kind: "request" }>,
+    accept: Accepts,
+  ): Promise<Response> | Response {
+    const { message } = decoded;
+    try {
+      checkModernHeaders(request.headers, message, (tool) => this.#headerParamsOf(tool));
+    } catch (error) {
+      const { code, message: text, data } = error as RpcError;
+      return errorResponse(400, code, text, message.id, {}, data);
+    }
+    if (message.method === "subscriptions/listen" && !accept.sse) {
+      return errorResponse(
+        406,
+        INVALID_REQUEST,
+        "Not Acceptable: subscriptions/listen answers with a stream; accept text/event-stream",
+        message.id,
+      );
+    }
+    if (message.method === "initialize") {
+      return errorResponse(
+        404,
+        METHOD_NOT_FOUND,
+        "Method not found: initialize is not part of MCP 2026-07-28",
+        message.id,
+      );
+    }
+    if (this.#stateless.size >= (this.#options.maxStateless ?? MAX_STATELESS)) {
+      return errorResponse(
+        503,
+        INTERNAL_ERROR,
+        "Service Unavailable: too many requests in flight; try again shortly",
+        message.id,
+      );
+    }
+    const exchange = new Exchange(accept, () => conn.cancel(message.id, "stream closed"));
+    const conn: McpServer = new McpServer({
+      ...this.#options.service.options,
+      service: this.#options.service,
+      send: (out) => {
+        let json: string;
+        try {
+          json = JSON.stringify(out);
+        } catch {
+          return false;
+        }
+        if (!Array.isArray(out) && !("method" in out) && out.id === message.id) {
+          exchange.finish(json, modernStatus(out));
+        } else exchange.push(json);
+        return true;
+      },
+    });
+    this.#stateless.add(conn);
+    request.signal.addEventListener("abort", () => exchange.gone(), { once: true });
+    if (message.method === "subscriptions/listen") exchange.stream();
+    conn.handleMessage(decoded);
+    conn.settled(MAX_TIMER_MS).then(() => {
+      this.#stateless.delete(conn);
+      conn.close();
+    });
+    return exchange.response;
+  }
+
+  /** Only tools that exist are remembered: a client may name any number that do not. */
+  #headerParamsOf(tool: string): HeaderParam[] {
+    const known = this.#headerParams.get(tool);
+    if (known) return known;
+    const schema = this.#options.service.catalog.inputSchema(tool);
+    if (schema === undefined) return [];
+    const found = headerParamsOf(schema);
+    this.#headerParams.set(tool, found);
+    return found;
+  }
+
+  #get(request: Request): Response {
+    const id = request.headers.get("mcp-session-id");
+    if (id === null) {
+      return errorResponse(
+        405,
+        INVALID_REQUEST,
+        "Method Not Allowed: GET opens the stream of a session of MCP 2025-11-25 and earlier " +
+          "(send Mcp-Session-Id); MCP 2026-07-28 clients use subscriptions/listen",
+        null,
+        ALLOW,
+      );
+    }
+    const session = this.#session(id, request);
+    if (session instanceof Response) return session;
+    if (!accepts(request.headers.get("accept")).sse) {
+      return errorResponse(406, INVALID_REQUEST, "Not Acceptable: GET needs text/event-stream");
+    }
+    if (session.stream && !session.stream.closed) {
+      return errorResponse(409, INVALID_REQUEST, "Conflict: this session's stream is already open");
+    }
+    const stream = new SseStream(() => {});
+    session.stream = stream;
+    return new Response(stream.body, { headers: SSE_HEADERS });
+  }
+
+  async #delete(request: Request): Promise<Response> {
+    const id = request.headers.get("mcp-session-id");
+    if (id === null) {
+      return errorResponse(
+        405,
+        INVALID_REQUEST,
+        "Method Not Allowed: DELETE ends a session of MCP 2025-11-25 and earlier " +
+          "(send its Mcp-Session-Id)",
+        null,
+        ALLOW,
+      );
+    }
+    const session = this.#session(id, request);
+    if (session instanceof Response) return session;
+    this.#sessions.delete(id);
+    await session.close();
+    return new Response(null, { status: 204 });
+  }
+
+  #endIdle(idleMs: number): void {
+    const before = Date.now() - idleMs;
+    for (const [id, session] of this.#sessions) {
+      if (session.idle && session.lastActive < before) {
+        this.#sessions.delete(id);
+        this.#options.logger.log(
+          "info",
+          `session ${id} ended after ${idleMs / 60000} idle minutes`,
+        );
+        session.close().catch(() => {});
+      }
+    }
+  }
+}
+
+function isModern(params: unknown): boolean {
+  return isPlainObject(params) && isPlainObject(params._meta) &&
+    META_PROTOCOL_VERSION in params._meta;
+}

@@ -1,0 +1,127 @@
+/**
+ * What the catalog does around a tool: hooks before and after it, and the one-time prepare()
+ * that lets a tool describe itself from the user's roots.
+ */
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { defineTool, type ToolHooks } from "../../mcp/tool.ts";
+import { harness, initializeParams, tick } from "../helpers/in_process.ts";
+import { type Message, modern } from "../helpers/raw_client.ts";
+
+const waitsForCancel = defineTool({
+  name: "waits",
+  description: "returns only when stopped",
+  input: { type: "object" },
+  run: (_args, ctx) => new Promise<string>((resolve) => ctx.onAbort(() => resolve("stopped"))),
+});
+
+const quick = defineTool({
+  name: "quick",
+  description: "answers at once",
+  input: { type: "object" },
+  run: () => Promise.resolve("done"),
+});
+
+const lies = defineTool({
+  name: "lies",
+  description: "breaks its own output schema",
+  input: { type: "object" },
+  output: { type: "object", properties: { n: { type: "number" } }, required: ["n"] },
+  run: () => Promise.resolve({ structured: { n: "one" } as unknown as { n: number } }),
+});
+
+test("the after-hook sees only results that are sent", async () => {
+  const seen: string[] = [];
+  const hooks: ToolHooks = {
+    after(result) {
+      seen.push(JSON.stringify(result.content));
+      result.content.push({ type: "text", text: "reminder" });
+    },
+  };
+  const h = harness([waitsForCancel, quick, lies], undefined, undefined, { hooks });
+  await h.request(0, "initialize", initializeParams("2025-11-25"));
+
+  h.line({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "waits" } });
+  await tick(20);
+  h.line({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 1 } });
+  await tick(20);
+  const broken = await h.request(2, "tools/call", { name: "lies" });
+  assert.ok(broken.error, "a result failing its own schema is an error response");
+  assert.deepEqual(seen, [], "neither the cancelled nor the broken result reached the hook");
+
+  const done = await h.request(3, "tools/call", { name: "quick" });
+  assert.deepEqual(seen, ['[{"type":"text","text":"done"}]']);
+  assert.match(JSON.stringify(done.result), /reminder/);
+});
+
+test("before-hooks run one after another, in order, even when one must wait", async () => {
+  const order: string[] = [];
+  const { toolHooks, beforeEveryTool } = await import("../../tools/_lib/hooks.ts");
+  // The registry belongs to the process: these hooks act on this test's tool only.
+  const mine = (name: string) => name === "quick";
+  beforeEveryTool(async (tool) => {
+    if (!mine(tool.name)) return;
+    order.push("slow starts");
+    await tick(20);
+    order.push("slow ends");
+  });
+  beforeEveryTool((tool) => {
+    if (mine(tool.name)) order.push("fast");
+  });
+  const h = harness([quick], undefined, undefined, { hooks: toolHooks });
+  await h.request(0, "initialize", initializeParams("2025-11-25"));
+  await h.request(2, "tools/call", { name: "quick" });
+  assert.deepEqual(order.slice(-3), ["slow starts", "slow ends", "fast"]);
+});
+
+test("prepare() gets the client's roots from the first request, once", async () => {
+  const prepared: string[][] = [];
+  const describes = defineTool({
+    name: "describes",
+    description: "as defined",
+    input: { type: "object" },
+    prepare({ roots }) {
+      prepared.push(roots);
+      return Promise.resolve({ description: `found in ${roots.join(",")}` });
+    },
+    run: () => Promise.resolve("ok"),
+  });
+  const h = harness([describes]);
+  await h.request(0, "initialize", {
+    ...initializeParams("2025-11-25"),
+    capabilities: { roots: {} },
+  });
+  h.line({ jsonrpc: "2.0", method: "notifications/initialized" });
+  h.line({ jsonrpc: "2.0", id: 1, method: "tools/list" });
+  let ask: Message | undefined;
+  for (let i = 0; i < 100 && !ask; i++) {
+    await tick(5);
+    ask = h.sent.find((m): m is Message => !Array.isArray(m) && m.method === "roots/list");
+  }
+  assert.ok(ask, "the roots were asked for before listing");
+  h.line({ jsonrpc: "2.0", id: ask.id, result: { roots: [{ uri: "file:///tmp/project" }] } });
+  const listed = await h.responseTo(1);
+  const tools = (listed.result as { tools: { description: string }[] }).tools;
+  assert.equal(tools[0].description, "found in /tmp/project");
+  await h.request(2, "tools/list");
+  assert.deepEqual(prepared, [["/tmp/project"]]);
+});
+
+test("a tool that takes too long to prepare is listed as defined, and the list still comes", async () => {
+  const stuck = defineTool({
+    name: "stuck",
+    description: "as defined",
+    input: { type: "object" },
+    prepare: () => new Promise(() => {}),
+    run: () => Promise.resolve("ok"),
+  });
+  const h = harness([stuck], undefined, undefined, { timeouts: { prepareMs: 30 } });
+  await h.request(0, "initialize", initializeParams("2025-11-25"));
+  const listed = await h.request(1, "tools/list");
+  const tools = (listed.result as { tools: { description: string }[] }).tools;
+  assert.equal(tools[0].description, "as defined");
+  assert.ok(h.logs.some((l) => l.level === "warning" && /stuck took over 30 ms/.test(l.message)));
+  // A list a tool may shape from the user's files is theirs: not to be shared by caches.
+  const modernList = await h.request(2, "tools/list", modern());
+  assert.equal(modernList.result?.cacheScope, "private");
+});

@@ -1,0 +1,181 @@
+/**
+ * grep's two searches side by side on the awkward cases: a \r inside a line, invalid UTF-8, U+2028,
+ * UTF-16, late NUL bytes, neighbouring multiline matches, nested repositories, .rgignore over
+ * .gitignore, case in ignore rules. Both must report the same files, lines and flags.
+ */
+import assert from "node:assert/strict";
+import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { test } from "node:test";
+import { IgnoreRules } from "../../tools/_lib/gitignore.ts";
+import { builtinSearch } from "../../tools/search/_lib/grep_builtin.ts";
+import { compilePattern } from "../../tools/search/_lib/grep_pattern.ts";
+import type { FileMatches, OutputMode } from "../../tools/search/_lib/grep_report.ts";
+import { findRipgrep, ripgrepSearch } from "../../tools/search/_lib/grep_ripgrep.ts";
+import type { GrepSearch } from "../../tools/search/_lib/grep_search.ts";
+import { Sandbox } from "../../tools/_lib/sandbox.ts";
+
+const rg = findRipgrep();
+
+const utf16 = (text: string) => {
+  const out = new Uint8Array(2 + text.length * 2);
+  out.set([0xff, 0xfe]);
+  for (let i = 0; i < text.length; i++) out[2 + 2 * i] = text.charCodeAt(i);
+  return out;
+};
+const latin1 = (text: string) => Uint8Array.from(text, (c) => c.charCodeAt(0));
+
+export const AWKWARD_FILES: Record<string, string | Uint8Array> = {
+  ".gitignore": "*.log\nSecret.md\n",
+  ".rgignore": "!important.log\n",
+  "cr.txt": "a\rb one\nline two\r\nthree\r\nx\ry\n",
+  "invalid.txt": latin1("caf\xe9 latte\nreal \xef\xbf\xbd mark\nbad \xff\xfe end\n"),
+  "separators.txt": "before\u2028needle after\u2029x\nnext needle\n",
+  "multi.txt": "one\ntwo\nthree\nfour\nfive\n\nsix\n",
+  "utf16.txt": utf16("needle in utf-16\nsecond\n"),
+  // rg checks only the first 64 KB for a NUL byte when it matches across lines.
+  "late_nul.txt": "needle\n".repeat(20_000) + "\0\n",
+  "early_nul.txt": "needle\n".repeat(20) + "\0\n",
+  // ...and then the lines it reports, context included.
+  "context_nul.txt": "x\n".repeat(40_000) + "pin\na\0b\ntail\n",
+  "crlf.txt": "a\r\nb\r\n\r\nc\r\n",
+  "empty_lines.txt": "x\n\ny\n\n\nz",
+  "secret.md": "needle in a file whose name differs from the rule in case\n",
+  "outer.log": "needle outer log\n",
+  "sub/.gitignore": "important.log\n",
+  "sub/important.log": "needle important\n",
+  "nested/.git/HEAD": "ref: refs/heads/main\n",
+  "nested/.gitignore": "*.tmp\n",
+  "nested/inner.log": "needle in a nested repository\n",
+  "nested/skip.tmp": "needle tmp\n",
+};
+
+export function awkwardTree(): string {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), "toolhost-engines-")));
+  for (const [path, content] of Object.entries(AWKWARD_FILES)) {
+    mkdirSync(dirname(join(root, path)), { recursive: true });
+    writeFileSync(join(root, path), content);
+  }
+  return root;
+}
+
+interface Case {
+  pattern: string;
+  multiline?: boolean;
+  mode?: OutputMode;
+  caseInsensitive?: boolean;
+  after?: number;
+}
+
+async function run(root: string, engine: "rg" | "builtin", c: Case) {
+  const multiline = c.multiline ?? false;
+  const caseInsensitive = c.caseInsensitive ?? false;
+  const sandbox = await Sandbox.of({ roots: () => Promise.resolve([root]) });
+  const search: GrepSearch = {
+    dir: root,
+    label: ".",
+    pattern: compilePattern(c.pattern, { caseInsensitive, multiline }),
+    multiline,
+    caseInsensitive,
+    mode: c.mode ?? "content",
+    before: 0,
+    after: c.after ?? 0,
+    rulesAbove: await IgnoreRules.above(sandbox, root),
+    deadline: Date.now() + 20_000,
+    signal: new AbortController().signal,
+  };
+  const files: AsyncGenerator<FileMatches> = engine === "rg"
+    ? ripgrepSearch(rg!, search)
+    : builtinSearch(search);
+  const found: string[] = [];
+  for await (const file of files) {
+    const rel = file.path.slice(root.length + 1);
+    // files_with_matches needs no count: the built-in search stops at a file's first match.
+    found.push(search.mode === "files_with_matches" ? rel : `${rel} (${file.matchedLines})`);
+    for (const line of file.lines) {
+      found.push(`  ${line.number}${line.match ? ":" : "-"}${JSON.stringify(line.text)}`);
+    }
+  }
+  return { found, stopped: search.stopped, unreadable: search.unreadable };
+}
+
+export const AWKWARD_CASES: Case[] = [
+  { pattern: "needle", mode: "files_with_matches" },
+  { pattern: "needle", mode: "count" },
+  { pattern: "a.b|x.y" },
+  { pattern: "a\\sb|a[^x]b|a\\Wb" },
+  { pattern: "\\bb one" },
+  { pattern: "two$" },
+  { pattern: "caf. latte" },
+  { pattern: "\\uFFFD" },
+  { pattern: "bad .. end" },
+  { pattern: "needle after" },
+  { pattern: "before.needle" },
+  { pattern: "after\\sx" },
+  { pattern: "UTF-16", caseInsensitive: true },
+  { pattern: "one\\ntwo|three\\nfour", multiline: true },
+  { pattern: "e\\n", multiline: true },
+  { pattern: "o\\n?", multiline: true },
+  { pattern: "(?:one|two)\\n", multiline: true },
+  { pattern: "e$", multiline: true },
+  { pattern: "\\n\\n", multiline: true },
+  { pattern: "o\\nt|e\\nf", multiline: true, mode: "count" },
+  { pattern: "b one\\nline", multiline: true },
+  { pattern: "a\\rb", multiline: true },
+  { pattern: "two\\r?\\nthree", multiline: true },
+  { pattern: "f.*?x", multiline: true },
+  { pattern: "^$\\n", multiline: true },
+  { pattern: "\\n$", multiline: true },
+  { pattern: "$\\n\\s", multiline: true },
+  { pattern: "[^x]\\r", multiline: true },
+  { pattern: "^\\n?$", multiline: true },
+  { pattern: "\\n?", multiline: true, mode: "count" },
+  { pattern: "e\\n", multiline: true, mode: "count" },
+  { pattern: "pin\\n", multiline: true },
+  { pattern: "pin\\n", multiline: true, after: 1 },
+];
+
+test("rg and the built-in search agree on every awkward case", {
+  skip: !rg && "rg is not installed",
+}, async () => {
+  const root = awkwardTree();
+  for (const c of AWKWARD_CASES) {
+    const [a, b] = [await run(root, "rg", c), await run(root, "builtin", c)];
+    assert.deepEqual(b, a, JSON.stringify(c));
+  }
+});
+
+test("the built-in search on the awkward cases: what both engines must find", async () => {
+  const root = awkwardTree();
+  const files = (await run(root, "builtin", { pattern: "needle", mode: "files_with_matches" }))
+    .found;
+  assert.deepEqual(files, [
+    "nested/inner.log",
+    "secret.md",
+    "separators.txt",
+    "sub/important.log",
+    "utf16.txt",
+  ]);
+  const cr = await run(root, "builtin", { pattern: "a.b|x.y" });
+  assert.deepEqual(cr.found, [], "a \\r inside a line is never matched");
+  const invalid = await run(root, "builtin", { pattern: "caf. latte" });
+  assert.deepEqual(invalid.found, ["invalid.txt (1)", '  1:"caf\uFFFD latte"']);
+  const real = await run(root, "builtin", { pattern: "\\uFFFD" });
+  assert.deepEqual(real.found, [
+    "invalid.txt (3)",
+    '  1:"caf\uFFFD latte"',
+    '  2:"real \uFFFD mark"',
+    '  3:"bad \uFFFD\uFFFD end"',
+  ]);
+  const late = await run(root, "builtin", { pattern: "pin\\n", multiline: true });
+  assert.deepEqual(late.found, ["context_nul.txt (1)", '  40001:"pin"']);
+  const withNul = await run(root, "builtin", { pattern: "pin\\n", multiline: true, after: 1 });
+  assert.deepEqual(withNul.found, [], "a NUL in a context line makes the file binary");
+  const neighbours = await run(root, "builtin", { pattern: "^[ot]\\w*e\\n", multiline: true });
+  assert.deepEqual(neighbours.found, [
+    "multi.txt (2)",
+    '  1:"one"',
+    '  3:"three"',
+  ]);
+});

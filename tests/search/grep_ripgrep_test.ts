@@ -1,0 +1,106 @@
+/** grep's rg search on its own: results in path order, a cancel that stops rg, its events read. */
+import assert from "node:assert/strict";
+import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Buffer } from "node:buffer";
+import process from "node:process";
+import { Readable } from "node:stream";
+import { test } from "node:test";
+import { IgnoreRules } from "../../tools/_lib/gitignore.ts";
+import { compilePattern } from "../../tools/search/_lib/grep_pattern.ts";
+import type { FileMatches } from "../../tools/search/_lib/grep_report.ts";
+import { jsonLines, matchEventLines } from "../../tools/search/_lib/grep_rg_events.ts";
+import { findRipgrep, ripgrepSearch } from "../../tools/search/_lib/grep_ripgrep.ts";
+import type { GrepSearch } from "../../tools/search/_lib/grep_search.ts";
+
+const rg = findRipgrep();
+const skip = !rg && "rg is not installed";
+
+function scratch(): string {
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), "toolhost-rg-")));
+  mkdirSync(join(dir, "a"));
+  for (const name of ["a/x.txt", "a-b.txt", "b.txt"]) {
+    writeFileSync(join(dir, name), "hit\nmiss\nhit\n");
+  }
+  return dir;
+}
+
+function search(dir: string, signal = new AbortController().signal): GrepSearch {
+  return {
+    dir,
+    label: dir,
+    pattern: compilePattern("hit", { caseInsensitive: false, multiline: false }),
+    multiline: false,
+    caseInsensitive: false,
+    mode: "content",
+    before: 0,
+    after: 0,
+    rulesAbove: IgnoreRules.empty(),
+    deadline: Date.now() + 10_000,
+    signal,
+  };
+}
+
+async function collect(files: AsyncGenerator<FileMatches>) {
+  const out: string[] = [];
+  for await (const file of files) {
+    out.push(`${file.path}:${file.lines.map((l) => l.number).join(",")}`);
+  }
+  return out;
+}
+
+test("rg's results come file by file in path order, lines in order", { skip }, async () => {
+  const dir = scratch();
+  assert.deepEqual(await collect(ripgrepSearch(rg!, search(dir))), [
+    `${dir}/a/x.txt:1,3`,
+    `${dir}/a-b.txt:1,3`,
+    `${dir}/b.txt:1,3`,
+  ]);
+});
+
+test("a cancelled search kills rg at once and reports nothing", { skip }, async () => {
+  const dir = scratch();
+  const controller = new AbortController();
+  controller.abort();
+  const started = Date.now();
+  assert.deepEqual(await collect(ripgrepSearch(rg!, search(dir, controller.signal))), []);
+  assert.ok(Date.now() - started < 2_000);
+});
+
+test("rg is looked for on PATH once per process", () => {
+  const first = findRipgrep();
+  const saved = process.env.PATH;
+  process.env.PATH = "/nonexistent";
+  try {
+    assert.equal(findRipgrep(), first);
+  } finally {
+    process.env.PATH = saved;
+  }
+});
+
+test("rg's output is split on \\n only: U+2028 and U+2029 stay inside their JSON line", async () => {
+  const chunks = ['{"a":"x\u2028y"}\n{"b":', '"p\u2029q"}\n', '{"c":1}'];
+  const lines: string[] = [];
+  for await (const line of jsonLines(Readable.from(chunks.map((c) => Buffer.from(c))))) {
+    lines.push(line);
+  }
+  assert.deepEqual(lines.map((line) => JSON.parse(line)), [
+    { a: "x\u2028y" },
+    { b: "p\u2029q" },
+    { c: 1 },
+  ]);
+});
+
+test("every line of a match event is a matching line, with where its first match starts", () => {
+  const lines = matchEventLines({
+    lines: { text: "one\ntwo\nthree\n" },
+    line_number: 4,
+    submatches: [{ start: 2, end: 5 }, { start: 10, end: 12 }],
+  });
+  assert.deepEqual(lines, [
+    { number: 4, text: "one", column: 2 },
+    { number: 5, text: "two", column: 0 },
+    { number: 6, text: "three", column: 2 },
+  ]);
+});

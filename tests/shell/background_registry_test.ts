@@ -1,0 +1,22 @@
+/** The background registry's bookkeeping, in-process. */
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { background, LIMITS } from "../../tools/shell/_lib/background.ts";
+
+test("finished processes stay listed, the last 100 of them", async () => {
+  const never = new AbortController().signal;
+  const started = [];
+  for (let i = 0; i < LIMITS.keepFinished + 5; i++) {
+    const proc = background.start("true", ".");
+    await proc.waitForEnd(5000, never);
+    started.push(proc.id);
+  }
+  background.start("true", "."); // the next start forgets the oldest finished ones
+  const listed = background.list().map((p) => p.id);
+  assert.ok(!listed.includes(started[0]), "the oldest finished process was forgotten");
+  assert.ok(listed.includes(started.at(-1)!));
+  assert.equal(
+    listed.filter((id) => background.get(id).status !== "running").length,
+    LIMITS.keepFinished,
+  );
+});

@@ -1,0 +1,43 @@
+import assert from "node:assert/strict";
+import { chmodSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import process from "node:process";
+import { test } from "node:test";
+import { commandEnv, parseEnvOutput } from "../../tools/shell/_lib/login_env.ts";
+import { defaultSettings, setSettings, settings } from "../../config/settings.ts";
+
+test("env output is read between the marks, NUL-separated or line by line", () => {
+  const mark = "__toolhost_env_7f3a__";
+  assert.deepEqual(parseEnvOutput(`motd noise${mark}A=1\0B=x=y\0MULTI=a\nb\0${mark}`), {
+    A: "1",
+    B: "x=y",
+    MULTI: "a\nb",
+  });
+  assert.deepEqual(parseEnvOutput(`${mark}A=1\nPATH=/bin\n${mark}`), { A: "1", PATH: "/bin" });
+  assert.equal(parseEnvOutput("no marks at all"), undefined);
+});
+
+test('shell_env "login": commands get what the login shell sets; otherwise our own environment', async () => {
+  assert.equal(await commandEnv(), process.env, "inherit is the default");
+  const dir = mkdtempSync(join(tmpdir(), "toolhost-login-"));
+  const shell = join(dir, "fake-login-shell");
+  // Called as: shell -l -i -c SCRIPT. It sets what a ~/.profile would, then runs the script.
+  writeFileSync(
+    shell,
+    '#!/bin/sh\nFROM_PROFILE=yes PATH="/opt/custom/bin:$PATH" exec /bin/sh -c "$4"\n',
+  );
+  chmodSync(shell, 0o755);
+  const saved = process.env.SHELL;
+  process.env.SHELL = shell;
+  setSettings({ ...defaultSettings(), shellEnv: "login" });
+  try {
+    const env = await commandEnv();
+    assert.equal(env.FROM_PROFILE, "yes");
+    assert.match(env.PATH ?? "", /^\/opt\/custom\/bin:/);
+    assert.equal(settings.shellEnv, "login");
+  } finally {
+    process.env.SHELL = saved;
+    setSettings(defaultSettings());
+  }
+});

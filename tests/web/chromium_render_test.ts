@@ -1,0 +1,321 @@
+/**
+ * Rendering pages in headless Chromium: script-written text comes back, the URL guard refuses the
+ * page, its redirects and its subresources, and a timeout, a cancel or a browser that will not
+ * start each end with a clear error and leave neither processes nor a profile behind.
+ */
+import assert from "node:assert/strict";
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  writeFileSync,
+} from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import process from "node:process";
+import { test } from "node:test";
+import {
+  findChromium,
+  type RenderOptions,
+  renderPage,
+} from "../../tools/web/_lib/chromium_render.ts";
+import { isRunning } from "../helpers/processes.ts";
+
+const chromium = findChromium();
+const skip = !chromium && "no Chromium installed (apt-get install chromium)";
+
+/** A test that needs a browser; without one it is skipped, its name saying why. */
+function withChromium(name: string, fn: () => Promise<void>): void {
+  test(skip ? `${name} [skipped: ${skip}]` : name, { skip }, fn);
+}
+
+function scratch(prefix: string): string {
+  return realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+}
+
+/** A local site; `seen` lists the paths it was asked for. */
+async function site(
+  routes: Record<string, (res: import("node:http").ServerResponse) => void>,
+): Promise<{ base: string; seen: string[]; server: Server }> {
+  const seen: string[] = [];
+  const server = createServer((req, res) => {
+    seen.push(req.url!);
+    const route = routes[req.url!];
+    if (route) return route(res);
+    res.statusCode = 404;
+    res.end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return { base: `http://127.0.0.1:${port}`, seen, server };
+}
+
+function stop(server: Server): Promise<void> {
+  server.closeAllConnections();
+  return new Promise((resolve) => server.close(() => resolve()));
+}
+
+function html(body: string) {
+  return (res: import("node:http").ServerResponse) => {
+    res.setHeader("content-type", "text/html; charset=utf-8");
+    res.end(`<!doctype html><html><head><title>t</title></head><body>${body}</body></html>`);
+  };
+}
+
+/** Process groups of running processes whose command line mentions `marker`. */
+function groupsMentioning(marker: string): Set<number> {
+  const groups = new Set<number>();
+  for (const pid of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
+    try {
+      if (!readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(marker)) continue;
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      if (isRunning(Number(pid))) {
+        groups.add(Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]));
+      }
+    } catch {
+      // exited while we looked
+    }
+  }
+  return groups;
+}
+
+/** Running processes in any of `groups`. */
+function membersOf(groups: Set<number>): number[] {
+  const members: number[] = [];
+  for (const pid of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      const pgrp = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]);
+      if (groups.has(pgrp) && isRunning(Number(pid))) members.push(Number(pid));
+    } catch {
+      // exited while we looked
+    }
+  }
+  return members;
+}
+
+/**
+ * renderPage with its scratch profile made under a directory of our own, so the browser's process
+ * group can be told apart from any other; once it settles, asserts that the group and the profile
+ * are gone, and that a browser was seen at all when `expectBrowser`.
+ */
+async function rendered(
+  url: string,
+  options: Partial<RenderOptions>,
+  expectBrowser = true,
+): Promise<PromiseSettledResult<Awaited<ReturnType<typeof renderPage>>>> {
+  const home = scratch("toolhost-render-test-");
+  const saved = process.env.TMPDIR;
+  process.env.TMPDIR = home;
+  const rendering = renderPage(url, {
+    executable: chromium!,
+    waitMs: 0,
+    timeoutMs: 15_000,
+    ...options,
+  });
+  if (saved === undefined) delete process.env.TMPDIR;
+  else process.env.TMPDIR = saved;
+  const groups = new Set<number>();
+  let settled = false;
+  const watching = (async () => {
+    while (!settled) {
+      for (const group of groupsMentioning(home)) groups.add(group);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  })();
+  const [outcome] = await Promise.allSettled([rendering]);
+  settled = true;
+  await watching;
+  if (expectBrowser) assert.ok(groups.size > 0, "the browser's process group was seen");
+  assert.deepEqual(membersOf(groups), [], "no process of the browser's group is left running");
+  assert.deepEqual(readdirSync(home), [], "the scratch profile was removed");
+  return outcome;
+}
+
+function rejection(outcome: PromiseSettledResult<unknown>): Error {
+  assert.equal(outcome.status, "rejected", "the render failed");
+  return (outcome as PromiseRejectedResult).reason;
+}
+
+test("findChromium takes an executable from TOOLHOST_CHROME, CHROME_PATH or PATH, nothing else", () => {
+  const dir = scratch("toolhost-find-chromium-");
+  const bin = join(dir, "bin");
+  mkdirSync(bin);
+  const onPath = join(bin, "google-chrome");
+  writeFileSync(onPath, "#!/bin/sh\n");
+  chmodSync(onPath, 0o755);
+  mkdirSync(join(bin, "chromium")); // a directory is not a browser, though it is "executable"
+  const notExecutable = join(dir, "chrome-data");
+  writeFileSync(notExecutable, "#!/bin/sh\n");
+  const explicit = join(dir, "my-chrome");
+  writeFileSync(explicit, "#!/bin/sh\n");
+  chmodSync(explicit, 0o755);
+
+  assert.equal(findChromium({ PATH: bin }), onPath);
+  assert.equal(findChromium({ PATH: bin, TOOLHOST_CHROME: notExecutable }), onPath);
+  assert.equal(findChromium({ PATH: bin, TOOLHOST_CHROME: join(dir, "missing") }), onPath);
+  assert.equal(
+    findChromium({ PATH: bin, TOOLHOST_CHROME: explicit, CHROME_PATH: onPath }),
+    explicit,
+  );
+  assert.equal(findChromium({ PATH: bin, CHROME_PATH: explicit }), explicit);
+  assert.equal(findChromium({ PATH: bin, CHROME_PATH: "google-chrome" }), onPath);
+  // macOS has a standard install path to fall back on.
+  if (process.platform !== "darwin") {
+    assert.equal(findChromium({ PATH: join(dir, "nowhere") }), undefined);
+  }
+});
+
+test("a browser that cannot start is reported with what it said", async () => {
+  const dir = scratch("toolhost-fake-chromium-");
+  const fake = join(dir, "chromium");
+  writeFileSync(fake, "#!/bin/sh\necho 'cannot open display: nonsense' >&2\nexit 3\n");
+  chmodSync(fake, 0o755);
+  const error = rejection(await rendered("http://127.0.0.1:9/", { executable: fake }, false));
+  assert.match(error.message, /exited with code 3 while starting/);
+  assert.match(error.message, /cannot open display: nonsense/);
+
+  const missing = rejection(
+    await rendered("http://127.0.0.1:9/", { executable: join(dir, "none") }, false),
+  );
+  assert.match(missing.message, /could not be started/);
+});
+
+withChromium(
+  "the HTML comes back after scripts have written the page, from the URL redirects led to",
+  async () => {
+    const { base, server } = await site({
+      "/start": (res) => {
+        res.writeHead(302, { location: "/page" });
+        res.end();
+      },
+      "/page": html(
+        `<p id="t">placeholder</p><script>setTimeout(() => {
+          document.getElementById("t").textContent = "written by JavaScript";
+        }, 100)</script>`,
+      ),
+    });
+    try {
+      const outcome = await rendered(`${base}/start`, { waitMs: 500 });
+      assert.equal(outcome.status, "fulfilled");
+      const page = (outcome as PromiseFulfilledResult<{ html: string; url: string }>).value;
+      assert.match(page.html, /<p id="t">written by JavaScript<\/p>/);
+      assert.doesNotMatch(page.html, /placeholder/);
+      assert.equal(page.url, `${base}/page`);
+    } finally {
+      await stop(server);
+    }
+  },
+);
+
+withChromium("the guard sees every request; a refused subresource is never fetched", async () => {
+  const { base, seen, server } = await site({
+    "/": html(
+      `<img src="/secret.png"><p id="out">waiting</p><script>
+        fetch("/secret-data").then(() => "fetched", () => "blocked")
+          .then((how) => { document.getElementById("out").textContent = how; });
+      </script>`,
+    ),
+  });
+  const asked: string[] = [];
+  try {
+    const outcome = await rendered(`${base}/`, {
+      waitMs: 300,
+      allowUrl: (url) => {
+        asked.push(new URL(url).pathname);
+        return Promise.resolve(url.includes("secret") ? "secrets are off limits" : undefined);
+      },
+    });
+    assert.equal(outcome.status, "fulfilled");
+    const page = (outcome as PromiseFulfilledResult<{ html: string }>).value;
+    assert.match(page.html, /<p id="out">blocked<\/p>/);
+    assert.ok(
+      asked.includes("/") && asked.includes("/secret.png") && asked.includes("/secret-data"),
+      `asked: ${asked}`,
+    );
+    assert.deepEqual(seen.filter((path) => path.includes("secret")), []);
+  } finally {
+    await stop(server);
+  }
+});
+
+withChromium(
+  "a refused page, or a redirect to a refused place, fails with the guard's reason",
+  async () => {
+    const { base, seen, server } = await site({
+      "/jump": (res) => {
+        res.writeHead(302, { location: "/private" });
+        res.end();
+      },
+      "/private": html("private"),
+    });
+    const allowUrl = (url: string) =>
+      Promise.resolve(url.endsWith("/private") ? "private pages are off limits" : undefined);
+    try {
+      const refused = rejection(await rendered(`${base}/private`, { allowUrl }));
+      assert.match(refused.message, /private pages are off limits/);
+      const redirected = rejection(await rendered(`${base}/jump`, { allowUrl }));
+      assert.match(redirected.message, /\/private.*private pages are off limits/);
+      assert.deepEqual(seen, ["/jump"]);
+    } finally {
+      await stop(server);
+    }
+  },
+);
+
+withChromium(
+  "a page that never loads times out with a clear error and no browser left",
+  async () => {
+    const server = createServer(() => {}); // accepts, never answers
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as AddressInfo;
+    try {
+      const error = rejection(await rendered(`http://127.0.0.1:${port}/`, { timeoutMs: 2_000 }));
+      assert.ok(error.message.includes("did not finish loading within 2000 ms"), error.message);
+    } finally {
+      await stop(server);
+    }
+  },
+);
+
+test("only http and https pages are rendered", async () => {
+  const error = rejection(await rendered("file:///etc/passwd", {}, false));
+  assert.match(error.message, /Only http and https pages can be rendered/);
+});
+
+withChromium("a navigation that fails says why", async () => {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  await stop(server); // nothing listens there now
+  const error = rejection(await rendered(`http://127.0.0.1:${port}/`, {}));
+  assert.match(error.message, /could not load .*net::ERR_CONNECTION_REFUSED/);
+});
+
+withChromium("a cancel stops the render at once", async () => {
+  const server = createServer(() => {});
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  try {
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 1_000);
+    const started = Date.now();
+    const error = rejection(
+      await rendered(`http://127.0.0.1:${port}/`, { signal: controller.signal }),
+    );
+    assert.equal(error.name, "AbortError");
+    assert.ok(Date.now() - started < 5_000, "well before the 15 s time limit");
+
+    const already = rejection(
+      await rendered(`http://127.0.0.1:${port}/`, { signal: AbortSignal.abort() }, false),
+    );
+    assert.equal(already.name, "AbortError");
+  } finally {
+    await stop(server);
+  }
+});

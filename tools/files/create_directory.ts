@@ -1,0 +1,75 @@
+import { stat } from "node:fs/promises";
+import { defineTool, ToolError } from "../../mcp/tool.ts";
+import { describeEntry } from "../_lib/entries.ts";
+import { makeDirectories } from "../_lib/make_directories.ts";
+import { Sandbox } from "../_lib/sandbox.ts";
+import { whileChanging } from "./_lib/file_lock.ts";
+
+export default defineTool({
+  name: "create_directory",
+  title: "Create a directory",
+  description:
+    "Creates a directory and any missing parents (like mkdir -p). A directory that already " +
+    "exists is reported, not an error; a file or other non-directory in the way is an error " +
+    "naming it. write_file and move_file create parent directories themselves, so this is " +
+    "needed only for empty directories.",
+  annotations: {
+    readOnlyHint: false,
+    destructiveHint: false,
+    idempotentHint: true,
+    openWorldHint: false,
+  },
+  input: {
+    type: "object",
+    properties: {
+      path: {
+        type: "string",
+        minLength: 1,
+        description: "The directory to create; relative paths start at the first allowed root.",
+      },
+    },
+    required: ["path"],
+    additionalProperties: false,
+  },
+  output: {
+    type: "object",
+    properties: {
+      path: { type: "string" },
+      created: { type: "boolean", description: "false when it already existed" },
+    },
+    required: ["path", "created"],
+    additionalProperties: false,
+  },
+
+  run(args, ctx) {
+    // Alone among the file tools: what the sandbox checked stays true until the change is made.
+    return whileChanging(async () => {
+      const sandbox = await Sandbox.of(ctx);
+      const { real, exists } = await sandbox.resolve(args.path);
+      const shown = sandbox.display(real);
+      if (exists) {
+        const info = await stat(real);
+        if (!info.isDirectory()) {
+          throw new ToolError(
+            `${shown} already exists as a ${
+              describeEntry(info)
+            }, not a directory. Choose another ` +
+              "path, or move it away with move_file first.",
+          );
+        }
+        return {
+          content: `${shown} already exists as a directory; nothing to do.`,
+          structured: { path: shown, created: false },
+        };
+      }
+      const first = await makeDirectories(sandbox, real);
+      const parents = first && first !== real
+        ? ` (with its parents from ${sandbox.display(first)})`
+        : "";
+      return {
+        content: `Created the directory ${shown}${parents}.`,
+        structured: { path: shown, created: true },
+      };
+    });
+  },
+});

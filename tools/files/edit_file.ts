@@ -1,0 +1,171 @@
+import { readFile, stat } from "node:fs/promises";
+import { defineTool, ToolError } from "../../mcp/tool.ts";
+import { assertWritable, hardLinkNote, writeFileAtomic } from "../_lib/atomic_write.ts";
+import { explainMissing, lineOf, occurrences, replaceAt } from "./_lib/edit_match.ts";
+import { Sandbox } from "../_lib/sandbox.ts";
+import { decodeText, encodeText } from "../_lib/text.ts";
+import { whileChanging } from "./_lib/file_lock.ts";
+import { CHANGES_FILES } from "../_lib/annotations.ts";
+
+const MAX_DIFF_CHARS = 20_000;
+/** Files larger than this are edited with other means (sed, a script). */
+const MAX_FILE_BYTES = 20 * 1024 * 1024;
+
+export default defineTool({
+  name: "edit_file",
+  title: "Edit a file",
+  description:
+    "Changes a text file by exact string replacement: each edit's `old_string` must appear " +
+    "exactly once (or set `replace_all`), character for character, whitespace included; " +
+    "`new_string` is inserted literally. Several edits apply in order, and all of them or none " +
+    "do. Line endings (CRLF or LF), a BOM and the encoding (UTF-8, UTF-16) are kept. The result " +
+    "shows a unified diff; `dry_run` shows it without writing. When an old_string is missing or " +
+    "ambiguous, the error shows the closest lines or every match with line numbers. To create a " +
+    "file or replace all of it, use write_file.",
+  annotations: CHANGES_FILES,
+  input: {
+    type: "object",
+    properties: {
+      path: {
+        type: "string",
+        minLength: 1,
+        description: "The file to edit; relative paths start at the first allowed root.",
+      },
+      edits: {
+        type: "array",
+        minItems: 1,
+        maxItems: 100,
+        items: {
+          type: "object",
+          properties: {
+            old_string: { type: "string", minLength: 1, description: "The exact text to replace." },
+            new_string: { type: "string", description: "The text to put there (taken literally)." },
+            replace_all: {
+              type: "boolean",
+              description: "Replace every occurrence instead of requiring exactly one.",
+            },
+          },
+          required: ["old_string", "new_string"],
+          additionalProperties: false,
+        },
+      },
+      dry_run: { type: "boolean", description: "Show the diff without writing (default false)." },
+    },
+    required: ["path", "edits"],
+    additionalProperties: false,
+  },
+  output: {
+    type: "object",
+    properties: {
+      path: { type: "string" },
+      replacements: { type: "integer", description: "occurrences replaced, all edits together" },
+      written: { type: "boolean" },
+    },
+    required: ["path", "replacements", "written"],
+    additionalProperties: false,
+  },
+
+  run(args, ctx) {
+    // Alone among the file tools: what the sandbox checked stays true until the change is made.
+    return whileChanging(async () => {
+      const sandbox = await Sandbox.of(ctx);
+      const { real, exists } = await sandbox.resolve(args.path);
+      const shown = sandbox.display(real);
+      if (!exists) throw new ToolError(`${shown} does not exist; create it with write_file`);
+      const info = await stat(real);
+      if (!info.isFile()) throw new ToolError(`${shown} is not a regular file`);
+      if (info.size > MAX_FILE_BYTES) {
+        throw new ToolError(
+          `${shown} is ${info.size} bytes, over the ${MAX_FILE_BYTES}-byte limit for edit_file; use bash (sed, a script) instead`,
+        );
+      }
+      if (!args.dry_run) await assertWritable(real, shown);
+      const decoded = decodeText(await readFile(real));
+      if (!decoded) throw new ToolError(`${shown} is a binary file; edit_file only edits text`);
+      if (decoded.invalid > 0) {
+        throw new ToolError(
+          `${shown} has ${decoded.invalid} byte sequences that are not valid ${decoded.encoding}; ` +
+            "editing it here would change them. Use bash (sed, a script) instead.",
+        );
+      }
+      // A file whose every line break is CRLF is edited as LF and written back as CRLF, so edits
+      // may use either.
+      const crlf = decoded.text.includes("\r\n") && !/(^|[^\r])\n/.test(decoded.text);
+      const normalize = (s: string) => (crlf ? s.replaceAll("\r\n", "\n") : s);
+      const before = normalize(decoded.text);
+      let after = before;
+      let replacements = 0;
+      for (const [index, edit] of args.edits.entries()) {
+        const old = normalize(edit.old_string);
+        const replacement = normalize(edit.new_string);
+        const which = args.edits.length > 1
+          ? `edit ${index + 1} of ${args.edits.length}`
+          : "the edit";
+        const failed = (why: string) =>
+          new ToolError(`${which} failed, so no edit was applied to ${shown}: ${why}`);
+        if (old === replacement) throw failed("old_string and new_string are the same");
+        const found = occurrences(after, old);
+        if (found.length === 0) {
+          throw failed(`old_string was not found. ${explainMissing(after, old)}`);
+        }
+        if (found.length > 1 && !edit.replace_all) {
+          const lines = found.slice(0, 10).map((at) => lineOf(after, at));
+          throw failed(
+            `old_string appears ${found.length} times (at lines ${lines.join(", ")}${
+              found.length > 10 ? ", ..." : ""
+            }). Add surrounding lines to make it unique, or set replace_all.`,
+          );
+        }
+        after = replaceAt(after, found, old.length, replacement);
+        replacements += found.length;
+      }
+      const diff = await unifiedDiff(shown, before, after);
+      let note = "";
+      if (!args.dry_run) {
+        const now = await stat(real);
+        if (now.mtimeMs !== info.mtimeMs || now.size !== info.size || now.ino !== info.ino) {
+          throw new ToolError(
+            `${shown} changed while it was being edited (by another program); nothing was written. Read it again and redo the edit.`,
+          );
+        }
+        const text = crlf ? after.replaceAll("\n", "\r\n") : after;
+        try {
+          const written = await writeFileAtomic(
+            real,
+            encodeText(text, decoded.encoding, decoded.bom),
+          );
+          note = hardLinkNote(written.hardLinks);
+        } catch (error) {
+          throw new ToolError(
+            `could not write ${shown}: ${(error as Error).message}. The file was left as it was.`,
+          );
+        }
+      }
+      const verb = args.dry_run ? "Would edit" : "Edited";
+      return {
+        content: `${verb} ${shown}: ${replacements} replacement${replacements === 1 ? "" : "s"}` +
+          `${args.dry_run ? " (dry run: nothing written)" : ""}${note}\n\n${diff}`,
+        structured: { path: shown, replacements, written: !args.dry_run },
+      };
+    });
+  },
+});
+
+/** A unified diff of the change, bounded in time and size. */
+async function unifiedDiff(name: string, before: string, after: string): Promise<string> {
+  // Loaded on first use: start-up pays nothing for it.
+  const { createTwoFilesPatch } = await import("diff");
+  const patch = createTwoFilesPatch(`a/${name}`, `b/${name}`, before, after, undefined, undefined, {
+    context: 3,
+    timeout: 2000,
+  });
+  if (patch === undefined) {
+    return "(the diff took too long to compute; read the file to check the result)";
+  }
+  const body = patch.slice(patch.indexOf("\n") + 1); // without the "=====" rule
+  return body.length > MAX_DIFF_CHARS
+    ? `${
+      body.slice(0, MAX_DIFF_CHARS)
+    }\n[... diff cut at ${MAX_DIFF_CHARS} characters; read the file to see the rest]`
+    : body;
+}

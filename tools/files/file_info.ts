@@ -1,0 +1,179 @@
+import type { Stats } from "node:fs";
+import { lstat, readlink, stat } from "node:fs/promises";
+import type { FromSchema } from "../../mcp/schema_types.ts";
+import { defineTool, ToolError } from "../../mcp/tool.ts";
+import { describeEntry, entryType, resolveEntry } from "../_lib/entries.ts";
+import { encodingName, sniff } from "../_lib/file_sniff.ts";
+import { LINE_COUNT_BUDGET_BYTES, scanLines } from "./_lib/line_scan.ts";
+import { Sandbox } from "../_lib/sandbox.ts";
+import { bytes, count } from "../_lib/units.ts";
+import { READ_ONLY } from "../_lib/annotations.ts";
+import { whileReading } from "./_lib/file_lock.ts";
+
+const TYPES = ["file", "directory", "symlink", "other"] as const;
+
+const OUTPUT = {
+  type: "object",
+  properties: {
+    path: { type: "string" },
+    type: { enum: TYPES },
+    kind: { type: "string", description: 'for "other": FIFO, socket, device' },
+    linkTarget: { type: "string", description: "a symlink's target, as written in the link" },
+    targetType: { enum: [...TYPES, "missing"], description: "what a symlink points to" },
+    realPath: { type: "string", description: "a symlink's target with every link resolved" },
+    size: { type: "integer", description: "bytes" },
+    modified: { type: "string" },
+    accessed: { type: "string" },
+    created: { type: ["string", "null"], description: "null where the filesystem keeps none" },
+    permissions: { type: "string", description: "e.g. rw-r--r--" },
+    mode: { type: "string", description: "octal, e.g. 0644" },
+    contents: { enum: ["text", "image", "binary"] },
+    description: { type: "string", description: "e.g. UTF-8, PNG image, ELF executable" },
+    lines: { type: "integer", description: "a text file's lines; a lower bound unless exact" },
+    linesExact: { type: "boolean" },
+  },
+  required: ["path", "type", "size", "modified", "accessed", "created", "permissions", "mode"],
+  additionalProperties: false,
+} as const;
+
+type Facts = FromSchema<typeof OUTPUT>;
+
+export default defineTool({
+  name: "file_info",
+  title: "Describe a file",
+  description:
+    "Tells what is at a path without reading it all: type (file, directory, symlink and its " +
+    "target, or other such as a FIFO), size, modified/created/accessed times (ISO 8601), " +
+    "permissions (rwxr-xr-x and octal), what a file holds (text and its encoding, an image, " +
+    "other binary) and a text file's line count (counted through the first " +
+    `${bytes(LINE_COUNT_BUDGET_BYTES)}; beyond that a lower bound, and said so). For a ` +
+    "symlink, size, times and permissions are its target's. Use it to check a file before " +
+    "reading or changing it.",
+  annotations: READ_ONLY,
+  input: {
+    type: "object",
+    properties: {
+      path: {
+        type: "string",
+        minLength: 1,
+        description: "The path to describe; relative paths start at the first allowed root.",
+      },
+    },
+    required: ["path"],
+    additionalProperties: false,
+  },
+  output: OUTPUT,
+
+  run(args, ctx) {
+    // No file tool changes anything while this reads.
+    return whileReading(async () => {
+      const sandbox = await Sandbox.of(ctx);
+      const at = await resolveEntry(sandbox, args.path);
+      const shown = sandbox.display(at.entry);
+      if (!at.exists && !at.link) {
+        throw new ToolError(
+          `${shown} does not exist. Check the path; list_dir or glob can find it.`,
+        );
+      }
+      const own = await lstat(at.entry);
+      // A link's facts are its target's, unless the target is missing.
+      const info = at.exists ? await stat(at.real) : own;
+      const facts: Facts = {
+        path: shown,
+        type: entryType(own),
+        ...(entryType(own) === "other" ? { kind: describeEntry(own) } : {}),
+        size: info.size,
+        modified: info.mtime.toISOString(),
+        accessed: info.atime.toISOString(),
+        created: info.birthtimeMs > 0 ? info.birthtime.toISOString() : null,
+        permissions: permissions(info.mode),
+        mode: `0${(info.mode & 0o7777).toString(8).padStart(3, "0")}`,
+      };
+      if (at.link) {
+        facts.linkTarget = await readlink(at.entry);
+        facts.targetType = at.exists ? entryType(info) : "missing";
+        if (at.exists) facts.realPath = sandbox.display(at.real);
+      }
+      if (info.isFile() && at.exists) {
+        Object.assign(facts, await contents(sandbox, at.real, ctx.signal));
+      }
+      return { content: describe(facts, info), structured: facts };
+    });
+  },
+});
+
+/** What a regular file holds, and its line count when it is text. */
+async function contents(
+  sandbox: Sandbox,
+  real: string,
+  signal: AbortSignal,
+): Promise<Partial<Facts>> {
+  // An unreadable file still has the facts stat gave; only what it holds stays unknown.
+  const handle = await sandbox.openForReading(real).catch(() => undefined);
+  if (!handle) return {};
+  try {
+    const sniffed = await sniff(handle);
+    if (sniffed.kind !== "text") {
+      return { contents: sniffed.kind, description: sniffed.description };
+    }
+    const scan = await scanLines(handle, {
+      encoding: sniffed.encoding,
+      start: sniffed.bomBytes,
+      countBudget: LINE_COUNT_BUDGET_BYTES,
+      signal,
+    });
+    return {
+      contents: "text",
+      description: encodingName(sniffed.encoding, sniffed.bomBytes),
+      lines: scan.lines,
+      linesExact: scan.complete,
+    };
+  } finally {
+    await handle.close();
+  }
+}
+
+/** `ls -l` style: rwxr-xr-x, with s/S and t/T for the set-id and sticky bits. */
+function permissions(mode: number): string {
+  let text = "";
+  for (let bit = 8; bit >= 0; bit--) text += mode & (1 << bit) ? "rwx"[(8 - bit) % 3] : "-";
+  const special = (at: number, flag: number, letter: string) => {
+    if (!(mode & flag)) return;
+    const executable = text[at] === "x";
+    text = text.slice(0, at) + (executable ? letter : letter.toUpperCase()) + text.slice(at + 1);
+  };
+  special(2, 0o4000, "s");
+  special(5, 0o2000, "s");
+  special(8, 0o1000, "t");
+  return text;
+}
+
+function describe(facts: Facts, info: Stats): string {
+  const what = facts.type === "symlink"
+    ? `symlink → ${facts.linkTarget} (${
+      facts.targetType === "missing"
+        ? "its target does not exist"
+        : `${facts.targetType}${facts.realPath ? ` ${facts.realPath}` : ""}`
+    })`
+    : facts.type === "other"
+    ? String(facts.kind)
+    : String(facts.type);
+  const content = facts.contents === "text"
+    ? `text (${facts.description}), ${facts.linesExact ? "" : "at least "}${
+      count(facts.lines ?? 0)
+    } lines${
+      facts.linesExact ? "" : ` (counted through the first ${bytes(LINE_COUNT_BUDGET_BYTES)})`
+    }`
+    : facts.contents
+    ? String(facts.description)
+    : undefined;
+  return [
+    `${facts.path}: ${what}`,
+    `size: ${bytes(info.size)}${info.size >= 1024 ? ` (${count(info.size)} bytes)` : ""}`,
+    ...(content ? [`contents: ${content}`] : []),
+    `permissions: ${facts.permissions} (${facts.mode})`,
+    `modified: ${facts.modified}`,
+    `accessed: ${facts.accessed}`,
+    `created: ${facts.created ?? "not recorded by this filesystem"}`,
+  ].join("\n");
+}

@@ -1,0 +1,287 @@
+import type { Dirent } from "node:fs";
+import { lstat, readdir, readlink, stat } from "node:fs/promises";
+import { join } from "node:path";
+import { defineTool, ToolError } from "../../mcp/tool.ts";
+import type { EntryType } from "../_lib/entries.ts";
+import { IgnoreRules } from "../_lib/gitignore.ts";
+import { skippedIgnoreNote } from "../_lib/gitignore_read.ts";
+import { Sandbox } from "../_lib/sandbox.ts";
+import { bytes, count } from "../_lib/units.ts";
+import { byName, kindOf, SKIPPED_NAMES } from "../_lib/walk.ts";
+import { READ_ONLY } from "../_lib/annotations.ts";
+import { settings } from "../../config/settings.ts";
+
+const DEFAULT_DEPTH = 2;
+const MAX_DEPTH = 10;
+const PER_DIRECTORY = 100;
+const MAX_ENTRIES = 1_000;
+/** The structured entries repeat each full path, so they get more room, but are capped too. */
+const STRUCTURED_CAP_CHARS = 60_000;
+const TIME_LIMIT_MS = 10_000;
+
+interface Node {
+  name: string;
+  kind: EntryType;
+  size?: number;
+  target?: string;
+  /** Why a directory's entries are not shown, or that a file is gitignored. */
+  note?: string;
+  children?: Node[];
+  /** Entries of this directory not shown because of the caps. */
+  hidden?: number;
+}
+
+interface Pending {
+  node: Node;
+  path: string;
+  rel: string;
+  depth: number;
+  rules: IgnoreRules;
+}
+
+/** Directories first, then the rest, each in name order. */
+function ordered(listing: Dirent[]): Dirent[] {
+  const dirs = listing.filter((e) => kindOf(e) === "directory");
+  return [...byName(dirs), ...byName(listing.filter((e) => kindOf(e) !== "directory"))];
+}
+
+async function describe(entry: Dirent, path: string): Promise<Node> {
+  const node: Node = { name: entry.name, kind: kindOf(entry) };
+  if (node.kind === "file") node.size = await lstat(path).then((i) => i.size, () => undefined);
+  if (node.kind === "symlink") node.target = await readlink(path).catch(() => "?");
+  return node;
+}
+
+/**
+ * Lists directories breadth first, so the caps cut the deepest levels rather than whatever
+ * comes last in name order.
+ */
+async function buildTree(
+  start: Pending,
+  maxDepth: number,
+  includeIgnored: boolean,
+  signal: AbortSignal,
+): Promise<{ listed: number; budgetHit: boolean; timedOut: boolean }> {
+  const deadline = Date.now() + TIME_LIMIT_MS;
+  const queue = [start];
+  let listed = 0;
+  let budgetHit = false;
+  let timedOut = false;
+  for (let next = queue.shift(); next; next = queue.shift()) {
+    const { node, path, rel, depth, rules } = next;
+    if (listed >= MAX_ENTRIES || signal.aborted || Date.now() > deadline) {
+      timedOut ||= Date.now() > deadline;
+      budgetHit ||= listed >= MAX_ENTRIES;
+      node.note = "not listed: limit reached";
+      continue;
+    }
+    let listing: Dirent[];
+    try {
+      listing = await readdir(path, { withFileTypes: true });
+    } catch (error) {
+      node.note = `cannot be read: ${(error as NodeJS.ErrnoException).code ?? "error"}`;
+      continue;
+    }
+    const dirRules = includeIgnored
+      ? rules
+      : await rules.within(path, rel, new Set(listing.map((e) => e.name)));
+    const shown = ordered(listing).slice(0, Math.min(PER_DIRECTORY, MAX_ENTRIES - listed));
+    listed += shown.length;
+    node.hidden = listing.length - shown.length;
+    node.children = await Promise.all(
+      shown.map((entry) => describe(entry, join(path, entry.name))),
+    );
+    for (const child of node.children) {
+      const childRel = rel === "" ? child.name : `${rel}/${child.name}`;
+      const isDir = child.kind === "directory";
+      if (!includeIgnored && isDir && SKIPPED_NAMES.has(child.name)) {
+        child.note = "not listed";
+      } else if (!includeIgnored && dirRules.ignores(childRel, isDir)) {
+        child.note = isDir ? "gitignored, not listed" : "gitignored";
+      } else if (isDir && depth < maxDepth) {
+        queue.push({
+          node: child,
+          path: join(path, child.name),
+          rel: childRel,
+          depth: depth + 1,
+          rules: dirRules,
+        });
+      }
+    }
+  }
+  return { listed, budgetHit, timedOut };
+}
+
+interface FlatEntry {
+  path: string;
+  type: EntryType;
+  size?: number;
+  target?: string;
+}
+
+/** One line of the tree, and the entry it shows (none for "... and N more"). */
+interface Row {
+  line: string;
+  entry?: FlatEntry;
+}
+
+function label(node: Node): string {
+  if (node.kind === "directory") return `${node.name}/`;
+  if (node.kind === "symlink") return `${node.name} -> ${node.target}`;
+  if (node.kind === "file") {
+    return `${node.name}  ${node.size === undefined ? "" : bytes(node.size)}`.trimEnd();
+  }
+  return `${node.name}  (special file)`;
+}
+
+/** The tree depth first, as it reads: each entry with its path from the listed directory's. */
+function rows(node: Node, indent: string, prefix: string, out: Row[]): void {
+  for (const child of node.children ?? []) {
+    const path = prefix === "." ? child.name : `${prefix}/${child.name}`;
+    out.push({
+      line: `${indent}${label(child)}${child.note ? `  (${child.note})` : ""}`,
+      entry: {
+        path,
+        type: child.kind,
+        ...(child.size !== undefined ? { size: child.size } : {}),
+        ...(child.target !== undefined ? { target: child.target } : {}),
+      },
+    });
+    rows(child, `${indent}  `, path, out);
+  }
+  if (node.hidden) out.push({ line: `${indent}... and ${count(node.hidden)} more` });
+}
+
+export default defineTool({
+  name: "list_dir",
+  title: "List a directory tree",
+  description:
+    "Shows the tree under a directory (default: the first allowed root) to `depth` levels " +
+    "(default 2, at most 10): directories first (with a trailing /), then files with their " +
+    "sizes and symbolic links with their targets, each group in name order. Use it to get " +
+    "the lay of a project; use glob to find files by name. .git, node_modules and gitignored " +
+    "directories are shown but not opened unless include_ignored is true; gitignored files " +
+    "are marked (.rgignore counts too; a directory holding .git starts afresh; an ignore " +
+    "file that is not a regular file of at most 1 MB inside the allowed roots is not read, " +
+    "and a note says so). Symbolic links are never followed. At most 100 entries per " +
+    "directory and 1,000 in all (shallow levels first), and 30,000 characters of text, with " +
+    "a count of what was left out; structuredContent lists the same entries.",
+  annotations: READ_ONLY,
+  input: {
+    type: "object",
+    properties: {
+      path: { type: "string", description: "Directory to list (default: the first allowed root)." },
+      depth: {
+        type: "integer",
+        minimum: 1,
+        maximum: MAX_DEPTH,
+        description: `Levels to show (default ${DEFAULT_DEPTH}; 1 shows only its own entries).`,
+      },
+      include_ignored: {
+        type: "boolean",
+        description: "Also open .git, node_modules and gitignored directories (default false).",
+      },
+    },
+    additionalProperties: false,
+  },
+  output: {
+    type: "object",
+    properties: {
+      path: { type: "string" },
+      entries: {
+        type: "array",
+        items: {
+          type: "object",
+          properties: {
+            path: { type: "string" },
+            type: { type: "string", enum: ["file", "directory", "symlink", "other"] },
+            size: { type: "integer" },
+            target: { type: "string" },
+          },
+          required: ["path", "type"],
+          additionalProperties: false,
+        },
+      },
+      complete: { type: "boolean", description: "false when the caps left entries out" },
+    },
+    required: ["path", "entries", "complete"],
+    additionalProperties: false,
+  },
+
+  async run(args, ctx) {
+    const sandbox = await Sandbox.of(ctx);
+    const requested = args.path ?? ".";
+    const { real, exists } = await sandbox.resolve(requested);
+    const info = exists ? await stat(real) : undefined;
+    if (!info) throw new ToolError(`${JSON.stringify(requested)} does not exist`);
+    if (!info.isDirectory()) {
+      throw new ToolError(
+        `${JSON.stringify(requested)} is a file, not a directory: use read_file to see it`,
+      );
+    }
+    const includeIgnored = args.include_ignored ?? false;
+    const display = sandbox.display(real);
+    const root: Node = { name: display, kind: "directory" };
+    const rules = includeIgnored ? IgnoreRules.empty() : await IgnoreRules.above(sandbox, real);
+    const { listed, budgetHit, timedOut } = await buildTree(
+      { node: root, path: real, rel: "", depth: 1, rules },
+      args.depth ?? DEFAULT_DEPTH,
+      includeIgnored,
+      ctx.signal,
+    );
+
+    const tree: Row[] = [{ line: `${display}/` }];
+    rows(root, "  ", display, tree);
+    // The text and the structured entries stop at the same line, each within its cap: deep
+    // paths make the entries much longer than the indented names.
+    let text = "";
+    let entryChars = 0;
+    let cut = 0;
+    let cutBy = "";
+    const entries: FlatEntry[] = [];
+    for (const { line, entry } of tree) {
+      const size = entry ? JSON.stringify(entry).length + 1 : 0;
+      if (cut === 0 && text.length + line.length + 1 > settings.limits.outputChars) {
+        cutBy = `${count(settings.limits.outputChars)} characters`;
+      } else if (cut === 0 && entryChars + size > STRUCTURED_CAP_CHARS) {
+        cutBy = `${count(STRUCTURED_CAP_CHARS)} characters of structured entries`;
+      }
+      if (cutBy) {
+        cut++;
+        continue;
+      }
+      text += `${line}\n`;
+      entryChars += size;
+      if (entry) entries.push(entry);
+    }
+    const hidden = countHidden(root);
+    const notes: string[] = [];
+    if (listed === 0 && !root.hidden) notes.push("[empty directory]");
+    const left: string[] = [];
+    if (hidden > 0) {
+      left.push(`${count(hidden)} more entries (at most ${PER_DIRECTORY} per directory)`);
+    }
+    if (budgetHit) left.push(`directories past the first ${count(MAX_ENTRIES)} entries`);
+    if (cut > 0) left.push(`${count(cut)} lines past ${cutBy}`);
+    if (left.length) {
+      notes.push(`[not listed: ${left.join("; ")}. List a subdirectory or use a smaller depth]`);
+    }
+    if (timedOut) {
+      notes.push(`[stopped after ${TIME_LIMIT_MS / 1000} s: the listing is incomplete]`);
+    }
+    const skipped = skippedIgnoreNote(rules.skipped, (path) => sandbox.display(path));
+    if (skipped) notes.push(skipped);
+    return {
+      content: `${text}${notes.length ? `\n${notes.join("\n")}` : ""}`.trimEnd(),
+      structured: {
+        path: display,
+        entries,
+        complete: hidden === 0 && !budgetHit && !timedOut && cut === 0,
+      },
+    };
+  },
+});
+
+function countHidden(node: Node): number {
+  return (node.hidden ?? 0) + (node.children ?? []).reduce((n, c) => n + countHidden(c), 0);
+}

@@ -1,0 +1,170 @@
+import type { Stats } from "node:fs";
+import { lstat, rename } from "node:fs/promises";
+import { basename, dirname, join, sep } from "node:path";
+import { defineTool, ToolError } from "../../mcp/tool.ts";
+import { describeEntry, entryType, resolveEntry } from "../_lib/entries.ts";
+import { makeDirectories } from "../_lib/make_directories.ts";
+import { moveAcrossDevices } from "./_lib/move_across_devices.ts";
+import { Sandbox } from "../_lib/sandbox.ts";
+import { whileChanging } from "./_lib/file_lock.ts";
+import { CHANGES_FILES } from "../_lib/annotations.ts";
+
+export default defineTool({
+  name: "move_file",
+  title: "Move or rename a file or directory",
+  description:
+    "Moves or renames a file, directory or symlink (a symlink itself is moved, not its " +
+    "target). `destination` is the new path, not a directory to move into. An existing " +
+    "destination is refused unless `overwrite` is true; even then a directory replaces only an " +
+    "empty directory, and a file only a file. Missing parent directories of the destination " +
+    "are created. Across filesystems it copies, then removes the source. Both paths must be " +
+    "inside the allowed roots.",
+  annotations: CHANGES_FILES,
+  input: {
+    type: "object",
+    properties: {
+      source: { type: "string", minLength: 1, description: "What to move." },
+      destination: {
+        type: "string",
+        minLength: 1,
+        description: "Its new path (including the name); relative paths start at the first root.",
+      },
+      overwrite: {
+        type: "boolean",
+        description: "Replace an existing destination (default false).",
+      },
+    },
+    required: ["source", "destination"],
+    additionalProperties: false,
+  },
+  output: {
+    type: "object",
+    properties: {
+      source: { type: "string" },
+      destination: { type: "string" },
+      type: { enum: ["file", "directory", "symlink", "other"] },
+      overwritten: {
+        type: "boolean",
+        description: "whether something at the destination was replaced",
+      },
+      copied: { type: "boolean", description: "moved across filesystems by copying" },
+    },
+    required: ["source", "destination", "type", "overwritten", "copied"],
+    additionalProperties: false,
+  },
+
+  run(args, ctx) {
+    // Alone among the file tools: what the sandbox checked stays true until the change is made.
+    return whileChanging(async () => {
+      const sandbox = await Sandbox.of(ctx);
+      const from = await resolveEntry(sandbox, args.source);
+      const to = await resolveEntry(sandbox, args.destination);
+      const [source, destination] = [from.entry, to.entry];
+      const [sourceShown, destinationShown] = [
+        sandbox.display(source),
+        sandbox.display(destination),
+      ];
+      const sourceInfo = await lstat(source).catch(() => undefined);
+      if (!sourceInfo) {
+        throw new ToolError(
+          `source ${sourceShown} does not exist. Check the path; list_dir or glob can find it.`,
+        );
+      }
+      if (sandbox.roots.includes(source)) {
+        throw new ToolError(`${sourceShown} is an allowed root; it cannot be moved.`);
+      }
+      if (source === destination) {
+        throw new ToolError(`source and destination are the same path (${sourceShown}).`);
+      }
+      if (sourceInfo.isDirectory() && destination.startsWith(source + sep)) {
+        throw new ToolError(
+          `cannot move ${sourceShown} into itself (${destinationShown}); choose a destination outside it.`,
+        );
+      }
+      const destinationInfo = await lstat(destination).catch(() => undefined);
+      if (destinationInfo) {
+        refuseReplacing(
+          sourceInfo,
+          destinationInfo,
+          destinationShown,
+          basename(source),
+          args.overwrite,
+        );
+      } else {
+        await makeDirectories(sandbox, dirname(destination));
+      }
+      if (ctx.signal.aborted) throw new ToolError("not moved: the call was stopped first");
+      let copied = false;
+      try {
+        await rename(source, destination);
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === "ENOTEMPTY" || code === "EEXIST") {
+          throw new ToolError(
+            `${destinationShown} is a directory that is not empty; overwrite replaces only empty ` +
+              "directories. Move its contents away, or choose another destination.",
+          );
+        }
+        if (code !== "EXDEV") {
+          throw new ToolError(
+            `could not move ${sourceShown} to ${destinationShown}: ${(error as Error).message}`,
+          );
+        }
+        await moveAcrossDevices(source, destination, sourceShown, destinationShown);
+        copied = true;
+      }
+      const how = [
+        ...(destinationInfo
+          ? [`replaced the ${describeEntry(destinationInfo)} that was there`]
+          : []),
+        ...(copied ? ["copied across filesystems, then the source removed"] : []),
+      ];
+      return {
+        content: `Moved ${sourceShown} to ${destinationShown}${
+          how.length ? ` (${how.join("; ")})` : ""
+        }.`,
+        structured: {
+          source: sourceShown,
+          destination: destinationShown,
+          type: entryType(sourceInfo),
+          overwritten: destinationInfo !== undefined,
+          copied,
+        },
+      };
+    });
+  },
+});
+
+/** Refuses a move that would put one kind of entry in place of another, or overwrite unasked. */
+function refuseReplacing(
+  source: Stats,
+  destination: Stats,
+  shown: string,
+  name: string,
+  overwrite: boolean | undefined,
+): void {
+  if (destination.isDirectory() && !source.isDirectory()) {
+    throw new ToolError(
+      `${shown} is a directory; a ${describeEntry(source)} cannot replace it. Give the full new ` +
+        `path instead, e.g. ${join(shown, name)}.`,
+    );
+  }
+  if (source.isDirectory() && !destination.isDirectory()) {
+    throw new ToolError(
+      `${shown} is a ${
+        describeEntry(destination)
+      }; a directory cannot replace it. Choose another destination.`,
+    );
+  }
+  if (!overwrite) {
+    const into = destination.isDirectory()
+      ? ` (only when it is empty), or give a path inside it (e.g. ${
+        join(shown, name)
+      }) to move into it`
+      : "";
+    throw new ToolError(
+      `destination ${shown} already exists (a ${describeEntry(destination)}); pass ` +
+        `overwrite: true to replace it${into}.`,
+    );
+  }
+}

@@ -1,0 +1,139 @@
+import { readlink, stat } from "node:fs/promises";
+import { dirname, join, resolve } from "node:path";
+import { defineTool, ToolError } from "../../mcp/tool.ts";
+import { assertWritable, hardLinkNote, writeFileAtomic } from "../_lib/atomic_write.ts";
+import { describeEntry, type Entry, resolveEntry } from "../_lib/entries.ts";
+import { makeDirectories } from "../_lib/make_directories.ts";
+import { Sandbox } from "../_lib/sandbox.ts";
+import { bytes, count } from "../_lib/units.ts";
+import { whileChanging } from "./_lib/file_lock.ts";
+
+/** Symlinks followed at most when the target of a link does not exist yet. */
+const MAX_LINK_HOPS = 8;
+
+export default defineTool({
+  name: "write_file",
+  title: "Write a file",
+  description:
+    "Creates a file, or replaces all of an existing one, with `content` (written as UTF-8). " +
+    "The write is atomic: the content goes to a temporary file in the same directory, reaches " +
+    "the disk, then takes the file's name, so the file never holds a partial write. Missing " +
+    "parent directories are created; an existing file keeps its permissions; a symlink is " +
+    "written through to its target. The result says whether the file was created or " +
+    "overwritten and how many bytes were written. To change part of a file, use edit_file.",
+  annotations: {
+    readOnlyHint: false,
+    destructiveHint: true,
+    idempotentHint: true,
+    openWorldHint: false,
+  },
+  input: {
+    type: "object",
+    properties: {
+      path: {
+        type: "string",
+        minLength: 1,
+        description: "The file to write; relative paths start at the first allowed root.",
+      },
+      content: { type: "string", description: "The whole new content of the file." },
+    },
+    required: ["path", "content"],
+    additionalProperties: false,
+  },
+  output: {
+    type: "object",
+    properties: {
+      path: { type: "string" },
+      created: { type: "boolean", description: "false when an existing file was overwritten" },
+      bytes: { type: "integer", description: "bytes written" },
+      previousBytes: { type: ["integer", "null"], description: "the size it replaced" },
+      createdDirectory: {
+        type: ["string", "null"],
+        description: "the first parent directory that had to be created",
+      },
+    },
+    required: ["path", "created", "bytes", "previousBytes", "createdDirectory"],
+    additionalProperties: false,
+  },
+
+  run(args, ctx) {
+    // Alone among the file tools: what the sandbox checked stays true until the change is made.
+    return whileChanging(async () => {
+      const sandbox = await Sandbox.of(ctx);
+      const target = await writeTarget(sandbox, args.path);
+      const shown = sandbox.display(target.real);
+      let previousBytes: number | null = null;
+      let createdDirectory: string | undefined;
+      if (target.exists) {
+        const info = await stat(target.real);
+        if (info.isDirectory()) {
+          throw new ToolError(
+            `${shown} is a directory; give the path of a file, e.g. ${join(shown, "name.txt")}.`,
+          );
+        }
+        if (!info.isFile()) {
+          throw new ToolError(
+            `${shown} is a ${
+              describeEntry(info)
+            }, not a regular file; write_file writes regular files only.`,
+          );
+        }
+        previousBytes = info.size;
+        await assertWritable(target.real, shown);
+      } else {
+        createdDirectory = await makeDirectories(sandbox, dirname(target.real));
+      }
+      const data = new TextEncoder().encode(args.content);
+      if (ctx.signal.aborted) throw new ToolError("not written: the call was stopped first");
+      let note = "";
+      try {
+        note = hardLinkNote((await writeFileAtomic(target.real, data)).hardLinks);
+      } catch (error) {
+        throw new ToolError(
+          `could not write ${shown}: ${(error as Error).message}. ${
+            target.exists ? "The file was left as it was." : "No file was created."
+          }`,
+        );
+      }
+      const lines = args.content === "" ? 0 : args.content.split("\n").length -
+        (args.content.endsWith("\n") ? 1 : 0);
+      const size = `${bytes(data.length)}${
+        data.length >= 1024 ? ` (${count(data.length)} bytes)` : ""
+      }`;
+      const summary = previousBytes === null
+        ? `Created ${shown}: ${size}, ${count(lines)} line${lines === 1 ? "" : "s"}.`
+        : `Overwrote ${shown}: ${size}, ${count(lines)} line${lines === 1 ? "" : "s"} (it held ${
+          bytes(previousBytes)
+        })${note}.`;
+      return {
+        content: createdDirectory
+          ? `${summary}\nCreated the directory ${sandbox.display(createdDirectory)} for it.`
+          : summary,
+        structured: {
+          path: shown,
+          created: previousBytes === null,
+          bytes: data.length,
+          previousBytes,
+          createdDirectory: createdDirectory ? sandbox.display(createdDirectory) : null,
+        },
+      };
+    });
+  },
+});
+
+/**
+ * Where a write to `path` lands. Sandbox.resolve already follows symlinks whose target exists;
+ * a link to a file not yet created is followed here, each hop checked by the sandbox.
+ */
+async function writeTarget(sandbox: Sandbox, path: string): Promise<Entry> {
+  let at = await resolveEntry(sandbox, path);
+  for (let hops = 0; at.link && !at.exists; hops++) {
+    if (hops === MAX_LINK_HOPS) {
+      throw new ToolError(
+        `${path} leads through more than ${MAX_LINK_HOPS} symlinks; write to the final path instead.`,
+      );
+    }
+    at = await resolveEntry(sandbox, resolve(dirname(at.entry), await readlink(at.entry)));
+  }
+  return at;
+}

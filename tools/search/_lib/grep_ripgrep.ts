@@ -1,0 +1,165 @@
+/**
+ * grep's search with ripgrep: rg walks and matches (fast, and in linear time whatever the
+ * pattern), and its --json events are gathered into the same per-file results the built-in search
+ * gives. Its flags make it see the tree as the built-in walk does: hidden files searched, .git and
+ * node_modules skipped, .gitignore honoured with or without a repository, parents' rules (up to
+ * the sandbox root) passed in a file, global and .ignore rules off, entries in path order, text
+ * decoded as UTF-8 (invalid bytes as U+FFFD) before matching.
+ */
+import { accessSync, constants } from "node:fs";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { basename, delimiter, join } from "node:path";
+import process from "node:process";
+import { ToolError } from "../../../mcp/tool.ts";
+import { FileLines, type FileMatches } from "./grep_report.ts";
+import { jsonLines, matchEventLines, textOf } from "./grep_rg_events.ts";
+import { binaryFileError, type GrepSearch, MAX_FILE_BYTES } from "./grep_search.ts";
+import { signalGroup, spawnInGroup } from "../../_lib/process_groups.ts";
+
+function lookForRipgrep(): string | undefined {
+  for (const dir of (process.env.PATH ?? "").split(delimiter).filter(Boolean)) {
+    const candidate = join(dir, "rg");
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
+}
+
+let ripgrep: { path: string | undefined } | undefined;
+
+/** The rg executable on PATH, if there is one; PATH is searched once per process. */
+export function findRipgrep(): string | undefined {
+  ripgrep ??= { path: lookForRipgrep() };
+  return ripgrep.path;
+}
+
+function argumentsFor(search: GrepSearch, ignoreFile: string | undefined): string[] {
+  const args = [
+    "--json",
+    "--no-config",
+    "--sort=path",
+    "--hidden",
+    "--no-require-git",
+    "--no-ignore-parent",
+    "--no-ignore-global",
+    "--no-ignore-exclude",
+    "--no-ignore-dot",
+    "--no-messages",
+    "--crlf",
+    // Without an encoding rg matches raw bytes, where `.` never matches an invalid one.
+    "--encoding=utf-8",
+    `--max-filesize=${MAX_FILE_BYTES}`,
+    "--glob=!.git",
+    "--glob=!node_modules",
+    search.caseInsensitive ? "--ignore-case" : "--case-sensitive",
+  ];
+  if (search.multiline) args.push("--multiline", "--multiline-dotall");
+  if (search.mode === "content") {
+    args.push(`--before-context=${search.before}`, `--after-context=${search.after}`);
+  }
+  if (search.filter?.rgType && !search.file) {
+    args.push(`--type-add=toolhostglob:${search.filter.rgType}`, "--type=toolhostglob");
+  }
+  if (ignoreFile) args.push(`--ignore-file=${ignoreFile}`);
+  // rg searches a file named on the command line whatever the ignore rules and globs say.
+  args.push("--regexp", search.pattern.rust, "--", search.file ? basename(search.file) : ".");
+  return args;
+}
+
+/** Files with matches, in path order, as rg finds them: under `search.dir`, or `search.file`. */
+export async function* ripgrepSearch(rg: string, search: GrepSearch): AsyncGenerator<FileMatches> {
+  let scratch: string | undefined;
+  let ignoreFile: string | undefined;
+  const parentLines = search.file ? [] : search.rulesAbove.parentLines;
+  if (parentLines.length > 0) {
+    scratch = await mkdtemp(join(tmpdir(), "toolhost-grep-"));
+    ignoreFile = join(scratch, "parents.gitignore");
+    await writeFile(ignoreFile, parentLines.join("\n") + "\n");
+  }
+  const child = spawnInGroup(rg, argumentsFor(search, ignoreFile), {
+    cwd: search.dir,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stderr = "";
+  child.stderr!.setEncoding("utf8");
+  child.stderr!.on("data", (text: string) => (stderr = (stderr + text).slice(0, 4000)));
+  let running = true;
+  const exited = new Promise<{ code: number | null; signal: string | null }>((done, fail) => {
+    child.once("error", fail);
+    child.once("close", (code, signal) => {
+      running = false;
+      done({ code, signal });
+    });
+  });
+  exited.catch(() => {}); // awaited below; a failure to start must not go unhandled meanwhile
+  /** Whether we killed rg (time limit or cancel): then its exit says nothing about rg. */
+  let killed = false;
+  const stop = () => {
+    if (!running || child.pid === undefined) return;
+    killed = true;
+    signalGroup(child.pid, "SIGKILL");
+  };
+  const timer = setTimeout(() => {
+    search.stopped = "time limit reached";
+    stop();
+  }, Math.max(0, search.deadline - Date.now()));
+  search.signal.addEventListener("abort", stop);
+  if (search.signal.aborted) stop();
+  const keepLines = search.mode === "content";
+  try {
+    let file: FileLines | undefined;
+    for await (const line of jsonLines(child.stdout!)) {
+      let event;
+      try {
+        event = JSON.parse(line);
+      } catch {
+        stop();
+        throw new ToolError(`rg wrote a line grep could not read: ${line.slice(0, 200)}`);
+      }
+      const data = event.data;
+      if (event.type === "begin") {
+        const rel = textOf(data.path).replace(/^\.\//, "");
+        const wanted = search.file !== undefined || !search.filter || search.filter.matches(rel);
+        file = wanted ? new FileLines(join(search.dir, rel), keepLines) : undefined;
+      } else if (event.type === "match" && file) {
+        for (const at of matchEventLines(data)) file.add(at.number, at.text, true, at.column);
+      } else if (event.type === "context" && file) {
+        file.add(data.line_number, textOf(data.lines).replace(/\n$/, ""), false);
+      } else if (event.type === "end" && file) {
+        const found = file.result();
+        file = undefined;
+        // A NUL byte anywhere makes a file binary; rg may find it after reporting matches.
+        if (data.binary_offset === null) yield found;
+        else if (search.file) throw binaryFileError(search.label, "text with NUL bytes");
+      }
+    }
+    const { code, signal } = await exited;
+    if (killed || code === 0 || code === 1) return;
+    if (code === 2 && !stderr.trim()) {
+      // --no-messages: rg says nothing about files it could not read, only that there were some.
+      search.unreadable = true;
+      return;
+    }
+    const how = code === null ? `was killed by ${signal}` : `failed with exit code ${code}`;
+    const said = stderr.trim() ? `: ${stderr.trim()}` : "";
+    throw new ToolError(
+      `rg ${how}${said}. Its results would be incomplete, so none are shown; ` +
+        `try a simpler pattern or a smaller path`,
+    );
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") {
+      throw new ToolError(`could not run rg at ${rg}: ${(error as Error).message}`);
+    }
+    throw error;
+  } finally {
+    clearTimeout(timer);
+    search.signal.removeEventListener("abort", stop);
+    stop();
+    if (scratch) await rm(scratch, { recursive: true, force: true });
+  }
+}

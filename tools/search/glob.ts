@@ -1,0 +1,175 @@
+import { lstat, stat } from "node:fs/promises";
+import picomatch from "picomatch";
+import { defineTool, ToolError } from "../../mcp/tool.ts";
+import { IgnoreRules } from "../_lib/gitignore.ts";
+import { skippedIgnoreNote } from "../_lib/gitignore_read.ts";
+import { Sandbox } from "../_lib/sandbox.ts";
+import { count } from "../_lib/units.ts";
+import { Walk } from "../_lib/walk.ts";
+import { READ_ONLY } from "../_lib/annotations.ts";
+import { settings } from "../../config/settings.ts";
+
+const MAX_RESULTS = 1_000;
+const MAX_WALK_ENTRIES = 200_000;
+const TIME_LIMIT_MS = 10_000;
+const STAT_BATCH = 64;
+
+/** Which directories can hold a match: those on the way to the pattern's fixed part, or in it. */
+function walkBounds(pattern: string): (rel: string, depth: number) => boolean {
+  const { base, isGlob } = picomatch.scan(pattern);
+  const fixed = isGlob ? base : pattern;
+  // Without ** or braces (which may hide slashes) a pattern has a fixed depth.
+  const depth = /\*\*|\{/.test(pattern) ? Infinity : pattern.split("/").length;
+  return (rel, at) =>
+    at < depth &&
+    (fixed === "" || fixed === rel || fixed.startsWith(`${rel}/`) || rel.startsWith(`${fixed}/`));
+}
+
+export default defineTool({
+  name: "glob",
+  title: "Find files by name",
+  description:
+    "Finds files whose path from `path` (default: the first allowed root) matches a glob " +
+    "pattern, newest first. Use it to locate files by name or extension before reading them. " +
+    "Patterns: `*` and `?` within a name, `**` for any number of directories, `{a,b}`, " +
+    "`[abc]`; `*.ts` matches only at the top, `**/*.ts` at any depth, `src/**/*.test.ts` " +
+    "under src. Dotfiles match like other files. Returns regular files and symbolic links, " +
+    "not directories (use list_dir for those) or special files; links are never followed. " +
+    "Skips .git, node_modules and what .gitignore and .rgignore files exclude (a directory " +
+    "holding .git starts afresh) unless include_ignored is true; an ignore file that is not " +
+    "a regular file of at most 1 MB inside the allowed roots is not read, and a note says " +
+    "so. At most 1,000 paths " +
+    "(and 30,000 characters) with a count of the rest; the walk stops after 200,000 entries " +
+    "or 10 s and then says the results are incomplete.",
+  annotations: READ_ONLY,
+  input: {
+    type: "object",
+    properties: {
+      pattern: {
+        type: "string",
+        minLength: 1,
+        description: "Glob relative to `path`, e.g. **/*.ts or src/**/*.{js,jsx}.",
+      },
+      path: {
+        type: "string",
+        description: "Directory to search (default: the first allowed root).",
+      },
+      include_ignored: {
+        type: "boolean",
+        description: "Also search .git, node_modules and gitignored files (default false).",
+      },
+    },
+    required: ["pattern"],
+    additionalProperties: false,
+  },
+  output: {
+    type: "object",
+    properties: {
+      paths: { type: "array", items: { type: "string" }, description: "newest first" },
+      total: { type: "integer", description: "files that matched, shown or not" },
+      stoppedEarly: {
+        type: ["string", "null"],
+        description: "why the walk stopped before the end, if it did",
+      },
+    },
+    required: ["paths", "total", "stoppedEarly"],
+    additionalProperties: false,
+  },
+
+  async run(args, ctx) {
+    const pattern = args.pattern.replace(/^\.\//, "");
+    if (pattern.startsWith("/") || pattern.split("/").includes("..")) {
+      throw new ToolError(
+        `pattern ${JSON.stringify(args.pattern)} must be relative to path, without "..": ` +
+          `put the directory in path (for example path "src", pattern "**/*.ts")`,
+      );
+    }
+    const sandbox = await Sandbox.of(ctx);
+    const requested = args.path ?? ".";
+    const { real, exists } = await sandbox.resolve(requested);
+    if (!exists || !(await stat(real)).isDirectory()) {
+      throw new ToolError(
+        `${JSON.stringify(requested)} is not ${exists ? "a directory" : "an existing directory"}`,
+      );
+    }
+    const includeIgnored = args.include_ignored ?? false;
+    const rules = includeIgnored ? IgnoreRules.empty() : await IgnoreRules.above(sandbox, real);
+    const walk = new Walk({
+      respectIgnores: !includeIgnored,
+      rules,
+      enter: walkBounds(pattern),
+      maxEntries: MAX_WALK_ENTRIES,
+      deadline: Date.now() + TIME_LIMIT_MS,
+      signal: ctx.signal,
+    });
+    const matches = picomatch(pattern, { dot: true });
+    const found: { path: string; mtime: number }[] = [];
+    let batch: string[] = [];
+    const flush = async () => {
+      const times = await Promise.all(
+        batch.map((path) => lstat(path).then((info) => info.mtimeMs, () => undefined)),
+      );
+      batch.forEach((path, i) => {
+        if (times[i] !== undefined) found.push({ path, mtime: times[i] });
+      });
+      batch = [];
+    };
+    for await (const entry of walk.entries(real)) {
+      // What the description promises: files and links, never FIFOs, sockets or devices.
+      if ((entry.kind !== "file" && entry.kind !== "symlink") || !matches(entry.rel)) continue;
+      batch.push(entry.path);
+      if (batch.length >= STAT_BATCH) await flush();
+    }
+    await flush();
+    found.sort((a, b) => b.mtime - a.mtime || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+
+    const paths: string[] = [];
+    let chars = 0;
+    for (const { path } of found) {
+      const shown = sandbox.display(path);
+      if (paths.length >= MAX_RESULTS || chars + shown.length + 1 > settings.limits.outputChars) {
+        break;
+      }
+      paths.push(shown);
+      chars += shown.length + 1;
+    }
+    const where = sandbox.display(real);
+    const notes: string[] = [];
+    if (found.length === 0) {
+      const anyDepth = pattern.includes("/") ? "" : `; to match at any depth use "**/${pattern}"`;
+      notes.push(`[no files under ${where} match ${JSON.stringify(pattern)}${anyDepth}]`);
+    } else {
+      notes.push(
+        `[${count(found.length)} file${found.length === 1 ? "" : "s"} under ${where} match ${
+          JSON.stringify(pattern)
+        }, newest first]`,
+      );
+    }
+    if (paths.length < found.length) {
+      notes.push(
+        `[${count(found.length - paths.length)} more not shown (at most ${
+          count(MAX_RESULTS)
+        } paths or ${
+          count(settings.limits.outputChars)
+        } characters): use a narrower pattern or path]`,
+      );
+    }
+    const stoppedEarly = walk.stopped === "entry limit"
+      ? `after looking at ${count(MAX_WALK_ENTRIES)} entries`
+      : walk.stopped === "time limit"
+      ? `after ${TIME_LIMIT_MS / 1000} s`
+      : null;
+    if (stoppedEarly) {
+      notes.push(
+        `[the walk stopped early (${stoppedEarly}): results are incomplete; use a narrower path]`,
+      );
+    }
+    const skipped = skippedIgnoreNote(rules.skipped, (path) => sandbox.display(path));
+    if (skipped) notes.push(skipped);
+    const body = paths.join("\n");
+    return {
+      content: body ? `${body}\n\n${notes.join("\n")}` : notes.join("\n"),
+      structured: { paths, total: found.length, stoppedEarly },
+    };
+  },
+});

@@ -1,0 +1,219 @@
+import { stat } from "node:fs/promises";
+import { dirname } from "node:path";
+import process from "node:process";
+import { defineTool, ToolError } from "../../mcp/tool.ts";
+import { READ_ONLY } from "../_lib/annotations.ts";
+import { sniff } from "../_lib/file_sniff.ts";
+import { IgnoreRules } from "../_lib/gitignore.ts";
+import { skippedIgnoreNote } from "../_lib/gitignore_read.ts";
+import { backtrackingRisk } from "./_lib/grep_backtracking.ts";
+import { builtinSearch } from "./_lib/grep_builtin.ts";
+import { compilePattern } from "./_lib/grep_pattern.ts";
+import { GrepReport, type OutputMode } from "./_lib/grep_report.ts";
+import { findRipgrep, ripgrepSearch } from "./_lib/grep_ripgrep.ts";
+import {
+  binaryFileError,
+  type GrepSearch,
+  MAX_FILE_BYTES,
+  nameFilter,
+  tooLargeError,
+} from "./_lib/grep_search.ts";
+import { Sandbox } from "../_lib/sandbox.ts";
+import { settings } from "../../config/settings.ts";
+
+const TIME_LIMIT_MS = 30_000;
+const MAX_CONTEXT = 50;
+
+/**
+ * Which search runs: TOOLHOST_GREP=rg or =builtin forces one (tests compare them); otherwise rg
+ * when it is on PATH.
+ */
+function chooseSearch(): string | undefined {
+  const choice = process.env.TOOLHOST_GREP;
+  if (choice === "builtin") return undefined;
+  const rg = findRipgrep();
+  if (choice === "rg" && !rg) {
+    throw new ToolError(
+      "TOOLHOST_GREP=rg is set but rg is not on PATH: install ripgrep or unset it",
+    );
+  }
+  return rg;
+}
+
+/** The built-in search refuses patterns that could backtrack for ever; rg takes them all. */
+function refuseSlowPattern(pattern: string, caseInsensitive: boolean): void {
+  const risk = backtrackingRisk(pattern, caseInsensitive);
+  if (!risk) return;
+  throw new ToolError(
+    `pattern ${JSON.stringify(pattern)} ${risk}, which can take grep's built-in search ` +
+      `(used when rg is not on PATH) exponential time. Write it without repeating such a ` +
+      `group (for example [ab]+ for (a|b)+, \\w+ for (\\w+)+), or install ripgrep (rg), ` +
+      `which runs any pattern in linear time`,
+  );
+}
+
+/** A file named in `path` must be text within the size limit: say so rather than find nothing. */
+async function checkNamedFile(sandbox: Sandbox, path: string, label: string): Promise<void> {
+  const handle = await sandbox.openForReading(path);
+  try {
+    const { size } = await handle.stat();
+    if (size > MAX_FILE_BYTES) throw tooLargeError(label, size);
+    const head = await sniff(handle);
+    if (head.kind !== "text") throw binaryFileError(label, head.description);
+    // A NUL byte further on makes it binary too: found here, both searches refuse it alike
+    // (rg would say so only when the file also had a match).
+    const bytes = await handle.readFile();
+    const text = new TextDecoder(head.encoding).decode(bytes.subarray(head.bomBytes));
+    if (text.includes("\0")) throw binaryFileError(label, "text with NUL bytes");
+  } finally {
+    await handle.close();
+  }
+}
+
+export default defineTool({
+  name: "grep",
+  title: "Search file contents",
+  description:
+    "Searches file contents for a regular expression, under a directory (default: the first " +
+    "allowed root) or in one file. Use it to find where something is defined or used. " +
+    "output_mode: files_with_matches (default: the paths), content (matching lines as " +
+    "path:line:text, with `before`/`after` context lines as path-line-text and -- between " +
+    "groups), count (path:matching lines). Results are sorted by path, then line. " +
+    "Patterns are JavaScript regular expressions without lookaround or backreferences " +
+    "(\\d \\w \\b are ASCII). Lines are matched without their line break: `.` and [^...] " +
+    "never match one, a \\r inside a line is never matched, and a pattern naming \\r is " +
+    "refused, unless multiline is set, which lets matches span lines and makes `.` match " +
+    "newlines. Text is read as UTF-8 (UTF-16 with a BOM), invalid bytes as U+FFFD. `glob` " +
+    "filters files: `*.ts` matches names at any depth, `src/**/*.ts` paths from the searched " +
+    "directory. Skips binary files (a NUL byte; a file named in path that looks binary is " +
+    "refused), files over 10 MB, .git, node_modules and what .gitignore and .rgignore files " +
+    "exclude (a directory holding .git starts afresh: the enclosing .gitignore rules stop " +
+    "there); hidden files are searched; symbolic links are not followed. Output stops at " +
+    "30,000 characters (or head_limit entries) and says how much was left; lines over 500 " +
+    "characters are cut around their first match. Uses ripgrep when installed, else its own " +
+    "search, with the same results; without ripgrep, a pattern that repeats a group holding " +
+    "a quantifier or | (like (a+)+ or (a|ab)*) is refused, since it can take exponential " +
+    "time; | is fine between literals that start with different characters, as in (get|set)+. " +
+    "Known ripgrep 13 quirks: \\b or $ right beside ^ (and, with multiline, a pattern " +
+    "starting with \\b) can miss matches the built-in search finds, and a multiline pattern " +
+    "that can match empty text at a \\r\\n line end (like $ or \\s*$) makes rg crash, which " +
+    "is reported as an error.",
+  annotations: READ_ONLY,
+  input: {
+    type: "object",
+    properties: {
+      pattern: { type: "string", minLength: 1, description: "Regular expression to search for." },
+      path: {
+        type: "string",
+        description: "File or directory to search (default: the first allowed root).",
+      },
+      glob: {
+        type: "string",
+        minLength: 1,
+        description: "Only files matching this glob, e.g. *.ts, src/**/*.{ts,tsx}, !*.test.ts.",
+      },
+      output_mode: {
+        type: "string",
+        enum: ["files_with_matches", "content", "count"],
+        description: "What to return (default files_with_matches).",
+      },
+      before: {
+        type: "integer",
+        minimum: 0,
+        maximum: MAX_CONTEXT,
+        description: "Lines of context before each match (content mode).",
+      },
+      after: {
+        type: "integer",
+        minimum: 0,
+        maximum: MAX_CONTEXT,
+        description: "Lines of context after each match (content mode).",
+      },
+      case_insensitive: { type: "boolean", description: "Ignore case (default false)." },
+      multiline: {
+        type: "boolean",
+        description: "Let matches span lines; `.` then matches newlines too (default false).",
+      },
+      head_limit: {
+        type: "integer",
+        minimum: 1,
+        description: "Show at most this many entries (paths, lines or counts).",
+      },
+    },
+    required: ["pattern"],
+    additionalProperties: false,
+  },
+  output: {
+    type: "object",
+    properties: {
+      mode: { type: "string", enum: ["files_with_matches", "content", "count"] },
+      files: { type: "integer", description: "files with matches" },
+      lines: {
+        type: ["integer", "null"],
+        description: "matching lines (null in files_with_matches mode)",
+      },
+      shown: { type: "integer", description: "entries shown" },
+      omitted: { type: "integer", description: "entries left out by head_limit or the size cap" },
+      stoppedEarly: {
+        type: ["string", "null"],
+        description: "why the search stopped before the end, if it did",
+      },
+    },
+    required: ["mode", "files", "lines", "shown", "omitted", "stoppedEarly"],
+    additionalProperties: false,
+  },
+
+  async run(args, ctx) {
+    const mode: OutputMode = args.output_mode ?? "files_with_matches";
+    const multiline = args.multiline ?? false;
+    const caseInsensitive = args.case_insensitive ?? false;
+    const pattern = compilePattern(args.pattern, { caseInsensitive, multiline });
+    const rg = chooseSearch();
+    if (!rg) refuseSlowPattern(args.pattern, caseInsensitive);
+    const sandbox = await Sandbox.of(ctx);
+    const requested = args.path ?? ".";
+    const target = await sandbox.resolve(requested);
+    const info = target.exists ? await stat(target.real) : undefined;
+    if (!info) throw new ToolError(`${JSON.stringify(requested)} does not exist`);
+    if (!info.isFile() && !info.isDirectory()) {
+      throw new ToolError(`${requested} is neither a file nor a directory`);
+    }
+    const named = info.isFile();
+    if (named) await checkNamedFile(sandbox, target.real, requested);
+    const rulesAbove = named ? IgnoreRules.empty() : await IgnoreRules.above(sandbox, target.real);
+    const search: GrepSearch = {
+      // One named file is searched whatever the ignore rules and glob say.
+      dir: named ? dirname(target.real) : target.real,
+      file: named ? target.real : undefined,
+      label: requested,
+      pattern,
+      multiline,
+      caseInsensitive,
+      mode,
+      before: mode === "content" ? args.before ?? 0 : 0,
+      after: mode === "content" ? args.after ?? 0 : 0,
+      filter: !named && args.glob ? nameFilter(args.glob) : undefined,
+      rulesAbove,
+      deadline: Date.now() + TIME_LIMIT_MS,
+      signal: ctx.signal,
+    };
+    const report = new GrepReport({
+      mode,
+      headLimit: args.head_limit,
+      maxChars: settings.limits.outputChars,
+      context: search.before > 0 || search.after > 0,
+      display: (path) => sandbox.display(path),
+    });
+    for await (const file of rg ? ripgrepSearch(rg, search) : builtinSearch(search)) {
+      report.add(file);
+    }
+    const notes: string[] = [];
+    if (search.unreadable) {
+      notes.push("[some files could not be read: the results may miss matches in them]");
+    }
+    const skipped = skippedIgnoreNote(rulesAbove.skipped, (path) => sandbox.display(path));
+    if (skipped) notes.push(skipped);
+    const { text, summary } = report.finish(sandbox.display(target.real), search.stopped, notes);
+    return { content: text, structured: summary };
+  },
+});

@@ -1,0 +1,28 @@
+import { defineTool } from "../../mcp/tool.ts";
+import { Sandbox } from "../_lib/sandbox.ts";
+import { READ_ONLY } from "../_lib/annotations.ts";
+
+export default defineTool({
+  name: "list_roots",
+  title: "Show the allowed directories",
+  description:
+    "Lists the directories the file tools may work in (the sandbox), as real paths with symlinks " +
+    "resolved. Relative paths given to the file tools start at the first one. Paths outside " +
+    "them are refused.",
+  annotations: READ_ONLY,
+  input: { type: "object", properties: {}, additionalProperties: false },
+  output: {
+    type: "object",
+    properties: { roots: { type: "array", items: { type: "string" } } },
+    required: ["roots"],
+    additionalProperties: false,
+  },
+
+  async run(_args, ctx) {
+    const sandbox = await Sandbox.of(ctx);
+    const lines = sandbox.roots.map((root, i) =>
+      `${root}${i === 0 ? "  (relative paths start here)" : ""}`
+    );
+    return { content: lines.join("\n"), structured: { roots: sandbox.roots } };
+  },
+});

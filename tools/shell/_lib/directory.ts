@@ -1,0 +1,27 @@
+/** Resolving and checking the directory a command runs in. */
+import { stat } from "node:fs/promises";
+import { resolve } from "node:path";
+import process from "node:process";
+import { ToolError } from "../../../mcp/tool.ts";
+import { settings } from "../../../config/settings.ts";
+
+/**
+ * `cwd` resolved against the first configured root (a client started in `/` with --root means
+ * that root), else the server's working directory; a ToolError unless it is a directory.
+ */
+export async function workingDirectory(cwd: string | undefined): Promise<string> {
+  const base = settings.roots[0] ?? process.cwd();
+  const path = resolve(base, cwd ?? ".");
+  const info = await stat(path).catch(() => null);
+  if (!info?.isDirectory()) {
+    throw new ToolError(`cwd ${JSON.stringify(path)} is not an existing directory`);
+  }
+  return path;
+}
+
+/** The `cwd` input of the tools that run commands. */
+export const CWD_PROPERTY = {
+  type: "string",
+  description: "Directory to run in; relative paths start at the first root given with --root " +
+    "or the config's roots, else the server's working directory.",
+} as const;

@@ -1,0 +1,105 @@
+/**
+ * `shell_env: "login"`: commands get the environment of the user's login shell (PATH from
+ * ~/.profile, ~/.zshrc and the like) instead of the bare one a GUI client often starts us with.
+ * The shell is asked once, on the first command that needs it; a shell that fails or takes too
+ * long leaves our own environment in place, with a warning.
+ */
+import { Buffer } from "node:buffer";
+import process from "node:process";
+import { spawnInGroup, terminateGroup } from "../../_lib/process_groups.ts";
+import { settings } from "../../../config/settings.ts";
+
+const TIMEOUT_MS = 10_000;
+const MARK = "__toolhost_env_7f3a__";
+
+let loaded: Promise<NodeJS.ProcessEnv> | undefined;
+let warn: (message: string) => void = (message) => process.stderr.write(`toolhost: ${message}\n`);
+
+export function setLoginEnvWarning(log: (message: string) => void): void {
+  warn = log;
+}
+
+/**
+ * The environment commands run with. Rejects with the signal's reason when the call is stopped
+ * while the login shell is still being asked: the command must then not start at all.
+ */
+export function commandEnv(signal?: AbortSignal): Promise<NodeJS.ProcessEnv> {
+  if (settings.shellEnv !== "login") return Promise.resolve(process.env);
+  loaded ??= readLoginEnv().catch((error) => {
+    warn(`shell_env "login": ${(error as Error).message}; commands keep toolhost's environment`);
+    return process.env;
+  });
+  if (!signal) return loaded;
+  signal.throwIfAborted();
+  return new Promise((resolve, reject) => {
+    const stop = () => reject(signal.reason);
+    signal.addEventListener("abort", stop, { once: true });
+    loaded!.then((env) => {
+      signal.removeEventListener("abort", stop);
+      resolve(env);
+    });
+  });
+}
+
+/** Variables that describe the login shell itself, not the user's setup. */
+const SHELL_OWN = new Set(["PWD", "OLDPWD", "SHLVL", "_"]);
+
+/** `env` output between two marks: NUL-separated where `env -0` exists, else line by line. */
+export function parseEnvOutput(output: string): Record<string, string> | undefined {
+  const start = output.indexOf(MARK);
+  const end = output.lastIndexOf(MARK);
+  if (start < 0 || end <= start) return undefined;
+  const body = output.slice(start + MARK.length, end);
+  const entries = body.includes("\0") ? body.split("\0") : body.split("\n");
+  const env: Record<string, string> = {};
+  for (const entry of entries) {
+    const eq = entry.indexOf("=");
+    if (eq > 0) env[entry.slice(0, eq)] = entry.slice(eq + 1);
+  }
+  return env;
+}
+
+function readLoginEnv(): Promise<NodeJS.ProcessEnv> {
+  const shell = process.env.SHELL || "/bin/sh";
+  const script = `printf '%s' ${MARK}; env -0 2>/dev/null || env; printf '%s' ${MARK}`;
+  return new Promise((resolve, reject) => {
+    // Interactive too: zsh and bash users often set PATH only in their rc files.
+    const child = spawnInGroup(shell, ["-l", "-i", "-c", script], {
+      stdio: ["ignore", "pipe", "ignore"],
+    });
+    const chunks: Buffer[] = [];
+    let done = false;
+    const finish = (env: NodeJS.ProcessEnv | undefined, why: string) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      // Whatever the profile left running (an agent, a daemon) goes with the shell.
+      if (child.pid) terminateGroup(child.pid, 0, "SIGKILL");
+      if (env) resolve(env);
+      else reject(new Error(why));
+    };
+    const parsed = () => {
+      const env = parseEnvOutput(Buffer.concat(chunks).toString("utf8"));
+      if (!env?.PATH) return undefined;
+      for (const name of SHELL_OWN) delete env[name];
+      return { ...process.env, ...env };
+    };
+    // Done at the closing mark: a daemon started by the profile may hold stdout open for ever.
+    child.stdout?.on("data", (chunk: Buffer) => {
+      chunks.push(chunk);
+      const env = parsed();
+      if (env) finish(env, "");
+    });
+    const timer = setTimeout(
+      () => finish(undefined, `${shell} -l -i did not finish within ${TIMEOUT_MS / 1000} s`),
+      TIMEOUT_MS,
+    );
+    child.once("error", (error) => {
+      finish(undefined, `${shell} could not be started: ${error.message}`);
+    });
+    child.once("exit", () => {
+      // Output still in the pipe arrives shortly after the exit.
+      setTimeout(() => finish(parsed(), `${shell} -l -i printed no environment`), 250);
+    });
+  });
+}

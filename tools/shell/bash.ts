@@ -1,0 +1,64 @@
+import { defineTool, ToolError } from "../../mcp/tool.ts";
+import { CWD_PROPERTY, workingDirectory } from "./_lib/directory.ts";
+import { commandEnv } from "./_lib/login_env.ts";
+import { findShell, spawnShell } from "./_lib/shell.ts";
+import { RUNS_COMMANDS } from "../_lib/annotations.ts";
+import { settings } from "../../config/settings.ts";
+import { RUN_FACTS_SCHEMA, supervise } from "./_lib/supervise.ts";
+
+export default defineTool({
+  name: "bash",
+  title: "Run a shell command",
+  description:
+    "Runs a command with bash (sh where bash is absent) and returns its output: stdout and stderr " +
+    "interleaved as written, then the exit code. The command runs in its own process group in " +
+    "the server's working directory (or `cwd`), with stdin closed, so anything that waits for " +
+    "input gets end-of-file at once instead of hanging. Output over 30,000 characters keeps " +
+    "the beginning and the end with a marker saying how much was cut; for more, redirect to a " +
+    "file and read it in parts. A non-zero exit or a timeout makes the result an error. " +
+    "Timeout or cancel stops the whole process group (SIGTERM, then SIGKILL after 2 s) and " +
+    "keeps the output so far. Start servers, watchers and other long-running commands with " +
+    "bash_background instead of waiting on them here.",
+  annotations: RUNS_COMMANDS,
+  input: {
+    type: "object",
+    properties: {
+      command: { type: "string", minLength: 1, description: "The command line to run." },
+      timeout_ms: {
+        type: "integer",
+        minimum: 1,
+        description: "Stop the command after this many milliseconds (default 120,000 unless " +
+          "the user configured another; longer than the configured maximum, 600,000 by " +
+          "default, is cut to it).",
+      },
+      cwd: CWD_PROPERTY,
+      description: {
+        type: "string",
+        description: "A few words on what the command does, shown to the person watching.",
+      },
+    },
+    required: ["command"],
+    additionalProperties: false,
+  },
+  output: RUN_FACTS_SCHEMA,
+
+  async run(args, ctx) {
+    const { bashTimeoutMs, bashMaxTimeoutMs, outputChars } = settings.limits;
+    const timeoutMs = Math.min(args.timeout_ms ?? bashTimeoutMs, bashMaxTimeoutMs);
+    const cwd = await workingDirectory(args.cwd);
+    if (args.description) ctx.log("info", `running: ${args.description}`);
+
+    const env = await commandEnv(ctx.signal).catch(() => undefined);
+    if (!env) throw new ToolError("not started: the call was stopped first");
+    return await supervise(() => {
+      const child = spawnShell(args.command, cwd, "ignore", env);
+      return { child, streams: [child.stdout!, child.stderr!] };
+    }, {
+      timeoutMs,
+      outputChars,
+      cutHint: "to see all of it, redirect the output to a file and read the file in parts",
+      startError: (error) =>
+        new ToolError(`could not start ${findShell()}: ${(error as Error).message}`),
+    }, ctx);
+  },
+});

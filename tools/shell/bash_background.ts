@@ -1,0 +1,60 @@
+import { defineTool, ToolError } from "../../mcp/tool.ts";
+import { commandEnv } from "./_lib/login_env.ts";
+import { background, FACTS_SCHEMA } from "./_lib/background.ts";
+import { CWD_PROPERTY, workingDirectory } from "./_lib/directory.ts";
+import { RUNS_COMMANDS } from "../_lib/annotations.ts";
+import { settings } from "../../config/settings.ts";
+
+const GRACE_MS = 500;
+
+export default defineTool({
+  name: "bash_background",
+  title: "Start a background command",
+  description:
+    "Starts a long-running command (dev server, watcher, long build, REPL) with bash in its own " +
+    "process group and returns at once with its id (p1, p2, ...), its pid and whatever it printed " +
+    `in the first ${GRACE_MS} ms. It keeps running while you work: read its output with ` +
+    "bash_output, type into its stdin with bash_input, see all of them with bash_list, stop it " +
+    "with bash_kill. Each keeps the last 10 MB of its output (stdout and stderr interleaved). " +
+    "Everything still running is killed when the server exits.",
+  annotations: RUNS_COMMANDS,
+  input: {
+    type: "object",
+    properties: {
+      command: { type: "string", minLength: 1, description: "The command line to run." },
+      cwd: CWD_PROPERTY,
+      name: { type: "string", maxLength: 80, description: "A label to recognise it by." },
+      grace_ms: {
+        type: "integer",
+        minimum: 0,
+        maximum: 10_000,
+        description: `How long to collect its first output before returning (default ${GRACE_MS}).`,
+      },
+    },
+    required: ["command"],
+    additionalProperties: false,
+  },
+  output: FACTS_SCHEMA,
+
+  async run(args, ctx) {
+    const cwd = await workingDirectory(args.cwd);
+    const env = await commandEnv(ctx.signal).catch(() => undefined);
+    if (!env) throw new ToolError("not started: the call was stopped first");
+    const proc = background.start(args.command, cwd, args.name, env);
+    await proc.waitForEnd(args.grace_ms ?? GRACE_MS, ctx.signal);
+    const read = proc.output.read(0, settings.limits.outputChars);
+    proc.readCursor = read.nextOffset;
+    const more = read.nextOffset < proc.output.end
+      ? `\n[more output follows: bash_output with id ${proc.id} and offset ${read.nextOffset}]`
+      : "";
+    const failed = proc.status !== "running" && proc.exitCode !== 0;
+    return {
+      content: `Started ${proc.summary()}\n\n${read.text || "(no output yet)"}${more}\n\n` +
+        (proc.status === "running"
+          ? `[read more with bash_output id ${proc.id}; stop it with bash_kill]`
+          : `[it has already ended: ${proc.describeStatus()}]`),
+      structured: proc.facts(),
+      isError: failed,
+    };
+  },
+});

@@ -1,0 +1,65 @@
+import { defineTool, ToolError } from "../../mcp/tool.ts";
+import { background, FACTS_PROPERTIES, FACTS_REQUIRED, ID_PROPERTY } from "./_lib/background.ts";
+import { RUNS_COMMANDS } from "../_lib/annotations.ts";
+import { settings } from "../../config/settings.ts";
+
+const DEFAULT_WAIT_MS = 500;
+
+export default defineTool({
+  name: "bash_input",
+  title: "Type into a background command",
+  description:
+    "Writes `text` to the stdin of a process started with bash_background, to drive a REPL or " +
+    "answer a prompt. No newline is added unless `newline` is true. `close_stdin` sends " +
+    "end-of-file afterwards. Returns the output not read yet, after waiting up to `wait_ms` " +
+    `(default ${DEFAULT_WAIT_MS}) for the process to respond.`,
+  annotations: RUNS_COMMANDS,
+  input: {
+    type: "object",
+    properties: {
+      id: ID_PROPERTY,
+      text: { type: "string", description: "What to write to the process's stdin." },
+      newline: { type: "boolean", description: "Add a newline after text (default false)." },
+      close_stdin: { type: "boolean", description: "Close stdin after writing (end-of-file)." },
+      wait_ms: {
+        type: "integer",
+        minimum: 0,
+        maximum: 60_000,
+        description: `Wait up to this long for output after writing (default ${DEFAULT_WAIT_MS}).`,
+      },
+    },
+    required: ["id"],
+    additionalProperties: false,
+  },
+  output: {
+    type: "object",
+    properties: {
+      ...FACTS_PROPERTIES,
+      nextOffset: { type: "integer", description: "where the next bash_output read starts" },
+    },
+    required: [...FACTS_REQUIRED, "nextOffset"],
+    additionalProperties: false,
+  },
+
+  async run(args, ctx) {
+    const proc = background.get(args.id);
+    const text = (args.text ?? "") + (args.newline ? "\n" : "");
+    if (text === "" && !args.close_stdin) {
+      throw new ToolError("nothing to do: give text, newline: true, or close_stdin: true");
+    }
+    const before = proc.output.end;
+    if (text !== "") await proc.write(text);
+    if (args.close_stdin) proc.closeStdin();
+    await proc.waitForOutput(before, args.wait_ms ?? DEFAULT_WAIT_MS, ctx.signal);
+    const read = proc.output.read(proc.readCursor, settings.limits.outputChars);
+    proc.readCursor = read.nextOffset;
+    const notes = [`[${proc.summary()}]`];
+    if (read.nextOffset < proc.output.end) {
+      notes.push(`[more output is waiting: bash_output with id ${proc.id}]`);
+    }
+    return {
+      content: `${read.text || "(no output yet)"}\n\n${notes.join("\n")}`,
+      structured: { ...proc.facts(), nextOffset: read.nextOffset },
+    };
+  },
+});

@@ -1,0 +1,51 @@
+import { defineTool, ToolError } from "../../mcp/tool.ts";
+import { background, FACTS_SCHEMA, ID_PROPERTY } from "./_lib/background.ts";
+import { groupAlive } from "../_lib/process_groups.ts";
+
+const GRACE_MS = 2_000;
+
+export default defineTool({
+  name: "bash_kill",
+  title: "Stop a background command",
+  description:
+    "Stops a process started with bash_background: sends `signal` (default SIGTERM) to its whole " +
+    `process group, grandchildren included, and SIGKILL after ${GRACE_MS / 1000} s if anything ` +
+    "is still alive. Its output stays readable with bash_output.",
+  annotations: {
+    readOnlyHint: false,
+    destructiveHint: true,
+    idempotentHint: true,
+    openWorldHint: false,
+  },
+  input: {
+    type: "object",
+    properties: {
+      id: ID_PROPERTY,
+      signal: {
+        enum: ["SIGTERM", "SIGINT", "SIGHUP", "SIGQUIT", "SIGKILL"],
+        description: "The first signal to send (default SIGTERM).",
+      },
+    },
+    required: ["id"],
+    additionalProperties: false,
+  },
+  output: FACTS_SCHEMA,
+
+  async run(args, ctx) {
+    const proc = background.get(args.id);
+    // The shell may have ended while processes it started live on in its group.
+    if (proc.status !== "running" && !groupAlive(proc.pid)) {
+      throw new ToolError(`${proc.id} has already ${proc.describeStatus()}`);
+    }
+    await proc.stop(args.signal ?? "SIGTERM", GRACE_MS);
+    await proc.waitForEnd(1000, ctx.signal);
+    const unread = proc.output.end - proc.readCursor;
+    return {
+      content: `Stopped ${proc.summary()}` +
+        (unread > 0
+          ? `\n[${unread} characters of output not read yet: bash_output id ${proc.id}]`
+          : ""),
+      structured: proc.facts(),
+    };
+  },
+});

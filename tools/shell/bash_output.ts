@@ -1,0 +1,112 @@
+import { defineTool, ToolError } from "../../mcp/tool.ts";
+import { settings } from "../../config/settings.ts";
+import { background, FACTS_PROPERTIES, FACTS_REQUIRED, ID_PROPERTY } from "./_lib/background.ts";
+
+const DEFAULT_MAX_CHARS = 30_000;
+
+export default defineTool({
+  name: "bash_output",
+  title: "Read a background command's output",
+  description:
+    "Returns output of a process started with bash_background: by default everything not read " +
+    "yet, or from an absolute character `offset`. `wait_ms` waits for new output (or the end of " +
+    "the process) before returning, up to 60 s. `filter` keeps only lines matching a regular " +
+    "expression. The result gives the next offset to read from, the process's status, and says " +
+    "when output was dropped from its 10 MB window or more is waiting.",
+  annotations: {
+    readOnlyHint: true,
+    destructiveHint: false,
+    idempotentHint: false,
+    openWorldHint: false,
+  },
+  input: {
+    type: "object",
+    properties: {
+      id: ID_PROPERTY,
+      offset: {
+        type: "integer",
+        minimum: 0,
+        description: "Absolute character offset to read from (default: where the last read ended).",
+      },
+      max_chars: {
+        type: "integer",
+        minimum: 1,
+        maximum: 1_000_000,
+        description: `Characters to return at most (default ${DEFAULT_MAX_CHARS}).`,
+      },
+      filter: { type: "string", description: "Regular expression: return only matching lines." },
+      wait_ms: {
+        type: "integer",
+        minimum: 0,
+        maximum: 60_000,
+        description: "Wait up to this long for new output or the process's end (default 0).",
+      },
+    },
+    required: ["id"],
+    additionalProperties: false,
+  },
+  output: {
+    type: "object",
+    properties: {
+      ...FACTS_PROPERTIES,
+      offset: { type: "integer", description: "where this read started" },
+      nextOffset: { type: "integer", description: "where the next read should start" },
+      dropped: { type: "integer", description: "characters before offset no longer kept" },
+      more: { type: "boolean", description: "whether output past nextOffset is waiting" },
+    },
+    required: [...FACTS_REQUIRED, "offset", "nextOffset", "dropped", "more"],
+    additionalProperties: false,
+  },
+
+  async run(args, ctx) {
+    const proc = background.get(args.id);
+    let filter: RegExp | undefined;
+    if (args.filter !== undefined) {
+      try {
+        filter = new RegExp(args.filter);
+      } catch (error) {
+        throw new ToolError(
+          `filter is not a valid regular expression: ${(error as Error).message}`,
+        );
+      }
+    }
+    const from = args.offset ?? proc.readCursor;
+    await proc.waitForOutput(from, args.wait_ms ?? 0, ctx.signal);
+    const read = proc.output.read(from, args.max_chars ?? settings.limits.outputChars);
+    let text = read.text;
+    let next = read.nextOffset;
+    if (filter) {
+      // Only whole lines are matched; a line still being written is left for the next read.
+      const lastNewline = text.lastIndexOf("\n");
+      if (next === proc.output.end && proc.status === "running" && lastNewline >= 0) {
+        next -= text.length - lastNewline - 1;
+        text = text.slice(0, lastNewline + 1);
+      }
+      const lines = text.split("\n").filter((line, i, all) => i < all.length - 1 || line !== "");
+      const kept = lines.filter((line) => filter.test(line));
+      text = kept.length ? kept.join("\n") + "\n" : "";
+      text += `[${kept.length} of ${lines.length} lines matched /${args.filter}/]`;
+    }
+    proc.readCursor = Math.max(proc.readCursor, next);
+    const more = next < proc.output.end;
+    const start = from + read.dropped;
+    const range = next > start ? `characters ${start}–${next}` : `nothing new at ${next}`;
+    const notes = [`[${proc.summary()} · ${range} of ${proc.output.end}]`];
+    if (read.dropped > 0) {
+      notes.push(
+        `[${read.dropped} characters before offset ${start} were dropped from the 10 MB window]`,
+      );
+    }
+    if (more) notes.push(`[more output is waiting: call again with offset ${next}]`);
+    return {
+      content: `${text || "(no new output)"}\n\n${notes.join("\n")}`,
+      structured: {
+        ...proc.facts(),
+        offset: from,
+        nextOffset: next,
+        dropped: read.dropped,
+        more,
+      },
+    };
+  },
+});

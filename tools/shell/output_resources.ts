@@ -1,0 +1,72 @@
+/**
+ * toolhost://processes/{id}/output: what a background process (bash_background) has written,
+ * its latest part when long. Reading it does not move bash_output's "not read yet" mark.
+ */
+import { defineResourceTemplate, ResourceNotFound } from "../../mcp/resource.ts";
+import { background, type BackgroundProcess } from "./_lib/background.ts";
+import { settings } from "../../config/settings.ts";
+import { count } from "../_lib/units.ts";
+import { safely } from "../_lib/watch_files.ts";
+
+const TEMPLATE = "toolhost://processes/{id}/output";
+
+export default defineResourceTemplate({
+  uriTemplate: TEMPLATE,
+  name: "process-output",
+  title: "Background process output",
+  description: "The output (stdout and stderr) of a process started with bash_background, by " +
+    "its id (p1, p2, …): the latest part when it is long.",
+  mimeType: "text/plain",
+  requires: "bash_background",
+  read({ id }) {
+    const process = find(id);
+    if (!process) throw new ResourceNotFound(`no background process has the id ${id}`);
+    const { output } = process;
+    const limit = settings.limits.outputChars;
+    const from = Math.max(output.start, output.end - limit);
+    const { text } = output.read(from, limit);
+    const header = from > 0
+      ? `[${process.summary()} · the last ${count(output.end - from)} of ${
+        count(output.end)
+      } characters; bash_output reads earlier ones by offset]\n`
+      : "";
+    return Promise.resolve(header + text);
+  },
+  complete: {
+    id: (value) =>
+      Promise.resolve(background.list().map((p) => p.id).filter((id) => id.startsWith(value))),
+  },
+  list: () =>
+    Promise.resolve(
+      background.list().map((p) => ({
+        uri: `toolhost://processes/${p.id}/output`,
+        name: `${p.id} output`,
+        description: p.summary(),
+        mimeType: "text/plain",
+      })),
+    ),
+  watch({ id }, _ctx, changed) {
+    const notify = safely(changed);
+    let current = find(id);
+    let stopOutput = current?.onChange(notify);
+    // Ids are never reused: the process may still start (its id named ahead) or be forgotten.
+    const stopList = background.onListChange(() => {
+      const now = find(id);
+      if (now === current) return;
+      stopOutput?.();
+      current = now;
+      stopOutput = now?.onChange(notify);
+      notify();
+    });
+    return () => {
+      stopList();
+      stopOutput?.();
+    };
+  },
+  // Processes start, end (their descriptions say how) and, long after, are forgotten.
+  watchList: (_ctx, changed) => background.onListChange(safely(changed)),
+});
+
+function find(id: string): BackgroundProcess | undefined {
+  return background.list().find((p) => p.id === id);
+}

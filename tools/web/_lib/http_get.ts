@@ -1,0 +1,308 @@
+/**
+ * GET over node:http(s) for the web tools: redirects followed by hand so every hop passes the
+ * private-network guard, one deadline for the whole exchange, gzip/deflate/br decoded, and a cap
+ * on the decoded body so a huge or endless response costs at most `maxBytes`.
+ */
+import type { IncomingMessage } from "node:http";
+import { isIP } from "node:net";
+import type { Readable } from "node:stream";
+import { decodeText } from "./charset.ts";
+import { guardedLookup, GuardError, privateAddressKind, refusal } from "./net_guard.ts";
+import { quoted } from "../../_lib/one_line.ts";
+import { bytes } from "../../_lib/units.ts";
+import { settings } from "../../../config/settings.ts";
+
+export interface HttpGetOptions {
+  signal?: AbortSignal;
+  /** The whole exchange, redirects included. */
+  timeoutMs: number;
+  /** Cap on the decoded body; beyond it reading stops and `truncated` is set. */
+  maxBytes: number;
+  headers?: Record<string, string>;
+  /**
+   * Whether private-network addresses may be reached; default: the program's settings. It holds
+   * for the first URL's origin only: a redirect elsewhere falls back to the default.
+   */
+  allowPrivate?: boolean;
+  /** Default 5; each hop is checked again. */
+  maxRedirects?: number;
+}
+
+export interface HttpResponse {
+  /** The final URL, after redirects. */
+  url: string;
+  status: number;
+  /** Lower-cased names; repeated headers joined with ", ". */
+  headers: Record<string, string>;
+  body: Uint8Array;
+  truncated: boolean;
+  /** Each URL a redirect led to, in order. */
+  redirects: string[];
+}
+
+/** A failure told as a sentence the model can act on. */
+export class HttpError extends Error {}
+
+/** The deadline passed; callers add how their user can allow more time. */
+export class HttpTimeoutError extends HttpError {}
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+/**
+ * node:http, node:https and node:zlib, loaded on the first download: the binary's runtime sets
+ * them up when they are imported, which cost every start about 6 MB and a few milliseconds.
+ */
+let nodeModules:
+  | Promise<{
+    http: typeof import("node:http");
+    https: typeof import("node:https");
+    zlib: typeof import("node:zlib");
+  }>
+  | undefined;
+
+function loadNodeModules() {
+  nodeModules ??= Promise.all([import("node:http"), import("node:https"), import("node:zlib")])
+    .then(([http, https, zlib]) => ({ http, https, zlib }));
+  return nodeModules;
+}
+export const USER_AGENT =
+  "Mozilla/5.0 (compatible; toolhost/0.1; +https://modelcontextprotocol.io)";
+
+/** Checks a URL before any connection: scheme, and an address literal against the guard. */
+export function checkUrl(url: URL, allowPrivate: boolean): void {
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new HttpError(`Only http and https URLs can be fetched, not ${quoted(url.protocol)}.`);
+  }
+  if (allowPrivate) return;
+  const host = url.hostname.replace(/^\[|\]$/g, "");
+  if (isIP(host)) {
+    const kind = privateAddressKind(host);
+    if (kind) throw new HttpError(refusal(host, host, kind));
+  }
+}
+
+export async function httpGet(url: string, options: HttpGetOptions): Promise<HttpResponse> {
+  const { http, https, zlib } = await loadNodeModules();
+  const maxRedirects = options.maxRedirects ?? 5;
+  const deadline = AbortSignal.timeout(options.timeoutMs);
+  const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
+  const redirects: string[] = [];
+  let current: URL;
+  try {
+    current = new URL(url);
+  } catch {
+    throw new HttpError(`${quoted(url)} is not a valid URL.`);
+  }
+  const origin = current.origin;
+  for (;;) {
+    // What the caller vouched for (a configured endpoint, its credentials) stays with its origin.
+    const sameOrigin = current.origin === origin;
+    const allowPrivate = (sameOrigin ? options.allowPrivate : undefined) ??
+      settings.allowPrivateNetwork;
+    const headers = sameOrigin ? options.headers : undefined;
+    let response: IncomingMessage;
+    try {
+      checkUrl(current, allowPrivate);
+      const request = current.protocol === "https:" ? https.request : http.request;
+      response = await send(request, current, { ...options, headers }, allowPrivate, signal);
+    } catch (error) {
+      if (redirects.length === 0 || !(error instanceof HttpError)) throw error;
+      throw new HttpError(`${url} redirected to ${current.href}, which failed: ${error.message}`);
+    }
+    const location = response.headers.location;
+    if (REDIRECTS.has(response.statusCode ?? 0) && location) {
+      response.destroy();
+      if (redirects.length >= maxRedirects) {
+        throw new HttpError(
+          `${url} redirected more than ${maxRedirects} times (last to ${current.href}); ` +
+            "the page may be stuck in a redirect loop.",
+        );
+      }
+      try {
+        current = new URL(location, current);
+      } catch {
+        throw new HttpError(`${current.href} redirected to an invalid URL: ${quoted(location)}.`);
+      }
+      redirects.push(current.href);
+      continue;
+    }
+    const { body, truncated } = await readBody(zlib, response, options, signal, current);
+    return {
+      url: current.href,
+      status: response.statusCode ?? 0,
+      headers: flatHeaders(response),
+      body,
+      truncated,
+      redirects,
+    };
+  }
+}
+
+function send(
+  request: typeof import("node:http").request,
+  url: URL,
+  options: HttpGetOptions,
+  allowPrivate: boolean,
+  signal: AbortSignal,
+): Promise<IncomingMessage> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(abortError(url, signal, options.timeoutMs));
+    const req = request(url, {
+      method: "GET",
+      headers: {
+        "user-agent": USER_AGENT,
+        "accept": "text/html,application/xhtml+xml,application/json;q=0.9,*/*;q=0.8",
+        "accept-encoding": "gzip, deflate, br",
+        ...options.headers,
+      },
+      // A fresh connection each time: a pooled one would skip the guard's lookup.
+      agent: false,
+      ...(allowPrivate ? {} : { lookup: guardedLookup }),
+    });
+    // Rejects itself: not every runtime emits "error" for a request destroyed before its answer.
+    const onAbort = () => {
+      reject(abortError(url, signal, options.timeoutMs));
+      req.destroy();
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+    req.once("response", (response) => {
+      signal.removeEventListener("abort", onAbort);
+      resolve(response);
+    });
+    req.once("error", (error) => {
+      signal.removeEventListener("abort", onAbort);
+      reject(explain(error, url, signal, options.timeoutMs));
+    });
+    req.end();
+  });
+}
+
+/** Reads the body, decoded, up to `maxBytes`; a longer one is cut there and marked. */
+function readBody(
+  zlib: typeof import("node:zlib"),
+  response: IncomingMessage,
+  { maxBytes, timeoutMs }: HttpGetOptions,
+  signal: AbortSignal,
+  url: URL,
+): Promise<{ body: Uint8Array; truncated: boolean }> {
+  const encoding = String(response.headers["content-encoding"] ?? "").trim().toLowerCase();
+  let stream: Readable = response;
+  if (encoding === "gzip" || encoding === "x-gzip" || encoding === "deflate") {
+    stream = response.pipe(zlib.createUnzip());
+  } else if (encoding === "br") {
+    stream = response.pipe(zlib.createBrotliDecompress());
+  } else if (encoding !== "" && encoding !== "identity") {
+    response.destroy();
+    return Promise.reject(
+      new HttpError(
+        `${url.href} sent its body encoded as ${quoted(encoding)}; only gzip, deflate and br ` +
+          "(one at a time) can be decoded.",
+      ),
+    );
+  }
+  return new Promise((resolve, reject) => {
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    let received = 0;
+    response.on("data", (chunk: Uint8Array) => (received += chunk.length));
+    let done = false;
+    const finish = (truncated: boolean) => {
+      if (done) return;
+      done = true;
+      signal.removeEventListener("abort", onAbort);
+      const body = new Uint8Array(Math.min(size, maxBytes));
+      let at = 0;
+      for (const chunk of chunks) {
+        const part = chunk.subarray(0, body.length - at);
+        body.set(part, at);
+        at += part.length;
+      }
+      if (truncated) {
+        response.destroy();
+        if (stream !== response) stream.destroy();
+      }
+      resolve({ body, truncated });
+    };
+    const fail = (error: unknown) => {
+      if (done) return;
+      done = true;
+      signal.removeEventListener("abort", onAbort);
+      response.destroy();
+      if (stream !== response) stream.destroy();
+      reject(error);
+    };
+    const onAbort = () => fail(abortError(url, signal, timeoutMs, received));
+    signal.addEventListener("abort", onAbort, { once: true });
+    if (signal.aborted) return onAbort();
+    stream.on("data", (chunk: Uint8Array) => {
+      chunks.push(chunk);
+      size += chunk.length;
+      if (size > maxBytes) finish(true);
+    });
+    stream.once("end", () => finish(false));
+    stream.once("error", (error) =>
+      // An empty body declared as compressed is just empty.
+      received === 0 ? finish(false) : fail(
+        new HttpError(
+          `The response from ${url.href} could not be read` +
+            (stream === response ? "" : ` (its ${encoding} encoding is broken)`) +
+            `: ${error.message}`,
+        ),
+      ));
+    response.once("aborted", () => fail(new HttpError(`${url.href} closed the connection early.`)));
+  });
+}
+
+function flatHeaders(response: IncomingMessage): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(response.headers)) {
+    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(", ") : value;
+  }
+  return headers;
+}
+
+function abortError(url: URL, signal: AbortSignal, timeoutMs: number, received = 0): Error {
+  const reason = signal.reason as Error | undefined;
+  if (reason?.name === "TimeoutError") {
+    return new HttpTimeoutError(
+      received > 0
+        ? `${url.href} started answering but sent only ${bytes(received)} within ${timeoutMs} ms.`
+        : `${url.href} did not answer within ${timeoutMs} ms.`,
+    );
+  }
+  return reason instanceof Error
+    ? reason
+    : new DOMException("The fetch was cancelled", "AbortError");
+}
+
+/** A network error as a sentence: what failed, for which host, what to do. */
+function explain(error: unknown, url: URL, signal: AbortSignal, timeoutMs: number): Error {
+  if (signal.aborted) return abortError(url, signal, timeoutMs);
+  if (error instanceof HttpError) return error;
+  if (error instanceof GuardError) return new HttpError(error.message);
+  const { code, message } = error as NodeJS.ErrnoException;
+  const host = url.host;
+  switch (code) {
+    case "ENOTFOUND":
+    case "EAI_AGAIN":
+      return new HttpError(
+        `The name ${url.hostname} could not be resolved (${code}); check the URL.`,
+      );
+    case "ECONNREFUSED":
+      return new HttpError(`${host} refused the connection; nothing is listening there.`);
+    case "ECONNRESET":
+      return new HttpError(`${host} reset the connection before answering.`);
+    case "EHOSTUNREACH":
+    case "ENETUNREACH":
+      return new HttpError(`${host} cannot be reached from this machine (${code}).`);
+  }
+  if (code?.startsWith("ERR_TLS") || /certificate|self.signed|SSL/i.test(message)) {
+    return new HttpError(`The TLS connection to ${host} failed: ${message}.`);
+  }
+  return new HttpError(`Fetching ${url.href} failed: ${message}${code ? ` (${code})` : ""}.`);
+}
+
+/** The body as text, in the charset its headers, BOM or markup declare. */
+export function decodeBody(response: HttpResponse): string {
+  return decodeText(response.body, response.headers["content-type"]);
+}

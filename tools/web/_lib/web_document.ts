@@ -1,0 +1,154 @@
+/**
+ * What a fetched response becomes for the model: HTML converted (markdown, text or cleaned HTML,
+ * main content only unless raw), JSON pretty-printed, other text as it is, a displayable image
+ * as image content, and any other binary described rather than dumped.
+ */
+import { Buffer } from "node:buffer";
+import { decodeBody, type HttpResponse } from "./http_get.ts";
+import { binaryKind, imageType, SNIFF_BYTES } from "../../_lib/text.ts";
+import { bytes } from "../../_lib/units.ts";
+
+export type Format = "markdown" | "text" | "html";
+
+export type WebDocument =
+  | { kind: "text"; contentType: string; title?: string; text: string; extracted: boolean }
+  | { kind: "image"; contentType: string; data: string; size: number }
+  | { kind: "binary"; contentType: string; description: string };
+
+/** Images larger than this are described, not sent: clients refuse big images anyway. */
+export const MAX_IMAGE_BYTES = 3 * 1024 * 1024;
+
+/**
+ * HTML beyond this is not converted: a 2 MB page takes up to a second, and a 10 MB one held
+ * every other request for nine seconds and took 2 GB.
+ */
+const MAX_CONVERTED_HTML_CHARS = 2 * 1024 * 1024;
+
+const DISPLAYABLE_IMAGES = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"]);
+
+function mediaType(response: HttpResponse): string {
+  return (response.headers["content-type"] ?? "").split(";")[0].trim().toLowerCase();
+}
+
+/** Whether text starts (after blanks and comments) like an HTML document. */
+function looksLikeHtml(text: string): boolean {
+  let at = 0;
+  for (;;) {
+    while (at < text.length && /\s/.test(text[at])) at++;
+    if (!text.startsWith("<!--", at)) break;
+    const end = text.indexOf("-->", at + 4);
+    if (end < 0) return false;
+    at = end + 3;
+  }
+  return /^<(!doctype\s+html|html|head|body)[\s>]/i.test(text.slice(at, at + 20));
+}
+
+/** Valid UTF-8 (or ASCII) without NUL bytes: text, whatever the server called it. */
+function isUtf8Text(body: Uint8Array): boolean {
+  if (body.subarray(0, SNIFF_BYTES).includes(0)) return false;
+  try {
+    new TextDecoder("utf-8", { fatal: true }).decode(body);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const isJson = (type: string) => type === "application/json" || type.endsWith("+json");
+const isHtml = (type: string) => type === "text/html" || type === "application/xhtml+xml";
+const isText = (type: string) =>
+  type.startsWith("text/") || isJson(type) || type.endsWith("+xml") ||
+  [
+    "application/xml",
+    "application/javascript",
+    "application/ecmascript",
+    "application/x-yaml",
+    "application/yaml",
+    "application/toml",
+  ].includes(type);
+
+/** The kind of body, from its Content-Type, or from its first bytes when that is missing or vague. */
+function classify(
+  response: HttpResponse,
+): { type: string; as: "html" | "text" | "image" | "binary" } {
+  const declared = mediaType(response);
+  const head = response.body.subarray(0, SNIFF_BYTES);
+  const sniffedImage = imageType(head);
+  // Only bytes that really are an image go out as one: clients reject a broken image block.
+  if (sniffedImage) return { type: sniffedImage, as: "image" };
+  if (declared.startsWith("image/") && declared !== "image/svg+xml" && binaryKind(head)) {
+    return { type: declared, as: "image" };
+  }
+  if (isHtml(declared)) return { type: declared, as: "html" };
+  if (isText(declared)) return { type: declared, as: "text" };
+  if (binaryKind(head) || !isUtf8Text(response.body)) {
+    return { type: declared || "application/octet-stream", as: "binary" };
+  }
+  // Text under a vague or wrong type (application/x-ndjson, video/mp2t for .ts files).
+  const start = new TextDecoder().decode(head.subarray(0, 2048));
+  return { type: declared || "text/plain", as: looksLikeHtml(start) ? "html" : "text" };
+}
+
+export async function toDocument(
+  response: HttpResponse,
+  options: { format: Format; raw: boolean },
+): Promise<WebDocument> {
+  const { type, as } = classify(response);
+  if (as === "image") {
+    if (!DISPLAYABLE_IMAGES.has(type) || response.body.length > MAX_IMAGE_BYTES) {
+      const why = response.truncated
+        ? "it is larger than the download cap"
+        : response.body.length > MAX_IMAGE_BYTES
+        ? `it is ${bytes(response.body.length)}, over the ${
+          bytes(MAX_IMAGE_BYTES)
+        } limit for images`
+        : "clients display only PNG, JPEG, GIF and WebP";
+      return {
+        kind: "binary",
+        contentType: type,
+        description: `an image (${type}) not shown: ${why}`,
+      };
+    }
+    const data = Buffer.from(response.body).toString("base64");
+    return { kind: "image", contentType: type, data, size: response.body.length };
+  }
+  if (as === "binary") {
+    return {
+      kind: "binary",
+      contentType: type,
+      description: `${bytes(response.body.length)}${
+        response.truncated ? " or more" : ""
+      } of ${type}`,
+    };
+  }
+  const text = decodeBody(response);
+  if (as === "html" && !(options.raw && options.format === "html")) {
+    const { convertHtml } = await import("./main_content.ts");
+    // Converting runs on the one thread every request shares: bound it.
+    const cut = text.length > MAX_CONVERTED_HTML_CHARS;
+    const page = convertHtml(cut ? text.slice(0, MAX_CONVERTED_HTML_CHARS) : text, {
+      url: response.url,
+      format: options.format,
+      extract: !options.raw,
+    });
+    if (cut) {
+      page.text += `\n\n[Only the first ${bytes(MAX_CONVERTED_HTML_CHARS)} of this page's ` +
+        `${bytes(text.length)} of HTML were converted. For the rest, use format "html" with ` +
+        "raw: true and read on with start_index.]";
+    }
+    return { kind: "text", contentType: type, ...page };
+  }
+  if (isJson(type)) {
+    try {
+      return {
+        kind: "text",
+        contentType: type,
+        text: JSON.stringify(JSON.parse(text), null, 2),
+        extracted: false,
+      };
+    } catch {
+      // Not valid JSON after all (or cut by the download cap): pass it through as it came.
+    }
+  }
+  return { kind: "text", contentType: type, text, extracted: false };
+}

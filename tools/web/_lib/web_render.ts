@@ -1,0 +1,79 @@
+/**
+ * fetch_url's `render: true`: the page loaded in a local headless Chromium, its DOM after scripts
+ * ran handed on as if it were a downloaded HTML response. Every request the browser makes passes
+ * the private-network guard.
+ */
+import { findChromium, RenderError, renderPage } from "./chromium_render.ts";
+import { HttpError, type HttpResponse, HttpTimeoutError } from "./http_get.ts";
+import { refusalForUrl } from "./net_guard.ts";
+import { settings } from "../../../config/settings.ts";
+
+/** Browsers running at once; each is a dozen processes and a few hundred MB. */
+const MAX_RENDERS = 2;
+let rendering = 0;
+const queue: (() => void)[] = [];
+
+/** Waits for a free browser slot; the returned function gives it back. */
+async function slot(signal: AbortSignal): Promise<() => void> {
+  if (rendering >= MAX_RENDERS) {
+    await new Promise<void>((resolve, reject) => {
+      const go = () => {
+        signal.removeEventListener("abort", stop);
+        resolve();
+      };
+      const stop = () => {
+        queue.splice(queue.indexOf(go), 1);
+        reject(signal.reason);
+      };
+      queue.push(go);
+      signal.addEventListener("abort", stop, { once: true });
+    });
+  }
+  rendering++;
+  return () => {
+    rendering--;
+    queue.shift()?.();
+  };
+}
+
+export async function renderedResponse(
+  url: string,
+  options: { waitMs: number; timeoutMs: number; signal: AbortSignal },
+): Promise<HttpResponse> {
+  const allowPrivate = settings.allowPrivateNetwork;
+  // Refused before any browser starts: a refusal should not cost a second.
+  const refused = await refusalForUrl(url, allowPrivate);
+  if (refused) throw new HttpError(refused);
+  const executable = findChromium();
+  if (!executable) {
+    throw new HttpError(
+      "render: true needs Chrome or Chromium installed on this machine, and none was found " +
+        "(looked for chromium, chromium-browser, google-chrome and chrome on PATH; the user can " +
+        "set TOOLHOST_CHROME to its path). Fetch the page without render instead.",
+    );
+  }
+  const release = await slot(options.signal);
+  try {
+    const page = await renderPage(url, {
+      executable,
+      ...options,
+      allowUrl: (target) => refusalForUrl(target, allowPrivate),
+    });
+    return {
+      url: page.url,
+      // The browser does not report the status of the page it shows; what loaded is the answer.
+      status: 200,
+      headers: { "content-type": "text/html; charset=utf-8" },
+      body: new TextEncoder().encode(page.html),
+      truncated: false,
+      redirects: page.url === url ? [] : [page.url],
+    };
+  } catch (error) {
+    if (!(error instanceof RenderError)) throw error;
+    throw /did not finish loading within/.test(error.message)
+      ? new HttpTimeoutError(error.message)
+      : new HttpError(error.message);
+  } finally {
+    release();
+  }
+}

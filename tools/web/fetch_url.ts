@@ -1,0 +1,257 @@
+import { defineTool, ToolError } from "../../mcp/tool.ts";
+import { READS_THE_WEB } from "../_lib/annotations.ts";
+import { HttpError, httpGet, HttpTimeoutError } from "./_lib/http_get.ts";
+import { settings } from "../../config/settings.ts";
+import { TtlCache } from "./_lib/ttl_cache.ts";
+import { bytes, count, duration } from "../_lib/units.ts";
+import { type Format, toDocument, type WebDocument } from "./_lib/web_document.ts";
+import { renderedResponse } from "./_lib/web_render.ts";
+
+const DEFAULT_MAX_LENGTH = 20_000;
+const CACHE_TTL_MS = 15 * 60 * 1000;
+/** Bytes the cache may hold across all pages (a string's characters count two bytes each). */
+const CACHE_BUDGET = 64 * 1024 * 1024;
+
+interface Fetched {
+  url: string;
+  status: number;
+  redirects: string[];
+  truncated: boolean;
+  document: WebDocument;
+}
+
+const cache = new TtlCache<Fetched>(CACHE_TTL_MS, CACHE_BUDGET, (entry) => {
+  const { document } = entry;
+  return document.kind === "text"
+    ? document.text.length * 2
+    : document.kind === "image"
+    ? document.data.length * 2
+    : 200;
+});
+
+/** Moves a cut back (an end) or on (a start) so it never splits a surrogate pair. */
+function safeEnd(text: string, end: number): number {
+  return end < text.length && /[\uD800-\uDBFF]/.test(text[end - 1]) ? end - 1 : end;
+}
+
+function safeStart(text: string, start: number): number {
+  return start > 0 && /[\uDC00-\uDFFF]/.test(text[start] ?? "") ? start + 1 : start;
+}
+
+async function download(
+  url: string,
+  options: { format: Format; raw: boolean; render: boolean; waitMs: number; timeoutMs: number },
+  signal: AbortSignal,
+): Promise<Fetched> {
+  const response = options.render
+    ? await renderedResponse(url, { waitMs: options.waitMs, timeoutMs: options.timeoutMs, signal })
+    : await httpGet(url, {
+      signal,
+      timeoutMs: options.timeoutMs,
+      maxBytes: settings.limits.fetchMaxBytes,
+    });
+  const document = await toDocument(response, options);
+  return {
+    url: response.url,
+    status: response.status,
+    redirects: response.redirects,
+    truncated: response.truncated,
+    document,
+  };
+}
+
+export default defineTool({
+  name: "fetch_url",
+  title: "Fetch a web page",
+  description: "Fetches an http(s) URL and returns its content for reading: HTML as clean " +
+    "markdown of the main content (headings, links, lists, code blocks and tables kept; " +
+    "navigation, scripts and styles dropped), JSON pretty-printed, plain text and XML as they " +
+    "are, PNG/JPEG/GIF/WebP images as images, other files described. Long pages come back in " +
+    "parts of max_length characters (default 20,000); a cut result ends by saying which " +
+    "start_index reads on. `raw: true` converts the whole page instead of its main content; " +
+    "`format` may be text or html. `render: true` loads the page in a local headless " +
+    "Chrome/Chromium first, for pages whose text is written by JavaScript (slower; needs a " +
+    "browser installed). Follows up to 5 redirects, downloads at most 10 MB, caches pages " +
+    "for 15 minutes. Loopback, private and cloud-metadata addresses are refused unless the " +
+    "user allowed them. Use web_search to find pages.",
+  annotations: READS_THE_WEB,
+  input: {
+    type: "object",
+    properties: {
+      url: { type: "string", minLength: 1, maxLength: 8192, description: "http or https URL." },
+      format: {
+        type: "string",
+        enum: ["markdown", "text", "html"],
+        description: "How HTML comes back (default markdown).",
+      },
+      start_index: {
+        type: "integer",
+        minimum: 0,
+        description: "Character to start at, for reading on in a long page (default 0).",
+      },
+      max_length: {
+        type: "integer",
+        minimum: 100,
+        maximum: 100_000,
+        description: "Most characters to return (default 20,000).",
+      },
+      timeout_ms: {
+        type: "integer",
+        minimum: 1000,
+        maximum: 120_000,
+        description: "Time allowed for the download or render (default 30,000).",
+      },
+      raw: {
+        type: "boolean",
+        description: "Convert the whole page, not only its main content (default false).",
+      },
+      render: {
+        type: "boolean",
+        description: "Load the page in a local headless Chromium first (default false).",
+      },
+      wait_ms: {
+        type: "integer",
+        minimum: 0,
+        maximum: 30_000,
+        description: "With render: how long to wait after the page loaded (default 500).",
+      },
+    },
+    required: ["url"],
+    additionalProperties: false,
+  },
+  output: {
+    type: "object",
+    properties: {
+      url: { type: "string", description: "The URL asked for." },
+      final_url: { type: "string", description: "Where the redirects ended." },
+      status: { type: "integer" },
+      content_type: { type: "string" },
+      title: { type: "string" },
+      total_length: { type: "integer", description: "Characters in the whole converted page." },
+      start_index: { type: "integer" },
+      next_start_index: {
+        type: "integer",
+        description: "Where the next part starts, when this one was cut.",
+      },
+      download_truncated: {
+        type: "boolean",
+        description: "The download stopped at the 10 MB cap.",
+      },
+      cached_seconds_ago: { type: "integer" },
+    },
+    required: ["url", "final_url", "status", "content_type", "start_index", "download_truncated"],
+    additionalProperties: false,
+  },
+  async run(args, ctx) {
+    const format = args.format ?? "markdown";
+    const raw = args.raw ?? false;
+    const render = args.render ?? false;
+    const startIndex = args.start_index ?? 0;
+    const maxLength = args.max_length ?? DEFAULT_MAX_LENGTH;
+    const timeoutMs = args.timeout_ms ?? settings.limits.fetchTimeoutMs;
+    const waitMs = args.wait_ms ?? 500;
+    const key = `${format} ${raw} ${render ? waitMs : "-"} ${args.url}`;
+
+    const hit = cache.get(key);
+    let fetched: Fetched;
+    try {
+      fetched = hit?.value ??
+        await download(
+          args.url,
+          { format, raw, render, waitMs, timeoutMs },
+          ctx.signal,
+        );
+    } catch (error) {
+      // A cancelled call's result is never sent; it is not a failure worth a stack trace.
+      if (ctx.signal.aborted) throw new ToolError("The fetch was cancelled.");
+      if (error instanceof HttpTimeoutError) {
+        throw new ToolError(`${error.message} Try again, or give a larger timeout_ms.`);
+      }
+      if (error instanceof HttpError || error instanceof ToolError) {
+        throw new ToolError(error.message);
+      }
+      throw error;
+    }
+    const ok = fetched.status >= 200 && fetched.status < 300;
+    if (ok && !hit) cache.set(key, fetched);
+
+    const { document } = fetched;
+    const structured = {
+      url: args.url,
+      final_url: fetched.url,
+      status: fetched.status,
+      content_type: document.contentType,
+      ...(document.kind === "text" && document.title ? { title: document.title } : {}),
+      start_index: startIndex,
+      download_truncated: fetched.truncated,
+      ...(hit ? { cached_seconds_ago: Math.floor((Date.now() - hit.at) / 1000) } : {}),
+    };
+    const facts = [
+      `HTTP ${fetched.status}`,
+      document.contentType,
+      ...(fetched.redirects.length ? [`redirected to ${fetched.url}`] : []),
+      ...(hit ? [`from cache, fetched ${duration(Date.now() - hit.at)} ago`] : []),
+    ];
+    const heading = `${args.url} (${facts.join(", ")})`;
+    if (!ok) {
+      const excerpt = document.kind === "text" ? `\n\n${document.text.slice(0, 2000)}` : "";
+      throw new ToolError(`${heading}: the server answered with an error.${excerpt}`);
+    }
+
+    if (document.kind === "image") {
+      return {
+        content: [
+          { type: "text", text: heading },
+          { type: "image", data: document.data, mimeType: document.contentType },
+        ],
+        structured,
+      };
+    }
+    if (document.kind === "binary") {
+      return {
+        content: `${heading}\nThis is ${document.description}; fetch_url returns only text ` +
+          "and images. To keep the file, download it with a command (for example curl -o).",
+        structured,
+      };
+    }
+
+    const { text } = document;
+    if (startIndex > 0 && startIndex >= text.length) {
+      throw new ToolError(
+        `start_index ${startIndex} is past the end: the page has ${count(text.length)} ` +
+          "characters.",
+      );
+    }
+    const start = safeStart(text, startIndex);
+    const end = Math.max(start, safeEnd(text, Math.min(text.length, start + maxLength)));
+    const notes: string[] = [];
+    if (end < text.length) {
+      notes.push(
+        `[Cut at character ${count(end)} of ${count(text.length)}. To read on, call fetch_url ` +
+          `again with the same url, format, raw and render, and start_index: ${end}.]`,
+      );
+    }
+    if (fetched.truncated) {
+      notes.push(
+        `[The download stopped at the ${bytes(settings.limits.fetchMaxBytes)} cap, so the ` +
+          "page itself is incomplete.]",
+      );
+    }
+    if (!text.trim()) {
+      notes.push(
+        render
+          ? "[The page has no readable text.]"
+          : "[The page has no readable text; if it is written by JavaScript, try render: true.]",
+      );
+    }
+    return {
+      content: [heading, "", text.slice(start, end), ...(notes.length ? ["", ...notes] : [])]
+        .join("\n"),
+      structured: {
+        ...structured,
+        total_length: text.length,
+        ...(end < text.length ? { next_start_index: end } : {}),
+      },
+    };
+  },
+});

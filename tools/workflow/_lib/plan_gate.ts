@@ -1,0 +1,62 @@
+/**
+ * Plan mode's gate: while plan mode is on for a call's project, every tool annotated destructive
+ * is refused, so the model investigates and plans before it changes anything. Registered when
+ * this module loads (plan_mode imports it), for every tool call of the server.
+ */
+import { type Tool, type ToolContext, ToolError } from "../../../mcp/tool.ts";
+import { beforeEveryTool } from "../../_lib/hooks.ts";
+import { cachedPlanState, type PlanState, planStatePath } from "./plan_state.ts";
+import { Sandbox } from "../../_lib/sandbox.ts";
+import { projectStatePath } from "../../_lib/state.ts";
+
+/** The tools that may still write while planning, when what they write is the plan file. */
+const PLAN_WRITERS = new Set(["write_file", "edit_file"]);
+
+function refuseDestructiveInPlanMode(
+  tool: Tool,
+  ctx: ToolContext,
+  args: Record<string, unknown>,
+): Promise<void> | undefined {
+  // Decided at once for the tools plan mode never blocks.
+  if (tool.annotations?.destructiveHint !== true) return undefined;
+  return refuseIfPlanning(tool, ctx, args);
+}
+
+async function refuseIfPlanning(
+  tool: Tool,
+  ctx: ToolContext,
+  args: Record<string, unknown>,
+): Promise<void> {
+  // No root exists: there is no project, so no plan mode (and the tool reports the roots itself).
+  const sandbox = await Sandbox.of(ctx).catch(() => null);
+  if (!sandbox) return;
+  // The path alone: a check must not create state directories for projects that never plan.
+  const file = planStatePath(projectStatePath(sandbox.base));
+  let state: PlanState;
+  try {
+    state = await cachedPlanState(file);
+  } catch (error) {
+    throw new ToolError(
+      `${tool.name} was refused: plan mode's state cannot be read (${(error as Error).message}). ` +
+        'Call plan_mode with action "reset" to clear it.',
+    );
+  }
+  if (!state.active) return;
+  // File tools may write the plan file only inside this call's roots, so only then is it offered.
+  const planInRoots = sandbox.contains(state.planFile);
+  if (planInRoots && PLAN_WRITERS.has(tool.name) && typeof args.path === "string") {
+    const target = await sandbox.resolve(args.path).catch(() => null);
+    if (target?.real === state.planFile) return;
+  }
+  const fileTools = planInRoots
+    ? `, or write_file/edit_file on ${sandbox.display(state.planFile)}`
+    : "";
+  throw new ToolError(
+    `${tool.name} was refused: plan mode is on (goal: ${state.goal}), and it blocks ` +
+      "destructive tools. Keep investigating with read-only tools, finish the plan " +
+      `(plan_mode with action "write"${fileTools}), then call plan_mode with action "exit" to ` +
+      "present it to the person; they decide whether it is carried out.",
+  );
+}
+
+beforeEveryTool(refuseDestructiveInPlanMode);

@@ -1,0 +1,338 @@
+import { dirname, join } from "node:path";
+import { defineTool, ToolError } from "../../mcp/tool.ts";
+import { refuseOtherFields } from "./_lib/action_fields.ts";
+// Loading plan_mode switches the gate on: destructive tools are refused while a plan is open.
+import "./_lib/plan_gate.ts";
+import { makeDirectories } from "../_lib/make_directories.ts";
+import {
+  assertRegular,
+  isMarkdown,
+  isPlan,
+  MAX_PLAN_CHARS,
+  planEntry,
+  planHeading,
+  readPlan,
+  startPlanFile,
+  writePlan,
+} from "./_lib/plan_file.ts";
+import { OFF, type PlanState, planStatePath, readPlanState } from "./_lib/plan_state.ts";
+import { projectOf } from "./_lib/project_state.ts";
+import type { Sandbox } from "../_lib/sandbox.ts";
+import { withLock, writeState } from "../_lib/state.ts";
+import { bytes, count, duration } from "../_lib/units.ts";
+import { KEEPS_WORKFLOW_STATE } from "../_lib/annotations.ts";
+
+const HOW_TO_FINISH = 'write the plan with action "write", then call action "exit" to present it';
+
+/** The fields each action takes besides `action`. */
+const FIELDS = {
+  enter: ["goal", "plan_file"],
+  write: ["text"],
+  status: [],
+  exit: [],
+  reset: [],
+};
+
+export default defineTool({
+  name: "plan_mode",
+  title: "Plan mode",
+  description:
+    "Plan before changing anything. `enter` with a `goal` turns plan mode on for this project: " +
+    "until `exit`, every destructive tool (bash, write_file, edit_file, move_file, …) is " +
+    "refused, while reading and searching work. Write the plan in markdown with `write`: " +
+    `\`text\` replaces the whole plan (at most ${count(MAX_PLAN_CHARS)} characters). It is ` +
+    "kept in `plan_file` (given at enter: a new .md file inside the allowed roots, or an existing " +
+    'one that starts with the line "# Plan") or by default in toolhost\'s state directory. ' +
+    "`status` tells whether plan mode is on, the goal, for how long " +
+    "and the plan's size. `exit` turns plan mode off and returns the plan: show it to the person " +
+    "and wait for their go-ahead before carrying it out. `reset` turns it off without returning " +
+    "the plan. Plan mode survives restarts and binds every session on the project.",
+  annotations: KEEPS_WORKFLOW_STATE,
+  input: {
+    type: "object",
+    properties: {
+      action: { enum: ["enter", "status", "write", "exit", "reset"], description: "What to do." },
+      goal: {
+        type: "string",
+        minLength: 1,
+        maxLength: 2000,
+        description: "enter: what the plan is for.",
+      },
+      plan_file: {
+        type: "string",
+        minLength: 1,
+        description:
+          "enter: a markdown (.md) file inside the allowed roots to keep the plan in: a new " +
+          'one, or an existing plan (its first line is "# Plan"; kept as it is). Default: ' +
+          "plan.md in toolhost's state directory, started afresh.",
+      },
+      text: {
+        type: "string",
+        maxLength: MAX_PLAN_CHARS,
+        description: "write: the whole plan, in markdown; it replaces what the plan file holds.",
+      },
+    },
+    required: ["action"],
+    additionalProperties: false,
+  },
+  output: {
+    type: "object",
+    properties: {
+      active: { type: "boolean", description: "whether plan mode is on now" },
+      goal: {
+        type: ["string", "null"],
+        description: "the goal of the plan this result is about (on exit and reset: the one ended)",
+      },
+      since: { type: ["string", "null"], description: "when plan mode was entered (ISO 8601)" },
+      elapsedMs: { type: ["integer", "null"], description: "how long plan mode has been on" },
+      planFile: { type: ["string", "null"], description: "where the plan is kept" },
+      planBytes: { type: ["integer", "null"], description: "the plan's size; null if missing" },
+      plan: { type: "string", description: "exit: the plan's text" },
+      planTruncated: { type: "boolean", description: "exit: whether the plan was cut" },
+    },
+    required: ["active", "goal", "since", "elapsedMs", "planFile", "planBytes"],
+    additionalProperties: false,
+  },
+
+  async run(args, ctx) {
+    refuseOtherFields(args, FIELDS);
+    const { sandbox, dir } = await projectOf(ctx);
+    const project = { sandbox, dir, file: planStatePath(dir) };
+    switch (args.action) {
+      case "enter":
+        return await enter(project, args.goal, args.plan_file);
+      case "write":
+        return await write(project, args.text);
+      case "status":
+        return await status(project);
+      case "exit":
+        return await exit(project);
+      case "reset":
+        return await reset(project);
+    }
+  },
+});
+
+/** The call's project: its sandbox, its state directory, and its plan.json. */
+interface Project {
+  sandbox: Sandbox;
+  dir: string;
+  file: string;
+}
+
+async function enter(project: Project, goalText?: string, planFileArg?: string) {
+  const goal = goalText?.trim();
+  if (!goal) throw new ToolError("enter needs `goal`: what the plan is for");
+  const { sandbox, file } = project;
+  return await withLock(file, async () => {
+    const now = await readPlanState(file);
+    if (now.active) {
+      throw new ToolError(
+        `plan mode is already on (goal: ${now.goal}; since ${now.since}): ` +
+          `${HOW_TO_FINISH}, or call action "reset" to drop it`,
+      );
+    }
+    let planFile = ownPlanFile(project);
+    let kept: number | undefined;
+    if (planFileArg === undefined) {
+      await startPlanFile(planFile, goal, true);
+    } else {
+      ({ planFile, kept } = await namedPlanFile(sandbox, planFileArg));
+      if (kept === undefined) await startPlanFile(planFile, goal, false);
+    }
+    const state: PlanState = { active: true, goal, since: new Date().toISOString(), planFile };
+    await writeState(file, state);
+    return {
+      content: `Plan mode is on. Goal: ${goal}\n\n` +
+        "Destructive tools (bash, write_file, edit_file, move_file, …) are refused until " +
+        "plan mode ends; reading and searching work. Investigate, " +
+        `${HOW_TO_FINISH} to the person. The plan is kept in ${sandbox.display(planFile)}` +
+        (kept === undefined ? "." : ` (it already held ${bytes(kept)}, kept as it was).`),
+      structured: facts(sandbox, state, true, await planBytes(planFile)),
+    };
+  });
+}
+
+async function write(project: Project, text?: string) {
+  if (text === undefined) {
+    throw new ToolError("write needs `text`: the whole plan in markdown (it replaces the plan)");
+  }
+  const { sandbox, file } = project;
+  return await withLock(file, async () => {
+    const state = await readPlanState(file);
+    if (!state.active) {
+      throw new ToolError(
+        'plan mode is off, so there is no plan to write: start one with action "enter" ' +
+          "and a goal (outside plan mode, files are written with write_file)",
+      );
+    }
+    const planFile = await usablePlanFile(project, state.planFile);
+    assertRegular(await planEntry(planFile), sandbox.display(planFile));
+    await writePlan(planFile, text);
+    const size = new TextEncoder().encode(text).length;
+    const lines = text === "" ? 0 : text.split("\n").length - (text.endsWith("\n") ? 1 : 0);
+    return {
+      content: `Wrote the plan to ${sandbox.display(planFile)}: ${bytes(size)}, ` +
+        `${count(lines)} line${lines === 1 ? "" : "s"}. When it is complete, call action ` +
+        '"exit" to present it to the person.',
+      structured: facts(sandbox, state, true, size),
+    };
+  });
+}
+
+async function status({ sandbox, file }: Project) {
+  const state = await readPlanState(file);
+  if (!state.active) {
+    return { content: "Plan mode is off.", structured: facts(sandbox, OFF, false) };
+  }
+  const where = sandbox.display(state.planFile);
+  const entry = await planEntry(state.planFile).catch(() => undefined);
+  const size = entry?.isFile() ? entry.size : undefined;
+  const plan = !entry
+    ? `${where} is missing (write the plan with action "write")`
+    : size === undefined
+    ? `${where} is not a regular file any more (call action "reset" to leave plan mode)`
+    : `${where}, ${bytes(size)}`;
+  return {
+    content: `Plan mode is on for ${duration(Date.now() - Date.parse(state.since))} ` +
+      `(since ${state.since}). Goal: ${state.goal}\nPlan: ${plan}.\n` +
+      `Destructive tools are refused until you ${HOW_TO_FINISH}.`,
+    structured: facts(sandbox, state, true, size),
+  };
+}
+
+async function exit(project: Project) {
+  const { sandbox, file } = project;
+  return await withLock(file, async () => {
+    const state = await readPlanState(file);
+    if (!state.active) throw new ToolError("plan mode is off: there is nothing to exit");
+    const where = sandbox.display(await usablePlanFile(project, state.planFile));
+    const plan = await readPlan(state.planFile, where);
+    await writeState(file, OFF);
+    const notes: string[] = [];
+    if (plan.cut) {
+      notes.push(
+        `[the plan was cut at ${count(MAX_PLAN_CHARS)} characters of ${bytes(plan.bytes)}; ` +
+          `the whole plan is in ${where}]`,
+      );
+    }
+    if (plan.text.trim() === "" || plan.text === planHeading(state.goal)) {
+      notes.push('[the plan is empty: nothing was written with action "write"]');
+    }
+    return {
+      content: "Plan mode is off: destructive tools work again. Present this plan to the " +
+        `person and wait for their go-ahead before carrying it out (it is kept in ${where}):` +
+        `\n\n${plan.text}${notes.length ? `\n\n${notes.join("\n")}` : ""}`,
+      structured: {
+        ...facts(sandbox, state, false, plan.bytes),
+        plan: plan.text,
+        planTruncated: plan.cut,
+      },
+    };
+  });
+}
+
+async function reset({ sandbox, file }: Project) {
+  return await withLock(file, async () => {
+    // Reset is the way out of a state file that cannot be read, so it never needs one.
+    const before = await readPlanState(file).catch(() => undefined);
+    await writeState(file, OFF);
+    if (before === undefined) {
+      return {
+        content: "Plan mode's unreadable state was cleared: plan mode is off.",
+        structured: facts(sandbox, OFF, false),
+      };
+    }
+    if (!before.active) {
+      return { content: "Plan mode was already off.", structured: facts(sandbox, OFF, false) };
+    }
+    return {
+      content: `Plan mode was reset (goal: ${before.goal}); the plan was not presented, and ` +
+        `${sandbox.display(before.planFile)} is left as it was. Destructive tools work again.`,
+      structured: facts(sandbox, before, false, await planBytes(before.planFile)),
+    };
+  });
+}
+
+/** The structured result: about the plan in `state` (on exit and reset, the one just ended). */
+function facts(sandbox: Sandbox, state: PlanState, active: boolean, size?: number) {
+  return state.active
+    ? {
+      active,
+      goal: state.goal,
+      since: state.since,
+      elapsedMs: Math.max(0, Date.now() - Date.parse(state.since)),
+      planFile: sandbox.display(state.planFile),
+      planBytes: size ?? null,
+    }
+    : { active, goal: null, since: null, elapsedMs: null, planFile: null, planBytes: null };
+}
+
+/** The plan file toolhost keeps itself when the model names none. */
+function ownPlanFile({ dir }: Project): string {
+  return join(dir, "plan.md");
+}
+
+/**
+ * A plan file the model named: a markdown file inside the sandbox that does not exist yet (its
+ * directory is made), or an existing plan, which is kept (its size is returned). Any other file
+ * is refused, so that plan mode, which changes nothing else, cannot overwrite one.
+ */
+async function namedPlanFile(
+  sandbox: Sandbox,
+  path: string,
+): Promise<{ planFile: string; kept?: number }> {
+  const { real } = await sandbox.resolve(path);
+  const shown = sandbox.display(real);
+  if (!isMarkdown(real)) {
+    throw new ToolError(
+      `plan_file ${shown} is not a markdown file (.md): name a new .md file for the plan, or ` +
+        "leave plan_file out to keep it in toolhost's state directory",
+    );
+  }
+  const entry = await planEntry(real);
+  if (!entry) {
+    await makeDirectories(sandbox, dirname(real));
+    return { planFile: real };
+  }
+  if (!entry.isFile()) throw new ToolError(`plan_file ${shown} is not a regular file`);
+  if (!isPlan((await readPlan(real, shown)).text)) {
+    throw new ToolError(
+      `plan_file ${shown} already exists and is not a plan (a plan starts with the line ` +
+        '"# Plan"): name a new file, or leave plan_file out to keep the plan in toolhost\'s ' +
+        "state directory",
+    );
+  }
+  return { planFile: real, kept: entry.size };
+}
+
+/**
+ * The plan file, if this call may use it: toolhost's own, or one inside the call's roots that
+ * still lies where it did. Another server on the project may have other roots than the one
+ * that entered plan mode.
+ */
+async function usablePlanFile(project: Project, planFile: string): Promise<string> {
+  const { sandbox } = project;
+  if (planFile === ownPlanFile(project)) return planFile;
+  if (!sandbox.contains(planFile)) {
+    throw new ToolError(
+      `the plan is kept in ${planFile}, outside this server's allowed roots ` +
+        `(${sandbox.roots.join(", ")}): write and present it from a server whose roots hold ` +
+        'it, or call action "reset" to leave plan mode without it',
+    );
+  }
+  const parent = await sandbox.resolve(dirname(planFile)).catch(() => undefined);
+  if (parent?.real !== dirname(planFile)) {
+    throw new ToolError(
+      `the plan file ${planFile} now lies elsewhere (a directory on its way leads somewhere ` +
+        'else); call action "reset" to leave plan mode',
+    );
+  }
+  return planFile;
+}
+
+/** The plan file's size; undefined when no regular file is there. */
+async function planBytes(planFile: string): Promise<number | undefined> {
+  const entry = await planEntry(planFile).catch(() => undefined);
+  return entry?.isFile() ? entry.size : undefined;
+}

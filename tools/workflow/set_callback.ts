@@ -1,0 +1,159 @@
+import { defineTool, type Tool, ToolError } from "../../mcp/tool.ts";
+import { type CallbackInfo, Callbacks, MAX_PENDING } from "./_lib/callbacks.ts";
+import { afterEveryTool, programLog } from "../_lib/hooks.ts";
+import { oneLine } from "../_lib/one_line.ts";
+import { duration } from "../_lib/units.ts";
+import { KEEPS_WORKFLOW_STATE } from "../_lib/annotations.ts";
+
+const MAX_REPEATS = 100;
+
+/** Which fields each action takes; anything else given is a mistake worth pointing out. */
+const FIELDS: Record<string, string[]> = {
+  set: ["message", "delay_seconds", "repeat_count"],
+  list: [],
+  cancel: ["callback_id"],
+};
+
+export default setCallbackTool(
+  new Callbacks((line) => programLog("notice", "set_callback", line)),
+);
+
+/** The tool over `callbacks` (a test's may run on its own clock). */
+export function setCallbackTool(callbacks: Callbacks): Tool {
+  // Whatever tool the model calls next carries the reminders that fired meanwhile, once.
+  afterEveryTool((result) => {
+    const text = callbacks.takeReminders();
+    if (text) result.content.push({ type: "text", text });
+  });
+  return defineTool({
+    name: "set_callback",
+    title: "Set a reminder",
+    description:
+      "Sets a reminder for yourself that fires after a delay: to check on a build or server " +
+      "started in the background, to come back to something later, or to keep to a time box. " +
+      "`set` takes `message`, `delay_seconds` (1–3600) and `repeat_count` (default 1: how many " +
+      "times it fires, `delay_seconds` apart, up to 100) and returns its id; `list` shows the " +
+      "pending ones and when each fires next; `cancel` takes `callback_id`. When one fires, its " +
+      "message is attached, marked ⏰, to the next result of any tool you call (it cannot wake " +
+      "you while you call none), and logged to clients that take log messages. Callbacks live as " +
+      `long as the server; at most ${MAX_PENDING} are pending at once.`,
+    annotations: KEEPS_WORKFLOW_STATE,
+    input: {
+      type: "object",
+      properties: {
+        action: { enum: ["set", "list", "cancel"], description: "What to do." },
+        message: {
+          type: "string",
+          minLength: 1,
+          maxLength: 2_000,
+          description: "set: what the reminder should tell you.",
+        },
+        delay_seconds: {
+          type: "integer",
+          minimum: 1,
+          maximum: 3600,
+          description: "set: seconds until it fires (and between firings).",
+        },
+        repeat_count: {
+          type: "integer",
+          minimum: 1,
+          maximum: MAX_REPEATS,
+          description: "set: how many times it fires (default 1).",
+        },
+        callback_id: { type: "string", description: "cancel: the id set returned, like cb1." },
+      },
+      required: ["action"],
+      additionalProperties: false,
+    },
+    output: {
+      type: "object",
+      properties: {
+        action: { enum: ["set", "list", "cancel"] },
+        callbacks: {
+          type: "array",
+          description: "set, cancel: the callback; list: every pending one, the next first",
+          items: {
+            type: "object",
+            properties: {
+              id: { type: "string" },
+              message: { type: "string" },
+              delaySeconds: { type: "integer" },
+              repeatCount: { type: "integer" },
+              fired: { type: "integer", description: "times it has fired so far" },
+              nextFireAt: { type: "string", description: "ISO 8601; absent when it fires no more" },
+            },
+            required: ["id", "message", "delaySeconds", "repeatCount", "fired"],
+            additionalProperties: false,
+          },
+        },
+      },
+      required: ["action", "callbacks"],
+      additionalProperties: false,
+    },
+
+    run(args) {
+      const extra = Object.keys(args).filter((key) =>
+        key !== "action" && !FIELDS[args.action].includes(key)
+      );
+      if (extra.length) {
+        throw new ToolError(
+          `action ${args.action} takes no ${extra.join(" or ")}` +
+            (FIELDS[args.action].length ? `; it takes ${FIELDS[args.action].join(", ")}` : ""),
+        );
+      }
+      let shown: CallbackInfo[];
+      let text: string;
+      switch (args.action) {
+        case "set": {
+          if (args.message === undefined || args.delay_seconds === undefined) {
+            throw new ToolError("action set needs `message` and `delay_seconds` (1–3600)");
+          }
+          const callback = callbacks.set(args.message, args.delay_seconds, args.repeat_count ?? 1);
+          shown = [callback];
+          const repeats = callback.repeatCount > 1
+            ? `, then every ${duration(callback.delaySeconds * 1000)} until it has fired ` +
+              `${callback.repeatCount} times`
+            : "";
+          text = `Set ${callback.id}: it fires in ${duration(callback.delaySeconds * 1000)} ` +
+            `(at ${callback.nextFireAt})${repeats}. Its reminder comes with the next tool result ` +
+            `after that. Cancel it with action "cancel" and callback_id "${callback.id}".`;
+          break;
+        }
+        case "list":
+          shown = callbacks.list();
+          text = shown.length
+            ? `${shown.length} pending:\n${
+              shown.map((c) => describe(c, callbacks.clock.now())).join("\n")
+            }`
+            : "No callbacks are pending.";
+          break;
+        case "cancel": {
+          if (args.callback_id === undefined) {
+            throw new ToolError("action cancel needs `callback_id` (see action list)");
+          }
+          const callback = callbacks.cancel(args.callback_id);
+          shown = [callback];
+          text = `Cancelled ${callback.id} (it had fired ${callback.fired} of ` +
+            `${callback.repeatCount} times): ${callback.message}`;
+          break;
+        }
+      }
+      return Promise.resolve({
+        content: text,
+        structured: { action: args.action, callbacks: shown },
+      });
+    },
+  });
+}
+
+function describe(callback: CallbackInfo, now: number): string {
+  const next = Date.parse(callback.nextFireAt!) - now;
+  const repeats = callback.repeatCount > 1
+    ? `, fired ${callback.fired} of ${callback.repeatCount} times, every ${
+      duration(callback.delaySeconds * 1000)
+    }`
+    : "";
+  return `- ${callback.id}: fires in ${duration(next)} (at ${callback.nextFireAt})${repeats}: ${
+    oneLine(callback.message, 200)
+  }`;
+}

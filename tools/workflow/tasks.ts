@@ -1,0 +1,193 @@
+import { join } from "node:path";
+import { defineTool, ToolError } from "../../mcp/tool.ts";
+import { refuseOtherFields } from "./_lib/action_fields.ts";
+import { projectOf } from "./_lib/project_state.ts";
+import { readState, withLock, writeState } from "../_lib/state.ts";
+import { checklist, countByStatus, summary } from "./_lib/task_checklist.ts";
+import {
+  addStep,
+  asTaskList,
+  type Change,
+  complete,
+  createTask,
+  emptyTaskList,
+  findTask,
+  MAX_STEPS,
+  MAX_TASKS,
+  MAX_TEXT_CHARS,
+  remove,
+  requiredLine,
+  shownId,
+  start,
+  switchTo,
+  type TaskList,
+} from "./_lib/task_list.ts";
+import { KEEPS_WORKFLOW_STATE } from "../_lib/annotations.ts";
+
+const STATUS = { enum: ["pending", "in_progress", "done"] } as const;
+
+/** The fields each action takes besides `action`. */
+const FIELDS = {
+  create: ["text"],
+  add: ["text", "task_id"],
+  start: ["task_id", "step_id"],
+  complete: ["task_id", "step_id"],
+  switch: ["task_id"],
+  remove: ["task_id", "step_id"],
+  list: ["task_id"],
+  pending: ["task_id"],
+};
+
+export default defineTool({
+  name: "tasks",
+  title: "Task list",
+  description:
+    "Your persistent task list for this project: it survives restarts and is shared by every " +
+    "session on the project. Use it to plan multi-step work and track progress. Actions: " +
+    '"create" a task (`text` is its title; the first one becomes current), "add" a step ' +
+    '(`text`) to a task (`task_id`, default the current task), "start" or "complete" a ' +
+    'task (`task_id`) or a step (`step_id`), "switch" the current task, "remove" a task or ' +
+    'step, "list" everything, "pending" for what is not done (both take an optional ' +
+    "`task_id`). Ids are short and never reused: tasks t1, t2, …; steps t1.1, t1.2, …. " +
+    `Results are a checklist: [x] done, [~] in progress, [ ] pending. At most ${MAX_TASKS} ` +
+    `tasks of ${MAX_STEPS} steps each.`,
+  annotations: KEEPS_WORKFLOW_STATE,
+  input: {
+    type: "object",
+    properties: {
+      action: {
+        enum: ["create", "add", "start", "complete", "list", "pending", "switch", "remove"],
+        description: "What to do.",
+      },
+      text: {
+        type: "string",
+        minLength: 1,
+        maxLength: MAX_TEXT_CHARS,
+        description: "create: the task's title; add: the step's text. One line.",
+      },
+      task_id: { type: "string", minLength: 1, description: "A task's id, like t3." },
+      step_id: { type: "string", minLength: 1, description: "A step's id, like t3.2." },
+    },
+    required: ["action"],
+    additionalProperties: false,
+  },
+  output: {
+    type: "object",
+    properties: {
+      id: {
+        type: ["string", "null"],
+        description: "the task or step the action created or changed",
+      },
+      current: { type: ["string", "null"], description: "the current task's id" },
+      total: { type: "integer", description: "tasks in the list" },
+      counts: {
+        type: "object",
+        properties: {
+          pending: { type: "integer" },
+          in_progress: { type: "integer" },
+          done: { type: "integer" },
+        },
+        required: ["pending", "in_progress", "done"],
+        additionalProperties: false,
+      },
+      tasks: {
+        type: "array",
+        description: "the tasks this result shows",
+        items: {
+          type: "object",
+          properties: {
+            id: { type: "string" },
+            title: { type: "string" },
+            status: STATUS,
+            current: { type: "boolean" },
+            steps: {
+              type: "array",
+              items: {
+                type: "object",
+                properties: { id: { type: "string" }, text: { type: "string" }, status: STATUS },
+                required: ["id", "text", "status"],
+                additionalProperties: false,
+              },
+            },
+          },
+          required: ["id", "title", "status", "current", "steps"],
+          additionalProperties: false,
+        },
+      },
+      omitted: { type: "integer", description: "tasks left out to keep the result small" },
+    },
+    required: ["id", "current", "total", "counts", "tasks", "omitted"],
+    additionalProperties: false,
+  },
+
+  async run(args, ctx) {
+    if (args.action === "create" && args.task_id !== undefined) {
+      throw new ToolError(
+        `create makes a new task; to add a step to ${shownId(args.task_id)}, use action "add"`,
+      );
+    }
+    refuseOtherFields(args, FIELDS);
+    const file = join((await projectOf(ctx)).dir, "tasks.json");
+    const load = async () => asTaskList(await readState(file, emptyTaskList()), file);
+    const action = args.action;
+    if (action === "list" || action === "pending") {
+      const list = await load();
+      const open = action === "pending";
+      const tasks = args.task_id === undefined ? list.tasks : [findTask(list, args.task_id)];
+      const shown = checklist(list, tasks, open);
+      const empty = open && shown.tasks.length === 0 && list.tasks.length > 0
+        ? "Nothing pending: every task is done."
+        : "";
+      return result(list, null, [summary(list), shown.text || empty], shown);
+    }
+    // Read, change and write under the project's lock: another server may be doing the same.
+    const { list, change } = await withLock(file, async () => {
+      const list = await load();
+      const change = apply(list, action, args);
+      await writeState(file, list);
+      return { list, change };
+    });
+    const shown = checklist(list, change.task ? [change.task] : []);
+    return result(list, change.id, [change.message, shown.text, summary(list)], shown);
+  },
+});
+
+function apply(
+  list: TaskList,
+  action: "create" | "add" | "start" | "complete" | "switch" | "remove",
+  args: { text?: string; task_id?: string; step_id?: string },
+): Change {
+  switch (action) {
+    case "create":
+      return createTask(list, requiredLine(args.text, "create"));
+    case "add":
+      return addStep(list, args.task_id, requiredLine(args.text, "add"));
+    case "start":
+      return start(list, args.task_id, args.step_id);
+    case "complete":
+      return complete(list, args.task_id, args.step_id);
+    case "switch":
+      return switchTo(list, args.task_id);
+    case "remove":
+      return remove(list, args.task_id, args.step_id);
+  }
+}
+
+function result(
+  list: TaskList,
+  id: string | null,
+  parts: string[],
+  shown: ReturnType<typeof checklist>,
+) {
+  return {
+    content: parts.filter(Boolean).join("\n\n"),
+    structured: {
+      id,
+      current: list.current,
+      total: list.tasks.length,
+      counts: countByStatus(list),
+      tasks: shown.tasks,
+      omitted: shown.omitted,
+    },
+  };
+}
