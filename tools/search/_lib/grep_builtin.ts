@@ -5,6 +5,7 @@
  */
 import { open } from "node:fs/promises";
 import type { CompiledPattern } from "./grep_pattern.ts";
+import { markMatch, withoutCr } from "./grep_lines.ts";
 import { FileLines, type FileMatches, type OutputMode } from "./grep_report.ts";
 import { binaryFileError, type GrepSearch, MAX_FILE_BYTES, tooLargeError } from "./grep_search.ts";
 import { bomOf } from "../../_lib/text.ts";
@@ -102,8 +103,7 @@ function matchedLines(text: string, lines: string[], search: TextSearch): Map<nu
   if (!multiline) {
     if (!pattern.text.test(text)) return matched;
     for (let i = 0; i < lines.length; i++) {
-      const line = lines[i].endsWith("\r") ? lines[i].slice(0, -1) : lines[i];
-      const found = pattern.line.exec(line);
+      const found = pattern.line.exec(withoutCr(lines[i]));
       if (!found) continue;
       matched.set(i + 1, found.index);
       if (firstOnly) break;
@@ -112,16 +112,7 @@ function matchedLines(text: string, lines: string[], search: TextSearch): Map<nu
   }
   const starts = [0];
   for (let i = 0; i < lines.length - 1; i++) starts.push(starts[i] + lines[i].length + 1);
-  const lineAt = (offset: number) => {
-    let low = 0;
-    let high = starts.length - 1;
-    while (low < high) {
-      const mid = (low + high + 1) >> 1;
-      if (starts[mid] <= offset) low = mid;
-      else high = mid - 1;
-    }
-    return low + 1;
-  };
+  const columnOf = (lineStart: number, start: number) => start - lineStart;
   const whole = pattern.text;
   for (let found = whole.exec(text); found; found = whole.exec(text)) {
     const start = found.index;
@@ -130,10 +121,7 @@ function matchedLines(text: string, lines: string[], search: TextSearch): Map<nu
     // then keeps to the line the \r\n ends.
     if (pattern.endAnchor && end > start && text[end - 1] === "\r") end--;
     if (start >= text.length && text.endsWith("\n")) break; // past the last line
-    const first = lineAt(start);
-    if (!matched.has(first)) matched.set(first, start - starts[first - 1]);
-    const last = end > start ? lineAt(end - 1) : first;
-    for (let n = first + 1; n <= last; n++) matched.set(n, 0);
+    markMatch(matched, starts, start, end, columnOf, 1); // keyed by line number
     if (firstOnly) break;
     // rg looks for the next match where this one ended (one character on if it was empty).
     whole.lastIndex = end > start ? end : start + (text.codePointAt(start)! > 0xffff ? 2 : 1);

@@ -4,6 +4,7 @@
  * saying what was left out and how to narrow the search.
  */
 import { count } from "../../_lib/units.ts";
+import { withoutCr } from "./grep_lines.ts";
 
 export type OutputMode = "files_with_matches" | "content" | "count";
 
@@ -65,8 +66,7 @@ export class FileLines {
       this.#more++;
       return;
     }
-    const text = line.endsWith("\r") ? line.slice(0, -1) : line;
-    this.#lines.push({ number, text: clipLine(text, column), match });
+    this.#lines.push({ number, text: clipLine(withoutCr(line), column), match });
   }
 
   get matchedLines(): number {

@@ -3,6 +3,7 @@
  * events on "\n" only, and each match event's lines with where their first match starts.
  */
 import type { Readable } from "node:stream";
+import { markMatch } from "./grep_lines.ts";
 
 /** A piece of rg's output: UTF-8 text, or base64 bytes when it was not valid UTF-8. */
 export type Data = { text: string } | { bytes: string };
@@ -68,26 +69,10 @@ export function matchEventLines(
     starts.push(i + 1);
     i = bytes.indexOf(0x0a, i + 1);
   }
-  /** Index of the line holding byte `offset`. */
-  const lineAt = (offset: number) => {
-    let low = 0;
-    let high = starts.length - 1;
-    while (low < high) {
-      const mid = (low + high + 1) >> 1;
-      if (starts[mid] <= offset) low = mid;
-      else high = mid - 1;
-    }
-    return low;
-  };
+  const columnOf = (lineStart: number, start: number) =>
+    decoder.decode(bytes.subarray(lineStart, start)).length;
   const columns = new Map<number, number>();
-  for (const { start, end } of data.submatches) {
-    const first = lineAt(start);
-    if (!columns.has(first)) {
-      columns.set(first, decoder.decode(bytes.subarray(starts[first], start)).length);
-    }
-    const last = end > start ? lineAt(end - 1) : first;
-    for (let i = first + 1; i <= last; i++) columns.set(i, 0);
-  }
+  for (const { start, end } of data.submatches) markMatch(columns, starts, start, end, columnOf);
   return starts.map((start, i) => {
     const end = i + 1 < starts.length ? starts[i + 1] - 1 : bytes.length;
     return {
