@@ -8,24 +8,20 @@ import { basename } from "node:path";
 import { fileURLToPath } from "node:url";
 import process from "node:process";
 import { parseArgs } from "node:util";
-import { type Assembled, assembleTools } from "./config/assemble_tools.ts";
 import { ConfigError, loadConfig, type LoadedConfig } from "./config/load.ts";
 import { type Launch, mcpJson } from "./config/mcp_json.ts";
-import { resolvePath } from "./config/paths.ts";
+import { resolvePath, stateDirectory } from "./config/paths.ts";
 import { formatConfig } from "./config/print.ts";
 import pkg from "./package.json" with { type: "json" };
 import { describeLogData, LOG_LEVELS, type LogLevel, stderrLogger } from "./mcp/log.ts";
-import { McpServer } from "./mcp/server.ts";
+import { McpConnection } from "./mcp/connection.ts";
 import { McpService } from "./mcp/service.ts";
 import { HttpGuard, isLoopbackHost } from "./mcp/http/guard.ts";
 import { serveStdio, StdoutWriter } from "./mcp/stdio.ts";
-import { type Contribution, sortContributions, withOfferedTools } from "./mcp/contribution.ts";
+import type { Contribution } from "./mcp/contribution.ts";
 import { SUPPORTED_VERSIONS } from "./mcp/versions.ts";
-import { setProgramLog, toolHooks } from "./tools/_lib/hooks.ts";
-import { setLoginEnvWarning } from "./tools/shell/_lib/login_env.ts";
 import { killAllGroups } from "./tools/_lib/process_groups.ts";
-import { setSettings } from "./config/settings.ts";
-import { toolModules } from "./tools/mod.ts";
+import { assemble, type Assembled } from "./tools/assemble.ts";
 
 declare const TOOLHOST_COMMIT: string | undefined;
 /** Defined by scripts/build.ts: present only in a compiled binary. */
@@ -219,7 +215,6 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
   }
   const loaded = loadSettings(flags);
   const { settings, origins } = loaded;
-  setSettings(settings);
   if (flags["mcp-json"]) {
     process.stdout.write(mcpJson(launch(viaNpm), forwardedFlags(argv)));
     process.exit(0);
@@ -234,13 +229,9 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
     }
   }
 
-  const { tools: builtIn, ...others } = sortContributions([
-    ...toolModules,
-    ...(options.extra ?? []),
-  ]);
   let assembled: Assembled;
   try {
-    assembled = await assembleTools(builtIn, settings);
+    assembled = await assemble(settings, options.extra);
   } catch (error) {
     // Custom tools are checked when built: say which file or variable declared the bad one.
     const message = (error as Error).message;
@@ -252,7 +243,7 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
     process.stdout.write(formatConfig(settings, origins, loaded.files));
     process.exit(0);
   }
-  const { tools } = assembled;
+  const { tools, warnings, removed, ...contributions } = assembled;
   if (flags["list-tools"]) {
     const width = Math.max(...tools.map((t) => t.name.length));
     const lines = tools.map((t) =>
@@ -263,18 +254,17 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
   }
 
   const logger = stderrLogger(logLevel);
-  for (const warning of assembled.warnings) logger.log("warning", warning);
-  for (const { name, why } of assembled.removed) logger.log("debug", `tool ${name} is off: ${why}`);
-  setLoginEnvWarning((message) => logger.log("warning", message));
+  for (const warning of warnings) logger.log("warning", warning);
+  for (const { name, why } of removed) logger.log("debug", `tool ${name} is off: ${why}`);
   const service = new McpService({
     info: { name: "toolhost", title: "toolhost", version: pkg.version },
     instructions: INSTRUCTIONS,
     tools,
-    // Resources and prompts go with the tools they belong to (tools.deny, read_only).
-    ...withOfferedTools(others, tools),
+    ...contributions,
     logger,
     roots: { fixed: roots, fallback: [process.cwd()] },
-    hooks: toolHooks,
+    config: settings,
+    state: { dir: stateDirectory(settings.stateDir, process.env, homedir(), process.platform) },
   });
   // A bug in one tool must not end everyone's session: report it and keep serving.
   process.on("unhandledRejection", (reason) => {
@@ -284,8 +274,8 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
   if (http) return serveHttp(service, http, maxBytes, (next) => (stop = next));
 
   const writer = new StdoutWriter(process.stdout, () => stop("stdout closed", 0));
-  const server = new McpServer({ ...service.options, service, send: (m) => writer.send(m) });
-  setProgramLog((level, logger, data) => server.log(level, logger, data));
+  const server = new McpConnection({ ...service.options, service, send: (m) => writer.send(m) });
+  service.programLog = (level, logger, data) => server.log(level, logger, data);
 
   let stopping = false;
   stop = async (why, graceMs) => {
@@ -331,7 +321,7 @@ async function serveHttp(
     maxBodyBytes,
     guard: new HttpGuard({ host: address.host, origins: address.origins, token: address.token }),
   });
-  setProgramLog((level, logger, data) => transport.log(level, logger, data));
+  service.programLog = (level, logger, data) => transport.log(level, logger, data);
   let listening;
   try {
     listening = await serve(address.host, address.port, transport.handle);

@@ -36,6 +36,34 @@ export function userConfigPath(env: Env, home: string, platform: NodeJS.Platform
   }
 }
 
+/**
+ * toolhost's state directory (tasks, plans): `configured` (state_dir, TOOLHOST_STATE_DIR) when
+ * set, else the platform's place for per-user state. Not created here.
+ */
+export function stateDirectory(
+  configured: string,
+  env: Env,
+  home: string,
+  platform: NodeJS.Platform,
+): string {
+  const path = pathsFor(platform);
+  if (configured) return path.resolve(configured);
+  switch (platform) {
+    case "darwin":
+      return path.join(home, "Library", "Application Support", "toolhost");
+    case "win32":
+      return path.resolve(env.LOCALAPPDATA ?? path.join(home, "AppData", "Local"), "toolhost");
+    default: {
+      // The XDG spec: a relative path in XDG_STATE_HOME is invalid and must be ignored.
+      const xdg = env.XDG_STATE_HOME;
+      return path.join(
+        xdg && path.isAbsolute(xdg) ? xdg : path.join(home, ".local", "state"),
+        "toolhost",
+      );
+    }
+  }
+}
+
 /** `~` and `~/…` (also `~\…` on Windows) stand for the home directory; `~user` is left alone. */
 function expandHome(value: string, home: string, platform: NodeJS.Platform): string {
   if (value === "~") return home;

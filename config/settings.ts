@@ -1,7 +1,6 @@
 /**
- * The program's effective configuration as tools see it: defaults here, replaced once at start-up
- * by main.ts with what the flags, environment and config files say. Tools read it at call time,
- * so a test can change it for one case.
+ * The program's effective configuration: what config/load.ts makes of the defaults here, the
+ * config files, the environment and the flags. Tools see it as `ctx.config`.
  */
 
 export type ShellEnv = "inherit" | "login";
@@ -80,10 +79,4 @@ export function defaultSettings(): Settings {
     logLevel: "info",
     customTools: {},
   };
-}
-
-export let settings: Settings = defaultSettings();
-
-export function setSettings(next: Settings): void {
-  settings = next;
 }

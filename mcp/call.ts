@@ -10,6 +10,7 @@ import { Questions } from "./questions.ts";
 import type {
   AskOptions,
   ClientRoot,
+  ProgramContext,
   Question,
   SampleRequest,
   SampleResult,
@@ -81,9 +82,9 @@ export class Call {
     this.#controller?.abort();
   }
 
-  /** What a tool may see of this call: nothing about the wire. */
-  context(): ToolContext {
-    return new ToolCallContext(this);
+  /** What a tool may see of this call, with what the program gives every call. */
+  context(program: ProgramContext): ToolContext {
+    return new ToolCallContext(this, program);
   }
 
   progress(done: number, total?: number, message?: string): void {
@@ -146,9 +147,23 @@ export class Call {
 
 class ToolCallContext implements ToolContext {
   readonly #call: Call;
+  readonly #program: ProgramContext;
 
-  constructor(call: Call) {
+  constructor(call: Call, program: ProgramContext) {
     this.#call = call;
+    this.#program = program;
+  }
+
+  get config(): ProgramContext["config"] {
+    return this.#program.config;
+  }
+
+  get state(): ProgramContext["state"] {
+    return this.#program.state;
+  }
+
+  serverLog(level: LogLevel, logger: string, data: unknown): void {
+    this.#program.serverLog(level, logger, data);
   }
 
   get signal(): AbortSignal {

@@ -9,12 +9,13 @@ import { describeLogData, type Logger } from "./log.ts";
 import { pageOf } from "./pages.ts";
 import { ValidatorCache } from "./schema.ts";
 import { closest } from "./suggest.ts";
-import type { ContentBlock, Tool, ToolHooks, ToolReturn } from "./tool.ts";
+import type { ContentBlock, ProgramContext, Tool, ToolHooks, ToolReturn } from "./tool.ts";
 import { MissingClientCapability, ToolError } from "./tool.ts";
 import { missingCapability } from "./handler_errors.ts";
 import { features } from "./versions.ts";
 
 interface CatalogOptions {
+  program: ProgramContext;
   pageSize: number;
   cacheTtlMs: number;
   hooks?: ToolHooks;
@@ -82,7 +83,9 @@ export class ToolCatalog {
     const prepared = await Promise.all(this.#tools.map(async (tool): Promise<Tool> => {
       if (!tool.prepare) return tool;
       try {
-        const work = call.roots().then((roots) => tool.prepare!({ roots }));
+        const work = call.roots().then((roots) =>
+          tool.prepare!({ ...this.options.program, roots })
+        );
         const update = await Promise.race([work, late]);
         if (update !== "late") return { ...tool, ...update };
         this.logger.log(
@@ -158,7 +161,7 @@ export class ToolCatalog {
       // A cancel (or shutdown) may have come while the validator was loading.
       if (call.reason) throw new ToolError(`${name} was not started: the call was stopped first`);
       call.label = name;
-      const ctx = call.context();
+      const ctx = call.context(this.options.program);
       // Most hooks decide at once; awaiting only a real promise keeps the common call cheap.
       const checked = this.options.hooks?.before?.(tool, ctx, args);
       if (checked) await checked;

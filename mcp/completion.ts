@@ -9,6 +9,7 @@ import type { Logger } from "./log.ts";
 import type { PromptCatalog } from "./prompts.ts";
 import type { Completer } from "./resource.ts";
 import type { ResourceCatalog } from "./resources.ts";
+import type { ProgramContext } from "./tool.ts";
 
 /** The most values one result may carry. */
 const MAX_VALUES = 100;
@@ -16,7 +17,12 @@ const MAX_VALUES = 100;
 export async function complete(
   params: Params,
   call: Call,
-  catalogs: { prompts?: PromptCatalog; resources?: ResourceCatalog; logger: Logger },
+  catalogs: {
+    prompts?: PromptCatalog;
+    resources?: ResourceCatalog;
+    logger: Logger;
+    program: ProgramContext;
+  },
 ): Promise<Record<string, unknown>> {
   const { ref, argument } = params;
   if (!isPlainObject(ref) || !isPlainObject(argument)) {
@@ -33,7 +39,7 @@ export async function complete(
       typeof entry[1] === "string"
     ),
   );
-  const ctx = call.context();
+  const ctx = call.context(catalogs.program);
   let completer: Completer | undefined;
   let what: string;
   if (ref.type === "ref/prompt") {

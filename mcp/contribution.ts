@@ -1,39 +1,42 @@
 /**
- * What a module in tools/ may export: tools, resources, resource templates and prompts, alone or
- * in an array. This sorts them by kind and drops what belongs to a tool that is not offered.
+ * What a module in tools/ may export: tools, resources, resource templates, prompts and tool
+ * hooks, alone or in an array. This sorts them by kind and drops what belongs to a tool that is
+ * not offered.
  */
 import type { Prompt, PromptFamily } from "./prompt.ts";
 import type { Resource, ResourceTemplate } from "./resource.ts";
-import type { Tool } from "./tool.ts";
+import type { Tool, ToolHook } from "./tool.ts";
 
-export type Contribution = Tool | Resource | ResourceTemplate | Prompt | PromptFamily;
+export type Contribution = Tool | Resource | ResourceTemplate | Prompt | PromptFamily | ToolHook;
 
 export interface Contributions {
   tools: Tool[];
   resources: Resource[];
   templates: ResourceTemplate[];
   prompts: (Prompt | PromptFamily)[];
+  hooks: ToolHook[];
 }
 
 /** Tools carry no `kind`: they came first, and every tool module keeps working unchanged. */
 export function sortContributions(all: readonly (Contribution | Contribution[])[]): Contributions {
-  const sorted: Contributions = { tools: [], resources: [], templates: [], prompts: [] };
+  const sorted: Contributions = { tools: [], resources: [], templates: [], prompts: [], hooks: [] };
   for (const item of all.flat()) {
     const kind = "kind" in item ? item.kind : undefined;
     if (kind === "resource") sorted.resources.push(item as Resource);
     else if (kind === "resource_template") sorted.templates.push(item as ResourceTemplate);
     else if (kind === "prompt" || kind === "prompt_family") {
       sorted.prompts.push(item as Prompt | PromptFamily);
-    } else sorted.tools.push(item as Tool);
+    } else if (kind === "tool_hook") sorted.hooks.push(item as ToolHook);
+    else sorted.tools.push(item as Tool);
   }
   return sorted;
 }
 
 /** The resources, templates and prompts whose `requires` tool is among `offered` (or none). */
 export function withOfferedTools(
-  sorted: Omit<Contributions, "tools">,
+  sorted: Omit<Contributions, "tools" | "hooks">,
   offered: readonly Tool[],
-): Omit<Contributions, "tools"> {
+): Omit<Contributions, "tools" | "hooks"> {
   const names = new Set(offered.map((tool) => tool.name));
   const keep = <T extends { requires?: string }>(items: T[]) =>
     items.filter((item) => item.requires === undefined || names.has(item.requires));

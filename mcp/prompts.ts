@@ -12,12 +12,13 @@ import type { ReadContext } from "./resource.ts";
 import { cacheable, compare } from "./resources.ts";
 import { closest } from "./suggest.ts";
 import { answersOf, callDigest, InputRequired, inputRequiredResult } from "./round_trip.ts";
-import { MissingClientCapability } from "./tool.ts";
+import { MissingClientCapability, type ProgramContext } from "./tool.ts";
 import { missingCapability } from "./handler_errors.ts";
 import { features } from "./versions.ts";
 import type { Watch } from "./watch.ts";
 
 interface PromptOptions {
+  program: ProgramContext;
   pageSize: number;
 }
 
@@ -75,7 +76,7 @@ export class PromptCatalog {
   }
 
   async list(params: Params, call: Call): Promise<Record<string, unknown>> {
-    const all = await this.all(call.context());
+    const all = await this.all(call.context(this.options.program));
     const page = pageOf(all, params.cursor, this.options.pageSize, "prompts");
     const titled = call.era === "modern" || features.titles(call.version);
     const result: Record<string, unknown> = {
@@ -112,7 +113,7 @@ export class PromptCatalog {
   }
 
   async get(params: Params, call: Call): Promise<Record<string, unknown>> {
-    const ctx = call.context();
+    const ctx = call.context(this.options.program);
     const prompt = await this.find(params.name, ctx, "prompts/get");
     call.label = prompt.name;
     const args = checkArguments(prompt, params.arguments);

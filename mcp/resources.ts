@@ -16,8 +16,10 @@ import type {
 } from "./resource.ts";
 import { features } from "./versions.ts";
 import type { Watch } from "./watch.ts";
+import type { ProgramContext } from "./tool.ts";
 
 interface ResourceOptions {
+  program: ProgramContext;
   pageSize: number;
   /** How long clients may cache the template list (modern era). */
   cacheTtlMs: number;
@@ -58,7 +60,7 @@ export class ResourceCatalog {
   }
 
   async list(params: Params, call: Call): Promise<Record<string, unknown>> {
-    const ctx = call.context();
+    const ctx = call.context(this.options.program);
     const listed = await Promise.all(this.#templates.map(async (template) => {
       if (!template.list) return [];
       try {
@@ -111,7 +113,7 @@ export class ResourceCatalog {
       );
     }
     call.label = uri;
-    const ctx = call.context();
+    const ctx = call.context(this.options.program);
     const fixed = this.#resources.find((resource) => resource.uri === uri);
     let read: () => Promise<ReadReturn>;
     let mimeType: string | undefined;

@@ -3,17 +3,22 @@
  * which methods exist, and the capabilities that follow from them. A connection (server.ts)
  * adds what belongs to one client: its session, its requests in flight, its subscriptions.
  */
+import { homedir } from "node:os";
+import process from "node:process";
+import { stateDirectory } from "../config/paths.ts";
+import { defaultSettings, type Settings } from "../config/settings.ts";
 import type { Call } from "./call.ts";
 import { ToolCatalog } from "./catalog.ts";
 import type { ChangeSources, ListKind } from "./change_watches.ts";
 import { complete } from "./completion.ts";
 import type { Params } from "./jsonrpc.ts";
-import type { Logger } from "./log.ts";
+import { describeLogData, type Logger, type LogLevel } from "./log.ts";
 import type { Prompt, PromptFamily } from "./prompt.ts";
 import { PromptCatalog } from "./prompts.ts";
 import type { Resource, ResourceTemplate } from "./resource.ts";
 import { ResourceCatalog } from "./resources.ts";
-import type { Tool, ToolHooks } from "./tool.ts";
+import type { ProgramContext, Tool, ToolHooks, ToolState } from "./tool.ts";
+import { combineHooks } from "./tool_hooks.ts";
 import { type Era, features, SUPPORTED_VERSIONS } from "./versions.ts";
 import type { Watch } from "./watch.ts";
 
@@ -40,8 +45,15 @@ export interface ServiceOptions {
    * when a legacy client offers them; otherwise `fallback` (the working directory).
    */
   roots: { fixed: string[]; fallback: string[] };
-  /** What every tool call passes through (plan mode, reminders). */
-  hooks?: ToolHooks;
+  /** What every tool call passes through (plan mode, reminders), in order. */
+  hooks?: readonly ToolHooks[];
+  /** The settings in force, every tool's `ctx.config`; the defaults when absent. */
+  config?: Settings;
+  /**
+   * Where tools may persist, their `ctx.state`; when absent, TOOLHOST_STATE_DIR or the
+   * platform's place, looked up when a tool asks.
+   */
+  state?: ToolState;
   /** Overrides of how long the client may take to answer us, and tools to prepare. */
   timeouts?: { clientRequestMs?: number; prepareMs?: number };
 }
@@ -79,26 +91,47 @@ export class McpService implements ChangeSources {
   readonly resources?: ResourceCatalog;
   readonly prompts?: PromptCatalog;
   readonly methods: Map<string, Method>;
+  /** What every tool, resource and prompt is given besides its call. */
+  readonly program: ProgramContext;
+  /**
+   * Where logs from outside any call go (a tool's timer): the transport that serves sets it to
+   * reach its clients; until then, stderr.
+   */
+  programLog: (level: LogLevel, logger: string, data: unknown) => void;
 
   constructor(options: ServiceOptions) {
     this.options = options;
+    this.programLog = (level, logger, data) =>
+      options.logger.log(level, `${logger}: ${describeLogData(data)}`);
+    this.program = {
+      config: options.config ?? defaultSettings(),
+      state: options.state ?? {
+        get dir() {
+          return defaultStateDir();
+        },
+      },
+      serverLog: (level, logger, data) => this.programLog(level, logger, data),
+    };
+    const program = this.program;
     const pageSize = options.pageSize ?? 100;
     this.catalog = new ToolCatalog(options.tools, options.logger, {
+      program,
       pageSize,
       cacheTtlMs: CACHE_TTL_MS,
-      hooks: options.hooks,
+      hooks: options.hooks?.length ? combineHooks(options.hooks) : undefined,
       prepareTimeoutMs: options.timeouts?.prepareMs,
     });
     const resources = options.resources ?? [];
     const templates = options.templates ?? [];
     if (resources.length || templates.length) {
       this.resources = new ResourceCatalog(resources, templates, options.logger, {
+        program,
         pageSize,
         cacheTtlMs: CACHE_TTL_MS,
       });
     }
     if (options.prompts?.length) {
-      this.prompts = new PromptCatalog(options.prompts, options.logger, { pageSize });
+      this.prompts = new PromptCatalog(options.prompts, options.logger, { program, pageSize });
     }
     this.methods = this.#methodTable();
   }
@@ -139,7 +172,12 @@ export class McpService implements ChangeSources {
       methods.set("prompts/get", { run: (p, c) => prompts.get(p, c), eras: BOTH });
     }
     if (res?.templates.length || prompts) {
-      const catalogs = { resources: res, prompts, logger: this.options.logger };
+      const catalogs = {
+        resources: res,
+        prompts,
+        logger: this.options.logger,
+        program: this.program,
+      };
       methods.set("completion/complete", { run: (p, c) => complete(p, c, catalogs), eras: BOTH });
     }
     methods.set("subscriptions/listen", { run: (p, c, conn) => conn.listen(p, c), eras: MODERN });
@@ -192,4 +230,9 @@ export class McpService implements ChangeSources {
     if (this.options.instructions) result.instructions = this.options.instructions;
     return result;
   }
+}
+
+function defaultStateDir(): string {
+  const env = process.env;
+  return stateDirectory(env.TOOLHOST_STATE_DIR ?? "", env, homedir(), process.platform);
 }

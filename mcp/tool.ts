@@ -1,4 +1,5 @@
 /** The tool contract: defineTool(), what a tool's handler receives, and what it may return. */
+import type { Settings } from "../config/settings.ts";
 import type { ElicitRequest, ElicitResult } from "./elicit.ts";
 import type { LogLevel } from "./log.ts";
 import type { JsonSchema } from "./schema.ts";
@@ -19,8 +20,26 @@ export type ContentBlock =
   | { type: "resource_link"; uri: string; name: string; [key: string]: unknown }
   | { type: "resource"; resource: Record<string, unknown> };
 
+/** Where tools may keep what must outlive the server (task lists, plans). */
+export interface ToolState {
+  /** toolhost's state directory, absolute; whoever writes there creates what it needs. */
+  readonly dir: string;
+}
+
+/** What the program gives every tool, resource, prompt and hook, whichever call it serves. */
+export interface ProgramContext {
+  /** The settings in force: defaults, config files, environment and flags (config/). */
+  readonly config: Readonly<Settings>;
+  readonly state: ToolState;
+  /**
+   * Logs outside any one call (a timer that fires later, a tool's preparation): to stderr and
+   * to the clients that asked for log messages.
+   */
+  serverLog(level: LogLevel, logger: string, data: unknown): void;
+}
+
 /** What a tool's handler may use; nothing about the wire. */
-export interface ToolContext {
+export interface ToolContext extends ProgramContext {
   /** Aborted on cancellation or shutdown. */
   readonly signal: AbortSignal;
   /** Why `signal` was aborted, once it is. */
@@ -123,8 +142,8 @@ export class MissingClientCapability extends Error {
 type InputSchema = JsonSchema & { readonly type: "object" };
 
 /**
- * Work that every tool call passes through, set up by the program (main.ts), not by a tool:
- * plan mode's refusals, reminders attached to results.
+ * Work that every tool call passes through: plan mode's refusals, reminders attached to
+ * results. A tool module declares it with defineToolHook() beside its tool.
  */
 export interface ToolHooks {
   /** Runs before a tool, given its checked arguments; a ToolError it throws refuses the call. */
@@ -154,7 +173,7 @@ export interface ToolSpec<I extends InputSchema, O extends JsonSchema | undefine
   prepare?(env: PrepareEnvironment): Promise<{ description?: string; input?: InputSchema }>;
 }
 
-export interface PrepareEnvironment {
+export interface PrepareEnvironment extends ProgramContext {
   roots: string[];
 }
 
@@ -180,4 +199,15 @@ export function defineTool<
     throw new Error(`Tool name ${JSON.stringify(spec.name)} must match ${TOOL_NAME}`);
   }
   return spec as unknown as Tool;
+}
+
+/** Hooks as a tools/ module exports them, beside the tool they belong to. */
+export interface ToolHook extends ToolHooks {
+  kind: "tool_hook";
+  /** Names the hook in logs and tests. */
+  name: string;
+}
+
+export function defineToolHook(spec: Omit<ToolHook, "kind">): ToolHook {
+  return { kind: "tool_hook", ...spec };
 }

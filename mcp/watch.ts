@@ -5,12 +5,13 @@
  * the first client wants to hear about it and stops it when the last one leaves.
  */
 import type { LogLevel } from "./log.ts";
+import type { ProgramContext } from "./tool.ts";
 
 /** Ends a watch; called once. */
 export type Unwatch = () => void;
 
-/** What a watcher may use: the roots of the client that subscribed, and the log. */
-export interface WatchContext {
+/** What a watcher may use: the roots of the client that subscribed, the log, the settings. */
+export interface WatchContext extends Pick<ProgramContext, "config" | "state"> {
   roots(): Promise<string[]>;
   log(level: LogLevel, data: unknown): void;
 }

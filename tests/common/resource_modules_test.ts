@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { sortContributions } from "../../mcp/contribution.ts";
 import { background } from "../../tools/shell/_lib/background.ts";
-import planMode from "../../tools/workflow/plan_mode.ts";
+import { planMode } from "../../tools/workflow/plan_mode.ts";
 import files, { MAX_BYTES } from "../../tools/files/file_resources.ts";
 import tasks from "../../tools/workflow/tasks.ts";
 import { toolModules } from "../../tools/mod.ts";

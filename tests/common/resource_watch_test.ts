@@ -14,7 +14,7 @@ import type { Unwatch, WatchContext } from "../../mcp/watch.ts";
 import { background } from "../../tools/shell/_lib/background.ts";
 import { projectStateDir } from "../../tools/_lib/state.ts";
 import { type StartedWatch, WATCH_LIMITS } from "../../tools/_lib/watch_files.ts";
-import planMode from "../../tools/workflow/plan_mode.ts";
+import { planMode } from "../../tools/workflow/plan_mode.ts";
 import planResource from "../../tools/workflow/plan_resource.ts";
 import processOutput from "../../tools/shell/output_resources.ts";
 import fileResource from "../../tools/files/file_resources.ts";
@@ -25,7 +25,8 @@ import { toolModules } from "../../tools/mod.ts";
 import { callTool, scratchDir } from "../helpers/file_tools.ts";
 import { harness, initializeParams } from "../helpers/in_process.ts";
 import { waitUntil } from "../helpers/processes.ts";
-import { scratchStateDir } from "../helpers/state_dir.ts";
+import { currentStateDir, scratchStateDir } from "../helpers/state_dir.ts";
+import { defaultSettings } from "../../config/settings.ts";
 
 scratchStateDir();
 
@@ -114,6 +115,8 @@ async function silentAfterStop(
 function context(root: string): WatchContext & { logged: unknown[] } {
   const logged: unknown[] = [];
   return {
+    config: defaultSettings(),
+    state: { dir: currentStateDir() },
     roots: () => Promise.resolve([root]),
     log: (_level, data) => logged.push(data),
     logged,
@@ -147,7 +150,7 @@ test("toolhost://tasks: the tasks tool, another process (atomic or in place), th
   );
   await r.quiet();
 
-  const file = join(await projectStateDir(root), "tasks.json");
+  const file = join(await projectStateDir(currentStateDir(), root), "tasks.json");
   const control = recorder();
   const stopControl = await started(tasksResource.watch!(ctx, control.changed));
   const list = (text: string) =>
@@ -212,7 +215,7 @@ test("toolhost://plan: enter, write, exit and another process's changes; the pla
   await r.quiet();
   await noticed(r, "the plan written", () => plan({ action: "write", text: "# Plan\n\none" }));
   await r.quiet();
-  const own = join(await projectStateDir(root), "plan.md");
+  const own = join(await projectStateDir(currentStateDir(), root), "plan.md");
   await noticed(
     r,
     "the plan file edited by another process",
@@ -233,7 +236,7 @@ test("toolhost://plan: enter, write, exit and another process's changes; the pla
   await noticed(r, "the named plan file written", () => writeFileSync(named, "# Plan\n\nthree\n"));
   await r.quiet();
 
-  const stateFile = join(await projectStateDir(root), "plan.json");
+  const stateFile = join(await projectStateDir(currentStateDir(), root), "plan.json");
   await noticed(r, "plan.json replaced by another process (a reset)", () =>
     otherProcess(
       `printf '{"active":false}' > ${quote(`${stateFile}.tmp`)} && ` +

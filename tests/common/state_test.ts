@@ -11,90 +11,63 @@ import {
   utimesSync,
   writeFileSync,
 } from "node:fs";
-import { homedir, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import { basename, join, resolve } from "node:path";
 import process from "node:process";
 import { test } from "node:test";
-import {
-  projectStateDir,
-  readState,
-  stateRoot,
-  withLock,
-  writeState,
-} from "../../tools/_lib/state.ts";
+import { stateDirectory } from "../../config/paths.ts";
+import { projectStateDir, readState, withLock, writeState } from "../../tools/_lib/state.ts";
 
 const scratch = (prefix: string) => mkdtempSync(join(tmpdir(), prefix));
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Runs `work` with TOOLHOST_STATE_DIR set to `dir`, then puts it back. */
-async function withStateDir<T>(dir: string, work: () => Promise<T>): Promise<T> {
-  const saved = process.env.TOOLHOST_STATE_DIR;
-  process.env.TOOLHOST_STATE_DIR = dir;
-  try {
-    return await work();
-  } finally {
-    if (saved === undefined) delete process.env.TOOLHOST_STATE_DIR;
-    else process.env.TOOLHOST_STATE_DIR = saved;
-  }
-}
-
-test("the state root follows TOOLHOST_STATE_DIR, else XDG_STATE_HOME on Linux", () => {
-  const saved = { ...process.env };
-  try {
-    process.env.TOOLHOST_STATE_DIR = "/x/state";
-    assert.equal(stateRoot(), "/x/state");
-    delete process.env.TOOLHOST_STATE_DIR;
-    process.env.XDG_STATE_HOME = "/xdg";
-    if (process.platform === "linux") assert.equal(stateRoot(), "/xdg/toolhost");
-  } finally {
-    process.env = saved;
-  }
+test("the state directory is the configured one, else XDG_STATE_HOME's, else the platform's", () => {
+  const home = "/home/u";
+  assert.equal(stateDirectory("/x/state", { XDG_STATE_HOME: "/xdg" }, home, "linux"), "/x/state");
+  assert.equal(stateDirectory("", { XDG_STATE_HOME: "/xdg" }, home, "linux"), "/xdg/toolhost");
+  assert.equal(stateDirectory("", {}, home, "linux"), "/home/u/.local/state/toolhost");
+  assert.equal(
+    stateDirectory("", {}, home, "darwin"),
+    "/home/u/Library/Application Support/toolhost",
+  );
+  assert.equal(
+    stateDirectory("", { LOCALAPPDATA: "C:\\Users\\u\\AppData\\Local" }, "C:\\Users\\u", "win32"),
+    "C:\\Users\\u\\AppData\\Local\\toolhost",
+  );
 });
 
-test("a relative TOOLHOST_STATE_DIR is made absolute; a relative XDG_STATE_HOME is ignored", () => {
-  const saved = { ...process.env };
-  try {
-    process.env.TOOLHOST_STATE_DIR = "some/state";
-    assert.equal(stateRoot(), resolve("some/state"));
-    delete process.env.TOOLHOST_STATE_DIR;
-    // The XDG spec: a relative path there is invalid and must be ignored.
-    process.env.XDG_STATE_HOME = "relative/xdg";
-    if (process.platform === "linux") {
-      assert.equal(stateRoot(), join(homedir(), ".local", "state", "toolhost"));
-    }
-  } finally {
-    process.env = saved;
-  }
+test("a relative state directory is made absolute; a relative XDG_STATE_HOME is ignored", () => {
+  assert.equal(stateDirectory("some/state", {}, "/home/u", "linux"), resolve("some/state"));
+  // The XDG spec: a relative path there is invalid and must be ignored.
+  assert.equal(
+    stateDirectory("", { XDG_STATE_HOME: "relative/xdg" }, "/home/u", "linux"),
+    "/home/u/.local/state/toolhost",
+  );
 });
 
 test("each project gets its own readable directory", async () => {
-  await withStateDir(scratch("toolhost-state-"), async () => {
-    const a = await projectStateDir("/work/my app");
-    const b = await projectStateDir("/other/my app");
-    assert.notEqual(a, b);
-    assert.match(a, /\/projects\/my_app-[0-9a-f]{12}$/);
-  });
+  const state = scratch("toolhost-state-");
+  const a = await projectStateDir(state, "/work/my app");
+  const b = await projectStateDir(state, "/other/my app");
+  assert.notEqual(a, b);
+  assert.match(a, /\/projects\/my_app-[0-9a-f]{12}$/);
 });
 
 test("a very long root name is cut in the name of its state directory", async () => {
-  await withStateDir(scratch("toolhost-state-"), async () => {
-    const dir = await projectStateDir(`/work/${"a".repeat(250)}`);
-    assert.match(basename(dir), /^a{64}-[0-9a-f]{12}$/);
-    assert.ok(existsSync(dir));
-  });
+  const dir = await projectStateDir(scratch("toolhost-state-"), `/work/${"a".repeat(250)}`);
+  assert.match(basename(dir), /^a{64}-[0-9a-f]{12}$/);
+  assert.ok(existsSync(dir));
 });
 
 test("a state directory reached through a symlink is given as its real path, and written", async () => {
   const real = realpathSync(scratch("toolhost-state-"));
   const link = join(scratch("toolhost-link-"), "state");
   symlinkSync(real, link);
-  await withStateDir(link, async () => {
-    const dir = await projectStateDir("/work/app");
-    assert.ok(dir.startsWith(`${real}/projects/`), dir);
-    const file = join(dir, "x.json");
-    await withLock(file, () => writeState(file, { ok: true }));
-    assert.deepEqual(await readState(file, null), { ok: true });
-  });
+  const dir = await projectStateDir(link, "/work/app");
+  assert.ok(dir.startsWith(`${real}/projects/`), dir);
+  const file = join(dir, "x.json");
+  await withLock(file, () => writeState(file, { ok: true }));
+  assert.deepEqual(await readState(file, null), { ok: true });
 });
 
 test("read-modify-write under the lock loses no update, even across processes", async () => {

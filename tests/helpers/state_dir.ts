@@ -24,3 +24,13 @@ export function scratchStateDir(): { readonly path: string } {
   });
   return where;
 }
+
+/**
+ * The state directory in force for this test file (the scratch one scratchStateDir set): what a
+ * tool's `ctx.state.dir` is in the in-process server, which reads TOOLHOST_STATE_DIR.
+ */
+export function currentStateDir(): string {
+  const dir = process.env.TOOLHOST_STATE_DIR;
+  if (!dir) throw new Error("call scratchStateDir() in this test file first");
+  return dir;
+}

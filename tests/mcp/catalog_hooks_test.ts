@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { defineTool, type ToolHooks } from "../../mcp/tool.ts";
+import { defineTool, defineToolHook, type ToolHooks } from "../../mcp/tool.ts";
 import { harness, initializeParams, tick } from "../helpers/in_process.ts";
 import { type Message, modern } from "../helpers/raw_client.ts";
 
@@ -38,7 +38,7 @@ test("the after-hook sees only results that are sent", async () => {
       result.content.push({ type: "text", text: "reminder" });
     },
   };
-  const h = harness([waitsForCancel, quick, lies], undefined, undefined, { hooks });
+  const h = harness([waitsForCancel, quick, lies], undefined, undefined, { hooks: [hooks] });
   await h.request(0, "initialize", initializeParams("2025-11-25"));
 
   h.line({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "waits" } });
@@ -56,22 +56,19 @@ test("the after-hook sees only results that are sent", async () => {
 
 test("before-hooks run one after another, in order, even when one must wait", async () => {
   const order: string[] = [];
-  const { toolHooks, beforeEveryTool } = await import("../../tools/_lib/hooks.ts");
-  // The registry belongs to the process: these hooks act on this test's tool only.
-  const mine = (name: string) => name === "quick";
-  beforeEveryTool(async (tool) => {
-    if (!mine(tool.name)) return;
-    order.push("slow starts");
-    await tick(20);
-    order.push("slow ends");
+  const slow = defineToolHook({
+    name: "slow",
+    async before() {
+      order.push("slow starts");
+      await tick(20);
+      order.push("slow ends");
+    },
   });
-  beforeEveryTool((tool) => {
-    if (mine(tool.name)) order.push("fast");
-  });
-  const h = harness([quick], undefined, undefined, { hooks: toolHooks });
+  const fast = defineToolHook({ name: "fast", before: () => void order.push("fast") });
+  const h = harness([quick], undefined, undefined, { hooks: [slow, fast] });
   await h.request(0, "initialize", initializeParams("2025-11-25"));
   await h.request(2, "tools/call", { name: "quick" });
-  assert.deepEqual(order.slice(-3), ["slow starts", "slow ends", "fast"]);
+  assert.deepEqual(order, ["slow starts", "slow ends", "fast"]);
 });
 
 test("prepare() gets the client's roots from the first request, once", async () => {

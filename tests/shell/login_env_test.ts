@@ -5,7 +5,15 @@ import { join } from "node:path";
 import process from "node:process";
 import { test } from "node:test";
 import { commandEnv, parseEnvOutput } from "../../tools/shell/_lib/login_env.ts";
-import { defaultSettings, setSettings, settings } from "../../config/settings.ts";
+import { defaultSettings } from "../../config/settings.ts";
+
+/** What commandEnv reads of a call: its settings, and where a warning goes. */
+function callWith(shellEnv: "inherit" | "login", warnings: string[] = []) {
+  return {
+    config: { ...defaultSettings(), shellEnv },
+    serverLog: (_level: string, _logger: string, data: unknown) => warnings.push(String(data)),
+  };
+}
 
 test("env output is read between the marks, NUL-separated or line by line", () => {
   const mark = "__toolhost_env_7f3a__";
@@ -19,7 +27,7 @@ test("env output is read between the marks, NUL-separated or line by line", () =
 });
 
 test('shell_env "login": commands get what the login shell sets; otherwise our own environment', async () => {
-  assert.equal(await commandEnv(), process.env, "inherit is the default");
+  assert.equal(await commandEnv(callWith("inherit")), process.env, "inherit is the default");
   const dir = mkdtempSync(join(tmpdir(), "toolhost-login-"));
   const shell = join(dir, "fake-login-shell");
   // Called as: shell -l -i -c SCRIPT. It sets what a ~/.profile would, then runs the script.
@@ -30,14 +38,13 @@ test('shell_env "login": commands get what the login shell sets; otherwise our o
   chmodSync(shell, 0o755);
   const saved = process.env.SHELL;
   process.env.SHELL = shell;
-  setSettings({ ...defaultSettings(), shellEnv: "login" });
+  const warnings: string[] = [];
   try {
-    const env = await commandEnv();
+    const env = await commandEnv(callWith("login", warnings));
     assert.equal(env.FROM_PROFILE, "yes");
     assert.match(env.PATH ?? "", /^\/opt\/custom\/bin:/);
-    assert.equal(settings.shellEnv, "login");
+    assert.deepEqual(warnings, []);
   } finally {
     process.env.SHELL = saved;
-    setSettings(defaultSettings());
   }
 });

@@ -6,7 +6,6 @@ import { after, before, test } from "node:test";
 import { brotliCompressSync, gzipSync } from "node:zlib";
 import { decodeBody, HttpError, httpGet, HttpTimeoutError } from "../../tools/web/_lib/http_get.ts";
 import { decodeText } from "../../tools/web/_lib/charset.ts";
-import { settings } from "../../config/settings.ts";
 
 let server: Server;
 let base = "";
@@ -81,7 +80,12 @@ after(() => {
   server.close();
 });
 
-const open = { timeoutMs: 3000, maxBytes: 1024 * 1024, allowPrivate: true };
+const open = {
+  timeoutMs: 3000,
+  maxBytes: 1024 * 1024,
+  allowPrivateNetwork: false,
+  allowPrivate: true,
+};
 
 test("gzip and brotli bodies are decoded, and the charset header is honoured", async () => {
   assert.equal(decodeBody(await httpGet(`${base}/gzip`, open)), "zipped café");
@@ -187,11 +191,6 @@ test("the caller's headers and guard exemption stay with the first origin", asyn
     /to-other-origin redirected to http:\/\/localhost:\d+\/headers, which failed: localhost/,
   );
   // and where the program allows the private network, the secret header still stays behind.
-  settings.allowPrivateNetwork = true;
-  try {
-    const moved = await httpGet(`${base}/to-other-origin`, exempt);
-    assert.equal(JSON.parse(decodeBody(moved))["x-secret"], undefined);
-  } finally {
-    settings.allowPrivateNetwork = false;
-  }
+  const moved = await httpGet(`${base}/to-other-origin`, { ...exempt, allowPrivateNetwork: true });
+  assert.equal(JSON.parse(decodeBody(moved))["x-secret"], undefined);
 });

@@ -6,10 +6,11 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { ContentBlock } from "../../mcp/tool.ts";
-import setCallback, { setCallbackTool } from "../../tools/workflow/set_callback.ts";
+import setCallbackModule, { setCallbackTool } from "../../tools/workflow/set_callback.ts";
 import { Callbacks, type Clock, MAX_PENDING } from "../../tools/workflow/_lib/callbacks.ts";
-import { toolHooks } from "../../tools/_lib/hooks.ts";
 import { callTool } from "../helpers/file_tools.ts";
+
+const [setCallback] = setCallbackModule;
 
 /** A clock that moves only when told, firing what falls due in order, each at its own time. */
 class HandClock implements Clock {
@@ -47,13 +48,18 @@ class HandClock implements Clock {
 function registry() {
   const announced: string[] = [];
   const clock = new HandClock();
-  return { callbacks: new Callbacks((line) => announced.push(line), clock), announced, clock };
+  const callbacks = new Callbacks(clock);
+  const announce = (line: string) => void announced.push(line);
+  /** Sets a callback whose firings are recorded in `announced`. */
+  const set = (message: string, delaySeconds: number, repeatCount: number) =>
+    callbacks.set(message, delaySeconds, repeatCount, announce);
+  return { callbacks, set, announced, clock };
 }
 
 test("set gives ids and fire times; list shows the pending ones, the next first; cancel removes one", () => {
-  const { callbacks, clock } = registry();
-  const late = callbacks.set("later", 600, 1);
-  const soon = callbacks.set("sooner", 60, 3);
+  const { callbacks, set, clock } = registry();
+  const late = set("later", 600, 1);
+  const soon = set("sooner", 60, 3);
   assert.deepEqual([late.id, soon.id], ["cb1", "cb2"]);
   assert.equal(soon.nextFireAt, "2030-01-01T00:01:00.000Z");
   assert.deepEqual(callbacks.list().map((c) => [c.id, c.repeatCount, c.fired]), [
@@ -77,16 +83,16 @@ test("set gives ids and fire times; list shows the pending ones, the next first;
 });
 
 test(`at most ${MAX_PENDING} callbacks are pending at once`, () => {
-  const { callbacks } = registry();
-  for (let i = 0; i < MAX_PENDING; i++) callbacks.set(`m${i}`, 3600, 1);
-  assert.throws(() => callbacks.set("one more", 1, 1), /50 callbacks are pending already/);
+  const { callbacks, set } = registry();
+  for (let i = 0; i < MAX_PENDING; i++) set(`m${i}`, 3600, 1);
+  assert.throws(() => set("one more", 1, 1), /50 callbacks are pending already/);
   for (const { id } of callbacks.list()) callbacks.cancel(id);
-  assert.equal(callbacks.set("room again", 3600, 1).id, `cb${MAX_PENDING + 1}`);
+  assert.equal(set("room again", 3600, 1).id, `cb${MAX_PENDING + 1}`);
 });
 
 test("a callback that fires is announced, then reminded once", () => {
-  const { callbacks, announced, clock } = registry();
-  callbacks.set("check the build", 1, 1);
+  const { callbacks, set, announced, clock } = registry();
+  set("check the build", 1, 1);
   clock.advance(999);
   assert.deepEqual(announced, [], "not before its time");
   clock.advance(1);
@@ -101,8 +107,8 @@ test("a callback that fires is announced, then reminded once", () => {
 });
 
 test("firings nobody saw yet come as one reminder that counts them", () => {
-  const { callbacks, announced, clock } = registry();
-  callbacks.set("poll the server", 1, 3);
+  const { callbacks, set, announced, clock } = registry();
+  set("poll the server", 1, 3);
   clock.advance(2000);
   assert.deepEqual(announced, [
     "⏰ cb1 (1 of 3): poll the server",
@@ -181,7 +187,7 @@ test("an unknown callback_id is echoed cut, however long", async () => {
 
 test("the tool tells time by its registry's clock", async () => {
   const { callbacks, clock } = registry();
-  const tool = setCallbackTool(callbacks);
+  const [tool] = setCallbackTool(callbacks);
   await callTool(tool, [], { action: "set", message: "tea", delay_seconds: 600 });
   clock.advance(240_000);
   assert.equal(
@@ -192,16 +198,16 @@ test("the tool tells time by its registry's clock", async () => {
 
 test("a fired reminder is attached to the next result of any tool, once", async () => {
   const { callbacks, clock } = registry();
-  const tool = setCallbackTool(callbacks);
+  const [tool, reminders] = setCallbackTool(callbacks);
   await callTool(tool, [], { action: "set", message: "stand up", delay_seconds: 1 });
   clock.advance(1000);
   const next: { content: ContentBlock[] } = { content: [{ type: "text", text: "ls output" }] };
-  toolHooks.after!(next);
+  reminders.after!(next);
   assert.deepEqual(next.content, [
     { type: "text", text: "ls output" },
     { type: "text", text: "⏰ Reminder from set_callback cb1 (set 1 s ago): stand up" },
   ]);
   const later: { content: ContentBlock[] } = { content: [] };
-  toolHooks.after!(later);
+  reminders.after!(later);
   assert.deepEqual(later.content, []);
 });

@@ -4,15 +4,15 @@ import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync
 import { join } from "node:path";
 import { test } from "node:test";
 import type { Tool, ToolContext } from "../../mcp/tool.ts";
-import { toolHooks } from "../../tools/_lib/hooks.ts";
 import { projectStateDir, projectStatePath, writeState } from "../../tools/_lib/state.ts";
 import bash from "../../tools/shell/bash.ts";
-import planMode from "../../tools/workflow/plan_mode.ts";
+import { planMode } from "../../tools/workflow/plan_mode.ts";
+import { planGate } from "../../tools/workflow/_lib/plan_gate.ts";
 import editFile from "../../tools/files/edit_file.ts";
 import readFile from "../../tools/files/read_file.ts";
 import writeFile from "../../tools/files/write_file.ts";
 import { callTool, scratchDir } from "../helpers/file_tools.ts";
-import { scratchStateDir } from "../helpers/state_dir.ts";
+import { currentStateDir, scratchStateDir } from "../helpers/state_dir.ts";
 
 const state = scratchStateDir();
 
@@ -32,9 +32,12 @@ function project(root = scratchDir("toolhost-plan-"), more: string[] = []) {
   };
   /** What the gate says to `tool` in this project: undefined when it lets the call through. */
   const gate = async (tool: Tool, args: Record<string, unknown> = {}) => {
-    const ctx = { roots: () => Promise.resolve(roots) } as unknown as ToolContext;
+    const ctx = {
+      roots: () => Promise.resolve(roots),
+      state: { dir: currentStateDir() },
+    } as unknown as ToolContext;
     try {
-      await toolHooks.before!(tool, ctx, args);
+      await planGate.before!(tool, ctx, args);
       return undefined;
     } catch (error) {
       return (error as Error).message;
@@ -46,7 +49,7 @@ function project(root = scratchDir("toolhost-plan-"), more: string[] = []) {
 test("enter starts a plan in the state directory; status tells the goal, the time and the size", async () => {
   const p = project();
   const { text, data } = await p.ok({ action: "enter", goal: "Move the API to v2" });
-  const planFile = join(await projectStateDir(p.root), "plan.md");
+  const planFile = join(await projectStateDir(currentStateDir(), p.root), "plan.md");
   assert.match(text, /^Plan mode is on\. Goal: Move the API to v2\n\nDestructive tools/);
   assert.ok(text.endsWith(`The plan is kept in ${planFile}.`), text);
   assert.equal(readFileSync(planFile, "utf8"), "# Plan\n\nGoal: Move the API to v2\n\n");
@@ -185,7 +188,7 @@ test("a plan file inside the roots may be written with write_file and edit_file;
 test("the gate sees plan mode entered by another server, and an unreadable state refuses", async () => {
   const p = project();
   assert.equal(await p.gate(bash), undefined);
-  const file = join(await projectStateDir(p.root), "plan.json");
+  const file = join(await projectStateDir(currentStateDir(), p.root), "plan.json");
   // What another toolhost process on this project leaves behind.
   await writeState(file, {
     active: true,
@@ -203,7 +206,7 @@ test("the gate sees plan mode entered by another server, and an unreadable state
 test("checking a project that never planned leaves no state directory behind", async () => {
   const p = project();
   assert.equal(await p.gate(bash), undefined);
-  assert.equal(existsSync(projectStatePath(p.root)), false);
+  assert.equal(existsSync(projectStatePath(currentStateDir(), p.root)), false);
 });
 
 test("plan_file must be a new markdown file or a plan; any other file is refused and kept", async () => {
@@ -288,7 +291,7 @@ test("a plan file swapped for a symlink is not followed", async () => {
 test("a plan state naming a file that is not markdown opens no exception in the gate", async () => {
   const p = project();
   writeFileSync(join(p.root, "main.ts"), "code\n");
-  await writeState(join(await projectStateDir(p.root), "plan.json"), {
+  await writeState(join(await projectStateDir(currentStateDir(), p.root), "plan.json"), {
     active: true,
     goal: "hand-made",
     since: new Date().toISOString(),
@@ -303,7 +306,7 @@ test("a plan state naming a file that is not markdown opens no exception in the 
 
 test("plan state that cannot even be looked at refuses destructive tools", async () => {
   const p = project();
-  const file = join(await projectStateDir(p.root), "plan.json");
+  const file = join(await projectStateDir(currentStateDir(), p.root), "plan.json");
   // A symlink to itself: stat fails, and not because the file is missing.
   symlinkSync("plan.json", file);
   assert.match((await p.gate(bash)) ?? "", /^bash was refused: plan mode's state cannot be read/);

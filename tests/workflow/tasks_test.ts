@@ -6,7 +6,7 @@ import { test } from "node:test";
 import { projectStateDir, writeState } from "../../tools/_lib/state.ts";
 import tasks from "../../tools/workflow/tasks.ts";
 import { callTool, scratchDir } from "../helpers/file_tools.ts";
-import { scratchStateDir } from "../helpers/state_dir.ts";
+import { currentStateDir, scratchStateDir } from "../helpers/state_dir.ts";
 
 scratchStateDir();
 
@@ -194,7 +194,9 @@ test("the list is kept per project in tasks.json, and each project has its own",
   const a = project();
   const b = project();
   await a.ok({ action: "create", text: "only in a" });
-  const saved = JSON.parse(readFileSync(join(await projectStateDir(a.root), "tasks.json"), "utf8"));
+  const saved = JSON.parse(
+    readFileSync(join(await projectStateDir(currentStateDir(), a.root), "tasks.json"), "utf8"),
+  );
   assert.equal(saved.tasks[0].title, "only in a");
   assert.match(await b.ok({ action: "list" }), /^No tasks\./);
 });
@@ -213,7 +215,7 @@ test("parallel changes in one server lose nothing", async () => {
 test("a full list refuses new tasks, and a long list is cut with a count of the rest", async () => {
   const p = project();
   const title = "x".repeat(300);
-  await writeState(join(await projectStateDir(p.root), "tasks.json"), {
+  await writeState(join(await projectStateDir(currentStateDir(), p.root), "tasks.json"), {
     nextTask: 501,
     current: null,
     tasks: Array.from({ length: 500 }, (_, i) => ({
@@ -235,7 +237,7 @@ test("a full list refuses new tasks, and a long list is cut with a count of the 
 
 test("a tasks.json that is not a task list is reported, not overwritten", async () => {
   const p = project();
-  const file = join(await projectStateDir(p.root), "tasks.json");
+  const file = join(await projectStateDir(currentStateDir(), p.root), "tasks.json");
   await writeState(file, { tasks: "oops" });
   assert.match(
     await p.fails({ action: "create", text: "x" }),
@@ -253,7 +255,7 @@ test("a tasks.json that is not a task list is reported, not overwritten", async 
 
 test("a hand-edited tasks.json with fields of its own still lists, and changes reply normally", async () => {
   const p = project();
-  const file = join(await projectStateDir(p.root), "tasks.json");
+  const file = join(await projectStateDir(currentStateDir(), p.root), "tasks.json");
   await writeState(file, {
     nextTask: 2,
     current: "t1",
@@ -281,7 +283,7 @@ test("a hand-edited tasks.json with fields of its own still lists, and changes r
 
 test("a tasks.json whose ids repeat or point nowhere is reported with what is wrong", async () => {
   const p = project();
-  const file = join(await projectStateDir(p.root), "tasks.json");
+  const file = join(await projectStateDir(currentStateDir(), p.root), "tasks.json");
   const task = (id: string, steps: string[] = [], nextStep = steps.length + 1) => ({
     id,
     title: id,

@@ -1,34 +1,14 @@
 /**
- * What must outlive a server (task lists, plan mode): kept per user in the platform's state
- * directory, per project (keyed by the first root), written atomically, and changed under a lock
+ * What must outlive a server (task lists, plan mode): kept per user in the state directory
+ * (`ctx.state.dir`), per project (keyed by the first root), written atomically, and changed under a lock
  * file so that two servers on one project never interleave their read-modify-write.
  */
 import { createHash, randomBytes } from "node:crypto";
 import { mkdir, open, readFile, realpath, rm } from "node:fs/promises";
-import { homedir } from "node:os";
-import { basename, isAbsolute, join, resolve } from "node:path";
+import { basename, join } from "node:path";
 import process from "node:process";
 import { ToolError } from "../../mcp/tool.ts";
 import { writeFileAtomic } from "./atomic_write.ts";
-import { settings } from "../../config/settings.ts";
-
-/** The user's toolhost state directory, as an absolute path; TOOLHOST_STATE_DIR overrides it. */
-export function stateRoot(): string {
-  const override = settings.stateDir || process.env.TOOLHOST_STATE_DIR;
-  if (override) return resolve(override);
-  const home = homedir();
-  switch (process.platform) {
-    case "darwin":
-      return join(home, "Library", "Application Support", "toolhost");
-    case "win32":
-      return resolve(process.env.LOCALAPPDATA ?? join(home, "AppData", "Local"), "toolhost");
-    default: {
-      // The XDG spec: a relative path in XDG_STATE_HOME is invalid and must be ignored.
-      const xdg = process.env.XDG_STATE_HOME;
-      return join(xdg && isAbsolute(xdg) ? xdg : join(home, ".local", "state"), "toolhost");
-    }
-  }
-}
 
 /** How much of the root's name a project directory's name keeps: file names have a limit. */
 const MAX_NAME_CHARS = 64;
@@ -37,18 +17,18 @@ const MAX_NAME_CHARS = 64;
  * The state directory of the project whose first root is `root`: readable (the root's name)
  * and unique (a digest of its full path). Not created: for checks that must leave no trace.
  */
-export function projectStatePath(root: string): string {
+export function projectStatePath(stateDir: string, root: string): string {
   const digest = createHash("sha256").update(root).digest("hex").slice(0, 12);
   const name = basename(root).replace(/[^\w.-]/g, "_").slice(0, MAX_NAME_CHARS) || "root";
-  return join(stateRoot(), "projects", `${name}-${digest}`);
+  return join(stateDir, "projects", `${name}-${digest}`);
 }
 
 /**
  * The project's state directory (see projectStatePath), created on first use, as its real path:
  * atomic writes refuse a directory whose path leads elsewhere, as a symlinked state root does.
  */
-export async function projectStateDir(root: string): Promise<string> {
-  const dir = projectStatePath(root);
+export async function projectStateDir(stateDir: string, root: string): Promise<string> {
+  const dir = projectStatePath(stateDir, root);
   await mkdir(dir, { recursive: true });
   return await realpath(dir);
 }

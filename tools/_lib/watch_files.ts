@@ -233,7 +233,7 @@ export class WatchGroup {
  * A setup that fails is logged, not thrown: the subscription stays, without notifications.
  */
 export function startWatch(
-  ctx: WatchContext,
+  ctx: Pick<WatchContext, "log">,
   what: string,
   setup: (group: WatchGroup) => Promise<void>,
 ): StartedWatch {

@@ -9,7 +9,6 @@ import { Sandbox } from "../_lib/sandbox.ts";
 import { bytes, count } from "../_lib/units.ts";
 import { byName, kindOf, SKIPPED_NAMES } from "../_lib/walk.ts";
 import { READ_ONLY } from "../_lib/annotations.ts";
-import { settings } from "../../config/settings.ts";
 
 const DEFAULT_DEPTH = 2;
 const MAX_DEPTH = 10;
@@ -241,8 +240,8 @@ export default defineTool({
     const entries: FlatEntry[] = [];
     for (const { line, entry } of tree) {
       const size = entry ? JSON.stringify(entry).length + 1 : 0;
-      if (cut === 0 && text.length + line.length + 1 > settings.limits.outputChars) {
-        cutBy = `${count(settings.limits.outputChars)} characters`;
+      if (cut === 0 && text.length + line.length + 1 > ctx.config.limits.outputChars) {
+        cutBy = `${count(ctx.config.limits.outputChars)} characters`;
       } else if (cut === 0 && entryChars + size > STRUCTURED_CAP_CHARS) {
         cutBy = `${count(STRUCTURED_CAP_CHARS)} characters of structured entries`;
       }

@@ -4,7 +4,6 @@ import { defineTool, ToolError } from "../../mcp/tool.ts";
 import { describeEntry } from "../_lib/entries.ts";
 import { encodingName, sniff } from "../_lib/file_sniff.ts";
 import { Sandbox } from "../_lib/sandbox.ts";
-import { settings } from "../../config/settings.ts";
 import { MAX_LINE_CHARS, type Page, readPage } from "./_lib/text_page.ts";
 import { bytes, count } from "../_lib/units.ts";
 import { READ_ONLY } from "../_lib/annotations.ts";
@@ -131,7 +130,7 @@ export default defineTool({
           bomBytes: sniffed.bomBytes,
           from,
           limit: args.limit ?? DEFAULT_LIMIT,
-          maxChars: args.max_chars ?? settings.limits.outputChars,
+          maxChars: args.max_chars ?? ctx.config.limits.outputChars,
           signal: ctx.signal,
         });
         if (page.lines.length === 0 && page.total > 0) {

@@ -7,7 +7,6 @@ import { Sandbox } from "../_lib/sandbox.ts";
 import { count } from "../_lib/units.ts";
 import { Walk } from "../_lib/walk.ts";
 import { READ_ONLY } from "../_lib/annotations.ts";
-import { settings } from "../../config/settings.ts";
 
 const MAX_RESULTS = 1_000;
 const MAX_WALK_ENTRIES = 200_000;
@@ -127,7 +126,7 @@ export default defineTool({
     let chars = 0;
     for (const { path } of found) {
       const shown = sandbox.display(path);
-      if (paths.length >= MAX_RESULTS || chars + shown.length + 1 > settings.limits.outputChars) {
+      if (paths.length >= MAX_RESULTS || chars + shown.length + 1 > ctx.config.limits.outputChars) {
         break;
       }
       paths.push(shown);
@@ -150,7 +149,7 @@ export default defineTool({
         `[${count(found.length - paths.length)} more not shown (at most ${
           count(MAX_RESULTS)
         } paths or ${
-          count(settings.limits.outputChars)
+          count(ctx.config.limits.outputChars)
         } characters): use a narrower pattern or path]`,
       );
     }

@@ -19,7 +19,6 @@ import {
   tooLargeError,
 } from "./_lib/grep_search.ts";
 import { Sandbox } from "../_lib/sandbox.ts";
-import { settings } from "../../config/settings.ts";
 
 const TIME_LIMIT_MS = 30_000;
 const MAX_CONTEXT = 50;
@@ -200,7 +199,7 @@ export default defineTool({
     const report = new GrepReport({
       mode,
       headLimit: args.head_limit,
-      maxChars: settings.limits.outputChars,
+      maxChars: ctx.config.limits.outputChars,
       context: search.before > 0 || search.after > 0,
       display: (path) => sandbox.display(path),
     });

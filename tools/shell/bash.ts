@@ -3,7 +3,6 @@ import { CWD_PROPERTY, workingDirectory } from "./_lib/directory.ts";
 import { commandEnv } from "./_lib/login_env.ts";
 import { findShell, spawnShell } from "./_lib/shell.ts";
 import { RUNS_COMMANDS } from "../_lib/annotations.ts";
-import { settings } from "../../config/settings.ts";
 import { RUN_FACTS_SCHEMA, supervise } from "./_lib/supervise.ts";
 
 export default defineTool({
@@ -43,22 +42,23 @@ export default defineTool({
   output: RUN_FACTS_SCHEMA,
 
   async run(args, ctx) {
-    const { bashTimeoutMs, bashMaxTimeoutMs, outputChars } = settings.limits;
+    const { bashTimeoutMs, bashMaxTimeoutMs, outputChars } = ctx.config.limits;
     const timeoutMs = Math.min(args.timeout_ms ?? bashTimeoutMs, bashMaxTimeoutMs);
-    const cwd = await workingDirectory(args.cwd);
+    const cwd = await workingDirectory(args.cwd, ctx.config.roots);
     if (args.description) ctx.log("info", `running: ${args.description}`);
 
-    const env = await commandEnv(ctx.signal).catch(() => undefined);
+    const env = await commandEnv(ctx).catch(() => undefined);
     if (!env) throw new ToolError("not started: the call was stopped first");
+    const shell = ctx.config.shell;
     return await supervise(() => {
-      const child = spawnShell(args.command, cwd, "ignore", env);
+      const child = spawnShell(args.command, { cwd, env, shell }, "ignore");
       return { child, streams: [child.stdout!, child.stderr!] };
     }, {
       timeoutMs,
       outputChars,
       cutHint: "to see all of it, redirect the output to a file and read the file in parts",
       startError: (error) =>
-        new ToolError(`could not start ${findShell()}: ${(error as Error).message}`),
+        new ToolError(`could not start ${findShell(shell)}: ${(error as Error).message}`),
     }, ctx);
   },
 });

@@ -3,7 +3,6 @@ import { commandEnv } from "./_lib/login_env.ts";
 import { background, FACTS_SCHEMA } from "./_lib/background.ts";
 import { CWD_PROPERTY, workingDirectory } from "./_lib/directory.ts";
 import { RUNS_COMMANDS } from "../_lib/annotations.ts";
-import { settings } from "../../config/settings.ts";
 
 const GRACE_MS = 500;
 
@@ -37,12 +36,12 @@ export default defineTool({
   output: FACTS_SCHEMA,
 
   async run(args, ctx) {
-    const cwd = await workingDirectory(args.cwd);
-    const env = await commandEnv(ctx.signal).catch(() => undefined);
+    const cwd = await workingDirectory(args.cwd, ctx.config.roots);
+    const env = await commandEnv(ctx).catch(() => undefined);
     if (!env) throw new ToolError("not started: the call was stopped first");
-    const proc = background.start(args.command, cwd, args.name, env);
+    const proc = background.start(args.command, cwd, args.name, env, ctx.config.shell);
     await proc.waitForEnd(args.grace_ms ?? GRACE_MS, ctx.signal);
-    const read = proc.output.read(0, settings.limits.outputChars);
+    const read = proc.output.read(0, ctx.config.limits.outputChars);
     proc.readCursor = read.nextOffset;
     const more = read.nextOffset < proc.output.end
       ? `\n[more output follows: bash_output with id ${proc.id} and offset ${read.nextOffset}]`

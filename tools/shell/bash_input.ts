@@ -1,7 +1,6 @@
 import { defineTool, ToolError } from "../../mcp/tool.ts";
 import { background, FACTS_PROPERTIES, FACTS_REQUIRED, ID_PROPERTY } from "./_lib/background.ts";
 import { RUNS_COMMANDS } from "../_lib/annotations.ts";
-import { settings } from "../../config/settings.ts";
 
 const DEFAULT_WAIT_MS = 500;
 
@@ -51,7 +50,7 @@ export default defineTool({
     if (text !== "") await proc.write(text);
     if (args.close_stdin) proc.closeStdin();
     await proc.waitForOutput(before, args.wait_ms ?? DEFAULT_WAIT_MS, ctx.signal);
-    const read = proc.output.read(proc.readCursor, settings.limits.outputChars);
+    const read = proc.output.read(proc.readCursor, ctx.config.limits.outputChars);
     proc.readCursor = read.nextOffset;
     const notes = [`[${proc.summary()}]`];
     if (read.nextOffset < proc.output.end) {

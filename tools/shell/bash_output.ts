@@ -1,6 +1,6 @@
 import { defineTool, ToolError } from "../../mcp/tool.ts";
-import { settings } from "../../config/settings.ts";
 import { background, FACTS_PROPERTIES, FACTS_REQUIRED, ID_PROPERTY } from "./_lib/background.ts";
+import { READS_LIVE_OUTPUT } from "../_lib/annotations.ts";
 
 const DEFAULT_MAX_CHARS = 30_000;
 
@@ -13,12 +13,7 @@ export default defineTool({
     "the process) before returning, up to 60 s. `filter` keeps only lines matching a regular " +
     "expression. The result gives the next offset to read from, the process's status, and says " +
     "when output was dropped from its 10 MB window or more is waiting.",
-  annotations: {
-    readOnlyHint: true,
-    destructiveHint: false,
-    idempotentHint: false,
-    openWorldHint: false,
-  },
+  annotations: READS_LIVE_OUTPUT,
   input: {
     type: "object",
     properties: {
@@ -72,7 +67,7 @@ export default defineTool({
     }
     const from = args.offset ?? proc.readCursor;
     await proc.waitForOutput(from, args.wait_ms ?? 0, ctx.signal);
-    const read = proc.output.read(from, args.max_chars ?? settings.limits.outputChars);
+    const read = proc.output.read(from, args.max_chars ?? ctx.config.limits.outputChars);
     let text = read.text;
     let next = read.nextOffset;
     if (filter) {

@@ -4,7 +4,6 @@
  */
 import { defineResourceTemplate, ResourceNotFound } from "../../mcp/resource.ts";
 import { background, type BackgroundProcess } from "./_lib/background.ts";
-import { settings } from "../../config/settings.ts";
 import { count } from "../_lib/units.ts";
 import { safely } from "../_lib/watch_files.ts";
 
@@ -18,11 +17,11 @@ export default defineResourceTemplate({
     "its id (p1, p2, …): the latest part when it is long.",
   mimeType: "text/plain",
   requires: "bash_background",
-  read({ id }) {
+  read({ id }, ctx) {
     const process = find(id);
     if (!process) throw new ResourceNotFound(`no background process has the id ${id}`);
     const { output } = process;
-    const limit = settings.limits.outputChars;
+    const limit = ctx.config.limits.outputChars;
     const from = Math.max(output.start, output.end - limit);
     const { text } = output.read(from, limit);
     const header = from > 0

@@ -2,7 +2,6 @@ import { realpath } from "node:fs/promises";
 import { join } from "node:path";
 import { defineTool } from "../../mcp/tool.ts";
 import { READ_ONLY } from "../_lib/annotations.ts";
-import { programLog } from "../_lib/hooks.ts";
 import { Sandbox } from "../_lib/sandbox.ts";
 import { SKILL_TOOL_INTRO, skillToolDescription } from "./_lib/skill_description.ts";
 import { type BundledFiles, bundledFiles } from "./_lib/skill_files.ts";
@@ -73,12 +72,12 @@ export default defineTool({
   },
 
   // At start no call gives the roots: the working directory stands for the project.
-  async prepare({ roots }) {
-    const sources = sourcesFor(roots);
+  async prepare({ roots, config, serverLog }) {
+    const sources = sourcesFor(roots, config);
     const found = await discoverSkills(sources);
-    for (const problem of found.problems) programLog("warning", "skill", problem);
+    for (const problem of found.problems) serverLog("warning", "skill", problem);
     for (const { winner, hidden } of found.overrides) {
-      programLog(
+      serverLog(
         "info",
         "skill",
         `the ${winner.scope} skill ${winner.name} (${winner.dir}) overrides the ${hidden.scope} one in ${hidden.dir}`,
@@ -92,7 +91,11 @@ export default defineTool({
 
   async run(args, ctx) {
     // Read again: the roots of this call count, and the skill may have changed since start.
-    const skill = await findSkill(args.name, sourcesFor(await ctx.roots()), MAX_READ_BYTES);
+    const skill = await findSkill(
+      args.name,
+      sourcesFor(await ctx.roots(), ctx.config),
+      MAX_READ_BYTES,
+    );
     const given = args.arguments ?? "";
     const placed = skill.body.includes(ARGUMENTS);
     const sandbox = await Sandbox.of(ctx).catch(() => null);

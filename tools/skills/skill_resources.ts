@@ -21,7 +21,7 @@ const MAX_READ_BYTES = 1024 * 1024;
 const MAX_PROMPT_CHARS = 30_000;
 
 async function skillsOf(ctx: ReadContext): Promise<Skill[]> {
-  return (await discoverSkills(sourcesFor(await ctx.roots()))).skills;
+  return (await discoverSkills(sourcesFor(await ctx.roots(), ctx.config))).skills;
 }
 
 const skillFiles = defineResourceTemplate({
@@ -33,11 +33,12 @@ const skillFiles = defineResourceTemplate({
   mimeType: "text/markdown",
   requires: "skill",
   async read({ name }, ctx) {
-    const skill = await findSkill(name, sourcesFor(await ctx.roots()), MAX_READ_BYTES).catch(
-      (error) => {
-        throw error instanceof ToolError ? new ResourceNotFound(error.message) : error;
-      },
-    );
+    const skill = await findSkill(name, sourcesFor(await ctx.roots(), ctx.config), MAX_READ_BYTES)
+      .catch(
+        (error) => {
+          throw error instanceof ToolError ? new ResourceNotFound(error.message) : error;
+        },
+      );
     const { text, whole } = await readSkillFile(skill.file, MAX_READ_BYTES);
     return whole
       ? text
@@ -77,7 +78,11 @@ function promptOf(skill: Skill): PromptSpec {
         "appended as `ARGUMENTS: …`.",
     }],
     async get(args, ctx) {
-      const loaded = await findSkill(skill.name, sourcesFor(await ctx.roots()), MAX_READ_BYTES);
+      const loaded = await findSkill(
+        skill.name,
+        sourcesFor(await ctx.roots(), ctx.config),
+        MAX_READ_BYTES,
+      );
       const given = args.arguments ?? "";
       const placed = loaded.body.includes(ARGUMENTS);
       const page = fillArguments(loaded.body, given, MAX_PROMPT_CHARS, loaded.whole);

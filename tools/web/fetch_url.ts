@@ -1,7 +1,7 @@
 import { defineTool, ToolError } from "../../mcp/tool.ts";
 import { READS_THE_WEB } from "../_lib/annotations.ts";
 import { HttpError, httpGet, HttpTimeoutError } from "./_lib/http_get.ts";
-import { settings } from "../../config/settings.ts";
+import type { Settings } from "../../config/settings.ts";
 import { TtlCache } from "./_lib/ttl_cache.ts";
 import { bytes, count, duration } from "../_lib/units.ts";
 import { type Format, toDocument, type WebDocument } from "./_lib/web_document.ts";
@@ -42,13 +42,21 @@ async function download(
   url: string,
   options: { format: Format; raw: boolean; render: boolean; waitMs: number; timeoutMs: number },
   signal: AbortSignal,
+  config: Readonly<Settings>,
 ): Promise<Fetched> {
+  const { allowPrivateNetwork } = config;
   const response = options.render
-    ? await renderedResponse(url, { waitMs: options.waitMs, timeoutMs: options.timeoutMs, signal })
+    ? await renderedResponse(url, {
+      waitMs: options.waitMs,
+      timeoutMs: options.timeoutMs,
+      signal,
+      allowPrivateNetwork,
+    })
     : await httpGet(url, {
       signal,
       timeoutMs: options.timeoutMs,
-      maxBytes: settings.limits.fetchMaxBytes,
+      maxBytes: config.limits.fetchMaxBytes,
+      allowPrivateNetwork,
     });
   const document = await toDocument(response, options);
   return {
@@ -148,7 +156,7 @@ export default defineTool({
     const render = args.render ?? false;
     const startIndex = args.start_index ?? 0;
     const maxLength = args.max_length ?? DEFAULT_MAX_LENGTH;
-    const timeoutMs = args.timeout_ms ?? settings.limits.fetchTimeoutMs;
+    const timeoutMs = args.timeout_ms ?? ctx.config.limits.fetchTimeoutMs;
     const waitMs = args.wait_ms ?? 500;
     const key = `${format} ${raw} ${render ? waitMs : "-"} ${args.url}`;
 
@@ -160,6 +168,7 @@ export default defineTool({
           args.url,
           { format, raw, render, waitMs, timeoutMs },
           ctx.signal,
+          ctx.config,
         );
     } catch (error) {
       // A cancelled call's result is never sent; it is not a failure worth a stack trace.
@@ -233,7 +242,7 @@ export default defineTool({
     }
     if (fetched.truncated) {
       notes.push(
-        `[The download stopped at the ${bytes(settings.limits.fetchMaxBytes)} cap, so the ` +
+        `[The download stopped at the ${bytes(ctx.config.limits.fetchMaxBytes)} cap, so the ` +
           "page itself is incomplete.]",
       );
     }

@@ -10,7 +10,9 @@ import {
   PROVIDER_LABELS,
   type ProviderChoice,
   PROVIDERS,
+  searchEnv,
   type SearchFindings,
+  type SearchNet,
   withSite,
 } from "./_lib/search_provider.ts";
 import { searchSearxng } from "./_lib/search_searxng.ts";
@@ -21,15 +23,15 @@ const MAX_RESULTS = 20;
 function search(
   choice: ProviderChoice,
   query: string,
-  signal: AbortSignal,
+  net: SearchNet,
 ): Promise<SearchFindings> {
   switch (choice.id) {
     case "duckduckgo":
-      return searchDuckDuckGo(choice, query, signal);
+      return searchDuckDuckGo(choice, query, net);
     case "searxng":
-      return searchSearxng(choice, query, signal);
+      return searchSearxng(choice, query, net);
     case "brave":
-      return searchBrave(choice, query, signal);
+      return searchBrave(choice, query, net);
   }
 }
 
@@ -100,9 +102,10 @@ export default defineTool({
     if (!query) throw new ToolError("query is blank; give the words to search for.");
     const site = args.site === undefined ? undefined : parseSite(args.site);
     const max = args.max_results ?? DEFAULT_RESULTS;
-    const choice = chooseProvider();
+    const choice = chooseProvider(searchEnv(ctx.config.search));
     const label = PROVIDER_LABELS[choice.id];
-    const findings = await search(choice, withSite(query, site), ctx.signal);
+    const net = { signal: ctx.signal, allowPrivateNetwork: ctx.config.allowPrivateNetwork };
+    const findings = await search(choice, withSite(query, site), net);
     const { results, offSite } = collectResults(findings.results, site, max);
 
     const where = site ? ` on ${site}` : "";

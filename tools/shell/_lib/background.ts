@@ -231,6 +231,7 @@ class Registry {
     cwd: string,
     name?: string,
     env: NodeJS.ProcessEnv = nodeProcess.env,
+    shell = "",
   ): BackgroundProcess {
     const running = this.list().filter((p) => p.status === "running").length;
     if (running >= LIMITS.maxRunning) {
@@ -238,12 +239,12 @@ class Registry {
         `${running} background processes are running, the most allowed; stop one with bash_kill first`,
       );
     }
-    const child = spawnShell(command, cwd, "pipe", env);
+    const child = spawnShell(command, { cwd, env, shell }, "pipe");
     let failure = "";
     child.once("error", (error) => (failure = error.message));
     if (child.pid === undefined) {
       throw new ToolError(
-        `could not start ${findShell()} in ${cwd}${failure ? `: ${failure}` : ""}`,
+        `could not start ${findShell(shell)} in ${cwd}${failure ? `: ${failure}` : ""}`,
       );
     }
     const process = new BackgroundProcess(`p${this.#next++}`, command, cwd, name, child);

@@ -36,9 +36,9 @@ import { delimiter, isAbsolute, join, resolve } from "node:path";
 import process from "node:process";
 import type { Readable } from "node:stream";
 import { compileSchema, type JsonSchema } from "../../../mcp/schema.ts";
-import { type Tool, TOOL_NAME, type ToolAnnotations, type ToolContext } from "../../../mcp/tool.ts";
+import { type Tool, TOOL_NAME, type ToolContext } from "../../../mcp/tool.ts";
 import { ToolError } from "../../../mcp/tool.ts";
-import { RUNS_COMMANDS } from "../../_lib/annotations.ts";
+import { RUNS_COMMANDS, RUNS_NONDESTRUCTIVE_COMMANDS } from "../../_lib/annotations.ts";
 import { commandEnv } from "./login_env.ts";
 import { spawnInGroup } from "../../_lib/process_groups.ts";
 import type { CustomToolSpec } from "../../../config/settings.ts";
@@ -146,10 +146,7 @@ function customTool(name: string, raw: CustomToolSpec, options: CustomToolOption
     );
   }
   const timeoutMs = Math.min(spec.timeout_ms ?? DEFAULT_TIMEOUT_MS, options.maxTimeoutMs);
-  // Not destructive is still not read-only: it runs a program, so the read-only profile hides it.
-  const annotations: ToolAnnotations = spec.destructive === false
-    ? { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true }
-    : { ...RUNS_COMMANDS };
+  const annotations = spec.destructive === false ? RUNS_NONDESTRUCTIVE_COMMANDS : RUNS_COMMANDS;
   const shown = [program, ...spec.command.slice(1)].map(showSlot).join(" ");
   let intro = spec.description.trim();
   if (intro && !/[.!?]$/.test(intro)) intro += ".";
@@ -168,7 +165,7 @@ function customTool(name: string, raw: CustomToolSpec, options: CustomToolOption
       const argv = expandSlots(slots, values);
       const cwd = fixedCwd ?? (await ctx.roots())[0] ?? process.cwd();
       await checkDirectory(cwd);
-      const loginEnv = await commandEnv(ctx.signal).catch(() => undefined);
+      const loginEnv = await commandEnv(ctx).catch(() => undefined);
       if (!loginEnv) throw new ToolError("not started: the call was stopped first");
       const env = { ...loginEnv, ...spec.env };
       const file = findProgram(program, fixedCwd ?? configDir ?? cwd, env.PATH, cwd);

@@ -3,14 +3,16 @@ import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import process from "node:process";
 import { ToolError } from "../../../mcp/tool.ts";
-import { settings } from "../../../config/settings.ts";
 
 /**
- * `cwd` resolved against the first configured root (a client started in `/` with --root means
+ * `cwd` resolved against the first configured root (`roots`: the roots setting) (a client started in `/` with --root means
  * that root), else the server's working directory; a ToolError unless it is a directory.
  */
-export async function workingDirectory(cwd: string | undefined): Promise<string> {
-  const base = settings.roots[0] ?? process.cwd();
+export async function workingDirectory(
+  cwd: string | undefined,
+  roots: readonly string[],
+): Promise<string> {
+  const base = roots[0] ?? process.cwd();
   const path = resolve(base, cwd ?? ".");
   const info = await stat(path).catch(() => null);
   if (!info?.isDirectory()) {

@@ -7,26 +7,25 @@
 import { Buffer } from "node:buffer";
 import process from "node:process";
 import { spawnInGroup, terminateGroup } from "../../_lib/process_groups.ts";
-import { settings } from "../../../config/settings.ts";
+import type { ToolContext } from "../../../mcp/tool.ts";
 
 const TIMEOUT_MS = 10_000;
 const MARK = "__toolhost_env_7f3a__";
 
 let loaded: Promise<NodeJS.ProcessEnv> | undefined;
-let warn: (message: string) => void = (message) => process.stderr.write(`toolhost: ${message}\n`);
-
-export function setLoginEnvWarning(log: (message: string) => void): void {
-  warn = log;
-}
 
 /**
- * The environment commands run with. Rejects with the signal's reason when the call is stopped
- * while the login shell is still being asked: the command must then not start at all.
+ * The environment the call's commands run with. Rejects with the signal's reason when the call is
+ * stopped while the login shell is still being asked: the command must then not start at all.
  */
-export function commandEnv(signal?: AbortSignal): Promise<NodeJS.ProcessEnv> {
-  if (settings.shellEnv !== "login") return Promise.resolve(process.env);
+export function commandEnv(
+  ctx: Pick<ToolContext, "config" | "serverLog"> & { signal?: AbortSignal },
+): Promise<NodeJS.ProcessEnv> {
+  if (ctx.config.shellEnv !== "login") return Promise.resolve(process.env);
+  const signal = ctx.signal;
   loaded ??= readLoginEnv().catch((error) => {
-    warn(`shell_env "login": ${(error as Error).message}; commands keep toolhost's environment`);
+    const why = (error as Error).message;
+    ctx.serverLog("warning", "shell_env", `"login": ${why}; commands keep toolhost's environment`);
     return process.env;
   });
   if (!signal) return loaded;

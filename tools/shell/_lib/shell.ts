@@ -7,13 +7,12 @@ import { accessSync, constants } from "node:fs";
 import { delimiter, join } from "node:path";
 import process from "node:process";
 import { spawnInGroup } from "../../_lib/process_groups.ts";
-import { settings } from "../../../config/settings.ts";
 
 let shell: string | undefined;
 
-/** The configured shell, else bash on PATH, else sh. */
-export function findShell(): string {
-  if (settings.shell) return settings.shell;
+/** The configured shell (the `shell` setting), else bash on PATH, else sh. */
+export function findShell(configured: string): string {
+  if (configured) return configured;
   shell ??= lookup();
   return shell;
 }
@@ -42,20 +41,21 @@ const ARGUMENT_LIMIT_BYTES = 100_000;
  */
 export function spawnShell(
   command: string,
-  cwd: string,
+  where: { cwd: string; env: NodeJS.ProcessEnv; shell: string },
   stdin: "ignore" | "pipe",
-  env: NodeJS.ProcessEnv = process.env,
 ): ChildProcess {
+  const { cwd, env } = where;
+  const shell = findShell(where.shell);
   const long = command.length > ARGUMENT_LIMIT_BYTES / 3 &&
     new TextEncoder().encode(command).length > ARGUMENT_LIMIT_BYTES;
   if (!long) {
-    return spawnInGroup(findShell(), ["-c", `exec 2>&1; ${command}`], {
+    return spawnInGroup(shell, ["-c", `exec 2>&1; ${command}`], {
       cwd,
       env,
       stdio: [stdin, "pipe", "pipe"],
     });
   }
-  const child = spawnInGroup(findShell(), [
+  const child = spawnInGroup(shell, [
     "-c",
     'exec 2>&1; __toolhost_command=$(cat <&3); exec 3<&-; eval "unset __toolhost_command\n$__toolhost_command"',
   ], { cwd, env, stdio: [stdin, "pipe", "pipe", "pipe"] });

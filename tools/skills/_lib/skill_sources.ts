@@ -5,7 +5,7 @@
 import { homedir } from "node:os";
 import { delimiter, join, resolve } from "node:path";
 import process from "node:process";
-import { settings } from "../../../config/settings.ts";
+import type { Settings } from "../../../config/settings.ts";
 
 export type SkillScope = "project" | "configured" | "user";
 
@@ -50,10 +50,10 @@ export function configuredSkillDirs(value = process.env.TOOLHOST_SKILL_DIRS ?? "
 }
 
 /** Where skills are looked for when the call's roots are `roots`; the working directory too. */
-export function sourcesFor(roots: string[]): SkillSource[] {
+export function sourcesFor(roots: string[], config: Pick<Settings, "skillDirs">): SkillSource[] {
   return skillSources({
     projects: [...roots, process.cwd()],
-    configured: settings.skillDirs.length ? settings.skillDirs : configuredSkillDirs(),
+    configured: config.skillDirs.length ? config.skillDirs : configuredSkillDirs(),
     home: homedir(),
   });
 }

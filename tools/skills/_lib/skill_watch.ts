@@ -18,7 +18,7 @@ import {
 
 export function watchSkills(ctx: WatchContext, changed: () => void): StartedWatch {
   return startWatch(ctx, "the skills", async (group) => {
-    const sources = sourcesFor(await ctx.roots());
+    const sources = sourcesFor(await ctx.roots(), ctx.config);
     await Promise.all(sources.map(({ dir }) => watchSource(group, dir, changed)));
   });
 }

@@ -10,7 +10,6 @@ import { decodeText } from "./charset.ts";
 import { guardedLookup, GuardError, privateAddressKind, refusal } from "./net_guard.ts";
 import { quoted } from "../../_lib/one_line.ts";
 import { bytes } from "../../_lib/units.ts";
-import { settings } from "../../../config/settings.ts";
 
 export interface HttpGetOptions {
   signal?: AbortSignal;
@@ -19,9 +18,11 @@ export interface HttpGetOptions {
   /** Cap on the decoded body; beyond it reading stops and `truncated` is set. */
   maxBytes: number;
   headers?: Record<string, string>;
+  /** Whether private-network addresses may be reached: the allow_private_network setting. */
+  allowPrivateNetwork: boolean;
   /**
-   * Whether private-network addresses may be reached; default: the program's settings. It holds
-   * for the first URL's origin only: a redirect elsewhere falls back to the default.
+   * Overrides allowPrivateNetwork for the first URL's origin only (an endpoint the user
+   * configured): a redirect elsewhere falls back to the setting.
    */
   allowPrivate?: boolean;
   /** Default 5; each hop is checked again. */
@@ -98,7 +99,7 @@ export async function httpGet(url: string, options: HttpGetOptions): Promise<Htt
     // What the caller vouched for (a configured endpoint, its credentials) stays with its origin.
     const sameOrigin = current.origin === origin;
     const allowPrivate = (sameOrigin ? options.allowPrivate : undefined) ??
-      settings.allowPrivateNetwork;
+      options.allowPrivateNetwork;
     const headers = sameOrigin ? options.headers : undefined;
     let response: IncomingMessage;
     try {

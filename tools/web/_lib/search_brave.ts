@@ -7,6 +7,7 @@ import {
   type ProviderChoice,
   providerGet,
   type SearchFindings,
+  type SearchNet,
   type SearchResult,
 } from "./search_provider.ts";
 
@@ -97,9 +98,9 @@ export function waitSeconds(headers: Record<string, string>): number | undefined
 export async function searchBrave(
   choice: ProviderChoice & { id: "brave" },
   query: string,
-  signal: AbortSignal,
+  net: SearchNet,
 ): Promise<SearchFindings> {
-  const response = await providerGet(choice, braveSearchUrl(choice.endpoint, query), signal, {
+  const response = await providerGet(choice, braveSearchUrl(choice.endpoint, query), net, {
     "accept": "application/json",
     "accept-language": "en",
     "x-subscription-token": choice.apiKey,

@@ -10,6 +10,7 @@ import {
   type ProviderChoice,
   providerGet,
   type SearchFindings,
+  type SearchNet,
   type SearchResult,
   shownUrl,
 } from "./search_provider.ts";
@@ -81,11 +82,11 @@ export async function parseDuckDuckGoPage(html: string): Promise<DuckDuckGoPage>
 export async function searchDuckDuckGo(
   choice: ProviderChoice,
   query: string,
-  signal: AbortSignal,
+  net: SearchNet,
 ): Promise<SearchFindings> {
   const url = new URL(choice.endpoint);
   url.searchParams.set("q", query);
-  const response = await providerGet(choice, url.href, signal, {
+  const response = await providerGet(choice, url.href, net, {
     "user-agent": BROWSER_USER_AGENT,
     "accept": "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8",
     "accept-language": "en",

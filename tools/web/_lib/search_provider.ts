@@ -6,7 +6,7 @@ import process from "node:process";
 import { ToolError } from "../../../mcp/tool.ts";
 import { HttpError, httpGet, type HttpResponse } from "./http_get.ts";
 import { oneLine, quoted } from "../../_lib/one_line.ts";
-import { settings } from "../../../config/settings.ts";
+import type { Settings } from "../../../config/settings.ts";
 
 export interface SearchResult {
   title: string;
@@ -86,8 +86,8 @@ function endpointFrom(env: Env, name: string, example: string): string | undefin
  * The environment as the provider choice reads it, with what the configuration says on top (the
  * configuration already weighed the environment against the files).
  */
-export function searchEnv(): Env {
-  const { provider, searxngUrl, braveApiKey, duckduckgoUrl, braveUrl } = settings.search;
+export function searchEnv(search: Settings["search"]): Env {
+  const { provider, searxngUrl, braveApiKey, duckduckgoUrl, braveUrl } = search;
   const configured: Record<string, string | undefined> = {
     [PROVIDER_VAR]: provider,
     [SEARXNG_VAR]: searxngUrl,
@@ -100,7 +100,7 @@ export function searchEnv(): Env {
   return env;
 }
 
-export function chooseProvider(env: Env = searchEnv()): ProviderChoice {
+export function chooseProvider(env: Env): ProviderChoice {
   const named = setting(env, PROVIDER_VAR)?.toLowerCase();
   if (named !== undefined && !(PROVIDERS as readonly string[]).includes(named)) {
     throw new ToolError(
@@ -240,6 +240,12 @@ export function shownUrl(href: string): string {
   return `${url.origin}${url.pathname}`;
 }
 
+/** What a search's requests go out with: the call's signal and the private-network setting. */
+export interface SearchNet {
+  signal: AbortSignal;
+  allowPrivateNetwork: boolean;
+}
+
 export const TIMEOUT_MS = 15_000;
 export const MAX_BYTES = 2 * 1024 * 1024;
 
@@ -250,12 +256,14 @@ export const MAX_BYTES = 2 * 1024 * 1024;
 export async function providerGet(
   choice: ProviderChoice,
   url: string,
-  signal: AbortSignal,
+  net: SearchNet,
   headers: Record<string, string>,
 ): Promise<HttpResponse> {
+  const { signal, allowPrivateNetwork } = net;
   try {
     return await httpGet(url, {
       signal,
+      allowPrivateNetwork,
       timeoutMs: TIMEOUT_MS,
       maxBytes: MAX_BYTES,
       headers,

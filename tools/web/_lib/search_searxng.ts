@@ -5,6 +5,7 @@ import {
   type ProviderChoice,
   providerGet,
   type SearchFindings,
+  type SearchNet,
   type SearchResult,
   shownUrl,
 } from "./search_provider.ts";
@@ -53,9 +54,9 @@ export function parseSearxng(data: unknown): SearchFindings {
 export async function searchSearxng(
   choice: ProviderChoice,
   query: string,
-  signal: AbortSignal,
+  net: SearchNet,
 ): Promise<SearchFindings> {
-  const response = await providerGet(choice, searxngSearchUrl(choice.endpoint, query), signal, {
+  const response = await providerGet(choice, searxngSearchUrl(choice.endpoint, query), net, {
     "accept": "application/json",
     "accept-language": "en",
   });

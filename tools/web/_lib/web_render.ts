@@ -6,7 +6,6 @@
 import { findChromium, RenderError, renderPage } from "./chromium_render.ts";
 import { HttpError, type HttpResponse, HttpTimeoutError } from "./http_get.ts";
 import { refusalForUrl } from "./net_guard.ts";
-import { settings } from "../../../config/settings.ts";
 
 /** Browsers running at once; each is a dozen processes and a few hundred MB. */
 const MAX_RENDERS = 2;
@@ -38,9 +37,9 @@ async function slot(signal: AbortSignal): Promise<() => void> {
 
 export async function renderedResponse(
   url: string,
-  options: { waitMs: number; timeoutMs: number; signal: AbortSignal },
+  options: { waitMs: number; timeoutMs: number; signal: AbortSignal; allowPrivateNetwork: boolean },
 ): Promise<HttpResponse> {
-  const allowPrivate = settings.allowPrivateNetwork;
+  const allowPrivate = options.allowPrivateNetwork;
   // Refused before any browser starts: a refusal should not cost a second.
   const refused = await refusalForUrl(url, allowPrivate);
   if (refused) throw new HttpError(refused);

@@ -3,8 +3,8 @@
  * these; wins over allow) and the read-only profile (only tools annotated read-only). Names may
  * use `*` for any run of characters.
  */
+import type { Settings } from "../config/settings.ts";
 import type { Tool } from "../mcp/tool.ts";
-import type { Settings } from "./settings.ts";
 
 function pattern(name: string): RegExp {
   const escaped = name.split("*").map((part) => part.replace(/[.+?^${}()|[\]\\-]/g, "\\$&"));

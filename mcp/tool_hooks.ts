@@ -1,0 +1,30 @@
+/** The tool hooks of every module, run as one: before-hooks in order, after-hooks all. */
+import type { ToolHooks } from "./tool.ts";
+
+type Before = NonNullable<ToolHooks["before"]>;
+
+export function combineHooks(hooks: readonly ToolHooks[]): ToolHooks {
+  const before = hooks.flatMap((hook) => hook.before ? [hook.before.bind(hook)] : []);
+  const after = hooks.flatMap((hook) => hook.after ? [hook.after.bind(hook)] : []);
+  return {
+    before: (...call) => runBefore(before, 0, ...call),
+    after(result) {
+      for (const hook of after) hook(result);
+    },
+  };
+}
+
+/**
+ * The before-hooks in order, each after the last has decided. Hooks that decide at once return
+ * nothing, so the common call awaits nothing at all.
+ */
+function runBefore(
+  hooks: Before[],
+  start: number,
+  ...call: Parameters<Before>
+): void | Promise<void> {
+  for (let i = start; i < hooks.length; i++) {
+    const waiting = hooks[i](...call);
+    if (waiting) return waiting.then(() => runBefore(hooks, i + 1, ...call));
+  }
+}
