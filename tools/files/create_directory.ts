@@ -3,6 +3,7 @@ import { defineTool, ToolError } from "../../mcp/tool.ts";
 import { describeEntry } from "../_lib/entries.ts";
 import { makeDirectories } from "../_lib/make_directories.ts";
 import { Sandbox } from "../_lib/sandbox.ts";
+import { CREATES_DIRECTORIES } from "../_lib/annotations.ts";
 import { whileChanging } from "./_lib/file_lock.ts";
 
 export default defineTool({
@@ -13,12 +14,7 @@ export default defineTool({
     "exists is reported, not an error; a file or other non-directory in the way is an error " +
     "naming it. write_file and move_file create parent directories themselves, so this is " +
     "needed only for empty directories.",
-  annotations: {
-    readOnlyHint: false,
-    destructiveHint: false,
-    idempotentHint: true,
-    openWorldHint: false,
-  },
+  annotations: CREATES_DIRECTORIES,
   input: {
     type: "object",
     properties: {

@@ -6,6 +6,7 @@ import { describeEntry, type Entry, resolveEntry } from "../_lib/entries.ts";
 import { makeDirectories } from "../_lib/make_directories.ts";
 import { Sandbox } from "../_lib/sandbox.ts";
 import { bytes, count } from "../_lib/units.ts";
+import { REPLACES_FILES } from "../_lib/annotations.ts";
 import { whileChanging } from "./_lib/file_lock.ts";
 
 /** Symlinks followed at most when the target of a link does not exist yet. */
@@ -21,12 +22,7 @@ export default defineTool({
     "parent directories are created; an existing file keeps its permissions; a symlink is " +
     "written through to its target. The result says whether the file was created or " +
     "overwritten and how many bytes were written. To change part of a file, use edit_file.",
-  annotations: {
-    readOnlyHint: false,
-    destructiveHint: true,
-    idempotentHint: true,
-    openWorldHint: false,
-  },
+  annotations: REPLACES_FILES,
   input: {
     type: "object",
     properties: {

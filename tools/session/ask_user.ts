@@ -1,6 +1,7 @@
 import type { ElicitRequest, ElicitResult } from "../../mcp/elicit.ts";
 import { InputRequired } from "../../mcp/round_trip.ts";
 import { defineTool, type ToolContext, ToolError } from "../../mcp/tool.ts";
+import { ASKS_THE_USER } from "../_lib/annotations.ts";
 
 const OTHER = "Other";
 
@@ -14,12 +15,7 @@ export default defineTool({
     `"${OTHER}" and type their own answer. Use it when a decision is theirs to make (a design ` +
     "choice, a risky step, unclear requirements), not for things you can find out yourself. If " +
     "the client cannot show forms, the result says so: ask in the chat instead.",
-  annotations: {
-    readOnlyHint: true,
-    destructiveHint: false,
-    idempotentHint: false,
-    openWorldHint: false,
-  },
+  annotations: ASKS_THE_USER,
   input: {
     type: "object",
     properties: {

@@ -1,6 +1,7 @@
 import { defineTool, ToolError } from "../../mcp/tool.ts";
 import { background, FACTS_SCHEMA, ID_PROPERTY } from "./_lib/background.ts";
 import { groupAlive } from "../_lib/process_groups.ts";
+import { STOPS_PROCESSES } from "../_lib/annotations.ts";
 
 const GRACE_MS = 2_000;
 
@@ -11,12 +12,7 @@ export default defineTool({
     "Stops a process started with bash_background: sends `signal` (default SIGTERM) to its whole " +
     `process group, grandchildren included, and SIGKILL after ${GRACE_MS / 1000} s if anything ` +
     "is still alive. Its output stays readable with bash_output.",
-  annotations: {
-    readOnlyHint: false,
-    destructiveHint: true,
-    idempotentHint: true,
-    openWorldHint: false,
-  },
+  annotations: STOPS_PROCESSES,
   input: {
     type: "object",
     properties: {
