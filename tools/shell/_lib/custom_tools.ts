@@ -27,22 +27,16 @@
  * A custom tool whose name a built-in tool already has is not caught here: the program checks
  * names across all its tools when it puts them together (the catalog refuses duplicates).
  */
-import { type ChildProcess, type StdioOptions } from "node:child_process";
-import { accessSync, constants, mkdtempSync, rmSync, statSync } from "node:fs";
-import { stat } from "node:fs/promises";
-import { connect, createServer, type Socket } from "node:net";
-import { homedir, tmpdir } from "node:os";
-import { delimiter, isAbsolute, join, resolve } from "node:path";
+import { resolve } from "node:path";
 import process from "node:process";
-import type { Readable } from "node:stream";
-import { compileSchema, type JsonSchema } from "../../../mcp/schema.ts";
-import { type Tool, TOOL_NAME, type ToolContext } from "../../../mcp/tool.ts";
-import { ToolError } from "../../../mcp/tool.ts";
-import { RUNS_COMMANDS, RUNS_NONDESTRUCTIVE_COMMANDS } from "../../_lib/annotations.ts";
-import { commandEnv } from "./login_env.ts";
-import { spawnInGroup } from "../../_lib/process_groups.ts";
 import type { CustomToolSpec } from "../../../config/settings.ts";
-import { RUN_FACTS_SCHEMA, supervise } from "./supervise.ts";
+import { compileSchema, type JsonSchema } from "../../../mcp/schema.ts";
+import { type Tool, TOOL_NAME, ToolError } from "../../../mcp/tool.ts";
+import { RUNS_COMMANDS, RUNS_NONDESTRUCTIVE_COMMANDS } from "../../_lib/annotations.ts";
+import { expandSlots, parseSlot, showSlot, unescape, withDefaults } from "./custom_argv.ts";
+import { checkDirectory, expandHome, findProgram, runProgram } from "./custom_run.ts";
+import { commandEnv } from "./login_env.ts";
+import { RUN_FACTS_SCHEMA } from "./supervise.ts";
 
 export interface CustomToolOptions {
   /** The directory of the config file that declared the tools: relative paths start there. */
@@ -54,8 +48,6 @@ export interface CustomToolOptions {
 }
 
 const DEFAULT_TIMEOUT_MS = 120_000;
-/** How long setting up the shared output socket may take before plain pipes are used. */
-const SOCKET_SETUP_MS = 1_000;
 const SPEC_KEYS = ["description", "input", "command", "cwd", "timeout_ms", "env", "destructive"];
 const EMPTY_INPUT = { type: "object", properties: {}, additionalProperties: false } as const;
 
@@ -88,15 +80,6 @@ export async function checkInputSchemas(tools: Tool[]): Promise<void> {
       );
     }
   }
-}
-
-/** A piece of a template slot: literal text, or the argument of that name. */
-type Piece = string | { name: string };
-
-interface Slot {
-  pieces: Piece[];
-  /** Set when the slot is exactly `{name}`: it may expand to several entries, or to none. */
-  whole?: string;
 }
 
 function customTool(name: string, raw: CustomToolSpec, options: CustomToolOptions): Tool {
@@ -235,312 +218,6 @@ function inputSchema(
   }
   // A misspelled optional argument must not vanish silently from the command.
   return { additionalProperties: false, ...input, type: "object" };
-}
-
-/** Splits a template slot into literal text and placeholders. */
-function parseSlot(text: string, fail: (problem: string) => never): Slot {
-  const pieces: Piece[] = [];
-  let literal = "";
-  for (let i = 0; i < text.length; i++) {
-    const char = text[i];
-    if ((char === "{" || char === "}") && text[i + 1] === char) {
-      literal += char;
-      i++;
-    } else if (char === "}") {
-      fail("a lone } (write }} for a literal brace)");
-    } else if (char === "{") {
-      const end = text.indexOf("}", i + 1);
-      const name = end < 0 ? "" : text.slice(i + 1, end);
-      if (end < 0 || name === "" || name.includes("{")) {
-        fail("a { that does not start a {placeholder} (write {{ for a literal brace)");
-      }
-      if (literal) pieces.push(literal);
-      literal = "";
-      pieces.push({ name });
-      i = end;
-    } else {
-      literal += char;
-    }
-  }
-  if (literal || pieces.length === 0) pieces.push(literal);
-  const only = pieces.length === 1 ? pieces[0] : undefined;
-  return { pieces, whole: typeof only === "object" ? only.name : undefined };
-}
-
-/** The slot's text with `{{`/`}}` unescaped; undefined when it holds a placeholder. */
-function unescape(text: string): string | undefined {
-  let slot: Slot;
-  try {
-    slot = parseSlot(text, (problem) => {
-      throw new Error(problem);
-    });
-  } catch {
-    return undefined;
-  }
-  return slot.pieces.every((piece) => typeof piece === "string") ? slot.pieces.join("") : undefined;
-}
-
-function withDefaults(
-  args: Record<string, unknown>,
-  properties: Record<string, Record<string, unknown>>,
-): Record<string, unknown> {
-  let values = args;
-  for (const [name, schema] of Object.entries(properties)) {
-    const given = own(args, name) !== undefined;
-    if (!given && schema && typeof schema === "object" && "default" in schema) {
-      if (values === args) values = { ...args };
-      values[name] = schema.default;
-    }
-  }
-  return values;
-}
-
-/** An argument's value; never something inherited ("constructor", "toString"). */
-function own(values: Record<string, unknown>, name: string): unknown {
-  return Object.hasOwn(values, name) ? values[name] : undefined;
-}
-
-/** The argv entries after the program, from the template and the call's arguments. */
-function expandSlots(slots: Slot[], values: Record<string, unknown>): string[] {
-  const argv: string[] = [];
-  for (const slot of slots) {
-    if (slot.whole !== undefined) {
-      const value = own(values, slot.whole);
-      if (value === undefined || value === null) continue;
-      if (Array.isArray(value)) {
-        for (const item of value) argv.push(checkText(slot.whole, asText(item)));
-      } else {
-        argv.push(checkText(slot.whole, asText(value)));
-      }
-      continue;
-    }
-    let text = "";
-    let absent = false;
-    for (const piece of slot.pieces) {
-      if (typeof piece === "string") {
-        text += piece;
-        continue;
-      }
-      const value = own(values, piece.name);
-      if (value === undefined || value === null) {
-        absent = true;
-        break;
-      }
-      if (Array.isArray(value)) {
-        throw new ToolError(
-          `${piece.name} must not be a list here: it is part of a longer argument; pass a single value`,
-        );
-      }
-      text += checkText(piece.name, asText(value));
-    }
-    if (!absent) argv.push(text);
-  }
-  return argv;
-}
-
-function asText(value: unknown): string {
-  if (typeof value === "string") return value;
-  if (typeof value === "number" || typeof value === "boolean") return String(value);
-  return JSON.stringify(value) ?? String(value);
-}
-
-/** No program can receive a NUL character in an argument: say so rather than fail to spawn. */
-function checkText(name: string, text: string): string {
-  if (text.includes("\0")) {
-    throw new ToolError(
-      `${name} contains a NUL character (\\u0000), which cannot be passed to a program; remove it`,
-    );
-  }
-  return text;
-}
-
-function expandHome(path: string): string {
-  return path === "~" || path.startsWith("~/") ? join(homedir(), path.slice(1)) : path;
-}
-
-async function checkDirectory(path: string): Promise<void> {
-  const info = await stat(path).catch(() => null);
-  if (!info?.isDirectory()) {
-    throw new ToolError(
-      `cwd ${
-        JSON.stringify(path)
-      } is not an existing directory; create it or fix the tool's cwd in the config`,
-    );
-  }
-}
-
-/**
- * The program's absolute path. With a slash, relative to `base`; without, the first executable
- * file of that name on `path` (as the program's environment will have it).
- */
-function findProgram(
-  name: string,
-  base: string,
-  path: string | undefined,
-  cwd: string,
-): string {
-  if (name.includes("/")) {
-    const file = resolve(base, name);
-    const info = statOrNull(file);
-    if (!info) {
-      throw new ToolError(
-        `cannot run ${
-          JSON.stringify(name)
-        }: ${file} does not exist (cwd ${cwd}); fix command[0] in the config`,
-      );
-    }
-    if (info.isDirectory()) {
-      throw new ToolError(
-        `cannot run ${JSON.stringify(name)}: ${file} is a directory (cwd ${cwd})`,
-      );
-    }
-    return file;
-  }
-  // execvp's own default when PATH is unset.
-  const dirs = (path ?? "/bin:/usr/bin").split(delimiter).filter(Boolean);
-  for (const dir of dirs) {
-    const file = resolve(isAbsolute(dir) ? dir : resolve(cwd, dir), name);
-    try {
-      accessSync(file, constants.X_OK);
-      if (statSync(file).isFile()) return file;
-    } catch {
-      // not here
-    }
-  }
-  throw new ToolError(
-    `cannot run ${JSON.stringify(name)}: no executable of that name on PATH (${
-      dirs.join(delimiter) || "empty"
-    }; cwd ${cwd}); install it, or give its full path as command[0] in the config`,
-  );
-}
-
-function statOrNull(file: string) {
-  try {
-    return statSync(file);
-  } catch {
-    return null;
-  }
-}
-
-interface RunOptions {
-  cwd: string;
-  env: Record<string, string | undefined>;
-  timeoutMs: number;
-  outputChars: number;
-}
-
-/** Runs the program in its own process group and shapes the result as `bash` does. */
-async function runProgram(
-  file: string,
-  program: string,
-  argv: string[],
-  options: RunOptions,
-  ctx: ToolContext,
-) {
-  if (ctx.signal.aborted) throw new ToolError("not started: the call was stopped first");
-  const shared = await sharedOutput();
-  return await supervise(() => {
-    const stdio: StdioOptions = ["ignore", shared?.writer ?? "pipe", shared?.writer ?? "pipe"];
-    let child: ChildProcess;
-    try {
-      child = spawnInGroup(file, argv, {
-        cwd: options.cwd,
-        env: options.env,
-        stdio,
-        argv0: program,
-      });
-    } catch (error) {
-      shared?.reader.destroy();
-      throw spawnError(error, program, file, options.cwd);
-    } finally {
-      // The child has its own copy; ours would keep the reader from ever seeing end-of-file.
-      shared?.writer.destroy();
-    }
-    const streams = (shared ? [shared.reader] : [child.stdout, child.stderr]) as Readable[];
-    return { child, streams };
-  }, {
-    timeoutMs: options.timeoutMs,
-    outputChars: options.outputChars,
-    cutHint: "narrow the arguments to get less output",
-    startError: (error) => spawnError(error, program, file, options.cwd),
-  }, ctx);
-}
-
-function spawnError(error: unknown, program: string, file: string, cwd: string): ToolError {
-  const code = (error as NodeJS.ErrnoException).code;
-  const where = `${JSON.stringify(program)} (${file}, cwd ${cwd})`;
-  if (code === "ENOENT") {
-    return new ToolError(
-      `cannot run ${where}: not found; if it is a script, check that the interpreter on its #! line exists`,
-    );
-  }
-  if (code === "EACCES") {
-    return new ToolError(`cannot run ${where}: permission denied; is it executable (chmod +x)?`);
-  }
-  if (code === "E2BIG") {
-    return new ToolError(`cannot run ${where}: the arguments are too long; pass less at once`);
-  }
-  return new ToolError(`cannot run ${where}: ${(error as Error).message}`);
-}
-
-/**
- * A connected pair of Unix sockets: the program gets `writer` as both stdout and stderr, so the
- * two interleave exactly as written (two pipes would be read in whatever order they are ready).
- * Made in a private directory, so no other user can connect first. Undefined when this fails,
- * and the output then comes through two pipes.
- */
-async function sharedOutput(): Promise<{ writer: Socket; reader: Socket } | undefined> {
-  let dir: string | undefined;
-  const server = createServer();
-  server.on("error", () => {}); // a failed listen rejects below
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<never>((_, fail) => {
-    timer = setTimeout(() => fail(new Error("too slow")), SOCKET_SETUP_MS);
-  });
-  late.catch(() => {});
-  let writer: Socket | undefined;
-  let accepted: Promise<Socket> | undefined;
-  try {
-    // Synchronous: these take microseconds, where their async forms cost a thread-pool trip.
-    dir = mkdtempSync(join(tmpdir(), "toolhost-out-"));
-    const path = join(dir, "out");
-    await Promise.race([
-      late,
-      new Promise<void>((done, fail) => {
-        server.once("error", fail);
-        server.listen(path, done);
-      }),
-    ]);
-    accepted = new Promise<Socket>((done) => server.once("connection", done));
-    const client = connect(path);
-    writer = client;
-    client.on("error", () => {});
-    await Promise.race([
-      late,
-      new Promise<void>((done, fail) => {
-        client.once("error", fail);
-        client.once("connect", done);
-      }),
-    ]);
-    return { writer: client, reader: await Promise.race([late, accepted]) };
-  } catch {
-    writer?.destroy();
-    accepted?.then((socket) => socket.destroy());
-    return undefined;
-  } finally {
-    clearTimeout(timer);
-    server.close();
-    try {
-      if (dir) rmSync(dir, { recursive: true, force: true });
-    } catch {
-      // an empty directory left in the temporary directory; nothing depends on it
-    }
-  }
-}
-
-/** A template slot as the description shows it: plain when it reads unambiguously. */
-function showSlot(slot: string): string {
-  return /^[\w@%+=:,./{}~-]+$/.test(slot) ? slot : JSON.stringify(slot);
 }
 
 function formatSeconds(ms: number): string {
