@@ -1,49 +1,37 @@
 /**
- * The MCP server: dispatch, both protocol eras, concurrency, cancellation and flow control.
- * It reads decoded lines and hands every outgoing message to `send`; it knows no transport and
- * no particular tool.
+ * One client's connection: dispatch, both protocol eras, concurrency, cancellation and flow
+ * control. It takes messages its transport decoded and hands every outgoing message to `send`;
+ * it knows no transport and no particular tool. What every connection shares is the McpService
+ * (service.ts); the legacy session's terms are in handshake.ts, what the client asked to hear of
+ * changes in subscriptions.ts, our requests to the client in requests_to_client.ts.
  */
-import { fileURLToPath } from "node:url";
+import { batchReplies } from "./batch.ts";
 import { Call, type CallEnvironment } from "./call.ts";
-import { type ChangeListener, ChangeWatches } from "./change_watches.ts";
-import { type LegacySession, LOG_LEVEL_LIST, modernScope, type Scope } from "./eras.ts";
+import { handlerFor, modernScope, type Scope } from "./eras.ts";
+import { Handshake } from "./handshake.ts";
 import {
-  classify,
   type Decoded,
-  decodeLine,
   failure,
   INTERNAL_ERROR,
-  INVALID_PARAMS,
   INVALID_REQUEST,
   isPlainObject,
   type JsonRpcMessage,
   type JsonRpcNotification,
   type JsonRpcRequest,
   type JsonRpcResponse,
-  METHOD_NOT_FOUND,
   type Params,
   type RequestId,
   requestKey,
   RpcError,
 } from "./jsonrpc.ts";
-import { atLeast, describeLogData, isLogLevel, type Logger, type LogLevel } from "./log.ts";
-import { type Connection, type Handler, McpService, type ServiceOptions } from "./service.ts";
-import { resourceNotFound } from "./handler_errors.ts";
-import {
-  type Era,
-  features,
-  META_CLIENT_CAPABILITIES,
-  META_LOG_LEVEL,
-  META_PROTOCOL_VERSION,
-  META_SERVER_INFO,
-  META_SUBSCRIPTION_ID,
-  MODERN_VERSIONS,
-  negotiateLegacy,
-} from "./versions.ts";
+import { atLeast, describeLogData, type LogLevel } from "./log.ts";
+import { RequestsToClient } from "./requests_to_client.ts";
+import { Roots } from "./roots.ts";
+import { type Connection, McpService, type ServiceOptions } from "./service.ts";
+import { Subscriptions } from "./subscriptions.ts";
+import { type Era, META_SERVER_INFO } from "./versions.ts";
 
-export type { ServerInfo } from "./service.ts";
-
-export interface ServerOptions extends ServiceOptions {
+export interface ConnectionOptions extends ServiceOptions {
   /**
    * Every outgoing message (or batch reply) in the order it should be written. Returns false,
    * sending nothing, when the message cannot be encoded as JSON. `related` is the id of the
@@ -55,14 +43,8 @@ export interface ServerOptions extends ServiceOptions {
   service?: McpService;
 }
 
-/** How long the client gets to answer a request of ours (roots/list). */
-const CLIENT_REQUEST_TIMEOUT_MS = 10_000;
-
-/** Resources one subscription may name, and a legacy session may subscribe to: each is a watch. */
-const MAX_SUBSCRIBED_URIS = 100;
-
-export class McpServer implements Connection {
-  readonly #options: ServerOptions;
+export class McpConnection implements Connection {
+  readonly #options: ConnectionOptions;
   readonly #service: McpService;
   readonly #calls = new Map<string, Call>();
   /** Requests and batches whose replies are not sent yet, and who waits for that to be none. */
@@ -70,36 +52,37 @@ export class McpServer implements Connection {
   #idleWaiters: (() => void)[] = [];
   /** Requests held back while output is backed up; notifications are never held. */
   #held: Decoded[] | null = null;
-  #session: LegacySession | null = null;
-  readonly #sessionLogLevel = () => this.#session?.logLevel ?? null;
+  readonly #handshake: Handshake;
   /** Shared by every modern result that has no `_meta` of its own; never modified. */
   readonly #serverMeta: Record<string, unknown>;
   #closing = false;
-  /** Requests we sent to the client, by id, waiting for its response. */
-  readonly #asked = new Map<string, (response: JsonRpcResponse) => void>();
-  #nextAskId = 1;
-  /** The legacy client's roots, fetched when it offers them and refetched when they change. */
-  #clientRoots: Promise<string[]> | null = null;
+  readonly #requests: RequestsToClient;
+  readonly #roots: Roots;
+  readonly #subscriptions: Subscriptions;
   readonly #environment: CallEnvironment;
-  /** Made when someone first wants to hear of changes. */
-  #watches?: ChangeWatches;
-  /** What the legacy session subscribed to. */
-  readonly #legacyUris = new Set<string>();
-  /** The legacy session as a receiver of change notifications. */
-  readonly #legacyListener: ChangeListener = {
-    deliver: (method, params) => this.#options.send({ jsonrpc: "2.0", method, params }),
-  };
 
-  constructor(options: ServerOptions) {
+  constructor(options: ConnectionOptions) {
     this.#options = options;
     this.#service = options.service ?? new McpService(options);
     this.#serverMeta = Object.freeze({ [META_SERVER_INFO]: options.info });
+    this.#handshake = new Handshake(this.#service, options);
+    this.#requests = new RequestsToClient(options, options.timeouts?.clientRequestMs);
+    this.#roots = new Roots(
+      options,
+      () => Boolean(this.#handshake.terms?.clientCapabilities.roots),
+      this.#requests,
+    );
+    this.#subscriptions = new Subscriptions(
+      this.#service,
+      options,
+      () => this.#roots.of(this.#handshake.scope({})),
+    );
     this.#environment = {
       logger: options.logger,
       send: options.send,
-      roots: (scope, related) => this.#roots(scope, related),
+      roots: (scope, related) => this.#roots.of(scope, related),
       ask: (method, params, timeoutMs, signal, related) =>
-        this.#ask(method, params, timeoutMs, signal, related),
+        this.#requests.ask(method, params, timeoutMs, signal, related),
     };
   }
 
@@ -114,7 +97,7 @@ export class McpServer implements Connection {
    */
   log(level: LogLevel, logger: string, data: unknown, toStderr = true): void {
     if (toStderr) this.#options.logger.log(level, `${logger}: ${describeLogData(data)}`);
-    const min = this.#session?.logLevel;
+    const min = this.#handshake.terms?.logLevel;
     if (min && atLeast(level, min)) {
       this.#options.send({
         jsonrpc: "2.0",
@@ -129,14 +112,11 @@ export class McpServer implements Connection {
     return this.#held?.length ?? 0;
   }
 
-  /** Handles one line of input. Never throws; every problem becomes a reply or a stderr line. */
-  handleLine(line: string): void {
-    if (line.trim() === "") return;
-    this.handleMessage(decodeLine(line));
-  }
-
-  /** Handles one message already decoded (an HTTP body). */
-  handleMessage(decoded: Decoded): void {
+  /**
+   * Handles one message its transport decoded (a line of stdin, an HTTP body). Never throws;
+   * every problem becomes a reply or a stderr line.
+   */
+  receive(decoded: Decoded): void {
     if (this.#held && (decoded.kind === "request" || decoded.kind === "batch")) {
       this.#held.push(decoded);
       return;
@@ -196,21 +176,9 @@ export class McpServer implements Connection {
       case "notification":
         this.#handleNotification(decoded.message);
         return;
-      case "response": {
-        const waiting = this.#asked.get(String(decoded.message.id));
-        if (waiting) {
-          this.#asked.delete(String(decoded.message.id));
-          waiting(decoded.message);
-        } else {
-          this.#options.logger.log(
-            "debug",
-            `ignored a response (id ${
-              JSON.stringify(decoded.message.id)
-            }): no request of ours is waiting`,
-          );
-        }
+      case "response":
+        this.#requests.answer(decoded.message);
         return;
-      }
       case "request":
         this.#answerLater(this.#handleRequest(decoded.message), (reply) => {
           if (reply) this.#reply(reply);
@@ -227,48 +195,14 @@ export class McpServer implements Connection {
   }
 
   #handleBatch(items: unknown[]): void {
-    const version = this.#session?.version;
-    if (version === undefined || !features.batches(version)) {
-      this.#options.send(failure(
-        null,
-        INVALID_REQUEST,
-        `Invalid Request: JSON-RPC batches are only allowed when 2025-03-26 was negotiated (${
-          version ? `this session uses ${version}` : "no session was initialized"
-        }); send one message per line`,
-      ));
-      return;
-    }
-    if (items.length === 0) {
-      this.#options.send(failure(null, INVALID_REQUEST, "Invalid Request: the batch is empty"));
-      return;
-    }
-    const replies = items.map((item): Promise<JsonRpcResponse | null> => {
-      const decoded = classify(item);
-      switch (decoded.kind) {
-        case "invalid":
-          return Promise.resolve(decoded.reply);
-        case "notification":
-          this.#handleNotification(decoded.message);
-          return Promise.resolve(null);
-        case "ignored":
-        case "response":
-        case "batch":
-          return Promise.resolve(
-            decoded.kind === "batch"
-              ? failure(null, INVALID_REQUEST, "Invalid Request: batches cannot be nested")
-              : null,
-          );
-        case "request":
-          if (decoded.message.method === "initialize") {
-            return Promise.resolve(failure(
-              decoded.message.id,
-              INVALID_REQUEST,
-              "Invalid Request: initialize must not be part of a batch",
-            ));
-          }
-          return this.#handleRequest(decoded.message);
-      }
+    const replies = batchReplies(items, this.#handshake.version, {
+      notification: (message) => this.#handleNotification(message),
+      request: (message) => this.#handleRequest(message),
     });
+    if (!Array.isArray(replies)) {
+      this.#options.send(replies);
+      return;
+    }
     this.#answerLater(Promise.all(replies), (all) => {
       const sent = all.filter((r): r is JsonRpcResponse => r !== null);
       if (sent.length > 0) this.#reply(sent);
@@ -306,11 +240,12 @@ export class McpServer implements Connection {
       this.cancel(id, typeof params.reason === "string" ? params.reason : undefined);
       return;
     }
-    if (message.method === "notifications/initialized" && this.#session) {
-      this.#hearListChanges(this.#service.capabilities(this.#session.version));
+    const terms = this.#handshake.terms;
+    if (message.method === "notifications/initialized" && terms) {
+      this.#subscriptions.hearListChanges(this.#service.capabilities(terms.version));
     }
     if (message.method === "notifications/roots/list_changed") {
-      this.#clientRoots = null; // fetched again when a tool next asks
+      this.#roots.forget(); // fetched again when a tool next asks
     }
     this.#options.logger.log("debug", `notification ${message.method}`);
   }
@@ -339,7 +274,7 @@ export class McpServer implements Connection {
 
   /** The protocol version `initialize` settled, if it has run. */
   get sessionVersion(): string | undefined {
-    return this.#session?.version;
+    return this.#handshake.version;
   }
 
   async #handleRequest(message: JsonRpcRequest): Promise<JsonRpcResponse | null> {
@@ -361,7 +296,7 @@ export class McpServer implements Connection {
       const params = message.params ?? {};
       const meta = isPlainObject(params._meta) ? params._meta : {};
       const scope = this.#scope(params, meta);
-      const run = this.#methodFor(method, scope);
+      const run = handlerFor(this.#service.methods, method, scope, this.#handshake.terms !== null);
       const token = meta.progressToken;
       call = new Call(
         id,
@@ -396,46 +331,7 @@ export class McpServer implements Connection {
 
   /** A request's era and declarations; modern `_meta` is checked before anything else. */
   #scope(params: Params, meta: Params): Scope {
-    const modern = modernScope(meta);
-    if (modern) return modern;
-    const session = this.#session;
-    return {
-      era: "legacy",
-      version: session?.version ?? negotiateLegacy(params.protocolVersion),
-      clientCapabilities: session?.clientCapabilities ?? {},
-      logLevel: this.#sessionLogLevel,
-    };
-  }
-
-  #methodFor(name: string, scope: Scope): Handler {
-    const method = this.#service.methods.get(name);
-    if (!method) throw new RpcError(METHOD_NOT_FOUND, `Method not found: ${name}`);
-    if (!method.eras.includes(scope.era)) {
-      if (scope.era === "modern") {
-        throw new RpcError(
-          METHOD_NOT_FOUND,
-          `Method not found: ${name} is not part of MCP ${scope.version}` +
-            (name === "logging/setLevel"
-              ? `; set _meta["${META_LOG_LEVEL}"] on each request instead`
-              : ""),
-        );
-      }
-      throw new RpcError(
-        INVALID_PARAMS,
-        `Invalid params: ${name} needs _meta["${META_PROTOCOL_VERSION}"] and _meta["${META_CLIENT_CAPABILITIES}"] (MCP ${
-          MODERN_VERSIONS.join(", ")
-        })`,
-      );
-    }
-    if (scope.era === "legacy" && !this.#session && name !== "initialize" && name !== "ping") {
-      throw new RpcError(
-        INVALID_PARAMS,
-        `Invalid params: ${name} carries no protocol version. Either send initialize first (MCP 2025-11-25 and earlier) or put "${META_PROTOCOL_VERSION}" and "${META_CLIENT_CAPABILITIES}" in params._meta (MCP ${
-          MODERN_VERSIONS.join(", ")
-        })`,
-      );
-    }
-    return method.run;
+    return modernScope(meta) ?? this.#handshake.scope(params);
   }
 
   /** Modern results name their type and the server. Handlers return fresh objects: edit in place. */
@@ -449,256 +345,30 @@ export class McpServer implements Connection {
   }
 
   initialize(params: Params): Record<string, unknown> {
-    if (typeof params.protocolVersion !== "string") {
-      throw new RpcError(
-        INVALID_PARAMS,
-        "Invalid params: initialize needs params.protocolVersion (a string)",
-      );
-    }
-    const version = negotiateLegacy(params.protocolVersion);
-    this.#session = {
-      version,
-      clientCapabilities: isPlainObject(params.capabilities) ? params.capabilities : {},
-      logLevel: null,
-    };
-    this.#clientRoots = null;
-    // A session that starts again hears nothing until it says it is initialized.
-    this.#watches?.removeListener(this.#legacyListener);
-    this.#legacyUris.clear();
-    const result: Record<string, unknown> = {
-      protocolVersion: version,
-      capabilities: this.#service.capabilities(version),
-      serverInfo: this.#options.info,
-    };
-    if (this.#options.instructions) result.instructions = this.#options.instructions;
+    const result = this.#handshake.initialize(params);
+    this.#roots.forget();
+    this.#subscriptions.forgetLegacy();
     return result;
   }
 
-  /**
-   * A legacy session hears of every list change its capabilities announce, from when it says
-   * it is initialized: watching may ask the client for its roots, which must not come earlier.
-   */
-  #hearListChanges(capabilities: Record<string, unknown>): void {
-    const watches = this.#changeWatches();
-    for (const kind of ["tools", "prompts", "resources"] as const) {
-      const announced = capabilities[kind] as { listChanged?: boolean } | undefined;
-      if (announced?.listChanged) watches.addList(this.#legacyListener, kind);
-    }
-  }
-
-  #changeWatches(): ChangeWatches {
-    this.#watches ??= new ChangeWatches(this.#service, {
-      roots: () => this.#roots(this.#scope({}, {})),
-      log: (level, data) => this.#options.logger.log(level, `watch: ${describeLogData(data)}`),
-    }, this.#options.logger);
-    return this.#watches;
+  setLevel(params: Params): Record<string, unknown> {
+    return this.#handshake.setLevel(params);
   }
 
   subscribe(params: Params, call: Call): Record<string, unknown> {
-    const uri = this.#subscriptionUri(params, call);
-    if (!this.#legacyUris.has(uri) && this.#legacyUris.size >= MAX_SUBSCRIBED_URIS) {
-      throw new RpcError(
-        INVALID_PARAMS,
-        `Invalid params: a session may subscribe to at most ${MAX_SUBSCRIBED_URIS} resources; unsubscribe from some first`,
-      );
-    }
-    if (!this.#changeWatches().addResource(this.#legacyListener, uri)) {
-      throw new RpcError(
-        INVALID_PARAMS,
-        `Invalid params: ${uri} cannot be subscribed to: it does not tell when it changes`,
-      );
-    }
-    this.#legacyUris.add(uri);
-    return {};
+    return this.#subscriptions.subscribe(params, call);
   }
 
   unsubscribe(params: Params, call: Call): Record<string, unknown> {
-    const uri = this.#subscriptionUri(params, call);
-    this.#watches?.removeResource(this.#legacyListener, uri);
-    this.#legacyUris.delete(uri);
-    return {};
+    return this.#subscriptions.unsubscribe(params, call);
   }
 
-  #subscriptionUri(params: Params, call: Call): string {
-    const uri = params.uri;
-    if (typeof uri !== "string" || uri === "") {
-      throw new RpcError(
-        INVALID_PARAMS,
-        `Invalid params: ${call.method} needs params.uri (a non-empty string)`,
-      );
-    }
-    if (this.#service.watchFor(uri) === undefined) throw resourceNotFound(uri, call.era);
-    return uri;
-  }
-
-  /**
-   * subscriptions/listen: acknowledges what it will tell, then tells it, tagged with the
-   * request's id, until the client cancels (no reply then) or the server shuts down (a reply
-   * that says the stream ended on purpose).
-   */
-  async listen(params: Params, call: Call): Promise<Record<string, unknown>> {
-    const asked = params.notifications;
-    if (!isPlainObject(asked)) {
-      throw new RpcError(
-        INVALID_PARAMS,
-        "Invalid params: subscriptions/listen needs params.notifications (an object naming what to hear)",
-      );
-    }
-    const uris = asked.resourceSubscriptions;
-    if (uris !== undefined && !(Array.isArray(uris) && uris.every((u) => typeof u === "string"))) {
-      throw new RpcError(
-        INVALID_PARAMS,
-        "Invalid params: notifications.resourceSubscriptions must be an array of URIs",
-      );
-    }
-    if (uris && new Set(uris).size > MAX_SUBSCRIBED_URIS) {
-      throw new RpcError(
-        INVALID_PARAMS,
-        `Invalid params: one subscription may name at most ${MAX_SUBSCRIBED_URIS} resources`,
-      );
-    }
-    const tag = { [META_SUBSCRIPTION_ID]: call.id };
-    const listener: ChangeListener = {
-      deliver: (method, params) =>
-        this.#options.send({ jsonrpc: "2.0", method, params: { ...params, _meta: tag } }, call.id),
-    };
-    const watches = this.#changeWatches();
-    const granted: Record<string, unknown> = {};
-    const flags = {
-      toolsListChanged: "tools",
-      promptsListChanged: "prompts",
-      resourcesListChanged: "resources",
-    } as const;
-    const lists = Object.entries(flags).filter(([flag, kind]) =>
-      asked[flag] === true && watches.canWatchList(kind)
-    );
-    for (const [flag] of lists) granted[flag] = true;
-    const resources = [...new Set(uris ?? [])].filter((uri) => this.#service.watchFor(uri));
-    if (uris !== undefined) granted.resourceSubscriptions = resources;
-    // The acknowledgment goes first: nothing is watched until it is on its way.
-    this.#options.send({
-      jsonrpc: "2.0",
-      method: "notifications/subscriptions/acknowledged",
-      params: { _meta: tag, notifications: granted },
-    }, call.id);
-    for (const [, kind] of lists) watches.addList(listener, kind);
-    for (const uri of resources) watches.addResource(listener, uri);
-    try {
-      await new Promise<void>((resolve) => {
-        if (call.signal.aborted) resolve();
-        call.signal.addEventListener("abort", () => resolve(), { once: true });
-      });
-    } finally {
-      watches.removeListener(listener);
-    }
-    return { _meta: tag };
-  }
-
-  setLevel(params: Params): Record<string, unknown> {
-    if (!isLogLevel(params.level)) {
-      throw new RpcError(INVALID_PARAMS, `Invalid params: level must be one of ${LOG_LEVEL_LIST}`);
-    }
-    this.#session!.logLevel = params.level;
-    return {};
-  }
-
-  /**
-   * Sends a request to the client (legacy era only) and waits for its result. If `signal` aborts
-   * or the time runs out first, the client is told to drop the request (notifications/cancelled).
-   */
-  #ask(
-    method: string,
-    params: Params,
-    timeoutMs = this.#options.timeouts?.clientRequestMs ?? CLIENT_REQUEST_TIMEOUT_MS,
-    signal?: AbortSignal,
-    related?: RequestId,
-  ): Promise<Record<string, unknown>> {
-    const id = `toolhost-${this.#nextAskId++}`;
-    return new Promise((resolve, reject) => {
-      const settle = () => {
-        clearTimeout(timer);
-        signal?.removeEventListener("abort", onAbort);
-        this.#asked.delete(id);
-      };
-      // Whatever ends our wait, the client is told to drop the request too.
-      const withdraw = (reason: string, error: Error) => {
-        settle();
-        this.#options.send({
-          jsonrpc: "2.0",
-          method: "notifications/cancelled",
-          params: { requestId: id, reason },
-        }, related);
-        reject(error);
-      };
-      const onAbort = () =>
-        withdraw(
-          "the tool call that asked was stopped",
-          new Error(`${method} was abandoned: the call was stopped`),
-        );
-      const timer = setTimeout(
-        () =>
-          withdraw(
-            `no answer within ${timeoutMs} ms`,
-            new Error(`the client did not answer ${method} within ${timeoutMs} ms`),
-          ),
-        timeoutMs,
-      );
-      signal?.addEventListener("abort", onAbort, { once: true });
-      this.#asked.set(id, (response) => {
-        settle();
-        if ("error" in response) reject(new Error(`${method} failed: ${response.error.message}`));
-        else resolve(response.result);
-      });
-      if (!this.#options.send({ jsonrpc: "2.0", id, method, params }, related)) {
-        settle();
-        reject(new Error(`${method} could not be sent: no stream to the client is open`));
-      }
-    });
-  }
-
-  #roots(scope: Scope, related?: RequestId): Promise<string[]> {
-    const { fixed, fallback } = this.#options.roots;
-    if (fixed.length > 0) return Promise.resolve(fixed);
-    if (scope.era === "legacy" && this.#session?.clientCapabilities.roots) {
-      this.#clientRoots ??= this.#ask("roots/list", {}, undefined, undefined, related).then(
-        (result) => rootPaths(result, this.#options.logger),
-        (error) => {
-          // Until the client says its roots changed, do not make every call wait again.
-          this.#options.logger.log(
-            "warning",
-            `could not get the client's roots (${error.message}); using ${
-              fallback.join(", ")
-            } until they change`,
-          );
-          return [];
-        },
-      );
-      return this.#clientRoots.then((roots) => (roots.length > 0 ? roots : fallback));
-    }
-    return Promise.resolve(fallback);
+  listen(params: Params, call: Call): Promise<Record<string, unknown>> {
+    return this.#subscriptions.listen(params, call);
   }
 
   /** Stops this connection's watches (the connection itself ends with its transport). */
   close(): void {
-    this.#watches?.close();
+    this.#subscriptions.close();
   }
-}
-
-/** The local directories in a roots/list result; other kinds of URI are skipped with a warning. */
-function rootPaths(result: Record<string, unknown>, logger: Logger): string[] {
-  const roots = Array.isArray(result.roots) ? result.roots : [];
-  const paths: string[] = [];
-  for (const root of roots) {
-    const uri = isPlainObject(root) ? root.uri : undefined;
-    try {
-      if (typeof uri === "string" && uri.startsWith("file:")) {
-        paths.push(fileURLToPath(uri));
-        continue;
-      }
-    } catch {
-      // not a usable file URI: reported below
-    }
-    logger.log("warning", `ignored a root that is not a local directory: ${JSON.stringify(root)}`);
-  }
-  return paths;
 }

@@ -74,7 +74,10 @@ export function failure(id: RequestId | null, code: number, message: string, dat
   return { jsonrpc: "2.0", id, error } as JsonRpcFailure;
 }
 
-/** Parses one line of JSON text and classifies it. */
+/**
+ * Parses one JSON text (a line of stdin, or an HTTP body) and classifies it; text that is not
+ * JSON becomes a parse error to send (-32700, id null).
+ */
 export function decodeLine(line: string): Decoded {
   let value: unknown;
   try {

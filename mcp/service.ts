@@ -1,6 +1,6 @@
 /**
  * What every connection of one server shares: the catalogs of tools, resources and prompts,
- * which methods exist, and the capabilities that follow from them. A connection (server.ts)
+ * which methods exist, and the capabilities that follow from them. A connection (connection.ts)
  * adds what belongs to one client: its session, its requests in flight, its subscriptions.
  */
 import { homedir } from "node:os";

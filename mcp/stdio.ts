@@ -1,10 +1,13 @@
 /**
- * The stdio transport: stdin → lines → server, and one ordered writer to stdout that respects
- * backpressure, so replies of any size arrive whole and in order through a pipe.
+ * The stdio transport: stdin → lines → decoded messages → connection, and one ordered writer to
+ * stdout that respects backpressure, so replies of any size arrive whole and in order through a
+ * pipe.
  */
 import type { Readable, Writable } from "node:stream";
 import { setImmediate } from "node:timers";
+import type { McpConnection } from "./connection.ts";
 import {
+  decodeLine,
   failure,
   INVALID_REQUEST,
   type JsonRpcMessage,
@@ -12,7 +15,6 @@ import {
   peekTopLevelId,
 } from "./jsonrpc.ts";
 import { LineSplitStream, OversizedLine } from "./lines.ts";
-import type { McpServer } from "./server.ts";
 
 /** Characters handed to one write() call at most; larger queues go out in several. */
 const WRITE_CHUNK = 1 << 20;
@@ -124,11 +126,20 @@ export class StdoutWriter {
 }
 
 /**
- * Feeds stdin to the server line by line until end of input. An oversized line is answered
+ * Hands one line of input to the connection, decoded: a blank line is skipped, one that is not
+ * JSON is answered with a parse error (-32700, id null) by the connection like any invalid message.
+ */
+export function receiveLine(connection: McpConnection, line: string): void {
+  if (line.trim() === "") return;
+  connection.receive(decodeLine(line));
+}
+
+/**
+ * Feeds stdin to the connection line by line until end of input. An oversized line is answered
  * with an error (carrying its id when it can be found) and reading goes on.
  */
 export async function serveStdio(
-  server: McpServer,
+  connection: McpConnection,
   writer: StdoutWriter,
   stdin: Readable,
   maxLineLength: number,
@@ -145,16 +156,16 @@ export async function serveStdio(
         `Invalid Request: the message is ${line.length} characters long, over this server's limit of ${maxLineLength} (raise it with --max-line-mb)`,
       ));
     } else {
-      server.handleLine(line);
+      receiveLine(connection, line);
     }
     if (writer.backlog > HOLD_AT_BACKLOG && !holding) {
       holding = true;
-      server.hold();
+      connection.hold();
       writer.drained().then(() => {
         holding = false;
-        server.release();
+        connection.release();
       });
     }
-    if (server.held > MAX_HELD_REQUESTS) await writer.drained();
+    if (connection.held > MAX_HELD_REQUESTS) await writer.drained();
   }
 }

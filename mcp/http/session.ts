@@ -7,20 +7,20 @@
 import type { JsonRpcMessage, JsonRpcResponse, RequestId } from "../jsonrpc.ts";
 import { requestKey } from "../jsonrpc.ts";
 import type { Logger } from "../log.ts";
-import { McpServer } from "../server.ts";
+import { McpConnection } from "../connection.ts";
 import type { McpService } from "../service.ts";
 import type { Exchange } from "./exchange.ts";
 import type { SseStream } from "./sse.ts";
 
 export class LegacySession {
-  readonly conn: McpServer;
+  readonly conn: McpConnection;
   /** POSTs waiting for their reply, by request id. */
   readonly exchanges = new Map<string, Exchange>();
   stream?: SseStream;
   lastActive = Date.now();
 
   constructor(readonly id: string, service: McpService, readonly logger: Logger) {
-    this.conn = new McpServer({
+    this.conn = new McpConnection({
       ...service.options,
       service,
       send: (message, related) => this.#send(message, related),

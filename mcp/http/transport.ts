@@ -17,7 +17,7 @@ import {
   type RpcError,
 } from "../jsonrpc.ts";
 import { describeLogData, type Logger, type LogLevel } from "../log.ts";
-import { McpServer } from "../server.ts";
+import { McpConnection } from "../connection.ts";
 import type { McpService } from "../service.ts";
 import { readBody } from "./body.ts";
 import { type Accepts, accepts, Exchange, SSE_HEADERS } from "./exchange.ts";
@@ -55,7 +55,7 @@ export class HttpTransport {
   readonly #options: HttpOptions;
   readonly #sessions = new Map<string, LegacySession>();
   /** Connections of 2026-07-28 requests in flight, to stop on shutdown. */
-  readonly #stateless = new Set<McpServer>();
+  readonly #stateless = new Set<McpConnection>();
   readonly #path: string;
   readonly #headerParams = new Map<string, HeaderParam[]>();
   readonly #sweep: ReturnType<typeof setInterval>;
@@ -237,7 +237,7 @@ export class HttpTransport {
     this.#sessions.set(id, session);
     const exchange = this.#legacyExchange(request, session, [decoded.message.id], accept);
     exchange.setHeader("mcp-session-id", id);
-    session.conn.handleMessage(decoded);
+    session.conn.receive(decoded);
     return exchange.response.then((response) => {
       // A failed initialize opens nothing.
       if (session.conn.sessionVersion === undefined) {
@@ -289,7 +289,7 @@ export class HttpTransport {
       }
     }
     if (ids.length === 0) {
-      session.conn.handleMessage(decoded);
+      session.conn.receive(decoded);
       if (decoded.kind === "notification" && decoded.message.method === "notifications/cancelled") {
         const id = decoded.message.params?.requestId;
         if (typeof id === "string" || typeof id === "number") session.cancelled(id);
@@ -309,7 +309,7 @@ export class HttpTransport {
     // Bun tells of a client that hangs up through request.signal either way. (Deno tells only
     // through a stream it was given: there a hang-up before the first byte goes unnoticed.)
     const exchange = this.#legacyExchange(request, session, ids, accept);
-    session.conn.handleMessage(decoded);
+    session.conn.receive(decoded);
     return exchange.response;
   }
 
@@ -368,7 +368,7 @@ export class HttpTransport {
       );
     }
     const exchange = new Exchange(accept, () => conn.cancel(message.id, "stream closed"));
-    const conn: McpServer = new McpServer({
+    const conn: McpConnection = new McpConnection({
       ...this.#options.service.options,
       service: this.#options.service,
       send: (out) => {
@@ -387,7 +387,7 @@ export class HttpTransport {
     this.#stateless.add(conn);
     request.signal.addEventListener("abort", () => exchange.gone(), { once: true });
     if (message.method === "subscriptions/listen") exchange.stream();
-    conn.handleMessage(decoded);
+    conn.receive(decoded);
     conn.settled(MAX_TIMER_MS).then(() => {
       this.#stateless.delete(conn);
       conn.close();

@@ -1,12 +1,13 @@
-/** An McpServer in this process, with every message it sends recorded: for dispatch tests. */
+/** An McpConnection in this process, with every message it sends recorded: for dispatch tests. */
 import process from "node:process";
+import { type ConnectionOptions, McpConnection } from "../../mcp/connection.ts";
 import type { Logger, LogLevel } from "../../mcp/log.ts";
-import { McpServer, type ServerOptions } from "../../mcp/server.ts";
+import { receiveLine } from "../../mcp/stdio.ts";
 import type { Tool } from "../../mcp/tool.ts";
 import type { Message } from "./raw_client.ts";
 
 export interface Harness {
-  server: McpServer;
+  server: McpConnection;
   sent: (Message | Message[])[];
   logs: { level: LogLevel; message: string }[];
   line(value: unknown): void;
@@ -21,12 +22,12 @@ export function harness(
   tools: Tool[],
   pageSize?: number,
   roots = { fixed: [] as string[], fallback: [process.cwd()] },
-  extra: Pick<ServerOptions, "hooks" | "timeouts" | "resources" | "templates" | "prompts"> = {},
+  extra: Pick<ConnectionOptions, "hooks" | "timeouts" | "resources" | "templates" | "prompts"> = {},
 ): Harness {
   const sent: (Message | Message[])[] = [];
   const logs: { level: LogLevel; message: string }[] = [];
   const logger: Logger = { log: (level, message) => logs.push({ level, message }) };
-  const server = new McpServer({
+  const server = new McpConnection({
     info: { name: "toolhost", version: "9.9.9" },
     instructions: "test instructions",
     tools,
@@ -47,8 +48,9 @@ export function harness(
     roots,
     ...extra,
   });
+  // As stdin's lines reach it: decoded on the stdio side, blank ones skipped.
   const line = (value: unknown) =>
-    server.handleLine(typeof value === "string" ? value : JSON.stringify(value));
+    receiveLine(server, typeof value === "string" ? value : JSON.stringify(value));
   const responseTo = async (id: string | number | null) => {
     for (let i = 0; i < 2000; i++) {
       const found = sent.find((m): m is Message =>
