@@ -1,4 +1,7 @@
-/** Suggestions for names a model misspelt or abbreviated: fields, tools. */
+/**
+ * Suggestions for names a person or a model misspelt or abbreviated: config keys, fields, tools.
+ * Here, in the bottom layer, because config/ and mcp/ both use it and config/ imports nothing.
+ */
 
 /** Edit distance between two names. */
 function distance(a: string, b: string): number {

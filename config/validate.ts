@@ -6,7 +6,7 @@
  */
 import type { ErrorObject, ValidateFunction } from "ajv";
 import schema from "../toolhost.schema.json" with { type: "json" };
-import { closest } from "../mcp/suggest.ts";
+import { closest } from "./suggest.ts";
 import generatedValidate from "./schema_validator.generated.js";
 
 type Schema = Record<string, unknown>;

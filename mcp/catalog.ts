@@ -8,7 +8,7 @@ import { INVALID_PARAMS, isPlainObject, type Params, RpcError } from "./jsonrpc.
 import { describeLogData, type Logger } from "./log.ts";
 import { pageOf } from "./pages.ts";
 import { ValidatorCache } from "./schema.ts";
-import { closest } from "./suggest.ts";
+import { closest } from "../config/suggest.ts";
 import type { ContentBlock, ProgramContext, Tool, ToolHooks, ToolReturn } from "./tool.ts";
 import { MissingClientCapability, ToolError } from "./tool.ts";
 import { missingCapability } from "./handler_errors.ts";

@@ -10,7 +10,7 @@ import { pageOf } from "./pages.ts";
 import { checkPrompt, type Prompt, type PromptFamily, type PromptSpec } from "./prompt.ts";
 import type { ReadContext } from "./resource.ts";
 import { cacheable, compare } from "./resources.ts";
-import { closest } from "./suggest.ts";
+import { closest } from "../config/suggest.ts";
 import { answersOf, callDigest, InputRequired, inputRequiredResult } from "./round_trip.ts";
 import { MissingClientCapability, type ProgramContext } from "./tool.ts";
 import { missingCapability } from "./handler_errors.ts";

@@ -4,7 +4,7 @@
  * `$ref`s are resolved only inside the schema: nothing is ever fetched over the network.
  */
 import type { ErrorObject, ValidateFunction } from "ajv";
-import { closest } from "./suggest.ts";
+import { closest } from "../config/suggest.ts";
 
 export type JsonSchema = Record<string, unknown>;
 

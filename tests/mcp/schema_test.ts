@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { compileSchema, fieldPath } from "../../mcp/schema.ts";
-import { closest } from "../../mcp/suggest.ts";
+import { closest } from "../../config/suggest.ts";
 
 test("field paths read like code: nested fields, indexes, odd keys", () => {
   assert.equal(fieldPath("#"), "arguments");
