@@ -1,8 +1,8 @@
 /**
- * A legacy (2025-11-25 and earlier) session over HTTP: one connection named by Mcp-Session-Id.
- * It routes what the connection sends: a reply to the POST that asked, what belongs to a
- * request (progress, log lines, questions to the client) onto that POST's stream, and the rest
- * (change notifications) onto the session's GET stream.
+ * A legacy (2025-11-25 and earlier) session over HTTP: one connection named by Mcp-Session-Id,
+ * kept between requests. It routes what the connection sends: a reply to the POST that asked,
+ * what belongs to a request (progress, log lines, questions to the client) onto that POST's
+ * stream, and the rest (change notifications) onto the session's GET stream.
  */
 import type { JsonRpcMessage, JsonRpcResponse, RequestId } from "../jsonrpc.ts";
 import { requestKey } from "../jsonrpc.ts";
@@ -12,7 +12,7 @@ import type { McpService } from "../service.ts";
 import type { Exchange } from "./exchange.ts";
 import type { SseStream } from "./sse.ts";
 
-export class LegacySession {
+export class HttpSession {
   readonly conn: McpConnection;
   /** POSTs waiting for their reply, by request id. */
   readonly exchanges = new Map<string, Exchange>();

@@ -24,7 +24,7 @@ import { type Accepts, accepts, Exchange, SSE_HEADERS } from "./exchange.ts";
 import type { HttpGuard } from "./guard.ts";
 import { checkModernHeaders, type HeaderParam, headerParamsOf } from "./headers.ts";
 import { errorResponse, modernStatus } from "./replies.ts";
-import { LegacySession } from "./session.ts";
+import { HttpSession } from "./session.ts";
 import { SseStream } from "./sse.ts";
 import { META_PROTOCOL_VERSION, SUPPORTED_VERSIONS } from "../versions.ts";
 
@@ -53,7 +53,7 @@ const ALLOW = { allow: "POST, GET, DELETE" };
 
 export class HttpTransport {
   readonly #options: HttpOptions;
-  readonly #sessions = new Map<string, LegacySession>();
+  readonly #sessions = new Map<string, HttpSession>();
   /** Connections of 2026-07-28 requests in flight, to stop on shutdown. */
   readonly #stateless = new Set<McpConnection>();
   readonly #path: string;
@@ -185,7 +185,7 @@ export class HttpTransport {
   }
 
   /** The session a request names, checked against the version it says it speaks. */
-  #session(id: string, request: Request): LegacySession | Response {
+  #session(id: string, request: Request): HttpSession | Response {
     const session = this.#sessions.get(id);
     if (!session) {
       return errorResponse(
@@ -233,7 +233,7 @@ export class HttpTransport {
       );
     }
     const id = crypto.randomUUID();
-    const session = new LegacySession(id, this.#options.service, this.#options.logger);
+    const session = new HttpSession(id, this.#options.service, this.#options.logger);
     this.#sessions.set(id, session);
     const exchange = this.#legacyExchange(request, session, [decoded.message.id], accept);
     exchange.setHeader("mcp-session-id", id);
@@ -252,7 +252,7 @@ export class HttpTransport {
   /** Below the cap, or made so by ending the least recently used idle session. */
   #makeRoom(): boolean {
     if (this.#sessions.size < (this.#options.maxSessions ?? MAX_SESSIONS)) return true;
-    let oldest: LegacySession | undefined;
+    let oldest: HttpSession | undefined;
     for (const session of this.#sessions.values()) {
       if (session.idle && (!oldest || session.lastActive < oldest.lastActive)) oldest = session;
     }
@@ -265,7 +265,7 @@ export class HttpTransport {
 
   #legacy(
     request: Request,
-    session: LegacySession,
+    session: HttpSession,
     decoded: Decoded,
     accept: Accepts,
   ): Promise<Response> | Response {
@@ -315,7 +315,7 @@ export class HttpTransport {
 
   #legacyExchange(
     request: Request,
-    session: LegacySession,
+    session: HttpSession,
     ids: RequestId[],
     accept: Accepts,
   ): Exchange {
