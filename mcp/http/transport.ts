@@ -53,6 +53,7 @@ const ALLOW = { allow: "POST, GET, DELETE" };
 
 export class HttpTransport {
   readonly #options: HttpOptions;
+  /** In order of use, least recently used first (times alone tie within a millisecond). */
   readonly #sessions = new Map<string, HttpSession>();
   /** Connections of 2026-07-28 requests in flight, to stop on shutdown. */
   readonly #stateless = new Set<McpConnection>();
@@ -205,6 +206,8 @@ export class HttpTransport {
       );
     }
     session.lastActive = Date.now();
+    this.#sessions.delete(id);
+    this.#sessions.set(id, session);
     return session;
   }
 
@@ -254,7 +257,10 @@ export class HttpTransport {
     if (this.#sessions.size < (this.#options.maxSessions ?? MAX_SESSIONS)) return true;
     let oldest: HttpSession | undefined;
     for (const session of this.#sessions.values()) {
-      if (session.idle && (!oldest || session.lastActive < oldest.lastActive)) oldest = session;
+      if (session.idle) {
+        oldest = session;
+        break;
+      }
     }
     if (!oldest) return false;
     this.#sessions.delete(oldest.id);
