@@ -2,6 +2,7 @@ import { stat } from "node:fs/promises";
 import { defineTool, ToolError } from "../../mcp/tool.ts";
 import { describeEntry } from "../_lib/entries.ts";
 import { makeDirectories } from "../_lib/make_directories.ts";
+import { pathProperty } from "../_lib/path_properties.ts";
 import { Sandbox } from "../_lib/sandbox.ts";
 import { CREATES_DIRECTORIES } from "../_lib/annotations.ts";
 import { whileChanging } from "./_lib/file_lock.ts";
@@ -18,11 +19,7 @@ export default defineTool({
   input: {
     type: "object",
     properties: {
-      path: {
-        type: "string",
-        minLength: 1,
-        description: "The directory to create; relative paths start at the first allowed root.",
-      },
+      path: pathProperty("The directory to create"),
     },
     required: ["path"],
     additionalProperties: false,

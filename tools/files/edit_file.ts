@@ -2,6 +2,7 @@ import { readFile, stat } from "node:fs/promises";
 import { defineTool, ToolError } from "../../mcp/tool.ts";
 import { assertWritable, hardLinkNote, writeFileAtomic } from "../_lib/atomic_write.ts";
 import { explainMissing, lineOf, occurrences, replaceAt } from "./_lib/edit_match.ts";
+import { pathProperty } from "../_lib/path_properties.ts";
 import { Sandbox } from "../_lib/sandbox.ts";
 import { decodeText, encodeText } from "../_lib/text.ts";
 import { whileChanging } from "./_lib/file_lock.ts";
@@ -26,11 +27,7 @@ export default defineTool({
   input: {
     type: "object",
     properties: {
-      path: {
-        type: "string",
-        minLength: 1,
-        description: "The file to edit; relative paths start at the first allowed root.",
-      },
+      path: pathProperty("The file to edit"),
       edits: {
         type: "array",
         minItems: 1,

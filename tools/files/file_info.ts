@@ -5,6 +5,7 @@ import { defineTool, ToolError } from "../../mcp/tool.ts";
 import { describeEntry, entryType, resolveEntry } from "../_lib/entries.ts";
 import { encodingName, sniff } from "../_lib/file_sniff.ts";
 import { LINE_COUNT_BUDGET_BYTES, scanLines } from "./_lib/line_scan.ts";
+import { pathProperty } from "../_lib/path_properties.ts";
 import { Sandbox } from "../_lib/sandbox.ts";
 import { bytes, count } from "../_lib/units.ts";
 import { READ_ONLY } from "../_lib/annotations.ts";
@@ -53,11 +54,7 @@ export default defineTool({
   input: {
     type: "object",
     properties: {
-      path: {
-        type: "string",
-        minLength: 1,
-        description: "The path to describe; relative paths start at the first allowed root.",
-      },
+      path: pathProperty("The path to describe"),
     },
     required: ["path"],
     additionalProperties: false,

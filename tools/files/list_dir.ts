@@ -5,6 +5,7 @@ import { defineTool, ToolError } from "../../mcp/tool.ts";
 import type { EntryType } from "../_lib/entries.ts";
 import { IgnoreRules } from "../_lib/gitignore.ts";
 import { skippedIgnoreNote } from "../_lib/gitignore_read.ts";
+import { pathOrRootProperty } from "../_lib/path_properties.ts";
 import { Sandbox } from "../_lib/sandbox.ts";
 import { bytes, count } from "../_lib/units.ts";
 import { byName, kindOf, SKIPPED_NAMES } from "../_lib/walk.ts";
@@ -169,7 +170,7 @@ export default defineTool({
   input: {
     type: "object",
     properties: {
-      path: { type: "string", description: "Directory to list (default: the first allowed root)." },
+      path: pathOrRootProperty("Directory to list"),
       depth: {
         type: "integer",
         minimum: 1,

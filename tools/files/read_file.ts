@@ -3,6 +3,7 @@ import { type FileHandle, stat } from "node:fs/promises";
 import { defineTool, ToolError } from "../../mcp/tool.ts";
 import { describeEntry } from "../_lib/entries.ts";
 import { encodingName, sniff } from "../_lib/file_sniff.ts";
+import { pathProperty } from "../_lib/path_properties.ts";
 import { Sandbox } from "../_lib/sandbox.ts";
 import { MAX_LINE_CHARS, type Page, readPage } from "./_lib/text_page.ts";
 import { bytes, count } from "../_lib/units.ts";
@@ -30,11 +31,7 @@ export default defineTool({
   input: {
     type: "object",
     properties: {
-      path: {
-        type: "string",
-        minLength: 1,
-        description: "The file to read; relative paths start at the first allowed root.",
-      },
+      path: pathProperty("The file to read"),
       offset: {
         type: "integer",
         minimum: 1,

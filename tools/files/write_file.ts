@@ -4,6 +4,7 @@ import { defineTool, ToolError } from "../../mcp/tool.ts";
 import { assertWritable, hardLinkNote, writeFileAtomic } from "../_lib/atomic_write.ts";
 import { describeEntry, type Entry, resolveEntry } from "../_lib/entries.ts";
 import { makeDirectories } from "../_lib/make_directories.ts";
+import { pathProperty } from "../_lib/path_properties.ts";
 import { Sandbox } from "../_lib/sandbox.ts";
 import { bytes, count } from "../_lib/units.ts";
 import { REPLACES_FILES } from "../_lib/annotations.ts";
@@ -26,11 +27,7 @@ export default defineTool({
   input: {
     type: "object",
     properties: {
-      path: {
-        type: "string",
-        minLength: 1,
-        description: "The file to write; relative paths start at the first allowed root.",
-      },
+      path: pathProperty("The file to write"),
       content: { type: "string", description: "The whole new content of the file." },
     },
     required: ["path", "content"],

@@ -3,6 +3,7 @@ import picomatch from "picomatch";
 import { defineTool, ToolError } from "../../mcp/tool.ts";
 import { IgnoreRules } from "../_lib/gitignore.ts";
 import { skippedIgnoreNote } from "../_lib/gitignore_read.ts";
+import { pathOrRootProperty } from "../_lib/path_properties.ts";
 import { Sandbox } from "../_lib/sandbox.ts";
 import { count } from "../_lib/units.ts";
 import { Walk } from "../_lib/walk.ts";
@@ -49,10 +50,7 @@ export default defineTool({
         minLength: 1,
         description: "Glob relative to `path`, e.g. **/*.ts or src/**/*.{js,jsx}.",
       },
-      path: {
-        type: "string",
-        description: "Directory to search (default: the first allowed root).",
-      },
+      path: pathOrRootProperty("Directory to search"),
       include_ignored: {
         type: "boolean",
         description: "Also search .git, node_modules and gitignored files (default false).",

@@ -18,6 +18,7 @@ import {
   nameFilter,
   tooLargeError,
 } from "./_lib/grep_search.ts";
+import { pathOrRootProperty } from "../_lib/path_properties.ts";
 import { Sandbox } from "../_lib/sandbox.ts";
 
 const TIME_LIMIT_MS = 30_000;
@@ -102,10 +103,7 @@ export default defineTool({
     type: "object",
     properties: {
       pattern: { type: "string", minLength: 1, description: "Regular expression to search for." },
-      path: {
-        type: "string",
-        description: "File or directory to search (default: the first allowed root).",
-      },
+      path: pathOrRootProperty("File or directory to search"),
       glob: {
         type: "string",
         minLength: 1,

@@ -1,0 +1,19 @@
+/**
+ * The `path` property of the file and search tools' input schemas: what the path names is each
+ * tool's own, how a path is read is said here once. As a property of a tool's `input` schema they
+ * keep the argument typed as a string.
+ */
+
+/** A path the call needs: `what` it names, then how a relative one is read. */
+export function pathProperty(what: string) {
+  return {
+    type: "string",
+    minLength: 1,
+    description: `${what}; relative paths start at the first allowed root.`,
+  } as const;
+}
+
+/** A path the call may leave out: `what` it names, then where the call works without it. */
+export function pathOrRootProperty(what: string) {
+  return { type: "string", description: `${what} (default: the first allowed root).` } as const;
+}
