@@ -2,8 +2,9 @@
  * One client's connection: dispatch, both protocol eras, concurrency, cancellation and flow
  * control. It takes messages its transport decoded and hands every outgoing message to `send`;
  * it knows no transport and no particular tool. What every connection shares is the McpService
- * (service.ts); the legacy session's terms are in handshake.ts, what the client asked to hear of
- * changes in subscriptions.ts, our requests to the client in requests_to_client.ts.
+ * (service.ts). Its parts: the legacy session's terms (handshake.ts), what the client asked to
+ * hear of changes (subscriptions.ts), our requests to the client (requests_to_client.ts), the
+ * roots its tools work in (roots.ts), batches (batch.ts), and which era a request is (eras.ts).
  */
 import { batchReplies } from "./batch.ts";
 import { Call, type CallEnvironment } from "./call.ts";
