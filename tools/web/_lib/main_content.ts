@@ -11,13 +11,12 @@ import {
   type DomElement,
   type DomNode,
   ELEMENT_NODE,
-  escapeMarkdown,
-  htmlToMarkdown,
-  htmlToText,
-  isHidden,
   tagOf,
   walkTree,
-} from "./html_markdown.ts";
+} from "./dom_tree.ts";
+import { isHidden } from "./html_elements.ts";
+import { htmlToMarkdown, htmlToText } from "./html_markdown.ts";
+import { escapeMarkdown } from "./markdown_escape.ts";
 
 export type PageFormat = "markdown" | "text" | "html";
 
