@@ -132,7 +132,7 @@ const LOCAL_SCHEMES = new Set(["data:", "blob:", "about:"]);
 
 /**
  * The guard for URLs a browser is about to load: the refusal, or undefined when allowed. Unlike
- * guardedLookup it cannot pin the address the browser then connects to; see the README's limits.
+ * guardedLookup it cannot pin the address the browser then connects to; see docs/security.md.
  */
 export async function refusalForUrl(
   url: string,
