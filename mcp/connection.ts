@@ -8,7 +8,7 @@
  */
 import { batchReplies } from "./batch.ts";
 import { Call, type CallEnvironment } from "./call.ts";
-import { handlerFor, modernScope, type Scope } from "./eras.ts";
+import { modernScope, type Scope } from "./eras.ts";
 import { Handshake } from "./handshake.ts";
 import {
   type Decoded,
@@ -16,7 +16,6 @@ import {
   INTERNAL_ERROR,
   INVALID_REQUEST,
   isPlainObject,
-  type JsonRpcMessage,
   type JsonRpcNotification,
   type JsonRpcRequest,
   type JsonRpcResponse,
@@ -28,18 +27,12 @@ import {
 import { atLeast, describeLogData, type LogLevel } from "./log.ts";
 import { RequestsToClient } from "./requests_to_client.ts";
 import { Roots } from "./roots.ts";
-import { type Connection, McpService, type ServiceOptions } from "./service.ts";
+import type { Outbox } from "./outbox.ts";
+import { type Connection, handlerFor, McpService, type ServiceOptions } from "./service.ts";
 import { Subscriptions } from "./subscriptions.ts";
 import { type Era, META_SERVER_INFO } from "./versions.ts";
 
-export interface ConnectionOptions extends ServiceOptions {
-  /**
-   * Every outgoing message (or batch reply) in the order it should be written. Returns false,
-   * sending nothing, when the message cannot be encoded as JSON. `related` is the id of the
-   * client's request a message belongs to (a reply, its progress, a question asked for it):
-   * HTTP sends such messages on that request's stream.
-   */
-  send(message: JsonRpcMessage | JsonRpcResponse[], related?: RequestId): boolean;
+export interface ConnectionOptions extends ServiceOptions, Outbox {
   /** Shared with other connections; made from these options when absent. */
   service?: McpService;
 }

@@ -6,13 +6,11 @@
 import {
   INVALID_PARAMS,
   isPlainObject,
-  METHOD_NOT_FOUND,
   type Params,
   RpcError,
   UNSUPPORTED_PROTOCOL_VERSION,
 } from "./jsonrpc.ts";
 import { isLogLevel, LOG_LEVELS, type LogLevel } from "./log.ts";
-import type { Handler, Method } from "./service.ts";
 import {
   type Era,
   isModernVersion,
@@ -87,45 +85,4 @@ export function modernScope(meta: Params): Scope | null {
     );
   }
   return { era: "modern", version, clientCapabilities: capabilities, logLevel: level ?? null };
-}
-
-/**
- * The handler of `name` for a request of this scope, if its era has that method: -32601 when
- * nothing answers it, -32602 when the request lacks what the method's era needs (modern `_meta`,
- * or a legacy session that `initialize` opened).
- */
-export function handlerFor(
-  methods: ReadonlyMap<string, Method>,
-  name: string,
-  scope: Scope,
-  initialized: boolean,
-): Handler {
-  const method = methods.get(name);
-  if (!method) throw new RpcError(METHOD_NOT_FOUND, `Method not found: ${name}`);
-  if (!method.eras.includes(scope.era)) {
-    if (scope.era === "modern") {
-      throw new RpcError(
-        METHOD_NOT_FOUND,
-        `Method not found: ${name} is not part of MCP ${scope.version}` +
-          (name === "logging/setLevel"
-            ? `; set _meta["${META_LOG_LEVEL}"] on each request instead`
-            : ""),
-      );
-    }
-    throw new RpcError(
-      INVALID_PARAMS,
-      `Invalid params: ${name} needs _meta["${META_PROTOCOL_VERSION}"] and _meta["${META_CLIENT_CAPABILITIES}"] (MCP ${
-        MODERN_VERSIONS.join(", ")
-      })`,
-    );
-  }
-  if (scope.era === "legacy" && !initialized && name !== "initialize" && name !== "ping") {
-    throw new RpcError(
-      INVALID_PARAMS,
-      `Invalid params: ${name} carries no protocol version. Either send initialize first (MCP 2025-11-25 and earlier) or put "${META_PROTOCOL_VERSION}" and "${META_CLIENT_CAPABILITIES}" in params._meta (MCP ${
-        MODERN_VERSIONS.join(", ")
-      })`,
-    );
-  }
-  return method.run;
 }

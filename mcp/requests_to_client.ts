@@ -3,7 +3,7 @@
  * sampling/createMessage), each waiting under an id of ours for the client's response. A wait
  * that ends without one (time ran out, the call that asked was stopped) withdraws the request.
  */
-import type { ConnectionOptions } from "./connection.ts";
+import type { Outbox } from "./outbox.ts";
 import type { JsonRpcResponse, Params, RequestId } from "./jsonrpc.ts";
 
 /** How long the client gets to answer a request of ours (roots/list). */
@@ -15,7 +15,7 @@ export class RequestsToClient {
   #nextId = 1;
 
   constructor(
-    readonly out: Pick<ConnectionOptions, "send" | "logger">,
+    readonly out: Outbox,
     readonly timeoutMs = CLIENT_REQUEST_TIMEOUT_MS,
   ) {}
 

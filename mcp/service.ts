@@ -11,7 +11,8 @@ import type { Call } from "./call.ts";
 import { ToolCatalog } from "./catalog.ts";
 import type { ChangeSources, ListKind } from "./change_watches.ts";
 import { complete } from "./completion.ts";
-import type { Params } from "./jsonrpc.ts";
+import type { Scope } from "./eras.ts";
+import { INVALID_PARAMS, METHOD_NOT_FOUND, type Params, RpcError } from "./jsonrpc.ts";
 import { describeLogData, type Logger, type LogLevel } from "./log.ts";
 import type { Prompt, PromptFamily } from "./prompt.ts";
 import { PromptCatalog } from "./prompts.ts";
@@ -19,7 +20,15 @@ import type { Resource, ResourceTemplate } from "./resource.ts";
 import { ResourceCatalog } from "./resources.ts";
 import type { ProgramContext, Tool, ToolHooks, ToolState } from "./tool.ts";
 import { combineHooks } from "./tool_hooks.ts";
-import { type Era, features, SUPPORTED_VERSIONS } from "./versions.ts";
+import {
+  type Era,
+  features,
+  META_CLIENT_CAPABILITIES,
+  META_LOG_LEVEL,
+  META_PROTOCOL_VERSION,
+  MODERN_VERSIONS,
+  SUPPORTED_VERSIONS,
+} from "./versions.ts";
 import type { Watch } from "./watch.ts";
 
 export interface ServerInfo {
@@ -235,4 +244,45 @@ export class McpService implements ChangeSources {
 function defaultStateDir(): string {
   const env = process.env;
   return stateDirectory(env.TOOLHOST_STATE_DIR ?? "", env, homedir(), process.platform);
+}
+
+/**
+ * The handler of `name` for a request of this scope, if its era has that method: -32601 when
+ * nothing answers it, -32602 when the request lacks what the method's era needs (modern `_meta`,
+ * or a legacy session that `initialize` opened).
+ */
+export function handlerFor(
+  methods: ReadonlyMap<string, Method>,
+  name: string,
+  scope: Scope,
+  initialized: boolean,
+): Handler {
+  const method = methods.get(name);
+  if (!method) throw new RpcError(METHOD_NOT_FOUND, `Method not found: ${name}`);
+  if (!method.eras.includes(scope.era)) {
+    if (scope.era === "modern") {
+      throw new RpcError(
+        METHOD_NOT_FOUND,
+        `Method not found: ${name} is not part of MCP ${scope.version}` +
+          (name === "logging/setLevel"
+            ? `; set _meta["${META_LOG_LEVEL}"] on each request instead`
+            : ""),
+      );
+    }
+    throw new RpcError(
+      INVALID_PARAMS,
+      `Invalid params: ${name} needs _meta["${META_PROTOCOL_VERSION}"] and _meta["${META_CLIENT_CAPABILITIES}"] (MCP ${
+        MODERN_VERSIONS.join(", ")
+      })`,
+    );
+  }
+  if (scope.era === "legacy" && !initialized && name !== "initialize" && name !== "ping") {
+    throw new RpcError(
+      INVALID_PARAMS,
+      `Invalid params: ${name} carries no protocol version. Either send initialize first (MCP 2025-11-25 and earlier) or put "${META_PROTOCOL_VERSION}" and "${META_CLIENT_CAPABILITIES}" in params._meta (MCP ${
+        MODERN_VERSIONS.join(", ")
+      })`,
+    );
+  }
+  return method.run;
 }

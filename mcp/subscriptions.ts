@@ -5,7 +5,7 @@
  */
 import type { Call } from "./call.ts";
 import { type ChangeListener, ChangeWatches } from "./change_watches.ts";
-import type { ConnectionOptions } from "./connection.ts";
+import type { Outbox } from "./outbox.ts";
 import { resourceNotFound } from "./handler_errors.ts";
 import { INVALID_PARAMS, isPlainObject, type Params, RpcError } from "./jsonrpc.ts";
 import { describeLogData } from "./log.ts";
@@ -27,7 +27,7 @@ export class Subscriptions {
 
   constructor(
     readonly service: McpService,
-    readonly out: Pick<ConnectionOptions, "send" | "logger">,
+    readonly out: Outbox,
     /** The roots a watch works in: the legacy session's. */
     readonly roots: () => Promise<string[]>,
   ) {}
