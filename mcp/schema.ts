@@ -34,7 +34,7 @@ const AJV_OPTIONS = {
   validateFormats: false,
   allowUnionTypes: true,
   // Checking each schema against its meta-schema costs ~18 MB at the first call; the tools'
-  // schemas are checked strictly by tests/tools_barrel_test.ts instead.
+  // schemas are checked strictly by tests/project/tools_barrel_test.ts instead.
   validateSchema: false,
   // Nor are the meta-schemas loaded at all (another ~1 MB); `$schema` still selects the dialect.
   meta: false,

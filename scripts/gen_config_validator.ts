@@ -1,7 +1,7 @@
 /**
  * The configuration schema's validator, compiled ahead of time by Ajv's standalone mode: compiling
  * it at start-up cost 30-70 ms whenever any setting was given. `deno task gen` writes it to
- * config/schema_validator.generated.js; tests/config_validator_test.ts fails when it is stale.
+ * config/schema_validator.generated.js; tests/config/config_validator_test.ts fails when it is stale.
  */
 import Ajv2020 from "ajv/dist/2020.js";
 import standaloneCode from "ajv/dist/standalone/index.js";
