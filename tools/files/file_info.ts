@@ -62,7 +62,6 @@ export default defineTool({
   output: OUTPUT,
 
   run(args, ctx) {
-    // No file tool changes anything while this reads.
     return whileReading(async () => {
       const sandbox = await Sandbox.of(ctx);
       const at = await resolveEntry(sandbox, args.path);

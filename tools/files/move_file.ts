@@ -54,7 +54,6 @@ export default defineTool({
   },
 
   run(args, ctx) {
-    // Alone among the file tools: what the sandbox checked stays true until the change is made.
     return whileChanging(async () => {
       const sandbox = await Sandbox.of(ctx);
       const from = await resolveEntry(sandbox, args.source);

@@ -81,7 +81,6 @@ export default defineTool({
   },
 
   run(args, ctx) {
-    // No file tool changes anything while this reads.
     return whileReading(async () => {
       const sandbox = await Sandbox.of(ctx);
       const { real, exists } = await sandbox.resolve(args.path);

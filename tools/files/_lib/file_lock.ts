@@ -41,7 +41,10 @@ export function whileReading<T>(work: () => Promise<T>): Promise<T> {
   return hold(false, work);
 }
 
-/** Runs `work` alone among the file tools. */
+/**
+ * Runs `work` alone among the file tools: what the sandbox checked stays true until the change
+ * is made.
+ */
 export function whileChanging<T>(work: () => Promise<T>): Promise<T> {
   return hold(true, work);
 }
