@@ -5,13 +5,11 @@ import { READ_ONLY } from "../_lib/annotations.ts";
 import { Sandbox } from "../_lib/sandbox.ts";
 import { SKILL_TOOL_INTRO, skillToolDescription } from "./_lib/skill_description.ts";
 import { type BundledFiles, bundledFiles } from "./_lib/skill_files.ts";
-import { discoverSkills, findSkill, type LoadedSkill } from "./_lib/skills.ts";
+import { discoverSkills, type LoadedSkill, skillForCall } from "./_lib/skills.ts";
 import { sourcesFor } from "./_lib/skill_sources.ts";
 import { ARGUMENTS, fillArguments } from "./_lib/skill_text.ts";
 import { count } from "../_lib/units.ts";
 
-/** Enough for any real SKILL.md; the text shown is cut well before. */
-const MAX_READ_BYTES = 1024 * 1024;
 /** The whole text result, like every tool's output. */
 const MAX_RESULT_CHARS = 30_000;
 /** Of which the list of bundled files may take this much. */
@@ -90,12 +88,7 @@ export default defineTool({
   },
 
   async run(args, ctx) {
-    // Read again: the roots of this call count, and the skill may have changed since start.
-    const skill = await findSkill(
-      args.name,
-      sourcesFor(await ctx.roots(), ctx.config),
-      MAX_READ_BYTES,
-    );
+    const skill = await skillForCall(args.name, ctx);
     const given = args.arguments ?? "";
     const placed = skill.body.includes(ARGUMENTS);
     const sandbox = await Sandbox.of(ctx).catch(() => null);

@@ -10,13 +10,11 @@ import { defineResourceTemplate, type ReadContext, ResourceNotFound } from "../.
 import { ToolError } from "../../mcp/tool.ts";
 import { readSkillFile } from "./_lib/skill_file.ts";
 import { watchSkills } from "./_lib/skill_watch.ts";
-import { discoverSkills, findSkill, type Skill } from "./_lib/skills.ts";
+import { discoverSkills, MAX_SKILL_BYTES, type Skill, skillForCall } from "./_lib/skills.ts";
 import { sourcesFor } from "./_lib/skill_sources.ts";
 import { ARGUMENTS, fillArguments } from "./_lib/skill_text.ts";
 import { count } from "../_lib/units.ts";
 
-/** Enough for any real SKILL.md (the skill tool reads as much). */
-const MAX_READ_BYTES = 1024 * 1024;
 /** A prompt's text, like every tool's output. */
 const MAX_PROMPT_CHARS = 30_000;
 
@@ -33,16 +31,13 @@ const skillFiles = defineResourceTemplate({
   mimeType: "text/markdown",
   requires: "skill",
   async read({ name }, ctx) {
-    const skill = await findSkill(name, sourcesFor(await ctx.roots(), ctx.config), MAX_READ_BYTES)
-      .catch(
-        (error) => {
-          throw error instanceof ToolError ? new ResourceNotFound(error.message) : error;
-        },
-      );
-    const { text, whole } = await readSkillFile(skill.file, MAX_READ_BYTES);
+    const skill = await skillForCall(name, ctx).catch((error) => {
+      throw error instanceof ToolError ? new ResourceNotFound(error.message) : error;
+    });
+    const { text, whole } = await readSkillFile(skill.file, MAX_SKILL_BYTES);
     return whole
       ? text
-      : `${text}\n\n[cut at ${count(MAX_READ_BYTES)} bytes; the whole file is ${skill.file}]\n`;
+      : `${text}\n\n[cut at ${count(MAX_SKILL_BYTES)} bytes; the whole file is ${skill.file}]\n`;
   },
   complete: {
     name: async (value, ctx) =>
@@ -78,11 +73,7 @@ function promptOf(skill: Skill): PromptSpec {
         "appended as `ARGUMENTS: …`.",
     }],
     async get(args, ctx) {
-      const loaded = await findSkill(
-        skill.name,
-        sourcesFor(await ctx.roots(), ctx.config),
-        MAX_READ_BYTES,
-      );
+      const loaded = await skillForCall(skill.name, ctx);
       const given = args.arguments ?? "";
       const placed = loaded.body.includes(ARGUMENTS);
       const page = fillArguments(loaded.body, given, MAX_PROMPT_CHARS, loaded.whole);

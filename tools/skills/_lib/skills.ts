@@ -16,7 +16,8 @@ import {
   readSkillFile,
   type SkillText,
 } from "./skill_file.ts";
-import type { SkillScope, SkillSource } from "./skill_sources.ts";
+import type { Settings } from "../../../config/settings.ts";
+import { type SkillScope, type SkillSource, sourcesFor } from "./skill_sources.ts";
 
 export interface Skill {
   name: string;
@@ -47,6 +48,9 @@ export interface Discovery {
 
 /** More are not offered (a description lists so many already), nor read. */
 export const MAX_SKILLS = 200;
+
+/** Enough for any real SKILL.md: a skill is read up to this many bytes for a call. */
+export const MAX_SKILL_BYTES = 1024 * 1024;
 
 /** The sources that exist, each once even when reached by two paths. */
 async function existing(sources: SkillSource[]): Promise<SkillSource[]> {
@@ -168,4 +172,15 @@ export async function findSkill(
       ? `no usable skill is named ${name}: ${problems.join("; ")}`
       : `no skill is named ${name}; looked in ${sources.map((s) => s.dir).join(", ")}`,
   );
+}
+
+/**
+ * The skill called `name` as a call finds it: looked up again in that call's roots (they count,
+ * and the skill may have changed since start), read up to MAX_SKILL_BYTES.
+ */
+export async function skillForCall(
+  name: string,
+  ctx: { roots(): Promise<string[]>; readonly config: Pick<Settings, "skillDirs"> },
+): Promise<LoadedSkill> {
+  return await findSkill(name, sourcesFor(await ctx.roots(), ctx.config), MAX_SKILL_BYTES);
 }
