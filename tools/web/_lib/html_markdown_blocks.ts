@@ -10,7 +10,7 @@ import { SPACED_IN_TEXT } from "./html_elements.ts";
 import { languageOf, preformattedText } from "./html_markdown_code.ts";
 import { InlineRenderer } from "./html_markdown_inline.ts";
 import { dataTable, placeCells, tableLines } from "./html_markdown_table.ts";
-import { escapeLineStart, longestRun } from "./markdown_escape.ts";
+import { escapeLineStart, headingLine, longestRun } from "./markdown_escape.ts";
 
 /** What leaving an element the walk went into does: undoes what entering it began. */
 export type Exit =
@@ -187,11 +187,7 @@ export abstract class BlockRenderer extends InlineRenderer {
     const level = this.headingLevel;
     this.headingLevel = 0;
     const text = this.takeLine();
-    if (text) {
-      this.emit(
-        this.markdown ? `${"#".repeat(level)} ${text.replace(/(^| )(#+)$/, "$1\\$2")}` : text,
-      );
-    }
+    if (text) this.emit(this.markdown ? headingLine(level, text) : text);
     this.separate();
   }
 

@@ -16,7 +16,8 @@ import {
 } from "./dom_tree.ts";
 import { isHidden } from "./html_elements.ts";
 import { htmlToMarkdown, htmlToText } from "./html_markdown.ts";
-import { escapeMarkdown } from "./markdown_escape.ts";
+import { escapeMarkdown, headingLine } from "./markdown_escape.ts";
+import { UrlResolver } from "./url_resolver.ts";
 
 export type PageFormat = "markdown" | "text" | "html";
 
@@ -162,29 +163,16 @@ const URL_ATTRIBUTES = ["href", "src", "poster", "cite", "data-src"];
 
 /** Every link and image made absolute against the page (and its `<base href>`). */
 function absolutize(document: HtmlDocument, pageUrl: string): void {
-  let base: URL | undefined;
-  try {
-    base = new URL(pageUrl);
-  } catch {
-    // Not an absolute address: there is nothing to resolve against.
-  }
   const baseElement = document.querySelector("base[href]");
-  try {
-    base = new URL(baseElement!.getAttribute("href")!.trim(), base);
-  } catch {
-    // No <base>, or one that does not parse: the page's address stands, as in a browser.
-  }
-  if (!base) return;
-  baseElement?.setAttribute("href", base.href);
+  const resolver = new UrlResolver(pageUrl, baseElement?.getAttribute("href"));
+  // Neither address is absolute: there is nothing to resolve against.
+  if (!resolver.base) return;
+  baseElement?.setAttribute("href", resolver.base.href);
   const resolve = (value: string) => {
     const trimmed = value.trim();
     // An empty or bare "#" link and script or data URLs stay as written.
     if (!trimmed || trimmed === "#" || /^(?:javascript|data):/i.test(trimmed)) return value;
-    try {
-      return new URL(trimmed.replace(/[\t\n\r]/g, ""), base).href;
-    } catch {
-      return value;
-    }
+    return resolver.absolute(value) ?? value;
   };
   for (const element of document.querySelectorAll("[href],[src],[poster],[cite],[data-src]")) {
     if (element === baseElement) continue;
@@ -380,7 +368,7 @@ function withTitle(markdown: string, title: string | undefined): string {
   if (!title) return markdown;
   const heading = firstHeading(markdown);
   if (heading !== undefined && headingSaysTitle(heading, title)) return markdown;
-  const line = `# ${escapeMarkdown(title).replace(/(^| )(#+)$/, "$1\\$2")}`;
+  const line = headingLine(1, escapeMarkdown(title));
   return markdown ? `${line}\n\n${markdown}` : line;
 }
 

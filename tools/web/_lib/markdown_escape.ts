@@ -1,6 +1,6 @@
 /**
  * Text made safe to write into markdown: paragraph text whose characters or line starts would
- * otherwise read as markup, link destinations, and code fences that the code
+ * otherwise read as markup, link destinations, heading lines, and code fences that the code
  * inside them cannot close.
  */
 
@@ -61,6 +61,14 @@ export function escapeLineStart(line: string): string {
   }
   const ordered = /^(\d{1,9})([.)])(?:[ \t]|$)/.exec(line);
   return ordered ? `${ordered[1]}\\${line.slice(ordered[1].length)}` : line;
+}
+
+/**
+ * An ATX heading of `level` over `text` (already escaped inline markdown): a run of `#` that
+ * ends the text is escaped, or it would read as the heading's closing sequence and vanish.
+ */
+export function headingLine(level: number, text: string): string {
+  return `${"#".repeat(level)} ${text.replace(/(^| )(#+)$/, "$1\\$2")}`;
 }
 
 /** A link destination that survives spaces, angle brackets and unbalanced parentheses. */

@@ -1,11 +1,13 @@
 /**
  * Links and images made absolute as a browser would: against the page's address, or its
- * `<base href>` resolved against that.
+ * `<base href>` resolved against that. One resolver serves the converter and the cleaning of
+ * HTML that goes back to the client, so both read a page's base the same way.
  */
 import { DOCUMENT_NODE, type DomNode } from "./dom_tree.ts";
 
 export class UrlResolver {
-  private readonly base?: URL;
+  /** What relative addresses resolve against; undefined when neither address is absolute. */
+  readonly base?: URL;
 
   /** `baseHref` is the page's `<base href>` as written (null or undefined without one). */
   constructor(pageUrl: string | undefined, baseHref: string | null | undefined) {
@@ -16,22 +18,31 @@ export class UrlResolver {
       // Not an absolute address: links stay as the page wrote them unless they are absolute.
     }
     try {
-      if (baseHref?.trim()) base = new URL(baseHref.trim(), base);
+      if (baseHref !== null && baseHref !== undefined) base = new URL(baseHref.trim(), base);
     } catch {
       // An unusable <base href> is ignored, as browsers do.
     }
     this.base = base;
   }
 
-  /** `href` made absolute, else as written without its surrounding blanks, tabs or newlines. */
-  resolve(href: string): string {
-    const cleaned = href.trim().replace(/[\t\n\r]/g, "");
+  /** `href` made absolute, or undefined when it cannot be. */
+  absolute(href: string): string | undefined {
     try {
-      return new URL(cleaned, this.base).href;
+      return new URL(cleaned(href), this.base).href;
     } catch {
-      return cleaned;
+      return undefined;
     }
   }
+
+  /** `href` made absolute, else as written without its surrounding blanks, tabs or newlines. */
+  resolve(href: string): string {
+    return this.absolute(href) ?? cleaned(href);
+  }
+}
+
+/** What a browser parses of an address attribute: no surrounding blanks, tabs or newlines. */
+function cleaned(href: string): string {
+  return href.trim().replace(/[\t\n\r]/g, "");
 }
 
 /** The resolver for `root` (a document, or a node of one) at `url`, with its `<base href>`. */
