@@ -168,7 +168,7 @@ export interface ToolSpec<I extends InputSchema, O extends JsonSchema | undefine
   /**
    * For a tool whose description or input depend on what is on disk (skills): called once,
    * before the first tools/list or tools/call, and its answer replaces the static ones. `roots`
-   * are the server's own (--root, else the working directory): no client has been asked yet.
+   * are those of that first request (--root, else the client's, else the working directory).
    */
   prepare?(env: PrepareEnvironment): Promise<{ description?: string; input?: InputSchema }>;
 }
