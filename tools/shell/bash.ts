@@ -1,7 +1,7 @@
 import { defineTool, ToolError } from "../../mcp/tool.ts";
 import { CWD_PROPERTY, workingDirectory } from "./_lib/directory.ts";
 import { commandEnv } from "./_lib/login_env.ts";
-import { findShell, spawnShell } from "./_lib/shell.ts";
+import { COMMAND_PROPERTY, findShell, spawnShell } from "./_lib/shell.ts";
 import { RUNS_COMMANDS } from "../_lib/annotations.ts";
 import { RUN_FACTS_SCHEMA, supervise } from "./_lib/supervise.ts";
 
@@ -22,7 +22,7 @@ export default defineTool({
   input: {
     type: "object",
     properties: {
-      command: { type: "string", minLength: 1, description: "The command line to run." },
+      command: COMMAND_PROPERTY,
       timeout_ms: {
         type: "integer",
         minimum: 1,

@@ -2,6 +2,7 @@ import { defineTool, ToolError } from "../../mcp/tool.ts";
 import { commandEnv } from "./_lib/login_env.ts";
 import { background, FACTS_SCHEMA } from "./_lib/background.ts";
 import { CWD_PROPERTY, workingDirectory } from "./_lib/directory.ts";
+import { COMMAND_PROPERTY } from "./_lib/shell.ts";
 import { RUNS_COMMANDS } from "../_lib/annotations.ts";
 
 const GRACE_MS = 500;
@@ -20,7 +21,7 @@ export default defineTool({
   input: {
     type: "object",
     properties: {
-      command: { type: "string", minLength: 1, description: "The command line to run." },
+      command: COMMAND_PROPERTY,
       cwd: CWD_PROPERTY,
       name: { type: "string", maxLength: 80, description: "A label to recognise it by." },
       grace_ms: {

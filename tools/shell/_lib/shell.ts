@@ -8,6 +8,13 @@ import { delimiter, join } from "node:path";
 import process from "node:process";
 import { spawnInGroup } from "../../_lib/process_groups.ts";
 
+/** The `command` input of the tools that run a command line with the shell. */
+export const COMMAND_PROPERTY = {
+  type: "string",
+  minLength: 1,
+  description: "The command line to run.",
+} as const;
+
 let shell: string | undefined;
 
 /** The configured shell (the `shell` setting), else bash on PATH, else sh. */
