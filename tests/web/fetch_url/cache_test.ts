@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { TtlCache } from "../../tools/web/_lib/ttl_cache.ts";
+import { TtlCache } from "../../../tools/web/_lib/ttl_cache.ts";
 
 test("entries expire after their time and the oldest go first when over budget", () => {
   let now = 1000;

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { privateAddressKind, refusalForUrl } from "../../tools/web/_lib/net_guard.ts";
+import { privateAddressKind, refusalForUrl } from "../../../tools/web/_lib/net_guard.ts";
 
 test("loopback, private, link-local and metadata IPv4 addresses are named; public ones pass", () => {
   for (

@@ -4,8 +4,8 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, test } from "node:test";
 import { brotliCompressSync, gzipSync } from "node:zlib";
-import { decodeBody, HttpError, httpGet, HttpTimeoutError } from "../../tools/web/_lib/http_get.ts";
-import { decodeText } from "../../tools/web/_lib/charset.ts";
+import { decodeBody, HttpError, httpGet, HttpTimeoutError } from "../../../tools/web/_lib/http_get.ts";
+import { decodeText } from "../../../tools/web/_lib/charset.ts";
 
 let server: Server;
 let base = "";

@@ -23,8 +23,8 @@ import {
   findChromium,
   type RenderOptions,
   renderPage,
-} from "../../tools/web/_lib/chromium_render.ts";
-import { isRunning } from "../helpers/processes.ts";
+} from "../../../tools/web/_lib/chromium_render.ts";
+import { isRunning } from "../../helpers/processes.ts";
 
 const chromium = findChromium();
 const skip = !chromium && "no Chromium installed (apt-get install chromium)";
