@@ -28,7 +28,9 @@ export async function resolveEntry(sandbox: Sandbox, path: string): Promise<Entr
   return { ...resolved, entry: resolved.real, link: false };
 }
 
-export type EntryType = "file" | "directory" | "symlink" | "other";
+/** What entryType() tells, as output schemas list it. */
+export const ENTRY_TYPES = ["file", "directory", "symlink", "other"] as const;
+export type EntryType = typeof ENTRY_TYPES[number];
 
 export function entryType(info: Stats): EntryType {
   if (info.isFile()) return "file";

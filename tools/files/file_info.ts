@@ -2,7 +2,7 @@ import type { Stats } from "node:fs";
 import { lstat, readlink, stat } from "node:fs/promises";
 import type { FromSchema } from "../../mcp/schema_types.ts";
 import { defineTool, ToolError } from "../../mcp/tool.ts";
-import { describeEntry, entryType, resolveEntry } from "../_lib/entries.ts";
+import { describeEntry, ENTRY_TYPES, entryType, resolveEntry } from "../_lib/entries.ts";
 import { encodingName, sniff } from "../_lib/file_sniff.ts";
 import { LINE_COUNT_BUDGET_BYTES, scanLines } from "./_lib/line_scan.ts";
 import { pathProperty } from "../_lib/path_properties.ts";
@@ -11,16 +11,14 @@ import { bytes, count } from "../_lib/units.ts";
 import { READ_ONLY } from "../_lib/annotations.ts";
 import { whileReading } from "./_lib/file_lock.ts";
 
-const TYPES = ["file", "directory", "symlink", "other"] as const;
-
 const OUTPUT = {
   type: "object",
   properties: {
     path: { type: "string" },
-    type: { enum: TYPES },
+    type: { enum: ENTRY_TYPES },
     kind: { type: "string", description: 'for "other": FIFO, socket, device' },
     linkTarget: { type: "string", description: "a symlink's target, as written in the link" },
-    targetType: { enum: [...TYPES, "missing"], description: "what a symlink points to" },
+    targetType: { enum: [...ENTRY_TYPES, "missing"], description: "what a symlink points to" },
     realPath: { type: "string", description: "a symlink's target with every link resolved" },
     size: { type: "integer", description: "bytes" },
     modified: { type: "string" },

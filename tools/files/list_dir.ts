@@ -2,7 +2,7 @@ import type { Dirent } from "node:fs";
 import { lstat, readdir, readlink, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { defineTool, ToolError } from "../../mcp/tool.ts";
-import type { EntryType } from "../_lib/entries.ts";
+import { ENTRY_TYPES, type EntryType } from "../_lib/entries.ts";
 import { IgnoreRules } from "../_lib/gitignore.ts";
 import { skippedIgnoreNote } from "../_lib/gitignore_read.ts";
 import { pathOrRootProperty } from "../_lib/path_properties.ts";
@@ -194,7 +194,7 @@ export default defineTool({
           type: "object",
           properties: {
             path: { type: "string" },
-            type: { type: "string", enum: ["file", "directory", "symlink", "other"] },
+            type: { type: "string", enum: ENTRY_TYPES },
             size: { type: "integer" },
             target: { type: "string" },
           },

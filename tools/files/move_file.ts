@@ -2,7 +2,7 @@ import type { Stats } from "node:fs";
 import { lstat, rename } from "node:fs/promises";
 import { basename, dirname, join, sep } from "node:path";
 import { defineTool, ToolError } from "../../mcp/tool.ts";
-import { describeEntry, entryType, resolveEntry } from "../_lib/entries.ts";
+import { describeEntry, ENTRY_TYPES, entryType, resolveEntry } from "../_lib/entries.ts";
 import { makeDirectories } from "../_lib/make_directories.ts";
 import { moveAcrossDevices } from "./_lib/move_across_devices.ts";
 import { Sandbox } from "../_lib/sandbox.ts";
@@ -42,7 +42,7 @@ export default defineTool({
     properties: {
       source: { type: "string" },
       destination: { type: "string" },
-      type: { enum: ["file", "directory", "symlink", "other"] },
+      type: { enum: ENTRY_TYPES },
       overwritten: {
         type: "boolean",
         description: "whether something at the destination was replaced",

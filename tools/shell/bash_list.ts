@@ -1,5 +1,5 @@
 import { defineTool } from "../../mcp/tool.ts";
-import { background } from "./_lib/background.ts";
+import { background, STATUSES } from "./_lib/background.ts";
 import { READ_ONLY } from "../_lib/annotations.ts";
 
 export default defineTool({
@@ -23,7 +23,7 @@ export default defineTool({
             name: { type: ["string", "null"] },
             pid: { type: "integer" },
             command: { type: "string" },
-            status: { enum: ["running", "exited", "killed"] },
+            status: { enum: STATUSES },
             exitCode: { type: ["integer", "null"] },
             signal: { type: ["string", "null"] },
             runtimeMs: { type: "integer" },

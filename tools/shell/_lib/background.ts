@@ -19,13 +19,15 @@ export const LIMITS = {
   keepFinished: 100,
 };
 
-export type Status = "running" | "exited" | "killed";
+/** The states a background process can be in, as `status` and the output schemas name them. */
+export const STATUSES = ["running", "exited", "killed"] as const;
+export type Status = typeof STATUSES[number];
 
 /** The schema of BackgroundProcess.facts(), shared by the tools' output schemas. */
 export const FACTS_PROPERTIES = {
   id: { type: "string" },
   pid: { type: "integer" },
-  status: { enum: ["running", "exited", "killed"] },
+  status: { enum: STATUSES },
   exitCode: { type: ["integer", "null"] },
   signal: { type: ["string", "null"] },
 } as const;
