@@ -1,8 +1,7 @@
 import { dirname, join } from "node:path";
 import { defineTool, ToolError } from "../../mcp/tool.ts";
 import { refuseOtherFields } from "./_lib/action_fields.ts";
-// Loading plan_mode switches the gate on: destructive tools are refused while a plan is open.
-import "./_lib/plan_gate.ts";
+import { planGate } from "./_lib/plan_gate.ts";
 import { makeDirectories } from "../_lib/make_directories.ts";
 import {
   assertRegular,
@@ -33,7 +32,7 @@ const FIELDS = {
   reset: [],
 };
 
-export default defineTool({
+export const planMode = defineTool({
   name: "plan_mode",
   title: "Plan mode",
   description:
@@ -112,6 +111,9 @@ export default defineTool({
     }
   },
 });
+
+// The gate comes with the tool: destructive tools are refused while a plan is open.
+export default [planMode, planGate];
 
 /** The call's project: its sandbox, its state directory, and its plan.json. */
 interface Project {

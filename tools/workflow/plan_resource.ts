@@ -28,7 +28,9 @@ export default defineResource({
   requires: "plan_mode",
   async read(ctx) {
     const sandbox = await Sandbox.of(ctx);
-    const state = await cachedPlanState(planStatePath(projectStatePath(sandbox.base)));
+    const state = await cachedPlanState(
+      planStatePath(projectStatePath(ctx.state.dir, sandbox.base)),
+    );
     if (!state.active) {
       return "_Plan mode is off: no plan is being written. The plan_mode tool starts one._\n";
     }
@@ -49,7 +51,7 @@ export default defineResource({
  */
 function watchPlan(ctx: WatchContext, changed: () => void): StartedWatch {
   return startWatch(ctx, "toolhost://plan", async (group) => {
-    const stateFile = planStatePath(projectStatePath((await Sandbox.of(ctx)).base));
+    const stateFile = planStatePath(projectStatePath(ctx.state.dir, (await Sandbox.of(ctx)).base));
     const follow = followPlanFile(group, stateFile, changed);
     group.add(watchFile(stateFile, () => {
       changed();

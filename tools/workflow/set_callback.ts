@@ -1,6 +1,5 @@
-import { defineTool, type Tool, ToolError } from "../../mcp/tool.ts";
+import { defineTool, defineToolHook, type Tool, ToolError, type ToolHook } from "../../mcp/tool.ts";
 import { type CallbackInfo, Callbacks, MAX_PENDING } from "./_lib/callbacks.ts";
-import { afterEveryTool, programLog } from "../_lib/hooks.ts";
 import { oneLine } from "../_lib/one_line.ts";
 import { duration } from "../_lib/units.ts";
 import { KEEPS_WORKFLOW_STATE } from "../_lib/annotations.ts";
@@ -14,18 +13,21 @@ const FIELDS: Record<string, string[]> = {
   cancel: ["callback_id"],
 };
 
-export default setCallbackTool(
-  new Callbacks((line) => programLog("notice", "set_callback", line)),
-);
+export default setCallbackTool(new Callbacks());
 
-/** The tool over `callbacks` (a test's may run on its own clock). */
-export function setCallbackTool(callbacks: Callbacks): Tool {
-  // Whatever tool the model calls next carries the reminders that fired meanwhile, once.
-  afterEveryTool((result) => {
-    const text = callbacks.takeReminders();
-    if (text) result.content.push({ type: "text", text });
+/**
+ * The tool over `callbacks` (a test's may run on its own clock), and the hook through which
+ * whatever tool the model calls next carries the reminders that fired meanwhile, once.
+ */
+export function setCallbackTool(callbacks: Callbacks): [Tool, ToolHook] {
+  const reminders = defineToolHook({
+    name: "set_callback reminders",
+    after(result) {
+      const text = callbacks.takeReminders();
+      if (text) result.content.push({ type: "text", text });
+    },
   });
-  return defineTool({
+  const tool = defineTool({
     name: "set_callback",
     title: "Set a reminder",
     description:
@@ -91,7 +93,7 @@ export function setCallbackTool(callbacks: Callbacks): Tool {
       additionalProperties: false,
     },
 
-    run(args) {
+    run(args, ctx) {
       const extra = Object.keys(args).filter((key) =>
         key !== "action" && !FIELDS[args.action].includes(key)
       );
@@ -108,7 +110,13 @@ export function setCallbackTool(callbacks: Callbacks): Tool {
           if (args.message === undefined || args.delay_seconds === undefined) {
             throw new ToolError("action set needs `message` and `delay_seconds` (1–3600)");
           }
-          const callback = callbacks.set(args.message, args.delay_seconds, args.repeat_count ?? 1);
+          const announce = (line: string) => ctx.serverLog("notice", "set_callback", line);
+          const callback = callbacks.set(
+            args.message,
+            args.delay_seconds,
+            args.repeat_count ?? 1,
+            announce,
+          );
           shown = [callback];
           const repeats = callback.repeatCount > 1
             ? `, then every ${duration(callback.delaySeconds * 1000)} until it has fired ` +
@@ -144,6 +152,7 @@ export function setCallbackTool(callbacks: Callbacks): Tool {
       });
     },
   });
+  return [tool, reminders];
 }
 
 function describe(callback: CallbackInfo, now: number): string {

@@ -13,8 +13,8 @@ import { asTaskList, emptyTaskList } from "./_lib/task_list.ts";
 import { startWatch, watchFile } from "../_lib/watch_files.ts";
 
 /** The project's task list file, shared by every toolhost on the project. */
-async function tasksFile(ctx: Pick<ReadContext, "roots">): Promise<string> {
-  return join(projectStatePath((await Sandbox.of(ctx)).base), "tasks.json");
+async function tasksFile(ctx: Pick<ReadContext, "roots" | "state">): Promise<string> {
+  return join(projectStatePath(ctx.state.dir, (await Sandbox.of(ctx)).base), "tasks.json");
 }
 
 export default defineResource({

@@ -35,6 +35,7 @@ interface Callback {
   fired: number;
   setAt: number;
   nextAt: number;
+  announce: (line: string) => void;
   cancelTimer?: () => void;
 }
 
@@ -62,13 +63,15 @@ export class Callbacks {
   readonly #reminders = new Map<string, Reminder>();
   #nextId = 1;
 
-  /** `announce` gets one line per firing (the server's log). */
-  constructor(
-    readonly announce: (line: string) => void,
-    readonly clock: Clock = realClock,
-  ) {}
+  constructor(readonly clock: Clock = realClock) {}
 
-  set(message: string, delaySeconds: number, repeatCount: number): CallbackInfo {
+  /** `announce` gets one line per firing (the server's log). */
+  set(
+    message: string,
+    delaySeconds: number,
+    repeatCount: number,
+    announce: (line: string) => void,
+  ): CallbackInfo {
     if (this.#pending.size >= MAX_PENDING) {
       throw new ToolError(
         `${MAX_PENDING} callbacks are pending already (${
@@ -85,6 +88,7 @@ export class Callbacks {
       fired: 0,
       setAt: now,
       nextAt: now,
+      announce,
     };
     this.#schedule(callback);
     this.#pending.set(callback.id, callback);
@@ -145,7 +149,7 @@ export class Callbacks {
       lastAt: this.clock.now(),
     });
     const of = callback.repeatCount > 1 ? ` (${callback.fired} of ${callback.repeatCount})` : "";
-    this.announce(`⏰ ${callback.id}${of}: ${callback.message}`);
+    callback.announce(`⏰ ${callback.id}${of}: ${callback.message}`);
     if (callback.fired < callback.repeatCount) this.#schedule(callback);
     else this.#pending.delete(callback.id);
   }

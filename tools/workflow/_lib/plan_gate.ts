@@ -1,10 +1,9 @@
 /**
  * Plan mode's gate: while plan mode is on for a call's project, every tool annotated destructive
- * is refused, so the model investigates and plans before it changes anything. Registered when
- * this module loads (plan_mode imports it), for every tool call of the server.
+ * is refused, so the model investigates and plans before it changes anything. plan_mode's
+ * module exports it beside the tool, and it runs before every tool call of the server.
  */
-import { type Tool, type ToolContext, ToolError } from "../../../mcp/tool.ts";
-import { beforeEveryTool } from "../../_lib/hooks.ts";
+import { defineToolHook, type Tool, type ToolContext, ToolError } from "../../../mcp/tool.ts";
 import { cachedPlanState, type PlanState, planStatePath } from "./plan_state.ts";
 import { Sandbox } from "../../_lib/sandbox.ts";
 import { projectStatePath } from "../../_lib/state.ts";
@@ -31,7 +30,7 @@ async function refuseIfPlanning(
   const sandbox = await Sandbox.of(ctx).catch(() => null);
   if (!sandbox) return;
   // The path alone: a check must not create state directories for projects that never plan.
-  const file = planStatePath(projectStatePath(sandbox.base));
+  const file = planStatePath(projectStatePath(ctx.state.dir, sandbox.base));
   let state: PlanState;
   try {
     state = await cachedPlanState(file);
@@ -59,4 +58,7 @@ async function refuseIfPlanning(
   );
 }
 
-beforeEveryTool(refuseDestructiveInPlanMode);
+export const planGate = defineToolHook({
+  name: "plan_gate",
+  before: refuseDestructiveInPlanMode,
+});

@@ -5,8 +5,8 @@ import { projectStateDir } from "../../_lib/state.ts";
 
 /** The call's sandbox and its project's state directory (created on first use). */
 export async function projectOf(
-  ctx: Pick<ToolContext, "roots">,
+  ctx: Pick<ToolContext, "roots" | "state">,
 ): Promise<{ sandbox: Sandbox; dir: string }> {
   const sandbox = await Sandbox.of(ctx);
-  return { sandbox, dir: await projectStateDir(sandbox.base) };
+  return { sandbox, dir: await projectStateDir(ctx.state.dir, sandbox.base) };
 }
