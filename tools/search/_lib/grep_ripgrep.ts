@@ -73,6 +73,8 @@ function argumentsFor(search: GrepSearch, ignoreFile: string | undefined): strin
 
 /** Files with matches, in path order, as rg finds them: under `search.dir`, or `search.file`. */
 export async function* ripgrepSearch(rg: string, search: GrepSearch): AsyncGenerator<FileMatches> {
+  // A call cancelled before the search starts runs nothing and reports nothing.
+  if (search.signal.aborted) return;
   let scratch: string | undefined;
   let ignoreFile: string | undefined;
   const parentLines = search.file ? [] : search.rulesAbove.parentLines;
@@ -114,6 +116,8 @@ export async function* ripgrepSearch(rg: string, search: GrepSearch): AsyncGener
   try {
     let file: FileLines | undefined;
     for await (const line of jsonLines(child.stdout!)) {
+      // What rg had written before the kill reached it is not reported for a cancelled call.
+      if (search.signal.aborted) break;
       let event;
       try {
         event = JSON.parse(line);
