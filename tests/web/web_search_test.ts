@@ -1,7 +1,6 @@
 /** web_search in-process against fake providers on 127.0.0.1, and its parsers on their own. */
 import assert from "node:assert/strict";
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import process from "node:process";
 import { test } from "node:test";
 import { ToolError } from "../../mcp/tool.ts";
@@ -19,6 +18,7 @@ import webSearch from "../../tools/web/web_search.ts";
 import { callTool } from "../helpers/file_tools.ts";
 import { harness, tick } from "../helpers/in_process.ts";
 import { modern } from "../helpers/raw_client.ts";
+import { serveLocally } from "./local_site.ts";
 
 const redirect = (target: string, rut: string) =>
   `//duckduckgo.com/l/?uddg=${encodeURIComponent(target)}&amp;rut=${rut}`;
@@ -171,22 +171,12 @@ interface Seen {
 /** A server on 127.0.0.1 that records each request and answers with `handler`. */
 async function fakeProvider(handler: (seen: Seen, res: ServerResponse) => void) {
   const requests: Seen[] = [];
-  const server = createServer((req, res) => {
+  const { base, close } = await serveLocally((req, res) => {
     const seen = { url: new URL(req.url ?? "/", "http://127.0.0.1"), headers: req.headers };
     requests.push(seen);
     handler(seen, res);
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    origin: `http://127.0.0.1:${port}`,
-    requests,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return { origin: base, requests, close };
 }
 
 const send = (res: ServerResponse, status: number, type: string, body: string, extra = {}) => {

@@ -1,6 +1,13 @@
+/**
+ * The private-network guard: which addresses it refuses, how it judges a URL a browser asks
+ * for, and how downloads apply it (before connecting, on every redirect, per origin). The
+ * guard inside a rendering browser is tested in render_test.ts.
+ */
 import assert from "node:assert/strict";
-import { test } from "node:test";
+import { after, before, test } from "node:test";
+import { decodeBody, httpGet } from "../../../tools/web/_lib/http_get.ts";
 import { privateAddressKind, refusalForUrl } from "../../../tools/web/_lib/net_guard.ts";
+import { LOCAL_GET, type LocalServer, serveLocally } from "../local_site.ts";
 
 test("loopback, private, link-local and metadata IPv4 addresses are named; public ones pass", () => {
   for (
@@ -56,4 +63,71 @@ test("a URL for a browser: local schemes pass, other schemes and private hosts a
     /localhost \(it resolves to (127\.0\.0\.1|::1)\) is loopback.*--allow-private-network/,
   );
   assert.equal(await refusalForUrl("http://localhost/", true), undefined);
+});
+
+// --- downloads under the guard, against a site on 127.0.0.1 (and as localhost) ---
+
+let server: LocalServer;
+let base = "";
+let byName = "";
+const seen: string[] = [];
+
+before(async () => {
+  server = await serveLocally((req, res) => {
+    seen.push(req.url ?? "");
+    const url = req.url ?? "/";
+    if (url === "/to-file") {
+      res.statusCode = 301;
+      res.setHeader("location", "file:///etc/passwd");
+      return res.end();
+    }
+    if (url === "/headers") return res.end(JSON.stringify(req.headers));
+    if (url === "/to-other-origin") {
+      res.statusCode = 302;
+      res.setHeader("location", `${byName}/headers`);
+      return res.end();
+    }
+    res.end("plain");
+  });
+  base = server.base;
+  byName = `http://localhost:${server.port}`;
+});
+
+after(() => server.close());
+
+test("the guard refuses a private address literal and a name resolving to one, before connecting", async () => {
+  const closed = { ...LOCAL_GET, allowPrivate: false };
+  const before = seen.length;
+  await assert.rejects(httpGet(`${base}/plain`, closed), /127\.0\.0\.1 is loopback/);
+  await assert.rejects(httpGet(`${byName}/plain`, closed), /localhost \(it resolves to/);
+  await assert.rejects(httpGet("http://0x7f.1/", closed), /loopback/);
+  await assert.rejects(httpGet("http://[::ffff:127.0.0.1]/", closed), /loopback/);
+  assert.equal(seen.length, before, "no request reached the server");
+});
+
+test("every hop is checked again: a redirect to another scheme is refused there", async () => {
+  await assert.rejects(httpGet(`${base}/to-file`, LOCAL_GET), /Only http and https URLs.*"file:"/);
+});
+
+test("a guarded request never rides on a connection an unguarded one left open", async () => {
+  const keepAlive = { ...LOCAL_GET, headers: { connection: "keep-alive" } };
+  await httpGet(`${byName}/plain`, keepAlive);
+  await assert.rejects(
+    httpGet(`${byName}/plain`, { ...keepAlive, allowPrivate: false }),
+    /loopback/,
+  );
+});
+
+test("the caller's headers and guard exemption stay with the first origin", async () => {
+  const same = await httpGet(`${base}/headers`, { ...LOCAL_GET, headers: { "x-secret": "s3" } });
+  assert.equal(JSON.parse(decodeBody(same))["x-secret"], "s3");
+  // 127.0.0.1 and localhost are different origins: the exemption does not follow the redirect,
+  const exempt = { ...LOCAL_GET, headers: { "x-secret": "s3" } };
+  await assert.rejects(
+    httpGet(`${base}/to-other-origin`, exempt),
+    /to-other-origin redirected to http:\/\/localhost:\d+\/headers, which failed: localhost/,
+  );
+  // and where the program allows the private network, the secret header still stays behind.
+  const moved = await httpGet(`${base}/to-other-origin`, { ...exempt, allowPrivateNetwork: true });
+  assert.equal(JSON.parse(decodeBody(moved))["x-secret"], undefined);
 });

@@ -13,8 +13,7 @@ import {
   realpathSync,
   writeFileSync,
 } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { ServerResponse } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
@@ -24,7 +23,8 @@ import {
   type RenderOptions,
   renderPage,
 } from "../../../tools/web/_lib/chromium_render.ts";
-import { isRunning } from "../../helpers/processes.ts";
+import { isRunning, processesWith } from "../../helpers/processes.ts";
+import { type LocalServer, serveLocally } from "../local_site.ts";
 
 const chromium = findChromium();
 const skip = !chromium && "no Chromium installed (apt-get install chromium)";
@@ -40,63 +40,52 @@ function scratch(prefix: string): string {
 
 /** A local site; `seen` lists the paths it was asked for. */
 async function site(
-  routes: Record<string, (res: import("node:http").ServerResponse) => void>,
-): Promise<{ base: string; seen: string[]; server: Server }> {
+  routes: Record<string, (res: ServerResponse) => void>,
+): Promise<LocalServer & { seen: string[] }> {
   const seen: string[] = [];
-  const server = createServer((req, res) => {
+  const local = await serveLocally((req, res) => {
     seen.push(req.url!);
     const route = routes[req.url!];
     if (route) return route(res);
     res.statusCode = 404;
     res.end();
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return { base: `http://127.0.0.1:${port}`, seen, server };
-}
-
-function stop(server: Server): Promise<void> {
-  server.closeAllConnections();
-  return new Promise((resolve) => server.close(() => resolve()));
+  return { ...local, seen };
 }
 
 function html(body: string) {
-  return (res: import("node:http").ServerResponse) => {
+  return (res: ServerResponse) => {
     res.setHeader("content-type", "text/html; charset=utf-8");
     res.end(`<!doctype html><html><head><title>t</title></head><body>${body}</body></html>`);
   };
 }
 
+/** The process group of `pid`, or undefined once it has exited. */
+function groupOf(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]);
+  } catch {
+    return undefined; // exited while we looked
+  }
+}
+
 /** Process groups of running processes whose command line mentions `marker`. */
 function groupsMentioning(marker: string): Set<number> {
   const groups = new Set<number>();
-  for (const pid of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
-    try {
-      if (!readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(marker)) continue;
-      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-      if (isRunning(Number(pid))) {
-        groups.add(Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]));
-      }
-    } catch {
-      // exited while we looked
-    }
+  for (const found of processesWith(marker)) {
+    const group = groupOf(Number(found.slice(0, found.indexOf(":"))));
+    if (group !== undefined) groups.add(group);
   }
   return groups;
 }
 
 /** Running processes in any of `groups`. */
 function membersOf(groups: Set<number>): number[] {
-  const members: number[] = [];
-  for (const pid of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-      const pgrp = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]);
-      if (groups.has(pgrp) && isRunning(Number(pid))) members.push(Number(pid));
-    } catch {
-      // exited while we looked
-    }
-  }
-  return members;
+  return readdirSync("/proc").filter((name) => /^\d+$/.test(name)).map(Number).filter((pid) => {
+    const group = groupOf(pid);
+    return group !== undefined && groups.has(group) && isRunning(pid);
+  });
 }
 
 /**
@@ -189,7 +178,7 @@ test("a browser that cannot start is reported with what it said", async () => {
 withChromium(
   "the HTML comes back after scripts have written the page, from the URL redirects led to",
   async () => {
-    const { base, server } = await site({
+    const { base, close } = await site({
       "/start": (res) => {
         res.writeHead(302, { location: "/page" });
         res.end();
@@ -208,13 +197,13 @@ withChromium(
       assert.doesNotMatch(page.html, /placeholder/);
       assert.equal(page.url, `${base}/page`);
     } finally {
-      await stop(server);
+      await close();
     }
   },
 );
 
 withChromium("the guard sees every request; a refused subresource is never fetched", async () => {
-  const { base, seen, server } = await site({
+  const { base, seen, close } = await site({
     "/": html(
       `<img src="/secret.png"><p id="out">waiting</p><script>
         fetch("/secret-data").then(() => "fetched", () => "blocked")
@@ -240,14 +229,14 @@ withChromium("the guard sees every request; a refused subresource is never fetch
     );
     assert.deepEqual(seen.filter((path) => path.includes("secret")), []);
   } finally {
-    await stop(server);
+    await close();
   }
 });
 
 withChromium(
   "a refused page, or a redirect to a refused place, fails with the guard's reason",
   async () => {
-    const { base, seen, server } = await site({
+    const { base, seen, close } = await site({
       "/jump": (res) => {
         res.writeHead(302, { location: "/private" });
         res.end();
@@ -263,7 +252,7 @@ withChromium(
       assert.match(redirected.message, /\/private.*private pages are off limits/);
       assert.deepEqual(seen, ["/jump"]);
     } finally {
-      await stop(server);
+      await close();
     }
   },
 );
@@ -271,14 +260,12 @@ withChromium(
 withChromium(
   "a page that never loads times out with a clear error and no browser left",
   async () => {
-    const server = createServer(() => {}); // accepts, never answers
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    const { port } = server.address() as AddressInfo;
+    const { port, close } = await serveLocally(() => {}); // accepts, never answers
     try {
       const error = rejection(await rendered(`http://127.0.0.1:${port}/`, { timeoutMs: 2_000 }));
       assert.ok(error.message.includes("did not finish loading within 2000 ms"), error.message);
     } finally {
-      await stop(server);
+      await close();
     }
   },
 );
@@ -289,18 +276,14 @@ test("only http and https pages are rendered", async () => {
 });
 
 withChromium("a navigation that fails says why", async () => {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  await stop(server); // nothing listens there now
+  const { port, close } = await serveLocally();
+  await close(); // nothing listens there now
   const error = rejection(await rendered(`http://127.0.0.1:${port}/`, {}));
   assert.match(error.message, /could not load .*net::ERR_CONNECTION_REFUSED/);
 });
 
 withChromium("a cancel stops the render at once", async () => {
-  const server = createServer(() => {});
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
+  const { port, close } = await serveLocally(() => {});
   try {
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 1_000);
@@ -316,6 +299,6 @@ withChromium("a cancel stops the render at once", async () => {
     );
     assert.equal(already.name, "AbortError");
   } finally {
-    await stop(server);
+    await close();
   }
 });
