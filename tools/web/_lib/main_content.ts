@@ -145,18 +145,23 @@ function bodyOf(document: HtmlDocument): HtmlElement {
   return document.documentElement!.querySelector("body")!;
 }
 
+/** Text with its runs of whitespace made single spaces, trimmed. */
+function squeezed(text: string): string {
+  return text.replace(/\s+/g, " ").trim();
+}
+
 function textLength(node: DomNode): number {
-  return (node.textContent ?? "").replace(/\s+/g, " ").trim().length;
+  return squeezed(node.textContent ?? "").length;
 }
 
 function documentTitle(document: HtmlDocument): string | undefined {
   for (const title of document.querySelectorAll("title")) {
     if (title.closest("svg")) continue;
-    const text = (title.textContent ?? "").replace(/\s+/g, " ").trim();
+    const text = squeezed(title.textContent ?? "");
     if (text) return text;
   }
   const og = document.querySelector('meta[property="og:title"]')?.getAttribute("content");
-  return og?.replace(/\s+/g, " ").trim() || undefined;
+  return squeezed(og ?? "") || undefined;
 }
 
 const URL_ATTRIBUTES = ["href", "src", "poster", "cite", "data-src"];
@@ -254,7 +259,7 @@ function readability(document: HtmlDocument): Article | undefined {
     }).parse();
     if (!article?.content) return undefined;
     return {
-      title: article.title?.replace(/\s+/g, " ").trim() || undefined,
+      title: squeezed(article.title ?? "") || undefined,
       content: article.content,
     };
   } catch {
@@ -383,7 +388,7 @@ export function convertHtml(html: string, options: ConvertPageOptions): Converte
   absolutize(document, options.url);
   const documentTitleText = documentTitle(document);
   const stats = clean(document);
-  const firstH1 = document.querySelector("h1")?.textContent?.replace(/\s+/g, " ").trim();
+  const firstH1 = squeezed(document.querySelector("h1")?.textContent ?? "");
   const choice = options.extract ? mainContent(document, stats) : undefined;
   const title = withoutSiteName(choice?.title ?? documentTitleText, firstH1);
   const root = choice?.root ?? bodyOf(document);
