@@ -1,3 +1,4 @@
+/** The cache fetch_url keeps pages in: entries expire, and the oldest go first over budget. */
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { TtlCache } from "../../../tools/web/_lib/ttl_cache.ts";

@@ -1,3 +1,7 @@
+/**
+ * A fetched HTML page as fetch_url returns it: its main content and title, and the converter's
+ * markdown and text (links, lists, escaping, code, tables, hidden content, deep nesting, junk).
+ */
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { parseHTML } from "linkedom";

@@ -1,3 +1,7 @@
+/**
+ * What a downloaded body becomes: text, an image or a described binary, whatever type the
+ * server declared; and how much HTML is converted.
+ */
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import { test } from "node:test";
