@@ -158,44 +158,25 @@ test("nested lists keep their markers and indentation", () => {
   </ul>
   <p>after</p>
   <ol start="9"><li>nine</li><li>ten<ul><li>under ten</li></ul></li></ol>`;
-  assert.equal(
-    md(html),
-    [
-      "- one",
-      "- two",
-      "  1. two.one",
-      "  2. two.two",
-      "     - deep",
-      "- three",
-      "",
-      "  three, second paragraph",
-      "",
-      "after",
-      "",
-      "9. nine",
-      "10. ten",
-      "    - under ten",
-    ].join("\n"),
-  );
-  assert.equal(
-    text(html),
-    [
-      "- one",
-      "- two",
-      "  1. two.one",
-      "  2. two.two",
-      "     - deep",
-      "- three",
-      "",
-      "  three, second paragraph",
-      "",
-      "after",
-      "",
-      "9. nine",
-      "10. ten",
-      "    - under ten",
-    ].join("\n"),
-  );
+  const expected = [
+    "- one",
+    "- two",
+    "  1. two.one",
+    "  2. two.two",
+    "     - deep",
+    "- three",
+    "",
+    "  three, second paragraph",
+    "",
+    "after",
+    "",
+    "9. nine",
+    "10. ten",
+    "    - under ten",
+  ].join("\n");
+  // Lists read the same in markdown and in plain text.
+  assert.equal(md(html), expected);
+  assert.equal(text(html), expected);
 });
 
 test("a list nested straight in a list indents under the item before it", () => {
