@@ -52,6 +52,19 @@ test("IPv6 loopback, unique-local, link-local and forms embedding a private IPv4
   }
 });
 
+test("Teredo (2001::/32) and local-use NAT64 (64:ff9b:1::/48) addresses are refused", () => {
+  // Teredo to client 127.0.0.1 (stored inverted: 80ff:fffe) through server 192.0.2.1.
+  assert.match(privateAddressKind("2001:0:c000:201:0:0:80ff:fffe")!, /Teredo/);
+  assert.match(privateAddressKind("2001::1")!, /Teredo/);
+  assert.match(privateAddressKind("64:ff9b:1::a00:1")!, /local-use NAT64/);
+  assert.match(privateAddressKind("64:ff9b:1:ffff::808:808")!, /local-use NAT64/);
+  // Neighbours stay public: 2001:db8::/32 and 2001:4860::/32 are not Teredo, 64:ff9b:2:: is
+  // not local-use NAT64, and well-known NAT64 to a public address passes.
+  for (const address of ["2001:1::1", "2001:4860::1", "64:ff9b:2::1", "64:ff9b::808:808"]) {
+    assert.equal(privateAddressKind(address), undefined, address);
+  }
+});
+
 test("a URL for a browser: local schemes pass, other schemes and private hosts are refused", async () => {
   assert.equal(await refusalForUrl("data:text/plain,hi", false), undefined);
   assert.equal(await refusalForUrl("about:blank", false), undefined);

@@ -73,6 +73,11 @@ function blockedV6(address: string): string | undefined {
   // NAT64 (64:ff9b::/96) and 6to4 (2002::/16) reach an IPv4 address too.
   if (g[0] === 0x64 && g[1] === 0xff9b && zero(2, 6)) return blockedV4(embeddedV4(g, 6));
   if (g[0] === 0x2002) return blockedV4(embeddedV4(g, 1));
+  // Local-use NAT64 (64:ff9b:1::/48) may put the IPv4 address anywhere a site chooses.
+  if (g[0] === 0x64 && g[1] === 0xff9b && g[2] === 1) return "a local-use NAT64 network";
+  // Teredo (2001::/32) tunnels to an IPv4 address hidden in the address (its client part is
+  // inverted) through whichever relay is nearest: refused whole, as nothing public needs it.
+  if (g[0] === 0x2001 && g[1] === 0) return "a Teredo tunnel (which reaches IPv4 addresses)";
   if ((g[0] & 0xfe00) === 0xfc00) return "a private (unique local) network";
   if ((g[0] & 0xffc0) === 0xfe80) return "link-local";
   if ((g[0] & 0xffc0) === 0xfec0) return "a site-local network";
