@@ -173,7 +173,14 @@ test("the output window keeps the last 10 MB and reports what was dropped", asyn
   const read = await call(c, "bash_output", { id: "p1", offset: 0, max_chars: 10 });
   const total = 12_000_000 + "\ntail-marker\n".length;
   assert.equal(read.data.dropped, total - 10 * 1024 * 1024);
+  // offset is where the returned text starts: past what was dropped, not the offset asked for.
+  assert.equal(read.data.offset, total - 10 * 1024 * 1024);
+  assert.equal(read.data.nextOffset, (read.data.offset as number) + 10);
   assert.match(read.text, /characters before offset \d+ were dropped from the 10 MB window/);
+  const beyond = await call(c, "bash_output", { id: "p1", offset: total + 500 });
+  assert.equal(beyond.data.offset, total);
+  assert.equal(beyond.data.nextOffset, total);
+  assert.match(beyond.text, new RegExp(`nothing new at ${total} of ${total}`));
   const end = await call(c, "bash_output", { id: "p1", offset: total - 12 });
   assert.match(end.text, /^tail-marker\n/);
 });

@@ -6,9 +6,9 @@ test("reads by absolute offset across chunks; the next offset continues exactly"
   const w = new OutputWindow(100);
   w.append("hello ");
   w.append("world");
-  assert.deepEqual(w.read(0, 3), { text: "hel", nextOffset: 3, dropped: 0 });
-  assert.deepEqual(w.read(3, 100), { text: "lo world", nextOffset: 11, dropped: 0 });
-  assert.deepEqual(w.read(11, 100), { text: "", nextOffset: 11, dropped: 0 });
+  assert.deepEqual(w.read(0, 3), { text: "hel", offset: 0, nextOffset: 3, dropped: 0 });
+  assert.deepEqual(w.read(3, 100), { text: "lo world", offset: 3, nextOffset: 11, dropped: 0 });
+  assert.deepEqual(w.read(11, 100), { text: "", offset: 11, nextOffset: 11, dropped: 0 });
 });
 
 test("the oldest characters are dropped first, and a reader behind is told how many it missed", () => {
@@ -17,20 +17,20 @@ test("the oldest characters are dropped first, and a reader behind is told how m
   w.append("abcde");
   assert.equal(w.start, 5);
   assert.equal(w.end, 15);
-  assert.deepEqual(w.read(2, 100), { text: "56789abcde", nextOffset: 15, dropped: 3 });
-  assert.deepEqual(w.read(7, 4), { text: "789a", nextOffset: 11, dropped: 0 });
+  assert.deepEqual(w.read(2, 100), { text: "56789abcde", offset: 5, nextOffset: 15, dropped: 3 });
+  assert.deepEqual(w.read(7, 4), { text: "789a", offset: 7, nextOffset: 11, dropped: 0 });
 });
 
 test("a chunk larger than the window keeps only its end", () => {
   const w = new OutputWindow(4);
   w.append("abcdefgh");
-  assert.deepEqual(w.read(0, 10), { text: "efgh", nextOffset: 8, dropped: 4 });
+  assert.deepEqual(w.read(0, 10), { text: "efgh", offset: 4, nextOffset: 8, dropped: 4 });
 });
 
 test("an offset past the end reads nothing and points at the end", () => {
   const w = new OutputWindow(10);
   w.append("abc");
-  assert.deepEqual(w.read(50, 10), { text: "", nextOffset: 3, dropped: 0 });
+  assert.deepEqual(w.read(50, 10), { text: "", offset: 3, nextOffset: 3, dropped: 0 });
 });
 
 test("every character is read exactly once by a reader following nextOffset", () => {

@@ -44,7 +44,10 @@ export default defineTool({
     type: "object",
     properties: {
       ...FACTS_PROPERTIES,
-      offset: { type: "integer", description: "where this read started" },
+      offset: {
+        type: "integer",
+        description: "where the returned text starts (past any dropped output; at most the end)",
+      },
       nextOffset: { type: "integer", description: "where the next read should start" },
       dropped: { type: "integer", description: "characters before offset no longer kept" },
       more: { type: "boolean", description: "whether output past nextOffset is waiting" },
@@ -84,7 +87,7 @@ export default defineTool({
     }
     proc.readCursor = Math.max(proc.readCursor, next);
     const more = next < proc.output.end;
-    const start = from + read.dropped;
+    const start = read.offset;
     const range = next > start ? `characters ${start}–${next}` : `nothing new at ${next}`;
     const notes = [`[${proc.summary()} · ${range} of ${proc.output.end}]`];
     if (read.dropped > 0) {
@@ -97,7 +100,7 @@ export default defineTool({
       content: `${text || "(no new output)"}\n\n${notes.join("\n")}`,
       structured: {
         ...proc.facts(),
-        offset: from,
+        offset: start,
         nextOffset: next,
         dropped: read.dropped,
         more,

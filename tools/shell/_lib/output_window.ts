@@ -5,6 +5,8 @@
  */
 export interface WindowRead {
   text: string;
+  /** Where `text` starts: the offset asked for, moved past what was dropped or to the end. */
+  offset: number;
   /** Where the next read should start. */
   nextOffset: number;
   /** Characters between the requested offset and the oldest one still kept. */
@@ -67,6 +69,6 @@ export class OutputWindow {
       taken += piece.length;
       if (taken >= wanted) break;
     }
-    return { text: parts.join(""), nextOffset: from + taken, dropped };
+    return { text: parts.join(""), offset: from, nextOffset: from + taken, dropped };
   }
 }
