@@ -13,7 +13,7 @@ import { type Launch, mcpJson } from "./config/mcp_json.ts";
 import { resolvePath, stateDirectory } from "./config/paths.ts";
 import { formatConfig } from "./config/print.ts";
 import pkg from "./package.json" with { type: "json" };
-import { describeLogData, LOG_LEVELS, type LogLevel, stderrLogger } from "./mcp/log.ts";
+import { atLeast, describeLogData, LOG_LEVELS, type LogLevel, stderrLogger } from "./mcp/log.ts";
 import { McpConnection } from "./mcp/connection.ts";
 import { McpService } from "./mcp/service.ts";
 import { HttpGuard, isLoopbackHost } from "./mcp/http/guard.ts";
@@ -93,6 +93,9 @@ function loadSettings(flags: ReturnType<typeof parseFlags>): LoadedConfig {
       home: homedir(),
       platform: process.platform,
     });
+    if (atLeast("warning", loaded.settings.logLevel as LogLevel)) {
+      for (const warning of loaded.warnings) process.stderr.write(`toolhost warning: ${warning}\n`);
+    }
     return loaded;
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
@@ -214,7 +217,7 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
     process.exit(0);
   }
   const loaded = loadSettings(flags);
-  const { settings, origins } = loaded;
+  const { settings, places } = loaded;
   if (flags["mcp-json"]) {
     process.stdout.write(mcpJson(launch(viaNpm), forwardedFlags(argv)));
     process.exit(0);
@@ -225,7 +228,7 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
   const roots = settings.roots;
   for (const dir of roots) {
     if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory()) {
-      configError(`${origins.get("roots")}: root ${dir} is not an existing directory`);
+      configError(`${places.get("roots")}: root ${dir} is not an existing directory`);
     }
   }
 
@@ -236,11 +239,11 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
     // Custom tools are checked when built: say which file or variable declared the bad one.
     const message = (error as Error).message;
     const name = message.match(/^custom(?: tool |_tools\.)"?([^":]+)"?/)?.[1];
-    const origin = name ? origins.get(`custom_tools.${name}`) : undefined;
-    configError(origin ? `${origin}: ${message}` : message);
+    const place = name ? places.get(`custom_tools.${name}`) : undefined;
+    configError(place ? `${place}: ${message}` : message);
   }
   if (flags["print-config"]) {
-    process.stdout.write(formatConfig(settings, origins, loaded.files));
+    process.stdout.write(formatConfig(settings, loaded.origins, loaded.files));
     process.exit(0);
   }
   const { tools, warnings, removed, ...contributions } = assembled;

@@ -43,8 +43,15 @@ export interface LoadedConfig {
    * "project file /p/.toolhost.jsonc:7", "env TOOLHOST_ROOTS", "flag --root".
    */
   origins: Map<string, string>;
+  /**
+   * Where a complaint about each setting points, by the same keys: "/p/.toolhost.jsonc:7:3",
+   * "env TOOLHOST_ROOTS", "flag --root"; defaults are absent.
+   */
+  places: Map<string, string>;
   /** The config files read, the one read first first. */
   files: string[];
+  /** What loaded but is likely a mistake (an empty file), one line each, for stderr. */
+  warnings: string[];
 }
 
 /**
@@ -105,7 +112,7 @@ function widenings(layer: Layer, projectDir: string): string[] {
 }
 
 export function loadConfig(input: ConfigInput): LoadedConfig {
-  const ctx: SourceContext = { ...input, problems: [] };
+  const ctx: SourceContext = { ...input, problems: [], warnings: [] };
   const project = projectFile(input.flags, ctx);
   const user = userConfigPath(input.env, input.home, input.platform);
   const files: string[] = [];
@@ -120,7 +127,10 @@ export function loadConfig(input: ConfigInput): LoadedConfig {
   };
   // --config naming the user file reads it once, as the project file.
   if (user !== project.path) readFile(user, "user file");
-  const projectLayer = readFile(project.path, "project file", project.namedBy);
+  // A file named by --config or TOOLHOST_CONFIG takes the project file's place, but it is the
+  // user's own: messages name it for what it is.
+  const projectLabel = project.namedBy ? `${project.namedBy} file` : "project file";
+  const projectLayer = readFile(project.path, projectLabel, project.namedBy);
   // Only the implicit .toolhost.jsonc: a file the user names with --config is theirs.
   if (projectLayer && !project.namedBy && user !== project.path) {
     ctx.problems.push(...widenings(projectLayer, dirname(project.path)));
@@ -138,13 +148,15 @@ export function loadConfig(input: ConfigInput): LoadedConfig {
   }
   const settings = defaultSettings();
   const origins = new Map<string, string>(LEAVES.map((leaf) => [leaf.key, "default"]));
+  const places = new Map<string, string>();
   for (const [key, entry] of merged) {
     origins.set(key, entry.origin);
+    places.set(key, entry.where);
     const leaf = LEAF_BY_KEY.get(key);
     if (leaf) leaf.set(settings, entry.value);
     else settings.customTools[key.slice(CUSTOM_TOOLS.length + 1)] = entry.value as CustomToolSpec;
   }
   const conflicts = checkTimeouts(merged, rank, settings);
   if (conflicts.length > 0) throw new ConfigError(conflicts);
-  return { settings, origins, files };
+  return { settings, origins, places, files, warnings: ctx.warnings };
 }

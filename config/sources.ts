@@ -28,6 +28,8 @@ export interface SourceContext {
   platform: NodeJS.Platform;
   /** One line per problem, "where: what is wrong; allowed: …"; the caller reports them together. */
   problems: string[];
+  /** What is allowed but likely a mistake (an empty file), one line each, for stderr. */
+  warnings: string[];
 }
 
 const MAX_FILE_BYTES = 1024 * 1024;
@@ -116,8 +118,9 @@ function readText(
 }
 
 /**
- * A config file's layer; undefined when the file is absent. `label` is "user file" or "project
- * file"; `namedBy` is the flag or variable that named the file, which makes its absence an error.
+ * A config file's layer; undefined when the file is absent. `label` is "user file", "project
+ * file" or "--config file"; `namedBy` is the flag or variable that named the file, which makes its
+ * absence an error.
  */
 export function fileLayer(
   path: string,
@@ -138,7 +141,15 @@ export function fileLayer(
     return new Map();
   }
   const { root } = parsed.document;
-  const config = (parsed.document.value ?? {}) as Config;
+  if (parsed.document.value === undefined) {
+    // Most likely a file saved before it was written, or settings lost to a bad edit.
+    ctx.warnings.push(
+      `${path}: the ${label} holds no settings (it is empty, or only whitespace and comments), ` +
+        `so it changes nothing; write {} in it if that is on purpose`,
+    );
+    return new Map();
+  }
+  const config = parsed.document.value as Config;
   const found: TextProblem[] = duplicateKeys(text, root);
   for (const problem of checkConfig(config)) {
     let node = nodeAt(root, problem.path, problem.at === "key");

@@ -179,9 +179,20 @@ test("JSONC: comments, trailing commas and a byte-order mark are fine", () => {
   assert.equal(origins.get("read_only"), `project file ${s.projectFile}:6`);
 });
 
-test("an empty file, or one with only comments, is no configuration", () => {
-  assert.equal(setup({ project: "" }).load().settings.logLevel, "info");
-  assert.equal(setup({ project: "// nothing yet\n" }).load().settings.logLevel, "info");
+test("an empty file, or one with only whitespace or comments, loads with a warning naming it", () => {
+  for (const project of ["", " \n\t\n", "// nothing yet\n/* later */\n"]) {
+    const s = setup({ project });
+    const loaded = s.load();
+    assert.equal(loaded.settings.logLevel, "info");
+    assert.deepEqual(loaded.warnings, [
+      `${s.projectFile}: the project file holds no settings (it is empty, or only whitespace ` +
+      `and comments), so it changes nothing; write {} in it if that is on purpose`,
+    ]);
+  }
+  const user = setup({ user: "" });
+  assert.match(user.load().warnings[0], /config\.jsonc: the user file holds no settings/);
+  // {} says "nothing" on purpose.
+  assert.deepEqual(setup({ project: "{}", user: "{ }" }).load().warnings, []);
 });
 
 test("schema errors point at the line and column, say what is allowed, and come all at once", () => {
@@ -302,7 +313,13 @@ test("--config and TOOLHOST_CONFIG name the project file; a missing one is an er
   const other = join(s.base, "other.jsonc");
   writeFileSync(other, lines('{ "log_level": "error" }'));
   assert.equal(s.load({}, { config: other }).settings.logLevel, "error");
-  assert.equal(s.load({}, { config: other }).origins.get("log_level"), `project file ${other}:1`);
+  // The file is the user's own, not a project's: its settings and messages say --config.
+  assert.equal(s.load({}, { config: other }).origins.get("log_level"), `--config file ${other}:1`);
+  assert.equal(s.load({}, { config: other }).places.get("log_level"), `${other}:1:3`);
+  assert.equal(
+    s.load({ TOOLHOST_CONFIG: other }).origins.get("log_level"),
+    `TOOLHOST_CONFIG file ${other}:1`,
+  );
   assert.equal(s.load({ TOOLHOST_CONFIG: other }).settings.logLevel, "error");
   assert.equal(s.load({ TOOLHOST_CONFIG: "" }).settings.logLevel, "warning");
 

@@ -89,6 +89,43 @@ test("a bad file: each problem at its line and column, exit 2, nothing on stdout
   );
 });
 
+test("an empty or comment-only config file is a warning on stderr naming it; the server runs", () => {
+  const { dir, env } = setup("// to do\n");
+  const out = run(dir, ["--print-config"], env);
+  assert.equal(out.status, 0, out.stderr);
+  assert.match(
+    out.stderr,
+    /^toolhost warning: \S+\.toolhost\.jsonc: the project file holds no settings \(it is empty, or only whitespace and comments\), so it changes nothing; write \{\} in it if that is on purpose$/m,
+  );
+  assert.match(run(setup("{}").dir, ["--print-config"], env).stderr, /^$/);
+});
+
+test("a custom tool's bad {placeholder}: the --config file's line and column, named as the file", () => {
+  const { dir, env } = setup("{}");
+  const file = join(dir, "mine.jsonc");
+  writeFileSync(
+    file,
+    `{
+  "custom_tools": {
+    "greet": { "description": "Greets", "command": ["echo", "{missing}"] }
+  }
+}`,
+  );
+  const out = run(dir, ["--config", file], env);
+  assert.equal(out.status, 2);
+  assert.match(
+    out.stderr,
+    new RegExp(
+      `${
+        file.replaceAll(".", "\\.")
+      }:3:5: custom tool "greet": command\\[1\\] "\\{missing\\}" uses \\{missing\\}`,
+    ),
+  );
+  assert.doesNotMatch(out.stderr, /project file/);
+  const shown = run(dir, ["--print-config", "--config", file.replace("mine", "other")], env);
+  assert.match(shown.stderr, /other\.jsonc: no such file \(named by --config\)/);
+});
+
 test("the read-only profile offers only read-only tools; a deny list hides what it names", async () => {
   const { dir, env } = setup(`{ "tools": { "deny": ["bash*", "fetch_url"] } }`);
   client = new RawClient(PRODUCT_BINARY, [], dir, env);
