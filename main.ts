@@ -20,7 +20,7 @@ import { HttpGuard, isLoopbackHost } from "./mcp/http/guard.ts";
 import { serveStdio, StdoutWriter } from "./mcp/stdio.ts";
 import type { Contribution } from "./mcp/contribution.ts";
 import { SUPPORTED_VERSIONS } from "./mcp/versions.ts";
-import { killAllGroups } from "./tools/_lib/process_groups.ts";
+import { enableWatchdog, killAllGroups } from "./tools/_lib/process_groups.ts";
 import { assemble, type Assembled } from "./tools/assemble.ts";
 
 declare const TOOLHOST_COMMIT: string | undefined;
@@ -257,6 +257,8 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
   }
 
   const logger = stderrLogger(logLevel);
+  // What our commands start dies with us even when we are killed outright (SIGKILL).
+  enableWatchdog();
   for (const warning of warnings) logger.log("warning", warning);
   for (const { name, why } of removed) logger.log("debug", `tool ${name} is off: ${why}`);
   const service = new McpService({

@@ -2,29 +2,80 @@
  * Child processes in their own process groups, so a timeout, a cancel or shutdown reaches every
  * process a command started (pipelines, subshells, grandchildren), not just the shell.
  * Every group started here is remembered until it is empty, so shutdown can kill what is left.
+ *
+ * A process that leaves the group (`setsid`, a daemon's double fork) is still found: every
+ * process started here carries TOOLHOST_RUN=<server token>.<run number> in its environment, which
+ * its descendants inherit, and on Linux the kills below also reach every process whose
+ * /proc/<pid>/environ holds the mark. If the server is killed outright (SIGKILL, a crash), a
+ * watchdog does the same: a small shell in its own session that reads a pipe from the server
+ * and, at end-of-file, kills the groups it was told of and every process carrying the token.
  */
 import { type ChildProcess, spawn, type SpawnOptions } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import process from "node:process";
+import { Buffer } from "node:buffer";
+
+/** The environment variable that marks every process we start and its descendants. */
+export const RUN_VARIABLE = "TOOLHOST_RUN";
 
 /** Groups we started, and whether their leader (the process we spawned) has exited. */
 const groups = new Map<number, { leaderExited: boolean }>();
 let lastPrune = 0;
 
+/** This server's random token, made at the first spawn; then the number of the last run. */
+let token: string | undefined;
+let runs = 0;
+/**
+ * The mark of the run each group leader started, `TOOLHOST_RUN=<token>.<n>`, kept after the
+ * leader exits (bash_kill may come later for what it left); keyed by pid, so bounded.
+ */
+const marks = new Map<number, Buffer>();
+
+export interface GroupOptions {
+  /**
+   * Started to outlive the server (a dev server the user wants kept): no mark, and not killed
+   * at shutdown or by the watchdog. Stopping it explicitly still stops its group.
+   */
+  outliveServer?: boolean;
+}
+
 /** Spawns `file` as the leader of a new process group (and session: no controlling terminal). */
-export function spawnInGroup(file: string, args: string[], options: SpawnOptions): ChildProcess {
+export function spawnInGroup(
+  file: string,
+  args: string[],
+  options: SpawnOptions,
+  { outliveServer = false }: GroupOptions = {},
+): ChildProcess {
   pruneEndedGroups();
-  const child = spawn(file, args, { ...options, detached: true });
+  const env = { ...(options.env ?? process.env) };
+  let mark: string | undefined;
+  if (outliveServer) delete env[RUN_VARIABLE];
+  else env[RUN_VARIABLE] = mark = `${serverToken()}.${++runs}`;
+  const child = spawn(file, args, { ...options, env, detached: true });
   const pgid = child.pid;
-  if (pgid !== undefined) {
+  if (pgid !== undefined && mark !== undefined) {
     const entry = { leaderExited: false };
     groups.set(pgid, entry);
+    marks.set(pgid, Buffer.from(`${RUN_VARIABLE}=${mark}`));
+    watchdog.add(pgid);
     child.once("exit", () => {
       entry.leaderExited = true;
-      if (!signalGroup(pgid, 0)) groups.delete(pgid);
+      if (!signalGroup(pgid, 0)) forget(pgid);
     });
   }
   return child;
+}
+
+function serverToken(): string {
+  if (token) return token;
+  const bytes = crypto.getRandomValues(new Uint8Array(8));
+  token = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+  return token;
+}
+
+/** Stops remembering a group that has ended (so its recycled pgid is never signalled). */
+function forget(pgid: number): void {
+  if (groups.delete(pgid)) watchdog.remove(pgid);
 }
 
 /** Sends `signal` to the group; false when the group no longer exists. */
@@ -87,30 +138,206 @@ function pruneEndedGroups(): void {
   if (now - lastPrune < 1000) return;
   lastPrune = now;
   for (const [pgid, entry] of groups) {
-    if (entry.leaderExited && !groupAlive(pgid)) groups.delete(pgid);
+    if (entry.leaderExited && !groupAlive(pgid)) forget(pgid);
   }
 }
 
 /**
- * Sends `first` (SIGTERM unless told otherwise) to the group, then SIGKILL if anything in it is
- * still alive after `graceMs`.
+ * Whether anything the group's leader started still runs: the group, or (Linux) a process that
+ * left it but carries the run's mark.
+ */
+export function runAlive(pgid: number): boolean {
+  const mark = marks.get(pgid);
+  return groupAlive(pgid) || (mark !== undefined && markedProcesses(mark, true).length > 0);
+}
+
+/**
+ * Sends `first` (SIGTERM unless told otherwise) to the group and to the processes that left it
+ * carrying the run's mark, then SIGKILL to whatever of them is still alive after `graceMs`.
  */
 export async function terminateGroup(
   pgid: number,
   graceMs: number,
   first: NodeJS.Signals = "SIGTERM",
 ): Promise<void> {
+  const mark = marks.get(pgid);
   signalGroup(pgid, first);
+  if (mark && first !== "SIGKILL") signalMarked(mark, true, first, false);
   const deadline = Date.now() + (first === "SIGKILL" ? 0 : graceMs);
-  while (groupAlive(pgid) && Date.now() < deadline) {
+  while (Date.now() < deadline && runAlive(pgid)) {
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   if (groupAlive(pgid)) signalGroup(pgid, "SIGKILL");
-  groups.delete(pgid);
+  if (mark) signalMarked(mark, true, "SIGKILL", true);
+  forget(pgid);
+  marks.delete(pgid);
 }
 
-/** Kills every group this process started that may still have members. Used at exit. */
+/**
+ * Kills every group this process started that may still have members, and every process that
+ * carries this server's token. Used at exit.
+ */
 export function killAllGroups(): void {
   for (const pgid of groups.keys()) signalGroup(pgid, "SIGKILL");
   groups.clear();
+  marks.clear();
+  if (token) signalMarked(Buffer.from(`${RUN_VARIABLE}=${token}.`), false, "SIGKILL", true);
+}
+
+/**
+ * Signals the processes carrying `mark` in their environment (Linux; elsewhere none are found).
+ * With `untilNone`, scans again after each round until a scan finds no process not yet signalled:
+ * a child forked before its parent was killed shows up in the next scan, and a killed process
+ * can fork no more. Bounded, for a fork bomb.
+ */
+function signalMarked(
+  mark: Buffer,
+  exact: boolean,
+  signal: NodeJS.Signals,
+  untilNone: boolean,
+): void {
+  const signalled = new Set<number>();
+  for (let round = 0; round < (untilNone ? 50 : 1); round++) {
+    const fresh = markedProcesses(mark, exact).filter((pid) => !signalled.has(pid));
+    if (fresh.length === 0) return;
+    for (const pid of fresh) {
+      signalled.add(pid);
+      try {
+        process.kill(pid, signal);
+      } catch {
+        // ended meanwhile
+      }
+    }
+  }
+}
+
+/**
+ * Processes whose environment holds `mark` as a whole variable (`exact`) or as the start of one.
+ * Only our user's processes are readable, which are the only ones we could signal anyway; a
+ * process that made itself undumpable (ssh-agent) or rewrote its environment is not found.
+ */
+function markedProcesses(mark: Buffer, exact: boolean): number[] {
+  if (process.platform !== "linux") return [];
+  const found: number[] = [];
+  let entries: string[];
+  try {
+    entries = readdirSync("/proc");
+  } catch {
+    return found;
+  }
+  for (const entry of entries) {
+    if (entry.charCodeAt(0) > 57) continue; // not a pid
+    let environ: Buffer;
+    try {
+      environ = readFileSync(`/proc/${entry}/environ`);
+    } catch {
+      continue;
+    }
+    if (holds(environ, mark, exact)) found.push(Number(entry));
+  }
+  return found.filter((pid) => pid !== process.pid);
+}
+
+/** Whether the NUL-separated `environ` has a variable that is, or starts with, `mark`. */
+export function holds(environ: Uint8Array, mark: Uint8Array, exact: boolean): boolean {
+  const haystack = Buffer.from(environ.buffer, environ.byteOffset, environ.byteLength);
+  for (let at = haystack.indexOf(mark); at >= 0; at = haystack.indexOf(mark, at + 1)) {
+    if (at > 0 && haystack[at - 1] !== 0) continue;
+    const end = at + mark.length;
+    if (!exact || end === haystack.length || haystack[end] === 0) return true;
+  }
+  return false;
+}
+
+/**
+ * The watchdog's script. $1 is the server's token. Lines on stdin name the groups to kill
+ * (`+ pgid`) and those that ended (`- pgid`); at end-of-file, which comes when the server exits
+ * however it exits, it kills those groups, then (with /proc) every process carrying the token,
+ * scanning again until none is left. It carries no mark itself, so no sweep kills it first.
+ */
+const WATCHDOG_SCRIPT = `groups=
+while read -r op pgid; do
+  case $op in
+  +) groups="$groups $pgid" ;;
+  -) kept=
+     for g in $groups; do [ "$g" = "$pgid" ] || kept="$kept $g"; done
+     groups=$kept ;;
+  esac
+done
+for g in $groups; do kill -s KILL -- "-$g" 2>/dev/null; done
+[ -d /proc/self ] || exit 0
+n=0
+while [ $n -lt 50 ]; do
+  found=$(grep -lsaF -e "${RUN_VARIABLE}=$1." /proc/[0-9]*/environ 2>/dev/null)
+  [ -n "$found" ] || exit 0
+  for f in $found; do p=\${f#/proc/}; kill -s KILL "\${p%/environ}" 2>/dev/null; done
+  n=$((n + 1))
+  sleep 0.02 2>/dev/null || sleep 1
+done`;
+
+/**
+ * Started at the first spawn after `enableWatchdog()`, a tick later so no call waits for it;
+ * started again if it dies (a few times at most). Its own session, so a signal to the server's
+ * group does not reach it; its stdout and stderr go nowhere, so it never holds the server's
+ * stdout open.
+ */
+class Watchdog {
+  enabled = false;
+  #child: ChildProcess | undefined;
+  #starting = false;
+  #starts = 0;
+
+  add(pgid: number): void {
+    if (this.#child) this.#send(`+ ${pgid}\n`);
+    else if (this.enabled && !this.#starting && this.#starts < 3) {
+      this.#starting = true;
+      setTimeout(() => this.#start(), 0);
+    }
+  }
+
+  remove(pgid: number): void {
+    if (this.#child) this.#send(`- ${pgid}\n`);
+  }
+
+  #start(): void {
+    this.#starting = false;
+    if (this.#child || !token) return;
+    this.#starts++;
+    const env = { ...process.env };
+    delete env[RUN_VARIABLE]; // an outer toolhost's mark: its sweep must not kill us first
+    let child: ChildProcess;
+    try {
+      child = spawn("/bin/sh", ["-c", WATCHDOG_SCRIPT, "toolhost-watchdog", token], {
+        env,
+        stdio: ["pipe", "ignore", "ignore"],
+        detached: true,
+      });
+    } catch {
+      return;
+    }
+    child.on("error", () => {}); // not started: the exit below, or nothing, follows
+    child.stdin?.on("error", () => {});
+    child.once("exit", () => {
+      if (this.#child === child) this.#child = undefined;
+    });
+    if (child.pid === undefined) return;
+    child.unref();
+    (child.stdin as { unref?: () => void } | null)?.unref?.();
+    this.#child = child;
+    this.#send([...groups.keys()].map((pgid) => `+ ${pgid}\n`).join(""));
+  }
+
+  #send(lines: string): void {
+    if (lines) this.#child?.stdin?.write(lines);
+  }
+}
+
+const watchdog = new Watchdog();
+
+/**
+ * Lets a watchdog process kill what we started if this server dies without its orderly exit
+ * (SIGKILL, a crash). The server's entry point calls it; library code and tests do not.
+ */
+export function enableWatchdog(): void {
+  watchdog.enabled = true;
 }

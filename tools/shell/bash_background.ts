@@ -16,7 +16,7 @@ export default defineTool({
     `in the first ${GRACE_MS} ms. It keeps running while you work: read its output with ` +
     "bash_output, type into its stdin with bash_input, see all of them with bash_list, stop it " +
     "with bash_kill. Each keeps the last 10 MB of its output (stdout and stderr interleaved). " +
-    "Everything still running is killed when the server exits.",
+    "Everything it started is killed when the server exits, unless `outlive_server` is true.",
   annotations: RUNS_COMMANDS,
   input: {
     type: "object",
@@ -30,6 +30,11 @@ export default defineTool({
         maximum: 10_000,
         description: `How long to collect its first output before returning (default ${GRACE_MS}).`,
       },
+      outlive_server: {
+        type: "boolean",
+        description: "Keep it running after the server exits, only when the user asks for that " +
+          "(redirect its output to a file: the pipe to the server closes with it).",
+      },
     },
     required: ["command"],
     additionalProperties: false,
@@ -40,7 +45,14 @@ export default defineTool({
     const cwd = await workingDirectory(args.cwd, ctx.config.roots);
     const env = await commandEnv(ctx).catch(() => undefined);
     if (!env) throw new ToolError("not started: the call was stopped first");
-    const proc = background.start(args.command, cwd, args.name, env, ctx.config.shell);
+    const proc = background.start(
+      args.command,
+      cwd,
+      args.name,
+      env,
+      ctx.config.shell,
+      args.outlive_server,
+    );
     await proc.waitForEnd(args.grace_ms ?? GRACE_MS, ctx.signal);
     const read = proc.output.read(0, ctx.config.limits.outputChars);
     proc.readCursor = read.nextOffset;

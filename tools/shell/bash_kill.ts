@@ -1,6 +1,6 @@
 import { defineTool, ToolError } from "../../mcp/tool.ts";
 import { background, FACTS_SCHEMA, ID_PROPERTY } from "./_lib/background.ts";
-import { groupAlive } from "../_lib/process_groups.ts";
+import { runAlive } from "../_lib/process_groups.ts";
 import { STOPS_PROCESSES } from "../_lib/annotations.ts";
 
 const GRACE_MS = 2_000;
@@ -29,8 +29,8 @@ export default defineTool({
 
   async run(args, ctx) {
     const proc = background.get(args.id);
-    // The shell may have ended while processes it started live on in its group.
-    if (proc.status !== "running" && !groupAlive(proc.pid)) {
+    // The shell may have ended while processes it started live on, in its group or not.
+    if (proc.status !== "running" && !runAlive(proc.pid)) {
       throw new ToolError(`${proc.id} has already ${proc.describeStatus()}`);
     }
     await proc.stop(args.signal ?? "SIGTERM", GRACE_MS);

@@ -1,7 +1,8 @@
 /**
  * Background processes of this server: started by bash_background, read by bash_output, fed by
  * bash_input, listed by bash_list, stopped by bash_kill. Each runs in its own process group
- * (so shutdown's killAllGroups reaches it) and keeps a bounded window of its output.
+ * (so shutdown's killAllGroups reaches it, unless it was started to outlive the server) and keeps
+ * a bounded window of its output.
  */
 import type { ChildProcess } from "node:child_process";
 import nodeProcess from "node:process";
@@ -234,6 +235,7 @@ class Registry {
     name?: string,
     env: NodeJS.ProcessEnv = nodeProcess.env,
     shell = "",
+    outliveServer = false,
   ): BackgroundProcess {
     const running = this.list().filter((p) => p.status === "running").length;
     if (running >= LIMITS.maxRunning) {
@@ -241,7 +243,7 @@ class Registry {
         `${running} background processes are running, the most allowed; stop one with bash_kill first`,
       );
     }
-    const child = spawnShell(command, { cwd, env, shell }, "pipe");
+    const child = spawnShell(command, { cwd, env, shell, outliveServer }, "pipe");
     let failure = "";
     child.once("error", (error) => (failure = error.message));
     if (child.pid === undefined) {

@@ -6,7 +6,7 @@
  */
 import { Buffer } from "node:buffer";
 import process from "node:process";
-import { spawnInGroup, terminateGroup } from "../../_lib/process_groups.ts";
+import { RUN_VARIABLE, spawnInGroup, terminateGroup } from "../../_lib/process_groups.ts";
 import type { ToolContext } from "../../../mcp/tool.ts";
 
 const TIMEOUT_MS = 10_000;
@@ -40,8 +40,8 @@ export function commandEnv(
   });
 }
 
-/** Variables that describe the login shell itself, not the user's setup. */
-const SHELL_OWN = new Set(["PWD", "OLDPWD", "SHLVL", "_"]);
+/** Variables that describe the login shell itself (and its run's mark), not the user's setup. */
+const SHELL_OWN = new Set(["PWD", "OLDPWD", "SHLVL", "_", RUN_VARIABLE]);
 
 /** `env` output between two marks: NUL-separated where `env -0` exists, else line by line. */
 export function parseEnvOutput(output: string): Record<string, string> | undefined {

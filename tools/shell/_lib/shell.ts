@@ -48,10 +48,11 @@ const ARGUMENT_LIMIT_BYTES = 100_000;
  */
 export function spawnShell(
   command: string,
-  where: { cwd: string; env: NodeJS.ProcessEnv; shell: string },
+  where: { cwd: string; env: NodeJS.ProcessEnv; shell: string; outliveServer?: boolean },
   stdin: "ignore" | "pipe",
 ): ChildProcess {
   const { cwd, env } = where;
+  const group = { outliveServer: where.outliveServer };
   const shell = findShell(where.shell);
   const long = command.length > ARGUMENT_LIMIT_BYTES / 3 &&
     new TextEncoder().encode(command).length > ARGUMENT_LIMIT_BYTES;
@@ -60,12 +61,17 @@ export function spawnShell(
       cwd,
       env,
       stdio: [stdin, "pipe", "pipe"],
-    });
+    }, group);
   }
-  const child = spawnInGroup(shell, [
-    "-c",
-    'exec 2>&1; __toolhost_command=$(cat <&3); exec 3<&-; eval "unset __toolhost_command\n$__toolhost_command"',
-  ], { cwd, env, stdio: [stdin, "pipe", "pipe", "pipe"] });
+  const child = spawnInGroup(
+    shell,
+    [
+      "-c",
+      'exec 2>&1; __toolhost_command=$(cat <&3); exec 3<&-; eval "unset __toolhost_command\n$__toolhost_command"',
+    ],
+    { cwd, env, stdio: [stdin, "pipe", "pipe", "pipe"] },
+    group,
+  );
   const channel = child.stdio[3] as NodeJS.WritableStream | null;
   channel?.on("error", () => {}); // the shell may exit before reading it all; its exit says why
   channel?.end(command);
