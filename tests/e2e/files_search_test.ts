@@ -661,6 +661,32 @@ test("ignore files that are FIFOs, devices, links out of the roots or over 1 MB 
     "zero/b.txt",
   ]);
   assert.match(grepped.text, note);
+  if (rgMissing) return;
+  // rg would wait on the FIFOs until the time limit (and read /dev/zero for ever): with rg
+  // installed, grep answers as promptly, and as the built-in search does.
+  const withRg = start(root, { TOOLHOST_GREP: "rg" });
+  for (const mode of ["files_with_matches", "count"]) {
+    const started = Date.now();
+    const found = await call(withRg, "grep", { pattern: "pin", output_mode: mode }, 10_000);
+    assert.ok(Date.now() - started < 5_000, `grep took ${Date.now() - started} ms`);
+    assert.equal(found.result.isError, undefined, found.text);
+    const expected = ["big/d.txt", "fifo/a.txt", "inside/g.txt", "outside/c.txt", "zero/b.txt"];
+    assert.deepEqual(
+      lines(found.text),
+      mode === "count" ? expected.map((p) => `${p}:1`) : expected,
+    );
+    assert.match(found.text, note);
+  }
+  // A pattern only rg may run is refused with the reason rg was not used.
+  const slow = await call(withRg, "grep", { pattern: "(a+)+$" }, 10_000);
+  assert.equal(slow.result.isError, true);
+  assert.match(
+    slow.text,
+    /used instead of rg here, as rg would hang on or misread the ignore file big\/\.gitignore, which is 2\.0 MB/,
+  );
+  // Below a directory without odd ignore files, rg runs as usual.
+  const plain = await call(withRg, "grep", { pattern: "(p+)+in", path: "inside" }, 10_000);
+  assert.deepEqual(lines(plain.text), ["inside/g.txt"]);
 });
 
 test("without rg, grep refuses patterns that can backtrack for ever; rg runs them, in one file too", async () => {

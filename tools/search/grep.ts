@@ -10,7 +10,7 @@ import { backtrackingRisk } from "./_lib/grep_backtracking.ts";
 import { builtinSearch } from "./_lib/grep_builtin.ts";
 import { compilePattern } from "./_lib/grep_pattern.ts";
 import { GrepReport, type OutputMode } from "./_lib/grep_report.ts";
-import { findRipgrep, ripgrepSearch } from "./_lib/grep_ripgrep.ts";
+import { findRipgrep, ignoreFilesRgCannotRead, ripgrepSearch } from "./_lib/grep_ripgrep.ts";
 import {
   binaryFileError,
   type GrepSearch,
@@ -20,6 +20,7 @@ import {
 } from "./_lib/grep_search.ts";
 import { pathOrRootProperty } from "../_lib/path_properties.ts";
 import { Sandbox } from "../_lib/sandbox.ts";
+import { quoted } from "../_lib/one_line.ts";
 
 const TIME_LIMIT_MS = 30_000;
 const MAX_CONTEXT = 50;
@@ -40,15 +41,22 @@ function chooseSearch(): string | undefined {
   return rg;
 }
 
-/** The built-in search refuses patterns that could backtrack for ever; rg takes them all. */
-function refuseSlowPattern(pattern: string, caseInsensitive: boolean): void {
+/**
+ * The built-in search refuses patterns that could backtrack for ever; rg takes them all. `why`
+ * says why the built-in search is used, and what would let rg run instead.
+ */
+function refuseSlowPattern(
+  pattern: string,
+  caseInsensitive: boolean,
+  why = "used when rg is not on PATH",
+  instead = "or install ripgrep (rg), which runs any pattern in linear time",
+): void {
   const risk = backtrackingRisk(pattern, caseInsensitive);
   if (!risk) return;
   throw new ToolError(
-    `pattern ${JSON.stringify(pattern)} ${risk}, which can take grep's built-in search ` +
-      `(used when rg is not on PATH) exponential time. Write it without repeating such a ` +
-      `group (for example [ab]+ for (a|b)+, \\w+ for (\\w+)+), or install ripgrep (rg), ` +
-      `which runs any pattern in linear time`,
+    `pattern ${quoted(pattern, 200)} ${risk}, which can take grep's built-in search ` +
+      `(${why}) exponential time. Write it without repeating such a ` +
+      `group (for example [ab]+ for (a|b)+, \\w+ for (\\w+)+), ${instead}`,
   );
 }
 
@@ -165,8 +173,9 @@ export default defineTool({
     const multiline = args.multiline ?? false;
     const caseInsensitive = args.case_insensitive ?? false;
     const pattern = compilePattern(args.pattern, { caseInsensitive, multiline });
-    const rg = chooseSearch();
+    let rg = chooseSearch();
     if (!rg) refuseSlowPattern(args.pattern, caseInsensitive);
+    const deadline = Date.now() + TIME_LIMIT_MS;
     const sandbox = await Sandbox.of(ctx);
     const requested = args.path ?? ".";
     const target = await sandbox.resolve(requested);
@@ -178,6 +187,26 @@ export default defineTool({
     const named = info.isFile();
     if (named) await checkNamedFile(sandbox, target.real, requested);
     const rulesAbove = named ? IgnoreRules.empty() : await IgnoreRules.above(sandbox, target.real);
+    if (rg && !named) {
+      // rg would wait on a FIFO .gitignore (or read /dev/zero, or rules from out of the roots):
+      // the built-in search skips such files, says so, and gives the answer rg should have.
+      const odd = await ignoreFilesRgCannotRead(
+        target.real,
+        (real) => sandbox.contains(real),
+        deadline,
+        ctx.signal,
+      );
+      if (odd.length > 0) {
+        rg = undefined;
+        refuseSlowPattern(
+          args.pattern,
+          caseInsensitive,
+          `used instead of rg here, as rg would hang on or misread the ignore file ` +
+            `${sandbox.display(odd[0].path)}, which ${odd[0].why}`,
+          "or search a directory without such ignore files",
+        );
+      }
+    }
     const search: GrepSearch = {
       // One named file is searched whatever the ignore rules and glob say.
       dir: named ? dirname(target.real) : target.real,
@@ -191,7 +220,7 @@ export default defineTool({
       after: mode === "content" ? args.after ?? 0 : 0,
       filter: !named && args.glob ? nameFilter(args.glob) : undefined,
       rulesAbove,
-      deadline: Date.now() + TIME_LIMIT_MS,
+      deadline,
       signal: ctx.signal,
     };
     const report = new GrepReport({

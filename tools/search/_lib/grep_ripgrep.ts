@@ -16,6 +16,11 @@ import { FileLines, type FileMatches } from "./grep_report.ts";
 import { jsonLines, matchEventLines, textOf } from "./grep_rg_events.ts";
 import { binaryFileError, type GrepSearch, MAX_FILE_BYTES } from "./grep_search.ts";
 import { signalGroup, spawnInGroup } from "../../_lib/process_groups.ts";
+import {
+  IgnoreFileReader,
+  MAX_IGNORE_FILE_BYTES,
+  type SkippedIgnoreFile,
+} from "../../_lib/gitignore_read.ts";
 
 function lookForRipgrep(): string | undefined {
   for (const dir of (process.env.PATH ?? "").split(delimiter).filter(Boolean)) {
@@ -36,6 +41,66 @@ let ripgrep: { path: string | undefined } | undefined;
 export function findRipgrep(): string | undefined {
   ripgrep ??= { path: lookForRipgrep() };
   return ripgrep.path;
+}
+
+/**
+ * The ignore files under `dir` that rg would read although the built-in search would not: rg opens
+ * every .gitignore and .rgignore it meets (--no-ignore-dot does not stop .rgignore) and reads it
+ * whole, so a FIFO there blocks it until the time limit, a link to /dev/zero never ends, and a link
+ * out of the roots or a file over 1 MB brings rules the built-in search does not apply. `find`
+ * (which reads no file) names the candidates: links, anything not a regular file, and files over
+ * the limit; IgnoreFileReader judges them as the built-in walk will. Cheap: only names are
+ * compared. Empty when find is unavailable (then rg runs as before).
+ */
+export async function ignoreFilesRgCannotRead(
+  dir: string,
+  contains: (real: string) => boolean,
+  deadline: number,
+  signal: AbortSignal,
+): Promise<SkippedIgnoreFile[]> {
+  if (process.platform === "win32" || signal.aborted) return [];
+  const args = [
+    dir,
+    ...["(", "-name", ".git", "-o", "-name", "node_modules", ")", "-prune", "-o"],
+    ...["(", "-name", ".gitignore", "-o", "-name", ".rgignore", ")"],
+    ...["(", "-type", "l", "-o", "!", "-type", "f"],
+    ...["-o", "-size", `+${MAX_IGNORE_FILE_BYTES / 1024}k`, ")", "-print0"],
+  ];
+  let child;
+  try {
+    child = spawnInGroup("find", args, { stdio: ["ignore", "pipe", "ignore"] });
+  } catch {
+    return [];
+  }
+  const found: string[] = [];
+  let pending = "";
+  child.stdout!.setEncoding("utf8");
+  child.stdout!.on("data", (text: string) => {
+    const parts = (pending + text).split("\0");
+    pending = parts.pop()!;
+    // A tree with this many odd ignore files is judged by the first ones: one is enough.
+    if (found.length < 1000) found.push(...parts);
+  });
+  let running = true;
+  const stop = () => {
+    if (running && child.pid !== undefined) signalGroup(child.pid, "SIGKILL");
+  };
+  const timer = setTimeout(stop, Math.max(0, deadline - Date.now()));
+  signal.addEventListener("abort", stop);
+  try {
+    await new Promise<void>((done) => {
+      child.once("error", () => done()); // no find: nothing found
+      child.once("close", () => done());
+    });
+  } finally {
+    running = false;
+    clearTimeout(timer);
+    signal.removeEventListener("abort", stop);
+  }
+  const reader = new IgnoreFileReader(contains);
+  // In path order, as the built-in search will report them.
+  for (const path of found.slice(0, 1000).sort()) await reader.read(path);
+  return reader.skipped;
 }
 
 function argumentsFor(search: GrepSearch, ignoreFile: string | undefined): string[] {
