@@ -3,13 +3,15 @@
  * temporary file in the same directory, reach the disk, and only then take the file's name.
  */
 import { randomBytes } from "node:crypto";
-import { access, constants, open, realpath, rename, rm, stat } from "node:fs/promises";
+import { access, constants, stat } from "node:fs/promises";
 import { ToolError } from "../../mcp/tool.ts";
-import { dirname, join } from "node:path";
+import { basename, dirname } from "node:path";
+import { Dir } from "./beneath.ts";
+import type { Sandbox } from "./sandbox.ts";
 
-/** A short name beside `path` for work in progress (short: long file names must still fit). */
-export function temporaryPath(path: string): string {
-  return join(dirname(path), `.toolhost-${randomBytes(6).toString("hex")}.tmp`);
+/** A short name for work in progress (short: long file names must still fit). */
+export function temporaryName(): string {
+  return `.toolhost-${randomBytes(6).toString("hex")}.tmp`;
 }
 
 interface Written {
@@ -19,49 +21,55 @@ interface Written {
 
 /**
  * Writes `bytes` to `path` (a real path: no symlinks in it) atomically, keeping the mode and, where
- * allowed, the owner of the file it replaces. Refuses if a directory on the way was replaced by a
- * symlink meanwhile, so the write cannot land elsewhere than where the sandbox checked.
+ * allowed, the owner of the file it replaces. With a sandbox, `path`'s directory is opened beneath
+ * its root (Sandbox.directory) and the temporary file is created and renamed in that open
+ * directory, never through a symbolic link: the write cannot land outside the roots, whatever is
+ * renamed meanwhile. Without one (toolhost's own state directory) it works by path.
  */
-export async function writeFileAtomic(path: string, bytes: Uint8Array): Promise<Written> {
-  const old = await stat(path).catch(() => null);
-  const temporary = temporaryPath(path);
+export async function writeFileAtomic(
+  path: string,
+  bytes: Uint8Array,
+  sandbox?: Sandbox,
+): Promise<Written> {
+  const { dir, name } = sandbox
+    ? await sandbox.parent(path)
+    : { dir: Dir.named(dirname(path)), name: basename(path) };
   try {
-    const handle = await open(temporary, "wx");
+    // By path, a link to a file is replaced as the old code did (the state directory's files).
+    const old = sandbox
+      ? await dir.lstat(name).catch(() => null)
+      : await stat(path).catch(() => null);
+    if (sandbox && old && !old.isFile()) {
+      throw new Error(`${path} changed while writing (it is no longer a regular file)`);
+    }
+    const temporary = temporaryName();
     try {
-      if (old) {
-        // Exactly the old mode: open()'s mode argument would be narrowed by the umask.
-        await handle.chmod(old.mode & 0o7777);
-        // Only root may give a file away; for anyone else this keeps what they already own.
-        await handle.chown(old.uid, old.gid).catch(() => {});
+      const handle = await dir.open(
+        temporary,
+        constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL,
+        0o666,
+      );
+      try {
+        if (old) {
+          // Exactly the old mode: open()'s mode argument would be narrowed by the umask.
+          await handle.chmod(old.mode & 0o7777);
+          // Only root may give a file away; for anyone else this keeps what they already own.
+          await handle.chown(old.uid, old.gid).catch(() => {});
+        }
+        await handle.writeFile(bytes);
+        await handle.sync();
+      } finally {
+        await handle.close();
       }
-      await handle.writeFile(bytes);
-      await handle.sync();
-    } finally {
-      await handle.close();
+      await dir.rename(temporary, dir, name);
+    } catch (error) {
+      await dir.unlink(temporary).catch(() => {});
+      throw error;
     }
-    if (await realpath(dirname(path)) !== dirname(path)) {
-      throw new Error(`${dirname(path)} changed while writing (it now leads elsewhere)`);
-    }
-    await rename(temporary, path);
-  } catch (error) {
-    await rm(temporary, { force: true }).catch(() => {});
-    throw error;
-  }
-  await syncDirectory(dirname(path));
-  return { hardLinks: old?.nlink ?? 1 };
-}
-
-/** Makes a rename durable: the directory entry reaches the disk too (where the OS allows it). */
-async function syncDirectory(directory: string): Promise<void> {
-  try {
-    const handle = await open(directory, "r");
-    try {
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-  } catch {
-    // Some systems cannot fsync a directory; the rename itself is still atomic.
+    await dir.sync();
+    return { hardLinks: old?.nlink ?? 1 };
+  } finally {
+    await dir.close();
   }
 }
 

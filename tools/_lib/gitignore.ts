@@ -178,14 +178,20 @@ export class IgnoreRules {
 
   /**
    * These rules plus those of the ignore files in `dir` (`rel` is its path from the start, ""
-   * for the start itself; `names` its entries, to read only files that are there).
+   * for the start itself; `names` its entries, to read only files that are there; `at`, where
+   * to open one of them: an address beneath the open directory, see beneath.ts).
    */
-  async within(dir: string, rel: string, names: ReadonlySet<string>): Promise<IgnoreRules> {
+  async within(
+    dir: string,
+    rel: string,
+    names: ReadonlySet<string>,
+    at?: (name: string) => string,
+  ): Promise<IgnoreRules> {
     const newRepository = rel !== "" && names.has(".git");
     if (!newRepository && !names.has(GIT_IGNORE) && !names.has(RG_IGNORE)) return this;
     const own = async (name: string) => {
       if (!names.has(name)) return [];
-      const lines = linesOf(await this.reader.read(join(dir, name)));
+      const lines = linesOf(await this.reader.read(join(dir, name), at?.(name)));
       const rebased = rel === "" ? lines : lines.map((line) => nestedRule(line, rel));
       return rebased.filter((line): line is string => line !== undefined && line !== "");
     };

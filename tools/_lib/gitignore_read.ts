@@ -28,10 +28,13 @@ export class IgnoreFileReader {
   /** `contains(real)`: whether a link's target may be read (Sandbox.contains). */
   constructor(private readonly contains: (real: string) => boolean) {}
 
-  /** The file's text: "" when it is missing or was skipped (then it is in `skipped`). */
-  async read(path: string): Promise<string> {
+  /**
+   * The file's text: "" when it is missing or was skipped (then it is in `skipped`). `at` is
+   * where to open it when not by its path: an address beneath its open directory (beneath.ts).
+   */
+  async read(path: string, at = path): Promise<string> {
     try {
-      return await this.#read(path);
+      return await this.#read(path, at);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === "ENOENT" || code === "ENOTDIR") return "";
@@ -39,11 +42,11 @@ export class IgnoreFileReader {
     }
   }
 
-  async #read(path: string): Promise<string> {
-    let target = path;
-    let info = await lstat(path);
+  async #read(path: string, at: string): Promise<string> {
+    let target = at;
+    let info = await lstat(at);
     if (info.isSymbolicLink()) {
-      const real = await realpath(path).catch(() => undefined);
+      const real = await realpath(at).catch(() => undefined);
       if (real === undefined) return this.#skip(path, "is a broken symbolic link");
       if (!this.contains(real)) {
         return this.#skip(path, `is a symbolic link to ${real}, outside the allowed roots`);

@@ -3,11 +3,12 @@
  * roots after symlinks are resolved, including the parent of a file that does not exist yet.
  * Containment is checked on whole path segments, so /work/app2 is not inside /work/app.
  */
-import { constants } from "node:fs";
-import { type FileHandle, open, realpath, stat } from "node:fs/promises";
+import { constants, type Stats } from "node:fs";
+import { type FileHandle, lstat, realpath } from "node:fs/promises";
 import { homedir } from "node:os";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { type ToolContext, ToolError } from "../../mcp/tool.ts";
+import { Dir, NotADirectory, O_NONBLOCK } from "./beneath.ts";
 
 export interface ResolvedPath {
   /** The path as asked for, made absolute (`~` expanded), symlinks not resolved. */
@@ -102,24 +103,116 @@ export class Sandbox {
     }
   }
 
+  /** The innermost root that holds `real`, and the components of `real` below it. */
+  #rootOf(real: string): { root: string; parts: string[] } {
+    const root =
+      this.roots.filter((r) => this.#within(r, real)).sort((a, b) => b.length - a.length)[0];
+    if (root === undefined) {
+      throw new ToolError(
+        `${real} is outside the allowed roots. Allowed roots: ${this.roots.join(", ")}.`,
+      );
+    }
+    return { root, parts: relative(root, real).split(sep).filter((part) => part !== "") };
+  }
+
+  #within(root: string, real: string): boolean {
+    return real === root || real.startsWith(root.endsWith(sep) ? root : root + sep);
+  }
+
   /**
-   * Opens a resolved real path for reading, then makes sure it still is that file: had a
-   * directory on the way been swapped for a symlink meanwhile, open() would have followed it.
+   * Opens the directory at `real` (a path resolve() gave) by walking down from its root one
+   * component at a time, never following a symbolic link: whatever another process renames
+   * meanwhile, the directory returned is inside the root. With `create`, missing directories
+   * are made on the way (`created` is the first one made). A link met on the way means the tree
+   * changed since the path was resolved: refused. Something else in the way (or nothing, without
+   * `create`) throws NotADirectory, whose `code` is ENOTDIR or ENOENT. Close what it returns.
+   */
+  async directory(real: string, create = false): Promise<{ dir: Dir; created?: string }> {
+    const { root, parts } = this.#rootOf(real);
+    let dir = await Dir.open(root).catch(async (error) => {
+      throw await this.#changed(real, error);
+    });
+    let created: string | undefined;
+    try {
+      for (const part of parts) {
+        const next = await dir.child(part, create);
+        await dir.close();
+        dir = next.dir;
+        if (next.created) created ??= next.dir.path;
+      }
+      return { dir, created };
+    } catch (error) {
+      await dir.close();
+      throw await this.#changed(real, error);
+    }
+  }
+
+  /**
+   * The directory holding `real`, opened as directory() does, and the entry's name in it. The
+   * entry itself is not looked at: the caller acts on `dir.at(name)`. Close `dir` when done.
+   */
+  async parent(
+    real: string,
+    create = false,
+  ): Promise<{ dir: Dir; name: string; created?: string }> {
+    if (this.roots.includes(real)) {
+      throw new ToolError(`${this.display(real)} is an allowed root; it has no parent to work in.`);
+    }
+    const { dir, created } = await this.directory(dirname(real), create);
+    return { dir, name: basename(real), created };
+  }
+
+  /** What is at `real` (a link is described, not followed), looked at beneath its root. */
+  async info(real: string): Promise<Stats> {
+    if (this.roots.includes(real)) return await lstat(real);
+    const { dir, name } = await this.parent(real);
+    try {
+      return await dir.lstat(name);
+    } finally {
+      await dir.close();
+    }
+  }
+
+  /**
+   * A symbolic link met where resolve() saw none: the tree changed, so the call is refused. A
+   * link that leads nowhere is what resolve() saw (it stops there): a plain NotADirectory.
+   */
+  async #changed(real: string, error: unknown): Promise<unknown> {
+    if (!(error instanceof NotADirectory)) return error;
+    if (error.code === "ENOENT" || (error.info && !error.info.isSymbolicLink())) return error;
+    if (error.info && await realpath(error.path).then(() => false, () => true)) return error;
+    return new ToolError(
+      `${this.display(real)} changed while it was being opened (${
+        this.display(error.path)
+      } is no longer the directory it was); try again`,
+    );
+  }
+
+  /**
+   * Opens a resolved real path for reading beneath its root, never through a symbolic link, and
+   * makes sure it is a regular file: whatever was renamed since resolve(), no byte from outside
+   * the roots is read.
    */
   async openForReading(real: string): Promise<FileHandle> {
-    // Non-blocking: a FIFO swapped in after the caller's stat must not hang the open (and with
-    // it the read lock every writer waits on). Reads of regular files are unaffected.
-    const handle = await open(real, constants.O_RDONLY | constants.O_NONBLOCK).catch(
-      (error: Error) => {
-        throw new ToolError(`cannot open ${this.display(real)}: ${error.message}`);
-      },
-    );
-    const [opened, now] = await Promise.all([handle.stat(), realpath(real).catch(() => "")]);
-    const current = now === real ? await stat(real).catch(() => null) : null;
-    if (!current || current.ino !== opened.ino || current.dev !== opened.dev) {
-      await handle.close();
-      throw new ToolError(`${this.display(real)} changed while it was being opened; try again`);
+    let handle: FileHandle;
+    try {
+      const { dir, name } = await this.parent(real);
+      try {
+        // Non-blocking: a FIFO swapped in after the caller's stat must not hang the open (and
+        // with it the read lock every writer waits on). Reads of regular files are unaffected.
+        handle = await dir.open(name, constants.O_RDONLY | O_NONBLOCK);
+      } finally {
+        await dir.close();
+      }
+    } catch (error) {
+      if (error instanceof ToolError) throw error;
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === "ELOOP" || code === "EMLINK") {
+        throw new ToolError(`${this.display(real)} changed while it was being opened; try again`);
+      }
+      throw new ToolError(`cannot open ${this.display(real)}: ${(error as Error).message}`);
     }
+    const opened = await handle.stat();
     if (!opened.isFile()) {
       await handle.close();
       throw new ToolError(`${this.display(real)} is not a regular file; only files can be read`);

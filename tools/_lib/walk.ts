@@ -3,10 +3,12 @@
  * byte order of their names (the order `rg --sort path` uses, so both searches list alike),
  * ignore rules honoured, and bounded by an entry limit, a deadline and cancellation.
  * Symbolic links are reported but never followed, so a walk cannot leave the directory it started in.
+ * Started from a directory opened beneath a root (Sandbox.directory), each directory is listed
+ * and entered through its open parent (beneath.ts), so a directory swapped for a link meanwhile
+ * is never entered.
  */
 import type { Dirent } from "node:fs";
-import { readdir } from "node:fs/promises";
-import { join } from "node:path";
+import { Dir } from "./beneath.ts";
 import type { EntryType } from "./entries.ts";
 import { IgnoreRules } from "./gitignore.ts";
 
@@ -16,6 +18,11 @@ export const SKIPPED_NAMES = new Set([".git", "node_modules"]);
 export interface WalkEntry {
   /** Absolute path. */
   path: string;
+  /**
+   * Where to open it: an address beneath the open directory that holds it (beneath.ts), valid
+   * until the walk goes on (open it before asking for the next entry).
+   */
+  at: string;
   /** Path from the start, "/"-separated. */
   rel: string;
   kind: EntryType;
@@ -72,9 +79,13 @@ export class Walk {
 
   constructor(readonly options: WalkOptions) {}
 
-  /** Every entry under `start` that is not ignored, in order. */
-  async *entries(start: string): AsyncGenerator<WalkEntry> {
-    yield* this.#dir(start, "", 1, this.options.rules ?? IgnoreRules.empty());
+  /**
+   * Every entry under `start` that is not ignored, in order: a path (walked by path), or a
+   * directory opened beneath its root (walked beneath it; the caller closes it).
+   */
+  async *entries(start: string | Dir): AsyncGenerator<WalkEntry> {
+    const dir = typeof start === "string" ? Dir.named(start) : start;
+    yield* this.#dir(dir, "", 1, this.options.rules ?? IgnoreRules.empty());
   }
 
   #mustStop(): boolean {
@@ -87,20 +98,25 @@ export class Walk {
   }
 
   async *#dir(
-    dir: string,
+    dir: Dir,
     rel: string,
     depth: number,
     parentRules: IgnoreRules,
   ): AsyncGenerator<WalkEntry> {
     let listing: Dirent[];
     try {
-      listing = await readdir(dir, { withFileTypes: true });
+      listing = await dir.entries();
     } catch {
       return; // unreadable or gone since it was listed: nothing to report under it
     }
     const { respectIgnores, enter } = this.options;
     const rules = respectIgnores
-      ? await parentRules.within(dir, rel, new Set(listing.map((e) => e.name)))
+      ? await parentRules.within(
+        dir.path,
+        rel,
+        new Set(listing.map((e) => e.name)),
+        (name) => dir.at(name),
+      )
       : parentRules;
     for (const entry of byName(listing)) {
       if (this.#mustStop()) return;
@@ -112,10 +128,16 @@ export class Walk {
           continue;
         }
       }
-      const path = join(dir, entry.name);
-      yield { path, rel: entryRel, kind };
+      yield { path: dir.pathOf(entry.name), at: dir.at(entry.name), rel: entryRel, kind };
       if (kind === "directory" && (enter?.(entryRel, depth) ?? true)) {
-        yield* this.#dir(path, entryRel, depth + 1, rules);
+        // Entered without following a link: one swapped in since the listing is not entered.
+        const child = await dir.child(entry.name).catch(() => undefined);
+        if (!child) continue;
+        try {
+          yield* this.#dir(child.dir, entryRel, depth + 1, rules);
+        } finally {
+          await child.dir.close();
+        }
       }
     }
   }

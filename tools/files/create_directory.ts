@@ -1,4 +1,3 @@
-import { stat } from "node:fs/promises";
 import { defineTool, ToolError } from "../../mcp/tool.ts";
 import { describeEntry } from "../_lib/entries.ts";
 import { makeDirectories } from "../_lib/make_directories.ts";
@@ -40,7 +39,7 @@ export default defineTool({
       const { real, exists } = await sandbox.resolve(args.path);
       const shown = sandbox.display(real);
       if (exists) {
-        const info = await stat(real);
+        const info = await sandbox.info(real);
         if (!info.isDirectory()) {
           throw new ToolError(
             `${shown} already exists as a ${

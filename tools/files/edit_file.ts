@@ -1,4 +1,3 @@
-import { readFile, stat } from "node:fs/promises";
 import { defineTool, ToolError } from "../../mcp/tool.ts";
 import { assertWritable, hardLinkNote, writeFileAtomic } from "../_lib/atomic_write.ts";
 import { explainMissing, lineOf, occurrences, replaceAt } from "./_lib/edit_match.ts";
@@ -68,7 +67,7 @@ export default defineTool({
       const { real, exists } = await sandbox.resolve(args.path);
       const shown = sandbox.display(real);
       if (!exists) throw new ToolError(`${shown} does not exist; create it with write_file`);
-      const info = await stat(real);
+      const info = await sandbox.info(real);
       if (!info.isFile()) throw new ToolError(`${shown} is not a regular file`);
       if (info.size > MAX_FILE_BYTES) {
         throw new ToolError(
@@ -76,7 +75,9 @@ export default defineTool({
         );
       }
       if (!args.dry_run) await assertWritable(real, shown);
-      const decoded = decodeText(await readFile(real));
+      const handle = await sandbox.openForReading(real);
+      const content = await handle.readFile().finally(() => handle.close());
+      const decoded = decodeText(content);
       if (!decoded) throw new ToolError(`${shown} is a binary file; edit_file only edits text`);
       if (decoded.invalid > 0) {
         throw new ToolError(
@@ -118,7 +119,7 @@ export default defineTool({
       const diff = await unifiedDiff(shown, before, after);
       let note = "";
       if (!args.dry_run) {
-        const now = await stat(real);
+        const now = await sandbox.info(real);
         if (now.mtimeMs !== info.mtimeMs || now.size !== info.size || now.ino !== info.ino) {
           throw new ToolError(
             `${shown} changed while it was being edited (by another program); nothing was written. Read it again and redo the edit.`,
@@ -129,6 +130,7 @@ export default defineTool({
           const written = await writeFileAtomic(
             real,
             encodeText(text, decoded.encoding, decoded.bom),
+            sandbox,
           );
           note = hardLinkNote(written.hardLinks);
         } catch (error) {

@@ -1,5 +1,4 @@
 import type { Stats } from "node:fs";
-import { lstat, readlink, stat } from "node:fs/promises";
 import type { FromSchema } from "../../mcp/schema_types.ts";
 import { defineTool, ToolError } from "../../mcp/tool.ts";
 import { describeEntry, ENTRY_TYPES, entryType, resolveEntry } from "../_lib/entries.ts";
@@ -69,9 +68,9 @@ export default defineTool({
           `${shown} does not exist. Check the path; list_dir or glob can find it.`,
         );
       }
-      const own = await lstat(at.entry);
+      const own = await sandbox.info(at.entry);
       // A link's facts are its target's, unless the target is missing.
-      const info = at.exists ? await stat(at.real) : own;
+      const info = at.exists ? await sandbox.info(at.real) : own;
       const facts: Facts = {
         path: shown,
         type: entryType(own),
@@ -84,7 +83,8 @@ export default defineTool({
         mode: `0${(info.mode & 0o7777).toString(8).padStart(3, "0")}`,
       };
       if (at.link) {
-        facts.linkTarget = await readlink(at.entry);
+        const { dir, name } = await sandbox.parent(at.entry);
+        facts.linkTarget = await dir.readlink(name).finally(() => dir.close());
         facts.targetType = at.exists ? entryType(info) : "missing";
         if (at.exists) facts.realPath = sandbox.display(at.real);
       }

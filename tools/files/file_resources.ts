@@ -5,7 +5,6 @@
  * may subscribe to a file's changes.
  */
 import { Buffer } from "node:buffer";
-import { stat } from "node:fs/promises";
 import { defineResourceTemplate, ResourceNotFound } from "../../mcp/resource.ts";
 import { ToolError } from "../../mcp/tool.ts";
 import { describeEntry } from "../_lib/entries.ts";
@@ -34,7 +33,7 @@ export default defineResourceTemplate({
       const { real, exists } = await sandbox.resolve(`/${path}`);
       const shown = sandbox.display(real);
       if (!exists) throw new ResourceNotFound(`${shown} does not exist`);
-      const info = await stat(real);
+      const info = await sandbox.info(real);
       if (!info.isFile()) {
         throw new ToolError(
           `${shown} is a ${describeEntry(info)}, not a regular file; only files can be read`,

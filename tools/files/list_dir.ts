@@ -1,6 +1,6 @@
 import type { Dirent } from "node:fs";
-import { lstat, readdir, readlink, stat } from "node:fs/promises";
 import { join } from "node:path";
+import type { Dir } from "../_lib/beneath.ts";
 import { defineTool, ToolError } from "../../mcp/tool.ts";
 import { ENTRY_TYPES, type EntryType } from "../_lib/entries.ts";
 import { IgnoreRules } from "../_lib/gitignore.ts";
@@ -45,10 +45,12 @@ function ordered(listing: Dirent[]): Dirent[] {
   return [...byName(dirs), ...byName(listing.filter((e) => kindOf(e) !== "directory"))];
 }
 
-async function describe(entry: Dirent, path: string): Promise<Node> {
+async function describe(entry: Dirent, dir: Dir): Promise<Node> {
   const node: Node = { name: entry.name, kind: kindOf(entry) };
-  if (node.kind === "file") node.size = await lstat(path).then((i) => i.size, () => undefined);
-  if (node.kind === "symlink") node.target = await readlink(path).catch(() => "?");
+  if (node.kind === "file") {
+    node.size = await dir.lstat(entry.name).then((i) => i.size, () => undefined);
+  }
+  if (node.kind === "symlink") node.target = await dir.readlink(entry.name).catch(() => "?");
   return node;
 }
 
@@ -57,6 +59,7 @@ async function describe(entry: Dirent, path: string): Promise<Node> {
  * comes last in name order.
  */
 async function buildTree(
+  sandbox: Sandbox,
   start: Pending,
   maxDepth: number,
   includeIgnored: boolean,
@@ -75,22 +78,35 @@ async function buildTree(
       node.note = "not listed: limit reached";
       continue;
     }
+    // Opened beneath its root (beneath.ts), so a directory swapped for a link since the parent
+    // was listed is not listed; entries are looked at through it.
+    let dir: Dir;
     let listing: Dirent[];
     try {
-      listing = await readdir(path, { withFileTypes: true });
+      dir = (await sandbox.directory(path)).dir;
+    } catch (error) {
+      node.note = `cannot be read: ${(error as NodeJS.ErrnoException).code ?? "changed"}`;
+      continue;
+    }
+    let dirRules: IgnoreRules;
+    try {
+      listing = await dir.entries();
+      dirRules = includeIgnored ? rules : await rules.within(
+        path,
+        rel,
+        new Set(listing.map((e) => e.name)),
+        (name) => dir.at(name),
+      );
+      const shown = ordered(listing).slice(0, Math.min(PER_DIRECTORY, MAX_ENTRIES - listed));
+      listed += shown.length;
+      node.hidden = listing.length - shown.length;
+      node.children = await Promise.all(shown.map((entry) => describe(entry, dir)));
     } catch (error) {
       node.note = `cannot be read: ${(error as NodeJS.ErrnoException).code ?? "error"}`;
       continue;
+    } finally {
+      await dir.close();
     }
-    const dirRules = includeIgnored
-      ? rules
-      : await rules.within(path, rel, new Set(listing.map((e) => e.name)));
-    const shown = ordered(listing).slice(0, Math.min(PER_DIRECTORY, MAX_ENTRIES - listed));
-    listed += shown.length;
-    node.hidden = listing.length - shown.length;
-    node.children = await Promise.all(
-      shown.map((entry) => describe(entry, join(path, entry.name))),
-    );
     for (const child of node.children) {
       const childRel = rel === "" ? child.name : `${rel}/${child.name}`;
       const isDir = child.kind === "directory";
@@ -212,7 +228,7 @@ export default defineTool({
     const sandbox = await Sandbox.of(ctx);
     const requested = args.path ?? ".";
     const { real, exists } = await sandbox.resolve(requested);
-    const info = exists ? await stat(real) : undefined;
+    const info = exists ? await sandbox.info(real) : undefined;
     if (!info) throw new ToolError(`${JSON.stringify(requested)} does not exist`);
     if (!info.isDirectory()) {
       throw new ToolError(
@@ -224,6 +240,7 @@ export default defineTool({
     const root: Node = { name: display, kind: "directory" };
     const rules = includeIgnored ? IgnoreRules.empty() : await IgnoreRules.above(sandbox, real);
     const { listed, budgetHit, timedOut } = await buildTree(
+      sandbox,
       { node: root, path: real, rel: "", depth: 1, rules },
       args.depth ?? DEFAULT_DEPTH,
       includeIgnored,

@@ -1,11 +1,11 @@
 import type { Stats } from "node:fs";
-import { lstat, rename } from "node:fs/promises";
 import { basename, dirname, join, sep } from "node:path";
 import { defineTool, ToolError } from "../../mcp/tool.ts";
 import { describeEntry, ENTRY_TYPES, entryType, resolveEntry } from "../_lib/entries.ts";
 import { makeDirectories } from "../_lib/make_directories.ts";
 import { moveAcrossDevices } from "./_lib/move_across_devices.ts";
 import { Sandbox } from "../_lib/sandbox.ts";
+import type { Dir } from "../_lib/beneath.ts";
 import { whileChanging } from "./_lib/file_lock.ts";
 import { CHANGES_FILES } from "../_lib/annotations.ts";
 
@@ -63,7 +63,7 @@ export default defineTool({
         sandbox.display(source),
         sandbox.display(destination),
       ];
-      const sourceInfo = await lstat(source).catch(() => undefined);
+      const sourceInfo = await infoIfAny(sandbox, source);
       if (!sourceInfo) {
         throw new ToolError(
           `source ${sourceShown} does not exist. Check the path; list_dir or glob can find it.`,
@@ -80,7 +80,7 @@ export default defineTool({
           `cannot move ${sourceShown} into itself (${destinationShown}); choose a destination outside it.`,
         );
       }
-      const destinationInfo = await lstat(destination).catch(() => undefined);
+      const destinationInfo = await infoIfAny(sandbox, destination);
       if (destinationInfo) {
         refuseReplacing(
           sourceInfo,
@@ -94,23 +94,34 @@ export default defineTool({
       }
       if (ctx.signal.aborted) throw new ToolError("not moved: the call was stopped first");
       let copied = false;
+      // Both ends are opened beneath their root: the rename acts on those two directories'
+      // entries, whatever is renamed meanwhile.
+      const opened: Dir[] = [];
       try {
-        await rename(source, destination);
-      } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code;
-        if (code === "ENOTEMPTY" || code === "EEXIST") {
-          throw new ToolError(
-            `${destinationShown} is a directory that is not empty; overwrite replaces only empty ` +
-              "directories. Move its contents away, or choose another destination.",
-          );
+        const from = await sandbox.parent(source);
+        opened.push(from.dir);
+        const into = await sandbox.parent(destination);
+        opened.push(into.dir);
+        try {
+          await from.dir.rename(from.name, into.dir, into.name);
+        } catch (error) {
+          const code = (error as NodeJS.ErrnoException).code;
+          if (code === "ENOTEMPTY" || code === "EEXIST") {
+            throw new ToolError(
+              `${destinationShown} is a directory that is not empty; overwrite replaces only empty ` +
+                "directories. Move its contents away, or choose another destination.",
+            );
+          }
+          if (code !== "EXDEV") {
+            throw new ToolError(
+              `could not move ${sourceShown} to ${destinationShown}: ${(error as Error).message}`,
+            );
+          }
+          await moveAcrossDevices(from, into, sourceShown, destinationShown);
+          copied = true;
         }
-        if (code !== "EXDEV") {
-          throw new ToolError(
-            `could not move ${sourceShown} to ${destinationShown}: ${(error as Error).message}`,
-          );
-        }
-        await moveAcrossDevices(source, destination, sourceShown, destinationShown);
-        copied = true;
+      } finally {
+        for (const dir of opened) await dir.close();
       }
       const how = [
         ...(destinationInfo
@@ -133,6 +144,17 @@ export default defineTool({
     });
   },
 });
+
+/** What is at `real` (not following a link), or undefined when nothing is. */
+async function infoIfAny(sandbox: Sandbox, real: string): Promise<Stats | undefined> {
+  try {
+    return await sandbox.info(real);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return undefined;
+    throw error;
+  }
+}
 
 /** Refuses a move that would put one kind of entry in place of another, or overwrite unasked. */
 function refuseReplacing(

@@ -1,5 +1,5 @@
 import { Buffer } from "node:buffer";
-import { type FileHandle, stat } from "node:fs/promises";
+import type { FileHandle } from "node:fs/promises";
 import { defineTool, ToolError } from "../../mcp/tool.ts";
 import { describeEntry } from "../_lib/entries.ts";
 import { encodingName, sniff } from "../_lib/file_sniff.ts";
@@ -90,7 +90,7 @@ export default defineTool({
           `${shown} does not exist. Check the path; list_dir or glob can find the file.`,
         );
       }
-      const info = await stat(real);
+      const info = await sandbox.info(real);
       if (info.isDirectory()) {
         throw new ToolError(
           `${shown} is a directory, not a file; use list_dir to see what it holds.`,

@@ -1,4 +1,4 @@
-import { readlink, stat } from "node:fs/promises";
+import { readlink } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { defineTool, ToolError } from "../../mcp/tool.ts";
 import { assertWritable, hardLinkNote, writeFileAtomic } from "../_lib/atomic_write.ts";
@@ -57,7 +57,7 @@ export default defineTool({
       let previousBytes: number | null = null;
       let createdDirectory: string | undefined;
       if (target.exists) {
-        const info = await stat(target.real);
+        const info = await sandbox.info(target.real);
         if (info.isDirectory()) {
           throw new ToolError(
             `${shown} is a directory; give the path of a file, e.g. ${join(shown, "name.txt")}.`,
@@ -79,7 +79,7 @@ export default defineTool({
       if (ctx.signal.aborted) throw new ToolError("not written: the call was stopped first");
       let note = "";
       try {
-        note = hardLinkNote((await writeFileAtomic(target.real, data)).hardLinks);
+        note = hardLinkNote((await writeFileAtomic(target.real, data, sandbox)).hardLinks);
       } catch (error) {
         throw new ToolError(
           `could not write ${shown}: ${(error as Error).message}. ${

@@ -1,4 +1,4 @@
-import { lstat, stat } from "node:fs/promises";
+import { lstat } from "node:fs/promises";
 import picomatch from "picomatch";
 import { defineTool, ToolError } from "../../mcp/tool.ts";
 import { IgnoreRules } from "../_lib/gitignore.ts";
@@ -84,7 +84,7 @@ export default defineTool({
     const sandbox = await Sandbox.of(ctx);
     const requested = args.path ?? ".";
     const { real, exists } = await sandbox.resolve(requested);
-    if (!exists || !(await stat(real)).isDirectory()) {
+    if (!exists || !(await sandbox.info(real)).isDirectory()) {
       throw new ToolError(
         `${JSON.stringify(requested)} is not ${exists ? "a directory" : "an existing directory"}`,
       );
@@ -111,11 +111,17 @@ export default defineTool({
       });
       batch = [];
     };
-    for await (const entry of walk.entries(real)) {
-      // What the description promises: files and links, never FIFOs, sockets or devices.
-      if ((entry.kind !== "file" && entry.kind !== "symlink") || !matches(entry.rel)) continue;
-      batch.push(entry.path);
-      if (batch.length >= STAT_BATCH) await flush();
+    // Walked beneath its root (beneath.ts): a directory swapped for a link since is not.
+    const start = (await sandbox.directory(real)).dir;
+    try {
+      for await (const entry of walk.entries(start)) {
+        // What the description promises: files and links, never FIFOs, sockets or devices.
+        if ((entry.kind !== "file" && entry.kind !== "symlink") || !matches(entry.rel)) continue;
+        batch.push(entry.path);
+        if (batch.length >= STAT_BATCH) await flush();
+      }
+    } finally {
+      await start.close();
     }
     await flush();
     found.sort((a, b) => b.mtime - a.mtime || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));

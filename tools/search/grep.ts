@@ -1,4 +1,3 @@
-import { stat } from "node:fs/promises";
 import { dirname } from "node:path";
 import process from "node:process";
 import { defineTool, ToolError } from "../../mcp/tool.ts";
@@ -179,7 +178,7 @@ export default defineTool({
     const sandbox = await Sandbox.of(ctx);
     const requested = args.path ?? ".";
     const target = await sandbox.resolve(requested);
-    const info = target.exists ? await stat(target.real) : undefined;
+    const info = target.exists ? await sandbox.info(target.real) : undefined;
     if (!info) throw new ToolError(`${JSON.stringify(requested)} does not exist`);
     if (!info.isFile() && !info.isDirectory()) {
       throw new ToolError(`${requested} is neither a file nor a directory`);
@@ -230,8 +229,14 @@ export default defineTool({
       context: search.before > 0 || search.after > 0,
       display: (path) => sandbox.display(path),
     });
-    for await (const file of rg ? ripgrepSearch(rg, search) : builtinSearch(search)) {
-      report.add(file);
+    // Searched beneath its root (beneath.ts): a directory swapped for a link since is not.
+    search.within = (await sandbox.directory(search.dir)).dir;
+    try {
+      for await (const file of rg ? ripgrepSearch(rg, search) : builtinSearch(search)) {
+        report.add(file);
+      }
+    } finally {
+      await search.within.close();
     }
     const notes: string[] = [];
     if (search.unreadable) {

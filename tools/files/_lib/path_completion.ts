@@ -3,7 +3,9 @@
  * down to an allowed root, then the entries of the directory typed so far, inside the roots
  * only. Directories end with `/` so that the next completion goes on inside them.
  */
+import type { Dir as OpenDir } from "node:fs";
 import { opendir } from "node:fs/promises";
+import type { Dir } from "../../_lib/beneath.ts";
 import { sep } from "node:path";
 import type { ReadContext } from "../../../mcp/resource.ts";
 import { Sandbox } from "../../_lib/sandbox.ts";
@@ -34,8 +36,16 @@ export async function completePath(value: string, ctx: ReadContext): Promise<str
     return []; // outside the roots: nothing to suggest
   }
   const found: string[] = [];
-  const handle = await opendir(real).catch(() => undefined);
-  if (!handle) return found;
+  // Listed beneath its root: a directory swapped for a link out of the roots is never listed.
+  let pinned: Dir | undefined;
+  let handle: OpenDir | undefined;
+  try {
+    pinned = (await sandbox.directory(real)).dir;
+    handle = await opendir(pinned.self);
+  } catch {
+    await pinned?.close();
+    return found;
+  }
   let scanned = 0;
   // The prefix filters while walking, so a match late in a huge directory is still found.
   for await (const entry of handle) {
@@ -48,5 +58,6 @@ export async function completePath(value: string, ctx: ReadContext): Promise<str
   }
   // Leaving the loop early leaves the directory open.
   await handle.close().catch(() => {});
+  await pinned.close();
   return found.sort();
 }

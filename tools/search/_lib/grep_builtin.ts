@@ -3,7 +3,10 @@
  * skips as the rg search, with JavaScript regular expressions. Files are read a few at a time, in
  * parallel within a byte budget, and reported in walk order.
  */
-import { open } from "node:fs/promises";
+import { constants } from "node:fs";
+import { type FileHandle, open } from "node:fs/promises";
+import { basename } from "node:path";
+import { O_NOFOLLOW, O_NONBLOCK } from "../../_lib/beneath.ts";
 import type { CompiledPattern } from "./grep_pattern.ts";
 import { markMatch, withoutCr } from "./grep_lines.ts";
 import { FileLines, type FileMatches, type OutputMode } from "./grep_report.ts";
@@ -26,6 +29,7 @@ const READ_BUDGET_BYTES = 32 * 1024 * 1024;
 const MULTILINE_BINARY_WINDOW = 64 * 1024;
 
 const encoder = new TextEncoder();
+const { O_RDONLY } = constants;
 
 export interface TextSearch {
   pattern: CompiledPattern;
@@ -59,11 +63,10 @@ class ByteBudget {
  * given) makes the file binary; or why it is not searched.
  */
 async function readText(
-  path: string,
+  handle: FileHandle,
   budget: ByteBudget,
   nulWindow?: number,
 ): Promise<{ text: string } | { binary: string } | { tooLarge: number }> {
-  const handle = await open(path, "r");
   try {
     const { size } = await handle.stat();
     if (size > MAX_FILE_BYTES) return { tooLarge: size };
@@ -164,14 +167,28 @@ function nulInReportedLines(text: string, search: TextSearch): boolean {
   return false;
 }
 
+/**
+ * Opens a file for reading at `at` (an address beneath its open directory, or a path) without
+ * following a symbolic link or waiting on a FIFO; anything but a regular file is refused.
+ */
+async function openFile(at: string): Promise<FileHandle> {
+  const handle = await open(at, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+  if (!(await handle.stat()).isFile()) {
+    await handle.close();
+    throw Object.assign(new Error(`${at} is not a regular file`), { code: "EINVAL" });
+  }
+  return handle;
+}
+
 /** One file of a directory search: its matches, or undefined (none, skipped or unreadable). */
 async function searchFile(
   path: string,
+  handle: FileHandle,
   search: GrepSearch,
   budget: ByteBudget,
 ): Promise<FileMatches | undefined> {
   const window = search.multiline ? MULTILINE_BINARY_WINDOW : undefined;
-  const read = await readText(path, budget, window).catch(() => {
+  const read = await readText(handle, budget, window).catch(() => {
     search.unreadable = true;
     return undefined;
   });
@@ -185,7 +202,15 @@ async function searchFile(
 
 /** A file named on its own: a binary or too large one is an error, not a silent skip. */
 async function searchNamedFile(path: string, search: GrepSearch): Promise<FileMatches> {
-  const read = await readText(path, new ByteBudget());
+  const handle =
+    await (search.within
+      ? search.within.open(basename(path), O_RDONLY | O_NONBLOCK)
+      : openFile(path));
+  if (!(await handle.stat()).isFile()) {
+    await handle.close();
+    throw new Error(`${search.label} is not a regular file`);
+  }
+  const read = await readText(handle, new ByteBudget());
   if ("binary" in read) throw binaryFileError(search.label, read.binary);
   if ("tooLarge" in read) throw tooLargeError(search.label, read.tooLarge);
   return searchText(path, read.text, search);
@@ -208,9 +233,15 @@ export async function* builtinSearch(search: GrepSearch): AsyncGenerator<FileMat
   const budget = new ByteBudget();
   // Searches already started, oldest first: results leave in walk order.
   const pending: Promise<FileMatches | undefined>[] = [];
-  for await (const entry of walk.entries(search.dir)) {
+  for await (const entry of walk.entries(search.within ?? search.dir)) {
     if (entry.kind !== "file" || (search.filter && !search.filter.matches(entry.rel))) continue;
-    pending.push(searchFile(entry.path, search, budget));
+    // Opened now, while its directory is held open: the address is valid until the walk goes on.
+    const handle = await openFile(entry.at).catch(() => {
+      search.unreadable = true;
+      return undefined;
+    });
+    if (!handle) continue;
+    pending.push(searchFile(entry.path, handle, search, budget));
     if (pending.length >= READ_CONCURRENCY) {
       const found = await pending.shift()!;
       if (found) yield found;

@@ -149,7 +149,11 @@ export async function* ripgrepSearch(rg: string, search: GrepSearch): AsyncGener
     await writeFile(ignoreFile, parentLines.join("\n") + "\n");
   }
   const child = spawnInGroup(rg, argumentsFor(search, ignoreFile), {
-    cwd: search.dir,
+    // In the directory held open (through this process's descriptor, which rg's chdir follows to
+    // that very directory), not by its path, which a rename may have redirected since.
+    cwd: search.within?.fd === undefined
+      ? search.dir
+      : `/proc/${process.pid}/fd/${search.within.fd}`,
     stdio: ["ignore", "pipe", "pipe"],
   });
   let stderr = "";

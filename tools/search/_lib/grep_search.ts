@@ -1,6 +1,7 @@
 /** What both of grep's searches (rg and the built-in one) are given, and rules they share. */
 import picomatch from "picomatch";
 import { ToolError } from "../../../mcp/tool.ts";
+import type { Dir } from "../../_lib/beneath.ts";
 import type { IgnoreRules } from "../../_lib/gitignore.ts";
 import type { CompiledPattern } from "./grep_pattern.ts";
 import type { OutputMode } from "./grep_report.ts";
@@ -35,6 +36,12 @@ export interface GrepSearch {
   dir: string;
   /** A file named on its own (real path): only it is searched, whatever ignore rules and glob say. */
   file?: string;
+  /**
+   * `dir` opened beneath its root (Sandbox.directory): the built-in search walks it and opens a
+   * named file in it, and rg runs in it, so a directory swapped for a link meanwhile is not
+   * searched. Without it (tests), `dir` is used by path.
+   */
+  within?: Dir;
   /** How the searched path reads in messages. */
   label: string;
   pattern: CompiledPattern;

@@ -1,0 +1,252 @@
+/**
+ * Working beneath a directory held open, so that another process renaming things meanwhile cannot
+ * redirect an operation out of the allowed roots. A name resolved earlier is never trusted: every
+ * operation addresses one entry of a directory that was opened, and checked, without following a
+ * symbolic link.
+ *
+ * On Linux an open directory is addressed through procfs: `/proc/self/fd/N/name` is entry `name`
+ * of the directory open as descriptor N, whatever has been renamed since (the magic link leads to
+ * the open directory itself, not to a path). Opening a subdirectory with O_NOFOLLOW, creating a
+ * file with O_EXCL|O_NOFOLLOW, mkdir, rename, unlink, lstat and readdir through such addresses
+ * act on exactly that directory's entries and never follow a link in the last component, so a
+ * walk from a root's descriptor, one component at a time, cannot leave the root. Without /proc
+ * (a Linux that has no procfs mounted) nothing is done: every operation fails closed.
+ *
+ * Elsewhere an entry is addressed by its path. On macOS, opening a file or a directory adds
+ * O_NOFOLLOW_ANY, which refuses a path with a symbolic link in any component, so what is opened
+ * and read is inside the roots; creating, renaming and listing by path stay check-then-use there.
+ * On other systems (Windows) everything is by path: see docs/security.md.
+ */
+import { constants, existsSync, type Stats } from "node:fs";
+import {
+  type FileHandle,
+  lstat,
+  mkdir,
+  open,
+  readdir,
+  readlink,
+  rename,
+  rm,
+  unlink,
+} from "node:fs/promises";
+import { join } from "node:path";
+import process from "node:process";
+import type { Dirent } from "node:fs";
+
+const DARWIN = process.platform === "darwin";
+const LINUX = process.platform === "linux";
+
+/** Numeric values where node's `fs.constants` lacks them, per platform. */
+export const O_DIRECTORY = constants.O_DIRECTORY ?? (DARWIN ? 0x100000 : 0);
+export const O_NOFOLLOW = constants.O_NOFOLLOW ?? (DARWIN ? 0x100 : LINUX ? 0o400000 : 0);
+export const O_NONBLOCK = constants.O_NONBLOCK ?? 0;
+/** macOS 11+: fail with ELOOP if any component of the path is a symbolic link. */
+const O_NOFOLLOW_ANY = DARWIN ? 0x20000000 : 0;
+
+/** How entries beneath an open directory are addressed on this system. */
+export type Addressing = "descriptor" | "path without links" | "path";
+
+let procfs: boolean | undefined;
+
+/** "descriptor" (Linux with /proc), "path without links" (macOS) or "path" (other systems). */
+export function addressing(): Addressing {
+  if (LINUX) return "descriptor";
+  return DARWIN ? "path without links" : "path";
+}
+
+function procfsReady(): boolean {
+  procfs ??= existsSync("/proc/self/fd");
+  return procfs;
+}
+
+/**
+ * A directory could not be entered: `info` says what is there instead (a symbolic link, a file),
+ * or nothing is there (`info` undefined, code ENOENT).
+ */
+export class NotADirectory extends Error {
+  constructor(readonly path: string, readonly info: Stats | undefined, readonly code: string) {
+    super(code === "ENOENT" ? `${path} does not exist` : `${path} is not a directory`);
+  }
+}
+
+/** Turns descriptor addresses in an error's message back into paths. */
+function plain<T>(dir: Dir, error: T): T {
+  const e = error as NodeJS.ErrnoException & { dest?: string };
+  if (dir.fd !== undefined && typeof e?.message === "string") {
+    const address = `/proc/self/fd/${dir.fd}`;
+    e.message = e.message.replaceAll(address, dir.path);
+    if (e.path) e.path = e.path.replaceAll(address, dir.path);
+    if (e.dest) e.dest = e.dest.replaceAll(address, dir.path);
+  }
+  return error;
+}
+
+/** A directory, held open where the system allows it; its entries are addressed by `at(name)`. */
+export class Dir {
+  #handle: FileHandle | undefined;
+  #closed = false;
+
+  private constructor(readonly path: string, handle?: FileHandle) {
+    this.#handle = handle;
+  }
+
+  /**
+   * Opens the directory at `path`, a real path the caller trusts (an allowed root): on Linux it
+   * is held open, and refused unless what was opened is that path.
+   */
+  static async open(path: string): Promise<Dir> {
+    if (addressing() !== "descriptor") {
+      if (DARWIN) {
+        const handle = await open(path, constants.O_RDONLY | O_DIRECTORY | O_NOFOLLOW_ANY);
+        await handle.close();
+      }
+      return new Dir(path);
+    }
+    if (!procfsReady()) {
+      throw new Error(
+        "/proc is not mounted: the file tools need it to work beneath the allowed roots safely",
+      );
+    }
+    const handle = await open(path, constants.O_RDONLY | O_DIRECTORY);
+    const dir = new Dir(path, handle);
+    const opened = await readlink(`/proc/self/fd/${handle.fd}`).catch(() => "");
+    if (opened !== path) {
+      await dir.close();
+      throw new NotADirectory(path, undefined, "ECHANGED");
+    }
+    return dir;
+  }
+
+  /** A directory addressed by its path, never held open (the state directory, outside the roots). */
+  static named(path: string): Dir {
+    return new Dir(path);
+  }
+
+  /** The descriptor entries are addressed through, if the directory is held open. */
+  get fd(): number | undefined {
+    return this.#handle?.fd;
+  }
+
+  /** The address of the directory itself: for readdir, opendir, fsync. */
+  get self(): string {
+    if (this.#closed) throw new Error(`${this.path} was used after it was closed`);
+    return this.#handle ? `/proc/self/fd/${this.#handle.fd}` : this.path;
+  }
+
+  /** The address of entry `name` (one component: no "/", never "." or ".."). */
+  at(name: string): string {
+    if (name === "" || name === "." || name === ".." || name.includes("/")) {
+      throw new Error(`${JSON.stringify(name)} is not the name of one entry`);
+    }
+    return this.#handle ? `${this.self}/${name}` : join(this.path, name);
+  }
+
+  /** The path of entry `name`, for messages and results. */
+  pathOf(name: string): string {
+    return join(this.path, name);
+  }
+
+  /**
+   * Opens subdirectory `name` without following a symbolic link there; with `create`, makes it
+   * first when it is missing. Throws NotADirectory when something else (or nothing) is there.
+   */
+  async child(name: string, create = false): Promise<{ dir: Dir; created: boolean }> {
+    const path = this.pathOf(name);
+    let created = false;
+    for (let attempt = 0;; attempt++) {
+      try {
+        const flags = constants.O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NOFOLLOW_ANY;
+        if (this.#handle) return { dir: new Dir(path, await open(this.at(name), flags)), created };
+        if (DARWIN) await (await open(this.at(name), flags)).close();
+        else if (!(await lstat(path)).isDirectory()) {
+          throw Object.assign(new Error(), { code: "ENOTDIR" });
+        }
+        return { dir: new Dir(path), created };
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code ?? "EIO";
+        if (code === "ENOENT" && create && attempt < 2) {
+          try {
+            await mkdir(this.at(name));
+            created = true;
+          } catch (made) {
+            if ((made as NodeJS.ErrnoException).code !== "EEXIST") throw plain(this, made);
+          }
+          continue;
+        }
+        if (code === "ENOENT" || code === "ENOTDIR" || code === "ELOOP") {
+          const info = await lstat(this.at(name)).catch(() => undefined);
+          throw new NotADirectory(path, info, info ? code : "ENOENT");
+        }
+        throw plain(this, error);
+      }
+    }
+  }
+
+  /** Opens entry `name` as a file; a symbolic link there is never followed. */
+  async open(name: string, flags: number, mode?: number): Promise<FileHandle> {
+    try {
+      return await open(this.at(name), flags | O_NOFOLLOW | O_NOFOLLOW_ANY, mode);
+    } catch (error) {
+      throw plain(this, error);
+    }
+  }
+
+  /** What entry `name` is (a link is described, not followed). */
+  async lstat(name: string): Promise<Stats> {
+    return await lstat(this.at(name)).catch((error) => Promise.reject(plain(this, error)));
+  }
+
+  async readlink(name: string): Promise<string> {
+    return await readlink(this.at(name)).catch((error) => Promise.reject(plain(this, error)));
+  }
+
+  async mkdir(name: string): Promise<void> {
+    await mkdir(this.at(name)).catch((error) => Promise.reject(plain(this, error)));
+  }
+
+  async unlink(name: string): Promise<void> {
+    await unlink(this.at(name)).catch((error) => Promise.reject(plain(this, error)));
+  }
+
+  /** Removes entry `name` and, if it is a directory, what it holds (`force`: if it is there). */
+  async remove(name: string, force = true): Promise<void> {
+    await rm(this.at(name), { recursive: true, force }).catch((error) =>
+      Promise.reject(plain(this, error))
+    );
+  }
+
+  async entries(): Promise<Dirent[]> {
+    return await readdir(this.self, { withFileTypes: true }).catch((error) =>
+      Promise.reject(plain(this, error))
+    );
+  }
+
+  /** Renames entry `from` of this directory to entry `to` of `into`. */
+  async rename(from: string, into: Dir, to: string): Promise<void> {
+    try {
+      await rename(this.at(from), into.at(to));
+    } catch (error) {
+      throw plain(into, plain(this, error));
+    }
+  }
+
+  /** Makes a rename in it durable (where the system can fsync a directory). */
+  async sync(): Promise<void> {
+    try {
+      const handle = await open(this.self, constants.O_RDONLY);
+      try {
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+    } catch {
+      // Some systems cannot fsync a directory; the rename itself is still atomic.
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#handle?.close().catch(() => {});
+  }
+}
