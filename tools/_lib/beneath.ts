@@ -41,7 +41,7 @@ export const O_DIRECTORY = constants.O_DIRECTORY ?? (DARWIN ? 0x100000 : 0);
 export const O_NOFOLLOW = constants.O_NOFOLLOW ?? (DARWIN ? 0x100 : LINUX ? 0o400000 : 0);
 export const O_NONBLOCK = constants.O_NONBLOCK ?? 0;
 /** macOS 11+: fail with ELOOP if any component of the path is a symbolic link. */
-const O_NOFOLLOW_ANY = DARWIN ? 0x20000000 : 0;
+export const O_NOFOLLOW_ANY = DARWIN ? 0x20000000 : 0;
 
 /** How entries beneath an open directory are addressed on this system. */
 export type Addressing = "descriptor" | "path without links" | "path";

@@ -6,13 +6,15 @@
  */
 import { constants } from "node:fs";
 import { lstat, open, realpath } from "node:fs/promises";
+import { O_NOFOLLOW_ANY } from "./beneath.ts";
 import { describeEntry } from "./entries.ts";
 import { bytes } from "./units.ts";
 
 export const MAX_IGNORE_FILE_BYTES = 1024 * 1024;
 
 // Even if a FIFO or a link is swapped in between the check and the open: never wait, never follow.
-const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOFOLLOW ?? 0);
+const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOFOLLOW ?? 0) |
+  O_NOFOLLOW_ANY;
 
 export interface SkippedIgnoreFile {
   /** The ignore file's absolute path. */

@@ -140,7 +140,7 @@ async function enter(project: Project, goalText?: string, planFileArg?: string) 
       await startPlanFile(planFile, goal, true);
     } else {
       ({ planFile, kept } = await namedPlanFile(sandbox, planFileArg));
-      if (kept === undefined) await startPlanFile(planFile, goal, false);
+      if (kept === undefined) await startPlanFile(planFile, goal, false, sandbox);
     }
     const state: PlanState = { active: true, goal, since: new Date().toISOString(), planFile };
     await writeState(file, state);
@@ -170,7 +170,7 @@ async function write(project: Project, text?: string) {
     }
     const planFile = await usablePlanFile(project, state.planFile);
     assertRegular(await planEntry(planFile), sandbox.display(planFile));
-    await writePlan(planFile, text);
+    await writePlan(planFile, text, sandbox);
     const size = new TextEncoder().encode(text).length;
     const lines = text === "" ? 0 : text.split("\n").length - (text.endsWith("\n") ? 1 : 0);
     return {
@@ -209,7 +209,7 @@ async function exit(project: Project) {
     const state = await readPlanState(file);
     if (!state.active) throw new ToolError("plan mode is off: there is nothing to exit");
     const where = sandbox.display(await usablePlanFile(project, state.planFile));
-    const plan = await readPlan(state.planFile, where);
+    const plan = await readPlan(state.planFile, where, sandbox);
     await writeState(file, OFF);
     const notes: string[] = [];
     if (plan.cut) {
@@ -298,7 +298,7 @@ async function namedPlanFile(
     return { planFile: real };
   }
   if (!entry.isFile()) throw new ToolError(`plan_file ${shown} is not a regular file`);
-  if (!isPlan((await readPlan(real, shown)).text)) {
+  if (!isPlan((await readPlan(real, shown, sandbox)).text)) {
     throw new ToolError(
       `plan_file ${shown} already exists and is not a plan (a plan starts with the line ` +
         '"# Plan"): name a new file, or leave plan_file out to keep the plan in toolhost\'s ' +

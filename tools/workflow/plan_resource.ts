@@ -35,7 +35,7 @@ export default defineResource({
       return "_Plan mode is off: no plan is being written. The plan_mode tool starts one._\n";
     }
     const shown = sandbox.display(state.planFile);
-    const plan = await readPlan(state.planFile, shown);
+    const plan = await readPlan(state.planFile, shown, sandbox);
     if (!plan.cut) return plan.text;
     return `${plan.text}\n\n_[cut at ${count(MAX_PLAN_CHARS)} characters of ${
       bytes(plan.bytes)

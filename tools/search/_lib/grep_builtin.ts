@@ -6,7 +6,7 @@
 import { constants } from "node:fs";
 import { type FileHandle, open } from "node:fs/promises";
 import { basename } from "node:path";
-import { O_NOFOLLOW, O_NONBLOCK } from "../../_lib/beneath.ts";
+import { O_NOFOLLOW, O_NOFOLLOW_ANY, O_NONBLOCK } from "../../_lib/beneath.ts";
 import type { CompiledPattern } from "./grep_pattern.ts";
 import { markMatch, withoutCr } from "./grep_lines.ts";
 import { FileLines, type FileMatches, type OutputMode } from "./grep_report.ts";
@@ -172,7 +172,7 @@ function nulInReportedLines(text: string, search: TextSearch): boolean {
  * following a symbolic link or waiting on a FIFO; anything but a regular file is refused.
  */
 async function openFile(at: string): Promise<FileHandle> {
-  const handle = await open(at, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+  const handle = await open(at, O_RDONLY | O_NOFOLLOW | O_NOFOLLOW_ANY | O_NONBLOCK);
   if (!(await handle.stat()).isFile()) {
     await handle.close();
     throw Object.assign(new Error(`${at} is not a regular file`), { code: "EINVAL" });

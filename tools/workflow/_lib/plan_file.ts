@@ -3,12 +3,19 @@
  * never followed through a symlink at its end, so a link swapped in cannot make plan mode read or
  * show another file.
  */
-import type { Stats } from "node:fs";
+import { constants, type Stats } from "node:fs";
 import { type FileHandle, lstat, mkdir, open } from "node:fs/promises";
 import { dirname } from "node:path";
 import { ToolError } from "../../../mcp/tool.ts";
 import { writeFileAtomic } from "../../_lib/atomic_write.ts";
 import { describeEntry } from "../../_lib/entries.ts";
+import { makeDirectories } from "../../_lib/make_directories.ts";
+import type { Sandbox } from "../../_lib/sandbox.ts";
+
+/** The sandbox to work beneath (beneath.ts) when the plan file lies in its roots. */
+function within(sandbox: Sandbox | undefined, path: string): Sandbox | undefined {
+  return sandbox?.contains(path) ? sandbox : undefined;
+}
 
 /** What `exit` returns at most, and so what `write` accepts: the whole plan fits in one result. */
 export const MAX_PLAN_CHARS = 30_000;
@@ -50,9 +57,24 @@ export function assertRegular(info: Stats | undefined, shown: string): void {
 }
 
 /** Starts a new plan file; `replace` only for toolhost's own file, so no file is overwritten. */
-export async function startPlanFile(path: string, goal: string, replace: boolean): Promise<void> {
-  if (replace) return await writePlan(path, planHeading(goal));
-  const handle = await open(path, "wx").catch((error: NodeJS.ErrnoException) => {
+export async function startPlanFile(
+  path: string,
+  goal: string,
+  replace: boolean,
+  sandbox?: Sandbox,
+): Promise<void> {
+  if (replace) return await writePlan(path, planHeading(goal), sandbox);
+  const inside = within(sandbox, path);
+  const create = async () => {
+    if (!inside) return await open(path, "wx");
+    const { dir, name } = await inside.parent(path);
+    try {
+      return await dir.open(name, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o666);
+    } finally {
+      await dir.close();
+    }
+  };
+  const handle = await create().catch((error: NodeJS.ErrnoException) => {
     if (error.code !== "EEXIST") throw error;
     throw new ToolError("the plan file was created by something else meanwhile; try again");
   });
@@ -63,9 +85,12 @@ export async function startPlanFile(path: string, goal: string, replace: boolean
   }
 }
 
-export async function writePlan(path: string, text: string): Promise<void> {
-  await mkdir(dirname(path), { recursive: true });
-  await writeFileAtomic(path, new TextEncoder().encode(text));
+/** Writes the plan; a plan file inside the roots is written beneath them (Sandbox.parent). */
+export async function writePlan(path: string, text: string, sandbox?: Sandbox): Promise<void> {
+  const inside = within(sandbox, path);
+  if (inside) await makeDirectories(inside, dirname(path));
+  else await mkdir(dirname(path), { recursive: true });
+  await writeFileAtomic(path, new TextEncoder().encode(text), inside);
 }
 
 /**
@@ -75,8 +100,9 @@ export async function writePlan(path: string, text: string): Promise<void> {
 export async function readPlan(
   path: string,
   shown: string,
+  sandbox?: Sandbox,
 ): Promise<{ text: string; bytes: number; cut: boolean }> {
-  const handle = await openPlan(path, shown);
+  const handle = await openPlan(path, shown, within(sandbox, path));
   if (!handle) return { text: "", bytes: 0, cut: false };
   try {
     const { size } = await handle.stat();
@@ -91,12 +117,19 @@ export async function readPlan(
   }
 }
 
-/** Opens the plan file if it is a regular file, and makes sure what opened is that file. */
-async function openPlan(path: string, shown: string): Promise<FileHandle | undefined> {
+/**
+ * Opens the plan file if it is a regular file, and makes sure what opened is that file; one
+ * inside the roots is opened beneath them (Sandbox.openForReading).
+ */
+async function openPlan(
+  path: string,
+  shown: string,
+  sandbox?: Sandbox,
+): Promise<FileHandle | undefined> {
   const entry = await planEntry(path);
   if (!entry) return undefined;
   assertRegular(entry, shown);
-  const handle = await open(path, "r");
+  const handle = sandbox ? await sandbox.openForReading(path) : await open(path, "r");
   const opened = await handle.stat();
   if (opened.ino !== entry.ino || opened.dev !== entry.dev) {
     await handle.close();
