@@ -15,6 +15,12 @@ const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const BUN = `${ROOT}node_modules/.bin/bun`;
 
 /**
+ * Modules a `new Worker(new URL("./x.ts", import.meta.url))` starts: the compiler bundles only
+ * what is reachable by import, so each is an entry point of its own beside the program's.
+ */
+export const WORKER_ENTRYPOINTS = ["tools/web/_lib/convert_worker.ts"];
+
+/**
  * `bun build` arguments for one binary; the release adds a target and that target's runtime.
  * One list, so the release and the local build cannot drift apart.
  */
@@ -39,6 +45,7 @@ export function compileArguments(
     "--outfile",
     outfile,
     entry,
+    ...WORKER_ENTRYPOINTS,
   ];
 }
 

@@ -58,7 +58,7 @@ async function download(
       maxBytes: config.limits.fetchMaxBytes,
       allowPrivateNetwork,
     });
-  const document = await toDocument(response, options);
+  const document = await toDocument(response, { ...options, signal });
   return {
     url: response.url,
     status: response.status,

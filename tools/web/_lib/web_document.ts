@@ -19,8 +19,8 @@ export type WebDocument =
 export const MAX_IMAGE_BYTES = 3 * 1024 * 1024;
 
 /**
- * HTML beyond this is not converted: a 2 MB page takes up to a second, and a 10 MB one held
- * every other request for nine seconds and took 2 GB.
+ * HTML beyond this is not converted: a 2 MB page takes up to a second of a worker's time, and a
+ * 10 MB one took nine seconds and 2 GB.
  */
 const MAX_CONVERTED_HTML_CHARS = 2 * 1024 * 1024;
 
@@ -89,9 +89,10 @@ function classify(
   return { type: declared || "text/plain", as: looksLikeHtml(start) ? "html" : "text" };
 }
 
+/** `signal` cancels an HTML conversion under way (it runs in a worker: convert_pool.ts). */
 export async function toDocument(
   response: HttpResponse,
-  options: { format: Format; raw: boolean },
+  options: { format: Format; raw: boolean; signal?: AbortSignal },
 ): Promise<WebDocument> {
   const { type, as } = classify(response);
   if (as === "image") {
@@ -123,14 +124,13 @@ export async function toDocument(
   }
   const text = decodeBody(response);
   if (as === "html" && !(options.raw && options.format === "html")) {
-    const { convertHtml } = await import("./main_content.ts");
-    // Converting runs on the one thread every request shares: bound it.
+    const { convertInWorker } = await import("./convert_pool.ts");
     const cut = text.length > MAX_CONVERTED_HTML_CHARS;
-    const page = convertHtml(cut ? text.slice(0, MAX_CONVERTED_HTML_CHARS) : text, {
+    const page = await convertInWorker(cut ? text.slice(0, MAX_CONVERTED_HTML_CHARS) : text, {
       url: response.url,
       format: options.format,
       extract: !options.raw,
-    });
+    }, options.signal);
     if (cut) {
       page.text += `\n\n[Only the first ${bytes(MAX_CONVERTED_HTML_CHARS)} of this page's ` +
         `${bytes(text.length)} of HTML were converted. For the rest, use format "html" with ` +

@@ -1,0 +1,65 @@
+/**
+ * HTML conversion in workers (convert_pool.ts): the same page as converting in place, several
+ * conversions at once on at most two workers, and a cancelled conversion that stops at once
+ * without breaking the next one.
+ */
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { after, test } from "node:test";
+import {
+  ConversionCancelled,
+  converterCount,
+  convertInWorker,
+  stopConverters,
+} from "../../../tools/web/_lib/convert_pool.ts";
+import { convertHtml, type ConvertPageOptions } from "../../../tools/web/_lib/main_content.ts";
+
+const ARTICLE = readFileSync(new URL("../../fixtures/web/article.html", import.meta.url), "utf8");
+const URL_OF_PAGE = "https://example.com/blog/post";
+
+/** A page that keeps a worker busy for a while: many deeply nested sections. */
+const SLOW_PAGE = `<html><body><article>${
+  Array.from({ length: 6000 }, (_, i) => `<section><h2>S${i}</h2><p>Text ${i}</p></section>`)
+    .join("")
+}</article></body></html>`;
+
+after(() => stopConverters());
+
+test("a page converted in a worker is the page converted in place, in every format", async () => {
+  for (const format of ["markdown", "text", "html"] as const) {
+    for (const extract of [true, false]) {
+      const options: ConvertPageOptions = { url: URL_OF_PAGE, format, extract };
+      assert.deepEqual(
+        await convertInWorker(ARTICLE, options),
+        convertHtml(ARTICLE, options),
+        `${format}, extract ${extract}`,
+      );
+    }
+  }
+});
+
+test("several conversions at once all come back right, on at most two workers", async () => {
+  const options: ConvertPageOptions = { url: URL_OF_PAGE, format: "markdown", extract: true };
+  const expected = convertHtml(ARTICLE, options);
+  const pages = Array.from({ length: 5 }, () => convertInWorker(ARTICLE, options));
+  assert.ok(converterCount() <= 2, `${converterCount()} workers`);
+  for (const page of await Promise.all(pages)) assert.deepEqual(page, expected);
+});
+
+test("a cancelled conversion stops at once, and the next one still works", async () => {
+  const options: ConvertPageOptions = { url: URL_OF_PAGE, format: "markdown", extract: false };
+  const controller = new AbortController();
+  const slow = convertInWorker(SLOW_PAGE, options, controller.signal);
+  const waiting = convertInWorker(SLOW_PAGE, options, controller.signal);
+  const other = convertInWorker("<p>Still <b>here</b></p>", options);
+  setTimeout(() => controller.abort(), 20);
+  await assert.rejects(slow, ConversionCancelled);
+  await assert.rejects(waiting, ConversionCancelled);
+  assert.equal((await other).text, "Still **here**");
+  const after = await convertInWorker("<p>After</p>", options);
+  assert.equal(after.text, "After");
+  await assert.rejects(
+    convertInWorker("<p>x</p>", options, AbortSignal.abort()),
+    ConversionCancelled,
+  );
+});
