@@ -18,6 +18,7 @@ import {
 } from "./bench/measurements.ts";
 import { describeMachine } from "./bench/machine.ts";
 import { httpReport } from "./bench/http_bench.ts";
+import { webReport } from "./bench/web_bench.ts";
 import { against, markdownTable, mb, ms, perSecond, times, us } from "./bench/report.ts";
 import { median, percentile } from "./bench/stats.ts";
 
@@ -199,3 +200,6 @@ process.stdout.write(report.join("\n") + "\n");
 
 // Streamable HTTP: a section of its own after the stdio one (scripts/bench/http_bench.ts).
 process.stdout.write("\n" + await httpReport(ROOT, progress) + "\n");
+
+// fetch_url: head-of-line blocking and conversion time (scripts/bench/web_bench.ts).
+process.stdout.write("\n" + await webReport(ROOT, progress) + "\n");
