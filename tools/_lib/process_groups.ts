@@ -175,13 +175,16 @@ export async function terminateGroup(
 
 /**
  * Kills every group this process started that may still have members, and every process that
- * carries this server's token. Used at exit.
+ * carries this server's token. Used at exit. While the watchdog runs, the sweep for the token is
+ * left to it: it makes the same sweep the moment we have exited, and our exit does not wait.
  */
 export function killAllGroups(): void {
   for (const pgid of groups.keys()) signalGroup(pgid, "SIGKILL");
   groups.clear();
   marks.clear();
-  if (token) signalMarked(Buffer.from(`${RUN_VARIABLE}=${token}.`), false, "SIGKILL", true);
+  if (token && !watchdog.running) {
+    signalMarked(Buffer.from(`${RUN_VARIABLE}=${token}.`), false, "SIGKILL", true);
+  }
 }
 
 /**
@@ -275,28 +278,56 @@ while [ $n -lt 50 ]; do
   sleep 0.02 2>/dev/null || sleep 1
 done`;
 
+/** How long group starts and ends are collected before they are sent to the watchdog. */
+const BATCH_MS = 200;
+
 /**
- * Started at the first spawn after `enableWatchdog()`, a tick later so no call waits for it;
- * started again if it dies (a few times at most). Its own session, so a signal to the server's
- * group does not reach it; its stdout and stderr go nowhere, so it never holds the server's
- * stdout open.
+ * Started at the first spawn after `enableWatchdog()`, just after it (a microtask: the command is
+ * already running, and no event is handled in between); started again if it dies (a few times at
+ * most). Its own session, so a signal to the server's group does not reach it; its stdout and
+ * stderr go nowhere, so it never holds the server's stdout open.
  */
 class Watchdog {
   enabled = false;
   #child: ChildProcess | undefined;
   #starting = false;
   #starts = 0;
+  /** Groups to tell it of (true) or that ended (false), sent together a moment later. */
+  #pending = new Map<number, boolean>();
+  #flush: ReturnType<typeof setTimeout> | undefined;
 
   add(pgid: number): void {
-    if (this.#child) this.#send(`+ ${pgid}\n`);
+    if (this.#child) this.#queue(pgid, true);
     else if (this.enabled && !this.#starting && this.#starts < 3) {
       this.#starting = true;
-      setTimeout(() => this.#start(), 0);
+      queueMicrotask(() => this.#start());
     }
   }
 
   remove(pgid: number): void {
-    if (this.#child) this.#send(`- ${pgid}\n`);
+    if (this.#child) this.#queue(pgid, false);
+  }
+
+  get running(): boolean {
+    return this.#child !== undefined && this.#child.exitCode === null &&
+      this.#child.signalCode === null;
+  }
+
+  /**
+   * The group list only matters for processes that dropped the mark but stayed in their group:
+   * a quick command's start and end cancel out here, and cost the watchdog nothing.
+   */
+  #queue(pgid: number, started: boolean): void {
+    if (!started && this.#pending.get(pgid) === true) this.#pending.delete(pgid);
+    else this.#pending.set(pgid, started);
+    if (this.#flush || this.#pending.size === 0) return;
+    this.#flush = setTimeout(() => {
+      this.#flush = undefined;
+      const lines = [...this.#pending].map(([pgid, on]) => `${on ? "+" : "-"} ${pgid}\n`);
+      this.#pending.clear();
+      this.#send(lines.join(""));
+    }, BATCH_MS);
+    this.#flush.unref?.();
   }
 
   #start(): void {
