@@ -24,7 +24,7 @@ import {
   requestKey,
   RpcError,
 } from "./jsonrpc.ts";
-import { atLeast, describeLogData, type LogLevel } from "./log.ts";
+import { atLeast, describeLogData, type Logger, type LogLevel } from "./log.ts";
 import { RequestsToClient } from "./requests_to_client.ts";
 import { Roots } from "./roots.ts";
 import type { Outbox } from "./outbox.ts";
@@ -44,8 +44,10 @@ export class McpConnection implements Connection {
   /** Requests and batches whose replies are not sent yet, and who waits for that to be none. */
   #unanswered = 0;
   #idleWaiters: (() => void)[] = [];
-  /** Requests held back while output is backed up; notifications are never held. */
-  #held: Decoded[] | null = null;
+  /** Requests and batches answered (or dropped) so far. */
+  #answered = 0;
+  /** Who waits for fewer unanswered requests than some number (the transport's read-ahead). */
+  #belowWaiters: { below: number; wake: () => void }[] = [];
   readonly #handshake: Handshake;
   /** Shared by every modern result that has no `_meta` of its own; never modified. */
   readonly #serverMeta: Record<string, unknown>;
@@ -101,44 +103,42 @@ export class McpConnection implements Connection {
     }
   }
 
-  /** Requests read but held back by hold(). */
-  get held(): number {
-    return this.#held?.length ?? 0;
+  /** Where this connection's stderr lines go. */
+  get logger(): Logger {
+    return this.#options.logger;
+  }
+
+  /** Requests and batches started whose replies are not sent yet (a transport's flow control). */
+  get unanswered(): number {
+    return this.#unanswered;
+  }
+
+  /** Requests and batches answered (or dropped, when cancelled) since the start. */
+  get answeredCount(): number {
+    return this.#answered;
+  }
+
+  /** Resolves once fewer than `n` requests and batches are unanswered. */
+  whenUnansweredBelow(n: number): Promise<void> {
+    if (this.#unanswered < n) return Promise.resolve();
+    return new Promise((wake) => this.#belowWaiters.push({ below: n, wake }));
   }
 
   /**
    * Handles one message its transport decoded (a line of stdin, an HTTP body). Never throws;
-   * every problem becomes a reply or a stderr line.
+   * every problem becomes a reply or a stderr line. How many requests run at once is the
+   * transport's to bound (stdio: read_ahead.ts).
    */
   receive(decoded: Decoded): void {
-    if (this.#held && (decoded.kind === "request" || decoded.kind === "batch")) {
-      this.#held.push(decoded);
-      return;
-    }
     this.#dispatch(decoded);
   }
 
   /**
-   * Holds requests back (in order) until release(), while notifications such as cancellations
-   * still take effect: the transport calls this while replies wait for a slow reader.
-   */
-  hold(): void {
-    this.#held ??= [];
-  }
-
-  release(): void {
-    const held = this.#held ?? [];
-    this.#held = null;
-    for (const decoded of held) this.#dispatch(decoded);
-  }
-
-  /**
-   * Stops taking work: held requests are refused, work in flight is aborted (its results are
+   * Stops taking work: new requests are refused, work in flight is aborted (its results are
    * still sent). Resolves when everything is answered, or after `ms`.
    */
   async shutdown(ms: number): Promise<void> {
     this.#closing = true;
-    this.release();
     for (const call of this.#calls.values()) call.abort("shutdown");
     await this.settled(ms);
     this.close();
@@ -184,7 +184,16 @@ export class McpConnection implements Connection {
   #answerLater<T>(work: Promise<T>, reply: (value: T) => void): void {
     this.#unanswered++;
     work.then(reply).finally(() => {
+      this.#answered++;
       if (--this.#unanswered === 0) { for (const wake of this.#idleWaiters.splice(0)) wake(); }
+      if (this.#belowWaiters.length > 0) {
+        const still = this.#belowWaiters.filter((w) => this.#unanswered >= w.below);
+        if (still.length < this.#belowWaiters.length) {
+          const woken = this.#belowWaiters.filter((w) => this.#unanswered < w.below);
+          this.#belowWaiters = still;
+          for (const w of woken) w.wake();
+        }
+      }
     });
   }
 

@@ -1,7 +1,7 @@
 /**
- * The stdio transport: stdin → lines → decoded messages → connection, and one ordered writer to
- * stdout that respects backpressure, so replies of any size arrive whole and in order through a
- * pipe.
+ * The stdio transport: stdin → lines → decoded messages → connection, never reading further
+ * ahead of the answers than read_ahead.ts allows, and one ordered writer to stdout that respects
+ * backpressure, so replies of any size arrive whole and in order through a pipe.
  */
 import type { Readable, Writable } from "node:stream";
 import { setImmediate } from "node:timers";
@@ -15,19 +15,10 @@ import {
   peekTopLevelId,
 } from "./jsonrpc.ts";
 import { LineSplitStream, OversizedLine } from "./lines.ts";
+import { ReadAhead } from "./read_ahead.ts";
 
 /** Characters handed to one write() call at most; larger queues go out in several. */
 const WRITE_CHUNK = 1 << 20;
-/**
- * Hold requests back while this many characters of output wait to be written: a burst of input
- * would otherwise pile replies up in memory, and so would a client that reads slowly.
- */
-const HOLD_AT_BACKLOG = 1 << 20;
-/**
- * Stop reading altogether once this many requests are held, so the pipe pushes back on the
- * client. Below it, reading goes on: cancellations and end of input are still seen.
- */
-const MAX_HELD_REQUESTS = 1000;
 
 export class StdoutWriter {
   #queue: string[] = [];
@@ -135,8 +126,11 @@ export function receiveLine(connection: McpConnection, line: string): void {
 }
 
 /**
- * Feeds stdin to the connection line by line until end of input. An oversized line is answered
- * with an error (carrying its id when it can be found) and reading goes on.
+ * Feeds stdin to the connection line by line until end of input, then resolves once every
+ * request read has started. An oversized line is answered with an error (carrying its id when it
+ * can be found) and reading goes on. Requests start while few enough are unanswered and the
+ * output is not backed up; the others wait as raw lines, and past a budget of those stdin is left
+ * unread (read_ahead.ts).
  */
 export async function serveStdio(
   connection: McpConnection,
@@ -147,7 +141,7 @@ export async function serveStdio(
   const lines = (ReadableStream.from(stdin) as ReadableStream<Uint8Array>)
     .pipeThrough(new TextDecoderStream())
     .pipeThrough(new LineSplitStream(maxLineLength));
-  let holding = false;
+  const ahead = new ReadAhead(connection, writer);
   for await (const line of lines) {
     if (line instanceof OversizedLine) {
       writer.send(failure(
@@ -155,17 +149,10 @@ export async function serveStdio(
         INVALID_REQUEST,
         `Invalid Request: the message is ${line.length} characters long, over this server's limit of ${maxLineLength} (raise it with --max-line-mb)`,
       ));
-    } else {
-      receiveLine(connection, line);
+    } else if (line.trim() !== "") {
+      const full = ahead.take(line);
+      if (full) await full;
     }
-    if (writer.backlog > HOLD_AT_BACKLOG && !holding) {
-      holding = true;
-      connection.hold();
-      writer.drained().then(() => {
-        holding = false;
-        connection.release();
-      });
-    }
-    if (connection.held > MAX_HELD_REQUESTS) await writer.drained();
   }
+  await ahead.finish();
 }

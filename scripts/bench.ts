@@ -17,6 +17,7 @@ import {
   type ServerCommand,
 } from "./bench/measurements.ts";
 import { describeMachine } from "./bench/machine.ts";
+import { flood, type FloodRun } from "./bench/flood.ts";
 import { httpReport } from "./bench/http_bench.ts";
 import { webReport } from "./bench/web_bench.ts";
 import { against, markdownTable, mb, ms, perSecond, times, us } from "./bench/report.ts";
@@ -31,10 +32,12 @@ const PIPELINED_CALLS = 20_000;
 const PIPELINED_RUNS = 3;
 const PAYLOAD_CHARS = 1_000_000;
 const PAYLOAD_RUNS = 10;
+const FLOOD_CALLS = [100_000, 300_000];
 
 const TARGET_COLD_START_MS = 30;
 const TARGET_THROUGHPUT_RATIO = 2;
 const TARGET_PEAK_RSS_BYTES = 70e6;
+const TARGET_FLOOD_RSS_BYTES = 150e6;
 
 const progress = (text: string) => process.stderr.write(`bench: ${text}\n`);
 
@@ -99,6 +102,12 @@ const payload = {
   toolhost: await payloadRoundTrips(withFixtures, PAYLOAD_CHARS, PAYLOAD_RUNS),
 };
 
+progress(`flood: ${FLOOD_CALLS.map((n) => n.toLocaleString("en-US")).join(" and ")} echo calls`);
+const floods: { toolhost: FloodRun; sdk: FloodRun }[] = [];
+for (const count of FLOOD_CALLS) {
+  floods.push({ toolhost: await flood(withFixtures, count), sdk: await flood(sdk, count) });
+}
+
 const best = (list: PipelinedRun[]) => Math.max(...list.map((r) => r.requestsPerSecond));
 /** Every run, so the spread between fresh processes is visible next to the best. */
 const spread = (list: PipelinedRun[]) =>
@@ -162,6 +171,17 @@ const rows = [
     `${times(rss.toolhost / rss.sdk)} the SDK's`,
     against(`≤ ${TARGET_PEAK_RSS_BYTES / 1e6} MB`, rss.toolhost <= TARGET_PEAK_RSS_BYTES),
   ],
+  ...floods.map(({ toolhost, sdk }) => [
+    `peak RSS (VmHWM) under a flood of ${toolhost.count.toLocaleString("en-US")} pipelined echo ` +
+    "calls (time to the last reply)",
+    `${mb(toolhost.peakRssBytes)} (${toolhost.seconds.toFixed(1)} s)`,
+    `${mb(sdk.peakRssBytes)} (${sdk.seconds.toFixed(1)} s)`,
+    `${times(toolhost.peakRssBytes / sdk.peakRssBytes)} the SDK's`,
+    against(
+      `≤ ${TARGET_FLOOD_RSS_BYTES / 1e6} MB`,
+      toolhost.peakRssBytes <= TARGET_FLOOD_RSS_BYTES,
+    ),
+  ]),
   [
     `${PAYLOAD_CHARS.toLocaleString("en-US")}-character echo round trip, median of ${PAYLOAD_RUNS}`,
     ms(payloadMedian.toolhost),
@@ -192,7 +212,11 @@ const report = [
   "once while replies are read; requests ÷ time from the write to the last reply; each run " +
   "on a fresh process (after initialize, except the 2026-07-28 row), runs interleaved. Peak " +
   "RSS: VmHWM from /proc/<pid>/status of the server process itself (node, or the binary) " +
-  "after each pipelined run, before stdin closes; MB = 10^6 bytes. Large echo: one session, " +
+  "after each pipelined run, before stdin closes; MB = 10^6 bytes. Flood: after initialize, " +
+  "that many echo calls in a file that `cat` writes into the server's stdin as fast as the pipe " +
+  "takes them (a client's own writes would pace the server), on a fresh process; VmHWM read at " +
+  "the last reply, before stdin closes: how far the server reads ahead of its answers. " +
+  "Large echo: one session, " +
   "calls one after another. Every reply is checked for a result; the large echo must come " +
   "back unchanged.",
 ];

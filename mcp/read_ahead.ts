@@ -1,0 +1,193 @@
+/**
+ * How far the stdio transport reads ahead of its answers. A client may pipeline requests much
+ * faster than they are answered; every request started costs memory until its reply is written
+ * (its call, its promise chain, its decoded message), so requests start only while fewer than
+ * MAX_UNANSWERED are unanswered and the output is not backed up. The rest wait here as the raw
+ * lines they arrived as (far smaller than decoded messages), up to READ_AHEAD_CHARS; past that,
+ * stdin is not read until the queue is below half of it, so the pipe pushes back on the client.
+ *
+ * Reading goes on below that budget so that what must not wait behind queued requests is seen
+ * at once: notifications (a cancellation for a request in flight, or for one still queued here,
+ * which then never starts and gets no reply), responses to the server's own requests (a tool
+ * waiting for an answer from the client), and end of input. A client that has more than the
+ * budget of requests unread in the pipe is not read until those are taken: a cancellation or an
+ * answer it writes behind them arrives when they are; a question to the client still ends at its
+ * own timeout meanwhile.
+ */
+import { bounded, quotedJson } from "../config/quote.ts";
+import type { McpConnection } from "./connection.ts";
+import { decodeLine, type RequestId } from "./jsonrpc.ts";
+import type { StdoutWriter } from "./stdio.ts";
+
+/** Requests started and not yet answered at most; more wait in the queue. */
+export const MAX_UNANSWERED = 256;
+/** Once at the maximum, starting resumes below this. */
+const RESUME_UNANSWERED = 192;
+/** Requests wait while this many characters of output wait to be written. */
+export const HOLD_AT_BACKLOG = 1 << 20;
+/** Characters of queued request lines at most before stdin is left unread. */
+export const READ_AHEAD_CHARS = 256 << 10;
+/**
+ * At end of input the queue is still started in order, as room frees; if nothing is answered for
+ * this long (every slot held by a long call), the rest start at once, for the shutdown to end.
+ */
+const STALL_MS = 5_000;
+
+export class ReadAhead {
+  // Queued request lines and their ids (undefined for a batch), in two plain arrays: an object per
+  // line would cost more than most lines. A cancelled line is replaced by "" and skipped.
+  #lines: string[] = [];
+  #ids: (RequestId | undefined)[] = [];
+  #head = 0;
+  #chars = 0;
+  #pumping = false;
+  #wakeReader: (() => void) | null = null;
+  #idleWaiters: (() => void)[] = [];
+  /** Set at end of input after a stall: everything left starts regardless. */
+  #flushing = false;
+
+  constructor(
+    private readonly connection: McpConnection,
+    private readonly writer: StdoutWriter,
+  ) {}
+
+  /** Request lines waiting to start. */
+  get queued(): number {
+    return this.#lines.length - this.#head;
+  }
+
+  /** Characters of request lines waiting to start. */
+  get queuedChars(): number {
+    return this.#chars;
+  }
+
+  /**
+   * Takes one line of input (not blank). Returns a promise when the queue is over its budget:
+   * read no more input until it resolves.
+   */
+  take(line: string): Promise<void> | undefined {
+    if (this.queued === 0 && this.#hasRoom()) {
+      this.connection.receive(decodeLine(line));
+      return undefined;
+    }
+    const decoded = decodeLine(line);
+    if (decoded.kind === "request" || decoded.kind === "batch") {
+      this.#lines.push(line);
+      this.#ids.push(decoded.kind === "request" ? decoded.message.id : undefined);
+      this.#chars += line.length;
+      void this.#pump();
+    } else {
+      if (decoded.kind === "notification" && decoded.message.method === "notifications/cancelled") {
+        const params = decoded.message.params;
+        this.#cancelQueued(params?.requestId, params?.reason);
+      }
+      this.connection.receive(decoded);
+    }
+    if (this.#chars <= READ_AHEAD_CHARS) return undefined;
+    return new Promise((resolve) => (this.#wakeReader = resolve));
+  }
+
+  /**
+   * Resolves once every queued request has started: at end of input, before the shutdown's grace
+   * begins.
+   */
+  async finish(): Promise<void> {
+    while (this.queued > 0) {
+      const answered = this.connection.answeredCount;
+      const idle = new Promise<void>((resolve) => this.#idleWaiters.push(resolve));
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const stalled = new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(true), STALL_MS);
+      });
+      const ended = await Promise.race([idle.then(() => false), stalled]);
+      clearTimeout(timer);
+      if (ended && this.connection.answeredCount === answered && this.queued > 0) {
+        this.#flushing = true;
+        for (let line = this.#next(); line !== undefined; line = this.#next()) {
+          this.connection.receive(decodeLine(line));
+        }
+      }
+    }
+  }
+
+  #hasRoom(): boolean {
+    return this.#flushing || (
+      this.connection.unanswered < MAX_UNANSWERED && this.writer.backlog <= HOLD_AT_BACKLOG
+    );
+  }
+
+  /** A cancellation for a request still queued: it never starts, and gets no reply. */
+  #cancelQueued(id: unknown, reason: unknown): void {
+    if (typeof id !== "string" && typeof id !== "number") return;
+    // One in flight under that id is the one meant; the connection cancels it.
+    if (this.connection.busy(id)) return;
+    // The first queued request with that id (1 and "1" are different ids).
+    for (let i = this.#head; i < this.#ids.length; i++) {
+      if (this.#ids[i] !== id || this.#lines[i] === "") continue;
+      this.#chars -= this.#lines[i].length;
+      this.#lines[i] = "";
+      this.#maybeWakeReader();
+      this.connection.logger.log(
+        "info",
+        `request ${quotedJson(id)} cancelled by the client before it started${
+          typeof reason === "string" && reason ? `: ${bounded(reason)}` : ""
+        }`,
+      );
+      return;
+    }
+  }
+
+  /** The next queued line to start, if any. */
+  #next(): string | undefined {
+    while (this.#head < this.#lines.length) {
+      const line = this.#lines[this.#head];
+      this.#head++;
+      if (this.#head === this.#lines.length) {
+        this.#lines = [];
+        this.#ids = [];
+        this.#head = 0;
+      } else if (this.#head > 1024 && this.#head * 2 > this.#lines.length) {
+        this.#lines = this.#lines.slice(this.#head);
+        this.#ids = this.#ids.slice(this.#head);
+        this.#head = 0;
+      }
+      if (line === "") continue;
+      this.#chars -= line.length;
+      return line;
+    }
+    return undefined;
+  }
+
+  #maybeWakeReader(): void {
+    if (this.#wakeReader && this.#chars <= READ_AHEAD_CHARS / 2) {
+      const wake = this.#wakeReader;
+      this.#wakeReader = null;
+      wake();
+    }
+  }
+
+  /** Starts queued requests, in order, while there is room; one loop at a time. */
+  async #pump(): Promise<void> {
+    if (this.#pumping) return;
+    this.#pumping = true;
+    try {
+      while (this.queued > 0) {
+        if (!this.#flushing && this.writer.backlog > HOLD_AT_BACKLOG) {
+          await this.writer.drained();
+          continue;
+        }
+        if (!this.#flushing && this.connection.unanswered >= MAX_UNANSWERED) {
+          await this.connection.whenUnansweredBelow(RESUME_UNANSWERED);
+          continue;
+        }
+        const line = this.#next();
+        this.#maybeWakeReader();
+        if (line !== undefined) this.connection.receive(decodeLine(line));
+      }
+    } finally {
+      this.#pumping = false;
+      this.#maybeWakeReader();
+      for (const wake of this.#idleWaiters.splice(0)) wake();
+    }
+  }
+}
