@@ -1,18 +1,29 @@
 /**
  * The same source runs unchanged under Deno (`deno task start`) and Bun (what the binary is
- * built with): a session through each, straight from main.ts.
+ * built with): a session through each, straight from main.ts, with a page fetched from a server
+ * on 127.0.0.1 (its HTML converted in a worker loaded from source).
  */
 import assert from "node:assert/strict";
-import { test } from "node:test";
+import { after, before, test } from "node:test";
 import { modern, RawClient, ROOT } from "../helpers/raw_client.ts";
+import { type LocalServer, serveLocally } from "../web/local_site.ts";
+
+let site: LocalServer;
+before(async () => {
+  site = await serveLocally((_req, res) => {
+    res.setHeader("content-type", "text/html; charset=utf-8");
+    res.end("<html><head><title>Local</title></head><body><h1>Local</h1><p>A <b>page</b>.</p>");
+  });
+});
+after(() => site.close());
 
 for (
   const [runtime, args] of [
-    ["deno", ["run", "--allow-all", "main.ts"]],
-    ["bun", ["run", "--no-env-file", "main.ts"]],
+    ["deno", ["run", "--allow-all", "main.ts", "--allow-private-network"]],
+    ["bun", ["run", "--no-env-file", "main.ts", "--allow-private-network"]],
   ] as const
 ) {
-  test(`from source under ${runtime}: discover, then a bash call`, async () => {
+  test(`from source under ${runtime}: discover, a bash call, a fetched page`, async () => {
     const c = new RawClient(`${ROOT}node_modules/.bin/${runtime}`, [...args]);
     const discover = await c.request("server/discover", modern(), 30_000);
     assert.ok((discover.result?.supportedVersions as string[]).includes("2026-07-28"));
@@ -21,6 +32,12 @@ for (
       modern({ name: "bash", arguments: { command: `echo from ${runtime}` } }),
     );
     assert.match(JSON.stringify(call.result?.content), new RegExp(`from ${runtime}\\\\n`));
+    const page = await c.request(
+      "tools/call",
+      modern({ name: "fetch_url", arguments: { url: `${site.base}/` } }),
+      30_000,
+    );
+    assert.match(JSON.stringify(page.result?.content), /# Local\\n\\nA \*\*page\*\*\./);
     assert.equal((await c.close()).code, 0);
     assert.deepEqual(c.strayLines, []);
   });
