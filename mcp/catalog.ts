@@ -2,6 +2,7 @@
  * The tool catalog: `tools/list` (descriptions shaped per protocol version, cursor pages) and
  * `tools/call` (argument validation, running the tool, shaping its result).
  */
+import { quoted } from "../config/quote.ts";
 import type { Call } from "./call.ts";
 import { answersOf, callDigest, InputRequired, inputRequiredResult } from "./round_trip.ts";
 import { INVALID_PARAMS, isPlainObject, type Params, RpcError } from "./jsonrpc.ts";
@@ -127,7 +128,7 @@ export class ToolCatalog {
       const guess = closest(name, [...this.#byName.keys()]);
       throw new RpcError(
         INVALID_PARAMS,
-        `Unknown tool ${JSON.stringify(name)}${guess ? ` (did you mean ${guess}?)` : ""}. ` +
+        `Unknown tool ${quoted(name)}${guess ? ` (did you mean ${guess}?)` : ""}. ` +
           `Available tools: ${[...this.#byName.keys()].join(", ")}`,
       );
     }

@@ -2,6 +2,7 @@
  * completion/complete: suggestions for a prompt's argument or a resource template's variable,
  * from the completer its definition gives (none: no suggestions).
  */
+import { quoted, quotedJson } from "../config/quote.ts";
 import type { Call } from "./call.ts";
 import { handlerFailure } from "./handler_errors.ts";
 import { INVALID_PARAMS, isPlainObject, type Params, RpcError } from "./jsonrpc.ts";
@@ -47,7 +48,7 @@ export async function complete(
     const prompt = await catalogs.prompts.find(ref.name, ctx, "completion/complete");
     if (!(prompt.arguments ?? []).some((a) => a.name === argument.name)) {
       throw invalid(
-        `prompt ${prompt.name} has no argument ${JSON.stringify(argument.name)}`,
+        `prompt ${prompt.name} has no argument ${quotedJson(argument.name)}`,
       );
     }
     completer = prompt.complete?.[argument.name];
@@ -58,13 +59,13 @@ export async function complete(
     const template = catalogs.resources?.templates.find((t) => t.uriTemplate === uri);
     if (!template) {
       throw invalid(
-        `no resource template is ${JSON.stringify(uri)}; templates: ${
+        `no resource template is ${quoted(uri)}; templates: ${
           catalogs.resources?.templates.map((t) => t.uriTemplate).join(", ") || "none"
         }`,
       );
     }
     if (!template.parsed.variables.includes(argument.name)) {
-      throw invalid(`template ${uri} has no variable ${JSON.stringify(argument.name)}`);
+      throw invalid(`template ${uri} has no variable ${quotedJson(argument.name)}`);
     }
     completer = template.complete?.[argument.name];
     what = `complete variable ${argument.name} of ${uri}`;

@@ -6,6 +6,7 @@
  * hear of changes (subscriptions.ts), our requests to the client (requests_to_client.ts), the
  * roots its tools work in (roots.ts), batches (batch.ts), and which era a request is (eras.ts).
  */
+import { bounded, quoted, quotedJson } from "../config/quote.ts";
 import { batchReplies } from "./batch.ts";
 import { Call, type CallEnvironment } from "./call.ts";
 import { modernScope, type Scope } from "./eras.ts";
@@ -223,7 +224,7 @@ export class McpConnection implements Connection {
       } catch {
         this.#options.logger.log(
           "error",
-          `the reply to ${JSON.stringify(r.id)} could not be encoded as JSON`,
+          `the reply to ${quotedJson(r.id)} could not be encoded as JSON`,
         );
         return failure(
           r.id,
@@ -250,7 +251,7 @@ export class McpConnection implements Connection {
     if (message.method === "notifications/roots/list_changed") {
       this.#roots.forget(); // fetched again when a tool next asks
     }
-    this.#options.logger.log("debug", `notification ${message.method}`);
+    this.#options.logger.log("debug", `notification ${quoted(message.method)}`);
   }
 
   /** Cancels a request in flight: it gets no reply. Unknown or finished ids are ignored. */
@@ -264,8 +265,8 @@ export class McpConnection implements Connection {
     this.#calls.delete(requestKey(id));
     this.#options.logger.log(
       "info",
-      `request ${JSON.stringify(id)} (${call.method}) cancelled by the client${
-        reason ? `: ${reason}` : ""
+      `request ${quotedJson(id)} (${call.method}) cancelled by the client${
+        reason ? `: ${bounded(reason)}` : ""
       }`,
     );
   }
@@ -288,7 +289,7 @@ export class McpConnection implements Connection {
       return failure(
         id,
         INVALID_REQUEST,
-        `Invalid Request: id ${JSON.stringify(id)} is already used by a request in flight`,
+        `Invalid Request: id ${quotedJson(id)} is already used by a request in flight`,
       );
     }
     if (this.#closing) {
@@ -317,7 +318,7 @@ export class McpConnection implements Connection {
       if (error instanceof RpcError) return failure(id, error.code, error.message, error.data);
       this.#options.logger.log(
         "error",
-        `internal error in ${method} (id ${JSON.stringify(id)}): ${describeLogData(error)}`,
+        `internal error in ${method} (id ${quotedJson(id)}): ${describeLogData(error)}`,
       );
       return failure(
         id,

@@ -3,6 +3,7 @@
  * version and client capabilities in `_meta`; anything else belongs to the legacy session that
  * `initialize` opened.
  */
+import { bounded, quoted } from "../config/quote.ts";
 import {
   INVALID_PARAMS,
   isPlainObject,
@@ -65,9 +66,14 @@ export function modernScope(meta: Params): Scope | null {
         ? `Unsupported protocol version ${version} for a request with per-request _meta: ${version} starts with initialize; stateless requests need ${
           MODERN_VERSIONS.join(", ")
         }`
-        : `Unsupported protocol version ${version}; supported: ${SUPPORTED_VERSIONS.join(", ")}`,
+        : `Unsupported protocol version ${quoted(version)}; supported: ${
+          SUPPORTED_VERSIONS.join(", ")
+        }`,
       // Listing the legacy version itself would invite the same request again.
-      { supported: legacy ? MODERN_VERSIONS : SUPPORTED_VERSIONS, requested: version },
+      {
+        supported: legacy ? MODERN_VERSIONS : SUPPORTED_VERSIONS,
+        requested: bounded(version, 100),
+      },
     );
   }
   const capabilities = meta[META_CLIENT_CAPABILITIES];

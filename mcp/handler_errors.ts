@@ -2,6 +2,7 @@
  * How failures of resource reads, prompts and completions reach the client: a sentence the user
  * can act on, with the JSON-RPC code each era gives it; never a stack (that goes to stderr).
  */
+import { bounded } from "../config/quote.ts";
 import type { Era } from "./versions.ts";
 import {
   INTERNAL_ERROR,
@@ -18,8 +19,8 @@ import { type MissingClientCapability, ToolError } from "./tool.ts";
 export function resourceNotFound(uri: string, era: Era, why?: string): RpcError {
   return new RpcError(
     era === "legacy" ? RESOURCE_NOT_FOUND : INVALID_PARAMS,
-    `Resource not found: ${uri}${why ? ` (${why})` : ""}`,
-    { uri },
+    `Resource not found: ${bounded(uri, 300)}${why ? ` (${why})` : ""}`,
+    { uri: bounded(uri, 300) },
   );
 }
 

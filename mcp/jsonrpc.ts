@@ -1,4 +1,8 @@
 /** JSON-RPC 2.0 messages as MCP uses them: decode one line into a message or an error to send. */
+import { bounded } from "../config/quote.ts";
+
+/** Characters of an error message at most (far more than any message needs). */
+const MAX_ERROR_MESSAGE = 2000;
 
 export type RequestId = string | number;
 
@@ -70,6 +74,9 @@ export type Decoded =
   | { kind: "ignored"; why: string };
 
 export function failure(id: RequestId | null, code: number, message: string, data?: unknown) {
+  // The last guard against echoing a client's text whole: each place that quotes one bounds
+  // it, and no error message is ever longer than this.
+  message = bounded(message, MAX_ERROR_MESSAGE);
   const error: JsonRpcError = data === undefined ? { code, message } : { code, message, data };
   return { jsonrpc: "2.0", id, error } as JsonRpcFailure;
 }
@@ -83,7 +90,8 @@ export function decodeLine(line: string): Decoded {
   try {
     value = JSON.parse(line);
   } catch (error) {
-    const detail = error instanceof Error ? error.message : String(error);
+    // Some runtimes quote the line in their message: only its start is kept.
+    const detail = bounded(error instanceof Error ? error.message : String(error), 200);
     return {
       kind: "invalid",
       reply: failure(null, PARSE_ERROR, `Parse error: the line is not valid JSON (${detail})`),

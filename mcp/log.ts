@@ -1,5 +1,9 @@
 /** Log levels (RFC 5424, as MCP names them) and the stderr logger. Nothing here touches stdout. */
 import process from "node:process";
+import { bounded } from "../config/quote.ts";
+
+/** Characters of one stderr line at most. */
+const MAX_LOG_LINE = 8000;
 
 export const LOG_LEVELS = [
   "debug",
@@ -31,7 +35,10 @@ export interface Logger {
 export function stderrLogger(min: LogLevel): Logger {
   return {
     log(level, message) {
-      if (atLeast(level, min)) process.stderr.write(`toolhost ${level}: ${message}\n`);
+      // Every line is bounded, whatever it quotes: a stack trace fits, a 20 MB value does not.
+      if (atLeast(level, min)) {
+        process.stderr.write(`toolhost ${level}: ${bounded(message, MAX_LOG_LINE)}\n`);
+      }
     },
   };
 }

@@ -2,6 +2,7 @@
  * The prompt catalog: prompts/list (fixed prompts and the members of families, found per
  * request) and prompts/get with its arguments checked, in both eras.
  */
+import { quoted } from "../config/quote.ts";
 import type { Call } from "./call.ts";
 import { handlerFailure } from "./handler_errors.ts";
 import { INVALID_PARAMS, isPlainObject, type Params, RpcError } from "./jsonrpc.ts";
@@ -107,7 +108,7 @@ export class PromptCatalog {
     const guess = closest(name, names);
     throw new RpcError(
       INVALID_PARAMS,
-      `Unknown prompt ${JSON.stringify(name)}${guess ? ` (did you mean ${guess}?)` : ""}. ` +
+      `Unknown prompt ${quoted(name)}${guess ? ` (did you mean ${guess}?)` : ""}. ` +
         (names.length ? `Available prompts: ${names.join(", ")}` : "No prompts are offered now."),
     );
   }
@@ -164,7 +165,7 @@ function checkArguments(prompt: PromptSpec, given: unknown): Record<string, stri
     if (!declared.some((a) => a.name === name)) {
       throw new RpcError(
         INVALID_PARAMS,
-        `Invalid params: prompt ${prompt.name} has no argument ${JSON.stringify(name)}; ${takes}`,
+        `Invalid params: prompt ${prompt.name} has no argument ${quoted(name)}; ${takes}`,
       );
     }
     if (typeof value !== "string") {

@@ -3,6 +3,7 @@
  * sampling/createMessage), each waiting under an id of ours for the client's response. A wait
  * that ends without one (time ran out, the call that asked was stopped) withdraws the request.
  */
+import { bounded, quotedJson } from "../config/quote.ts";
 import type { Outbox } from "./outbox.ts";
 import type { JsonRpcResponse, Params, RequestId } from "./jsonrpc.ts";
 
@@ -63,8 +64,9 @@ export class RequestsToClient {
       signal?.addEventListener("abort", onAbort, { once: true });
       this.#waiting.set(id, (response) => {
         settle();
-        if ("error" in response) reject(new Error(`${method} failed: ${response.error.message}`));
-        else resolve(response.result);
+        if ("error" in response) {
+          reject(new Error(`${method} failed: ${bounded(String(response.error.message))}`));
+        } else resolve(response.result);
       });
       if (!this.out.send({ jsonrpc: "2.0", id, method, params }, related)) {
         settle();
@@ -82,7 +84,7 @@ export class RequestsToClient {
     } else {
       this.out.logger.log(
         "debug",
-        `ignored a response (id ${JSON.stringify(response.id)}): no request of ours is waiting`,
+        `ignored a response (id ${quotedJson(response.id)}): no request of ours is waiting`,
       );
     }
   }

@@ -2,6 +2,7 @@
  * The resource catalog: resources/list (fixed resources and what templates list now),
  * resources/templates/list and resources/read, in both eras.
  */
+import { bounded } from "../config/quote.ts";
 import type { Call } from "./call.ts";
 import { handlerFailure, resourceNotFound } from "./handler_errors.ts";
 import { INVALID_PARAMS, type Params, RpcError } from "./jsonrpc.ts";
@@ -130,7 +131,11 @@ export class ResourceCatalog {
     try {
       value = await read();
     } catch (error) {
-      throw handlerFailure(error, `read ${uri}`, { era: call.era, logger: this.logger, uri });
+      throw handlerFailure(error, `read ${bounded(uri, 300)}`, {
+        era: call.era,
+        logger: this.logger,
+        uri,
+      });
     }
     const contents = bodies(value).map((body) => ({
       uri: body.uri ?? uri,

@@ -3,6 +3,7 @@
  * legacy client's own roots when it offers them (asked once, and again after it says they
  * changed); otherwise the fallback (the working directory).
  */
+import { quotedJson } from "../config/quote.ts";
 import { fileURLToPath } from "node:url";
 import type { Scope } from "./eras.ts";
 import { isPlainObject, type RequestId } from "./jsonrpc.ts";
@@ -63,7 +64,7 @@ function rootPaths(result: Record<string, unknown>, logger: Logger): string[] {
     } catch {
       // not a usable file URI: reported below
     }
-    logger.log("warning", `ignored a root that is not a local directory: ${JSON.stringify(root)}`);
+    logger.log("warning", `ignored a root that is not a local directory: ${quotedJson(root, 300)}`);
   }
   return paths;
 }

@@ -3,6 +3,7 @@
  * on. Ajv is imported and schemas are compiled on first use, so start-up pays nothing for them.
  * `$ref`s are resolved only inside the schema: nothing is ever fetched over the network.
  */
+import { quoted } from "../config/quote.ts";
 import type { ErrorObject, ValidateFunction } from "ajv";
 import { closest } from "../config/suggest.ts";
 
@@ -97,9 +98,9 @@ export function fieldPath(instancePath: string, child?: string): string {
   for (const segment of segments) {
     path += /^\d+$/.test(segment)
       ? `[${segment}]`
-      : /^[A-Za-z_$][\w$]*$/.test(segment)
+      : /^[A-Za-z_$][\w$]*$/.test(segment) && segment.length <= 60
       ? (path ? "." : "") + segment
-      : `[${JSON.stringify(segment)}]`;
+      : `[${quoted(segment, 60)}]`;
   }
   return path || "arguments";
 }

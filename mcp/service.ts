@@ -3,6 +3,7 @@
  * which methods exist, and the capabilities that follow from them. A connection (connection.ts)
  * adds what belongs to one client: its session, its requests in flight, its subscriptions.
  */
+import { quoted } from "../config/quote.ts";
 import { homedir } from "node:os";
 import process from "node:process";
 import { stateDirectory } from "../config/paths.ts";
@@ -258,7 +259,7 @@ export function handlerFor(
   initialized: boolean,
 ): Handler {
   const method = methods.get(name);
-  if (!method) throw new RpcError(METHOD_NOT_FOUND, `Method not found: ${name}`);
+  if (!method) throw new RpcError(METHOD_NOT_FOUND, `Method not found: ${quoted(name)}`);
   if (!method.eras.includes(scope.era)) {
     if (scope.era === "modern") {
       throw new RpcError(

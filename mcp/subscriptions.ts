@@ -3,6 +3,7 @@
  * notifications/initialized on) and the resources it subscribed to, and each 2026-07-28
  * subscriptions/listen stream. The watches themselves run in ChangeWatches, made on first use.
  */
+import { bounded } from "../config/quote.ts";
 import type { Call } from "./call.ts";
 import { type ChangeListener, ChangeWatches } from "./change_watches.ts";
 import type { Outbox } from "./outbox.ts";
@@ -71,7 +72,9 @@ export class Subscriptions {
     if (!this.#changeWatches().addResource(this.#legacyListener, uri)) {
       throw new RpcError(
         INVALID_PARAMS,
-        `Invalid params: ${uri} cannot be subscribed to: it does not tell when it changes`,
+        `Invalid params: ${
+          bounded(uri, 300)
+        } cannot be subscribed to: it does not tell when it changes`,
       );
     }
     this.#legacyUris.add(uri);

@@ -3,6 +3,7 @@
  * Mcp-Param-* mirrors of tool arguments a schema marks with `x-mcp-header` must agree with the
  * body, so that nothing routing on headers sees another request than the one we run.
  */
+import { quoted, quotedJson } from "../../config/quote.ts";
 import {
   isPlainObject,
   type JsonRpcRequest,
@@ -52,7 +53,9 @@ export function checkModernHeaders(
   const method = headers.get("mcp-method");
   if (method === null) throw mismatch("the Mcp-Method header is required");
   if (method !== request.method) {
-    throw mismatch(`Mcp-Method ${method} differs from the body's method ${request.method}`);
+    throw mismatch(
+      `Mcp-Method ${quoted(method)} differs from the body's method ${quoted(request.method)}`,
+    );
   }
   const field = NAMED[request.method];
   if (!field) return;
@@ -61,9 +64,7 @@ export function checkModernHeaders(
   const name = decodeHeaderValue(raw, "Mcp-Name");
   if (name !== params[field]) {
     throw mismatch(
-      `Mcp-Name ${JSON.stringify(name)} differs from params.${field} ${
-        JSON.stringify(params[field])
-      }`,
+      `Mcp-Name ${quoted(name)} differs from params.${field} ${quotedJson(params[field])}`,
     );
   }
   if (request.method === "tools/call" && typeof params.name === "string") {
@@ -108,7 +109,7 @@ function checkParam(headers: Headers, { header, path }: HeaderParam, args: unkno
     ? text === String(value)
     : text === value;
   if (!same) {
-    throw mismatch(`${label} ${JSON.stringify(text)} differs from arguments.${path.join(".")}`);
+    throw mismatch(`${label} ${quoted(text)} differs from arguments.${path.join(".")}`);
   }
 }
 

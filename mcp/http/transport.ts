@@ -4,6 +4,7 @@
  * legacy session that `initialize` opened, named by Mcp-Session-Id, with a GET stream for what
  * concerns no request and DELETE to end it.
  */
+import { quotedJson } from "../../config/quote.ts";
 import {
   type Decoded,
   decodeLine,
@@ -307,7 +308,7 @@ export class HttpTransport {
       return errorResponse(
         409,
         INVALID_REQUEST,
-        `Invalid Request: id ${JSON.stringify(taken)} is already used by a request in flight`,
+        `Invalid Request: id ${quotedJson(taken)} is already used by a request in flight`,
         taken,
       );
     }

@@ -3,6 +3,7 @@
  * roots after symlinks are resolved, including the parent of a file that does not exist yet.
  * Containment is checked on whole path segments, so /work/app2 is not inside /work/app.
  */
+import { bounded, quoted } from "../../config/quote.ts";
 import { constants, type Stats } from "node:fs";
 import { type FileHandle, lstat, realpath } from "node:fs/promises";
 import { homedir } from "node:os";
@@ -60,7 +61,7 @@ export class Sandbox {
    */
   async resolve(path: string): Promise<ResolvedPath> {
     if (path.includes("\0")) {
-      throw new ToolError(`path ${JSON.stringify(path)} contains a NUL byte`);
+      throw new ToolError(`path ${quoted(path)} contains a NUL byte`);
     }
     const expanded = path === "~" || path.startsWith("~/") ? homedir() + path.slice(1) : path;
     const absolute = resolve(this.base, expanded);
@@ -70,15 +71,17 @@ export class Sandbox {
       real = await realpath(absolute);
     } catch (error) {
       if (!isMissing(error)) {
-        throw new ToolError(`cannot resolve ${JSON.stringify(path)}: ${(error as Error).message}`);
+        throw new ToolError(
+          `cannot resolve ${quoted(path)}: ${bounded((error as Error).message, 300)}`,
+        );
       }
       exists = false;
       real = await this.#realMissing(absolute);
     }
     if (!this.contains(real)) {
-      const via = real === absolute ? "" : ` (it resolves to ${real})`;
+      const via = real === absolute ? "" : ` (it resolves to ${bounded(real, 300)})`;
       throw new ToolError(
-        `${JSON.stringify(path)} is outside the allowed roots${via}. Allowed roots: ${
+        `${quoted(path)} is outside the allowed roots${via}. Allowed roots: ${
           this.roots.join(", ")
         }. Use a path inside them.`,
       );

@@ -1,4 +1,5 @@
 import type { Dirent } from "node:fs";
+import { quoted } from "../_lib/one_line.ts";
 import { join } from "node:path";
 import type { Dir } from "../_lib/beneath.ts";
 import { defineTool, ToolError } from "../../mcp/tool.ts";
@@ -229,10 +230,10 @@ export default defineTool({
     const requested = args.path ?? ".";
     const { real, exists } = await sandbox.resolve(requested);
     const info = exists ? await sandbox.info(real) : undefined;
-    if (!info) throw new ToolError(`${JSON.stringify(requested)} does not exist`);
+    if (!info) throw new ToolError(`${quoted(requested)} does not exist`);
     if (!info.isDirectory()) {
       throw new ToolError(
-        `${JSON.stringify(requested)} is a file, not a directory: use read_file to see it`,
+        `${quoted(requested)} is a file, not a directory: use read_file to see it`,
       );
     }
     const includeIgnored = args.include_ignored ?? false;

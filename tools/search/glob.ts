@@ -1,4 +1,5 @@
 import { lstat } from "node:fs/promises";
+import { quoted } from "../_lib/one_line.ts";
 import picomatch from "picomatch";
 import { defineTool, ToolError } from "../../mcp/tool.ts";
 import { IgnoreRules } from "../_lib/gitignore.ts";
@@ -77,7 +78,7 @@ export default defineTool({
     const pattern = args.pattern.replace(/^\.\//, "");
     if (pattern.startsWith("/") || pattern.split("/").includes("..")) {
       throw new ToolError(
-        `pattern ${JSON.stringify(args.pattern)} must be relative to path, without "..": ` +
+        `pattern ${quoted(args.pattern)} must be relative to path, without "..": ` +
           `put the directory in path (for example path "src", pattern "**/*.ts")`,
       );
     }
@@ -86,7 +87,7 @@ export default defineTool({
     const { real, exists } = await sandbox.resolve(requested);
     if (!exists || !(await sandbox.info(real)).isDirectory()) {
       throw new ToolError(
-        `${JSON.stringify(requested)} is not ${exists ? "a directory" : "an existing directory"}`,
+        `${quoted(requested)} is not ${exists ? "a directory" : "an existing directory"}`,
       );
     }
     const includeIgnored = args.include_ignored ?? false;

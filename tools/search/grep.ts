@@ -179,9 +179,9 @@ export default defineTool({
     const requested = args.path ?? ".";
     const target = await sandbox.resolve(requested);
     const info = target.exists ? await sandbox.info(target.real) : undefined;
-    if (!info) throw new ToolError(`${JSON.stringify(requested)} does not exist`);
+    if (!info) throw new ToolError(`${quoted(requested)} does not exist`);
     if (!info.isFile() && !info.isDirectory()) {
-      throw new ToolError(`${requested} is neither a file nor a directory`);
+      throw new ToolError(`${quoted(requested)} is neither a file nor a directory`);
     }
     const named = info.isFile();
     if (named) await checkNamedFile(sandbox, target.real, requested);

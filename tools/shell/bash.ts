@@ -1,4 +1,5 @@
 import { defineTool, ToolError } from "../../mcp/tool.ts";
+import { bounded } from "../../config/quote.ts";
 import { CWD_PROPERTY, workingDirectory } from "./_lib/directory.ts";
 import { commandEnv } from "./_lib/login_env.ts";
 import { COMMAND_PROPERTY, findShell, spawnShell } from "./_lib/shell.ts";
@@ -45,7 +46,7 @@ export default defineTool({
     const { bashTimeoutMs, bashMaxTimeoutMs, outputChars } = ctx.config.limits;
     const timeoutMs = Math.min(args.timeout_ms ?? bashTimeoutMs, bashMaxTimeoutMs);
     const cwd = await workingDirectory(args.cwd, ctx.config.roots);
-    if (args.description) ctx.log("info", `running: ${args.description}`);
+    if (args.description) ctx.log("info", `running: ${bounded(args.description, 200)}`);
 
     const env = await commandEnv(ctx).catch(() => undefined);
     if (!env) throw new ToolError("not started: the call was stopped first");

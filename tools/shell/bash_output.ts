@@ -1,4 +1,5 @@
 import { defineTool, ToolError } from "../../mcp/tool.ts";
+import { bounded } from "../../config/quote.ts";
 import { background, FACTS_PROPERTIES, FACTS_REQUIRED, ID_PROPERTY } from "./_lib/background.ts";
 import { READS_LIVE_OUTPUT } from "../_lib/annotations.ts";
 
@@ -83,7 +84,7 @@ export default defineTool({
       const lines = text.split("\n").filter((line, i, all) => i < all.length - 1 || line !== "");
       const kept = lines.filter((line) => filter.test(line));
       text = kept.length ? kept.join("\n") + "\n" : "";
-      text += `[${kept.length} of ${lines.length} lines matched /${args.filter}/]`;
+      text += `[${kept.length} of ${lines.length} lines matched /${bounded(args.filter!, 200)}/]`;
     }
     proc.readCursor = Math.max(proc.readCursor, next);
     const more = next < proc.output.end;
