@@ -98,7 +98,7 @@ test("nothing but JSON-RPC reaches stdout, even when tools and the server log a 
   assert.deepEqual(c.strayLines, []);
   assert.equal(c.unterminated, "");
   assert.match(c.stderr, /toolhost error: tool fail threw: TypeError: fixture crash/);
-  assert.match(c.stderr, /notification notifications\/unknown/);
+  assert.match(c.stderr, /notification "notifications\/unknown"/);
 });
 
 test("end of input while the client has stopped reading: still exits 0 within 2 s", async () => {
