@@ -66,6 +66,21 @@ test("a process printing over time is read incrementally, every character exactl
   assert.equal(again.data.more, true);
 });
 
+test("what bash_background read in its first moments is in structuredContent too, and counted as read", async () => {
+  const c = open();
+  const started = await call(c, "bash_background", {
+    command: "echo first words; sleep 5; echo later",
+    grace_ms: 1000,
+  });
+  assert.equal(started.data.output, "first words\n");
+  assert.equal(started.data.nextOffset, "first words\n".length);
+  assert.equal(started.data.more, false);
+  assert.match(started.text, /first words/);
+  const next = await call(c, "bash_output", { id: started.data.id });
+  assert.equal(next.data.offset, started.data.nextOffset, "the first words are not read twice");
+  await call(c, "bash_kill", { id: started.data.id });
+});
+
 test("wait_ms returns as soon as output arrives, not at the deadline", async () => {
   const c = open();
   await call(c, "bash_background", { command: "sleep 0.3; echo late", grace_ms: 0 });

@@ -1,6 +1,6 @@
 import { defineTool, ToolError } from "../../mcp/tool.ts";
 import { commandEnv } from "./_lib/login_env.ts";
-import { background, FACTS_SCHEMA } from "./_lib/background.ts";
+import { background, FACTS_PROPERTIES, FACTS_REQUIRED } from "./_lib/background.ts";
 import { CWD_PROPERTY, workingDirectory } from "./_lib/directory.ts";
 import { COMMAND_PROPERTY } from "./_lib/shell.ts";
 import { RUNS_COMMANDS } from "../_lib/annotations.ts";
@@ -39,7 +39,21 @@ export default defineTool({
     required: ["command"],
     additionalProperties: false,
   },
-  output: FACTS_SCHEMA,
+  output: {
+    type: "object",
+    properties: {
+      ...FACTS_PROPERTIES,
+      output: {
+        type: "string",
+        description:
+          "what it printed in its first moments (the text shows it too); counted as read",
+      },
+      nextOffset: { type: "integer", description: "where bash_output goes on from" },
+      more: { type: "boolean", description: "whether output past nextOffset is waiting" },
+    },
+    required: [...FACTS_REQUIRED, "output", "nextOffset", "more"],
+    additionalProperties: false,
+  },
 
   async run(args, ctx) {
     const cwd = await workingDirectory(args.cwd, ctx.config.roots);
@@ -56,7 +70,8 @@ export default defineTool({
     await proc.waitForEnd(args.grace_ms ?? GRACE_MS, ctx.signal);
     const read = proc.output.read(0, ctx.config.limits.outputChars);
     proc.readCursor = read.nextOffset;
-    const more = read.nextOffset < proc.output.end
+    const pending = read.nextOffset < proc.output.end;
+    const more = pending
       ? `\n[more output follows: bash_output with id ${proc.id} and offset ${read.nextOffset}]`
       : "";
     const failed = proc.status !== "running" && proc.exitCode !== 0;
@@ -65,7 +80,14 @@ export default defineTool({
         (proc.status === "running"
           ? `[read more with bash_output id ${proc.id}; stop it with bash_kill]`
           : `[it has already ended: ${proc.describeStatus()}]`),
-      structured: proc.facts(),
+      // The output is counted as read, so a client that reads only structuredContent must find
+      // it here too.
+      structured: {
+        ...proc.facts(),
+        output: read.text,
+        nextOffset: read.nextOffset,
+        more: pending,
+      },
       isError: failed,
     };
   },
