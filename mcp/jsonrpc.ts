@@ -102,6 +102,17 @@ export function decodeLine(line: string): Decoded {
 }
 
 /** MCP ids are strings or integers (never null). */
+/** What a request's id is instead of a string or an integer, for the error that says so. */
+function idKind(value: unknown): string {
+  if (value === null) return "null (MCP does not allow null ids)";
+  if (typeof value === "number") {
+    return Number.isInteger(value) ? "an integer too large to keep exactly" : "a fraction";
+  }
+  if (typeof value === "boolean") return `a boolean (${value})`;
+  if (Array.isArray(value)) return "an array";
+  return "an object";
+}
+
 function isId(value: unknown): value is RequestId {
   return typeof value === "string" || Number.isSafeInteger(value);
 }
@@ -131,7 +142,7 @@ export function classify(value: unknown): Decoded {
       return invalid(
         null,
         INVALID_REQUEST,
-        'Invalid Request: "id" must be a string or an integer (MCP does not allow null)',
+        `Invalid Request: "id" must be a string or an integer, not ${idKind(value.id)}`,
       );
     }
     if ("params" in value && !isPlainObject(value.params)) {

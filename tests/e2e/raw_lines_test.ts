@@ -72,6 +72,20 @@ test("malformed input gets errors and the server keeps serving", async () => {
   ]);
 });
 
+test("a request id that is true, {} or 1.5 is told what it is, not that it is null", async () => {
+  const c = open();
+  for (const id of ["true", "{}", "1.5"]) {
+    c.sendLine(`{"jsonrpc":"2.0","id":${id},"method":"ping"}`);
+  }
+  await c.request("ping");
+  const said = c.messages.filter((m) => m.error).map((m) => m.error!.message);
+  assert.deepEqual(said, [
+    'Invalid Request: "id" must be a string or an integer, not a boolean (true)',
+    'Invalid Request: "id" must be a string or an integer, not an object',
+    'Invalid Request: "id" must be a string or an integer, not a fraction',
+  ]);
+});
+
 test("\\r\\n line endings are accepted", async () => {
   const c = open();
   c.child.stdin!.write('{"jsonrpc":"2.0","id":"crlf","method":"ping"}\r\n');

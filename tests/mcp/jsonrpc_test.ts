@@ -44,11 +44,21 @@ test("JSON that is not a request is -32600, keeping the id when it is usable", (
   assert.equal(replyOf('{"jsonrpc":"2.0","id":1}').error.code, -32600);
 });
 
-test("ids must be strings or numbers: null, booleans and objects are refused", () => {
-  for (const id of ["null", "true", "{}", "[1]"]) {
+test("ids must be strings or integers: each other kind is refused, saying what it was", () => {
+  const said: Record<string, RegExp> = {
+    "null": /not null \(MCP does not allow null ids\)/,
+    "true": /not a boolean \(true\)$/,
+    "{}": /not an object$/,
+    "[1]": /not an array$/,
+    "1.5": /not a fraction$/,
+    "9007199254740993": /not an integer too large to keep exactly$/,
+  };
+  for (const [id, message] of Object.entries(said)) {
     const reply = replyOf(`{"jsonrpc":"2.0","id":${id},"method":"ping"}`);
     assert.equal(reply.error.code, -32600);
     assert.equal(reply.id, null);
+    assert.match(reply.error.message, message, id);
+    if (id !== "null") assert.doesNotMatch(reply.error.message, /null/, id);
   }
 });
 
