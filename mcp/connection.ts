@@ -38,6 +38,9 @@ export interface ConnectionOptions extends ServiceOptions, Outbox {
   service?: McpService;
 }
 
+/** What a call still running when the server stops is told, whatever held it up. */
+const STOPPED_TEXT = "Stopped: the server is shutting down.";
+
 export class McpConnection implements Connection {
   readonly #options: ConnectionOptions;
   readonly #service: McpService;
@@ -53,6 +56,8 @@ export class McpConnection implements Connection {
   /** Shared by every modern result that has no `_meta` of its own; never modified. */
   readonly #serverMeta: Record<string, unknown>;
   #closing = false;
+  /** Calls answered by shutdown before they ended: their own end sends nothing. */
+  readonly #stragglers = new WeakSet<Call>();
   readonly #requests: RequestsToClient;
   readonly #roots: Roots;
   readonly #subscriptions: Subscriptions;
@@ -142,7 +147,37 @@ export class McpConnection implements Connection {
     this.#closing = true;
     for (const call of this.#calls.values()) call.abort("shutdown");
     await this.settled(ms);
+    this.#answerStragglers();
     this.close();
+  }
+
+  /**
+   * Calls still running when shutdown stops waiting (a child that ignores SIGTERM) are answered
+   * now as the others were, since the process may end before they do; their own end sends nothing.
+   */
+  #answerStragglers(): void {
+    for (const [key, call] of this.#calls) {
+      if (call.finished) continue;
+      call.finished = true;
+      this.#calls.delete(key);
+      this.#stragglers.add(call);
+      this.#options.logger.log(
+        "warning",
+        `request ${quotedJson(call.id)} (${call.method}) did not stop in time; answered as stopped`,
+      );
+      this.#reply(
+        call.method === "tools/call"
+          ? {
+            jsonrpc: "2.0",
+            id: call.id,
+            result: this.#decorate({
+              content: [{ type: "text", text: STOPPED_TEXT }],
+              isError: true,
+            }, call.era),
+          }
+          : failure(call.id, INTERNAL_ERROR, STOPPED_TEXT),
+      );
+    }
   }
 
   /** Resolves once every request has been answered (or dropped), or after `ms`. */
@@ -311,10 +346,10 @@ export class McpConnection implements Connection {
       );
       this.#calls.set(key, call);
       const result = await run(params, call, this);
-      if (call.reason === "cancelled") return null;
+      if (call.reason === "cancelled" || this.#stragglers.has(call)) return null;
       return { jsonrpc: "2.0", id, result: this.#decorate(result, call.era) };
     } catch (error) {
-      if (call?.reason === "cancelled") return null;
+      if (call?.reason === "cancelled" || (call && this.#stragglers.has(call))) return null;
       if (error instanceof RpcError) return failure(id, error.code, error.message, error.data);
       this.#options.logger.log(
         "error",

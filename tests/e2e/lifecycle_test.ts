@@ -68,6 +68,34 @@ test("end of input right after a quick request: the reply is written before exit
   assert.match(JSON.stringify(reply?.result), /piped\\n/);
 });
 
+test("end of input with a call whose child ignores SIGTERM: every call is answered as stopped", async () => {
+  const marker = String(70000 + Math.floor(Math.random() * 9999));
+  const c = new RawClient(PRODUCT_BINARY);
+  await c.request("ping");
+  const stubborn = c.start(
+    "tools/call",
+    modern({ name: "bash", arguments: { command: `trap '' TERM; sleep ${marker}1; sleep 1` } }),
+    "stubborn",
+  );
+  const plain = c.start(
+    "tools/call",
+    modern({ name: "bash", arguments: { command: `sleep ${marker}2` } }),
+    "plain",
+  );
+  const started = await waitUntil(() => processesWith(`sleep ${marker}`).length >= 2, 5000);
+  assert.ok(started, "both sleeps are running");
+  c.closeStdin();
+  const status = await c.exited;
+  assert.deepEqual(status, { code: 0, signal: null });
+  for (const id of [stubborn, plain]) {
+    const reply = c.messages.find((m) => m.id === id);
+    assert.equal(reply?.result?.isError, true, `${id}: ${JSON.stringify(reply)}`);
+    assert.match(JSON.stringify(reply?.result), /server is shutting down/, String(id));
+  }
+  assert.equal(c.messages.filter((m) => m.id === stubborn).length, 1);
+  assert.deepEqual(c.strayLines, []);
+});
+
 test("a client that stops reading stdout: the server notices on its next write, exits, and leaves nothing", async () => {
   const marker = String(80000 + Math.floor(Math.random() * 9999));
   const c = new RawClient(PRODUCT_BINARY);
