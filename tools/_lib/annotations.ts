@@ -49,6 +49,14 @@ export const REPLACES_FILES: ToolAnnotations = {
   openWorldHint: false,
 };
 
+/** Removes files or trees: destructive; removing again finds nothing more to remove. */
+export const DELETES_FILES: ToolAnnotations = {
+  readOnlyHint: false,
+  destructiveHint: true,
+  idempotentHint: true,
+  openWorldHint: false,
+};
+
 /** Adds directories and never replaces anything: making one again finds it there. */
 export const CREATES_DIRECTORIES: ToolAnnotations = {
   readOnlyHint: false,

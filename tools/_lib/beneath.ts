@@ -27,6 +27,8 @@ import {
   readlink,
   rename,
   rm,
+  rmdir,
+  symlink,
   unlink,
 } from "node:fs/promises";
 import { join } from "node:path";
@@ -206,6 +208,16 @@ export class Dir {
 
   async unlink(name: string): Promise<void> {
     await unlink(this.at(name)).catch((error) => Promise.reject(plain(this, error)));
+  }
+
+  /** Removes entry `name` if it is an empty directory (a link there fails with ENOTDIR). */
+  async rmdir(name: string): Promise<void> {
+    await rmdir(this.at(name)).catch((error) => Promise.reject(plain(this, error)));
+  }
+
+  /** Makes entry `name` a symbolic link holding `target` (taken verbatim, never followed). */
+  async symlink(target: string, name: string): Promise<void> {
+    await symlink(target, this.at(name)).catch((error) => Promise.reject(plain(this, error)));
   }
 
   /** Removes entry `name` and, if it is a directory, what it holds (`force`: if it is there). */

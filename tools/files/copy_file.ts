@@ -1,0 +1,238 @@
+import type { Stats } from "node:fs";
+import { dirname, join, sep } from "node:path";
+import { defineTool, ToolError } from "../../mcp/tool.ts";
+import { REPLACES_FILES } from "../_lib/annotations.ts";
+import { temporaryName } from "../_lib/atomic_write.ts";
+import type { Dir } from "../_lib/beneath.ts";
+import { describeEntry, ENTRY_TYPES, entryType, resolveEntry } from "../_lib/entries.ts";
+import { makeDirectories } from "../_lib/make_directories.ts";
+import { Sandbox } from "../_lib/sandbox.ts";
+import { bytes, count } from "../_lib/units.ts";
+import { whileChanging } from "./_lib/file_lock.ts";
+import {
+  chmodDir,
+  copyContents,
+  copyFile,
+  MAX_TREE_ENTRIES,
+  measure,
+  newTally,
+  removeEntry,
+} from "./_lib/held_tree.ts";
+
+export default defineTool({
+  name: "copy_file",
+  title: "Copy a file or directory",
+  description: "Copies a file, or a directory with `recursive: true` (up to " +
+    `${count(MAX_TREE_ENTRIES)} entries and 1 GB), to \`destination\` (the new path). ` +
+    "Symlinks are copied as links, never followed; FIFOs and devices are skipped. An existing " +
+    "destination is refused unless `overwrite` (a file replaces only a file, a directory only " +
+    "an empty directory). Creates missing parents.",
+  annotations: REPLACES_FILES,
+  input: {
+    type: "object",
+    properties: {
+      source: { type: "string", minLength: 1, description: "What to copy." },
+      destination: { type: "string", minLength: 1, description: "The copy's path." },
+      overwrite: { type: "boolean", description: "Replace an existing destination." },
+      recursive: { type: "boolean", description: "Needed to copy a directory." },
+    },
+    required: ["source", "destination"],
+    additionalProperties: false,
+  },
+  output: {
+    type: "object",
+    properties: {
+      source: { type: "string" },
+      destination: { type: "string" },
+      type: { enum: ENTRY_TYPES },
+      entries: { type: "integer", description: "entries copied inside a directory" },
+      bytes: { type: "integer", description: "bytes of the files copied" },
+      overwritten: { type: "boolean" },
+      skipped: { type: "array", items: { type: "string" }, description: "FIFOs, devices, …" },
+    },
+    required: ["source", "destination", "type", "entries", "bytes", "overwritten", "skipped"],
+    additionalProperties: false,
+  },
+
+  run(args, ctx) {
+    return whileChanging(async () => {
+      const sandbox = await Sandbox.of(ctx);
+      const source = (await resolveEntry(sandbox, args.source)).entry;
+      const destination = (await resolveEntry(sandbox, args.destination)).entry;
+      const [sourceShown, destinationShown] = [
+        sandbox.display(source),
+        sandbox.display(destination),
+      ];
+      const sourceInfo = await infoIfAny(sandbox, source);
+      if (!sourceInfo) {
+        throw new ToolError(
+          `source ${sourceShown} does not exist. Check the path; list_dir or glob can find it.`,
+        );
+      }
+      const isDirectory = sourceInfo.isDirectory();
+      if (!isDirectory && !sourceInfo.isFile() && !sourceInfo.isSymbolicLink()) {
+        throw new ToolError(
+          `${sourceShown} is a ${describeEntry(sourceInfo)}; copy_file copies files, ` +
+            "directories and symlinks.",
+        );
+      }
+      if (isDirectory && !args.recursive) {
+        throw new ToolError(
+          `${sourceShown} is a directory; pass recursive: true to copy it with what it holds.`,
+        );
+      }
+      if (source === destination) {
+        throw new ToolError(`source and destination are the same path (${sourceShown}).`);
+      }
+      if (isDirectory && destination.startsWith(source + sep)) {
+        throw new ToolError(
+          `cannot copy ${sourceShown} into itself (${destinationShown}); choose a destination outside it.`,
+        );
+      }
+      const destinationInfo = await infoIfAny(sandbox, destination);
+      if (destinationInfo) {
+        refuseReplacing(sourceInfo, destinationInfo, destinationShown, args.overwrite);
+      } else {
+        await makeDirectories(sandbox, dirname(destination));
+      }
+      if (ctx.signal.aborted) throw new ToolError("nothing copied: the call was stopped first");
+      const tally = newTally();
+      const opened: Dir[] = [];
+      const temporary = temporaryName();
+      let made = false;
+      try {
+        const from = await openSource(sandbox, source, isDirectory, sourceShown);
+        opened.push(from.dir);
+        const into = await sandbox.parent(destination);
+        opened.push(into.dir);
+        try {
+          if (sourceInfo.isSymbolicLink()) {
+            await into.dir.symlink(await from.dir.readlink(from.name), temporary);
+            made = true;
+          } else if (!isDirectory) {
+            made = true;
+            await copyFile(from.dir, from.name, into.dir, temporary, tally, ctx.signal);
+          } else {
+            const inner = from.inner!;
+            opened.push(inner);
+            // Counted first: a tree over the bounds is refused before anything is copied.
+            const total = await measure(inner, sourceShown, "bash (cp -r)", ctx.signal);
+            ctx.progress(0, total.entries);
+            await into.dir.mkdir(temporary);
+            made = true;
+            const copy = (await into.dir.child(temporary)).dir;
+            opened.push(copy);
+            await copyContents(inner, copy, tally, (p) => sandbox.display(p), ctx.signal);
+            await chmodDir(copy, sourceInfo);
+          }
+          await into.dir.rename(temporary, into.dir, into.name);
+          made = false;
+          await into.dir.sync();
+        } catch (error) {
+          if (made) await removeEntry(into.dir, temporary).catch(() => {});
+          if (error instanceof ToolError) throw error;
+          const code = (error as NodeJS.ErrnoException).code;
+          if (code === "ENOTEMPTY" || code === "EEXIST") {
+            throw new ToolError(
+              `${destinationShown} is a directory that is not empty; overwrite replaces only ` +
+                "empty directories. Delete it first, or choose another destination.",
+            );
+          }
+          throw new ToolError(
+            `could not copy ${sourceShown} to ${destinationShown}: ${
+              (error as Error).message
+            }. Nothing was copied.`,
+          );
+        }
+      } finally {
+        for (const dir of opened.reverse()) await dir.close();
+      }
+      const inside = isDirectory
+        ? ` (${count(tally.entries)} entr${tally.entries === 1 ? "y" : "ies"}, ${
+          bytes(tally.bytes)
+        } of files)`
+        : sourceInfo.isFile()
+        ? ` (${bytes(tally.bytes)})`
+        : " (the link itself)";
+      const notes = [
+        ...(destinationInfo ? [`replaced the ${describeEntry(destinationInfo)} there`] : []),
+        ...(tally.special.length
+          ? [
+            `skipped, not files: ${tally.special.slice(0, 10).join(", ")}${
+              tally.special.length > 10 ? `, and ${tally.special.length - 10} more` : ""
+            }`,
+          ]
+          : []),
+      ];
+      return {
+        content: `Copied ${sourceShown} to ${destinationShown}${inside}${
+          notes.length ? `; ${notes.join("; ")}` : ""
+        }.`,
+        structured: {
+          source: sourceShown,
+          destination: destinationShown,
+          type: entryType(sourceInfo),
+          entries: tally.entries,
+          bytes: tally.bytes,
+          overwritten: destinationInfo !== undefined,
+          skipped: tally.special,
+        },
+      };
+    });
+  },
+});
+
+/** The source's held parent and name, and for a directory the directory itself, held too. */
+async function openSource(
+  sandbox: Sandbox,
+  source: string,
+  isDirectory: boolean,
+  shown: string,
+): Promise<{ dir: Dir; name: string; inner?: Dir }> {
+  if (sandbox.roots.includes(source)) {
+    // A root copied whole: it is held itself; it has no parent to hold.
+    const { dir } = await sandbox.directory(source);
+    return { dir, name: "", inner: dir };
+  }
+  const { dir, name } = await sandbox.parent(source);
+  if (!isDirectory) return { dir, name };
+  try {
+    return { dir, name, inner: (await dir.child(name)).dir };
+  } catch {
+    await dir.close();
+    throw new ToolError(`${shown} changed while it was being opened; try again`);
+  }
+}
+
+async function infoIfAny(sandbox: Sandbox, real: string): Promise<Stats | undefined> {
+  try {
+    return await sandbox.info(real);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return undefined;
+    throw error;
+  }
+}
+
+/** Refuses to put one kind of entry in place of another, or to overwrite unasked. */
+function refuseReplacing(
+  source: Stats,
+  destination: Stats,
+  shown: string,
+  overwrite: boolean | undefined,
+): void {
+  if (destination.isDirectory() !== source.isDirectory()) {
+    throw new ToolError(
+      `${shown} is a ${describeEntry(destination)}; a ${describeEntry(source)} cannot replace ` +
+        `it. Give the copy's full path${
+          destination.isDirectory() ? `, e.g. ${join(shown, "name")}` : ""
+        }.`,
+    );
+  }
+  if (!overwrite) {
+    throw new ToolError(
+      `destination ${shown} already exists (a ${describeEntry(destination)}); pass overwrite: ` +
+        "true to replace it.",
+    );
+  }
+}
