@@ -10,6 +10,7 @@ import {
   symlinkSync,
   writeFileSync,
 } from "node:fs";
+import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { test } from "node:test";
 import writeFile from "../../tools/files/write_file.ts";
@@ -98,4 +99,32 @@ test("a directory in place of the file, or a non-directory in place of a parent,
     "cannot create the directory dangling: dangling is a symlink, not a directory. Choose " +
       "another path, or move it away with move_file first.",
   );
+});
+
+test('mode "append" adds at the end, creating the file; keeps its inode; never a FIFO', async () => {
+  const root = scratchDir("toolhost-write-");
+  const first = await write(root, { path: "log/a.log", content: "one\n", mode: "append" });
+  assert.equal(
+    first.text,
+    "Created log/a.log: 4 bytes added, 4 bytes now.\nCreated the directory log for it.",
+  );
+  const inode = statSync(join(root, "log/a.log")).ino;
+  const second = await write(root, { path: "log/a.log", content: "two\n", mode: "append" });
+  assert.equal(second.text, "Appended to log/a.log: 4 bytes added, 8 bytes now.");
+  assert.deepEqual(second.data, {
+    path: "log/a.log",
+    created: false,
+    bytes: 4,
+    previousBytes: 4,
+    createdDirectory: null,
+  });
+  assert.equal(readFileSync(join(root, "log/a.log"), "utf8"), "one\ntwo\n");
+  assert.equal(statSync(join(root, "log/a.log")).ino, inode, "appended in place, not rewritten");
+  spawnSync("mkfifo", [join(root, "fifo")]);
+  const fifo = await write(root, { path: "fifo", content: "x", mode: "append" });
+  assert.equal(fifo.result.isError, true);
+  assert.match(fifo.text, /not a regular file/);
+  chmodSync(join(root, "log/a.log"), 0o444);
+  const readOnly = await write(root, { path: "log/a.log", content: "x", mode: "append" });
+  assert.match(readOnly.text, /read-only/);
 });

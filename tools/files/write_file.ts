@@ -1,3 +1,4 @@
+import { constants } from "node:fs";
 import { readlink } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { defineTool, ToolError } from "../../mcp/tool.ts";
@@ -7,7 +8,8 @@ import { makeDirectories } from "../_lib/make_directories.ts";
 import { pathProperty } from "../_lib/path_properties.ts";
 import { Sandbox } from "../_lib/sandbox.ts";
 import { bytes, count } from "../_lib/units.ts";
-import { REPLACES_FILES } from "../_lib/annotations.ts";
+import { CHANGES_FILES } from "../_lib/annotations.ts";
+import { O_NONBLOCK } from "../_lib/beneath.ts";
 import { whileChanging } from "./_lib/file_lock.ts";
 
 /** Symlinks followed at most when the target of a link does not exist yet. */
@@ -22,13 +24,17 @@ export default defineTool({
     "the disk, then takes the file's name, so the file never holds a partial write. Missing " +
     "parent directories are created; an existing file keeps its permissions; a symlink is " +
     "written through to its target. The result says whether the file was created or " +
-    "overwritten and how many bytes were written. To change part of a file, use edit_file.",
-  annotations: REPLACES_FILES,
+    'overwritten and how many bytes were written. `mode: "append"` adds `content` at the ' +
+    "end instead (creating the file if needed), without rewriting it. To change part of a " +
+    "file, use edit_file.",
+  // Not idempotent: appending twice is not appending once.
+  annotations: CHANGES_FILES,
   input: {
     type: "object",
     properties: {
       path: pathProperty("The file to write"),
       content: { type: "string", description: "The whole new content of the file." },
+      mode: { enum: ["overwrite", "append"], description: 'Default "overwrite".' },
     },
     required: ["path", "content"],
     additionalProperties: false,
@@ -77,6 +83,25 @@ export default defineTool({
       }
       const data = new TextEncoder().encode(args.content);
       if (ctx.signal.aborted) throw new ToolError("not written: the call was stopped first");
+      if (args.mode === "append") {
+        await appendBeneath(sandbox, target.real, data, shown);
+        const total = (previousBytes ?? 0) + data.length;
+        const summary = `${previousBytes === null ? "Created" : "Appended to"} ${shown}: ${
+          bytes(data.length)
+        } added, ${bytes(total)} now.`;
+        return {
+          content: createdDirectory
+            ? `${summary}\nCreated the directory ${sandbox.display(createdDirectory)} for it.`
+            : summary,
+          structured: {
+            path: shown,
+            created: previousBytes === null,
+            bytes: data.length,
+            previousBytes,
+            createdDirectory: createdDirectory ? sandbox.display(createdDirectory) : null,
+          },
+        };
+      }
       let note = "";
       try {
         note = hardLinkNote((await writeFileAtomic(target.real, data, sandbox)).hardLinks);
@@ -112,6 +137,46 @@ export default defineTool({
     });
   },
 });
+
+/**
+ * Appends to the file at `real` through a descriptor opened in its held parent: O_APPEND, no
+ * link followed, created when missing, and only ever a regular file (a FIFO swapped in fails
+ * the non-blocking open or the check).
+ */
+async function appendBeneath(
+  sandbox: Sandbox,
+  real: string,
+  data: Uint8Array,
+  shown: string,
+): Promise<void> {
+  let handle;
+  const { dir, name } = await sandbox.parent(real);
+  try {
+    handle = await dir.open(
+      name,
+      constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | O_NONBLOCK,
+      0o666,
+    );
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new ToolError(
+      code === "ELOOP" || code === "EMLINK"
+        ? `${shown} changed while it was being opened; try again`
+        : `could not append to ${shown}: ${(error as Error).message}`,
+    );
+  } finally {
+    await dir.close();
+  }
+  try {
+    if (!(await handle.stat()).isFile()) {
+      throw new ToolError(`${shown} is not a regular file; nothing was appended.`);
+    }
+    await handle.writeFile(data);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
 
 /**
  * Where a write to `path` lands. Sandbox.resolve already follows symlinks whose target exists;
