@@ -130,6 +130,15 @@ export const LEAVES: readonly Leaf[] = [
     get: (s) => s.allowPrivateNetwork,
     set: (s, v) => (s.allowPrivateNetwork = v as boolean),
   },
+  {
+    key: "proxy",
+    kind: "text",
+    env: ["TOOLHOST_PROXY"],
+    // Its address may carry the proxy's password.
+    secret: true,
+    get: (s) => s.proxy,
+    set: (s, v) => (s.proxy = v as string),
+  },
   search("provider", "provider", ["TOOLHOST_SEARCH_PROVIDER"], "choice"),
   search("searxng_url", "searxngUrl", ["TOOLHOST_SEARXNG_URL"]),
   {

@@ -79,6 +79,7 @@ const USER_ONLY = new Map<string, string>([
   ["shell", "it would replace the shell every command runs in"],
   ["shell_env", "it would change the environment of every command"],
   ["allow_private_network", "it would open the private-network guard"],
+  ["proxy", "it would send the web tools' traffic through another machine"],
 ]);
 
 /**

@@ -42,6 +42,8 @@ export interface Settings {
   shell: string;
   shellEnv: ShellEnv;
   allowPrivateNetwork: boolean;
+  /** The web tools' proxy (http or https URL); empty means HTTPS_PROXY and the like. */
+  proxy: string;
   search: {
     provider?: SearchProviderId;
     searxngUrl?: string;
@@ -73,6 +75,7 @@ export function defaultSettings(): Settings {
     shell: "",
     shellEnv: "inherit",
     allowPrivateNetwork: false,
+    proxy: "",
     search: {},
     skillDirs: [],
     stateDir: "",

@@ -215,8 +215,8 @@ test("schema errors point at the line and column, say what is allowed, and come 
       `${s.projectFile}:3:21: limits.output_chars is the string "lots"; allowed: an integer from 1000 to 1000000`,
       `${s.projectFile}:4:25: limits.fetch_timeout_ms is 5, below the minimum 1000; allowed: an integer from 1000 to 600000`,
       `${s.projectFile}:6:3: unknown key "tols"; did you mean "tools"? allowed: $schema, roots, ` +
-      "read_only, tools, limits, shell, shell_env, allow_private_network, search, skill_dirs, " +
-      "state_dir, log_level, custom_tools",
+      "read_only, tools, limits, shell, shell_env, allow_private_network, proxy, search, " +
+      "skill_dirs, state_dir, log_level, custom_tools",
       `${s.projectFile}:7:16: log_level is the string "verbose"; allowed: one of "debug", "info", ` +
       '"notice", "warning", "error", "critical", "alert", "emergency"',
     ].join("\n"),
@@ -580,4 +580,20 @@ test("a project file cannot reach past its project: roots outside it, shell, the
   // The same settings are the user's to make.
   const user = setup({ user: lines('{ "shell": "/bin/zsh", "allow_private_network": true }') });
   assert.equal(user.load().settings.allowPrivateNetwork, true);
+});
+
+test("proxy: the user's to set (file or TOOLHOST_PROXY), never a project file's, masked when printed", () => {
+  const project = setup({ project: lines('{ "proxy": "http://proxy.example:3128" }') });
+  assert.throws(() => project.load(), (error) =>
+    error instanceof ConfigError &&
+    /:1:\d+: a project file cannot set proxy: .*another machine/.test(error.problems[0]));
+  const user = setup({ user: lines('{ "proxy": "http://u:secret@proxy.example:3128" }') });
+  assert.equal(user.load().settings.proxy, "http://u:secret@proxy.example:3128");
+  const socks = setup({ user: lines('{ "proxy": "socks5://proxy.example:1080" }') });
+  assert.throws(
+    () => socks.load(),
+    (error) => error instanceof ConfigError && /proxy .*allowed:/.test(error.problems[0]),
+  );
+  const env = setup().load({ TOOLHOST_PROXY: "http://proxy.example:8080" });
+  assert.equal(env.settings.proxy, "http://proxy.example:8080");
 });

@@ -2,6 +2,7 @@ import { defineTool, ToolError } from "../../mcp/tool.ts";
 import { READS_THE_WEB } from "../_lib/annotations.ts";
 import { HttpError, httpGet, HttpTimeoutError } from "./_lib/http_get.ts";
 import type { Settings } from "../../config/settings.ts";
+import { proxyRulesOf } from "./_lib/proxy.ts";
 import { TtlCache } from "./_lib/ttl_cache.ts";
 import { bytes, count, duration } from "../_lib/units.ts";
 import { type Format, toDocument, type WebDocument } from "./_lib/web_document.ts";
@@ -57,6 +58,7 @@ async function download(
       timeoutMs: options.timeoutMs,
       maxBytes: config.limits.fetchMaxBytes,
       allowPrivateNetwork,
+      proxy: proxyRulesOf(config),
     });
   const document = await toDocument(response, { ...options, signal });
   return {

@@ -15,6 +15,7 @@ import {
   type SearchNet,
   withSite,
 } from "./_lib/search_provider.ts";
+import { proxyRulesOf } from "./_lib/proxy.ts";
 import { searchSearxng } from "./_lib/search_searxng.ts";
 
 const DEFAULT_RESULTS = 8;
@@ -104,7 +105,11 @@ export default defineTool({
     const max = args.max_results ?? DEFAULT_RESULTS;
     const choice = chooseProvider(searchEnv(ctx.config.search));
     const label = PROVIDER_LABELS[choice.id];
-    const net = { signal: ctx.signal, allowPrivateNetwork: ctx.config.allowPrivateNetwork };
+    const net = {
+      signal: ctx.signal,
+      allowPrivateNetwork: ctx.config.allowPrivateNetwork,
+      proxy: proxyRulesOf(ctx.config),
+    };
     const findings = await search(choice, withSite(query, site), net);
     const { results, offSite } = collectResults(findings.results, site, max);
 

@@ -3,11 +3,20 @@
  * private-network guard, one deadline for the whole exchange, gzip/deflate/br decoded, and a cap
  * on the decoded body so a huge or endless response costs at most `maxBytes`.
  */
+import { Buffer } from "node:buffer";
 import type { IncomingMessage } from "node:http";
-import { isIP } from "node:net";
+import { isIP, type Socket } from "node:net";
 import type { Readable } from "node:stream";
 import { decodeText } from "./charset.ts";
 import { guardedLookup, GuardError, privateAddressKind, refusal } from "./net_guard.ts";
+import {
+  defaultPort,
+  isUsable,
+  type Proxy,
+  proxyFor,
+  proxyHostRefusal,
+  type ProxyRules,
+} from "./proxy.ts";
 import { quoted } from "../../_lib/one_line.ts";
 import { bytes } from "../../_lib/units.ts";
 
@@ -27,6 +36,10 @@ export interface HttpGetOptions {
   allowPrivate?: boolean;
   /** Default 5; each hop is checked again. */
   maxRedirects?: number;
+  /** The user's proxies (proxyRules()); each hop picks its own or goes direct. */
+  proxy?: ProxyRules;
+  /** Certificates to trust besides the system's (tests). */
+  ca?: string;
 }
 
 export interface HttpResponse {
@@ -53,17 +66,23 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
  * node:http, node:https and node:zlib, loaded on the first download: the binary's runtime sets
  * them up when they are imported, which cost every start about 6 MB and a few milliseconds.
  */
-let nodeModules:
-  | Promise<{
-    http: typeof import("node:http");
-    https: typeof import("node:https");
-    zlib: typeof import("node:zlib");
-  }>
-  | undefined;
+type NodeModules = {
+  http: typeof import("node:http");
+  https: typeof import("node:https");
+  zlib: typeof import("node:zlib");
+  net: typeof import("node:net");
+  tls: typeof import("node:tls");
+};
+let nodeModules: Promise<NodeModules> | undefined;
 
-function loadNodeModules() {
-  nodeModules ??= Promise.all([import("node:http"), import("node:https"), import("node:zlib")])
-    .then(([http, https, zlib]) => ({ http, https, zlib }));
+function loadNodeModules(): Promise<NodeModules> {
+  nodeModules ??= Promise.all([
+    import("node:http"),
+    import("node:https"),
+    import("node:zlib"),
+    import("node:net"),
+    import("node:tls"),
+  ]).then(([http, https, zlib, net, tls]) => ({ http, https, zlib, net, tls }));
   return nodeModules;
 }
 export const USER_AGENT =
@@ -83,7 +102,8 @@ export function checkUrl(url: URL, allowPrivate: boolean): void {
 }
 
 export async function httpGet(url: string, options: HttpGetOptions): Promise<HttpResponse> {
-  const { http, https, zlib } = await loadNodeModules();
+  const modules = await loadNodeModules();
+  const { zlib } = modules;
   const maxRedirects = options.maxRedirects ?? 5;
   const deadline = AbortSignal.timeout(options.timeoutMs);
   const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
@@ -104,8 +124,18 @@ export async function httpGet(url: string, options: HttpGetOptions): Promise<Htt
     let response: IncomingMessage;
     try {
       checkUrl(current, allowPrivate);
-      const request = current.protocol === "https:" ? https.request : http.request;
-      response = await send(request, current, { ...options, headers }, allowPrivate, signal);
+      const proxy = proxyFor(current, options.proxy);
+      if (proxy && !isUsable(proxy)) throw new HttpError(proxy.refusal);
+      const refused = proxy && !allowPrivate ? proxyHostRefusal(current) : undefined;
+      if (refused) throw new HttpError(refused);
+      response = await send(modules, current, { ...options, headers }, allowPrivate, signal, proxy);
+      if (proxy && response.statusCode === 407) {
+        response.destroy();
+        throw new HttpError(
+          `The proxy ${proxy.url.origin} (${proxy.from}) asks for credentials (HTTP 407); ` +
+            "the user can put them in the proxy's address (http://user:password@host:port).",
+        );
+      }
     } catch (error) {
       if (redirects.length === 0 || !(error instanceof HttpError)) throw error;
       throw new HttpError(`${url} redirected to ${current.href}, which failed: ${error.message}`);
@@ -139,27 +169,73 @@ export async function httpGet(url: string, options: HttpGetOptions): Promise<Htt
   }
 }
 
-function send(
-  request: typeof import("node:http").request,
+/**
+ * One GET: directly (the connection goes to the address the guard checked), through an http
+ * proxy in absolute form, or for https through a CONNECT tunnel with TLS to the host inside it.
+ */
+async function send(
+  modules: NodeModules,
   url: URL,
   options: HttpGetOptions,
   allowPrivate: boolean,
   signal: AbortSignal,
+  proxy?: Proxy,
 ): Promise<IncomingMessage> {
+  const { http, https, tls } = modules;
+  const headers: Record<string, string> = {
+    "user-agent": USER_AGENT,
+    "accept": "text/html,application/xhtml+xml,application/json;q=0.9,*/*;q=0.8",
+    "accept-encoding": "gzip, deflate, br",
+    ...options.headers,
+  };
+  const ca = options.ca ? { ca: options.ca } : {};
+  // A fresh connection each time: a pooled one would skip the guard's lookup.
+  let request: () => import("node:http").ClientRequest;
+  if (!proxy) {
+    const get = url.protocol === "https:" ? https.request : http.request;
+    request = () =>
+      get(url, {
+        method: "GET",
+        headers,
+        agent: false,
+        ...ca,
+        ...(allowPrivate ? {} : { lookup: guardedLookup }),
+      });
+  } else if (url.protocol === "http:") {
+    const get = proxy.url.protocol === "https:" ? https.request : http.request;
+    request = () =>
+      get({
+        host: bare(proxy.url.hostname),
+        port: proxy.url.port || defaultPort(proxy.url),
+        path: url.href,
+        method: "GET",
+        headers: {
+          host: url.host,
+          ...headers,
+          ...(proxy.authorization ? { "proxy-authorization": proxy.authorization } : {}),
+        },
+        agent: false,
+        ...ca,
+      });
+  } else {
+    const tunnel = await openTunnel(modules, proxy, url, signal, options);
+    const host = bare(url.hostname);
+    const secure = tls.connect({
+      socket: tunnel,
+      host,
+      ...(isIP(host) ? {} : { servername: host }),
+      ALPNProtocols: ["http/1.1"],
+      ...ca,
+    });
+    // An agent of its own whose only connection is the tunnel (Deno and Bun ignore a
+    // createConnection option given with agent: false).
+    const agent = new https.Agent({ keepAlive: false });
+    agent.createConnection = () => secure;
+    request = () => https.request(url, { method: "GET", headers, agent });
+  }
   return new Promise((resolve, reject) => {
     if (signal.aborted) return reject(abortError(url, signal, options.timeoutMs));
-    const req = request(url, {
-      method: "GET",
-      headers: {
-        "user-agent": USER_AGENT,
-        "accept": "text/html,application/xhtml+xml,application/json;q=0.9,*/*;q=0.8",
-        "accept-encoding": "gzip, deflate, br",
-        ...options.headers,
-      },
-      // A fresh connection each time: a pooled one would skip the guard's lookup.
-      agent: false,
-      ...(allowPrivate ? {} : { lookup: guardedLookup }),
-    });
+    const req = request();
     // Rejects itself: not every runtime emits "error" for a request destroyed before its answer.
     const onAbort = () => {
       reject(abortError(url, signal, options.timeoutMs));
@@ -172,9 +248,111 @@ function send(
     });
     req.once("error", (error) => {
       signal.removeEventListener("abort", onAbort);
-      reject(explain(error, url, signal, options.timeoutMs));
+      reject(
+        proxy && url.protocol === "http:" && isConnectError(error)
+          ? proxyError(error, proxy)
+          : explain(error, url, signal, options.timeoutMs),
+      );
     });
     req.end();
+  });
+}
+
+const bare = (host: string) => host.replace(/^\[|\]$/g, "");
+
+const CONNECT_ERRORS = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH"]);
+
+function isConnectError(error: unknown): boolean {
+  return CONNECT_ERRORS.has((error as NodeJS.ErrnoException).code ?? "");
+}
+
+/** A failure to reach the proxy itself, named as such (its address never with credentials). */
+function proxyError(error: unknown, proxy: Proxy): HttpError {
+  const { code, message } = error as NodeJS.ErrnoException;
+  return new HttpError(
+    `The proxy ${proxy.url.origin} (${proxy.from}) could not be reached: ${
+      code === "ECONNREFUSED" ? "nothing is listening there" : message
+    }${
+      code ? ` (${code})` : ""
+    }. Check the proxy setting, or NO_PROXY for hosts to reach directly.`,
+  );
+}
+
+/** Longest answer to CONNECT read before giving up on it. */
+const CONNECT_HEAD_BYTES = 16 * 1024;
+
+/** Asks `proxy` for a tunnel to `url`'s host and port; resolves with the open tunnel. */
+function openTunnel(
+  { net, tls }: NodeModules,
+  proxy: Proxy,
+  url: URL,
+  signal: AbortSignal,
+  options: HttpGetOptions,
+): Promise<Socket> {
+  const target = `${url.hostname}:${defaultPort(url)}`;
+  const host = bare(proxy.url.hostname);
+  const port = Number(proxy.url.port || defaultPort(proxy.url));
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(abortError(url, signal, options.timeoutMs));
+    const socket: Socket = proxy.url.protocol === "https:"
+      ? tls.connect({
+        host,
+        port,
+        ...(isIP(host) ? {} : { servername: host }),
+        ...(options.ca ? { ca: options.ca } : {}),
+      })
+      : net.connect({ host, port });
+    let head = Buffer.alloc(0);
+    const done = (error?: Error) => {
+      signal.removeEventListener("abort", onAbort);
+      socket.off("data", onData);
+      socket.off("error", onError);
+      if (error) {
+        socket.destroy();
+        reject(error);
+      } else resolve(socket);
+    };
+    const onAbort = () => done(abortError(url, signal, options.timeoutMs));
+    const onError = (error: Error) =>
+      done(signal.aborted ? abortError(url, signal, options.timeoutMs) : proxyError(error, proxy));
+    const onData = (chunk: Buffer) => {
+      head = Buffer.concat([head, chunk]);
+      const end = head.indexOf("\r\n\r\n");
+      if (end < 0) {
+        if (head.length > CONNECT_HEAD_BYTES) {
+          done(new HttpError(`The proxy ${proxy.url.origin} sent no readable answer to CONNECT.`));
+        }
+        return;
+      }
+      const status = head.subarray(0, end).toString("latin1").split("\r\n")[0];
+      const code = Number(status.match(/^HTTP\/1\.[01] (\d{3})/)?.[1] ?? 0);
+      if (code < 200 || code > 299) {
+        const why = code === 407
+          ? "it asks for credentials (HTTP 407); the user can put them in the proxy's address " +
+            "(http://user:password@host:port)"
+          : code
+          ? `it answered ${quoted(status.slice(9, 120))}`
+          : "its answer was not HTTP";
+        return done(
+          new HttpError(
+            `The proxy ${proxy.url.origin} (${proxy.from}) did not open a tunnel to ${target}: ` +
+              `${why}.`,
+          ),
+        );
+      }
+      const rest = head.subarray(end + 4);
+      if (rest.length) socket.unshift(rest);
+      done();
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+    socket.on("error", onError);
+    socket.on("data", onData);
+    socket.once(proxy.url.protocol === "https:" ? "secureConnect" : "connect", () => {
+      const auth = proxy.authorization ? `Proxy-Authorization: ${proxy.authorization}\r\n` : "";
+      socket.write(
+        `CONNECT ${target} HTTP/1.1\r\nHost: ${target}\r\n${auth}User-Agent: ${USER_AGENT}\r\n\r\n`,
+      );
+    });
   });
 }
 

@@ -5,6 +5,7 @@
 import process from "node:process";
 import { ToolError } from "../../../mcp/tool.ts";
 import { HttpError, httpGet, type HttpResponse } from "./http_get.ts";
+import type { ProxyRules } from "./proxy.ts";
 import { oneLine, quoted } from "../../_lib/one_line.ts";
 import type { Settings } from "../../../config/settings.ts";
 
@@ -244,6 +245,8 @@ export function shownUrl(href: string): string {
 export interface SearchNet {
   signal: AbortSignal;
   allowPrivateNetwork: boolean;
+  /** The user's proxies, which search requests go through like fetch_url's. */
+  proxy?: ProxyRules;
 }
 
 export const TIMEOUT_MS = 15_000;
@@ -259,11 +262,12 @@ export async function providerGet(
   net: SearchNet,
   headers: Record<string, string>,
 ): Promise<HttpResponse> {
-  const { signal, allowPrivateNetwork } = net;
+  const { signal, allowPrivateNetwork, proxy } = net;
   try {
     return await httpGet(url, {
       signal,
       allowPrivateNetwork,
+      proxy,
       timeoutMs: TIMEOUT_MS,
       maxBytes: MAX_BYTES,
       headers,
