@@ -8,6 +8,7 @@ import { after, before, test } from "node:test";
 import { httpGet, type HttpGetOptions } from "../../tools/web/_lib/http_get.ts";
 import {
   bypassesProxy,
+  chromiumProxyArguments,
   isUsable,
   type Proxy,
   proxyFor,
@@ -103,6 +104,36 @@ test("through a proxy the guard judges the host as written", () => {
   assert.match(refused("http://router/")!, /one-label name/);
   assert.equal(refused("https://example.com/"), undefined);
   assert.equal(refused("http://93.184.215.14/"), undefined);
+});
+
+test("render: Chromium gets the same proxies and NO_PROXY; credentials or SOCKS refuse the render", () => {
+  assert.deepEqual(chromiumProxyArguments(proxyRules("", {})), ["--no-proxy-server"]);
+  assert.deepEqual(
+    chromiumProxyArguments(
+      proxyRules("", {
+        HTTP_PROXY: "http://p:3128",
+        HTTPS_PROXY: "https://q:443",
+        NO_PROXY: "example.com,api.test:8443,10.0.0.0/8,[::1]",
+      }),
+    ),
+    [
+      "--proxy-server=http=http://p:3128;https=https://q",
+      "--proxy-bypass-list=example.com;*.example.com;api.test:8443;*.api.test:8443;10.0.0.0/8;" +
+      "[::1];<-loopback>",
+    ],
+  );
+  assert.deepEqual(
+    chromiumProxyArguments(proxyRules("http://p:1", { NO_PROXY: "*" })),
+    ["--no-proxy-server"],
+  );
+  const withAuth = chromiumProxyArguments(proxyRules("http://u:secret@p:1", {}));
+  assert.match(
+    (withAuth as { refusal: string }).refusal,
+    /needs credentials \(the proxy setting\)/,
+  );
+  assert.doesNotMatch(JSON.stringify(withAuth), /secret/);
+  const socks = chromiumProxyArguments(proxyRules("", { ALL_PROXY: "socks5://p:1080" }));
+  assert.match((socks as { refusal: string }).refusal, /SOCKS/);
 });
 
 let site: LocalServer;

@@ -52,6 +52,7 @@ async function download(
       timeoutMs: options.timeoutMs,
       signal,
       allowPrivateNetwork,
+      proxy: proxyRulesOf(config),
     })
     : await httpGet(url, {
       signal,

@@ -72,6 +72,11 @@ export interface RenderOptions {
    * subresources, workers): undefined lets it through, a string refuses it and says why.
    */
   allowUrl?: (url: string) => Promise<string | undefined>;
+  /**
+   * Chromium's proxy flags (--proxy-server, --proxy-bypass-list); without them the browser is
+   * told to use none, as the downloads do when no proxy is set.
+   */
+  proxyArguments?: string[];
 }
 
 export interface RenderedPage {
@@ -86,7 +91,7 @@ const READ_LIMIT_MS = 5_000;
 /** A bigger page is refused rather than held in memory twice over. */
 const MAX_HTML_CHARS = 16_000_000;
 
-function chromiumArguments(profile: string): string[] {
+function chromiumArguments(profile: string, proxy: string[] = ["--no-proxy-server"]): string[] {
   const args = [
     "--headless=new",
     "--remote-debugging-pipe",
@@ -113,6 +118,7 @@ function chromiumArguments(profile: string): string[] {
     // No OS keyring or keychain prompts for a throwaway profile.
     "--password-store=basic",
     "--use-mock-keychain",
+    ...proxy,
     // The first tab, which the render uses, starts blank instead of on the New Tab page.
     "about:blank",
   ];
@@ -142,7 +148,7 @@ export async function renderPage(url: string, options: RenderOptions): Promise<R
   const profile = await mkdtemp(join(tmpdir(), "toolhost-chromium-"));
   let browser: Chromium | undefined;
   try {
-    browser = new Chromium(options.executable, chromiumArguments(profile));
+    browser = new Chromium(options.executable, chromiumArguments(profile, options.proxyArguments));
     return await render(browser, url, options);
   } finally {
     await browser?.close();

@@ -6,6 +6,13 @@
 import { findChromium, RenderError, renderPage } from "./chromium_render.ts";
 import { HttpError, type HttpResponse, HttpTimeoutError } from "./http_get.ts";
 import { refusalForUrl } from "./net_guard.ts";
+import {
+  chromiumProxyArguments,
+  isUsable,
+  proxyFor,
+  proxyHostRefusal,
+  type ProxyRules,
+} from "./proxy.ts";
 
 /** Browsers running at once; each is a dozen processes and a few hundred MB. */
 const MAX_RENDERS = 2;
@@ -37,11 +44,34 @@ async function slot(signal: AbortSignal): Promise<() => void> {
 
 export async function renderedResponse(
   url: string,
-  options: { waitMs: number; timeoutMs: number; signal: AbortSignal; allowPrivateNetwork: boolean },
+  options: {
+    waitMs: number;
+    timeoutMs: number;
+    signal: AbortSignal;
+    allowPrivateNetwork: boolean;
+    proxy?: ProxyRules;
+  },
 ): Promise<HttpResponse> {
   const allowPrivate = options.allowPrivateNetwork;
+  const rules = options.proxy ?? { noProxy: [] };
+  // Through a proxy the browser does not resolve names: only the host as written is judged.
+  const guard = (target: string) => {
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(target);
+    } catch {
+      parsed = undefined;
+    }
+    const web = parsed?.protocol === "http:" || parsed?.protocol === "https:";
+    const proxy = web ? proxyFor(parsed!, rules) : undefined;
+    if (!proxy) return refusalForUrl(target, allowPrivate);
+    if (!isUsable(proxy)) return Promise.resolve(proxy.refusal);
+    return Promise.resolve(allowPrivate ? undefined : proxyHostRefusal(parsed!));
+  };
+  const proxyArguments = chromiumProxyArguments(rules);
+  if (!Array.isArray(proxyArguments)) throw new HttpError(proxyArguments.refusal);
   // Refused before any browser starts: a refusal should not cost a second.
-  const refused = await refusalForUrl(url, allowPrivate);
+  const refused = await guard(url);
   if (refused) throw new HttpError(refused);
   const executable = findChromium();
   if (!executable) {
@@ -56,7 +86,8 @@ export async function renderedResponse(
     const page = await renderPage(url, {
       executable,
       ...options,
-      allowUrl: (target) => refusalForUrl(target, allowPrivate),
+      proxyArguments,
+      allowUrl: guard,
     });
     return {
       url: page.url,
