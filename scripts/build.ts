@@ -18,7 +18,10 @@ const BUN = `${ROOT}node_modules/.bin/bun`;
  * Modules a `new Worker(new URL("./x.ts", import.meta.url))` starts: the compiler bundles only
  * what is reachable by import, so each is an entry point of its own beside the program's.
  */
-export const WORKER_ENTRYPOINTS = ["tools/web/_lib/convert_worker.ts"];
+export const WORKER_ENTRYPOINTS = [
+  "tools/web/_lib/convert_worker.ts",
+  "tools/_lib/documents/worker.ts",
+];
 
 /**
  * `bun build` arguments for one binary; the release adds a target and that target's runtime.

@@ -7,7 +7,7 @@
  * stdout is the JSON-RPC channel, and a worker's console writes to the process's stdout: every
  * console method here writes to stderr instead, before anything else loads.
  */
-import "./convert_worker_console.ts";
+import "../../_lib/worker_console.ts";
 import { convertHtml, type ConvertPageOptions } from "./main_content.ts";
 
 export interface ConvertRequest {

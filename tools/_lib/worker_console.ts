@@ -1,5 +1,5 @@
 /**
- * Imported first by the conversion worker: a worker's console.log writes to the process's
+ * Imported first by every worker (HTML conversion, document extraction): a worker's console.log writes to the process's
  * stdout, which is the JSON-RPC channel, so every console method that would write there writes
  * to stderr instead (console.error already does, in Deno and Bun alike).
  */
