@@ -9,6 +9,7 @@ import { MAX_LINE_CHARS, type Page, readPage } from "./_lib/text_page.ts";
 import { bytes, count } from "../_lib/units.ts";
 import { READ_ONLY } from "../_lib/annotations.ts";
 import { whileReading } from "./_lib/file_lock.ts";
+import { DOCUMENT_SCHEMA, readDocument } from "./_lib/documents.ts";
 
 const DEFAULT_LIMIT = 2_000;
 const DEFAULT_MAX_CHARS = 30_000;
@@ -25,7 +26,8 @@ export default defineTool({
     "line count and the offset to pass to read the next part. UTF-8 and UTF-16 (with a BOM) " +
     "are decoded; invalid bytes show as U+FFFD and are counted; CRLF line endings are shown " +
     "without the \\r and reported. PNG, JPEG, GIF and WebP images (up to 5 MB) come back as " +
-    "images; other binary files are described, not shown. Use list_dir for directories, and " +
+    "images. PDFs, .docx, .xlsx and .ipynb come back as text; offset/limit then count pages, " +
+    "markdown lines, rows (of `sheet`) or cells. Other binary files are described. Use list_dir for directories, and " +
     "file_info for a file's size, times and permissions.",
   annotations: READ_ONLY,
   input: {
@@ -41,6 +43,11 @@ export default defineTool({
         type: "integer",
         minimum: 1,
         description: `Lines to show at most (default ${count(DEFAULT_LIMIT)}).`,
+      },
+      sheet: {
+        type: "string",
+        maxLength: 200,
+        description: "An .xlsx sheet to read; offset and limit then count its rows.",
       },
       max_chars: {
         type: "integer",
@@ -58,7 +65,7 @@ export default defineTool({
     type: "object",
     properties: {
       path: { type: "string" },
-      kind: { enum: ["text", "image", "binary"] },
+      kind: { enum: ["text", "image", "binary", "document"] },
       size: { type: "integer", description: "bytes" },
       encoding: { enum: ["utf-8", "utf-16le", "utf-16be"] },
       bom: { type: "boolean" },
@@ -75,6 +82,7 @@ export default defineTool({
       lineEndings: { enum: ["lf", "crlf", "mixed", "none"], description: "of the lines shown" },
       mimeType: { type: "string" },
       description: { type: "string", description: "what a binary file holds" },
+      document: DOCUMENT_SCHEMA,
     },
     required: ["path", "kind", "size"],
     additionalProperties: false,
@@ -107,6 +115,15 @@ export default defineTool({
       try {
         const sniffed = await sniff(handle);
         const base = { path: shown, size: info.size };
+        const document = await readDocument(handle, {
+          ...args,
+          real,
+          shown,
+          size: info.size,
+          maxChars: args.max_chars ?? ctx.config.limits.outputChars,
+          signal: ctx.signal,
+        });
+        if (document) return document;
         if (sniffed.kind === "image") {
           return await readImage(handle, { ...base, ...sniffed });
         }
