@@ -54,7 +54,8 @@ Options:
                       let fetch_url reach loopback, private, link-local and cloud-metadata
                       addresses (refused by default)
   --http [HOST:]PORT  serve MCP over Streamable HTTP at http://HOST:PORT/mcp instead of
-                      stdio (HOST defaults to 127.0.0.1; PORT 0 picks a free one)
+                      stdio (HOST defaults to 127.0.0.1; PORT 0 picks a free one); also
+                      WebSocket on /mcp and the 2024-11-05 HTTP+SSE transport on /sse
   --http-token TOKEN  require "Authorization: Bearer TOKEN"; needed whenever HOST is not a
                       loopback address. Prefer TOOLHOST_HTTP_TOKEN: other users of this
                       machine can read a process's arguments
@@ -291,6 +292,7 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
     logger.log("info", `stopping (${why}) with ${server.inFlight} request(s) in flight`);
     // On end of input, work already under way gets a moment to answer (`echo ... | toolhost`).
     if (graceMs > 0) await server.settled(Math.min(graceMs, left()));
+    service.tasks?.close();
     await server.shutdown(Math.min(1000, left()));
     killAllGroups();
     await writer.flush(left());
@@ -329,7 +331,7 @@ async function serveHttp(
   service.programLog = (level, logger, data) => transport.log(level, logger, data);
   let listening;
   try {
-    listening = await serve(address.host, address.port, transport.handle);
+    listening = await serve(address.host, address.port, transport.handle, maxBodyBytes);
   } catch (error) {
     process.stderr.write(
       `toolhost: cannot listen on ${address.host}:${address.port}: ${(error as Error).message}\n`,
@@ -338,11 +340,17 @@ async function serveHttp(
   }
   const shown = address.host.includes(":") ? `[${address.host}]` : address.host;
   logger.log("info", `serving MCP at http://${shown}:${listening.port}/mcp`);
+  logger.log(
+    "debug",
+    `also WebSocket (subprotocol mcp) at ws://${shown}:${listening.port}/mcp and the 2024-11-05 ` +
+      `HTTP+SSE transport at http://${shown}:${listening.port}/sse`,
+  );
   let stopping = false;
   const stop: Stop = async (why) => {
     if (stopping) return new Promise<never>(() => {});
     stopping = true;
     logger.log("info", `stopping (${why}) with ${transport.sessions} session(s) open`);
+    service.tasks?.close();
     const budget = new Promise((resolve) => setTimeout(resolve, SHUTDOWN_BUDGET_MS - 300));
     await Promise.race([transport.close().then(() => listening.close()), budget]);
     killAllGroups();

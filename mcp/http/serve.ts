@@ -1,10 +1,34 @@
 /**
  * The one place that touches a runtime's own API: serving a web-standard
  * `Request → Response` handler over HTTP with Bun.serve (the compiled binary) or Deno.serve
- * (`deno task start`). Everything above it is runtime-neutral.
+ * (`deno task start`), and upgrading a request to a WebSocket with either. Everything above it
+ * is runtime-neutral.
  */
 
-export type FetchHandler = (request: Request) => Promise<Response>;
+/** One side of an open WebSocket, as the code above the adapter sees it. */
+export interface SocketPeer {
+  /** Sends one text frame. */
+  send(text: string): void;
+  close(code: number, reason: string): void;
+  /** Bytes sent but not yet taken by the client. */
+  readonly buffered: number;
+}
+
+/** What happens on a WebSocket, told to the code that accepted it. */
+export interface SocketEvents {
+  open(peer: SocketPeer): void;
+  /** A text frame as a string; a binary one as bytes. */
+  message(data: string | Uint8Array): void;
+  close(code: number, reason: string): void;
+}
+
+/**
+ * Accepts the request being handled as a WebSocket speaking `protocol`; the handler returns
+ * the Response this gives (a placeholder under Bun, which answers the upgrade itself).
+ */
+export type Upgrade = (protocol: string, events: SocketEvents) => Response;
+
+export type FetchHandler = (request: Request, upgrade?: Upgrade) => Promise<Response>;
 
 export interface Listening {
   /** The port bound (useful when 0 was asked for). */
@@ -13,9 +37,16 @@ export interface Listening {
   close(): Promise<void>;
 }
 
+interface BunSocket {
+  data: SocketEvents;
+  send(text: string): number;
+  close(code: number, reason: string): void;
+  getBufferedAmount(): number;
+}
 interface BunServer {
   port: number;
   stop(closeActiveConnections?: boolean): Promise<void> | void;
+  upgrade(request: Request, options: { headers: HeadersInit; data: SocketEvents }): boolean;
 }
 interface BunRuntime {
   serve(options: {
@@ -23,17 +54,29 @@ interface BunRuntime {
     port: number;
     idleTimeout: number;
     maxRequestBodySize: number;
-    fetch(request: Request): Promise<Response>;
+    fetch(request: Request, server: BunServer): Promise<Response | undefined>;
     error(error: Error): Response;
+    websocket: {
+      maxPayloadLength: number;
+      open(socket: BunSocket): void;
+      message(socket: BunSocket, message: string | Uint8Array): void;
+      close(socket: BunSocket, code: number, reason: string): void;
+    };
   }): BunServer;
 }
 
 const internalError = () => new Response("internal error\n", { status: 500 });
 
+/** What a refused upgrade (a request that is no WebSocket handshake after all) gets. */
+const notUpgraded = () =>
+  new Response("Bad Request: not a valid WebSocket handshake\n", { status: 400 });
+
+/** `maxMessageBytes` bounds one WebSocket message; bodies are bounded above this layer. */
 export function serve(
   hostname: string,
   port: number,
   handler: FetchHandler,
+  maxMessageBytes = 64 * 1024 * 1024,
 ): Promise<Listening> {
   const bun = (globalThis as { Bun?: BunRuntime }).Bun;
   if (bun) {
@@ -46,8 +89,33 @@ export function serve(
       // Ours is the limit that counts: we refuse a large Content-Length before reading, and a
       // chunked body as it passes the cap, each with a JSON-RPC error saying so.
       maxRequestBodySize: Number.MAX_SAFE_INTEGER,
-      fetch: handler,
+      fetch: async (request, server) => {
+        let upgraded = false;
+        const response = await handler(request, (protocol, events) => {
+          upgraded = server.upgrade(request, {
+            headers: { "sec-websocket-protocol": protocol },
+            data: events,
+          });
+          return upgraded ? new Response(null) : notUpgraded();
+        });
+        // Bun has answered the handshake itself: it wants nothing back.
+        return upgraded ? undefined : response;
+      },
       error: internalError,
+      websocket: {
+        // Bun closes with 1009 past this, before the message is held whole.
+        maxPayloadLength: maxMessageBytes,
+        open: (socket) =>
+          socket.data.open({
+            send: (text) => void socket.send(text),
+            close: (code, reason) => socket.close(code, reason),
+            get buffered() {
+              return socket.getBufferedAmount();
+            },
+          }),
+        message: (socket, message) => socket.data.message(message),
+        close: (socket, code, reason) => socket.data.close(code, reason),
+      },
     });
     return Promise.resolve({
       port: server.port,
@@ -58,21 +126,47 @@ export function serve(
   }
   return new Promise((resolve, reject) => {
     try {
-      const server = Deno.serve({
-        hostname,
-        port,
-        onListen: ({ port }) => {
-          resolve({
-            port,
-            close: async () => {
-              await server.shutdown();
-            },
-          });
+      const server = Deno.serve(
+        {
+          hostname,
+          port,
+          onListen: ({ port }) => {
+            resolve({
+              port,
+              close: async () => {
+                await server.shutdown();
+              },
+            });
+          },
+          onError: internalError,
         },
-        onError: internalError,
-      }, handler);
+        (request) => handler(request, (protocol, events) => upgradeDeno(request, protocol, events)),
+      );
     } catch (error) {
       reject(error);
     }
   });
+}
+
+function upgradeDeno(request: Request, protocol: string, events: SocketEvents): Response {
+  let upgraded;
+  try {
+    upgraded = Deno.upgradeWebSocket(request, { protocol });
+  } catch {
+    return notUpgraded();
+  }
+  const { socket, response } = upgraded;
+  socket.binaryType = "arraybuffer";
+  socket.onopen = () =>
+    events.open({
+      send: (text) => socket.send(text),
+      close: (code, reason) => socket.close(code, reason),
+      get buffered() {
+        return socket.bufferedAmount;
+      },
+    });
+  socket.onmessage = (event) =>
+    events.message(typeof event.data === "string" ? event.data : new Uint8Array(event.data));
+  socket.onclose = (event) => events.close(event.code, event.reason);
+  return response;
 }

@@ -46,6 +46,11 @@ export class SseStream {
     return this.#write(`event: message\ndata: ${json}\n\n`);
   }
 
+  /** Writes an event of another type (the 2024-11-05 transport's `endpoint`); one line of data. */
+  event(type: string, data: string): boolean {
+    return this.#write(`event: ${type}\ndata: ${data}\n\n`);
+  }
+
   comment(): void {
     this.#write(":\n\n");
   }
