@@ -11,6 +11,7 @@ import { planGate } from "../../tools/workflow/_lib/plan_gate.ts";
 import editFile from "../../tools/files/edit_file.ts";
 import readFile from "../../tools/files/read_file.ts";
 import writeFile from "../../tools/files/write_file.ts";
+import fetchUrl from "../../tools/web/fetch_url.ts";
 import { callTool, scratchDir } from "../helpers/file_tools.ts";
 import { currentStateDir, scratchStateDir } from "../helpers/state_dir.ts";
 
@@ -171,6 +172,16 @@ test("while plan mode is on, destructive tools are refused and the others pass",
   assert.equal(await p.gate(planMode), undefined);
   await p.ok({ action: "exit" });
   assert.equal(await p.gate(bash), undefined);
+});
+
+test("while planning, fetch_url may read but not save_to a file", async () => {
+  const p = project();
+  await p.ok({ action: "enter", goal: "Plan a download" });
+  assert.equal(await p.gate(fetchUrl, { url: "https://example.com/" }), undefined);
+  assert.match(
+    (await p.gate(fetchUrl, { url: "https://example.com/a.zip", save_to: "a.zip" })) ?? "",
+    /^fetch_url was refused: plan mode is on .*it blocks writing files \(save_to\)/,
+  );
 });
 
 test("a plan file inside the roots may be written with write_file and edit_file; nothing else", async () => {

@@ -3,6 +3,7 @@ import { READS_THE_WEB } from "../_lib/annotations.ts";
 import { HttpError, httpGet, HttpTimeoutError } from "./_lib/http_get.ts";
 import type { Settings } from "../../config/settings.ts";
 import { proxyRulesOf } from "./_lib/proxy.ts";
+import { fetchToFile } from "./_lib/save_body.ts";
 import { TtlCache } from "./_lib/ttl_cache.ts";
 import { bytes, count, duration } from "../_lib/units.ts";
 import { type Format, toDocument, type WebDocument } from "./_lib/web_document.ts";
@@ -75,15 +76,15 @@ export default defineTool({
   name: "fetch_url",
   title: "Fetch a web page",
   description: "Fetches an http(s) URL and returns its content for reading: HTML as clean " +
-    "markdown of the main content (headings, links, lists, code blocks and tables kept; " +
-    "navigation, scripts and styles dropped), JSON pretty-printed, plain text and XML as they " +
-    "are, PNG/JPEG/GIF/WebP images as images, other files described. Long pages come back in " +
-    "parts of max_length characters (default 20,000); a cut result ends by saying which " +
-    "start_index reads on. `raw: true` converts the whole page instead of its main content; " +
-    "`format` may be text or html. `render: true` loads the page in a local headless " +
-    "Chrome/Chromium first, for pages whose text is written by JavaScript (slower; needs a " +
-    "browser installed). Follows up to 5 redirects, downloads at most 10 MB, caches pages " +
-    "for 15 minutes. Loopback, private and cloud-metadata addresses are refused unless the " +
+    "markdown of the main content (links, lists, code and tables kept; navigation and " +
+    "scripts dropped), JSON pretty-printed, plain text and XML as they are, PNG/JPEG/GIF/WebP " +
+    "images as images, other files described. Long pages come back in parts of max_length " +
+    "characters (default 20,000); a cut result ends by saying which start_index reads on. " +
+    "`raw: true` converts the whole page instead of its main content; `format` may be text " +
+    "or html. `render: true` loads the page in a local headless Chrome/Chromium first, for " +
+    "pages whose text is written by JavaScript (slower; needs a browser installed). " +
+    "`save_to` writes the body to a file instead (archives, images, data). Downloads at most " +
+    "10 MB; pages are cached 15 minutes. Private-network addresses are refused unless the " +
     "user allowed them. Use web_search to find pages.",
   annotations: READS_THE_WEB,
   input: {
@@ -98,7 +99,7 @@ export default defineTool({
       start_index: {
         type: "integer",
         minimum: 0,
-        description: "Character to start at, for reading on in a long page (default 0).",
+        description: "Character to start at, to read on (default 0).",
       },
       max_length: {
         type: "integer",
@@ -110,21 +111,26 @@ export default defineTool({
         type: "integer",
         minimum: 1000,
         maximum: 120_000,
-        description: "Time allowed for the download or render (default 30,000).",
+        description: "Deadline in ms (default 30,000).",
       },
       raw: {
         type: "boolean",
-        description: "Convert the whole page, not only its main content (default false).",
+        description: "Convert the whole page, not just its main content.",
       },
       render: {
         type: "boolean",
-        description: "Load the page in a local headless Chromium first (default false).",
+        description: "Load the page in headless Chromium first.",
       },
       wait_ms: {
         type: "integer",
         minimum: 0,
         maximum: 30_000,
-        description: "With render: how long to wait after the page loaded (default 500).",
+        description: "With render: ms to wait after load (default 500).",
+      },
+      save_to: {
+        type: "string",
+        minLength: 1,
+        description: "A file to save the body to, byte for byte.",
       },
     },
     required: ["url"],
@@ -149,6 +155,8 @@ export default defineTool({
         description: "The download stopped at the 10 MB cap.",
       },
       cached_seconds_ago: { type: "integer" },
+      saved_to: { type: "string" },
+      bytes: { type: "integer" },
     },
     required: ["url", "final_url", "status", "content_type", "start_index", "download_truncated"],
     additionalProperties: false,
@@ -161,6 +169,9 @@ export default defineTool({
     const maxLength = args.max_length ?? DEFAULT_MAX_LENGTH;
     const timeoutMs = args.timeout_ms ?? ctx.config.limits.fetchTimeoutMs;
     const waitMs = args.wait_ms ?? 500;
+    if (args.save_to !== undefined) {
+      return await fetchToFile(args.url, args.save_to, { timeoutMs, render }, ctx);
+    }
     const key = `${format} ${raw} ${render ? waitMs : "-"} ${args.url}`;
 
     const hit = cache.get(key);

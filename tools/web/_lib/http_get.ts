@@ -40,6 +40,8 @@ export interface HttpGetOptions {
   proxy?: ProxyRules;
   /** Certificates to trust besides the system's (tests). */
   ca?: string;
+  /** Accept-Encoding for every hop (default gzip, deflate, br). */
+  acceptEncoding?: string;
 }
 
 export interface HttpResponse {
@@ -185,7 +187,7 @@ async function send(
   const headers: Record<string, string> = {
     "user-agent": USER_AGENT,
     "accept": "text/html,application/xhtml+xml,application/json;q=0.9,*/*;q=0.8",
-    "accept-encoding": "gzip, deflate, br",
+    "accept-encoding": options.acceptEncoding ?? "gzip, deflate, br",
     ...options.headers,
   };
   const ca = options.ca ? { ca: options.ca } : {};

@@ -11,13 +11,21 @@ import { projectStatePath } from "../../_lib/state.ts";
 /** The tools that may still write while planning, when what they write is the plan file. */
 const PLAN_WRITERS = new Set(["write_file", "edit_file"]);
 
+/** Arguments that make a call of a tool not marked destructive write a file all the same. */
+const WRITING_ARGUMENTS = new Map([["fetch_url", "save_to"]]);
+
+function writesAFile(tool: Tool, args: Record<string, unknown>): boolean {
+  const argument = WRITING_ARGUMENTS.get(tool.name);
+  return argument !== undefined && args[argument] !== undefined;
+}
+
 function refuseDestructiveInPlanMode(
   tool: Tool,
   ctx: ToolContext,
   args: Record<string, unknown>,
 ): Promise<void> | undefined {
   // Decided at once for the tools plan mode never blocks.
-  if (tool.annotations?.destructiveHint !== true) return undefined;
+  if (tool.annotations?.destructiveHint !== true && !writesAFile(tool, args)) return undefined;
   return refuseIfPlanning(tool, ctx, args);
 }
 
@@ -52,7 +60,8 @@ async function refuseIfPlanning(
     : "";
   throw new ToolError(
     `${tool.name} was refused: plan mode is on (goal: ${state.goal}), and it blocks ` +
-      "destructive tools. Keep investigating with read-only tools, finish the plan " +
+      `${writesAFile(tool, args) ? "writing files (save_to)" : "destructive tools"}. Keep ` +
+      "investigating with read-only tools, finish the plan " +
       `(plan_mode with action "write"${fileTools}), then call plan_mode with action "exit" to ` +
       "present it to the person; they decide whether it is carried out.",
   );
