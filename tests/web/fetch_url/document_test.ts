@@ -63,3 +63,23 @@ test("HTML beyond 2 MB is converted only in part, and the result says so", async
     /Only the first 2\.0 MB of this page's/,
   );
 });
+
+test("a fetched PDF or .docx comes back as text through read_file's extractors", async () => {
+  const { pdf, docx } = await import("../../helpers/documents.ts");
+  const { stopExtractors } = await import("../../../tools/_lib/documents/pool.ts");
+  try {
+    const fromPdf = await toDocument(response(pdf([["Fetched page"]]), "application/pdf"), options);
+    assert.equal(fromPdf.kind, "text");
+    assert.match((fromPdf as { text: string }).text, /--- page 1 of 1 ---\nFetched page/);
+    const fromDocx = await toDocument(
+      response(
+        docx(),
+        "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+      ),
+      options,
+    );
+    assert.match((fromDocx as { text: string }).text, /# Quarterly report/);
+  } finally {
+    stopExtractors();
+  }
+});

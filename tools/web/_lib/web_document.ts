@@ -7,6 +7,9 @@ import { Buffer } from "node:buffer";
 import { decodeBody, type HttpResponse } from "./http_get.ts";
 import { binaryKind, imageType, SNIFF_BYTES } from "../../_lib/text.ts";
 import { bytes } from "../../_lib/units.ts";
+import { recognize } from "../../_lib/documents/formats.ts";
+import { DocumentError } from "../../_lib/documents/types.ts";
+import { ToolError } from "../../../mcp/tool.ts";
 
 export type Format = "markdown" | "text" | "html";
 
@@ -89,6 +92,57 @@ function classify(
   return { type: declared || "text/plain", as: looksLikeHtml(start) ? "html" : "text" };
 }
 
+/** Characters a fetched document's text may have (fetch_url reads it in parts). */
+const MAX_DOCUMENT_CHARS = 2_000_000;
+
+/**
+ * A PDF, .docx, .xlsx or notebook, as text, through read_file's extractors (in a worker); undefined
+ * for other bodies. A body cut by the download cap is described rather than read as damaged.
+ */
+async function extractedDocument(
+  response: HttpResponse,
+  type: string,
+  signal?: AbortSignal,
+): Promise<WebDocument | undefined> {
+  const name = new URL(response.url).pathname;
+  const recognized = recognize(name, response.body.subarray(0, 1024), type);
+  if (!recognized) return undefined;
+  if ("refused" in recognized) {
+    return { kind: "binary", contentType: type, description: recognized.refused };
+  }
+  if (response.truncated) {
+    return {
+      kind: "binary",
+      contentType: type,
+      description:
+        `a ${recognized.format} document larger than the download cap, so it cannot be read`,
+    };
+  }
+  const { extractInWorker } = await import("../../_lib/documents/pool.ts");
+  try {
+    const doc = await extractInWorker({
+      format: recognized.format,
+      bytes: response.body.slice(),
+      name: response.url,
+      offset: 1,
+      limit: 100_000,
+      maxChars: MAX_DOCUMENT_CHARS,
+    }, signal);
+    const cut = doc.last < doc.total && doc.format !== "xlsx"
+      ? [`[Only ${doc.unit}s 1–${doc.last} of ${doc.total} were extracted.]`]
+      : [];
+    return {
+      kind: "text",
+      contentType: type,
+      text: [doc.text, "", ...doc.notes, ...cut].join("\n").trim(),
+      extracted: true,
+    };
+  } catch (error) {
+    if (error instanceof DocumentError) throw new ToolError(error.message);
+    throw error;
+  }
+}
+
 /** `signal` cancels an HTML conversion under way (it runs in a worker: convert_pool.ts). */
 export async function toDocument(
   response: HttpResponse,
@@ -112,6 +166,10 @@ export async function toDocument(
     }
     const data = Buffer.from(response.body).toString("base64");
     return { kind: "image", contentType: type, data, size: response.body.length };
+  }
+  if (as === "binary" || as === "text") {
+    const document = await extractedDocument(response, type, options.signal);
+    if (document) return document;
   }
   if (as === "binary") {
     return {
