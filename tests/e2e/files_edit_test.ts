@@ -116,7 +116,42 @@ test("a missing old_string points at the closest lines", async () => {
   assert.equal(result.isError, true);
   assert.match(
     result.text,
-    /closest places in the file are:\n {5}1\tdef total\(price, quantity\):/,
+    /closest places in the file \(similarity of the text, 100% = identical\) are:\nlines 1-1, 9\d% similar:\n {5}1\tdef total\(price, quantity\):/,
+  );
+});
+
+test("an old_string that matches once with whitespace ignored is applied in the file's indentation", async () => {
+  const { root, c } = setup();
+  writeFileSync(join(root, "w.py"), "class A:\n\tdef f(self):\n\t\treturn  1\r\n\nx = 1\n");
+  const result = await edit(c, {
+    path: "w.py",
+    edits: [{
+      old_string: "    def f(self):\n        return 1",
+      new_string: "    def f(self):\n        y = 2\n        return y",
+    }],
+  });
+  assert.equal(result.isError, false, result.text);
+  assert.match(
+    result.text,
+    /^Edited w\.py: 1 replacement\nNote: old_string matched lines 2-3 only with whitespace ignored; applied there in the file's own indentation and line endings\./,
+  );
+  assert.deepEqual(result.data, {
+    path: "w.py",
+    replacements: 1,
+    written: true,
+    ignoredWhitespace: [1],
+  });
+  assert.equal(
+    readFileSync(join(root, "w.py"), "utf8"),
+    "class A:\n\tdef f(self):\n\t\ty = 2\n\t\treturn y\r\n\nx = 1\n",
+  );
+  // Two places alike but for whitespace: refused, both shown.
+  writeFileSync(join(root, "two.txt"), "  a  b\n\ta b\n");
+  const both = await edit(c, { path: "two.txt", edits: [{ old_string: "a\tb", new_string: "q" }] });
+  assert.equal(both.isError, true);
+  assert.match(
+    both.text,
+    /with whitespace ignored it matches 2 places \(100% similar\), at lines 1, 2/,
   );
 });
 

@@ -1,6 +1,14 @@
 import { defineTool, ToolError } from "../../mcp/tool.ts";
 import { assertWritable, hardLinkNote, writeFileAtomic } from "../_lib/atomic_write.ts";
-import { explainMissing, lineOf, occurrences, replaceAt } from "./_lib/edit_match.ts";
+import {
+  explainMissing,
+  fitReplacement,
+  lineOf,
+  looseMatches,
+  occurrences,
+  replaceAt,
+  showPlaces,
+} from "./_lib/edit_match.ts";
 import { pathProperty } from "../_lib/path_properties.ts";
 import { Sandbox } from "../_lib/sandbox.ts";
 import { decodeText, encodeText } from "../_lib/text.ts";
@@ -19,9 +27,10 @@ export default defineTool({
     "exactly once (or set `replace_all`), character for character, whitespace included; " +
     "`new_string` is inserted literally. Several edits apply in order, and all of them or none " +
     "do. Line endings (CRLF or LF), a BOM and the encoding (UTF-8, UTF-16) are kept. The result " +
-    "shows a unified diff; `dry_run` shows it without writing. When an old_string is missing or " +
-    "ambiguous, the error shows the closest lines or every match with line numbers. To create a " +
-    "file or replace all of it, use write_file.",
+    "shows a unified diff; `dry_run` shows it without writing. An old_string found only when " +
+    "whitespace is ignored (indentation, spaces, line endings) in exactly one place is applied " +
+    "there, in the file's own indentation, and the result says so. Otherwise a miss shows the " +
+    "closest lines; to create or replace a whole file, use write_file.",
   annotations: CHANGES_FILES,
   input: {
     type: "object",
@@ -55,6 +64,11 @@ export default defineTool({
     properties: {
       path: { type: "string" },
       replacements: { type: "integer", description: "occurrences replaced, all edits together" },
+      ignoredWhitespace: {
+        type: "array",
+        items: { type: "integer" },
+        description: "edits (1-based) that matched only with whitespace ignored",
+      },
       written: { type: "boolean" },
     },
     required: ["path", "replacements", "written"],
@@ -92,6 +106,8 @@ export default defineTool({
       const before = normalize(decoded.text);
       let after = before;
       let replacements = 0;
+      const ignoredWhitespace: number[] = [];
+      const loose: string[] = [];
       for (const [index, edit] of args.edits.entries()) {
         const old = normalize(edit.old_string);
         const replacement = normalize(edit.new_string);
@@ -103,7 +119,32 @@ export default defineTool({
         if (old === replacement) throw failed("old_string and new_string are the same");
         const found = occurrences(after, old);
         if (found.length === 0) {
-          throw failed(`old_string was not found. ${explainMissing(after, old)}`);
+          const places = looseMatches(after, old);
+          if (places.length > 1) {
+            throw failed(
+              `old_string was not found exactly; with whitespace ignored it matches ${places.length} places (100% similar), at lines ${
+                places.slice(0, 10).map((p) => lineOf(after, p.start)).join(", ")
+              }. Copy one exactly, with a line around it to make it unique:\n${
+                showPlaces(after, places)
+              }`,
+            );
+          }
+          if (places.length === 0) {
+            throw failed(`old_string was not found. ${explainMissing(after, old)}`);
+          }
+          const [place] = places;
+          const first = lineOf(after, place.start);
+          const last = lineOf(after, Math.max(place.start, place.end - 1));
+          loose.push(
+            `${args.edits.length > 1 ? `edit ${index + 1}` : "old_string"} matched lines ${first}${
+              last > first ? `-${last}` : ""
+            } only with whitespace ignored; applied there in the file's own indentation and line endings`,
+          );
+          ignoredWhitespace.push(index + 1);
+          after = after.slice(0, place.start) + fitReplacement(after, place, old, replacement) +
+            after.slice(place.end);
+          replacements++;
+          continue;
         }
         if (found.length > 1 && !edit.replace_all) {
           const lines = found.slice(0, 10).map((at) => lineOf(after, at));
@@ -142,8 +183,15 @@ export default defineTool({
       const verb = args.dry_run ? "Would edit" : "Edited";
       return {
         content: `${verb} ${shown}: ${replacements} replacement${replacements === 1 ? "" : "s"}` +
-          `${args.dry_run ? " (dry run: nothing written)" : ""}${note}\n\n${diff}`,
-        structured: { path: shown, replacements, written: !args.dry_run },
+          `${args.dry_run ? " (dry run: nothing written)" : ""}${note}${
+            loose.map((line) => `\nNote: ${line}.`).join("")
+          }\n\n${diff}`,
+        structured: {
+          path: shown,
+          replacements,
+          written: !args.dry_run,
+          ...(ignoredWhitespace.length ? { ignoredWhitespace } : {}),
+        },
       };
     });
   },
