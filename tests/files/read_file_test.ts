@@ -5,7 +5,9 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
+import { open } from "node:fs/promises";
 import readFile from "../../tools/files/read_file.ts";
+import { tailStart } from "../../tools/files/_lib/tail_lines.ts";
 import { callTool, scratchDir } from "../helpers/file_tools.ts";
 
 function rootWith(files: Record<string, string | Uint8Array>): string {
@@ -260,4 +262,89 @@ test("the line count stops 64 MB past the page and says it is a lower bound", as
     /\[lines 1–3 of at least [\d,]+ \(counted through the first 6\d MB of 80 MB\)\]/,
   );
   assert.equal(data.nextOffset, 4);
+});
+
+test("a negative offset reads the last lines, numbered as in the file when it is small", async () => {
+  const root = rootWith({ "a.txt": lines(10), "b.txt": "x\ny\nz", "e.txt": "" });
+  const { text, data } = await read(root, { path: "a.txt", offset: -3 });
+  assert.equal(body(text), "     8\tline 8\n     9\tline 9\n    10\tline 10");
+  assert.equal(data.startLine, 8);
+  assert.equal(data.totalLines, 10);
+  assert.equal(data.nextOffset, null);
+  const short = await read(root, { path: "b.txt", offset: -5 });
+  assert.equal(body(short.text), "     1\tx\n     2\ty\n     3\tz");
+  const limited = await read(root, { path: "a.txt", offset: -4, limit: 2 });
+  assert.equal(body(limited.text), "     7\tline 7\n     8\tline 8");
+  assert.equal(limited.data.nextOffset, 9);
+  const empty = await read(root, { path: "e.txt", offset: -5 });
+  assert.equal(empty.result.isError, undefined, empty.text);
+  assert.equal((await read(root, { path: "a.txt", offset: 0 })).result.isError, true);
+});
+
+test("the last lines of a big file are found from its end, numbered from the end", async () => {
+  const root = rootWith({});
+  const big = lines(1_200_000, (n) => `row ${n} ${"x".repeat(40)}`);
+  writeFileSync(join(root, "big.txt"), big);
+  const { text, data } = await read(root, { path: "big.txt", offset: -2 });
+  assert.equal(
+    body(text),
+    `    -2\trow 1199999 ${"x".repeat(40)}\n    -1\trow 1200000 ${"x".repeat(40)}`,
+  );
+  assert.match(
+    text,
+    /\[lines -2 to -1 from the end \(-1 is the last line; the \d+ MB before them were not counted\)\]/,
+  );
+  assert.equal(data.startLine, -2);
+  assert.equal(data.totalLinesExact, false);
+  assert.equal(data.nextOffset, null);
+  // Found from the end: a few blocks read, not the file.
+  const handle = await open(join(root, "big.txt"));
+  const found = await tailStart(handle, {
+    encoding: "utf-8",
+    start: 0,
+    size: big.length,
+    lines: 100,
+  }).finally(() => handle.close());
+  assert.ok(found.bytesRead <= 128 * 1024, `${found.bytesRead} bytes read`);
+  assert.equal(found.linesBefore, undefined);
+  assert.equal(big.slice(found.byte).split("\n").length - 1, 100);
+  const part = await read(root, { path: "big.txt", offset: -100, limit: 10 });
+  assert.equal(part.data.nextOffset, -90);
+  assert.match(part.text, /call read_file with offset -90 to continue/);
+});
+
+test("paths reads several files under headers, sharing one budget; errors stay per file", async () => {
+  const root = rootWith({ "a.txt": "alpha\n", "b.txt": lines(50), "c.txt": lines(200) });
+  const { result, text, data } = await read(root, {
+    paths: ["a.txt", "missing.txt", "b.txt"],
+    offset: -2,
+  });
+  assert.notEqual(result.isError, true);
+  assert.match(text, /^==> a\.txt <==\n {5}1\talpha\n/);
+  assert.equal(
+    result.content[1].text?.startsWith("==> missing.txt <==\n[error: missing.txt does not exist"),
+    true,
+  );
+  assert.match(result.content[2].text!, /^==> b\.txt <==\n {4}49\tline 49\n {4}50\tline 50/);
+  assert.equal((data.files as unknown[]).length, 3);
+  const capped = await read(root, { paths: ["c.txt", "a.txt"], max_chars: 1000 });
+  assert.match(
+    capped.result.content.at(-1)!.text!,
+    /not read, the limits of one call being reached: a\.txt/,
+  );
+  const both = await read(root, { path: "a.txt", paths: ["a.txt"] });
+  assert.match(both.text, /either `path` or `paths`/);
+  const neither = await read(root, {});
+  assert.match(neither.text, /give `path`/);
+});
+
+test("the last lines of UTF-16 text, with CRLF endings and no final line break", async () => {
+  const text = "\uFEFFone\r\ntwo\r\nthree";
+  const le = Buffer.from(text, "utf16le");
+  const be = Buffer.from(le).swap16();
+  const root = rootWith({ "le.txt": le, "be.txt": be });
+  for (const path of ["le.txt", "be.txt"]) {
+    const { text: shown } = await read(root, { path, offset: -2 });
+    assert.equal(body(shown), "     2\ttwo\n     3\tthree", path);
+  }
 });

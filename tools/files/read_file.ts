@@ -1,6 +1,11 @@
 import { Buffer } from "node:buffer";
 import type { FileHandle } from "node:fs/promises";
-import { defineTool, ToolError } from "../../mcp/tool.ts";
+import {
+  type ContentBlock,
+  defineTool,
+  type ToolContext,
+  ToolError,
+} from "../../mcp/tool.ts";
 import { describeEntry } from "../_lib/entries.ts";
 import { encodingName, sniff } from "../_lib/file_sniff.ts";
 import { pathProperty } from "../_lib/path_properties.ts";
@@ -9,21 +14,29 @@ import { MAX_LINE_CHARS, type Page, readPage } from "./_lib/text_page.ts";
 import { bytes, count } from "../_lib/units.ts";
 import { READ_ONLY } from "../_lib/annotations.ts";
 import { whileReading } from "./_lib/file_lock.ts";
+import { tailStart } from "./_lib/tail_lines.ts";
 import { DOCUMENT_SCHEMA, readDocument } from "./_lib/documents.ts";
 
 const DEFAULT_LIMIT = 2_000;
 const DEFAULT_MAX_CHARS = 30_000;
 const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
+const MAX_PATHS = 20;
 
-export default defineTool({
+const readFile = defineTool({
   name: "read_file",
   title: "Read a file",
   description:
     "Reads a text file with line numbers (`cat -n` style: number, tab, line), from line " +
-    "`offset` (1-based, default 1) for `limit` lines (default 2,000), stopping earlier once " +
-    `about ${count(DEFAULT_MAX_CHARS)} characters are shown (\`max_chars\`). Lines over ` +
-    `${count(MAX_LINE_CHARS)} characters are cut with a marker. The result gives the total ` +
-    "line count and the offset to pass to read the next part. UTF-8 and UTF-16 (with a BOM) " +
+    "`offset` (1-based, default 1; negative: the last lines, -50 the last 50) for `limit` " +
+    "lines (default 2,000), stopping earlier once " +
+    `about ${
+      count(DEFAULT_MAX_CHARS)
+    } characters are shown (\`max_chars\`). Lines over ` +
+    `${
+      count(MAX_LINE_CHARS)
+    } characters are cut with a marker. The result gives the total ` +
+    "line count and the offset to pass to read the next part. `paths` reads several files, " +
+    "each under its own header, within the same caps in total. UTF-8 and UTF-16 (with a BOM) " +
     "are decoded; invalid bytes show as U+FFFD and are counted; CRLF line endings are shown " +
     "without the \\r and reported. PNG, JPEG, GIF and WebP images (up to 5 MB) come back as " +
     "images. PDFs, .docx, .xlsx and .ipynb come back as text; offset/limit then count pages, " +
@@ -34,10 +47,17 @@ export default defineTool({
     type: "object",
     properties: {
       path: pathProperty("The file to read"),
+      paths: {
+        type: "array",
+        minItems: 1,
+        maxItems: MAX_PATHS,
+        items: { type: "string", minLength: 1 },
+        description: "Several files instead of `path`.",
+      },
       offset: {
         type: "integer",
-        minimum: 1,
-        description: "The first line to show, 1-based (default 1).",
+        description:
+          "The first line to show, 1-based (default 1); -N: the last N lines.",
       },
       limit: {
         type: "integer",
@@ -47,7 +67,8 @@ export default defineTool({
       sheet: {
         type: "string",
         maxLength: 200,
-        description: "An .xlsx sheet to read; offset and limit then count its rows.",
+        description:
+          "An .xlsx sheet to read; offset and limit then count its rows.",
       },
       max_chars: {
         type: "integer",
@@ -58,7 +79,6 @@ export default defineTool({
         }).`,
       },
     },
-    required: ["path"],
     additionalProperties: false,
   },
   output: {
@@ -70,28 +90,50 @@ export default defineTool({
       encoding: { enum: ["utf-8", "utf-16le", "utf-16be"] },
       bom: { type: "boolean" },
       startLine: { type: "integer" },
-      endLine: { type: "integer", description: "the last line shown (startLine - 1 if none)" },
-      totalLines: { type: "integer", description: "a lower bound unless totalLinesExact" },
+      endLine: {
+        type: "integer",
+        description: "the last line shown (startLine - 1 if none)",
+      },
+      totalLines: {
+        type: "integer",
+        description: "a lower bound unless totalLinesExact",
+      },
       totalLinesExact: { type: "boolean" },
       nextOffset: {
         type: ["integer", "null"],
-        description: "the offset that reads the next part; null at the end of the file",
+        description:
+          "the offset that reads the next part; null at the end of the file",
       },
-      linesCut: { type: "integer", description: `lines cut at ${MAX_LINE_CHARS} characters` },
-      invalidSequences: { type: "integer", description: "invalid byte sequences shown as U+FFFD" },
-      lineEndings: { enum: ["lf", "crlf", "mixed", "none"], description: "of the lines shown" },
+      linesCut: {
+        type: "integer",
+        description: `lines cut at ${MAX_LINE_CHARS} characters`,
+      },
+      invalidSequences: {
+        type: "integer",
+        description: "invalid byte sequences shown as U+FFFD",
+      },
+      lineEndings: {
+        enum: ["lf", "crlf", "mixed", "none"],
+        description: "of the lines shown",
+      },
       mimeType: { type: "string" },
       description: { type: "string", description: "what a binary file holds" },
       document: DOCUMENT_SCHEMA,
+      files: {
+        type: "array",
+        items: { type: "object" },
+        description:
+          "with `paths`: each file's fields as above, or its `path` and `error`",
+      },
     },
-    required: ["path", "kind", "size"],
     additionalProperties: false,
   },
 
   run(args, ctx) {
+    if (args.paths !== undefined) return readSeveral(args, ctx);
     return whileReading(async () => {
       const sandbox = await Sandbox.of(ctx);
-      const { real, exists } = await sandbox.resolve(args.path);
+      const { real, exists } = await sandbox.resolve(onePath(args.path));
       const shown = sandbox.display(real);
       if (!exists) {
         throw new ToolError(
@@ -134,29 +176,57 @@ export default defineTool({
                 bytes(info.size)
               }); read_file shows text and images only. file_info gives its details; bash (xxd, ` +
               "strings, or a tool for the format) can inspect its bytes.",
-            structured: { ...base, kind: "binary" as const, description: sniffed.description },
+            structured: {
+              ...base,
+              kind: "binary" as const,
+              description: sniffed.description,
+            },
           };
         }
-        const from = args.offset ?? 1;
+        if (args.offset === 0) {
+          throw new ToolError("offset 0 names no line: lines start at 1.");
+        }
+        // A negative offset reads blocks backwards from the end to find the last lines.
+        const tail = (args.offset ?? 1) < 0
+          ? await tailStart(handle, {
+            encoding: sniffed.encoding,
+            start: sniffed.bomBytes,
+            size: info.size,
+            lines: -args.offset!,
+            signal: ctx.signal,
+          })
+          : undefined;
+        const fromEnd = tail !== undefined && tail.linesBefore === undefined;
+        const from = tail
+          ? (fromEnd ? args.offset! : tail.linesBefore! + 1)
+          : args.offset ?? 1;
         const page = await readPage(handle, {
           encoding: sniffed.encoding,
           bomBytes: sniffed.bomBytes,
-          from,
+          from: tail ? 1 : from,
+          startByte: tail?.byte,
+          firstNumber: tail ? from : undefined,
           limit: args.limit ?? DEFAULT_LIMIT,
           maxChars: args.max_chars ?? ctx.config.limits.outputChars,
           signal: ctx.signal,
         });
         if (page.lines.length === 0 && page.total > 0) {
           throw new ToolError(
-            `offset ${from} is past the end of ${shown}, which has ${count(page.total)} lines; ` +
+            `offset ${from} is past the end of ${shown}, which has ${
+              count(page.total)
+            } lines; ` +
               `pass an offset from 1 to ${page.total}.`,
           );
         }
         const more = page.last < page.total || !page.totalExact;
         const notes = [
-          ...pageNotes(page, from, info.size),
+          ...(fromEnd
+            ? tailNotes(page, from, info.size)
+            : pageNotes(page, from, info.size)),
           ...(sniffed.encoding !== "utf-8" || sniffed.bomBytes > 0
-            ? [`[encoding: ${encodingName(sniffed.encoding, sniffed.bomBytes)}]`]
+            ? [
+              `[encoding: ${encodingName(sniffed.encoding, sniffed.bomBytes)}]`,
+            ]
             : []),
         ];
         const body = page.lines.length ? page.lines.join("\n") : "(empty file)";
@@ -169,8 +239,8 @@ export default defineTool({
             bom: sniffed.bomBytes > 0,
             startLine: from,
             endLine: page.last,
-            totalLines: page.total,
-            totalLinesExact: page.totalExact,
+            totalLines: fromEnd ? -from : page.total,
+            totalLinesExact: !fromEnd && page.totalExact,
             nextOffset: more ? page.last + 1 : null,
             linesCut: page.linesCut,
             invalidSequences: page.invalid,
@@ -190,13 +260,124 @@ export default defineTool({
   },
 });
 
+export default readFile;
+
+/** The one file a call without `paths` reads. */
+function onePath(path: string | undefined): string {
+  if (path === undefined) {
+    throw new ToolError("give `path` (one file) or `paths` (several).");
+  }
+  return path;
+}
+
+/** Notes for the last lines of a file too big to count before them: numbered from the end. */
+function tailNotes(page: Page, from: number, size: number): string[] {
+  const notes = pageNotes(page, from, size).slice(1);
+  notes.unshift(
+    `[lines ${from} to ${page.last} from the end (-1 is the last line; the ${
+      bytes(size)
+    } before them were not counted)]`,
+  );
+  return notes;
+}
+
+interface Args {
+  path?: string;
+  paths?: string[];
+  limit?: number;
+  max_chars?: number;
+}
+
+/**
+ * Several files in one call, each under a `==> path <==` header (as `head` shows them), within
+ * the caps of one call: lines and characters are shared, images too (5 MB in all). Files the
+ * budget does not reach are named, to be read in another call.
+ */
+async function readSeveral(args: Args, ctx: ToolContext) {
+  if (args.path !== undefined) {
+    throw new ToolError("give either `path` or `paths`, not both.");
+  }
+  let chars = args.max_chars ?? ctx.config.limits.outputChars;
+  let lines = args.limit ?? DEFAULT_LIMIT;
+  let imageBytes = 0;
+  const content: ContentBlock[] = [];
+  const files: Record<string, unknown>[] = [];
+  const paths = args.paths ?? [];
+  let failed = 0;
+  for (const [i, path] of paths.entries()) {
+    if (chars < 200 || lines < 1) {
+      content.push({
+        type: "text",
+        text: `[not read, the limits of one call being reached: ${
+          paths.slice(i).join(", ")
+        }; read them in another call]`,
+      });
+      break;
+    }
+    const header = `==> ${path} <==\n`;
+    let result;
+    try {
+      result = await readFile.run(
+        {
+          ...args,
+          paths: undefined,
+          path,
+          max_chars: Math.max(chars, 1),
+          limit: lines,
+        },
+        ctx,
+      ) as {
+        content: string | ContentBlock[];
+        structured: Record<string, unknown>;
+      };
+    } catch (error) {
+      if (!(error instanceof ToolError)) throw error;
+      failed++;
+      content.push({
+        type: "text",
+        text: `${header}[error: ${error.message}]`,
+      });
+      files.push({ path, error: error.message });
+      continue;
+    }
+    const blocks: ContentBlock[] = typeof result.content === "string"
+      ? [{ type: "text", text: result.content }]
+      : result.content;
+    const data = result.structured;
+    for (const [j, block] of blocks.entries()) {
+      if (block.type === "text") {
+        const text = j === 0 ? header + block.text : block.text;
+        content.push({ type: "text", text });
+        chars -= text.length;
+      } else if (block.type === "image") {
+        imageBytes += data.size as number;
+        if (imageBytes > MAX_IMAGE_BYTES) {
+          content.push({
+            type: "text",
+            text: "[image left out: 5 MB of images per call; read it alone]",
+          });
+        } else content.push(block);
+      } else content.push(block);
+    }
+    if (
+      typeof data.endLine === "number" && typeof data.startLine === "number"
+    ) {
+      lines -= data.endLine - data.startLine + 1;
+    }
+    files.push(data);
+  }
+  return { content, structured: { files }, isError: failed === paths.length };
+}
+
 async function readImage(
   handle: FileHandle,
   image: { path: string; size: number; mimeType: string; description: string },
 ) {
   if (image.size > MAX_IMAGE_BYTES) {
     throw new ToolError(
-      `${image.path} is a ${image.description} of ${bytes(image.size)}, over the ${
+      `${image.path} is a ${image.description} of ${
+        bytes(image.size)
+      }, over the ${
         bytes(MAX_IMAGE_BYTES)
       } read_file returns; make a smaller copy (e.g. with ImageMagick's convert -resize) and read that.`,
     );
@@ -204,7 +385,10 @@ async function readImage(
   const data = Buffer.from(await handle.readFile()).toString("base64");
   return {
     content: [
-      { type: "text" as const, text: `${image.path}: ${image.description}, ${bytes(image.size)}` },
+      {
+        type: "text" as const,
+        text: `${image.path}: ${image.description}, ${bytes(image.size)}`,
+      },
       { type: "image" as const, data, mimeType: image.mimeType },
     ],
     structured: {
@@ -220,19 +404,27 @@ async function readImage(
 function pageNotes(page: Page, from: number, size: number): string[] {
   const total = page.totalExact
     ? count(page.total)
-    : `at least ${count(page.total)} (counted through the first ${bytes(page.bytesCounted)} of ${
-      bytes(size)
-    })`;
+    : `at least ${count(page.total)} (counted through the first ${
+      bytes(page.bytesCounted)
+    } of ${bytes(size)})`;
   const notes = [
-    page.lines.length ? `[lines ${count(from)}–${count(page.last)} of ${total}]` : `[0 lines]`,
+    page.lines.length
+      ? `[lines ${count(from)}–${count(page.last)} of ${total}]`
+      : `[0 lines]`,
   ];
   if (page.last < page.total || !page.totalExact) {
-    const why = page.stoppedForSize ? " (this part stopped at the character limit)" : "";
-    notes.push(`[more: call read_file with offset ${page.last + 1} to continue${why}]`);
+    const why = page.stoppedForSize
+      ? " (this part stopped at the character limit)"
+      : "";
+    notes.push(
+      `[more: call read_file with offset ${page.last + 1} to continue${why}]`,
+    );
   }
   if (page.linesCut) {
     notes.push(
-      `[${count(page.linesCut)} line${page.linesCut === 1 ? " was" : "s were"} cut at ${
+      `[${count(page.linesCut)} line${
+        page.linesCut === 1 ? " was" : "s were"
+      } cut at ${
         count(MAX_LINE_CHARS)
       } characters; bash (e.g. cut -c or fold) can show ${
         page.linesCut === 1 ? "it" : "them"
@@ -240,7 +432,9 @@ function pageNotes(page: Page, from: number, size: number): string[] {
     );
   }
   if (page.invalid) {
-    notes.push(`[${count(page.invalid)} invalid byte sequences shown as \uFFFD]`);
+    notes.push(
+      `[${count(page.invalid)} invalid byte sequences shown as \uFFFD]`,
+    );
   }
   if (page.crlfLines) {
     notes.push(

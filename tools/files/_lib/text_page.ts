@@ -17,6 +17,10 @@ export interface PageRequest {
   bomBytes: number;
   /** First line, 1-based. */
   from: number;
+  /** Where to start reading instead of the text's start (a line's first byte: a tail). */
+  startByte?: number;
+  /** The number the line at `startByte` gets (default 1; negative counts from the end). */
+  firstNumber?: number;
   /** Lines at most. */
   limit: number;
   /** Characters of numbered lines at most; at least one line is always shown. */
@@ -45,9 +49,10 @@ export interface Page {
 }
 
 export async function readPage(handle: FileHandle, request: PageRequest): Promise<Page> {
+  const shift = (request.firstNumber ?? 1) - 1;
   const page: Page = {
     lines: [],
-    last: request.from - 1,
+    last: request.from - 1 + shift,
     total: 0,
     totalExact: true,
     bytesCounted: 0,
@@ -60,7 +65,7 @@ export async function readPage(handle: FileHandle, request: PageRequest): Promis
   let chars = 0;
   const scan = await scanLines(handle, {
     encoding: request.encoding,
-    start: request.bomBytes,
+    start: request.startByte ?? request.bomBytes,
     from: request.from,
     keepBytes: KEEP_BYTES,
     countBudget: LINE_COUNT_BUDGET_BYTES,
@@ -73,21 +78,21 @@ export async function readPage(handle: FileHandle, request: PageRequest): Promis
           `it is ${bytes(line.length)} long]`;
         page.linesCut++;
       }
-      const numbered = `${String(line.number).padStart(6)}\t${text}`;
+      const numbered = `${String(line.number + shift).padStart(6)}\t${text}`;
       if (page.lines.length > 0 && chars + numbered.length + 1 > request.maxChars) {
         page.stoppedForSize = true;
         return false;
       }
       page.lines.push(numbered);
       chars += numbered.length + 1;
-      page.last = line.number;
+      page.last = line.number + shift;
       page.invalid += decoded.invalid;
       if (line.ending === "crlf") page.crlfLines++;
       if (line.ending === "lf") page.lfLines++;
       return page.lines.length < request.limit;
     },
   });
-  page.total = scan.lines;
+  page.total = scan.lines + shift;
   page.totalExact = scan.complete;
   page.bytesCounted = scan.bytesScanned;
   return page;
