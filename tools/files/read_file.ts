@@ -1,11 +1,6 @@
 import { Buffer } from "node:buffer";
 import type { FileHandle } from "node:fs/promises";
-import {
-  type ContentBlock,
-  defineTool,
-  type ToolContext,
-  ToolError,
-} from "../../mcp/tool.ts";
+import { type ContentBlock, defineTool, type ToolContext, ToolError } from "../../mcp/tool.ts";
 import { describeEntry } from "../_lib/entries.ts";
 import { encodingName, sniff } from "../_lib/file_sniff.ts";
 import { pathProperty } from "../_lib/path_properties.ts";
@@ -29,12 +24,8 @@ const readFile = defineTool({
     "Reads a text file with line numbers (`cat -n` style: number, tab, line), from line " +
     "`offset` (1-based, default 1; negative: the last lines, -50 the last 50) for `limit` " +
     "lines (default 2,000), stopping earlier once " +
-    `about ${
-      count(DEFAULT_MAX_CHARS)
-    } characters are shown (\`max_chars\`). Lines over ` +
-    `${
-      count(MAX_LINE_CHARS)
-    } characters are cut with a marker. The result gives the total ` +
+    `about ${count(DEFAULT_MAX_CHARS)} characters are shown (\`max_chars\`). Lines over ` +
+    `${count(MAX_LINE_CHARS)} characters are cut with a marker. The result gives the total ` +
     "line count and the offset to pass to read the next part. `paths` reads several files, " +
     "each under its own header, within the same caps in total. UTF-8 and UTF-16 (with a BOM) " +
     "are decoded; invalid bytes show as U+FFFD and are counted; CRLF line endings are shown " +
@@ -56,8 +47,7 @@ const readFile = defineTool({
       },
       offset: {
         type: "integer",
-        description:
-          "The first line to show, 1-based (default 1); -N: the last N lines.",
+        description: "The first line to show, 1-based (default 1); -N: the last N lines.",
       },
       limit: {
         type: "integer",
@@ -67,8 +57,7 @@ const readFile = defineTool({
       sheet: {
         type: "string",
         maxLength: 200,
-        description:
-          "An .xlsx sheet to read; offset and limit then count its rows.",
+        description: "An .xlsx sheet to read; offset and limit then count its rows.",
       },
       max_chars: {
         type: "integer",
@@ -101,8 +90,7 @@ const readFile = defineTool({
       totalLinesExact: { type: "boolean" },
       nextOffset: {
         type: ["integer", "null"],
-        description:
-          "the offset that reads the next part; null at the end of the file",
+        description: "the offset that reads the next part; null at the end of the file",
       },
       linesCut: {
         type: "integer",
@@ -122,8 +110,7 @@ const readFile = defineTool({
       files: {
         type: "array",
         items: { type: "object" },
-        description:
-          "with `paths`: each file's fields as above, or its `path` and `error`",
+        description: "with `paths`: each file's fields as above, or its `path` and `error`",
       },
     },
     additionalProperties: false,
@@ -197,9 +184,7 @@ const readFile = defineTool({
           })
           : undefined;
         const fromEnd = tail !== undefined && tail.linesBefore === undefined;
-        const from = tail
-          ? (fromEnd ? args.offset! : tail.linesBefore! + 1)
-          : args.offset ?? 1;
+        const from = tail ? (fromEnd ? args.offset! : tail.linesBefore! + 1) : args.offset ?? 1;
         const page = await readPage(handle, {
           encoding: sniffed.encoding,
           bomBytes: sniffed.bomBytes,
@@ -212,17 +197,13 @@ const readFile = defineTool({
         });
         if (page.lines.length === 0 && page.total > 0) {
           throw new ToolError(
-            `offset ${from} is past the end of ${shown}, which has ${
-              count(page.total)
-            } lines; ` +
+            `offset ${from} is past the end of ${shown}, which has ${count(page.total)} lines; ` +
               `pass an offset from 1 to ${page.total}.`,
           );
         }
         const more = page.last < page.total || !page.totalExact;
         const notes = [
-          ...(fromEnd
-            ? tailNotes(page, from, info.size)
-            : pageNotes(page, from, info.size)),
+          ...(fromEnd ? tailNotes(page, from, info.size) : pageNotes(page, from, info.size)),
           ...(sniffed.encoding !== "utf-8" || sniffed.bomBytes > 0
             ? [
               `[encoding: ${encodingName(sniffed.encoding, sniffed.bomBytes)}]`,
@@ -375,9 +356,7 @@ async function readImage(
 ) {
   if (image.size > MAX_IMAGE_BYTES) {
     throw new ToolError(
-      `${image.path} is a ${image.description} of ${
-        bytes(image.size)
-      }, over the ${
+      `${image.path} is a ${image.description} of ${bytes(image.size)}, over the ${
         bytes(MAX_IMAGE_BYTES)
       } read_file returns; make a smaller copy (e.g. with ImageMagick's convert -resize) and read that.`,
     );
@@ -404,27 +383,21 @@ async function readImage(
 function pageNotes(page: Page, from: number, size: number): string[] {
   const total = page.totalExact
     ? count(page.total)
-    : `at least ${count(page.total)} (counted through the first ${
-      bytes(page.bytesCounted)
-    } of ${bytes(size)})`;
+    : `at least ${count(page.total)} (counted through the first ${bytes(page.bytesCounted)} of ${
+      bytes(size)
+    })`;
   const notes = [
-    page.lines.length
-      ? `[lines ${count(from)}–${count(page.last)} of ${total}]`
-      : `[0 lines]`,
+    page.lines.length ? `[lines ${count(from)}–${count(page.last)} of ${total}]` : `[0 lines]`,
   ];
   if (page.last < page.total || !page.totalExact) {
-    const why = page.stoppedForSize
-      ? " (this part stopped at the character limit)"
-      : "";
+    const why = page.stoppedForSize ? " (this part stopped at the character limit)" : "";
     notes.push(
       `[more: call read_file with offset ${page.last + 1} to continue${why}]`,
     );
   }
   if (page.linesCut) {
     notes.push(
-      `[${count(page.linesCut)} line${
-        page.linesCut === 1 ? " was" : "s were"
-      } cut at ${
+      `[${count(page.linesCut)} line${page.linesCut === 1 ? " was" : "s were"} cut at ${
         count(MAX_LINE_CHARS)
       } characters; bash (e.g. cut -c or fold) can show ${
         page.linesCut === 1 ? "it" : "them"
