@@ -79,31 +79,16 @@ const readFile = defineTool({
       encoding: { enum: ["utf-8", "utf-16le", "utf-16be"] },
       bom: { type: "boolean" },
       startLine: { type: "integer" },
-      endLine: {
-        type: "integer",
-        description: "the last line shown (startLine - 1 if none)",
-      },
-      totalLines: {
-        type: "integer",
-        description: "a lower bound unless totalLinesExact",
-      },
+      endLine: { type: "integer", description: "the last line shown (startLine - 1 if none)" },
+      totalLines: { type: "integer", description: "a lower bound unless totalLinesExact" },
       totalLinesExact: { type: "boolean" },
       nextOffset: {
         type: ["integer", "null"],
         description: "the offset that reads the next part; null at the end of the file",
       },
-      linesCut: {
-        type: "integer",
-        description: `lines cut at ${MAX_LINE_CHARS} characters`,
-      },
-      invalidSequences: {
-        type: "integer",
-        description: "invalid byte sequences shown as U+FFFD",
-      },
-      lineEndings: {
-        enum: ["lf", "crlf", "mixed", "none"],
-        description: "of the lines shown",
-      },
+      linesCut: { type: "integer", description: `lines cut at ${MAX_LINE_CHARS} characters` },
+      invalidSequences: { type: "integer", description: "invalid byte sequences shown as U+FFFD" },
+      lineEndings: { enum: ["lf", "crlf", "mixed", "none"], description: "of the lines shown" },
       mimeType: { type: "string" },
       description: { type: "string", description: "what a binary file holds" },
       document: DOCUMENT_SCHEMA,
@@ -163,16 +148,10 @@ const readFile = defineTool({
                 bytes(info.size)
               }); read_file shows text and images only. file_info gives its details; bash (xxd, ` +
               "strings, or a tool for the format) can inspect its bytes.",
-            structured: {
-              ...base,
-              kind: "binary" as const,
-              description: sniffed.description,
-            },
+            structured: { ...base, kind: "binary" as const, description: sniffed.description },
           };
         }
-        if (args.offset === 0) {
-          throw new ToolError("offset 0 names no line: lines start at 1.");
-        }
+        if (args.offset === 0) throw new ToolError("offset 0 names no line: lines start at 1.");
         // A negative offset reads blocks backwards from the end to find the last lines.
         const tail = (args.offset ?? 1) < 0
           ? await tailStart(handle, {
@@ -205,9 +184,7 @@ const readFile = defineTool({
         const notes = [
           ...(fromEnd ? tailNotes(page, from, info.size) : pageNotes(page, from, info.size)),
           ...(sniffed.encoding !== "utf-8" || sniffed.bomBytes > 0
-            ? [
-              `[encoding: ${encodingName(sniffed.encoding, sniffed.bomBytes)}]`,
-            ]
+            ? [`[encoding: ${encodingName(sniffed.encoding, sniffed.bomBytes)}]`]
             : []),
         ];
         const body = page.lines.length ? page.lines.join("\n") : "(empty file)";
@@ -245,9 +222,7 @@ export default readFile;
 
 /** The one file a call without `paths` reads. */
 function onePath(path: string | undefined): string {
-  if (path === undefined) {
-    throw new ToolError("give `path` (one file) or `paths` (several).");
-  }
+  if (path === undefined) throw new ToolError("give `path` (one file) or `paths` (several).");
   return path;
 }
 
@@ -275,9 +250,7 @@ interface Args {
  * budget does not reach are named, to be read in another call.
  */
 async function readSeveral(args: Args, ctx: ToolContext) {
-  if (args.path !== undefined) {
-    throw new ToolError("give either `path` or `paths`, not both.");
-  }
+  if (args.path !== undefined) throw new ToolError("give either `path` or `paths`, not both.");
   let chars = args.max_chars ?? ctx.config.limits.outputChars;
   let lines = args.limit ?? DEFAULT_LIMIT;
   let imageBytes = 0;
@@ -299,25 +272,13 @@ async function readSeveral(args: Args, ctx: ToolContext) {
     let result;
     try {
       result = await readFile.run(
-        {
-          ...args,
-          paths: undefined,
-          path,
-          max_chars: Math.max(chars, 1),
-          limit: lines,
-        },
+        { ...args, paths: undefined, path, max_chars: Math.max(chars, 1), limit: lines },
         ctx,
-      ) as {
-        content: string | ContentBlock[];
-        structured: Record<string, unknown>;
-      };
+      ) as { content: string | ContentBlock[]; structured: Record<string, unknown> };
     } catch (error) {
       if (!(error instanceof ToolError)) throw error;
       failed++;
-      content.push({
-        type: "text",
-        text: `${header}[error: ${error.message}]`,
-      });
+      content.push({ type: "text", text: `${header}[error: ${error.message}]` });
       files.push({ path, error: error.message });
       continue;
     }
@@ -340,9 +301,7 @@ async function readSeveral(args: Args, ctx: ToolContext) {
         } else content.push(block);
       } else content.push(block);
     }
-    if (
-      typeof data.endLine === "number" && typeof data.startLine === "number"
-    ) {
+    if (typeof data.endLine === "number" && typeof data.startLine === "number") {
       lines -= data.endLine - data.startLine + 1;
     }
     files.push(data);
@@ -364,10 +323,7 @@ async function readImage(
   const data = Buffer.from(await handle.readFile()).toString("base64");
   return {
     content: [
-      {
-        type: "text" as const,
-        text: `${image.path}: ${image.description}, ${bytes(image.size)}`,
-      },
+      { type: "text" as const, text: `${image.path}: ${image.description}, ${bytes(image.size)}` },
       { type: "image" as const, data, mimeType: image.mimeType },
     ],
     structured: {
@@ -391,9 +347,7 @@ function pageNotes(page: Page, from: number, size: number): string[] {
   ];
   if (page.last < page.total || !page.totalExact) {
     const why = page.stoppedForSize ? " (this part stopped at the character limit)" : "";
-    notes.push(
-      `[more: call read_file with offset ${page.last + 1} to continue${why}]`,
-    );
+    notes.push(`[more: call read_file with offset ${page.last + 1} to continue${why}]`);
   }
   if (page.linesCut) {
     notes.push(
@@ -405,9 +359,7 @@ function pageNotes(page: Page, from: number, size: number): string[] {
     );
   }
   if (page.invalid) {
-    notes.push(
-      `[${count(page.invalid)} invalid byte sequences shown as \uFFFD]`,
-    );
+    notes.push(`[${count(page.invalid)} invalid byte sequences shown as \uFFFD]`);
   }
   if (page.crlfLines) {
     notes.push(
