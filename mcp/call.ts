@@ -7,6 +7,8 @@ import type { JsonRpcNotification, Params, RequestId } from "./jsonrpc.ts";
 import { atLeast, describeLogData, type Logger, type LogLevel } from "./log.ts";
 import type { Scope } from "./eras.ts";
 import { Questions } from "./questions.ts";
+import type { Task } from "./tasks/store.ts";
+import { META_RELATED_TASK } from "./tasks/methods.ts";
 import type {
   AskOptions,
   ClientRoot,
@@ -20,8 +22,8 @@ import type {
 /** What a call needs from the server around it. */
 export interface CallEnvironment {
   logger: Logger;
-  /** `related` is the id of the request the message belongs to. */
-  send(message: JsonRpcNotification, related: RequestId): unknown;
+  /** `related` is the id of the request the message belongs to, if any. */
+  send(message: JsonRpcNotification, related?: RequestId): unknown;
   /** The directories the user allows, for a request of this scope. */
   roots(scope: Scope, related: RequestId): Promise<string[]>;
   /** Sends a request to a legacy client and waits for its result. */
@@ -30,7 +32,7 @@ export interface CallEnvironment {
     params: Params,
     timeoutMs: number,
     signal: AbortSignal,
-    related: RequestId,
+    related?: RequestId,
   ): Promise<Record<string, unknown>>;
 }
 
@@ -40,6 +42,12 @@ export class Call {
   reason?: AbortReason;
   /** Set once the reply is decided: later progress and log messages are dropped. */
   finished = false;
+  /**
+   * The task the call became (tasks/start.ts): its work goes on after the reply. A 2025-11-25
+   * task keeps sending progress and log messages, marked with the task; a 2026-07-28 one sends
+   * none, and its questions wait in the task for tasks/update.
+   */
+  task?: Task;
   /** Names the source of progress and log messages (the tool, for tools/call). */
   label: string;
   #lastProgress = -Infinity;
@@ -87,14 +95,34 @@ export class Call {
     return new ToolCallContext(this, program);
   }
 
+  /** Whether progress and log messages may still reach the client. */
+  get #audible(): boolean {
+    if (this.task) return this.era === "legacy" && !this.task.terminal;
+    return !this.finished;
+  }
+
+  /** Where messages of this call go: its request, or the tasks/result waiting for its task. */
+  get #related(): RequestId | undefined {
+    return this.task ? this.task.relatedRequest : this.id;
+  }
+
+  /** Marks a message's params with the call's task, as 2025-11-25 asks. */
+  #withTask(params: Params): Params {
+    if (!this.task) return params;
+    return { ...params, _meta: { [META_RELATED_TASK]: { taskId: this.task.id } } };
+  }
+
   progress(done: number, total?: number, message?: string): void {
-    if (this.progressToken === undefined || this.finished || this.reason) return;
+    if (this.progressToken === undefined || !this.#audible || this.reason) return;
     if (!(done > this.#lastProgress)) return;
     this.#lastProgress = done;
     const params: Params = { progressToken: this.progressToken, progress: done };
     if (total !== undefined) params.total = total;
     if (message !== undefined) params.message = message;
-    this.#out.send({ jsonrpc: "2.0", method: "notifications/progress", params }, this.id);
+    this.#out.send(
+      { jsonrpc: "2.0", method: "notifications/progress", params: this.#withTask(params) },
+      this.#related,
+    );
   }
 
   roots(): Promise<string[]> {
@@ -108,8 +136,15 @@ export class Call {
       version: this.version,
       clientCapabilities: this.scope.clientCapabilities,
       signal: this.signal,
-      ask: (method, params, timeoutMs) =>
-        this.#out.ask(method, params, timeoutMs, this.signal, this.id),
+      ask: (method, params, timeoutMs) => {
+        const task = this.task;
+        if (!task) return this.#out.ask(method, params, timeoutMs, this.signal, this.id);
+        return task.asking(() =>
+          this.#out.ask(method, this.#withTask(params), timeoutMs, this.signal, task.relatedRequest)
+        );
+      },
+      park: (requests) =>
+        this.task && this.era === "modern" ? this.task.park(requests, this.signal) : undefined,
     });
     return this.#questions;
   }
@@ -135,13 +170,13 @@ export class Call {
     this.#out.logger.log(level, `${this.label}: ${describeLogData(data)}`);
     const threshold = this.scope.logLevel;
     const min = typeof threshold === "function" ? threshold() : threshold;
-    if (min === null || this.finished || this.reason === "cancelled") return;
+    if (min === null || !this.#audible || this.reason === "cancelled") return;
     if (!atLeast(level, min)) return;
     this.#out.send({
       jsonrpc: "2.0",
       method: "notifications/message",
-      params: { level, logger: this.label, data },
-    }, this.id);
+      params: this.#withTask({ level, logger: this.label, data }),
+    }, this.#related);
   }
 }
 

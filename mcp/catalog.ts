@@ -14,6 +14,8 @@ import type { ContentBlock, ProgramContext, Tool, ToolHooks, ToolReturn } from "
 import { MissingClientCapability, ToolError } from "./tool.ts";
 import { missingCapability } from "./handler_errors.ts";
 import { features } from "./versions.ts";
+import { runAsTask, taskPlan } from "./tasks/start.ts";
+import type { TaskStore } from "./tasks/store.ts";
 
 interface CatalogOptions {
   program: ProgramContext;
@@ -117,7 +119,8 @@ export class ToolCatalog {
     return result;
   }
 
-  async call(params: Params, call: Call): Promise<Record<string, unknown>> {
+  /** `tasks` is where the call's task goes, should it become one (tasks/start.ts). */
+  async call(params: Params, call: Call, tasks?: TaskStore): Promise<Record<string, unknown>> {
     if (!this.#ready) await this.#prepare(call);
     const name = params.name;
     if (typeof name !== "string") {
@@ -139,6 +142,19 @@ export class ToolCatalog {
         "Invalid params: tools/call params.arguments must be an object",
       );
     }
+    const plan = tasks ? taskPlan(tool.taskSupport, name, params, call) : null;
+    if (!plan || !tasks) return this.#run(tool, args, params, call);
+    return runAsTask(tasks, call, plan, () => this.#run(tool, args, params, call), this.logger);
+  }
+
+  /** Checks the arguments, runs the tool and shapes its result. */
+  async #run(
+    tool: Tool,
+    args: Record<string, unknown>,
+    params: Params,
+    call: Call,
+  ): Promise<Record<string, unknown>> {
+    const name = tool.name;
     const check = (this.#validators.ready(tool.input) ?? await this.#validators.get(tool.input))(
       args,
     );
@@ -154,7 +170,10 @@ export class ToolCatalog {
     // A retry's answers count only for the call they were asked in (same tool, same arguments).
     // Hashing the arguments is left to the calls that ask or answer: most do neither.
     const digest = () => callDigest("tools/call", name, args);
-    if (call.era === "modern" && params.requestState !== undefined) {
+    if (
+      call.era === "modern" &&
+      (params.requestState !== undefined || params.inputResponses !== undefined)
+    ) {
       call.questions.answers = answersOf(params, digest());
     }
     let result: ToolResult;
@@ -231,6 +250,10 @@ export class ToolCatalog {
           d.annotations = tool.title && !structured
             ? { title: tool.title, ...tool.annotations }
             : tool.annotations;
+        }
+        // 2026-07-28 has no execution field: there the server decides (tasks/start.ts).
+        if (call.era === "legacy" && features.tasks(call.version) && tool.taskSupport) {
+          d.execution = { taskSupport: tool.taskSupport };
         }
         return d;
       });

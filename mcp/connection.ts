@@ -31,6 +31,8 @@ import { Roots } from "./roots.ts";
 import type { Outbox } from "./outbox.ts";
 import { type Connection, handlerFor, McpService, type ServiceOptions } from "./service.ts";
 import { Subscriptions } from "./subscriptions.ts";
+import { describeTask } from "./tasks/methods.ts";
+import { TaskStore } from "./tasks/store.ts";
 import { type Era, META_SERVER_INFO } from "./versions.ts";
 
 export interface ConnectionOptions extends ServiceOptions, Outbox {
@@ -62,6 +64,7 @@ export class McpConnection implements Connection {
   readonly #roots: Roots;
   readonly #subscriptions: Subscriptions;
   readonly #environment: CallEnvironment;
+  #tasks?: TaskStore;
 
   constructor(options: ConnectionOptions) {
     this.#options = options;
@@ -146,6 +149,7 @@ export class McpConnection implements Connection {
   async shutdown(ms: number): Promise<void> {
     this.#closing = true;
     for (const call of this.#calls.values()) call.abort("shutdown");
+    this.#tasks?.close();
     await this.settled(ms);
     this.#answerStragglers();
     this.close();
@@ -404,6 +408,21 @@ export class McpConnection implements Connection {
 
   listen(params: Params, call: Call): Promise<Record<string, unknown>> {
     return this.#subscriptions.listen(params, call);
+  }
+
+  /**
+   * The tasks of this connection's legacy session, made on first use; each change of status is
+   * told to the client (notifications/tasks/status), on no request's stream.
+   */
+  get tasks(): TaskStore {
+    this.#tasks ??= new TaskStore(undefined, (task) => {
+      this.#options.send({
+        jsonrpc: "2.0",
+        method: "notifications/tasks/status",
+        params: describeTask(task),
+      });
+    });
+    return this.#tasks;
   }
 
   /** Stops this connection's watches (the connection itself ends with its transport). */

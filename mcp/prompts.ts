@@ -119,7 +119,10 @@ export class PromptCatalog {
     call.label = prompt.name;
     const args = checkArguments(prompt, params.arguments);
     const digest = () => callDigest("prompts/get", prompt.name, args);
-    if (call.era === "modern" && params.requestState !== undefined) {
+    if (
+      call.era === "modern" &&
+      (params.requestState !== undefined || params.inputResponses !== undefined)
+    ) {
       call.questions.answers = answersOf(params, digest());
     }
     let value;

@@ -28,6 +28,11 @@ export interface Asker {
   signal: AbortSignal;
   /** Sends a request to a legacy client and waits for its result. */
   ask(method: string, params: Params, timeoutMs: number): Promise<Record<string, unknown>>;
+  /**
+   * A 2026-07-28 call that became a task puts its questions in the task and waits for the
+   * answers (tasks/update) instead of ending input_required; undefined for any other call.
+   */
+  park?(requests: Record<string, InputRequest>): Promise<Record<string, unknown>> | undefined;
 }
 
 export type Answer = ElicitResult | SampleResult | ClientRoot[];
@@ -82,7 +87,13 @@ export class Questions {
       if (answer.ok) answers[key] = answer.value;
       else missing[key] = answer.ask;
     }
-    if (Object.keys(missing).length > 0) throw new InputRequired(missing);
+    if (Object.keys(missing).length > 0) {
+      const parked = this.asker.park?.(missing);
+      if (!parked) throw new InputRequired(missing);
+      for (const [key, answer] of Object.entries(await parked)) this.answers.set(key, answer);
+      // Checked as a retry's answers are: one that does not fit is asked again.
+      return this.ask(questions);
+    }
     return answers;
   }
 

@@ -90,17 +90,21 @@ export function fitsMethod(method: InputMethod, answer: unknown): boolean {
 
 /**
  * The answers a retry brings: those of earlier rounds (from the signed state) and the new ones
- * to the questions just asked. Answers without a state, to questions not asked, or of the wrong
- * shape are left out, and those questions are asked again.
+ * to the questions just asked. Answers to questions not asked, or of the wrong shape, are left
+ * out, and those questions are asked again. A first request (no state) may offer answers ahead
+ * of the questions: they count only where a question of that key and kind comes, checked as any
+ * answer is (the client would be the one asked anyway); keys nothing asks are ignored.
  */
 export function answersOf(params: Params, call: string): Map<string, unknown> {
-  if (params.requestState === undefined) return new Map();
-  const state = verifiedState(params.requestState, call);
-  const answers = new Map(Object.entries(state.answers));
   if (params.inputResponses !== undefined && !isPlainObject(params.inputResponses)) {
     throw new RpcError(INVALID_PARAMS, "Invalid params: inputResponses must be an object");
   }
   const responses = (params.inputResponses ?? {}) as Record<string, unknown>;
+  if (params.requestState === undefined) {
+    return new Map(Object.entries(responses).filter(([, answer]) => isPlainObject(answer)));
+  }
+  const state = verifiedState(params.requestState, call);
+  const answers = new Map(Object.entries(state.answers));
   for (const [key, method] of Object.entries(state.asked)) {
     const answer = responses[key];
     if (answers.has(key) || !fitsMethod(method, answer)) continue;

@@ -22,6 +22,15 @@ import { ResourceCatalog } from "./resources.ts";
 import type { ProgramContext, Tool, ToolHooks, ToolState } from "./tool.ts";
 import { combineHooks } from "./tool_hooks.ts";
 import {
+  cancelTask,
+  getTask,
+  listTasks,
+  taskResult,
+  TASKS_EXTENSION,
+  updateTask,
+} from "./tasks/methods.ts";
+import { TaskStore } from "./tasks/store.ts";
+import {
   type Era,
   features,
   META_CLIENT_CAPABILITIES,
@@ -78,6 +87,8 @@ export interface Connection {
   subscribe(params: Params, call: Call): Record<string, unknown>;
   unsubscribe(params: Params, call: Call): Record<string, unknown>;
   listen(params: Params, call: Call): Promise<Record<string, unknown>>;
+  /** The tasks of this connection's legacy session (2026-07-28 tasks are the service's). */
+  readonly tasks: TaskStore;
 }
 
 export type Handler = (
@@ -101,6 +112,11 @@ export class McpService implements ChangeSources {
   readonly resources?: ResourceCatalog;
   readonly prompts?: PromptCatalog;
   readonly methods: Map<string, Method>;
+  /**
+   * The tasks of 2026-07-28 requests, which have no session: the process holds them, each
+   * found by its unguessable id. Undefined when no tool may run as a task.
+   */
+  readonly tasks?: TaskStore;
   /** What every tool, resource and prompt is given besides its call. */
   readonly program: ProgramContext;
   /**
@@ -143,6 +159,9 @@ export class McpService implements ChangeSources {
     if (options.prompts?.length) {
       this.prompts = new PromptCatalog(options.prompts, options.logger, { program, pageSize });
     }
+    if (options.tools.some((tool) => tool.taskSupport && tool.taskSupport !== "forbidden")) {
+      this.tasks = new TaskStore();
+    }
     this.methods = this.#methodTable();
   }
 
@@ -154,8 +173,32 @@ export class McpService implements ChangeSources {
       ["logging/setLevel", { run: (p, _c, conn) => conn.setLevel(p), eras: LEGACY }],
       ["server/discover", { run: () => this.discover(), eras: MODERN }],
       ["tools/list", { run: (p, c) => catalog.list(p, c), eras: BOTH }],
-      ["tools/call", { run: (p, c) => catalog.call(p, c), eras: BOTH }],
+      ["tools/call", {
+        run: (p, c, conn) => catalog.call(p, c, this.#tasksOf(c, conn)),
+        eras: BOTH,
+      }],
     ]);
+    if (this.tasks) {
+      const pageSize = this.options.pageSize ?? 100;
+      const store = (c: Call, conn: Connection) => this.#tasksOf(c, conn)!;
+      methods.set("tasks/get", { run: (p, c, conn) => getTask(p, c, store(c, conn)), eras: BOTH });
+      methods.set("tasks/cancel", {
+        run: (p, c, conn) => cancelTask(p, c, store(c, conn)),
+        eras: BOTH,
+      });
+      methods.set("tasks/result", {
+        run: (p, c, conn) => taskResult(p, c, store(c, conn)),
+        eras: LEGACY,
+      });
+      methods.set("tasks/list", {
+        run: (p, c, conn) => listTasks(p, c, store(c, conn), pageSize),
+        eras: LEGACY,
+      });
+      methods.set("tasks/update", {
+        run: (p, c, conn) => updateTask(p, c, store(c, conn)),
+        eras: MODERN,
+      });
+    }
     // Only what is offered is answered: the rest stays "method not found", as capabilities say.
     const res = this.resources;
     if (res) {
@@ -194,6 +237,12 @@ export class McpService implements ChangeSources {
     return methods;
   }
 
+  /** Where a call's tasks live: the process's for 2026-07-28, else its connection's. */
+  #tasksOf(call: Call, connection: Connection): TaskStore | undefined {
+    if (!this.tasks) return undefined;
+    return call.era === "modern" ? this.tasks : connection.tasks;
+  }
+
   watchFor(uri: string): Watch | null | undefined {
     return this.resources?.watchFor(uri);
   }
@@ -226,6 +275,12 @@ export class McpService implements ChangeSources {
     const completes = this.methods.has("completion/complete");
     if (completes && (version === null || features.completionsCapability(version))) {
       capabilities.completions = {};
+    }
+    if (this.tasks) {
+      if (version === null) capabilities.extensions = { [TASKS_EXTENSION]: {} };
+      else if (features.tasks(version)) {
+        capabilities.tasks = { list: {}, cancel: {}, requests: { tools: { call: {} } } };
+      }
     }
     return capabilities;
   }

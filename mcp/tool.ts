@@ -142,6 +142,13 @@ export class MissingClientCapability extends Error {
 type InputSchema = JsonSchema & { readonly type: "object" };
 
 /**
+ * Whether a call of the tool may run as a task (docs/protocol.md#tasks): "optional" for work
+ * that can take long (commands, the web, searches), "required" for a tool that only runs as one;
+ * absent ("forbidden") where a handle makes no sense (quick edits, tools that return at once).
+ */
+export type TaskSupport = "forbidden" | "optional" | "required";
+
+/**
  * Work that every tool call passes through: plan mode's refusals, reminders attached to
  * results. A tool module declares it with defineToolHook() beside its tool.
  */
@@ -161,6 +168,8 @@ export interface ToolSpec<I extends InputSchema, O extends JsonSchema | undefine
   input: I;
   /** When present, every successful result carries `structured` matching this schema. */
   output?: O;
+  /** Whether a call may run as a task; absent means never. */
+  taskSupport?: TaskSupport;
   run(
     args: FromSchema<I>,
     ctx: ToolContext,
@@ -185,6 +194,7 @@ export interface Tool {
   annotations?: ToolAnnotations;
   input: InputSchema;
   output?: JsonSchema;
+  taskSupport?: TaskSupport;
   run(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolReturn<unknown>>;
   prepare?(env: PrepareEnvironment): Promise<{ description?: string; input?: InputSchema }>;
 }

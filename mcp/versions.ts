@@ -43,4 +43,6 @@ export const features = {
   completionsCapability: (version: string) => version >= "2025-03-26",
   /** Servers could first ask the user questions (elicitation) in 2025-06-18. */
   elicitation: (version: string) => version >= "2025-06-18",
+  /** Tasks (`tasks/*`, `execution.taskSupport`, `params.task`) arrived in 2025-11-25. */
+  tasks: (version: string) => version >= "2025-11-25",
 };

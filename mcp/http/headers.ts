@@ -15,10 +15,14 @@ import { META_PROTOCOL_VERSION, SUPPORTED_VERSIONS } from "../versions.ts";
 export const HEADER_MISMATCH = -32020;
 
 /** Methods whose target travels in Mcp-Name, and where it sits in params. */
-const NAMED: Record<string, "name" | "uri"> = {
+const NAMED: Record<string, "name" | "uri" | "taskId"> = {
   "tools/call": "name",
   "prompts/get": "name",
   "resources/read": "uri",
+  // The tasks extension routes a task's requests to the server holding it.
+  "tasks/get": "taskId",
+  "tasks/update": "taskId",
+  "tasks/cancel": "taskId",
 };
 
 const mismatch = (message: string) => new RpcError(HEADER_MISMATCH, `Header mismatch: ${message}`);

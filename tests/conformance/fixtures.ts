@@ -665,6 +665,118 @@ const dynamicPrompts = definePrompts({
   },
 });
 
+// ---------------------------------------------------------------------------------------------
+// Tools: tasks (the tasks-* scenarios of the io.modelcontextprotocol/tasks extension)
+// ---------------------------------------------------------------------------------------------
+
+/** Waits `ms`, or less when the call is stopped (tasks/cancel). */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener("abort", () => {
+      clearTimeout(timer);
+      resolve();
+    }, { once: true });
+  });
+}
+
+const greet = defineTool({
+  name: "greet",
+  description: "Conformance (tasks): a tool that never runs as a task; greets by name.",
+  annotations: { readOnlyHint: true },
+  input: { type: "object", properties: { name: { type: "string" } }, required: ["name"] },
+  run: (args) => Promise.resolve(`Hello, ${args.name}!`),
+});
+
+const slowCompute = defineTool({
+  name: "slow_compute",
+  description: "Conformance (tasks): sleeps `seconds`, then answers; may run as a task.",
+  annotations: { readOnlyHint: true },
+  taskSupport: "optional",
+  input: {
+    type: "object",
+    properties: { seconds: { type: "number", minimum: 0 }, label: { type: "string" } },
+    required: ["seconds"],
+  },
+  async run(args, ctx) {
+    await pause(args.seconds * 1000, ctx.signal);
+    if (ctx.signal.aborted) throw new ToolError("stopped before the computation finished");
+    return `Computed ${args.label ?? "a result"} after ${args.seconds} s.`;
+  },
+});
+
+const failingJob = defineTool({
+  name: "failing_job",
+  description: "Conformance (tasks): runs only as a task and fails (isError) after a second.",
+  annotations: { readOnlyHint: true },
+  taskSupport: "required",
+  input: NO_INPUT,
+  async run(_args, ctx) {
+    await pause(1000, ctx.signal);
+    throw new ToolError("the job failed, as this fixture always does");
+  },
+});
+
+/** A protocol-level failure: it declares structured output and returns none (-32603). */
+const protocolErrorJob = defineTool({
+  name: "protocol_error_job",
+  description: "Conformance (tasks): runs only as a task and ends in a JSON-RPC error.",
+  annotations: { readOnlyHint: true },
+  taskSupport: "required",
+  input: NO_INPUT,
+  output: { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"] },
+  run: () => Promise.resolve("no structured result, which its output schema requires"),
+});
+
+const CONFIRM_FORM: ElicitRequest = {
+  message: "Go ahead?",
+  requestedSchema: {
+    type: "object",
+    properties: { confirm: { type: "boolean" }, name: { type: "string" } },
+  },
+};
+
+const confirmDelete = defineTool({
+  name: "confirm_delete",
+  description: "Conformance (tasks): a task that asks the user to confirm, then answers.",
+  taskSupport: "required",
+  input: { type: "object", properties: { filename: { type: "string" } }, required: ["filename"] },
+  async run(args, ctx) {
+    const answer = await ctx.elicit({ ...CONFIRM_FORM, message: `Delete ${args.filename}?` });
+    return answer.action === "accept" && answer.content?.confirm === true
+      ? `Deleted ${args.filename} (not really: this is a fixture).`
+      : `Kept ${args.filename}.`;
+  },
+});
+
+const multiInput = defineTool({
+  name: "multi_input",
+  description: "Conformance (tasks): a task that asks two questions at once.",
+  taskSupport: "required",
+  input: NO_INPUT,
+  async run(_args, ctx) {
+    const answers = await ctx.ask({
+      first: { elicit: CONFIRM_FORM },
+      second: { elicit: CONFIRM_FORM },
+    });
+    return `Answered: ${Object.keys(answers).sort().join(", ")}`;
+  },
+});
+
+/** Asks a name synchronously (input_required), then goes on as a task. */
+const toolWithTask = defineTool({
+  name: "test_tool_with_task",
+  description: "Conformance (tasks): asks the user's name, then greets them from a task.",
+  taskSupport: "optional",
+  input: NO_INPUT,
+  async run(_args, ctx) {
+    const answer = await ctx.elicit(NAME_FORM, { key: "user_name" });
+    await pause(1000, ctx.signal);
+    if (answer.action !== "accept") return `No name given (${answer.action}).`;
+    return `Hello, ${answer.content?.name}!`;
+  },
+});
+
 export default [
   simpleText,
   imageContent,
@@ -703,4 +815,11 @@ export default [
   promptWithImage,
   promptThatAsks,
   dynamicPrompts,
+  greet,
+  slowCompute,
+  failingJob,
+  protocolErrorJob,
+  confirmDelete,
+  multiInput,
+  toolWithTask,
 ];

@@ -73,17 +73,24 @@ test("2026-07-28: only the question just asked can be answered, and an answer is
   assert.match(JSON.stringify(done.result?.content), /Ann is 7/);
 });
 
-test("2026-07-28: answers without the requestState they answer are not used: the question comes again", async () => {
+test("2026-07-28: answers offered before any question count where that question comes, checked; other keys are ignored", async () => {
   const h = harness([twoQuestions]);
   const reply = await h.request(
     1,
     "tools/call",
-    call({ inputResponses: { ask1: accept({ name: "Ann" }) } }),
+    call({ inputResponses: { ask1: accept({ name: "Ann" }), stray: accept({ x: 1 }) } }),
   );
-  const again = reply.result as unknown as Pending;
-  assert.equal(again.resultType, "input_required");
-  assert.deepEqual(Object.keys(again.inputRequests), ["ask1"]);
-  assert.equal(typeof again.requestState, "string");
+  const next = reply.result as unknown as Pending;
+  assert.equal(next.resultType, "input_required");
+  assert.deepEqual(Object.keys(next.inputRequests), ["ask2"]);
+  assert.equal(typeof next.requestState, "string");
+
+  const unfit = (await h.request(
+    2,
+    "tools/call",
+    call({ inputResponses: { ask1: accept({ name: 42 }) } }),
+  )).result as unknown as Pending;
+  assert.deepEqual(Object.keys(unfit.inputRequests), ["ask1"]);
 });
 
 test("2026-07-28: an answer that does not fit the form is asked again, saying why", async () => {
