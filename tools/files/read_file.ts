@@ -28,10 +28,10 @@ const readFile = defineTool({
     `${count(MAX_LINE_CHARS)} characters are cut with a marker. The result gives the total ` +
     "line count and the offset to pass to read the next part. `paths` reads several files, " +
     "each under its own header, within the same caps in total. UTF-8 and UTF-16 (with a BOM) " +
-    "are decoded; invalid bytes show as U+FFFD and are counted; CRLF line endings are shown " +
-    "without the \\r and reported. PNG, JPEG, GIF and WebP images (up to 5 MB) come back as " +
-    "images. PDFs, .docx, .xlsx and .ipynb come back as text; offset/limit then count pages, " +
-    "markdown lines, rows (of `sheet`) or cells. Other binary files are described. Use list_dir for directories, and " +
+    "are decoded; invalid bytes show as U+FFFD; CRLF line endings are shown without the \\r. " +
+    "PNG, JPEG, GIF and WebP images (up to 5 MB) come back as " +
+    "images; PDF, .docx, .xlsx and .ipynb as text, offset/limit counting pages, lines, rows " +
+    "(of `sheet`) or cells; other binary files are described. Use list_dir for directories, and " +
     "file_info for a file's size, times and permissions.",
   annotations: READ_ONLY,
   input: {
@@ -57,7 +57,7 @@ const readFile = defineTool({
       sheet: {
         type: "string",
         maxLength: 200,
-        description: "An .xlsx sheet to read; offset and limit then count its rows.",
+        description: "An .xlsx sheet; offset/limit count its rows.",
       },
       max_chars: {
         type: "integer",

@@ -32,20 +32,10 @@ const NAMES: Record<DocumentFormat, string> = {
   ipynb: "Jupyter notebook",
 };
 
-/** The output schema's description of a document read. */
+/** The output schema's description of a document read (kept short: tools/list carries it). */
 export const DOCUMENT_SCHEMA = {
   type: "object",
-  properties: {
-    format: { enum: ["pdf", "docx", "xlsx", "ipynb"] },
-    unit: { enum: ["page", "line", "row", "cell"], description: "what offset and limit count" },
-    first: { type: "integer" },
-    last: { type: "integer" },
-    total: { type: "integer", description: "units in the document (in the sheet read)" },
-    sheets: { type: "array", items: { type: "string" } },
-    sheet: { type: "string" },
-  },
-  required: ["format", "unit", "first", "last", "total"],
-  additionalProperties: false,
+  description: "format, unit (what offset counts), first, last, total; sheets, sheet",
 } as const;
 
 const plural = (unit: string, n: number) => `${unit}${n === 1 ? "" : "s"}`;
