@@ -67,6 +67,11 @@ export interface ResourceTemplateSpec extends Offered {
   complete?: Record<string, Completer>;
   /** The concrete resources of this template worth listing in resources/list now. */
   list?(ctx: ReadContext): Promise<ResourceInfo[]>;
+  /**
+   * For resources/search: up to `limit` resources of this template whose names hold `query`,
+   * whatever its case, beyond what list() gives; the catalog ranks them with the rest.
+   */
+  search?(query: string, ctx: ReadContext, limit: number): Promise<ResourceInfo[]>;
   /** When present, clients may subscribe to changes of the resource these variables name. */
   watch?(variables: Record<string, string>, ctx: WatchContext, changed: () => void): Unwatch;
   /** When present, changes to what list() returns are notified (resources/list_changed). */

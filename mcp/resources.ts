@@ -146,6 +146,61 @@ export class ResourceCatalog {
   }
 
   /**
+   * resources/search (an extension announced in capabilities.experimental): the resources and
+   * templates whose names, titles, URIs or descriptions hold `query`, case-insensitively, best
+   * first, in pages, at most SEARCH_MAX_RESULTS in all.
+   */
+  async search(params: Params, call: Call): Promise<Record<string, unknown>> {
+    const query = params.query;
+    if (typeof query !== "string" || query.trim() === "" || query.length > SEARCH_MAX_QUERY) {
+      throw new RpcError(
+        INVALID_PARAMS,
+        `Invalid params: resources/search needs params.query, a string of 1 to ` +
+          `${SEARCH_MAX_QUERY} characters`,
+      );
+    }
+    const needle = query.trim().toLowerCase();
+    const ctx = call.context(this.options.program);
+    const found = await Promise.all(this.#templates.map(async (template) => {
+      try {
+        const [listed, searched] = await Promise.all([
+          template.list ? template.list(ctx) : [],
+          template.search ? template.search(needle, ctx, SEARCH_MAX_RESULTS) : [],
+        ]);
+        return [...listed, ...searched];
+      } catch (error) {
+        this.logger.log(
+          "warning",
+          `searching ${template.uriTemplate} failed: ${describeLogData(error)}`,
+        );
+        return [];
+      }
+    }));
+    const seen = new Set<string>();
+    const ranked: { rank: number; key: string; item: Record<string, unknown> }[] = [];
+    const consider = (item: Record<string, unknown>, key: string) => {
+      const rank = rankOf(needle, item);
+      if (rank === undefined || seen.has(key)) return;
+      seen.add(key);
+      ranked.push({ rank, key, item });
+    };
+    for (const { uri, name, title, description, mimeType } of this.#resources) {
+      consider({ uri, name, title, description, mimeType }, uri);
+    }
+    for (const info of found.flat()) consider({ ...info }, info.uri);
+    for (const { uriTemplate, name, title, description, mimeType } of this.#templates) {
+      consider({ uriTemplate, name, title, description, mimeType }, `template ${uriTemplate}`);
+    }
+    ranked.sort((a, b) => a.rank - b.rank || compare(a.key, b.key));
+    const all = ranked.slice(0, SEARCH_MAX_RESULTS).map(({ item }) => shaped(item, call));
+    const page = pageOf(all, params.cursor, this.options.pageSize, "search");
+    const result: Record<string, unknown> = { results: page.items };
+    if (page.nextCursor) result.nextCursor = page.nextCursor;
+    if (ranked.length > SEARCH_MAX_RESULTS) result.truncated = true;
+    return cacheable(result, call, DYNAMIC_TTL_MS);
+  }
+
+  /**
    * How to watch the resource at `uri` for changes: undefined when nothing by that URI can be
    * read, null when it can but does not say when it changes.
    */
@@ -177,6 +232,26 @@ export class ResourceCatalog {
     }
     return undefined;
   }
+}
+
+/** The longest query resources/search takes, and the most results it gives. */
+export const SEARCH_MAX_QUERY = 200;
+export const SEARCH_MAX_RESULTS = 500;
+
+/**
+ * How well `item` answers the (lower-case) query: a name equal to it first, then one starting
+ * with it, one holding it, then the title, the URI and the description; undefined for no match.
+ */
+function rankOf(needle: string, item: Record<string, unknown>): number | undefined {
+  const text = (key: string) => typeof item[key] === "string" ? item[key].toLowerCase() : "";
+  const name = text("name");
+  if (name === needle) return 0;
+  if (name.startsWith(needle)) return 1;
+  if (name.includes(needle)) return 2;
+  if (text("title").includes(needle)) return 3;
+  if (text("uri").includes(needle) || text("uriTemplate").includes(needle)) return 4;
+  if (text("description").includes(needle)) return 5;
+  return undefined;
 }
 
 function bodies(value: ReadReturn): ResourceBody[] {

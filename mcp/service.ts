@@ -18,7 +18,7 @@ import { describeLogData, type Logger, type LogLevel } from "./log.ts";
 import type { Prompt, PromptFamily } from "./prompt.ts";
 import { PromptCatalog } from "./prompts.ts";
 import type { Resource, ResourceTemplate } from "./resource.ts";
-import { ResourceCatalog } from "./resources.ts";
+import { ResourceCatalog, SEARCH_MAX_QUERY, SEARCH_MAX_RESULTS } from "./resources.ts";
 import type { ProgramContext, Tool, ToolHooks, ToolState } from "./tool.ts";
 import { combineHooks } from "./tool_hooks.ts";
 import {
@@ -76,6 +76,9 @@ export interface ServiceOptions {
   /** Overrides of how long the client may take to answer us, and tools to prepare. */
   timeouts?: { clientRequestMs?: number; prepareMs?: number };
 }
+
+/** toolhost's own method: resources and templates by a word in their names and URIs. */
+export const RESOURCES_SEARCH = "resources/search";
 
 /** How long clients may cache list and discovery results (modern era). */
 export const CACHE_TTL_MS = 300_000;
@@ -208,6 +211,8 @@ export class McpService implements ChangeSources {
         eras: BOTH,
       });
       methods.set("resources/read", { run: (p, c) => res.read(p, c), eras: BOTH });
+      // An extension, announced in capabilities.experimental: standard clients never call it.
+      methods.set(RESOURCES_SEARCH, { run: (p, c) => res.search(p, c), eras: BOTH });
       if (res.subscribable) {
         methods.set("resources/subscribe", {
           run: (p, c, conn) => conn.subscribe(p, c),
@@ -267,6 +272,9 @@ export class McpService implements ChangeSources {
       capabilities.resources = {
         ...(res.subscribable ? { subscribe: true } : {}),
         ...(res.listWatches.length ? { listChanged: true } : {}),
+      };
+      capabilities.experimental = {
+        [RESOURCES_SEARCH]: { maxQueryLength: SEARCH_MAX_QUERY, maxResults: SEARCH_MAX_RESULTS },
       };
     }
     if (this.prompts) {

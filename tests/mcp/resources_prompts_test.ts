@@ -115,7 +115,9 @@ test("capabilities say exactly what is offered, in both eras and every legacy ve
     assert.equal(reply.error?.code, -32601, method);
   }
 
-  const full = { resources: {}, prompts: {}, completions: {} };
+  // resources/search goes with resources, announced as an extension.
+  const search = { experimental: { "resources/search": { maxQueryLength: 200, maxResults: 500 } } };
+  const full = { resources: {}, prompts: {}, completions: {}, ...search };
   const h = offering();
   const discover = await h.request(1, "server/discover", modern());
   assert.deepEqual(discover.result?.capabilities, { tools: {}, logging: {}, ...full });
@@ -135,6 +137,7 @@ test("capabilities say exactly what is offered, in both eras and every legacy ve
     logging: {},
     resources: {},
     prompts: {},
+    ...search,
   });
   const done = await old.request(2, "completion/complete", {
     ref: { type: "ref/prompt", name: "greet" },

@@ -11,6 +11,7 @@ import { describeEntry } from "../_lib/entries.ts";
 import { whileReading } from "./_lib/file_lock.ts";
 import { mimeTypeOf } from "./_lib/mime_types.ts";
 import { completePath } from "./_lib/path_completion.ts";
+import { searchFiles } from "./_lib/file_search.ts";
 import { Sandbox } from "../_lib/sandbox.ts";
 import { decodeText, imageType, SNIFF_BYTES } from "../_lib/text.ts";
 import { bytes } from "../_lib/units.ts";
@@ -76,6 +77,7 @@ export default defineResourceTemplate({
       };
     }),
   complete: { path: (value, ctx) => completePath(value, ctx) },
+  search: (query, ctx, limit) => searchFiles(query, ctx, limit),
   // The file through its directory: editors and write_file replace files by rename. A path
   // outside the roots is never watched (the sandbox refuses it, and the refusal is logged).
   watch: ({ path }, ctx, changed) =>
