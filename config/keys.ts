@@ -147,6 +147,7 @@ export const LEAVES: readonly Leaf[] = [
   },
   search("duckduckgo_url", "duckduckgoUrl", ["TOOLHOST_DUCKDUCKGO_URL"]),
   search("brave_url", "braveUrl", ["TOOLHOST_BRAVE_URL"]),
+  search("wikipedia_url", "wikipediaUrl", ["TOOLHOST_WIKIPEDIA_URL"]),
   {
     key: "skill_dirs",
     kind: "paths",

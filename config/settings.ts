@@ -4,7 +4,7 @@
  */
 
 export type ShellEnv = "inherit" | "login";
-export type SearchProviderId = "duckduckgo" | "searxng" | "brave";
+export type SearchProviderId = "duckduckgo" | "searxng" | "brave" | "wikipedia" | "all";
 
 /** A tool the user declares in the config: a command run with the call's arguments, no shell. */
 export interface CustomToolSpec {
@@ -50,6 +50,7 @@ export interface Settings {
     braveApiKey?: string;
     duckduckgoUrl?: string;
     braveUrl?: string;
+    wikipediaUrl?: string;
   };
   skillDirs: string[];
   /** Where tasks and plans are kept; empty means the platform's state directory. */

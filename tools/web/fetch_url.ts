@@ -87,6 +87,7 @@ export default defineTool({
     "10 MB; pages are cached 15 minutes. Private-network addresses are refused unless the " +
     "user allowed them. Use web_search to find pages.",
   annotations: READS_THE_WEB,
+  taskSupport: "optional",
   input: {
     type: "object",
     properties: {
@@ -144,15 +145,15 @@ export default defineTool({
       status: { type: "integer" },
       content_type: { type: "string" },
       title: { type: "string" },
-      total_length: { type: "integer", description: "Characters in the whole converted page." },
+      total_length: { type: "integer", description: "Characters in the whole page." },
       start_index: { type: "integer" },
       next_start_index: {
         type: "integer",
-        description: "Where the next part starts, when this one was cut.",
+        description: "Where the next part starts.",
       },
       download_truncated: {
         type: "boolean",
-        description: "The download stopped at the 10 MB cap.",
+        description: "Stopped at the size cap.",
       },
       cached_seconds_ago: { type: "integer" },
       saved_to: { type: "string" },

@@ -4,17 +4,23 @@ import { count } from "../_lib/units.ts";
 import { searchBrave } from "./_lib/search_brave.ts";
 import { searchDuckDuckGo } from "./_lib/search_duckduckgo.ts";
 import {
+  asksAll,
+  chooseAllProviders,
   chooseProvider,
   collectResults,
+  mergeResults,
+  onSite,
   parseSite,
   PROVIDER_LABELS,
   type ProviderChoice,
+  type ProviderId,
   PROVIDERS,
   searchEnv,
   type SearchFindings,
   type SearchNet,
   withSite,
 } from "./_lib/search_provider.ts";
+import { searchWikipedia } from "./_lib/search_wikipedia.ts";
 import { proxyRulesOf } from "./_lib/proxy.ts";
 import { searchSearxng } from "./_lib/search_searxng.ts";
 
@@ -33,7 +39,51 @@ function search(
       return searchSearxng(choice, query, net);
     case "brave":
       return searchBrave(choice, query, net);
+    case "wikipedia":
+      return searchWikipedia(choice, query, net);
   }
+}
+
+/**
+ * Every provider at once: one that fails or is rate limited costs only its results (the note
+ * says which answered and why the others did not); all failing is the error.
+ */
+async function searchAll(
+  choices: ProviderChoice[],
+  query: string,
+  site: string | undefined,
+  net: SearchNet,
+): Promise<SearchFindings & { answered: string[] }> {
+  // Wikipedia knows nothing of site:, so it is asked only when the site is Wikipedia.
+  const asked = choices.filter((choice) =>
+    choice.id !== "wikipedia" || !site || onSite(choice.endpoint, site)
+  );
+  const settled = await Promise.allSettled(asked.map((choice) => search(choice, query, net)));
+  if (net.signal.aborted) throw new ToolError("The search was cancelled.");
+  const answered: string[] = [];
+  const lists: SearchFindings["results"][] = [];
+  const failures: string[] = [];
+  const notes: string[] = [];
+  settled.forEach((outcome, i) => {
+    const label = PROVIDER_LABELS[asked[i].id];
+    if (outcome.status === "fulfilled") {
+      answered.push(asked[i].id);
+      lists.push(outcome.value.results);
+      if (outcome.value.note) notes.push(`${label}: ${outcome.value.note}`);
+    } else {
+      const message = (outcome.reason as Error)?.message ?? String(outcome.reason);
+      failures.push(`${label}: ${message}`);
+    }
+  });
+  if (answered.length === 0) {
+    throw new ToolError(`No provider answered. ${failures.join(" ")}`);
+  }
+  const labels = answered.map((id) => PROVIDER_LABELS[id as ProviderId]);
+  notes.unshift(
+    `answered: ${labels.join(", ")}` +
+      (failures.length ? `; did not answer: ${failures.join(" ")}` : ""),
+  );
+  return { results: mergeResults(lists), note: notes.join("; "), answered };
 }
 
 export default defineTool({
@@ -44,9 +94,10 @@ export default defineTool({
     "first. Use it to find pages about a topic, current information, or documentation; then " +
     "read a page with fetch_url. `site` keeps results to one domain and its subdomains " +
     "(e.g. docs.python.org). Up to 20 results (default 8). The provider is DuckDuckGo unless " +
-    "the user configured SearXNG or Brave Search; a rate limit or provider failure comes back " +
-    "as an error that says so. Snippets are the search engine's, not the page's full text.",
+    "the user chose another (or all at once); failures say so. Snippets are the engine's, not " +
+    "the page's text.",
   annotations: READS_THE_WEB,
+  taskSupport: "optional",
   input: {
     type: "object",
     properties: {
@@ -54,7 +105,7 @@ export default defineTool({
         type: "string",
         minLength: 1,
         maxLength: 500,
-        description: "What to search for, as you would type it into a search engine.",
+        description: "What to search for, as typed into a search engine.",
       },
       max_results: {
         type: "integer",
@@ -68,8 +119,7 @@ export default defineTool({
         type: "string",
         minLength: 1,
         maxLength: 253,
-        description:
-          "Only results from this domain or its subdomains: a bare hostname such as example.com.",
+        description: "Only results from this domain and its subdomains, e.g. example.com.",
       },
     },
     required: ["query"],
@@ -78,7 +128,8 @@ export default defineTool({
   output: {
     type: "object",
     properties: {
-      provider: { type: "string", enum: PROVIDERS },
+      provider: { type: "string", enum: [...PROVIDERS, "all"] },
+      answered: { type: "array", items: { type: "string" } },
       query: { type: "string" },
       results: {
         type: "array",
@@ -103,14 +154,18 @@ export default defineTool({
     if (!query) throw new ToolError("query is blank; give the words to search for.");
     const site = args.site === undefined ? undefined : parseSite(args.site);
     const max = args.max_results ?? DEFAULT_RESULTS;
-    const choice = chooseProvider(searchEnv(ctx.config.search));
-    const label = PROVIDER_LABELS[choice.id];
+    const env = searchEnv(ctx.config.search);
     const net = {
       signal: ctx.signal,
       allowPrivateNetwork: ctx.config.allowPrivateNetwork,
       proxy: proxyRulesOf(ctx.config),
     };
-    const findings = await search(choice, withSite(query, site), net);
+    const all = asksAll(env);
+    const choice = all ? undefined : chooseProvider(env);
+    const label = choice ? PROVIDER_LABELS[choice.id] : "All providers";
+    const findings: SearchFindings & { answered?: string[] } = choice
+      ? await search(choice, withSite(query, site), net)
+      : await searchAll(chooseAllProviders(env), withSite(query, site), site, net);
     const { results, offSite } = collectResults(findings.results, site, max);
 
     const where = site ? ` on ${site}` : "";
@@ -133,7 +188,12 @@ export default defineTool({
     }
     return {
       content: notes.length ? `${body}\n\n${notes.join("\n")}` : body,
-      structured: { provider: choice.id, query, results },
+      structured: {
+        provider: choice?.id ?? "all" as const,
+        query,
+        results,
+        ...(findings.answered ? { answered: findings.answered } : {}),
+      },
     };
   },
 });

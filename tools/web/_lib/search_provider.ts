@@ -21,13 +21,14 @@ export interface SearchFindings {
   note?: string;
 }
 
-export const PROVIDERS = ["duckduckgo", "searxng", "brave"] as const;
+export const PROVIDERS = ["duckduckgo", "searxng", "brave", "wikipedia"] as const;
 export type ProviderId = typeof PROVIDERS[number];
 
 export const PROVIDER_LABELS: Record<ProviderId, string> = {
   duckduckgo: "DuckDuckGo",
   searxng: "SearXNG",
   brave: "Brave Search",
+  wikipedia: "Wikipedia",
 };
 
 /**
@@ -37,16 +38,19 @@ export const PROVIDER_LABELS: Record<ProviderId, string> = {
 export type ProviderChoice =
   | { id: "duckduckgo"; endpoint: string; configured: boolean }
   | { id: "searxng"; endpoint: string; configured: true }
-  | { id: "brave"; endpoint: string; configured: boolean; apiKey: string };
+  | { id: "brave"; endpoint: string; configured: boolean; apiKey: string }
+  | { id: "wikipedia"; endpoint: string; configured: boolean };
 
 export const DUCKDUCKGO_ENDPOINT = "https://html.duckduckgo.com/html/";
 export const BRAVE_ENDPOINT = "https://api.search.brave.com/res/v1/web/search";
+export const WIKIPEDIA_ENDPOINT = "https://en.wikipedia.org/w/api.php";
 
 const PROVIDER_VAR = "TOOLHOST_SEARCH_PROVIDER";
 const SEARXNG_VAR = "TOOLHOST_SEARXNG_URL";
 const BRAVE_KEY_VAR = "BRAVE_API_KEY";
 const DUCKDUCKGO_VAR = "TOOLHOST_DUCKDUCKGO_URL";
 const BRAVE_URL_VAR = "TOOLHOST_BRAVE_URL";
+const WIKIPEDIA_VAR = "TOOLHOST_WIKIPEDIA_URL";
 
 /** How to switch away from a provider that fails, for the end of an error message. */
 export const OTHER_PROVIDERS_HINT = `set ${SEARXNG_VAR} to a SearXNG instance's address or ` +
@@ -88,13 +92,14 @@ function endpointFrom(env: Env, name: string, example: string): string | undefin
  * configuration already weighed the environment against the files).
  */
 export function searchEnv(search: Settings["search"]): Env {
-  const { provider, searxngUrl, braveApiKey, duckduckgoUrl, braveUrl } = search;
+  const { provider, searxngUrl, braveApiKey, duckduckgoUrl, braveUrl, wikipediaUrl } = search;
   const configured: Record<string, string | undefined> = {
     [PROVIDER_VAR]: provider,
     [SEARXNG_VAR]: searxngUrl,
     [BRAVE_KEY_VAR]: braveApiKey,
     [DUCKDUCKGO_VAR]: duckduckgoUrl,
     [BRAVE_URL_VAR]: braveUrl,
+    [WIKIPEDIA_VAR]: wikipediaUrl,
   };
   const env: Env = { ...process.env };
   for (const [name, value] of Object.entries(configured)) if (value) env[name] = value;
@@ -106,7 +111,7 @@ export function chooseProvider(env: Env): ProviderChoice {
   if (named !== undefined && !(PROVIDERS as readonly string[]).includes(named)) {
     throw new ToolError(
       `${PROVIDER_VAR} is ${quoted(env[PROVIDER_VAR] ?? "")}; set it to one of ` +
-        `${PROVIDERS.join(", ")}, or unset it to choose by which settings are present.`,
+        `${PROVIDERS.join(", ")} or all, or unset it to choose by which settings are present.`,
     );
   }
   const searxng = endpointFrom(env, SEARXNG_VAR, "https://searx.example.org");
@@ -136,7 +141,61 @@ export function chooseProvider(env: Env): ProviderChoice {
       const custom = endpointFrom(env, DUCKDUCKGO_VAR, DUCKDUCKGO_ENDPOINT);
       return { id, endpoint: custom ?? DUCKDUCKGO_ENDPOINT, configured: custom !== undefined };
     }
+    case "wikipedia": {
+      const custom = endpointFrom(env, WIKIPEDIA_VAR, WIKIPEDIA_ENDPOINT);
+      return { id, endpoint: custom ?? WIKIPEDIA_ENDPOINT, configured: custom !== undefined };
+    }
   }
+}
+
+/** Whether the provider setting asks every configured provider at once. */
+export function asksAll(env: Env): boolean {
+  return setting(env, PROVIDER_VAR)?.toLowerCase() === "all";
+}
+
+/**
+ * The providers "all" asks: those that need no key (DuckDuckGo, Wikipedia), SearXNG when its
+ * address is set and Brave when its key is.
+ */
+export function chooseAllProviders(env: Env): ProviderChoice[] {
+  const ids: ProviderId[] = ["duckduckgo", "wikipedia"];
+  if (setting(env, SEARXNG_VAR)) ids.push("searxng");
+  if (setting(env, BRAVE_KEY_VAR)) ids.push("brave");
+  return ids.map((id) => chooseProvider({ ...env, [PROVIDER_VAR]: id }));
+}
+
+/** How much a result at 0-based `rank` adds to its URL's score (reciprocal rank fusion). */
+const FUSION_K = 60;
+
+/**
+ * Results of several providers as one list: the same URL (fragment, case of the host and a
+ * trailing slash aside) is one result, ranked by the sum of 1/(60 + rank) over the providers
+ * that found it, its title and snippet from the first provider that had them.
+ */
+export function mergeResults(lists: SearchResult[][]): SearchResult[] {
+  const merged = new Map<string, { result: SearchResult; score: number; first: number }>();
+  let order = 0;
+  for (const list of lists) {
+    list.forEach((result, rank) => {
+      let key: string;
+      try {
+        const url = new URL(result.url);
+        key = `${url.host}${url.pathname.replace(/\/$/, "")}${url.search}`;
+      } catch {
+        return;
+      }
+      const score = 1 / (FUSION_K + rank + 1);
+      const seen = merged.get(key);
+      if (seen) {
+        seen.score += score;
+        if (!seen.result.snippet && result.snippet) {
+          seen.result = { ...seen.result, snippet: result.snippet };
+        }
+      } else merged.set(key, { result, score, first: order++ });
+    });
+  }
+  return [...merged.values()].sort((a, b) => b.score - a.score || a.first - b.first)
+    .map((entry) => entry.result);
 }
 
 const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
