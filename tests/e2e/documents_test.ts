@@ -1,0 +1,92 @@
+/**
+ * Documents through the compiled binary, as raw JSON lines: a PDF, a .docx, an .xlsx and a
+ * notebook read as text; a zip bomb, an encrypted PDF and a 100,000-page PDF answered within
+ * seconds while a ping still gets through; stdout holds nothing but protocol lines.
+ */
+import assert from "node:assert/strict";
+import { mkdtempSync, realpathSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, test } from "node:test";
+import { type Message, modern, PRODUCT_BINARY, RawClient } from "../helpers/raw_client.ts";
+import { docx, notebook, pdf, xlsx, zipBomb } from "../helpers/documents.ts";
+
+type ToolResult = {
+  content: { type: string; text?: string; data?: string; mimeType?: string }[];
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+};
+
+const root = realpathSync(mkdtempSync(join(tmpdir(), "toolhost-docs-e2e-")));
+writeFileSync(join(root, "report.pdf"), pdf([["First page text"], ["Second page"], []]));
+writeFileSync(join(root, "report.docx"), docx());
+writeFileSync(
+  join(root, "sales.xlsx"),
+  xlsx([{ name: "Sales", rows: [["Region", "Total"], ["North", 3]] }]),
+);
+writeFileSync(join(root, "analysis.ipynb"), notebook());
+writeFileSync(join(root, "bomb.docx"), zipBomb());
+writeFileSync(join(root, "secret.pdf"), pdf([["x"]], { encrypt: true }));
+writeFileSync(join(root, "huge.pdf"), pdf([["same"]], { count: 100_000 }));
+
+const client = new RawClient(PRODUCT_BINARY, ["--root", root]);
+after(async () => {
+  await client.close();
+  assert.deepEqual(client.strayLines, []);
+});
+
+async function call(args: Record<string, unknown>): Promise<ToolResult> {
+  const reply: Message = await client.request(
+    "tools/call",
+    modern({ name: "read_file", arguments: args }),
+    30_000,
+  );
+  return reply.result as unknown as ToolResult;
+}
+
+test("documents come back as text through the binary", async () => {
+  const fromPdf = await call({ path: "report.pdf" });
+  assert.match(fromPdf.content[0].text!, /--- page 1 of 3 ---\nFirst page text/);
+  assert.match(fromPdf.content[0].text!, /page 3 has no text/);
+  assert.deepEqual(fromPdf.structuredContent?.document, {
+    format: "pdf",
+    unit: "page",
+    first: 1,
+    last: 3,
+    total: 3,
+  });
+  const fromDocx = await call({ path: "report.docx" });
+  assert.match(fromDocx.content[0].text!, /# Quarterly report[^]*\| Region \| Sales \|/);
+  const fromXlsx = await call({ path: "sales.xlsx", sheet: "Sales" });
+  assert.match(fromXlsx.content[0].text!, /\| 2 \| North \| 3 \|/);
+  const fromNotebook = await call({ path: "analysis.ipynb" });
+  assert.match(fromNotebook.content[0].text!, /--- cell 2 of 3: code \[1\], id load ---/);
+  assert.equal(fromNotebook.content[1].type, "image");
+});
+
+test("hostile documents get clear errors within seconds, and the server keeps answering", async () => {
+  const started = performance.now();
+  const bomb = client.request(
+    "tools/call",
+    modern({ name: "read_file", arguments: { path: "bomb.docx" } }),
+    30_000,
+  );
+  const huge = client.request(
+    "tools/call",
+    modern({ name: "read_file", arguments: { path: "huge.pdf", offset: 99_999 } }),
+    30_000,
+  );
+  const pinged = performance.now();
+  const ping = await client.request("ping", undefined, 5_000);
+  assert.deepEqual(ping.result, {}, JSON.stringify(ping));
+  assert.ok(performance.now() - pinged < 1_000, "the ping waited for the extraction");
+  const bombResult = (await bomb).result as unknown as ToolResult;
+  assert.equal(bombResult.isError, true);
+  assert.match(bombResult.content[0].text!, /zip bomb/);
+  const hugeResult = (await huge).result as unknown as ToolResult;
+  assert.match(hugeResult.content[0].text!, /--- page 99999 of 100000 ---/);
+  const secret = await call({ path: "secret.pdf" });
+  assert.equal(secret.isError, true);
+  assert.match(secret.content[0].text!, /encrypted PDF/);
+  assert.ok(performance.now() - started < 15_000);
+});
