@@ -43,6 +43,7 @@ export default defineTool({
     "(and 30,000 characters) with a count of the rest; the walk stops after 200,000 entries " +
     "or 10 s and then says the results are incomplete.",
   annotations: READ_ONLY,
+  taskSupport: "optional",
   input: {
     type: "object",
     properties: {

@@ -106,6 +106,8 @@ export default defineTool({
     "that can match empty text at a \\r\\n line end (like $ or \\s*$) makes rg crash, which " +
     "is reported as an error.",
   annotations: READ_ONLY,
+  // A search of a large tree can take a while.
+  taskSupport: "optional",
   input: {
     type: "object",
     properties: {

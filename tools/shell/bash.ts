@@ -20,6 +20,8 @@ export default defineTool({
     "keeps the output so far. Start servers, watchers and other long-running commands with " +
     "bash_background instead of waiting on them here.",
   annotations: RUNS_COMMANDS,
+  // A long build or test run may go on as a task the client polls.
+  taskSupport: "optional",
   input: {
     type: "object",
     properties: {

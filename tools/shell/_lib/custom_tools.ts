@@ -141,6 +141,8 @@ function customTool(name: string, raw: CustomToolSpec, options: CustomToolOption
     title: name,
     description,
     annotations,
+    // A user's command may run as long as bash's.
+    taskSupport: "optional",
     input,
     output: RUN_FACTS_SCHEMA,
     async run(args, ctx) {
