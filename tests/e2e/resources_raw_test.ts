@@ -51,6 +51,7 @@ test("legacy (2025-11-25): capabilities, lists, reads, prompts, completion and r
     prompts: { listChanged: true },
     completions: {},
     experimental: { "resources/search": { maxQueryLength: 200, maxResults: 500 } },
+    tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
   });
   const listed = await c.request("resources/list");
   const uris = (listed.result?.resources as { uri: string }[]).map((r) => r.uri);
@@ -123,7 +124,7 @@ test("modern (2026-07-28): results are complete and cacheable; unknown resources
   const discover = await c.request("server/discover", modern());
   assert.deepEqual(
     Object.keys(discover.result?.capabilities as object).sort(),
-    ["completions", "experimental", "logging", "prompts", "resources", "tools"],
+    ["completions", "experimental", "extensions", "logging", "prompts", "resources", "tools"],
   );
   for (const method of ["resources/list", "resources/templates/list", "prompts/list"]) {
     const reply = await c.request(method, modern());
