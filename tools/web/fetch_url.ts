@@ -234,7 +234,7 @@ export default defineTool({
     if (document.kind === "binary") {
       return {
         content: `${heading}\nThis is ${document.description}; fetch_url returns only text ` +
-          "and images. To keep the file, download it with a command (for example curl -o).",
+          "and images. To keep the file, call fetch_url again with save_to.",
         structured,
       };
     }
