@@ -10,10 +10,9 @@ export default defineTool({
   name: "create_directory",
   title: "Create a directory",
   description:
-    "Creates a directory and any missing parents (like mkdir -p). A directory that already " +
-    "exists is reported, not an error; a file or other non-directory in the way is an error " +
-    "naming it. write_file and move_file create parent directories themselves, so this is " +
-    "needed only for empty directories.",
+    "Creates a directory and its missing parents (mkdir -p); one that exists is reported, a " +
+    "non-directory in the way is an error. write_file, copy_file and move_file create parents " +
+    "themselves.",
   annotations: CREATES_DIRECTORIES,
   input: {
     type: "object",

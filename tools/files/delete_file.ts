@@ -29,8 +29,8 @@ export default defineTool({
     properties: {
       path: { type: "string" },
       type: { enum: ENTRY_TYPES },
-      entries: { type: "integer", description: "entries removed inside a directory" },
-      bytes: { type: "integer", description: "bytes of the files removed" },
+      entries: { type: "integer", description: "removed inside it" },
+      bytes: { type: "integer" },
     },
     required: ["path", "type", "entries", "bytes"],
     additionalProperties: false,

@@ -24,13 +24,12 @@ export default defineTool({
   title: "Edit a file",
   description:
     "Changes a text file by exact string replacement: each edit's `old_string` must appear " +
-    "exactly once (or set `replace_all`), character for character, whitespace included; " +
-    "`new_string` is inserted literally. Several edits apply in order, and all of them or none " +
-    "do. Line endings (CRLF or LF), a BOM and the encoding (UTF-8, UTF-16) are kept. The result " +
-    "shows a unified diff; `dry_run` shows it without writing. An old_string found only when " +
-    "whitespace is ignored (indentation, spaces, line endings) in exactly one place is applied " +
-    "there, in the file's own indentation, and the result says so. Otherwise a miss shows the " +
-    "closest lines; to create or replace a whole file, use write_file.",
+    "exactly once (or set `replace_all`); `new_string` is inserted literally. Edits apply in " +
+    "order, all or none. Line endings, BOM and encoding are kept. The result shows a unified " +
+    "diff; `dry_run` only shows it. An old_string found only with whitespace ignored " +
+    "(indentation, spaces, line endings), in exactly one place, is applied there in the file's " +
+    "own indentation, and the result says so; a miss shows the closest lines. To create or " +
+    "replace a whole file, use write_file.",
   annotations: CHANGES_FILES,
   input: {
     type: "object",

@@ -16,9 +16,9 @@ const OUTPUT = {
     path: { type: "string" },
     type: { enum: ENTRY_TYPES },
     kind: { type: "string", description: 'for "other": FIFO, socket, device' },
-    linkTarget: { type: "string", description: "a symlink's target, as written in the link" },
+    linkTarget: { type: "string", description: "as written in the link" },
     targetType: { enum: [...ENTRY_TYPES, "missing"], description: "what a symlink points to" },
-    realPath: { type: "string", description: "a symlink's target with every link resolved" },
+    realPath: { type: "string", description: "every link resolved" },
     size: { type: "integer", description: "bytes" },
     modified: { type: "string" },
     accessed: { type: "string" },
@@ -27,7 +27,7 @@ const OUTPUT = {
     mode: { type: "string", description: "octal, e.g. 0644" },
     contents: { enum: ["text", "image", "binary"] },
     description: { type: "string", description: "e.g. UTF-8, PNG image, ELF executable" },
-    lines: { type: "integer", description: "a text file's lines; a lower bound unless exact" },
+    lines: { type: "integer", description: "a lower bound unless linesExact" },
     linesExact: { type: "boolean" },
   },
   required: ["path", "type", "size", "modified", "accessed", "created", "permissions", "mode"],
@@ -40,13 +40,10 @@ export default defineTool({
   name: "file_info",
   title: "Describe a file",
   description:
-    "Tells what is at a path without reading it all: type (file, directory, symlink and its " +
-    "target, or other such as a FIFO), size, modified/created/accessed times (ISO 8601), " +
-    "permissions (rwxr-xr-x and octal), what a file holds (text and its encoding, an image, " +
-    "other binary) and a text file's line count (counted through the first " +
-    `${bytes(LINE_COUNT_BUDGET_BYTES)}; beyond that a lower bound, and said so). For a ` +
-    "symlink, size, times and permissions are its target's. Use it to check a file before " +
-    "reading or changing it.",
+    "Describes a path without reading it all: type (file, directory, symlink and its target, " +
+    "FIFO, …), size, modified/created/accessed times (ISO 8601), permissions (rwxr-xr-x and " +
+    "octal), contents (text and encoding, image, binary) and a text file's line count (a lower " +
+    "bound past 64 MB). A symlink's size, times and permissions are its target's.",
   annotations: READ_ONLY,
   input: {
     type: "object",

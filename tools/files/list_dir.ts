@@ -174,15 +174,11 @@ export default defineTool({
   title: "List a directory tree",
   description:
     "Shows the tree under a directory (default: the first allowed root) to `depth` levels " +
-    "(default 2, at most 10): directories first (with a trailing /), then files with their " +
-    "sizes and symbolic links with their targets, each group in name order. Use it to get " +
-    "the lay of a project; use glob to find files by name. .git, node_modules and gitignored " +
-    "directories are shown but not opened unless include_ignored is true; gitignored files " +
-    "are marked (.rgignore counts too; a directory holding .git starts afresh; an ignore " +
-    "file that is not a regular file of at most 1 MB inside the allowed roots is not read, " +
-    "and a note says so). Symbolic links are never followed. At most 100 entries per " +
-    "directory and 1,000 in all (shallow levels first), and 30,000 characters of text, with " +
-    "a count of what was left out; structuredContent lists the same entries.",
+    "(default 2, at most 10): directories first (trailing /), files with sizes, symlinks with " +
+    "targets (never followed). .git, node_modules and gitignored directories are shown but not " +
+    "opened unless include_ignored; gitignored files are marked. At most 100 entries per " +
+    "directory, 1,000 in all and 30,000 characters, with a count of what was left out. To find " +
+    "files by name, use glob.",
   annotations: READ_ONLY,
   input: {
     type: "object",

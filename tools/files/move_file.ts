@@ -13,12 +13,10 @@ export default defineTool({
   name: "move_file",
   title: "Move or rename a file or directory",
   description:
-    "Moves or renames a file, directory or symlink (a symlink itself is moved, not its " +
-    "target). `destination` is the new path, not a directory to move into. An existing " +
-    "destination is refused unless `overwrite` is true; even then a directory replaces only an " +
-    "empty directory, and a file only a file. Missing parent directories of the destination " +
-    "are created. Across filesystems it copies, then removes the source. Both paths must be " +
-    "inside the allowed roots.",
+    "Moves or renames a file, directory or symlink (the link itself). `destination` is the new " +
+    "path, not a folder to move into. An existing destination is refused unless `overwrite`; even " +
+    "then a directory replaces only an empty directory, and a file only a file. Creates missing " +
+    "parents; across filesystems it copies, then removes the source.",
   annotations: CHANGES_FILES,
   input: {
     type: "object",

@@ -26,13 +26,12 @@ const readFile = defineTool({
     "lines (default 2,000), stopping earlier once " +
     `about ${count(DEFAULT_MAX_CHARS)} characters are shown (\`max_chars\`). Lines over ` +
     `${count(MAX_LINE_CHARS)} characters are cut with a marker. The result gives the total ` +
-    "line count and the offset to pass to read the next part. `paths` reads several files, " +
-    "each under its own header, within the same caps in total. UTF-8 and UTF-16 (with a BOM) " +
+    "line count and the offset to pass to read the next part. `paths`: several files, each " +
+    "under a header, within the same caps. UTF-8 and UTF-16 (with a BOM) " +
     "are decoded; invalid bytes show as U+FFFD; CRLF line endings are shown without the \\r. " +
     "PNG, JPEG, GIF and WebP images (up to 5 MB) come back as " +
     "images; PDF, .docx, .xlsx and .ipynb as text, offset/limit counting pages, lines, rows " +
-    "(of `sheet`) or cells; other binary files are described. Use list_dir for directories, and " +
-    "file_info for a file's size, times and permissions.",
+    "(of `sheet`) or cells; other binary files are described.",
   annotations: READ_ONLY,
   input: {
     type: "object",
@@ -95,7 +94,7 @@ const readFile = defineTool({
       files: {
         type: "array",
         items: { type: "object" },
-        description: "with `paths`: each file's fields as above, or its `path` and `error`",
+        description: "with `paths`: each file's fields, or `path` and `error`",
       },
     },
     additionalProperties: false,

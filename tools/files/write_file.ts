@@ -19,14 +19,11 @@ export default defineTool({
   name: "write_file",
   title: "Write a file",
   description:
-    "Creates a file, or replaces all of an existing one, with `content` (written as UTF-8). " +
-    "The write is atomic: the content goes to a temporary file in the same directory, reaches " +
-    "the disk, then takes the file's name, so the file never holds a partial write. Missing " +
-    "parent directories are created; an existing file keeps its permissions; a symlink is " +
-    "written through to its target. The result says whether the file was created or " +
-    'overwritten and how many bytes were written. `mode: "append"` adds `content` at the ' +
-    "end instead (creating the file if needed), without rewriting it. To change part of a " +
-    "file, use edit_file.",
+    "Creates a file, or replaces all of it, with `content` (UTF-8), atomically: the file never " +
+    "holds a partial write. Creates missing parents, keeps an existing file's permissions, writes " +
+    "through a symlink to its target, and says whether it created or overwrote and how many " +
+    'bytes. `mode: "append"` adds `content` at the end instead (creating the file if needed). To ' +
+    "change part of a file, use edit_file.",
   // Not idempotent: appending twice is not appending once.
   annotations: CHANGES_FILES,
   input: {

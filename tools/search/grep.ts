@@ -81,30 +81,18 @@ export default defineTool({
   name: "grep",
   title: "Search file contents",
   description:
-    "Searches file contents for a regular expression, under a directory (default: the first " +
-    "allowed root) or in one file. Use it to find where something is defined or used. " +
-    "output_mode: files_with_matches (default: the paths), content (matching lines as " +
-    "path:line:text, with `before`/`after` context lines as path-line-text and -- between " +
-    "groups), count (path:matching lines). Results are sorted by path, then line. " +
-    "Patterns are JavaScript regular expressions without lookaround or backreferences " +
-    "(\\d \\w \\b are ASCII). Lines are matched without their line break: `.` and [^...] " +
-    "never match one, a \\r inside a line is never matched, and a pattern naming \\r is " +
-    "refused, unless multiline is set, which lets matches span lines and makes `.` match " +
-    "newlines. Text is read as UTF-8 (UTF-16 with a BOM), invalid bytes as U+FFFD. `glob` " +
-    "filters files: `*.ts` matches names at any depth, `src/**/*.ts` paths from the searched " +
-    "directory. Skips binary files (a NUL byte; a file named in path that looks binary is " +
-    "refused), files over 10 MB, .git, node_modules and what .gitignore and .rgignore files " +
-    "exclude (a directory holding .git starts afresh: the enclosing .gitignore rules stop " +
-    "there); hidden files are searched; symbolic links are not followed. Output stops at " +
-    "30,000 characters (or head_limit entries) and says how much was left; lines over 500 " +
-    "characters are cut around their first match. Uses ripgrep when installed, else its own " +
-    "search, with the same results; without ripgrep, a pattern that repeats a group holding " +
-    "a quantifier or | (like (a+)+ or (a|ab)*) is refused, since it can take exponential " +
-    "time; | is fine between literals that start with different characters, as in (get|set)+. " +
-    "Known ripgrep 13 quirks: \\b or $ right beside ^ (and, with multiline, a pattern " +
-    "starting with \\b) can miss matches the built-in search finds, and a multiline pattern " +
-    "that can match empty text at a \\r\\n line end (like $ or \\s*$) makes rg crash, which " +
-    "is reported as an error.",
+    "Searches file contents for a regular expression under a directory (default: the first " +
+    "allowed root) or in one file. output_mode: files_with_matches (default), content " +
+    "(path:line:text; `before`/`after` context as path-line-text, -- between groups), count. " +
+    "Sorted by path, then line. JavaScript regular expressions without lookaround or " +
+    "backreferences (\\d \\w \\b ASCII); a line is matched without its line break (`.` never " +
+    "matches it; \\r is refused) unless `multiline`, where matches span lines. UTF-8 (UTF-16 " +
+    "with a BOM). `glob`: `*.ts` matches names at any depth, `src/**/*.ts` paths from the " +
+    "searched directory. Skips binary files, files over 10 MB, .git, node_modules and what " +
+    ".gitignore/.rgignore exclude; hidden files are searched; links are not followed. Output " +
+    "stops at 30,000 characters (or `head_limit` entries) and says how much was left. Uses " +
+    "ripgrep when installed, else its own search, with the same results (without ripgrep, " +
+    "nested quantifiers like (a+)+ are refused).",
   annotations: READ_ONLY,
   // A search of a large tree can take a while.
   taskSupport: "optional",

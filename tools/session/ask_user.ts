@@ -9,12 +9,11 @@ export default defineTool({
   name: "ask_user",
   title: "Ask the user",
   description:
-    "Puts 1 to 4 multiple-choice questions to the person, as a form in their client, and " +
-    "returns their answers. Each question has a short `header`, 2 to 6 `options` (a label and " +
-    "what it means) and may allow several choices (`multi_select`); the person can always pick " +
-    `"${OTHER}" and type their own answer. Use it when a decision is theirs to make (a design ` +
-    "choice, a risky step, unclear requirements), not for things you can find out yourself. If " +
-    "the client cannot show forms, the result says so: ask in the chat instead.",
+    "Puts 1 to 4 multiple-choice questions to the person as a form in their client and returns " +
+    "the answers. Each has a short `header`, 2 to 6 `options` (label and meaning) and may allow " +
+    'several (`multi_select`); "Other" with free text is always offered. Use it for decisions ' +
+    "that are theirs (design choices, risky steps, unclear requirements). If the client cannot " +
+    "show forms, the result says so: ask in the chat.",
   annotations: ASKS_THE_USER,
   input: {
     type: "object",

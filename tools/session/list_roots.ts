@@ -6,9 +6,8 @@ export default defineTool({
   name: "list_roots",
   title: "Show the allowed directories",
   description:
-    "Lists the directories the file tools may work in (the sandbox), as real paths with symlinks " +
-    "resolved. Relative paths given to the file tools start at the first one. Paths outside " +
-    "them are refused.",
+    "Lists the directories the file tools may work in, as real paths; relative paths start at " +
+    "the first one.",
   annotations: READ_ONLY,
   input: { type: "object", properties: {}, additionalProperties: false },
   output: {

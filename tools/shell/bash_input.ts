@@ -8,10 +8,9 @@ export default defineTool({
   name: "bash_input",
   title: "Type into a background command",
   description:
-    "Writes `text` to the stdin of a process started with bash_background, to drive a REPL or " +
-    "answer a prompt. No newline is added unless `newline` is true. `close_stdin` sends " +
-    "end-of-file afterwards. Returns the output not read yet, after waiting up to `wait_ms` " +
-    `(default ${DEFAULT_WAIT_MS}) for the process to respond.`,
+    "Writes `text` to the stdin of a bash_background process (a REPL, a prompt); `newline` " +
+    "adds a newline, `close_stdin` then sends end-of-file. Returns the output not read yet, " +
+    `after waiting up to \`wait_ms\` (default ${DEFAULT_WAIT_MS}).`,
   annotations: RUNS_COMMANDS,
   input: {
     type: "object",

@@ -36,16 +36,13 @@ export const planMode = defineTool({
   name: "plan_mode",
   title: "Plan mode",
   description:
-    "Plan before changing anything. `enter` with a `goal` turns plan mode on for this project: " +
-    "until `exit`, every destructive tool (bash, write_file, edit_file, move_file, …) is " +
-    "refused, while reading and searching work. Write the plan in markdown with `write`: " +
-    `\`text\` replaces the whole plan (at most ${count(MAX_PLAN_CHARS)} characters). It is ` +
-    "kept in `plan_file` (given at enter: a new .md file inside the allowed roots, or an existing " +
-    'one that starts with the line "# Plan") or by default in toolhost\'s state directory. ' +
-    "`status` tells whether plan mode is on, the goal, for how long " +
-    "and the plan's size. `exit` turns plan mode off and returns the plan: show it to the person " +
-    "and wait for their go-ahead before carrying it out. `reset` turns it off without returning " +
-    "the plan. Plan mode survives restarts and binds every session on the project.",
+    "Plan before changing anything. `enter` with a `goal`: until `exit`, every destructive tool " +
+    "(bash, write_file, edit_file, …) is refused on this project; reading and searching work. " +
+    "`write` replaces the whole plan with `text` (markdown, at most 30,000 characters), kept in " +
+    '`plan_file` (at enter: a new .md file inside the roots, or an existing one starting "# ' +
+    "Plan\") or in toolhost's state directory. `status` reports it. `exit` turns plan mode off and " +
+    "returns the plan: show it to the person and wait for their go-ahead. `reset` turns it off " +
+    "without the plan. It survives restarts.",
   annotations: KEEPS_WORKFLOW_STATE,
   input: {
     type: "object",
@@ -60,15 +57,12 @@ export const planMode = defineTool({
       plan_file: {
         type: "string",
         minLength: 1,
-        description:
-          "enter: a markdown (.md) file inside the allowed roots to keep the plan in: a new " +
-          'one, or an existing plan (its first line is "# Plan"; kept as it is). Default: ' +
-          "plan.md in toolhost's state directory, started afresh.",
+        description: 'enter: a new .md file inside the roots, or an existing plan ("# Plan").',
       },
       text: {
         type: "string",
         maxLength: MAX_PLAN_CHARS,
-        description: "write: the whole plan, in markdown; it replaces what the plan file holds.",
+        description: "write: the whole plan (markdown).",
       },
     },
     required: ["action"],
@@ -80,11 +74,11 @@ export const planMode = defineTool({
       active: { type: "boolean", description: "whether plan mode is on now" },
       goal: {
         type: ["string", "null"],
-        description: "the goal of the plan this result is about (on exit and reset: the one ended)",
+        description: "on exit and reset: the one ended",
       },
-      since: { type: ["string", "null"], description: "when plan mode was entered (ISO 8601)" },
-      elapsedMs: { type: ["integer", "null"], description: "how long plan mode has been on" },
-      planFile: { type: ["string", "null"], description: "where the plan is kept" },
+      since: { type: ["string", "null"], description: "ISO 8601" },
+      elapsedMs: { type: ["integer", "null"] },
+      planFile: { type: ["string", "null"] },
       planBytes: { type: ["integer", "null"], description: "the plan's size; null if missing" },
       plan: { type: "string", description: "exit: the plan's text" },
       planTruncated: { type: "boolean", description: "exit: whether the plan was cut" },

@@ -31,14 +31,11 @@ export function setCallbackTool(callbacks: Callbacks): [Tool, ToolHook] {
     name: "set_callback",
     title: "Set a reminder",
     description:
-      "Sets a reminder for yourself that fires after a delay: to check on a build or server " +
-      "started in the background, to come back to something later, or to keep to a time box. " +
-      "`set` takes `message`, `delay_seconds` (1–3600) and `repeat_count` (default 1: how many " +
-      "times it fires, `delay_seconds` apart, up to 100) and returns its id; `list` shows the " +
-      "pending ones and when each fires next; `cancel` takes `callback_id`. When one fires, its " +
-      "message is attached, marked ⏰, to the next result of any tool you call (it cannot wake " +
-      "you while you call none), and logged to clients that take log messages. Callbacks live as " +
-      `long as the server; at most ${MAX_PENDING} are pending at once.`,
+      "Sets a reminder that fires after a delay (check on a background build, come back to " +
+      "something, keep a time box). `set`: `message`, `delay_seconds` (1–3600), `repeat_count` " +
+      "(default 1, up to 100); returns its id. `list` shows the pending ones; `cancel` takes " +
+      "`callback_id`. A fired reminder, marked ⏰, is attached to the next result of any tool " +
+      `you call (it cannot wake you). At most ${MAX_PENDING} pending; they last as long as the server.`,
     annotations: KEEPS_WORKFLOW_STATE,
     input: {
       type: "object",
@@ -73,7 +70,7 @@ export function setCallbackTool(callbacks: Callbacks): [Tool, ToolHook] {
         action: { enum: ["set", "list", "cancel"] },
         callbacks: {
           type: "array",
-          description: "set, cancel: the callback; list: every pending one, the next first",
+          description: "list: every pending one, the next first",
           items: {
             type: "object",
             properties: {

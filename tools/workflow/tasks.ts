@@ -42,15 +42,12 @@ export default defineTool({
   name: "tasks",
   title: "Task list",
   description:
-    "Your persistent task list for this project: it survives restarts and is shared by every " +
-    "session on the project. Use it to plan multi-step work and track progress. Actions: " +
-    '"create" a task (`text` is its title; the first one becomes current), "add" a step ' +
-    '(`text`) to a task (`task_id`, default the current task), "start" or "complete" a ' +
-    'task (`task_id`) or a step (`step_id`), "switch" the current task, "remove" a task or ' +
-    'step, "list" everything, "pending" for what is not done (both take an optional ' +
-    "`task_id`). Ids are short and never reused: tasks t1, t2, …; steps t1.1, t1.2, …. " +
-    `Results are a checklist: [x] done, [~] in progress, [ ] pending. At most ${MAX_TASKS} ` +
-    `tasks of ${MAX_STEPS} steps each.`,
+    "Your persistent task list for this project, shared by its sessions and kept across restarts: " +
+    'plan multi-step work and track it. "create" a task (`text`: its title; the first becomes ' +
+    'current), "add" a step (`text`) to `task_id` (default: the current task), "start"/"complete" ' +
+    'a task (`task_id`) or step (`step_id`), "switch" the current task, "remove", "list", ' +
+    '"pending" (optional `task_id`). Ids are never reused: tasks t1, t2, …; steps t1.1, …. ' +
+    `At most ${MAX_TASKS} tasks of ${MAX_STEPS} steps.`,
   annotations: KEEPS_WORKFLOW_STATE,
   input: {
     type: "object",
@@ -76,7 +73,7 @@ export default defineTool({
     properties: {
       id: {
         type: ["string", "null"],
-        description: "the task or step the action created or changed",
+        description: "the task or step acted on",
       },
       current: { type: ["string", "null"], description: "the current task's id" },
       total: { type: "integer", description: "tasks in the list" },
@@ -92,7 +89,6 @@ export default defineTool({
       },
       tasks: {
         type: "array",
-        description: "the tasks this result shows",
         items: {
           type: "object",
           properties: {
@@ -114,7 +110,7 @@ export default defineTool({
           additionalProperties: false,
         },
       },
-      omitted: { type: "integer", description: "tasks left out to keep the result small" },
+      omitted: { type: "integer", description: "tasks left out" },
     },
     required: ["id", "current", "total", "counts", "tasks", "omitted"],
     additionalProperties: false,
