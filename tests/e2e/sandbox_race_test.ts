@@ -227,6 +227,17 @@ test("a directory swapped for a symlink out of the root never lets a tool reach 
     writeFileSync(join(outside, `m${i}`), `${MARKER}\n`);
     writeFileSync(join(root, "d", `e${i}`), "inside old\n");
     writeFileSync(join(outside, `e${i}`), `${MARKER} old\n`);
+    for (const dir of [join(root, "d"), outside]) {
+      const content = dir === outside ? `${MARKER}\n` : "inside\n";
+      writeFileSync(join(dir, `a${i}`), content);
+      writeFileSync(join(dir, `x${i}`), content);
+      mkdirSync(join(dir, `r${i}`, "sub"), { recursive: true });
+      writeFileSync(join(dir, `r${i}`, "sub", "f"), content);
+    }
+  }
+  for (const dir of [join(root, "d"), outside]) {
+    mkdirSync(join(dir, "tree", "sub"), { recursive: true });
+    writeFileSync(join(dir, "tree", "sub", "f"), dir === outside ? `${MARKER}\n` : "inside\n");
   }
   const before = snapshot(outside);
 
@@ -260,6 +271,20 @@ test("a directory swapped for a symlink out of the root never lets a tool reach 
       edit_file: (i) => ["tools/call", {
         name: "edit_file",
         arguments: { path: `d/e${i}`, edits: [{ old_string: "old", new_string: "new" }] },
+      }],
+      append: (i) => ["tools/call", {
+        name: "write_file",
+        arguments: { path: `d/a${i}`, content: "appended\n", mode: "append" },
+      }],
+      delete_file: (i) => ["tools/call", {
+        name: "delete_file",
+        arguments: i % 2 ? { path: `d/x${i}` } : { path: `d/r${i}`, recursive: true },
+      }],
+      copy_file: (i) => ["tools/call", {
+        name: "copy_file",
+        arguments: i % 2
+          ? { source: "d/file.txt", destination: `d/copies/c${i}.txt` }
+          : { source: "d/tree", destination: `d/copies/t${i}`, recursive: true },
       }],
     };
     const reads: Record<string, Call> = {
@@ -324,8 +349,15 @@ test("a directory swapped for a symlink out of the root never lets a tool reach 
   assert.deepEqual(created, [], "entries were created outside the root");
   assert.deepEqual(gone, [], "entries were moved or removed from outside the root");
   assert.deepEqual(changed, [], "files outside the root were changed");
+  // Nothing from outside was copied (or appended) into the root: d and l have been swapped any
+  // number of times, so the inside directory is whichever of them is a directory now.
+  const inside = lstatSync(join(root, "d")).isDirectory() ? join(root, "d") : join(root, "l");
+  const leaked = [...snapshot(inside)].filter(([, content]) => content.includes(MARKER));
+  assert.deepEqual(leaked.map(([k]) => k), [], "bytes from outside were copied into the root");
   // The run really ran: both servers answered, some calls succeeded, the swapper swapped.
-  for (const name of ["write_file", "read_file", "list_dir"]) {
+  for (
+    const name of ["write_file", "read_file", "list_dir", "append", "delete_file", "copy_file"]
+  ) {
     assert.ok(tallies[name]?.ok > 0, name);
   }
   assert.ok(Number(swapOutput) > 1000, `the swapper swapped: ${swapOutput}`);
