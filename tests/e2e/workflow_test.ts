@@ -173,7 +173,17 @@ test("plan mode refuses every destructive tool until exit, which returns the pla
     (t.annotations as { destructiveHint?: boolean } | undefined)?.destructiveHint === true
   );
   const names = destructive.map((t) => t.name);
-  for (const name of ["bash", "bash_background", "write_file", "edit_file", "move_file"]) {
+  for (
+    const name of [
+      "bash",
+      "bash_background",
+      "write_file",
+      "edit_file",
+      "move_file",
+      "copy_file",
+      "delete_file",
+    ]
+  ) {
     assert.ok(names.includes(name), `${name} is annotated destructive: ${names.join(", ")}`);
   }
 

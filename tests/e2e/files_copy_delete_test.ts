@@ -1,0 +1,94 @@
+/**
+ * copy_file, delete_file, write_file's append and read_file's `paths` and negative offset through
+ * the compiled binary; --read-only offers none of the tools that change files.
+ */
+import assert from "node:assert/strict";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, test } from "node:test";
+import { modern, PRODUCT_BINARY, RawClient } from "../helpers/raw_client.ts";
+
+let client: RawClient | undefined;
+afterEach(async () => {
+  await client?.close();
+  assert.deepEqual(client?.strayLines ?? [], []);
+  client = undefined;
+});
+
+const scratch = (name: string) => realpathSync(mkdtempSync(join(tmpdir(), `toolhost-${name}-`)));
+
+async function call(c: RawClient, name: string, args: Record<string, unknown>) {
+  const reply = await c.request("tools/call", modern({ name, arguments: args }), 30_000);
+  assert.ok(reply.result, JSON.stringify(reply.error));
+  const result = reply.result as {
+    content: { type: string; text?: string }[];
+    isError?: boolean;
+    structuredContent?: Record<string, unknown>;
+  };
+  return {
+    text: result.content.map((b) => b.text ?? "").join("\n"),
+    isError: result.isError === true,
+    data: result.structuredContent ?? {},
+  };
+}
+
+test("copy a tree, append to a file, read the tails of several files, delete the tree", async () => {
+  const root = scratch("cd-root");
+  const outside = scratch("cd-out");
+  writeFileSync(join(outside, "secret"), "secret\n");
+  mkdirSync(join(root, "src", "lib"), { recursive: true });
+  writeFileSync(join(root, "src", "lib", "a.ts"), "export const a = 1;\n");
+  symlinkSync(outside, join(root, "src", "out"));
+  client = new RawClient(PRODUCT_BINARY, ["--root", root]);
+  const c = client;
+
+  const copied = await call(c, "copy_file", { source: "src", destination: "dst", recursive: true });
+  assert.equal(copied.isError, false, copied.text);
+  assert.equal(copied.text, "Copied src to dst (3 entries, 20 bytes of files).");
+  assert.equal(readFileSync(join(root, "dst", "lib", "a.ts"), "utf8"), "export const a = 1;\n");
+  assert.equal(readlinkSync(join(root, "dst", "out")), outside);
+
+  for (const line of ["one", "two", "three"]) {
+    const appended = await call(c, "write_file", {
+      path: "log.txt",
+      content: `${line}\n`,
+      mode: "append",
+    });
+    assert.equal(appended.isError, false, appended.text);
+  }
+  assert.equal(readFileSync(join(root, "log.txt"), "utf8"), "one\ntwo\nthree\n");
+
+  const read = await call(c, "read_file", { paths: ["log.txt", "dst/lib/a.ts"], offset: -2 });
+  assert.equal(read.isError, false, read.text);
+  assert.match(read.text, /^==> log\.txt <==\n {5}2\ttwo\n {5}3\tthree\n/);
+  assert.match(read.text, /==> dst\/lib\/a\.ts <==\n {5}1\texport const a = 1;/);
+
+  const refused = await call(c, "delete_file", { path: "dst" });
+  assert.equal(refused.isError, true);
+  const deleted = await call(c, "delete_file", { path: "dst", recursive: true });
+  assert.equal(deleted.isError, false, deleted.text);
+  assert.equal(existsSync(join(root, "dst")), false);
+  assert.equal(readFileSync(join(outside, "secret"), "utf8"), "secret\n");
+  const rootRefused = await call(c, "delete_file", { path: ".", recursive: true });
+  assert.match(rootRefused.text, /is an allowed root/);
+});
+
+test("--read-only offers neither copy_file, delete_file nor write_file", async () => {
+  client = new RawClient(PRODUCT_BINARY, ["--root", scratch("cd-ro"), "--read-only"]);
+  const reply = await client.request("tools/list", modern({}));
+  const names = (reply.result!.tools as { name: string }[]).map((t) => t.name);
+  assert.ok(names.includes("read_file"));
+  for (const name of ["copy_file", "delete_file", "write_file"]) {
+    assert.equal(names.includes(name), false, name);
+  }
+});
