@@ -45,7 +45,7 @@ test("the Codex snippet in the README is a TOML table with command and args", ()
 });
 
 test("the HTTP client snippet in docs/http.md names the /mcp endpoint", () => {
-  const [block] = blocks(section("docs/http.md", "# Streamable HTTP"), "json");
+  const [block] = blocks(section("docs/http.md", "# Streamable HTTP, SSE and WebSocket"), "json");
   assert.ok(block, "docs/http.md has a JSON snippet");
   const entry = JSON.parse(block).mcpServers.toolhost;
   assert.equal(entry.type, "http");
