@@ -21,6 +21,7 @@ import { serveStdio, StdoutWriter } from "./mcp/stdio.ts";
 import type { Contribution } from "./mcp/contribution.ts";
 import { SUPPORTED_VERSIONS } from "./mcp/versions.ts";
 import { enableWatchdog, killAllGroups } from "./tools/_lib/process_groups.ts";
+import { establishRoots } from "./tools/_lib/held_roots.ts";
 import { assemble, type Assembled } from "./tools/assemble.ts";
 
 declare const TOOLHOST_COMMIT: string | undefined;
@@ -232,6 +233,9 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
       configError(`${places.get("roots")}: root ${dir} is not an existing directory`);
     }
   }
+  // Each root is looked up by name now, once, and held open: a later rename cannot redirect it.
+  const fallback = [process.cwd()];
+  await establishRoots(roots.length > 0 ? roots : fallback);
 
   let assembled: Assembled;
   try {
@@ -268,7 +272,7 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
     tools,
     ...contributions,
     logger,
-    roots: { fixed: roots, fallback: [process.cwd()] },
+    roots: { fixed: roots, fallback },
     config: settings,
     state: { dir: stateDirectory(settings.stateDir, process.env, homedir(), process.platform) },
   });

@@ -87,9 +87,44 @@ function plain<T>(dir: Dir, error: T): T {
 export class Dir {
   #handle: FileHandle | undefined;
   #closed = false;
+  /** Whether close() closes the descriptor (not for a held root's, which outlives the call). */
+  #owned = true;
 
   private constructor(readonly path: string, handle?: FileHandle) {
     this.#handle = handle;
+  }
+
+  /**
+   * A held root (see held_roots.ts): on Linux its descriptor, borrowed (close() leaves it open);
+   * elsewhere its path, opened again (macOS: with no symbolic link in any component) and refused
+   * unless it is still the directory `dev`/`ino` established.
+   */
+  static async root(
+    path: string,
+    handle: FileHandle | undefined,
+    identity: { dev: number; ino: number },
+  ): Promise<Dir> {
+    if (handle) {
+      const dir = new Dir(path, handle);
+      dir.#owned = false;
+      return dir;
+    }
+    if (addressing() === "descriptor") {
+      throw new Error(`${path} is not held open: the file tools refuse to work in it by name`);
+    }
+    let info: Stats;
+    if (DARWIN) {
+      const opened = await open(path, constants.O_RDONLY | O_DIRECTORY | O_NOFOLLOW_ANY);
+      try {
+        info = await opened.stat();
+      } finally {
+        await opened.close();
+      }
+    } else info = await lstat(path);
+    if (!info.isDirectory() || info.dev !== identity.dev || info.ino !== identity.ino) {
+      throw new NotADirectory(path, undefined, "ECHANGED");
+    }
+    return new Dir(path);
   }
 
   /**
@@ -259,6 +294,6 @@ export class Dir {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    await this.#handle?.close().catch(() => {});
+    if (this.#owned) await this.#handle?.close().catch(() => {});
   }
 }

@@ -10,6 +10,7 @@ import { homedir } from "node:os";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { type ToolContext, ToolError } from "../../mcp/tool.ts";
 import { Dir, NotADirectory, O_NONBLOCK } from "./beneath.ts";
+import { type HeldRoot, heldRoots, inPlace } from "./held_roots.ts";
 
 export interface ResolvedPath {
   /** The path as asked for, made absolute (`~` expanded), symlinks not resolved. */
@@ -24,24 +25,39 @@ export interface ResolvedPath {
 }
 
 export class Sandbox {
-  /** `roots` must already be real, absolute paths. */
-  private constructor(readonly roots: string[]) {}
+  /** `roots` are the held roots' real paths (as established), in order. */
+  private constructor(
+    readonly roots: string[],
+    readonly held: HeldRoot[],
+    /** Roots whose path no longer names the directory established: they allow nothing. */
+    readonly moved: HeldRoot[] = [],
+    /** The list the roots were established from: kept alive (and held open) while in use. */
+    readonly list?: readonly string[],
+  ) {}
 
-  /** The sandbox of a call: its roots, each resolved to its real path. */
+  /**
+   * The sandbox of a call: its roots, each established once (see held_roots.ts) and worked in
+   * through the directory held then, never looked up by name again.
+   */
   static async of(ctx: Pick<ToolContext, "roots">): Promise<Sandbox> {
     const requested = await ctx.roots();
-    const roots: string[] = [];
-    for (const root of requested) {
-      try {
-        roots.push(await realpath(root));
-      } catch {
-        // A root that does not exist allows nothing.
-      }
+    const held: HeldRoot[] = [];
+    const moved: HeldRoot[] = [];
+    for (const root of await heldRoots(requested)) {
+      // A root that does not exist allows nothing; one moved or replaced since, nothing either.
+      if (root === undefined) continue;
+      if (await inPlace(root)) {
+        if (!held.some((r) => r.path === root.path)) held.push(root);
+      } else moved.push(root);
     }
-    if (roots.length === 0) {
-      throw new ToolError(`none of the allowed roots exists: ${requested.join(", ")}`);
+    if (held.length === 0) {
+      throw new ToolError(
+        `none of the allowed roots ${moved.length > 0 ? "is usable" : "exists"}: ${
+          requested.join(", ")
+        }${movedNote(moved)}`,
+      );
     }
-    return new Sandbox(roots);
+    return new Sandbox(held.map((r) => r.path), held, moved, requested);
   }
 
   /** Where relative paths start. */
@@ -83,7 +99,7 @@ export class Sandbox {
       throw new ToolError(
         `${quoted(path)} is outside the allowed roots${via}. Allowed roots: ${
           this.roots.join(", ")
-        }. Use a path inside them.`,
+        }. Use a path inside them.${movedNote(this.moved)}`,
       );
     }
     return { absolute, real, exists };
@@ -132,7 +148,8 @@ export class Sandbox {
    */
   async directory(real: string, create = false): Promise<{ dir: Dir; created?: string }> {
     const { root, parts } = this.#rootOf(real);
-    let dir = await Dir.open(root).catch(async (error) => {
+    const held = this.held.find((r) => r.path === root)!;
+    let dir = await Dir.root(root, held.handle, held).catch(async (error) => {
       throw await this.#changed(real, error);
     });
     let created: string | undefined;
@@ -167,7 +184,8 @@ export class Sandbox {
 
   /** What is at `real` (a link is described, not followed), looked at beneath its root. */
   async info(real: string): Promise<Stats> {
-    if (this.roots.includes(real)) return await lstat(real);
+    const root = this.held.find((r) => r.path === real);
+    if (root) return root.handle ? await root.handle.stat() : await lstat(real);
     const { dir, name } = await this.parent(real);
     try {
       return await dir.lstat(name);
@@ -229,6 +247,15 @@ export class Sandbox {
     const outside = inside === ".." || inside.startsWith(`..${sep}`) || isAbsolute(inside);
     return inside === "" ? "." : outside ? real : inside;
   }
+}
+
+/** What refusals add about roots that were moved or replaced since they were established. */
+function movedNote(moved: HeldRoot[]): string {
+  if (moved.length === 0) return "";
+  const paths = moved.map((r) => r.path).join(", ");
+  return ` (${paths}: moved or replaced since the server established ${
+    moved.length === 1 ? "it" : "them"
+  } as allowed roots, so nothing there is allowed until the roots are set again)`;
 }
 
 /** Missing, or a file where a directory was expected: either way the path does not exist. */

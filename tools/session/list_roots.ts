@@ -22,6 +22,9 @@ export default defineTool({
     const lines = sandbox.roots.map((root, i) =>
       `${root}${i === 0 ? "  (relative paths start here)" : ""}`
     );
+    for (const root of sandbox.moved) {
+      lines.push(`${root.path}  (moved or replaced since it was established: allows nothing)`);
+    }
     return { content: lines.join("\n"), structured: { roots: sandbox.roots } };
   },
 });
