@@ -5,6 +5,7 @@
  * files and hard links never reach outside either.
  */
 import assert from "node:assert/strict";
+import { execFileSync, spawn } from "node:child_process";
 import {
   existsSync,
   mkdirSync,
@@ -13,12 +14,15 @@ import {
   readFileSync,
   realpathSync,
   renameSync,
+  rmSync,
+  statSync,
   symlinkSync,
   unlinkSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import process from "node:process";
 import { afterEach, test } from "node:test";
 import { modern, PRODUCT_BINARY, RawClient } from "../helpers/raw_client.ts";
 
@@ -111,4 +115,116 @@ test("a root nested in another cannot be replaced from inside the outer one to r
     /ok\.txt|Wrote|wrote|Created|created/,
   );
   assert.equal(readFileSync(join(base, "proj", "lib.old", "ok.txt"), "utf8"), "ok\n");
+});
+
+/**
+ * Waits for PARENT/.toolhost-*.tmp (the copy's temporary directory), puts a symlink "zz" to
+ * OUTSIDE in it and keeps exchanging tmp/SUB with tmp/zz for SECONDS.
+ */
+const TMP_SWAPPER = `
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+int main(int argc, char **argv) {
+  if (argc != 5) return 2;
+  time_t end = time(0) + atoi(argv[4]);
+  char tmp[512];
+  while (time(0) < end) {
+    DIR *d = opendir(argv[1]); if (!d) return 1;
+    struct dirent *e; tmp[0] = 0;
+    while ((e = readdir(d))) if (!strncmp(e->d_name, ".toolhost-", 10)) {
+      snprintf(tmp, sizeof tmp, "%s/%s", argv[1], e->d_name); break;
+    }
+    closedir(d);
+    if (!tmp[0]) continue;
+    int t = open(tmp, O_RDONLY | O_DIRECTORY); if (t < 0) continue;
+    symlinkat(argv[3], t, "zz");
+    for (int i = 0; i < 2000000 && time(0) < end; i++) {
+      if (syscall(SYS_renameat2, t, argv[2], t, "zz", 2) != 0 && faccessat(t, ".", F_OK, 0) != 0) {
+        break;
+      }
+    }
+    close(t);
+  }
+  return 0;
+}
+`;
+
+test("a move across file systems never writes, overwrites or removes outside the roots", async (t) => {
+  const shm = "/dev/shm";
+  const base = scratch("xdev");
+  if (
+    process.platform !== "linux" || !existsSync(shm) || statSync(shm).dev === statSync(base).dev
+  ) {
+    t.skip("needs /dev/shm on another file system than the temporary directory");
+    return;
+  }
+  try {
+    writeFileSync(join(base, "tmpswap.c"), TMP_SWAPPER);
+    execFileSync("cc", ["-O2", "-o", join(base, "tmpswap"), join(base, "tmpswap.c")], {
+      stdio: "ignore",
+    });
+  } catch {
+    t.skip("no C compiler for the swapper");
+    return;
+  }
+  const other = realpathSync(mkdtempSync(join(shm, "toolhost-xdev-")));
+  try {
+    mkdirSync(join(base, "r1"));
+    mkdirSync(join(base, "victim"));
+    writeFileSync(join(base, "victim", "authorized_keys"), "ORIGINAL\n");
+    const c = open(["--root", join(base, "r1"), "--root", other]);
+    for (let attempt = 0; attempt < 10; attempt++) {
+      const source = join(other, `src${attempt}`);
+      mkdirSync(join(source, "sub"), { recursive: true });
+      for (let i = 0; i < 400; i++) writeFileSync(join(source, "sub", `f${i}`), "x");
+      writeFileSync(join(source, "sub", "authorized_keys"), "ATTACKER\n");
+      const swap = spawn(join(base, "tmpswap"), [
+        join(base, "r1"),
+        "sub",
+        join(base, "victim"),
+        "1",
+      ]);
+      const swapped = new Promise((done) => swap.once("exit", done));
+      await new Promise((done) => setTimeout(done, 20));
+      await text(c, "move_file", { source, destination: join(base, "r1", `dst${attempt}`) });
+      await swapped;
+      assert.deepEqual(
+        readdirSync(join(base, "victim")),
+        ["authorized_keys"],
+        `attempt ${attempt}`,
+      );
+      assert.equal(readFileSync(join(base, "victim", "authorized_keys"), "utf8"), "ORIGINAL\n");
+    }
+    // And a plain move across file systems still works: a file and a tree with a link in it.
+    mkdirSync(join(other, "tree", "deep"), { recursive: true });
+    writeFileSync(join(other, "tree", "deep", "f.txt"), "tree file\n");
+    symlinkSync("deep/f.txt", join(other, "tree", "link"));
+    writeFileSync(join(other, "one.txt"), "one\n");
+    assert.match(
+      await text(c, "move_file", {
+        source: join(other, "tree"),
+        destination: join(base, "r1", "tree"),
+      }),
+      /copied across filesystems/,
+    );
+    assert.match(
+      await text(c, "move_file", {
+        source: join(other, "one.txt"),
+        destination: join(base, "r1", "one.txt"),
+      }),
+      /copied across filesystems/,
+    );
+    assert.equal(readFileSync(join(base, "r1", "tree", "link"), "utf8"), "tree file\n");
+    assert.equal(readFileSync(join(base, "r1", "one.txt"), "utf8"), "one\n");
+    assert.equal(existsSync(join(other, "tree")) || existsSync(join(other, "one.txt")), false);
+  } finally {
+    rmSync(other, { recursive: true, force: true });
+  }
 });

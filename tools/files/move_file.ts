@@ -115,7 +115,7 @@ export default defineTool({
               `could not move ${sourceShown} to ${destinationShown}: ${(error as Error).message}`,
             );
           }
-          await moveAcrossDevices(from, into, sourceShown, destinationShown);
+          await moveAcrossDevices(from, into, sourceShown, destinationShown, ctx.signal);
           copied = true;
         }
       } finally {

@@ -1,13 +1,25 @@
 /**
  * A move between filesystems, where rename() fails with EXDEV: copy to a temporary name beside
  * the destination, rename that into place (same filesystem, so atomic), then remove the source.
- * Both ends are entries of directories opened beneath their root (Sandbox.parent); what the copy
- * finds below the source is walked by path (node's cp).
+ * Both ends are entries of directories opened beneath their root (Sandbox.parent), and the copy
+ * and the removal walk the held tree (held_tree.ts) on both sides: every entry is read, created
+ * or removed as an entry of a directory held open, a symbolic link is copied as a link and never
+ * followed, so nothing outside the roots is read, written or removed whatever is renamed
+ * meanwhile. Trees are bounded as copy_file's are; timestamps are kept on a moved file.
  */
-import { cp } from "node:fs/promises";
+import { constants } from "node:fs";
 import { ToolError } from "../../../mcp/tool.ts";
 import { temporaryName } from "../../_lib/atomic_write.ts";
 import type { Dir } from "../../_lib/beneath.ts";
+import {
+  chmodDir,
+  copyContents,
+  copyFile,
+  measure,
+  newTally,
+  removeContents,
+  removeEntry,
+} from "./held_tree.ts";
 
 interface Entry {
   dir: Dir;
@@ -19,25 +31,68 @@ export async function moveAcrossDevices(
   destination: Entry,
   sourceShown: string,
   destinationShown: string,
+  signal?: AbortSignal,
 ): Promise<void> {
   const temporary = temporaryName();
+  const opened: Dir[] = [];
+  let made = false;
+  let isDirectory = false;
   try {
-    await cp(source.dir.at(source.name), destination.dir.at(temporary), {
-      recursive: true,
-      preserveTimestamps: true,
-      verbatimSymlinks: true,
-    });
+    const info = await source.dir.lstat(source.name);
+    const tally = newTally();
+    if (info.isSymbolicLink()) {
+      await destination.dir.symlink(await source.dir.readlink(source.name), temporary);
+      made = true;
+    } else if (info.isFile()) {
+      made = true;
+      await copyFile(source.dir, source.name, destination.dir, temporary, tally, signal);
+      const copy = await destination.dir.open(temporary, constants.O_RDONLY);
+      try {
+        await copy.utimes(info.atime, info.mtime);
+      } finally {
+        await copy.close();
+      }
+    } else if (info.isDirectory()) {
+      isDirectory = true;
+      const inner = (await source.dir.child(source.name)).dir;
+      opened.push(inner);
+      // Counted first: a tree over the bounds is refused before anything is copied.
+      await measure(inner, sourceShown, "bash (mv)", signal);
+      await destination.dir.mkdir(temporary);
+      made = true;
+      const copy = (await destination.dir.child(temporary)).dir;
+      opened.push(copy);
+      await copyContents(inner, copy, tally, (p) => p, signal);
+      await chmodDir(copy, info);
+    } else {
+      throw new ToolError(`${sourceShown} is not a file, directory or link; it cannot be copied`);
+    }
     await destination.dir.rename(temporary, destination.dir, destination.name);
+    made = false;
+    await destination.dir.sync();
   } catch (error) {
-    await destination.dir.remove(temporary).catch(() => {});
+    if (made) await removeEntry(destination.dir, temporary).catch(() => {});
     throw new ToolError(
       `could not copy ${sourceShown} to ${destinationShown} across filesystems: ${
         (error as Error).message
       }. Nothing was moved.`,
     );
+  } finally {
+    for (const dir of opened.reverse()) await dir.close();
   }
   try {
-    await source.dir.remove(source.name, false);
+    if (isDirectory) {
+      // Emptied through its own held descriptor, then removed from its held parent.
+      const inner = (await source.dir.child(source.name)).dir;
+      try {
+        await removeContents(inner, newTally());
+      } finally {
+        await inner.close();
+      }
+      await source.dir.rmdir(source.name);
+    } else {
+      await source.dir.unlink(source.name);
+    }
   } catch (error) {
     throw new ToolError(
       `copied ${sourceShown} to ${destinationShown}, but could not remove the source: ${
