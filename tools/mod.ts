@@ -8,6 +8,7 @@ import files_file_info from "./files/file_info.ts";
 import files_file_resources from "./files/file_resources.ts";
 import files_list_dir from "./files/list_dir.ts";
 import files_move_file from "./files/move_file.ts";
+import files_notebook_edit from "./files/notebook_edit.ts";
 import files_read_file from "./files/read_file.ts";
 import files_write_file from "./files/write_file.ts";
 import search_glob from "./search/glob.ts";
@@ -41,6 +42,7 @@ export const toolModules: (Contribution | Contribution[])[] = [
   files_file_resources,
   files_list_dir,
   files_move_file,
+  files_notebook_edit,
   files_read_file,
   files_write_file,
   search_glob,

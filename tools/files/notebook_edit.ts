@@ -1,0 +1,135 @@
+import { defineTool, ToolError } from "../../mcp/tool.ts";
+import { assertWritable, hardLinkNote, writeFileAtomic } from "../_lib/atomic_write.ts";
+import { CHANGES_FILES } from "../_lib/annotations.ts";
+import { pathProperty } from "../_lib/path_properties.ts";
+import { Sandbox } from "../_lib/sandbox.ts";
+import { decodeText, encodeText } from "../_lib/text.ts";
+import { whileChanging } from "./_lib/file_lock.ts";
+import { editNotebook } from "./_lib/notebook_cells.ts";
+
+/** Notebooks larger than this are edited with other means (a script). */
+const MAX_FILE_BYTES = 20 * 1024 * 1024;
+/** Characters of the changed cell's source shown in the result. */
+const MAX_SHOWN_CHARS = 2_000;
+
+export default defineTool({
+  name: "notebook_edit",
+  title: "Edit a notebook cell",
+  description: "Edits one cell of a Jupyter notebook (.ipynb): replace its source (`source`, or " +
+    "`old_string` found exactly once in the cell -> `new_string`), insert a new cell " +
+    "before/after it, or delete it. `cell` is a cell id or 1-based number, as read_file shows " +
+    "them. A changed code cell loses its outputs and execution count; the rest of the notebook " +
+    "is kept.",
+  annotations: CHANGES_FILES,
+  input: {
+    type: "object",
+    properties: {
+      path: pathProperty("The .ipynb file"),
+      cell: {
+        type: ["string", "integer"],
+        description: "Cell id or number (from 1). Insert without it: at the end.",
+      },
+      action: { type: "string", enum: ["replace", "insert", "delete"], default: "replace" },
+      source: { type: "string", description: "The cell's whole new source." },
+      old_string: { type: "string", minLength: 1 },
+      new_string: { type: "string" },
+      cell_type: {
+        type: "string",
+        enum: ["code", "markdown"],
+        description: "Insert: the new cell's type (default code). Replace: change it.",
+      },
+      position: { type: "string", enum: ["before", "after"], default: "after" },
+    },
+    required: ["path"],
+    additionalProperties: false,
+  },
+  output: {
+    type: "object",
+    properties: {
+      path: { type: "string" },
+      action: { type: "string" },
+      cell: { type: "integer", description: "the cell's number (a deleted one's before)" },
+      id: { type: "string" },
+      cells: { type: "integer", description: "cells in the notebook after the edit" },
+      clearedOutputs: { type: "boolean" },
+    },
+    required: ["path", "action", "cell", "cells", "clearedOutputs"],
+    additionalProperties: false,
+  },
+
+  run(args, ctx) {
+    return whileChanging(async () => {
+      const sandbox = await Sandbox.of(ctx);
+      const { real, exists } = await sandbox.resolve(args.path);
+      const shown = sandbox.display(real);
+      if (!exists) {
+        throw new ToolError(`${shown} does not exist; create a notebook with write_file`);
+      }
+      const info = await sandbox.info(real);
+      if (!info.isFile()) throw new ToolError(`${shown} is not a regular file`);
+      if (info.size > MAX_FILE_BYTES) {
+        throw new ToolError(
+          `${shown} is ${info.size} bytes, over the ${MAX_FILE_BYTES}-byte limit for notebook_edit; use a script instead`,
+        );
+      }
+      await assertWritable(real, shown);
+      const handle = await sandbox.openForReading(real);
+      const content = await handle.readFile().finally(() => handle.close());
+      const decoded = decodeText(content);
+      if (!decoded || decoded.invalid > 0) {
+        throw new ToolError(`${shown} is not a text file; it cannot be a notebook`);
+      }
+      const action = args.action ?? "replace";
+      const result = editNotebook(decoded.text, shown, { ...args, action });
+      const now = await sandbox.info(real);
+      if (now.mtimeMs !== info.mtimeMs || now.size !== info.size || now.ino !== info.ino) {
+        throw new ToolError(
+          `${shown} changed while it was being edited (by another program); nothing was written. Read it again and redo the edit.`,
+        );
+      }
+      let note = "";
+      try {
+        const written = await writeFileAtomic(
+          real,
+          encodeText(result.text, decoded.encoding, decoded.bom),
+          sandbox,
+        );
+        note = hardLinkNote(written.hardLinks);
+      } catch (error) {
+        throw new ToolError(
+          `could not write ${shown}: ${(error as Error).message}. The file was left as it was.`,
+        );
+      }
+      const name = `cell ${result.number}${result.id ? ` (id ${result.id})` : ""}`;
+      const what = action === "delete"
+        ? `Deleted ${name}`
+        : action === "insert"
+        ? `Inserted ${name}`
+        : `Replaced the source of ${name}`;
+      const source = result.source === undefined
+        ? ""
+        : `\n\n${
+          result.source.length > MAX_SHOWN_CHARS
+            ? `${
+              result.source.slice(0, MAX_SHOWN_CHARS)
+            }\n[... cut at ${MAX_SHOWN_CHARS} characters]`
+            : result.source
+        }`;
+      return {
+        content: `${what} of ${shown}; it has ${result.cells} cell${
+          result.cells === 1 ? "" : "s"
+        }.${
+          result.clearedOutputs ? " The cell's outputs and execution count were cleared." : ""
+        }${note}${source}`,
+        structured: {
+          path: shown,
+          action,
+          cell: result.number,
+          ...(result.id ? { id: result.id } : {}),
+          cells: result.cells,
+          clearedOutputs: result.clearedOutputs,
+        },
+      };
+    });
+  },
+});
