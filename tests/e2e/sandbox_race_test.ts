@@ -362,3 +362,69 @@ test("a directory swapped for a symlink out of the root never lets a tool reach 
   }
   assert.ok(Number(swapOutput) > 1000, `the swapper swapped: ${swapOutput}`);
 });
+
+test("grep never answers with a file swapped for a symlink out of the root (rg opens by name)", async (t) => {
+  const scratch = scratchDir("grepbin");
+  const command = swapper(scratch);
+  if (typeof command === "string") {
+    t.skip(command);
+    return;
+  }
+  const root = scratchDir("greproot");
+  const outside = scratchDir("grepoutside");
+  // f.txt is a file inside; lnk a symlink to a file outside: the swapper exchanges the names.
+  mkdirSync(join(root, "sub"));
+  writeFileSync(join(root, "sub", "f.txt"), "inside one\ninside two\n");
+  writeFileSync(join(outside, "secret"), `${MARKER} one\n${MARKER} two\n`);
+  symlinkSync(join(outside, "secret"), join(root, "sub", "lnk"));
+  for (let i = 0; i < 50; i++) writeFileSync(join(root, "sub", `o${i}.txt`), "other\n");
+  const swap = spawn(command[0], [...command.slice(1), join(root, "sub"), "f.txt", "lnk"], {
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let swapOutput = "";
+  swap.stderr!.setEncoding("utf8");
+  swap.stderr!.on("data", (text: string) => (swapOutput += text));
+  const swapped = new Promise((done) => swap.once("exit", done));
+  const deadline = Date.now() + Math.min(SECONDS, 20) * 1000;
+  const server = new Server(["--root", root, "--read-only"]);
+  const tallies: Record<string, Tally> = {};
+  try {
+    tallies.named = await drive(
+      server,
+      () => ["tools/call", {
+        name: "grep",
+        arguments: { pattern: "one|two", path: "sub/f.txt", output_mode: "content" },
+      }],
+      CALLS,
+      deadline,
+    );
+    tallies.directory = await drive(
+      server,
+      (i) => ["tools/call", {
+        name: "grep",
+        arguments: {
+          pattern: "one|two",
+          path: "sub",
+          output_mode: ["content", "count", "files_with_matches"][i % 3],
+        },
+      }],
+      Math.ceil(CALLS / 2),
+      deadline,
+    );
+  } finally {
+    swap.kill("SIGTERM");
+    await swapped;
+    await server.close();
+  }
+  console.error(
+    `grep race: ${swapOutput.trim() || "?"} swaps; ${
+      Object.entries(tallies).map(([name, t]) =>
+        `${name}: ${t.calls} calls, ${t.ok} ok, ${t.escapes} escapes`
+      ).join("; ")
+    }`,
+  );
+  for (const [name, tally] of Object.entries(tallies)) {
+    assert.equal(tally.escapes, 0, `${name}: ${tally.example}`);
+    assert.ok(tally.calls > 0, name);
+  }
+});

@@ -211,6 +211,7 @@ export default defineTool({
       rulesAbove,
       deadline,
       signal: ctx.signal,
+      builtinMayRun: !backtrackingRisk(args.pattern, caseInsensitive),
     };
     const report = new GrepReport({
       mode,

@@ -7,12 +7,18 @@
  * decoded as UTF-8 (invalid bytes as U+FFFD) before matching.
  */
 import { accessSync, constants } from "node:fs";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { type FileHandle, mkdtemp, open, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, delimiter, join } from "node:path";
 import process from "node:process";
 import { ToolError } from "../../../mcp/tool.ts";
 import { FileLines, type FileMatches } from "./grep_report.ts";
+import { confirms, HeldReader, heldText, regularBytes } from "./grep_held.ts";
+
+/** Files rg reported that are read again (grep_held.ts) at once. */
+const VERIFY_CONCURRENCY = 16;
+import { searchText } from "./grep_builtin.ts";
+import { O_NOFOLLOW, O_NOFOLLOW_ANY, O_NONBLOCK } from "../../_lib/beneath.ts";
 import { jsonLines, matchEventLines, textOf } from "./grep_rg_events.ts";
 import { binaryFileError, type GrepSearch, MAX_FILE_BYTES } from "./grep_search.ts";
 import { signalGroup, spawnInGroup } from "../../_lib/process_groups.ts";
@@ -131,9 +137,43 @@ function argumentsFor(search: GrepSearch, ignoreFile: string | undefined): strin
     args.push(`--type-add=toolhostglob:${search.filter.rgType}`, "--type=toolhostglob");
   }
   if (ignoreFile) args.push(`--ignore-file=${ignoreFile}`);
-  // rg searches a file named on the command line whatever the ignore rules and globs say.
-  args.push("--regexp", search.pattern.rust, "--", search.file ? basename(search.file) : ".");
+  // A named file is given on stdin, read through the held directory: rg never opens it by name.
+  args.push("--regexp", search.pattern.rust, "--", search.file ? "-" : ".");
   return args;
+}
+
+/** The named file's bytes, read through the held directory (never following a link). */
+async function namedFileBytes(search: GrepSearch): Promise<Uint8Array> {
+  const name = basename(search.file!);
+  const handle = search.within
+    ? await search.within.open(name, constants.O_RDONLY | O_NONBLOCK)
+    : await open(search.file!, constants.O_RDONLY | O_NOFOLLOW | O_NOFOLLOW_ANY | O_NONBLOCK);
+  try {
+    const bytes = await regularBytes(handle);
+    if (!bytes) throw new ToolError(`${search.label} is no longer a regular file; try again`);
+    return bytes;
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * A file rg reported, as its held content confirms it (grep_held.ts): rg's lines when each is
+ * that line of the file inside; otherwise the built-in matcher's answer on that content (when it
+ * may run the pattern), or nothing.
+ */
+async function confirmed(
+  handle: FileHandle | undefined,
+  found: FileMatches,
+  reported: { number: number; text: string }[],
+  search: GrepSearch,
+): Promise<FileMatches | undefined> {
+  const text = await heldText(handle);
+  if (text === undefined) return undefined;
+  if (confirms(text, reported)) return found;
+  if (!search.builtinMayRun) return undefined;
+  const again = searchText(found.path, text, search);
+  return again.matchedLines > 0 ? again : undefined;
 }
 
 /** Files with matches, in path order, as rg finds them: under `search.dir`, or `search.file`. */
@@ -148,14 +188,21 @@ export async function* ripgrepSearch(rg: string, search: GrepSearch): AsyncGener
     ignoreFile = join(scratch, "parents.gitignore");
     await writeFile(ignoreFile, parentLines.join("\n") + "\n");
   }
+  let named: Uint8Array | undefined;
+  if (search.file) named = await namedFileBytes(search);
   const child = spawnInGroup(rg, argumentsFor(search, ignoreFile), {
     // In the directory held open (through this process's descriptor, which rg's chdir follows to
     // that very directory), not by its path, which a rename may have redirected since.
     cwd: search.within?.fd === undefined
       ? search.dir
       : `/proc/${process.pid}/fd/${search.within.fd}`,
-    stdio: ["ignore", "pipe", "pipe"],
+    stdio: [search.file ? "pipe" : "ignore", "pipe", "pipe"],
   });
+  if (named) {
+    child.stdin!.on("error", () => {}); // rg may stop reading once it knows enough
+    child.stdin!.end(named);
+  }
+  const reader = search.file ? undefined : new HeldReader(search.within, search.dir);
   let stderr = "";
   child.stderr!.setEncoding("utf8");
   child.stderr!.on("data", (text: string) => (stderr = (stderr + text).slice(0, 4000)));
@@ -184,6 +231,9 @@ export async function* ripgrepSearch(rg: string, search: GrepSearch): AsyncGener
   const keepLines = search.mode === "content";
   try {
     let file: FileLines | undefined;
+    let rel = "";
+    const pending: Promise<FileMatches | undefined>[] = [];
+    let reported: { number: number; text: string }[] = [];
     for await (const line of jsonLines(child.stdout!)) {
       // What rg had written before the kill reached it is not reported for a cancelled call.
       if (search.signal.aborted) break;
@@ -196,20 +246,41 @@ export async function* ripgrepSearch(rg: string, search: GrepSearch): AsyncGener
       }
       const data = event.data;
       if (event.type === "begin") {
-        const rel = textOf(data.path).replace(/^\.\//, "");
+        rel = search.file ? "" : textOf(data.path).replace(/^\.\//, "");
+        reported = [];
         const wanted = search.file !== undefined || !search.filter || search.filter.matches(rel);
-        file = wanted ? new FileLines(join(search.dir, rel), keepLines) : undefined;
+        file = wanted ? new FileLines(search.file ?? join(search.dir, rel), keepLines) : undefined;
       } else if (event.type === "match" && file) {
-        for (const at of matchEventLines(data)) file.add(at.number, at.text, true, at.column);
+        for (const at of matchEventLines(data)) {
+          file.add(at.number, at.text, true, at.column);
+          reported.push(at);
+        }
       } else if (event.type === "context" && file) {
-        file.add(data.line_number, textOf(data.lines).replace(/\n$/, ""), false);
+        const text = textOf(data.lines).replace(/\n$/, "");
+        file.add(data.line_number, text, false);
+        reported.push({ number: data.line_number, text });
       } else if (event.type === "end" && file) {
         const found = file.result();
         file = undefined;
         // A NUL byte anywhere makes a file binary; rg may find it after reporting matches.
-        if (data.binary_offset === null) yield found;
-        else if (search.file) throw binaryFileError(search.label, "text with NUL bytes");
+        if (data.binary_offset === null) {
+          if (!reader) yield found; // the named file's bytes came from the held directory
+          else {
+            // Opened now, in order (its directories stay held); read and checked alongside
+            // the next ones, and reported in rg's order.
+            const handle = await reader.open(rel);
+            pending.push(confirmed(handle, found, reported, search).catch(() => undefined));
+            if (pending.length >= VERIFY_CONCURRENCY) {
+              const held = await pending.shift()!;
+              if (held) yield held;
+            }
+          }
+        } else if (search.file) throw binaryFileError(search.label, "text with NUL bytes");
       }
+    }
+    for (const started of pending.splice(0)) {
+      const held = await started;
+      if (held) yield held;
     }
     const { code, signal } = await exited;
     if (killed || code === 0 || code === 1) return;
@@ -233,6 +304,7 @@ export async function* ripgrepSearch(rg: string, search: GrepSearch): AsyncGener
     clearTimeout(timer);
     search.signal.removeEventListener("abort", stop);
     stop();
+    await reader?.close();
     if (scratch) await rm(scratch, { recursive: true, force: true });
   }
 }

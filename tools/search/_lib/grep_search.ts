@@ -57,6 +57,11 @@ export interface GrepSearch {
   deadline: number;
   /** Aborted on cancellation: the search stops and reports nothing more. */
   signal: AbortSignal;
+  /**
+   * Whether the built-in matcher may run the pattern (it cannot backtrack for ever): rg's answer
+   * for a file its held content disagrees with is then searched again by it.
+   */
+  builtinMayRun?: boolean;
   /** Set when the search ended before it was complete. */
   stopped?: string;
   /** Set when some files could not be read, so the results may miss some. */
