@@ -428,3 +428,47 @@ test("grep never answers with a file swapped for a symlink out of the root (rg o
     assert.ok(tally.calls > 0, name);
   }
 });
+
+test("an ignore file linked to a file in the root is read beneath the root, never outside", async (t) => {
+  const scratch = scratchDir("ignbin");
+  const command = swapper(scratch);
+  if (typeof command === "string") {
+    t.skip(command);
+    return;
+  }
+  const root = scratchDir("ignroot");
+  const outside = scratchDir("ignoutside");
+  // .gitignore -> sub/rules; the swapper exchanges sub with a link to a folder whose "rules"
+  // would hide visible.txt.
+  mkdirSync(join(root, "sub"));
+  writeFileSync(join(root, "sub", "rules"), "# harmless\n");
+  writeFileSync(join(outside, "rules"), "visible.txt\n");
+  writeFileSync(join(root, "visible.txt"), "v\n");
+  symlinkSync("sub/rules", join(root, ".gitignore"));
+  symlinkSync(outside, join(root, "evil"));
+  const swap = spawn(command[0], [...command.slice(1), root, "sub", "evil"], {
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  const swapped = new Promise((done) => swap.once("exit", done));
+  const deadline = Date.now() + Math.min(SECONDS, 15) * 1000;
+  const server = new Server(["--root", root, "--read-only"]);
+  let calls = 0;
+  let hidden = 0;
+  try {
+    while (calls < Math.min(CALLS, 1500) && Date.now() < deadline) {
+      const reply = await server.request("tools/call", {
+        name: "glob",
+        arguments: { pattern: "*.txt" },
+      });
+      calls++;
+      if (!JSON.stringify(reply).includes("visible.txt")) hidden++;
+    }
+  } finally {
+    swap.kill("SIGTERM");
+    await swapped;
+    await server.close();
+  }
+  console.error(`ignore race: ${calls} glob calls, ${hidden} hidden by rules from outside`);
+  assert.ok(calls > 0);
+  assert.equal(hidden, 0, "rules read from a file outside the root were applied");
+});

@@ -5,7 +5,7 @@
  * are rewritten to be relative to it, so one matcher (the `ignore` package, which checks parent
  * directories too) answers for any path.
  */
-import { lstat } from "node:fs/promises";
+import { type FileHandle, lstat } from "node:fs/promises";
 import { dirname, join, relative, sep } from "node:path";
 import ignore, { type Ignore } from "ignore";
 import picomatch from "picomatch";
@@ -121,8 +121,15 @@ export class IgnoreRules {
    * No rules yet. Ignore files met later are read through a symbolic link only when `contains`
    * accepts the link's target (by default never).
    */
-  static empty(contains: (real: string) => boolean = () => false): IgnoreRules {
-    return IgnoreRules.#make(new IgnoreFileReader(contains), { parents: [], git: [], custom: [] });
+  static empty(
+    contains: (real: string) => boolean = () => false,
+    inside?: (real: string) => Promise<FileHandle>,
+  ): IgnoreRules {
+    return IgnoreRules.#make(new IgnoreFileReader(contains, inside), {
+      parents: [],
+      git: [],
+      custom: [],
+    });
   }
 
   /**
@@ -131,10 +138,14 @@ export class IgnoreRules {
    * .gitignore above the repository `start` is in.
    */
   static async above(
-    sandbox: Pick<Sandbox, "roots" | "contains">,
+    sandbox: Pick<Sandbox, "roots" | "contains" | "openForReading">,
     start: string,
   ): Promise<IgnoreRules> {
-    const empty = IgnoreRules.empty((real) => sandbox.contains(real));
+    // Read beneath the held roots, never through a link: bytes from outside never become rules.
+    const empty = IgnoreRules.empty(
+      (real) => sandbox.contains(real),
+      (real) => sandbox.openForReading(real),
+    );
     // Walking up to the first root met finds the innermost one, with no prefix test to get wrong.
     const parents: string[] = [];
     for (let dir = start; !sandbox.roots.includes(dir);) {

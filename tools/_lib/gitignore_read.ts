@@ -5,7 +5,7 @@
  * the roots would let rules from anywhere decide what the tools show.
  */
 import { constants } from "node:fs";
-import { lstat, open, realpath } from "node:fs/promises";
+import { type FileHandle, lstat, open, realpath } from "node:fs/promises";
 import { O_NOFOLLOW_ANY } from "./beneath.ts";
 import { describeEntry } from "./entries.ts";
 import { bytes } from "./units.ts";
@@ -27,8 +27,15 @@ export interface SkippedIgnoreFile {
 export class IgnoreFileReader {
   readonly skipped: SkippedIgnoreFile[] = [];
 
-  /** `contains(real)`: whether a link's target may be read (Sandbox.contains). */
-  constructor(private readonly contains: (real: string) => boolean) {}
+  /**
+   * `contains(real)`: whether a link's target may be read (Sandbox.contains). `inside(real)`
+   * opens a real path beneath its root, never through a link (Sandbox.openForReading): a link's
+   * target, and a file given by its path only, are opened so; without it a link is not followed.
+   */
+  constructor(
+    private readonly contains: (real: string) => boolean,
+    private readonly inside?: (real: string) => Promise<FileHandle>,
+  ) {}
 
   /**
    * The file's text: "" when it is missing or was skipped (then it is in `skipped`). `at` is
@@ -45,7 +52,7 @@ export class IgnoreFileReader {
   }
 
   async #read(path: string, at: string): Promise<string> {
-    let target = at;
+    let target: string | undefined;
     let info = await lstat(at);
     if (info.isSymbolicLink()) {
       const real = await realpath(at).catch(() => undefined);
@@ -53,8 +60,11 @@ export class IgnoreFileReader {
       if (!this.contains(real)) {
         return this.#skip(path, `is a symbolic link to ${real}, outside the allowed roots`);
       }
+      if (!this.inside) return this.#skip(path, "is a symbolic link (not followed here)");
       target = real;
       info = await lstat(real);
+    } else if (at === path && this.inside) {
+      target = path; // given by path only: opened beneath its root
     }
     const notRegular = () => this.#skip(path, `is a ${describeEntry(info)}, not a regular file`);
     if (!info.isFile()) return notRegular();
@@ -64,7 +74,11 @@ export class IgnoreFileReader {
         `is ${size}, over the ${bytes(MAX_IGNORE_FILE_BYTES)} limit for ignore files`,
       );
     if (info.size > MAX_IGNORE_FILE_BYTES) return tooLarge(bytes(info.size));
-    const handle = await open(target, OPEN_FLAGS);
+    // The link's target, or a file named by path, is opened beneath its root (its real path
+    // walked one directory at a time, no link followed): what is read is inside the roots.
+    const handle = target !== undefined && this.inside
+      ? await this.inside(target)
+      : await open(at, OPEN_FLAGS);
     try {
       info = await handle.stat();
       if (!info.isFile()) return notRegular();

@@ -182,6 +182,7 @@ export default defineTool({
       const odd = await ignoreFilesRgCannotRead(
         target.real,
         (real) => sandbox.contains(real),
+        (real) => sandbox.openForReading(real),
         deadline,
         ctx.signal,
       );

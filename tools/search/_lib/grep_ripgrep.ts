@@ -61,6 +61,7 @@ export function findRipgrep(): string | undefined {
 export async function ignoreFilesRgCannotRead(
   dir: string,
   contains: (real: string) => boolean,
+  inside: (real: string) => Promise<FileHandle>,
   deadline: number,
   signal: AbortSignal,
 ): Promise<SkippedIgnoreFile[]> {
@@ -103,7 +104,7 @@ export async function ignoreFilesRgCannotRead(
     clearTimeout(timer);
     signal.removeEventListener("abort", stop);
   }
-  const reader = new IgnoreFileReader(contains);
+  const reader = new IgnoreFileReader(contains, inside);
   // In path order, as the built-in search will report them.
   for (const path of found.slice(0, 1000).sort()) await reader.read(path);
   return reader.skipped;
