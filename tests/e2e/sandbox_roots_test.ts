@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { execFileSync, spawn } from "node:child_process";
 import {
   existsSync,
+  linkSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -227,4 +228,28 @@ test("a move across file systems never writes, overwrites or removes outside the
   } finally {
     rmSync(other, { recursive: true, force: true });
   }
+});
+
+test("append refuses a file with other hard links; a trailing slash never names a file", async () => {
+  const base = scratch("hardlink");
+  mkdirSync(join(base, "root"));
+  mkdirSync(join(base, "out"));
+  writeFileSync(join(base, "out", "victim"), "ORIGINAL\n");
+  linkSync(join(base, "out", "victim"), join(base, "root", "h.txt"));
+  writeFileSync(join(base, "root", "f.txt"), "one\n");
+  const c = open(["--root", join(base, "root")]);
+  assert.match(
+    await text(c, "write_file", { path: "h.txt", content: "pwned\n", mode: "append" }),
+    /has 2 hard links; append would change them all/,
+  );
+  assert.equal(readFileSync(join(base, "out", "victim"), "utf8"), "ORIGINAL\n");
+  assert.match(
+    await text(c, "write_file", { path: "f.txt", content: "two\n", mode: "append" }),
+    /Appended/,
+  );
+  assert.equal(readFileSync(join(base, "root", "f.txt"), "utf8"), "one\ntwo\n");
+  for (const path of ["f.txt/", "f.txt//", "f.txt/.", "."]) {
+    assert.match(await text(c, "write_file", { path, content: "x" }), /ends with a slash/, path);
+  }
+  assert.equal(readFileSync(join(base, "root", "f.txt"), "utf8"), "one\ntwo\n");
 });

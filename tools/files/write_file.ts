@@ -11,6 +11,7 @@ import { bytes, count } from "../_lib/units.ts";
 import { CHANGES_FILES } from "../_lib/annotations.ts";
 import { O_NONBLOCK } from "../_lib/beneath.ts";
 import { whileChanging } from "./_lib/file_lock.ts";
+import { quoted } from "../_lib/one_line.ts";
 
 /** Symlinks followed at most when the target of a link does not exist yet. */
 const MAX_LINK_HOPS = 8;
@@ -55,6 +56,12 @@ export default defineTool({
   run(args, ctx) {
     return whileChanging(async () => {
       const sandbox = await Sandbox.of(ctx);
+      if (/(^|\/)(\.{1,2})?$/.test(args.path.replace(/\/+$/, "/"))) {
+        throw new ToolError(
+          `${quoted(args.path)} ends with a slash (or . or ..): it names a directory. Give the ` +
+            "path of a file, without a trailing slash.",
+        );
+      }
       const target = await writeTarget(sandbox, args.path);
       const shown = sandbox.display(target.real);
       let previousBytes: number | null = null;
@@ -165,8 +172,18 @@ async function appendBeneath(
     await dir.close();
   }
   try {
-    if (!(await handle.stat()).isFile()) {
+    const info = await handle.stat();
+    if (!info.isFile()) {
       throw new ToolError(`${shown} is not a regular file; nothing was appended.`);
+    }
+    // Appending changes the file in place, under every name it has, and its other names may be
+    // outside the allowed roots: refused (a replacement changes only this name).
+    if (info.nlink > 1) {
+      throw new ToolError(
+        `${shown} has ${info.nlink} hard links; append would change them all (their other ` +
+          `names may be outside the allowed roots). Nothing was appended; use write_file ` +
+          `(mode "overwrite") with the whole new content to replace it under this name only.`,
+      );
     }
     await handle.writeFile(data);
     await handle.sync();
