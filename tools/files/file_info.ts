@@ -15,19 +15,19 @@ const OUTPUT = {
   properties: {
     path: { type: "string" },
     type: { enum: ENTRY_TYPES },
-    kind: { type: "string", description: 'for "other": FIFO, socket, device' },
-    linkTarget: { type: "string", description: "as written in the link" },
-    targetType: { enum: [...ENTRY_TYPES, "missing"], description: "what a symlink points to" },
-    realPath: { type: "string", description: "every link resolved" },
-    size: { type: "integer", description: "bytes" },
+    kind: { type: "string" },
+    linkTarget: { type: "string" },
+    targetType: { enum: [...ENTRY_TYPES, "missing"] },
+    realPath: { type: "string" },
+    size: { type: "integer" },
     modified: { type: "string" },
     accessed: { type: "string" },
-    created: { type: ["string", "null"], description: "null where the filesystem keeps none" },
-    permissions: { type: "string", description: "e.g. rw-r--r--" },
-    mode: { type: "string", description: "octal, e.g. 0644" },
+    created: { type: ["string", "null"] },
+    permissions: { type: "string" },
+    mode: { type: "string" },
     contents: { enum: ["text", "image", "binary"] },
-    description: { type: "string", description: "e.g. UTF-8, PNG image, ELF executable" },
-    lines: { type: "integer", description: "a lower bound unless linesExact" },
+    description: { type: "string" },
+    lines: { type: "integer" },
     linesExact: { type: "boolean" },
   },
   required: ["path", "type", "size", "modified", "accessed", "created", "permissions", "mode"],
@@ -41,7 +41,7 @@ export default defineTool({
   title: "Describe a file",
   description:
     "Describes a path without reading it all: type (file, directory, symlink and its target, " +
-    "FIFO, …), size, modified/created/accessed times (ISO 8601), permissions (rwxr-xr-x and " +
+    "FIFO, …), size, times (ISO 8601), permissions (rwxr-xr-x and " +
     "octal), contents (text and encoding, image, binary) and a text file's line count (a lower " +
     "bound past 64 MB). A symlink's size, times and permissions are its target's.",
   annotations: READ_ONLY,

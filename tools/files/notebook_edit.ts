@@ -15,11 +15,11 @@ const MAX_SHOWN_CHARS = 2_000;
 export default defineTool({
   name: "notebook_edit",
   title: "Edit a notebook cell",
-  description: "Edits one cell of a Jupyter notebook (.ipynb): replace its source (`source`, or " +
-    "`old_string` found exactly once in the cell -> `new_string`), insert a new cell " +
-    "before/after it, or delete it. `cell` is a cell id or 1-based number, as read_file shows " +
-    "them. A changed code cell loses its outputs and execution count; the rest of the notebook " +
-    "is kept.",
+  description:
+    "Edits one cell of a Jupyter notebook (.ipynb), found by `cell` id or number (from 1, as " +
+    "read_file shows): replace its `source`, or `old_string` (exactly once in the cell) with " +
+    "`new_string`; insert a cell before/after it; or delete it. A changed code cell loses its " +
+    "outputs and execution count.",
   annotations: CHANGES_FILES,
   input: {
     type: "object",
@@ -27,7 +27,7 @@ export default defineTool({
       path: pathProperty("The .ipynb file"),
       cell: {
         type: ["string", "integer"],
-        description: "Cell id or number (from 1). Insert without it: at the end.",
+        description: "Cell id or number. Insert without it: at the end.",
       },
       action: { type: "string", enum: ["replace", "insert", "delete"], default: "replace" },
       source: { type: "string", description: "The cell's whole new source." },
@@ -36,7 +36,7 @@ export default defineTool({
       cell_type: {
         type: "string",
         enum: ["code", "markdown"],
-        description: "Insert: the new cell's type (default code). Replace: change it.",
+        description: "Insert: default code. Replace: changes the type.",
       },
       position: { type: "string", enum: ["before", "after"], default: "after" },
     },
@@ -48,9 +48,9 @@ export default defineTool({
     properties: {
       path: { type: "string" },
       action: { type: "string" },
-      cell: { type: "integer", description: "the cell's number (a deleted one's before)" },
+      cell: { type: "integer" },
       id: { type: "string" },
-      cells: { type: "integer", description: "cells in the notebook after the edit" },
+      cells: { type: "integer" },
       clearedOutputs: { type: "boolean" },
     },
     required: ["path", "action", "cell", "cells", "clearedOutputs"],

@@ -21,17 +21,15 @@ const readFile = defineTool({
   name: "read_file",
   title: "Read a file",
   description:
-    "Reads a text file with line numbers (`cat -n` style: number, tab, line), from line " +
-    "`offset` (1-based, default 1; negative: the last lines, -50 the last 50) for `limit` " +
-    "lines (default 2,000), stopping earlier once " +
-    `about ${count(DEFAULT_MAX_CHARS)} characters are shown (\`max_chars\`). Lines over ` +
-    `${count(MAX_LINE_CHARS)} characters are cut with a marker. The result gives the total ` +
-    "line count and the offset to pass to read the next part. `paths`: several files, each " +
-    "under a header, within the same caps. UTF-8 and UTF-16 (with a BOM) " +
-    "are decoded; invalid bytes show as U+FFFD; CRLF line endings are shown without the \\r. " +
-    "PNG, JPEG, GIF and WebP images (up to 5 MB) come back as " +
-    "images; PDF, .docx, .xlsx and .ipynb as text, offset/limit counting pages, lines, rows " +
-    "(of `sheet`) or cells; other binary files are described.",
+    "Reads a text file as numbered lines (`cat -n` style) from `offset` (1-based; negative: " +
+    `the last lines, -50 the last 50) for \`limit\` lines (default ${count(DEFAULT_LIMIT)}), ` +
+    `stopping at about ${count(DEFAULT_MAX_CHARS)} characters (\`max_chars\`); lines over ` +
+    `${count(MAX_LINE_CHARS)} characters are cut. The result gives the total line count and ` +
+    "the offset of the next part. `paths` reads several files within the same caps. UTF-8 and " +
+    "UTF-16 (with a BOM) are decoded; CRLF is shown without the \\r. PNG, JPEG, GIF and WebP " +
+    "images (up to 5 MB) come back as images; PDF, .docx, .xlsx and .ipynb as text, " +
+    "offset/limit counting pages, lines, rows (of `sheet`) or cells; other binary files are " +
+    "described.",
   annotations: READ_ONLY,
   input: {
     type: "object",
@@ -46,7 +44,7 @@ const readFile = defineTool({
       },
       offset: {
         type: "integer",
-        description: "The first line to show, 1-based (default 1); -N: the last N lines.",
+        description: "First line, 1-based (default 1); -N: the last N lines.",
       },
       limit: {
         type: "integer",
@@ -62,9 +60,7 @@ const readFile = defineTool({
         type: "integer",
         minimum: 1_000,
         maximum: 1_000_000,
-        description: `Characters of numbered lines to show at most (default ${
-          count(DEFAULT_MAX_CHARS)
-        }).`,
+        description: `Characters to show at most (default ${count(DEFAULT_MAX_CHARS)}).`,
       },
     },
     additionalProperties: false,
@@ -78,23 +74,20 @@ const readFile = defineTool({
       encoding: { enum: ["utf-8", "utf-16le", "utf-16be"] },
       bom: { type: "boolean" },
       startLine: { type: "integer" },
-      endLine: { type: "integer", description: "the last line shown (startLine - 1 if none)" },
+      endLine: { type: "integer" },
       totalLines: { type: "integer", description: "a lower bound unless totalLinesExact" },
       totalLinesExact: { type: "boolean" },
-      nextOffset: {
-        type: ["integer", "null"],
-        description: "the offset that reads the next part; null at the end of the file",
-      },
-      linesCut: { type: "integer", description: `lines cut at ${MAX_LINE_CHARS} characters` },
-      invalidSequences: { type: "integer", description: "invalid byte sequences shown as U+FFFD" },
-      lineEndings: { enum: ["lf", "crlf", "mixed", "none"], description: "of the lines shown" },
+      nextOffset: { type: ["integer", "null"], description: "null at the end" },
+      linesCut: { type: "integer" },
+      invalidSequences: { type: "integer" },
+      lineEndings: { enum: ["lf", "crlf", "mixed", "none"] },
       mimeType: { type: "string" },
-      description: { type: "string", description: "what a binary file holds" },
+      description: { type: "string" },
       document: DOCUMENT_SCHEMA,
       files: {
         type: "array",
         items: { type: "object" },
-        description: "with `paths`: each file's fields, or `path` and `error`",
+        description: "with `paths`: each file's fields, or path and error",
       },
     },
     additionalProperties: false,

@@ -10,15 +10,14 @@ export default defineTool({
   name: "bash",
   title: "Run a shell command",
   description:
-    "Runs a command with bash (sh where bash is absent) and returns its output: stdout and stderr " +
-    "interleaved as written, then the exit code. The command runs in its own process group in " +
-    "the server's working directory (or `cwd`), with stdin closed, so anything that waits for " +
-    "input gets end-of-file at once instead of hanging. Output over 30,000 characters keeps " +
-    "the beginning and the end with a marker saying how much was cut; for more, redirect to a " +
-    "file and read it in parts. A non-zero exit or a timeout makes the result an error. " +
-    "Timeout or cancel stops the whole process group (SIGTERM, then SIGKILL after 2 s) and " +
-    "keeps the output so far. Start servers, watchers and other long-running commands with " +
-    "bash_background instead of waiting on them here.",
+    "Runs a command with bash (sh where bash is absent) in its own process group, in the " +
+    "server's working directory (or `cwd`), with stdin closed (a read gets end-of-file, never " +
+    "hangs), and returns stdout and stderr interleaved, then the exit code. Output over 30,000 " +
+    "characters keeps its beginning and end with a marker; for more, redirect to a file and " +
+    "read it in parts. A non-zero exit or a timeout makes the result an error; a timeout or " +
+    "cancel stops the whole process group (SIGTERM, then SIGKILL after 2 s), keeping the " +
+    "output so far. Start servers, watchers and other long-running commands with " +
+    "bash_background instead.",
   annotations: RUNS_COMMANDS,
   // A long build or test run may go on as a task the client polls.
   taskSupport: "optional",
@@ -29,9 +28,8 @@ export default defineTool({
       timeout_ms: {
         type: "integer",
         minimum: 1,
-        description: "Stop the command after this many milliseconds (default 120,000 unless " +
-          "the user configured another; longer than the configured maximum, 600,000 by " +
-          "default, is cut to it).",
+        description: "Stop the command after this many ms (default 120,000 unless configured; " +
+          "cut to the configured maximum, 600,000 by default).",
       },
       cwd: CWD_PROPERTY,
       description: {

@@ -43,13 +43,9 @@ export default defineTool({
     type: "object",
     properties: {
       ...FACTS_PROPERTIES,
-      output: {
-        type: "string",
-        description:
-          "what it printed in its first moments (the text shows it too); counted as read",
-      },
-      nextOffset: { type: "integer", description: "where bash_output goes on from" },
-      more: { type: "boolean", description: "whether output past nextOffset is waiting" },
+      output: { type: "string", description: "its first output, counted as read" },
+      nextOffset: { type: "integer" },
+      more: { type: "boolean" },
     },
     required: [...FACTS_REQUIRED, "output", "nextOffset", "more"],
     additionalProperties: false,

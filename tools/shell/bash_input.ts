@@ -33,7 +33,7 @@ export default defineTool({
     type: "object",
     properties: {
       ...FACTS_PROPERTIES,
-      nextOffset: { type: "integer", description: "where the next bash_output read starts" },
+      nextOffset: { type: "integer" },
     },
     required: [...FACTS_REQUIRED, "nextOffset"],
     additionalProperties: false,

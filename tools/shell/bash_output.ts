@@ -44,13 +44,10 @@ export default defineTool({
     type: "object",
     properties: {
       ...FACTS_PROPERTIES,
-      offset: {
-        type: "integer",
-        description: "where the returned text starts (past any dropped output; at most the end)",
-      },
-      nextOffset: { type: "integer", description: "where the next read should start" },
-      dropped: { type: "integer", description: "characters before offset no longer kept" },
-      more: { type: "boolean", description: "whether output past nextOffset is waiting" },
+      offset: { type: "integer", description: "where the returned text starts" },
+      nextOffset: { type: "integer" },
+      dropped: { type: "integer", description: "characters no longer kept" },
+      more: { type: "boolean" },
     },
     required: [...FACTS_REQUIRED, "offset", "nextOffset", "dropped", "more"],
     additionalProperties: false,

@@ -41,20 +41,17 @@ export default defineTool({
     properties: {
       name: { type: "string" },
       scope: { enum: ["project", "configured", "user"] },
-      file: { type: "string", description: "the skill's SKILL.md, absolute" },
-      directory: { type: "string", description: "the skill's directory, absolute" },
+      file: { type: "string" },
+      directory: { type: "string" },
       insideRoots: { type: "boolean", description: "whether read_file can read its files" },
       files: {
         type: "array",
         items: { type: "string" },
-        description: "the other files in its directory, relative to it",
+        description: "its directory's other files",
       },
-      moreFiles: { type: "integer", description: "files left out of `files`" },
-      truncated: { type: "boolean", description: "whether the skill's text was cut" },
-      continueAtLine: {
-        type: "integer",
-        description: "when cut: the line of SKILL.md the text goes on from",
-      },
+      moreFiles: { type: "integer" },
+      truncated: { type: "boolean" },
+      continueAtLine: { type: "integer", description: "the line of SKILL.md to read on from" },
     },
     required: [
       "name",

@@ -75,17 +75,14 @@ async function download(
 export default defineTool({
   name: "fetch_url",
   title: "Fetch a web page",
-  description: "Fetches an http(s) URL and returns its content for reading: HTML as clean " +
-    "markdown of the main content (links, lists, code and tables kept; navigation and " +
-    "scripts dropped), JSON pretty-printed, plain text and XML as they are, PNG/JPEG/GIF/WebP " +
-    "images as images, other files described. Long pages come back in parts of max_length " +
-    "characters (default 20,000); a cut result ends by saying which start_index reads on. " +
-    "`raw: true` converts the whole page instead of its main content; `format` may be text " +
-    "or html. `render: true` loads the page in a local headless Chrome/Chromium first, for " +
-    "pages whose text is written by JavaScript (slower; needs a browser installed). " +
-    "`save_to` writes the body to a file instead (archives, images, data). Downloads at most " +
-    "10 MB; pages are cached 15 minutes. Private-network addresses are refused unless the " +
-    "user allowed them. Use web_search to find pages.",
+  description: "Fetches an http(s) URL for reading: HTML as markdown of the main content " +
+    "(`raw: true`: of the whole page; `format`: text or html instead), JSON pretty-printed, text " +
+    "and XML as they are, PNG/JPEG/GIF/WebP as images, other files described. Long pages come " +
+    "in parts of `max_length` characters (default 20,000); a cut result says which " +
+    "`start_index` reads on. `render: true` loads the page in a local headless Chrome/Chromium " +
+    "first, for pages written by JavaScript (slower). `save_to` writes the body to a file " +
+    "instead. Downloads at most 10 MB; cached 15 minutes. Private-network addresses are " +
+    "refused unless the user allowed them. Use web_search to find pages.",
   annotations: READS_THE_WEB,
   taskSupport: "optional",
   input: {
@@ -100,7 +97,7 @@ export default defineTool({
       start_index: {
         type: "integer",
         minimum: 0,
-        description: "Character to start at, to read on (default 0).",
+        description: "Character to start at (default 0).",
       },
       max_length: {
         type: "integer",
@@ -131,7 +128,7 @@ export default defineTool({
       save_to: {
         type: "string",
         minLength: 1,
-        description: "A file to save the body to, byte for byte.",
+        description: "A file to save the body to.",
       },
     },
     required: ["url"],
@@ -140,17 +137,14 @@ export default defineTool({
   output: {
     type: "object",
     properties: {
-      url: { type: "string", description: "The URL asked for." },
+      url: { type: "string" },
       final_url: { type: "string", description: "Where the redirects ended." },
       status: { type: "integer" },
       content_type: { type: "string" },
       title: { type: "string" },
-      total_length: { type: "integer", description: "Characters in the whole page." },
+      total_length: { type: "integer" },
       start_index: { type: "integer" },
-      next_start_index: {
-        type: "integer",
-        description: "Where the next part starts.",
-      },
+      next_start_index: { type: "integer" },
       download_truncated: {
         type: "boolean",
         description: "Stopped at the size cap.",

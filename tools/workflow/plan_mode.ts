@@ -71,17 +71,14 @@ export const planMode = defineTool({
   output: {
     type: "object",
     properties: {
-      active: { type: "boolean", description: "whether plan mode is on now" },
-      goal: {
-        type: ["string", "null"],
-        description: "on exit and reset: the one ended",
-      },
-      since: { type: ["string", "null"], description: "ISO 8601" },
+      active: { type: "boolean" },
+      goal: { type: ["string", "null"] },
+      since: { type: ["string", "null"] },
       elapsedMs: { type: ["integer", "null"] },
       planFile: { type: ["string", "null"] },
-      planBytes: { type: ["integer", "null"], description: "the plan's size; null if missing" },
-      plan: { type: "string", description: "exit: the plan's text" },
-      planTruncated: { type: "boolean", description: "exit: whether the plan was cut" },
+      planBytes: { type: ["integer", "null"] },
+      plan: { type: "string" },
+      planTruncated: { type: "boolean" },
     },
     required: ["active", "goal", "since", "elapsedMs", "planFile", "planBytes"],
     additionalProperties: false,

@@ -70,7 +70,6 @@ export function setCallbackTool(callbacks: Callbacks): [Tool, ToolHook] {
         action: { enum: ["set", "list", "cancel"] },
         callbacks: {
           type: "array",
-          description: "list: every pending one, the next first",
           items: {
             type: "object",
             properties: {
@@ -78,8 +77,8 @@ export function setCallbackTool(callbacks: Callbacks): [Tool, ToolHook] {
               message: { type: "string" },
               delaySeconds: { type: "integer" },
               repeatCount: { type: "integer" },
-              fired: { type: "integer", description: "times it has fired so far" },
-              nextFireAt: { type: "string", description: "ISO 8601; absent when it fires no more" },
+              fired: { type: "integer" },
+              nextFireAt: { type: "string" },
             },
             required: ["id", "message", "delaySeconds", "repeatCount", "fired"],
             additionalProperties: false,

@@ -42,8 +42,8 @@ export default defineTool({
   name: "tasks",
   title: "Task list",
   description:
-    "Your persistent task list for this project, shared by its sessions and kept across restarts: " +
-    'plan multi-step work and track it. "create" a task (`text`: its title; the first becomes ' +
+    "Your task list for this project, shared by its sessions and kept across restarts: plan " +
+    'multi-step work and track it. "create" a task (`text`: its title; the first becomes ' +
     'current), "add" a step (`text`) to `task_id` (default: the current task), "start"/"complete" ' +
     'a task (`task_id`) or step (`step_id`), "switch" the current task, "remove", "list", ' +
     '"pending" (optional `task_id`). Ids are never reused: tasks t1, t2, …; steps t1.1, …. ' +
@@ -71,12 +71,9 @@ export default defineTool({
   output: {
     type: "object",
     properties: {
-      id: {
-        type: ["string", "null"],
-        description: "the task or step acted on",
-      },
-      current: { type: ["string", "null"], description: "the current task's id" },
-      total: { type: "integer", description: "tasks in the list" },
+      id: { type: ["string", "null"] },
+      current: { type: ["string", "null"] },
+      total: { type: "integer" },
       counts: {
         type: "object",
         properties: {
@@ -110,7 +107,7 @@ export default defineTool({
           additionalProperties: false,
         },
       },
-      omitted: { type: "integer", description: "tasks left out" },
+      omitted: { type: "integer" },
     },
     required: ["id", "current", "total", "counts", "tasks", "omitted"],
     additionalProperties: false,

@@ -19,9 +19,9 @@ export const RUN_FACTS_SCHEMA = {
   type: "object",
   properties: {
     exitCode: { type: ["integer", "null"], description: "null when the process was killed" },
-    signal: { type: ["string", "null"], description: "the signal that ended it, if any" },
+    signal: { type: ["string", "null"] },
     timedOut: { type: "boolean" },
-    truncated: { type: "boolean", description: "whether output was cut from the middle" },
+    truncated: { type: "boolean" },
     durationMs: { type: "number" },
   },
   required: ["exitCode", "signal", "timedOut", "truncated", "durationMs"],
