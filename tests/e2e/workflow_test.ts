@@ -179,6 +179,7 @@ test("plan mode refuses every destructive tool until exit, which returns the pla
       "bash_background",
       "write_file",
       "edit_file",
+      "notebook_edit",
       "move_file",
       "copy_file",
       "delete_file",

@@ -1,0 +1,182 @@
+/** notebook_edit through the compiled binary, as raw JSON lines, on a notebook the test makes. */
+import assert from "node:assert/strict";
+import { mkdtempSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, test } from "node:test";
+import { type Message, PRODUCT_BINARY, RawClient } from "../helpers/raw_client.ts";
+
+let client: RawClient | undefined;
+afterEach(async () => {
+  await client?.close();
+  assert.deepEqual(client?.strayLines ?? [], []);
+  client = undefined;
+});
+
+/** A notebook as Jupyter writes it: one-space indent, sorted keys, a final newline. */
+const NOTEBOOK = JSON.stringify(
+  {
+    cells: [
+      { cell_type: "markdown", id: "title", metadata: {}, source: ["# Sales\n", "By month"] },
+      {
+        cell_type: "code",
+        execution_count: 3,
+        id: "sum",
+        metadata: { scrolled: true },
+        outputs: [{ name: "stdout", output_type: "stream", text: ["42\n"] }],
+        source: ["total = sum(sales)\n", "print(total)"],
+      },
+    ],
+    metadata: { kernelspec: { display_name: "Python 3", language: "python", name: "python3" } },
+    nbformat: 4,
+    nbformat_minor: 5,
+  },
+  null,
+  1,
+) + "\n";
+
+let nextId = 1;
+
+/** One request as a raw line; its reply. */
+async function raw(c: RawClient, method: string, params: Record<string, unknown>) {
+  const id = nextId++;
+  c.sendLine(
+    `{"jsonrpc":"2.0","id":${id},"method":${JSON.stringify(method)},"params":${
+      JSON.stringify(params)
+    }}`,
+  );
+  return await c.responseTo(id);
+}
+
+async function call(c: RawClient, name: string, args: Record<string, unknown>) {
+  const reply = await raw(c, "tools/call", { name, arguments: args });
+  const result = reply.result as {
+    content: { text: string }[];
+    isError?: boolean;
+    structuredContent?: Record<string, unknown>;
+  };
+  return {
+    text: result.content[0].text,
+    isError: result.isError === true,
+    data: result.structuredContent,
+  };
+}
+
+async function session(args: string[], env: Record<string, string> = {}): Promise<RawClient> {
+  client = new RawClient(PRODUCT_BINARY, args, undefined, env);
+  const init: Message = await raw(client, "initialize", {
+    protocolVersion: "2025-11-25",
+    capabilities: {},
+    clientInfo: { name: "e2e", version: "1" },
+  });
+  assert.equal((init.result as { protocolVersion: string }).protocolVersion, "2025-11-25");
+  client.sendLine('{"jsonrpc":"2.0","method":"notifications/initialized"}');
+  return client;
+}
+
+async function toolNames(c: RawClient) {
+  const reply = await raw(c, "tools/list", {});
+  return (reply.result!.tools as { name: string; annotations?: Record<string, boolean> }[]);
+}
+
+test("notebook_edit changes one cell, inserts and deletes; read_file shows the notebook after", async () => {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), "toolhost-nb-")));
+  const path = join(root, "sales.ipynb");
+  writeFileSync(path, NOTEBOOK);
+  const c = await session(["--root", root]);
+
+  const listed = (await toolNames(c)).find((t) => t.name === "notebook_edit");
+  assert.ok(listed, "notebook_edit is offered");
+  assert.equal(listed.annotations?.destructiveHint, true);
+  assert.equal(listed.annotations?.readOnlyHint, false);
+
+  const edited = await call(c, "notebook_edit", {
+    path: "sales.ipynb",
+    cell: "sum",
+    old_string: "print(total)",
+    new_string: "print(f'{total:,}')",
+  });
+  assert.equal(edited.isError, false, edited.text);
+  assert.match(
+    edited.text,
+    /^Replaced the source of cell 2 \(id sum\) of sales\.ipynb; it has 2 cells\. The cell's outputs and execution count were cleared\./,
+  );
+  const after = JSON.parse(readFileSync(path, "utf8"));
+  const before = JSON.parse(NOTEBOOK);
+  assert.deepEqual(after.cells[1], {
+    ...before.cells[1],
+    execution_count: null,
+    outputs: [],
+    source: ["total = sum(sales)\n", "print(f'{total:,}')"],
+  });
+  assert.deepEqual(after.cells[0], before.cells[0]);
+  assert.deepEqual(after.metadata, before.metadata);
+  assert.equal(after.nbformat_minor, 5);
+  // Jupyter's own layout: one space of indent, a final newline.
+  assert.equal(readFileSync(path, "utf8"), JSON.stringify(after, null, 1) + "\n");
+
+  const inserted = await call(c, "notebook_edit", {
+    path: "sales.ipynb",
+    action: "insert",
+    cell: 1,
+    cell_type: "markdown",
+    source: "Numbers in euros.",
+  });
+  assert.equal(inserted.isError, false, inserted.text);
+  assert.equal(inserted.data?.cell, 2);
+  assert.match(String(inserted.data?.id), /^[0-9a-f]{8}$/);
+
+  const deleted = await call(c, "notebook_edit", {
+    path: "sales.ipynb",
+    action: "delete",
+    cell: "title",
+  });
+  assert.equal(deleted.isError, false, deleted.text);
+  assert.deepEqual(deleted.data, {
+    path: "sales.ipynb",
+    action: "delete",
+    cell: 1,
+    id: "title",
+    cells: 2,
+    clearedOutputs: false,
+  });
+
+  const wrong = await call(c, "notebook_edit", { path: "sales.ipynb", cell: "nope", source: "x" });
+  assert.equal(wrong.isError, true);
+  assert.match(
+    wrong.text,
+    new RegExp(
+      `no cell has id "nope": the notebook has cells 1-2; ids: 1=${inserted.data?.id}, 2=sum`,
+    ),
+  );
+
+  const read = await call(c, "read_file", { path: "sales.ipynb" });
+  assert.equal(read.isError, false, read.text);
+  assert.match(
+    read.text,
+    new RegExp(`--- cell 1 of 2: markdown, id ${inserted.data?.id} ---\nNumbers in euros\\.`),
+  );
+  assert.match(
+    read.text,
+    /--- cell 2 of 2: code, id sum ---\n```python\ntotal = sum\(sales\)\nprint\(f'\{total:,\}'\)\n```/,
+  );
+  assert.doesNotMatch(read.text, /output \(stdout\)/);
+});
+
+test("--read-only does not offer notebook_edit; plan mode refuses it", async () => {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), "toolhost-nb-")));
+  writeFileSync(join(root, "a.ipynb"), NOTEBOOK);
+  const readOnly = await session(["--root", root, "--read-only"]);
+  assert.equal((await toolNames(readOnly)).some((t) => t.name === "notebook_edit"), false);
+  await readOnly.close();
+  assert.deepEqual(readOnly.strayLines, []);
+
+  const state = realpathSync(mkdtempSync(join(tmpdir(), "toolhost-nb-state-")));
+  const c = await session(["--root", root], { TOOLHOST_STATE_DIR: state });
+  const entered = await call(c, "plan_mode", { action: "enter", goal: "Tidy the notebook" });
+  assert.equal(entered.isError, false, entered.text);
+  const refused = await call(c, "notebook_edit", { path: "a.ipynb", cell: 1, source: "# New" });
+  assert.equal(refused.isError, true);
+  assert.match(refused.text, /^notebook_edit was refused: plan mode is on/);
+  assert.equal(readFileSync(join(root, "a.ipynb"), "utf8"), NOTEBOOK);
+});
