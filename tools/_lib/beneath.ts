@@ -26,7 +26,6 @@ import {
   readdir,
   readlink,
   rename,
-  rm,
   rmdir,
   symlink,
   unlink,
@@ -105,6 +104,11 @@ export class Dir {
     identity: { dev: number; ino: number },
   ): Promise<Dir> {
     if (handle) {
+      if (!procfsReady()) {
+        throw new Error(
+          "/proc is not mounted: the file tools need it to work beneath the allowed roots safely",
+        );
+      }
       const dir = new Dir(path, handle);
       dir.#owned = false;
       return dir;
@@ -125,33 +129,6 @@ export class Dir {
       throw new NotADirectory(path, undefined, "ECHANGED");
     }
     return new Dir(path);
-  }
-
-  /**
-   * Opens the directory at `path`, a real path the caller trusts (an allowed root): on Linux it
-   * is held open, and refused unless what was opened is that path.
-   */
-  static async open(path: string): Promise<Dir> {
-    if (addressing() !== "descriptor") {
-      if (DARWIN) {
-        const handle = await open(path, constants.O_RDONLY | O_DIRECTORY | O_NOFOLLOW_ANY);
-        await handle.close();
-      }
-      return new Dir(path);
-    }
-    if (!procfsReady()) {
-      throw new Error(
-        "/proc is not mounted: the file tools need it to work beneath the allowed roots safely",
-      );
-    }
-    const handle = await open(path, constants.O_RDONLY | O_DIRECTORY);
-    const dir = new Dir(path, handle);
-    const opened = await readlink(`/proc/self/fd/${handle.fd}`).catch(() => "");
-    if (opened !== path) {
-      await dir.close();
-      throw new NotADirectory(path, undefined, "ECHANGED");
-    }
-    return dir;
   }
 
   /** A directory addressed by its path, never held open (the state directory, outside the roots). */
@@ -253,13 +230,6 @@ export class Dir {
   /** Makes entry `name` a symbolic link holding `target` (taken verbatim, never followed). */
   async symlink(target: string, name: string): Promise<void> {
     await symlink(target, this.at(name)).catch((error) => Promise.reject(plain(this, error)));
-  }
-
-  /** Removes entry `name` and, if it is a directory, what it holds (`force`: if it is there). */
-  async remove(name: string, force = true): Promise<void> {
-    await rm(this.at(name), { recursive: true, force }).catch((error) =>
-      Promise.reject(plain(this, error))
-    );
   }
 
   async entries(): Promise<Dirent[]> {
