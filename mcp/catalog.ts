@@ -10,7 +10,14 @@ import { describeLogData, type Logger } from "./log.ts";
 import { pageOf } from "./pages.ts";
 import { ValidatorCache } from "./schema.ts";
 import { closest } from "../config/suggest.ts";
-import type { ContentBlock, ProgramContext, Tool, ToolHooks, ToolReturn } from "./tool.ts";
+import type {
+  ContentBlock,
+  ProgramContext,
+  Tool,
+  ToolContext,
+  ToolHooks,
+  ToolReturn,
+} from "./tool.ts";
 import { MissingClientCapability, ToolError } from "./tool.ts";
 import { missingCapability } from "./handler_errors.ts";
 import { features } from "./versions.ts";
@@ -177,11 +184,13 @@ export class ToolCatalog {
       call.questions.answers = answersOf(params, digest());
     }
     let result: ToolResult;
+    const started = performance.now();
+    let ctx: ToolContext | undefined;
     try {
       // A cancel (or shutdown) may have come while the validator was loading.
       if (call.reason) throw new ToolError(`${name} was not started: the call was stopped first`);
       call.label = name;
-      const ctx = call.context(this.options.program);
+      ctx = call.context(this.options.program);
       // Most hooks decide at once; awaiting only a real promise keeps the common call cheap.
       const checked = this.options.hooks?.before?.(tool, ctx, args);
       if (checked) await checked;
@@ -219,6 +228,18 @@ export class ToolCatalog {
     }
     // Only a result that will be sent gets the hooks' additions (they are delivered once).
     if (!call.reason) this.options.hooks?.after?.(result);
+    const finished = this.options.hooks?.finished;
+    if (finished && ctx) {
+      await finished({
+        tool,
+        ctx,
+        args,
+        result,
+        outcome: call.reason ? "cancelled" : result.isError ? "error" : "ok",
+        durationMs: performance.now() - started,
+        era: call.era,
+      });
+    }
     return this.#shape(result, call);
   }
 

@@ -157,6 +157,23 @@ export interface ToolHooks {
   before?(tool: Tool, ctx: ToolContext, args: Record<string, unknown>): void | Promise<void>;
   /** Runs on every finished result; may append content blocks. */
   after?(result: { content: ContentBlock[]; isError?: boolean }): void;
+  /**
+   * Runs once a call that passed argument checks is over (sent, refused, failed or stopped),
+   * after `after`; awaited before the result is sent. For records (the journal), not changes.
+   */
+  finished?(call: FinishedCall): void | Promise<void>;
+}
+
+/** A call as `finished` hooks see it. */
+export interface FinishedCall {
+  tool: Tool;
+  ctx: ToolContext;
+  /** The same object `before` was given. */
+  args: Record<string, unknown>;
+  result: { content: ContentBlock[]; isError?: boolean };
+  outcome: "ok" | "error" | "cancelled";
+  durationMs: number;
+  era: "legacy" | "modern";
 }
 
 export interface ToolSpec<I extends InputSchema, O extends JsonSchema | undefined> {

@@ -6,10 +6,14 @@ type Before = NonNullable<ToolHooks["before"]>;
 export function combineHooks(hooks: readonly ToolHooks[]): ToolHooks {
   const before = hooks.flatMap((hook) => hook.before ? [hook.before.bind(hook)] : []);
   const after = hooks.flatMap((hook) => hook.after ? [hook.after.bind(hook)] : []);
+  const finished = hooks.flatMap((hook) => hook.finished ? [hook.finished.bind(hook)] : []);
   return {
     before: (...call) => runBefore(before, 0, ...call),
     after(result) {
       for (const hook of after) hook(result);
+    },
+    finished: finished.length === 0 ? undefined : async (call) => {
+      for (const hook of finished) await hook(call);
     },
   };
 }
