@@ -10,10 +10,17 @@
  * watchdog does the same: a small shell in its own session that reads a pipe from the server
  * and, at end-of-file, kills the groups it was told of and every process carrying the token.
  */
-import { type ChildProcess, spawn, type SpawnOptions } from "node:child_process";
+import { type ChildProcess, spawn, type SpawnOptions, spawnSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import process from "node:process";
 import { Buffer } from "node:buffer";
+import { treeKillOutcome, treeKillPlan } from "./windows_tree_kill.ts";
+
+/**
+ * Windows has no process groups: a "group" is the tree under the process we started, ended with
+ * taskkill /T /F (windows_tree_kill.ts); no marks are found and no watchdog runs.
+ */
+const WINDOWS = process.platform === "win32";
 
 /** The environment variable that marks every process we start and its descendants. */
 export const RUN_VARIABLE = "TOOLHOST_RUN";
@@ -51,7 +58,13 @@ export function spawnInGroup(
   let mark: string | undefined;
   if (outliveServer) delete env[RUN_VARIABLE];
   else env[RUN_VARIABLE] = mark = `${serverToken()}.${++runs}`;
-  const child = spawn(file, args, { ...options, env, detached: true });
+  // Windows: detached would give it a console of its own and let it outlive us; only when asked.
+  const child = spawn(file, args, {
+    ...options,
+    env,
+    detached: WINDOWS ? outliveServer : true,
+    windowsHide: true,
+  });
   const pgid = child.pid;
   if (pgid !== undefined && mark !== undefined) {
     const entry = { leaderExited: false };
@@ -80,6 +93,7 @@ function forget(pgid: number): void {
 
 /** Sends `signal` to the group; false when the group no longer exists. */
 export function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
+  if (WINDOWS) return signalTree(pgid, signal);
   try {
     process.kill(-pgid, signal);
     return true;
@@ -90,6 +104,23 @@ export function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
   if (groups.get(pgid)?.leaderExited !== false) return false;
   try {
     process.kill(pgid, signal);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** Windows: 0 asks whether the process lives; any signal ends it and its tree, forcibly. */
+function signalTree(pid: number, signal: NodeJS.Signals | 0): boolean {
+  if (signal !== 0) {
+    const plan = treeKillPlan(pid, process.env);
+    const result = spawnSync(plan.file, plan.args, { stdio: "ignore", windowsHide: true });
+    const outcome = treeKillOutcome(result.status);
+    if (outcome === "killed") return true;
+    if (outcome === "gone") return false;
+  }
+  try {
+    process.kill(pid, signal === 0 ? 0 : "SIGKILL"); // taskkill failed: at least the process
     return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === "EPERM";
@@ -374,5 +405,5 @@ const watchdog = new Watchdog();
  * (SIGKILL, a crash). The server's entry point calls it; library code and tests do not.
  */
 export function enableWatchdog(): void {
-  watchdog.enabled = true;
+  watchdog.enabled = !WINDOWS; // a /bin/sh script: POSIX only
 }

@@ -7,10 +7,18 @@ import { bounded, quoted } from "../../config/quote.ts";
 import { constants, type Stats } from "node:fs";
 import { type FileHandle, lstat, realpath } from "node:fs/promises";
 import { homedir } from "node:os";
+import process from "node:process";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { type ToolContext, ToolError } from "../../mcp/tool.ts";
 import { Dir, NotADirectory, O_NONBLOCK } from "./beneath.ts";
 import { type HeldRoot, heldRoots, inPlace } from "./held_roots.ts";
+import { windowsContains, windowsPathProblem } from "./windows_paths.ts";
+
+/**
+ * Windows: containment by windows_paths.ts (case-insensitive, `\\?\` and UNC forms, device
+ * names refused). No root is held as a descriptor there: the path is checked, then used.
+ */
+const WINDOWS = process.platform === "win32";
 
 export interface ResolvedPath {
   /** The path as asked for, made absolute (`~` expanded), symlinks not resolved. */
@@ -66,6 +74,7 @@ export class Sandbox {
   }
 
   contains(real: string): boolean {
+    if (WINDOWS) return this.roots.some((root) => windowsContains(root, real));
     return this.roots.some((root) =>
       real === root || real.startsWith(root.endsWith(sep) ? root : root + sep)
     );
@@ -79,6 +88,8 @@ export class Sandbox {
     if (path.includes("\0")) {
       throw new ToolError(`path ${quoted(path)} contains a NUL byte`);
     }
+    const problem = WINDOWS ? windowsPathProblem(path) : undefined;
+    if (problem) throw new ToolError(`path ${quoted(path)} ${problem}`);
     const expanded = path === "~" || path.startsWith("~/") ? homedir() + path.slice(1) : path;
     const absolute = resolve(this.base, expanded);
     let real: string;

@@ -1,8 +1,9 @@
-import { defineTool, ToolError } from "../../mcp/tool.ts";
+import process from "node:process";
+import { defineTool, type PrepareEnvironment, ToolError } from "../../mcp/tool.ts";
 import { bounded } from "../../config/quote.ts";
 import { CWD_PROPERTY, workingDirectory } from "./_lib/directory.ts";
 import { commandEnv } from "./_lib/login_env.ts";
-import { COMMAND_PROPERTY, findShell, spawnShell } from "./_lib/shell.ts";
+import { COMMAND_PROPERTY, findShell, spawnShell, windowsShellNote } from "./_lib/shell.ts";
 import { RUNS_COMMANDS } from "../_lib/annotations.ts";
 import { RUN_FACTS_SCHEMA, supervise } from "./_lib/supervise.ts";
 
@@ -18,6 +19,21 @@ export default defineTool({
     "cancel stops the whole process group (SIGTERM, then SIGKILL after 2 s), keeping the " +
     "output so far. Start servers, watchers and other long-running commands with " +
     "bash_background instead.",
+  // Windows: the description names the user's shell (on Linux the static one stands).
+  ...(process.platform === "win32"
+    ? {
+      prepare: (env: PrepareEnvironment) =>
+        Promise.resolve({
+          description: `Runs a command line. ${windowsShellNote(env.config.shell)} It runs in ` +
+            "the server's working directory (or `cwd`) with stdin closed, and returns stdout " +
+            "and stderr, then the exit code. Output over 30,000 characters keeps its beginning " +
+            "and end with a marker. A non-zero exit or a timeout makes the result an error; a " +
+            "timeout or cancel ends the whole process tree (taskkill /T /F), keeping the output " +
+            "so far. Start servers, watchers and other long-running commands with " +
+            "bash_background instead.",
+        }),
+    }
+    : {}),
   annotations: RUNS_COMMANDS,
   // A long build or test run may go on as a task the client polls.
   taskSupport: "optional",

@@ -1,8 +1,9 @@
-import { defineTool, ToolError } from "../../mcp/tool.ts";
+import process from "node:process";
+import { defineTool, type PrepareEnvironment, ToolError } from "../../mcp/tool.ts";
 import { commandEnv } from "./_lib/login_env.ts";
 import { background, FACTS_PROPERTIES, FACTS_REQUIRED } from "./_lib/background.ts";
 import { CWD_PROPERTY, workingDirectory } from "./_lib/directory.ts";
-import { COMMAND_PROPERTY } from "./_lib/shell.ts";
+import { COMMAND_PROPERTY, windowsShellNote } from "./_lib/shell.ts";
 import { RUNS_COMMANDS } from "../_lib/annotations.ts";
 
 const GRACE_MS = 500;
@@ -17,6 +18,20 @@ export default defineTool({
     "bash_output, type into its stdin with bash_input, see all of them with bash_list, stop it " +
     "with bash_kill. Each keeps the last 10 MB of its output (stdout and stderr interleaved). " +
     "Everything it started is killed when the server exits, unless `outlive_server` is true.",
+  // Windows: the description names the user's shell (on Linux the static one stands).
+  ...(process.platform === "win32"
+    ? {
+      prepare: (env: PrepareEnvironment) =>
+        Promise.resolve({
+          description: "Starts a long-running command (dev server, watcher, long build, REPL) " +
+            `and returns at once with its id (p1, p2, ...), its pid and its first output. ${
+              windowsShellNote(env.config.shell)
+            } Read its output with bash_output, type into its stdin with bash_input, see all ` +
+            "of them with bash_list, stop it (its whole process tree) with bash_kill. " +
+            "Everything it started is ended when the server exits, unless `outlive_server` is true.",
+        }),
+    }
+    : {}),
   annotations: RUNS_COMMANDS,
   input: {
     type: "object",

@@ -3,10 +3,19 @@
  * group of its own, with stderr joined to stdout in the order it was written.
  */
 import type { ChildProcess } from "node:child_process";
-import { accessSync, constants } from "node:fs";
+import { accessSync, constants, statSync } from "node:fs";
 import { delimiter, join } from "node:path";
 import process from "node:process";
 import { spawnInGroup } from "../../_lib/process_groups.ts";
+import { ToolError } from "../../../mcp/tool.ts";
+import {
+  chooseWindowsShell,
+  shellLabel,
+  type WindowsShell,
+  windowsShellInvocation,
+} from "./windows_shell.ts";
+
+const WINDOWS = process.platform === "win32";
 
 /** The `command` input of the tools that run a command line with the shell. */
 export const COMMAND_PROPERTY = {
@@ -19,9 +28,41 @@ let shell: string | undefined;
 
 /** The configured shell (the `shell` setting), else bash on PATH, else sh. */
 export function findShell(configured: string): string {
+  if (WINDOWS) return windowsShell(configured).path;
   if (configured) return configured;
   shell ??= lookup();
   return shell;
+}
+
+const windowsShells = new Map<string, WindowsShell>();
+
+/** Windows: the configured shell, else pwsh, else Windows PowerShell, else cmd (windows_shell.ts). */
+export function windowsShell(configured: string): WindowsShell {
+  let found = windowsShells.get(configured);
+  if (!found) {
+    found = chooseWindowsShell(configured, process.env, isFile);
+    windowsShells.set(configured, found);
+  }
+  return found;
+}
+
+function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** What `bash` and `bash_background` say of the shell on Windows, so the model writes its syntax. */
+export function windowsShellNote(configured: string): string {
+  const { kind } = windowsShell(configured);
+  const syntax = kind === "cmd"
+    ? "cmd syntax"
+    : kind === "posix"
+    ? "POSIX shell syntax"
+    : "PowerShell syntax, not bash";
+  return `On this Windows machine the shell is ${shellLabel(kind)}: write ${syntax}.`;
 }
 
 function lookup(): string {
@@ -53,6 +94,22 @@ export function spawnShell(
 ): ChildProcess {
   const { cwd, env } = where;
   const group = { outliveServer: where.outliveServer };
+  if (WINDOWS) {
+    let call;
+    try {
+      call = windowsShellInvocation(command, windowsShell(where.shell));
+    } catch (error) {
+      throw new ToolError(`not started: ${(error as Error).message}`);
+    }
+    // stdin "ignore" is NUL: a read gets end-of-file. stderr is a pipe of its own (joined in
+    // arrival order by the reader), except for a POSIX shell, which joins it itself.
+    return spawnInGroup(call.file, call.args, {
+      cwd,
+      env,
+      stdio: [stdin, "pipe", "pipe"],
+      windowsVerbatimArguments: call.windowsVerbatimArguments,
+    }, group);
+  }
   const shell = findShell(where.shell);
   const long = command.length > ARGUMENT_LIMIT_BYTES / 3 &&
     new TextEncoder().encode(command).length > ARGUMENT_LIMIT_BYTES;
