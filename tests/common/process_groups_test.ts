@@ -4,9 +4,11 @@
  */
 import assert from "node:assert/strict";
 import process from "node:process";
-import { test } from "node:test";
+import { posixOnlyTest } from "../helpers/posix_only.ts";
 import { holds, spawnInGroup, terminateGroup } from "../../tools/_lib/process_groups.ts";
 import { processesWith, waitUntil } from "../helpers/processes.ts";
+
+const test = posixOnlyTest("process groups, signals, /proc and the /bin/sh watchdog");
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 

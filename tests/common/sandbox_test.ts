@@ -3,9 +3,13 @@ import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
-import { test } from "node:test";
+import { posixOnlyTest } from "../helpers/posix_only.ts";
 import { ToolError } from "../../mcp/tool.ts";
 import { Sandbox } from "../../tools/_lib/sandbox.ts";
+
+const test = posixOnlyTest(
+  "POSIX paths and symlinks to /etc (Windows rules: windows_paths_test.ts)",
+);
 
 /** A scratch tree: root/app (the root), root/app2 (a sibling with the same prefix), outside links. */
 function scratch() {

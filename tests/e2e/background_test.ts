@@ -3,9 +3,12 @@
  * kill whole groups, list, limits, and a clean process table when the client goes away.
  */
 import assert from "node:assert/strict";
-import { afterEach, test } from "node:test";
+import { afterEach } from "node:test";
+import { posixOnlyTest } from "../helpers/posix_only.ts";
 import { processesWith, waitUntil } from "../helpers/processes.ts";
 import { type Message, modern, PRODUCT_BINARY, RawClient } from "../helpers/raw_client.ts";
+
+const test = posixOnlyTest("sh commands, signals, process groups and /proc");
 
 type ToolResult = {
   content: { type: string; text: string }[];

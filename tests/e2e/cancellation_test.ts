@@ -6,9 +6,11 @@ import assert from "node:assert/strict";
 import { existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { test } from "node:test";
+import { posixOnlyTest } from "../helpers/posix_only.ts";
 import { processesWith, waitUntil } from "../helpers/processes.ts";
 import { modern, PRODUCT_BINARY, RawClient } from "../helpers/raw_client.ts";
+
+const test = posixOnlyTest("sh commands, process groups and /proc");
 
 const marker = () => String(60000 + Math.floor(Math.random() * 9999));
 

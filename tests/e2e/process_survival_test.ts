@@ -7,9 +7,11 @@
  */
 import assert from "node:assert/strict";
 import process from "node:process";
-import { test } from "node:test";
+import { posixOnlyTest } from "../helpers/posix_only.ts";
 import { processesWith, waitUntil } from "../helpers/processes.ts";
 import { modern, PRODUCT_BINARY, RawClient } from "../helpers/raw_client.ts";
+
+const test = posixOnlyTest("signals, sessions, /proc and the watchdog");
 
 const skip = process.platform !== "linux" && "survivors are counted from /proc: Linux only";
 

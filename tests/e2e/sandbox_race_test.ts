@@ -24,8 +24,10 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
-import { test } from "node:test";
+import { posixOnlyTest } from "../helpers/posix_only.ts";
 import { binary, isolatedEnv, modern, PRODUCT_BINARY } from "../helpers/raw_client.ts";
+
+const test = posixOnlyTest("races through descriptors held on Linux");
 
 const CALLS = Number(process.env.TOOLHOST_RACE_CALLS ?? 2000);
 const SECONDS = Number(process.env.TOOLHOST_RACE_SECONDS ?? 50);

@@ -1,7 +1,9 @@
 /** The background registry's bookkeeping, in-process. */
 import assert from "node:assert/strict";
-import { test } from "node:test";
+import { posixOnlyTest } from "../helpers/posix_only.ts";
 import { background, LIMITS } from "../../tools/shell/_lib/background.ts";
+
+const test = posixOnlyTest("commands in sh syntax, signals");
 
 test("finished processes stay listed, the last 100 of them", async () => {
   const never = new AbortController().signal;

@@ -4,10 +4,14 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
-import { test } from "node:test";
+import { posixOnlyTest } from "../helpers/posix_only.ts";
 import bash from "../../tools/shell/bash.ts";
 import { harness, initializeParams, tick } from "../helpers/in_process.ts";
 import { isRunning } from "../helpers/processes.ts";
+
+const test = posixOnlyTest(
+  "bash syntax, process groups and /proc (the Windows shell has its own unit tests)",
+);
 
 type Result = {
   content: { text: string }[];

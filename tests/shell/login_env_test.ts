@@ -3,9 +3,11 @@ import { chmodSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
-import { test } from "node:test";
+import { posixOnlyTest } from "../helpers/posix_only.ts";
 import { commandEnv, parseEnvOutput } from "../../tools/shell/_lib/login_env.ts";
 import { defaultSettings } from "../../config/settings.ts";
+
+const test = posixOnlyTest("the login environment comes from a POSIX login shell");
 
 /** What commandEnv reads of a call: its settings, and where a warning goes. */
 function callWith(shellEnv: "inherit" | "login", warnings: string[] = []) {
