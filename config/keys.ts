@@ -163,6 +163,27 @@ export const LEAVES: readonly Leaf[] = [
     set: (s, v) => (s.stateDir = v as string),
   },
   {
+    key: "journal.enabled",
+    kind: "boolean",
+    env: ["TOOLHOST_JOURNAL"],
+    get: (s) => s.journal.enabled,
+    set: (s, v) => (s.journal = { ...s.journal, enabled: v as boolean }),
+  },
+  {
+    key: "journal.max_bytes",
+    kind: "number",
+    env: ["TOOLHOST_JOURNAL_MAX_BYTES"],
+    get: (s) => s.journal.maxBytes,
+    set: (s, v) => (s.journal = { ...s.journal, maxBytes: v as number }),
+  },
+  {
+    key: "journal.undo_budget_bytes",
+    kind: "number",
+    env: ["TOOLHOST_UNDO_BUDGET_BYTES"],
+    get: (s) => s.journal.undoBudgetBytes,
+    set: (s, v) => (s.journal = { ...s.journal, undoBudgetBytes: v as number }),
+  },
+  {
     key: "log_level",
     kind: "choice",
     env: ["TOOLHOST_LOG_LEVEL"],

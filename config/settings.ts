@@ -55,6 +55,14 @@ export interface Settings {
   skillDirs: string[];
   /** Where tasks and plans are kept; empty means the platform's state directory. */
   stateDir: string;
+  /** The journal of tool calls and what undo keeps, in the state directory. */
+  journal: {
+    enabled: boolean;
+    /** Bytes a journal file may reach before it is rotated (three files are kept). */
+    maxBytes: number;
+    /** Bytes of replaced and deleted content kept for undo; the oldest go first. */
+    undoBudgetBytes: number;
+  };
   logLevel: string;
   customTools: Record<string, CustomToolSpec>;
 }
@@ -80,6 +88,7 @@ export function defaultSettings(): Settings {
     search: {},
     skillDirs: [],
     stateDir: "",
+    journal: { enabled: true, maxBytes: 4 * 1024 * 1024, undoBudgetBytes: 64 * 1024 * 1024 },
     logLevel: "info",
     customTools: {},
   };

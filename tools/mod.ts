@@ -11,6 +11,9 @@ import files_move_file from "./files/move_file.ts";
 import files_notebook_edit from "./files/notebook_edit.ts";
 import files_read_file from "./files/read_file.ts";
 import files_write_file from "./files/write_file.ts";
+import journal_history from "./journal/history.ts";
+import journal_history_resource from "./journal/history_resource.ts";
+import journal_undo from "./journal/undo.ts";
 import search_glob from "./search/glob.ts";
 import search_grep from "./search/grep.ts";
 import session_ask_user from "./session/ask_user.ts";
@@ -45,6 +48,9 @@ export const toolModules: (Contribution | Contribution[])[] = [
   files_notebook_edit,
   files_read_file,
   files_write_file,
+  journal_history,
+  journal_history_resource,
+  journal_undo,
   search_glob,
   search_grep,
   session_ask_user,

@@ -1,0 +1,96 @@
+/**
+ * The journal: one JSON line per tool call in the project's state directory (journal.jsonl),
+ * appended under the state lock (so two servers never interleave a line), rotated by size
+ * (journal.1.jsonl, journal.2.jsonl are kept), read back newest first. A line that does not
+ * parse (a crash mid-write) is skipped, never fatal.
+ */
+import { randomBytes } from "node:crypto";
+import { appendFile, readFile, rename, stat } from "node:fs/promises";
+import { join } from "node:path";
+import { withLock } from "../../_lib/state.ts";
+
+/** Rotated files kept besides the current one. */
+export const ROTATED = 2;
+
+/** What undo needs of one path: its state before the call and after it. */
+export type PathState =
+  | { kind: "absent" }
+  | { kind: "file"; sha: string; mode: number; size: number }
+  | { kind: "dir" }
+  | { kind: "link"; target: string };
+
+export interface Change {
+  /** The real path. */
+  path: string;
+  before: PathState;
+  after: PathState;
+}
+
+export interface Entry {
+  id: string;
+  /** ISO time the call ended. */
+  time: string;
+  era: string;
+  tool: string;
+  args: Record<string, unknown>;
+  outcome: "ok" | "error" | "cancelled";
+  ms: number;
+  /** Files the call changed, as shown to the model. */
+  files?: string[];
+  /** What undo restores, in the order the call changed them. */
+  changes?: Change[];
+  /** Why this call cannot be undone, when it changed files but kept too little. */
+  noUndo?: string;
+  /** An undo call: the entries it reversed. */
+  undid?: string[];
+}
+
+export function newId(): string {
+  return `${Date.now().toString(36)}-${randomBytes(3).toString("hex")}`;
+}
+
+export function journalPath(projectDir: string): string {
+  return join(projectDir, "journal.jsonl");
+}
+
+function rotatedPath(file: string, n: number): string {
+  return file.replace(/\.jsonl$/, `.${n}.jsonl`);
+}
+
+/** Appends `entry` as one line, rotating first when the file would pass `maxBytes`. */
+export async function append(file: string, entry: Entry, maxBytes: number): Promise<void> {
+  const line = JSON.stringify(entry) + "\n";
+  await withLock(file, async () => {
+    const size = await stat(file).then((s) => s.size, () => 0);
+    if (size > 0 && size + line.length > maxBytes) {
+      for (let n = ROTATED; n >= 1; n--) {
+        await rename(n === 1 ? file : rotatedPath(file, n - 1), rotatedPath(file, n)).catch(
+          () => {},
+        );
+      }
+    }
+    // One write with O_APPEND: a crash leaves at most a torn last line, which readers skip.
+    await appendFile(file, line, { mode: 0o600 });
+  });
+}
+
+/** Every entry kept, newest first; torn or foreign lines are skipped. */
+export async function readEntries(file: string): Promise<Entry[]> {
+  const entries: Entry[] = [];
+  for (let n = 0; n <= ROTATED; n++) {
+    const text = await readFile(n === 0 ? file : rotatedPath(file, n), "utf8").catch(() => "");
+    const lines = text.split("\n");
+    for (let i = lines.length - 1; i >= 0; i--) {
+      if (lines[i] === "") continue;
+      try {
+        const entry = JSON.parse(lines[i]);
+        if (entry && typeof entry.id === "string" && typeof entry.tool === "string") {
+          entries.push(entry);
+        }
+      } catch {
+        // A torn line: skipped.
+      }
+    }
+  }
+  return entries;
+}

@@ -1,0 +1,181 @@
+/**
+ * The journal's hook: before a destructive file tool runs, what undo needs of the paths its
+ * arguments name is kept (content and mode of files, read through the sandbox); once any call
+ * is over, one line is appended to the project's journal: time, era, tool, arguments (bounded,
+ * configured secrets masked), outcome, duration, and the files it changed.
+ */
+import { bounded } from "../../../config/quote.ts";
+import { LEAVES } from "../../../config/keys.ts";
+import type { Settings } from "../../../config/settings.ts";
+import {
+  defineToolHook,
+  type FinishedCall,
+  type Tool,
+  type ToolContext,
+} from "../../../mcp/tool.ts";
+import { resolveEntry } from "../../_lib/entries.ts";
+import { Sandbox } from "../../_lib/sandbox.ts";
+import { projectStateDir } from "../../_lib/state.ts";
+import { append, type Change, type Entry, journalPath, newId, type PathState } from "./journal.ts";
+import { keepBlob, pathState } from "./snapshots.ts";
+
+/** Characters kept of each string argument. */
+const ARG_CHARS = 300;
+
+/** The arguments naming what each destructive file tool changes; `entry`: the link itself. */
+const TARGETS: Record<string, { arg: string; entry?: boolean }[]> = {
+  write_file: [{ arg: "path" }],
+  edit_file: [{ arg: "path" }],
+  notebook_edit: [{ arg: "path" }],
+  delete_file: [{ arg: "path", entry: true }],
+  create_directory: [{ arg: "path" }],
+  move_file: [{ arg: "source", entry: true }, { arg: "destination", entry: true }],
+  copy_file: [{ arg: "destination", entry: true }],
+};
+
+interface Pending {
+  sandbox: Sandbox;
+  projectDir: string;
+  before: { path: string; state: PathState }[];
+  noUndo?: string;
+}
+
+/** What undo did in a call, reported by the tool itself. */
+const reported = new WeakMap<Record<string, unknown>, { undid: string[]; changes: Change[] }>();
+
+/** For undo: the entries it reversed and its own changes, journaled with its call. */
+export function reportUndo(
+  args: Record<string, unknown>,
+  undid: string[],
+  changes: Change[],
+): void {
+  reported.set(args, { undid, changes });
+}
+
+/** What before() kept for a call, found again by its arguments object. */
+const pending = new WeakMap<Record<string, unknown>, Promise<Pending | undefined>>();
+
+export const journalHook = defineToolHook({
+  name: "journal",
+  before(tool: Tool, ctx: ToolContext, args: Record<string, unknown>) {
+    if (!ctx.config.journal.enabled || !TARGETS[tool.name]) return;
+    // Kept aside: a failure here must not refuse the call (it is only not undoable).
+    const kept = snapshot(tool.name, ctx, args).catch((error) => {
+      ctx.log("warning", `journal: nothing kept for undo of ${tool.name}: ${error.message}`);
+      return undefined;
+    });
+    pending.set(args, kept);
+    return kept.then(() => {});
+  },
+  async finished(call: FinishedCall) {
+    if (!call.ctx.config.journal.enabled) return;
+    try {
+      await record(call);
+    } catch (error) {
+      call.ctx.log(
+        "warning",
+        `journal: ${call.tool.name} not recorded: ${(error as Error).message}`,
+      );
+    }
+  },
+});
+
+async function snapshot(
+  tool: string,
+  ctx: ToolContext,
+  args: Record<string, unknown>,
+): Promise<Pending> {
+  const sandbox = await Sandbox.of(ctx);
+  const projectDir = await projectStateDir(ctx.state.dir, sandbox.base);
+  const budget = ctx.config.journal.undoBudgetBytes;
+  const result: Pending = { sandbox, projectDir, before: [] };
+  for (const target of TARGETS[tool]) {
+    const given = args[target.arg];
+    if (typeof given !== "string") continue;
+    const resolved = await resolveEntry(sandbox, given).catch(() => undefined);
+    if (!resolved) continue;
+    const path = target.entry ? resolved.entry : resolved.real;
+    const { state, bytes, tooBig } = await pathState(sandbox, path, budget);
+    if (tooBig) result.noUndo = `${sandbox.display(path)} is larger than the undo budget`;
+    if (state.kind === "dir" && tool !== "create_directory") {
+      result.noUndo = `undo keeps files, not directory trees (${sandbox.display(path)})`;
+    }
+    if (bytes) await keepBlob(projectDir, bytes, budget);
+    result.before.push({ path, state });
+  }
+  return result;
+}
+
+function same(a: PathState, b: PathState): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+async function record(call: FinishedCall): Promise<void> {
+  const kept = await pending.get(call.args);
+  pending.delete(call.args);
+  const sandbox = kept?.sandbox ?? await Sandbox.of(call.ctx).catch(() => undefined);
+  if (!sandbox) return;
+  const projectDir = kept?.projectDir ?? await projectStateDir(call.ctx.state.dir, sandbox.base);
+  const entry: Entry = {
+    id: newId(),
+    time: new Date().toISOString(),
+    era: call.era,
+    tool: call.tool.name,
+    args: maskedArguments(call.args, call.ctx.config),
+    outcome: call.outcome,
+    ms: Math.round(call.durationMs * 10) / 10,
+  };
+  if (kept) {
+    const changes: Change[] = [];
+    for (const { path, state } of kept.before) {
+      // The digest of what was written: undo notices a change made since.
+      const now = (await pathState(sandbox, path).catch(() => undefined))?.state;
+      if (now && !same(state, now)) changes.push({ path, before: state, after: now });
+    }
+    if (changes.length > 0) {
+      entry.files = changes.map((c) => sandbox.display(c.path));
+      entry.changes = changes;
+      if (kept.noUndo) entry.noUndo = kept.noUndo;
+    }
+  }
+  const own = reported.get(call.args);
+  if (own) {
+    reported.delete(call.args);
+    entry.undid = own.undid;
+    if (own.changes.length > 0) {
+      entry.changes = own.changes;
+      entry.files = own.changes.map((c) => sandbox.display(c.path));
+    }
+  }
+  await append(journalPath(projectDir), entry, call.ctx.config.journal.maxBytes);
+}
+
+/** The configuration's secret values, and any argument text holding them, masked. */
+export function maskedArguments(
+  args: Record<string, unknown>,
+  config: Readonly<Settings>,
+): Record<string, unknown> {
+  const secrets: string[] = [];
+  for (const leaf of LEAVES) {
+    if (!leaf.secret) continue;
+    const value = leaf.get(config as Settings);
+    if (typeof value !== "string" || value.length < 4) continue;
+    secrets.push(value);
+    // A proxy's password alone, as it may appear elsewhere.
+    const password = URL.canParse(value) ? decodeURIComponent(new URL(value).password) : "";
+    if (password.length >= 4) secrets.push(password);
+  }
+  const mask = (value: unknown): unknown => {
+    if (typeof value === "string") {
+      let text = value;
+      for (const secret of secrets) text = text.split(secret).join("***");
+      return bounded(text, ARG_CHARS);
+    }
+    if (Array.isArray(value)) return value.slice(0, 20).map(mask);
+    if (value && typeof value === "object") {
+      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, mask(v)]));
+    }
+    return value;
+  };
+  return mask(args) as Record<string, unknown>;
+}

@@ -1,0 +1,38 @@
+import { defineTool, ToolError } from "../../mcp/tool.ts";
+import { READ_ONLY } from "../_lib/annotations.ts";
+import { Sandbox } from "../_lib/sandbox.ts";
+import { journalHook } from "./_lib/recorder.ts";
+import { describe, matches, projectEntries } from "./_lib/query.ts";
+
+const history = defineTool({
+  name: "history",
+  description: "Tool calls made, newest first: outcome, changed files, ids for undo.",
+  annotations: READ_ONLY,
+  input: {
+    type: "object",
+    properties: {
+      tool: { type: "string" },
+      path: { type: "string" },
+      since: { type: "string" },
+      limit: { type: "integer" },
+      offset: { type: "integer" },
+    },
+  },
+
+  async run(args, ctx) {
+    if (!ctx.config.journal.enabled) {
+      throw new ToolError("the journal is off (journal.enabled in the configuration)");
+    }
+    const sandbox = await Sandbox.of(ctx);
+    const all = (await projectEntries(ctx.state.dir, sandbox)).filter((e) => matches(e, args));
+    const offset = Math.max(0, args.offset ?? 0);
+    const page = all.slice(offset, offset + Math.max(1, Math.min(args.limit ?? 20, 200)));
+    if (page.length === 0) return `No recorded calls${all.length ? " on this page" : ""}.`;
+    const more = all.length > offset + page.length
+      ? `\n(${all.length - offset - page.length} more: offset ${offset + page.length})`
+      : "";
+    return page.map(describe).join("\n") + more;
+  },
+});
+
+export default [history, journalHook];
