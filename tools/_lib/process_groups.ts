@@ -74,6 +74,7 @@ export function spawnInGroup(
     child.once("exit", () => {
       entry.leaderExited = true;
       if (!signalGroup(pgid, 0)) forget(pgid);
+      else schedulePrune();
     });
   }
   return child;
@@ -91,9 +92,17 @@ function forget(pgid: number): void {
   if (groups.delete(pgid)) watchdog.remove(pgid);
 }
 
-/** Sends `signal` to the group; false when the group no longer exists. */
+/**
+ * Sends `signal` to the group; false when the group no longer exists (or, on Linux, when nothing
+ * in it is ours). On Linux a group we marked is signalled only as far as it is still ours
+ * (`signalOwned`): its pgid may have been recycled for someone else's group.
+ */
 export function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
   if (WINDOWS) return signalTree(pgid, signal);
+  const mark = marks.get(pgid);
+  if (signal !== 0 && mark && process.platform === "linux") {
+    return signalOwned(new Map([[pgid, mark]]), signal) > 0;
+  }
   try {
     process.kill(-pgid, signal);
     return true;
@@ -163,14 +172,97 @@ function runningGroups(): Set<number> {
   return running;
 }
 
-/** Forgets groups that have ended, at most once a second, so a recycled pgid is never signalled. */
-function pruneEndedGroups(): void {
-  const now = Date.now();
-  if (now - lastPrune < 1000) return;
-  lastPrune = now;
+/**
+ * Forgets groups that have ended (and tells the watchdog), at most once a second unless `now`,
+ * so a recycled pgid is not remembered as ours.
+ */
+function pruneEndedGroups(now = false): void {
+  if (!now && Date.now() - lastPrune < 1000) return;
+  lastPrune = Date.now();
   for (const [pgid, entry] of groups) {
     if (entry.leaderExited && !groupAlive(pgid)) forget(pgid);
   }
+}
+
+let pruneTimer: ReturnType<typeof setInterval> | undefined;
+
+/**
+ * While a group whose leader exited is remembered (something it left in the background still
+ * runs), prunes every second, not only at the next spawn: a server that starts nothing more must
+ * not remember, and have the watchdog remember, a pgid that ended and may be recycled. Unref'd.
+ */
+function schedulePrune(): void {
+  if (pruneTimer) return;
+  pruneTimer = setInterval(() => {
+    pruneEndedGroups(true);
+    if (![...groups.values()].some((entry) => entry.leaderExited)) {
+      clearInterval(pruneTimer);
+      pruneTimer = undefined;
+    }
+  }, 1000);
+  (pruneTimer as { unref?: () => void }).unref?.();
+}
+
+/**
+ * Linux: signals what is still ours of each group in `targets` (pgid → the mark of the run that
+ * started it), from one scan of /proc, and returns how many signals were sent. A group whose
+ * leader (the process whose pid is the pgid) still lives, leads the group and carries the run's
+ * mark is ours for certain (a pgid is not reused while its group has a member), so the whole group
+ * is signalled, members without the mark included. Otherwise only the group's members that carry
+ * the mark are signalled, each by pid: a recycled pgid, now someone else's group, gets nothing.
+ * The cost: once the leader has exited, a member that dropped the mark is not reached.
+ */
+export function signalOwned(
+  targets: Map<number, Uint8Array>,
+  signal: NodeJS.Signals,
+  proc = "/proc",
+): number {
+  const leaders = new Set<number>();
+  const members = new Map<number, number[]>();
+  let entries: string[];
+  try {
+    entries = readdirSync(proc);
+  } catch {
+    return 0;
+  }
+  for (const entry of entries) {
+    if (entry.charCodeAt(0) > 57) continue; // not a pid
+    const pid = Number(entry);
+    let stat: string;
+    try {
+      stat = readFileSync(`${proc}/${entry}/stat`, "utf8");
+    } catch {
+      continue;
+    }
+    const pgrp = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ", 3)[2]);
+    const mark = targets.get(pgrp) ?? targets.get(pid);
+    if (!mark || pid === process.pid) continue;
+    let environ: Buffer;
+    try {
+      environ = readFileSync(`${proc}/${entry}/environ`);
+    } catch {
+      continue;
+    }
+    if (!holds(environ, mark, true)) continue;
+    if (targets.has(pgrp)) {
+      if (pid === pgrp) leaders.add(pgrp);
+      members.set(pgrp, [...members.get(pgrp) ?? [], pid]);
+    } else members.set(-pid, [pid]); // its leader, not yet (or no longer) in the group
+  }
+  let sent = 0;
+  const send = (target: number) => {
+    try {
+      process.kill(target, signal);
+      sent++;
+    } catch {
+      // ended meanwhile
+    }
+  };
+  for (const [pgrp, pids] of members) {
+    if (leaders.has(pgrp)) send(-pgrp);
+    else for (const pid of pids) send(pid);
+  }
+  return sent;
 }
 
 /**
@@ -210,7 +302,13 @@ export async function terminateGroup(
  * left to it: it makes the same sweep the moment we have exited, and our exit does not wait.
  */
 export function killAllGroups(): void {
-  for (const pgid of groups.keys()) signalGroup(pgid, "SIGKILL");
+  const targets = new Map<number, Uint8Array>();
+  for (const pgid of groups.keys()) {
+    const mark = marks.get(pgid);
+    if (mark && process.platform === "linux") targets.set(pgid, mark);
+    else signalGroup(pgid, "SIGKILL");
+  }
+  if (targets.size > 0) signalOwned(targets, "SIGKILL");
   groups.clear();
   marks.clear();
   if (token && !watchdog.running) {
@@ -288,8 +386,11 @@ export function holds(environ: Uint8Array, mark: Uint8Array, exact: boolean): bo
  * (`+ pgid`) and those that ended (`- pgid`); at end-of-file, which comes when the server exits
  * however it exits, it kills those groups, then (with /proc) every process carrying the token,
  * scanning again until none is left. It carries no mark itself, so no sweep kills it first.
+ * With /proc a group is killed only while its leader lives, leads it and carries the token (so
+ * the group is ours, not a recycled pgid); the token sweep reaches the rest of what is ours.
  */
-const WATCHDOG_SCRIPT = `groups=
+const WATCHDOG_SCRIPT = `t=$1
+groups=
 while read -r op pgid; do
   case $op in
   +) groups="$groups $pgid" ;;
@@ -298,11 +399,19 @@ while read -r op pgid; do
      groups=$kept ;;
   esac
 done
-for g in $groups; do kill -s KILL -- "-$g" 2>/dev/null; done
+for g in $groups; do
+  if [ -d /proc/self ]; then
+    s=$(cat "/proc/$g/stat" 2>/dev/null) || continue
+    set -- \${s##*") "}
+    [ "$3" = "$g" ] || continue
+    grep -qsaF -e "${RUN_VARIABLE}=$t." "/proc/$g/environ" || continue
+  fi
+  kill -s KILL -- "-$g" 2>/dev/null
+done
 [ -d /proc/self ] || exit 0
 n=0
 while [ $n -lt 50 ]; do
-  found=$(grep -lsaF -e "${RUN_VARIABLE}=$1." /proc/[0-9]*/environ 2>/dev/null)
+  found=$(grep -lsaF -e "${RUN_VARIABLE}=$t." /proc/[0-9]*/environ 2>/dev/null)
   [ -n "$found" ] || exit 0
   for f in $found; do p=\${f#/proc/}; kill -s KILL "\${p%/environ}" 2>/dev/null; done
   n=$((n + 1))
