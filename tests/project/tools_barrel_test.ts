@@ -54,7 +54,11 @@ test("the resources, templates and prompts in tools/ belong to tools that exist"
   for (const item of [...resources, ...templates, ...prompts]) {
     if (item.requires) assert.ok(names.has(item.requires), `no tool ${item.requires}`);
   }
-  assert.deepEqual(resources.map((r) => r.uri).sort(), ["toolhost://plan", "toolhost://tasks"]);
+  assert.deepEqual(resources.map((r) => r.uri).sort(), [
+    "toolhost://history",
+    "toolhost://plan",
+    "toolhost://tasks",
+  ]);
   assert.deepEqual(templates.map((t) => t.uriTemplate).sort(), [
     "file:///{+path}",
     "toolhost://processes/{id}/output",
