@@ -56,6 +56,7 @@ test("legacy (2025-11-25): capabilities, lists, reads, prompts, completion and r
   const listed = await c.request("resources/list");
   const uris = (listed.result?.resources as { uri: string }[]).map((r) => r.uri);
   assert.deepEqual(uris, [
+    "toolhost://history",
     "toolhost://plan",
     "toolhost://tasks",
     "toolhost://skills/release-notes",
@@ -187,9 +188,10 @@ test("resources go with their tools: read-only mode drops the plan, tasks and pr
   const c = start(root, ["--read-only"]);
   await c.initialize("2025-06-18");
   const listed = await c.request("resources/list");
+  // history is read-only, so its resource stays.
   assert.deepEqual(
     (listed.result?.resources as { uri: string }[]).map((r) => r.uri),
-    ["toolhost://skills/release-notes"],
+    ["toolhost://history", "toolhost://skills/release-notes"],
   );
   const templates = await c.request("resources/templates/list");
   assert.deepEqual(

@@ -53,6 +53,7 @@ interface Common {
 async function exercise(client: Common, root: string, missingCode: number) {
   const { resources } = await client.listResources();
   assert.deepEqual(resources.map((r) => r.uri), [
+    "toolhost://history",
     "toolhost://plan",
     "toolhost://tasks",
     "toolhost://skills/explain",
