@@ -17,7 +17,7 @@
  * and read is inside the roots; creating, renaming and listing by path stay check-then-use there.
  * On other systems (Windows) everything is by path: see docs/security.md.
  */
-import { constants, existsSync, type Stats } from "node:fs";
+import { constants, existsSync, readlinkSync, type Stats } from "node:fs";
 import {
   type FileHandle,
   lstat,
@@ -70,6 +70,16 @@ export class NotADirectory extends Error {
   }
 }
 
+/**
+ * A directory held open was moved out of its root (or the root itself moved) while a call worked
+ * in it: the call stops before changing anything more there.
+ */
+export class MovedOutOfRoots extends Error {
+  constructor(readonly path: string) {
+    super(`${path} was moved out of the allowed roots during the operation`);
+  }
+}
+
 /** Turns descriptor addresses in an error's message back into paths. */
 function plain<T>(dir: Dir, error: T): T {
   const e = error as NodeJS.ErrnoException & { dest?: string };
@@ -88,6 +98,8 @@ export class Dir {
   #closed = false;
   /** Whether close() closes the descriptor (not for a held root's, which outlives the call). */
   #owned = true;
+  /** Linux: the held root this directory was reached from, its real path and its descriptor. */
+  #root: { path: string; fd: number } | undefined;
 
   private constructor(readonly path: string, handle?: FileHandle) {
     this.#handle = handle;
@@ -111,6 +123,7 @@ export class Dir {
       }
       const dir = new Dir(path, handle);
       dir.#owned = false;
+      dir.#root = { path, fd: handle.fd };
       return dir;
     }
     if (addressing() === "descriptor") {
@@ -170,7 +183,11 @@ export class Dir {
     for (let attempt = 0;; attempt++) {
       try {
         const flags = constants.O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NOFOLLOW_ANY;
-        if (this.#handle) return { dir: new Dir(path, await open(this.at(name), flags)), created };
+        if (this.#handle) {
+          const dir = new Dir(path, await open(this.at(name), flags));
+          dir.#root = this.#root;
+          return { dir, created };
+        }
         if (DARWIN) await (await open(this.at(name), flags)).close();
         else if (!(await lstat(path)).isDirectory()) {
           throw Object.assign(new Error(), { code: "ENOTDIR" });
@@ -180,6 +197,7 @@ export class Dir {
         const code = (error as NodeJS.ErrnoException).code ?? "EIO";
         if (code === "ENOENT" && create && attempt < 2) {
           try {
+            this.assertBeneath();
             await mkdir(this.at(name));
             created = true;
           } catch (made) {
@@ -198,6 +216,7 @@ export class Dir {
 
   /** Opens entry `name` as a file; a symbolic link there is never followed. */
   async open(name: string, flags: number, mode?: number): Promise<FileHandle> {
+    if (flags & (constants.O_CREAT | constants.O_WRONLY | constants.O_RDWR)) this.assertBeneath();
     try {
       return await open(this.at(name), flags | O_NOFOLLOW | O_NOFOLLOW_ANY, mode);
     } catch (error) {
@@ -214,21 +233,47 @@ export class Dir {
     return await readlink(this.at(name)).catch((error) => Promise.reject(plain(this, error)));
   }
 
+  /**
+   * Linux, a directory reached from a held root: throws MovedOutOfRoots unless the root is still
+   * at its path and this directory still beneath it (readlink of their /proc/self/fd entries).
+   * Called before every change made in the directory, so a directory moved out of the roots
+   * during a walk gets at most the one change already under way.
+   */
+  assertBeneath(): void {
+    const root = this.#root;
+    if (!root || !this.#handle) return;
+    let at: string, rootAt: string;
+    try {
+      at = readlinkSync(`/proc/self/fd/${this.#handle.fd}`);
+      rootAt = readlinkSync(`/proc/self/fd/${root.fd}`);
+    } catch {
+      throw new MovedOutOfRoots(this.path);
+    }
+    const base = root.path.endsWith("/") ? root.path : `${root.path}/`;
+    if (rootAt !== root.path || (at !== root.path && !at.startsWith(base))) {
+      throw new MovedOutOfRoots(this.path);
+    }
+  }
+
   async mkdir(name: string): Promise<void> {
+    this.assertBeneath();
     await mkdir(this.at(name)).catch((error) => Promise.reject(plain(this, error)));
   }
 
   async unlink(name: string): Promise<void> {
+    this.assertBeneath();
     await unlink(this.at(name)).catch((error) => Promise.reject(plain(this, error)));
   }
 
   /** Removes entry `name` if it is an empty directory (a link there fails with ENOTDIR). */
   async rmdir(name: string): Promise<void> {
+    this.assertBeneath();
     await rmdir(this.at(name)).catch((error) => Promise.reject(plain(this, error)));
   }
 
   /** Makes entry `name` a symbolic link holding `target` (taken verbatim, never followed). */
   async symlink(target: string, name: string): Promise<void> {
+    this.assertBeneath();
     await symlink(target, this.at(name)).catch((error) => Promise.reject(plain(this, error)));
   }
 
@@ -240,6 +285,8 @@ export class Dir {
 
   /** Renames entry `from` of this directory to entry `to` of `into`. */
   async rename(from: string, into: Dir, to: string): Promise<void> {
+    this.assertBeneath();
+    into.assertBeneath();
     try {
       await rename(this.at(from), into.at(to));
     } catch (error) {

@@ -3,7 +3,7 @@ import { dirname, join, sep } from "node:path";
 import { defineTool, ToolError } from "../../mcp/tool.ts";
 import { REPLACES_FILES } from "../_lib/annotations.ts";
 import { temporaryName } from "../_lib/atomic_write.ts";
-import type { Dir } from "../_lib/beneath.ts";
+import { type Dir, MovedOutOfRoots } from "../_lib/beneath.ts";
 import { describeEntry, ENTRY_TYPES, entryType, resolveEntry } from "../_lib/entries.ts";
 import { makeDirectories } from "../_lib/make_directories.ts";
 import { Sandbox } from "../_lib/sandbox.ts";
@@ -129,7 +129,21 @@ export default defineTool({
           made = false;
           await into.dir.sync();
         } catch (error) {
-          if (made) await removeEntry(into.dir, temporary).catch(() => {});
+          const left = made &&
+            !(await removeEntry(into.dir, temporary).then(() => true, () => false));
+          if (error instanceof MovedOutOfRoots) {
+            throw new ToolError(
+              `could not copy ${sourceShown} to ${destinationShown}: ${
+                sandbox.display(error.path)
+              } was moved out of the allowed roots during the copy; stopped after ${
+                count(tally.entries)
+              } entries (${
+                bytes(tally.bytes)
+              } of files). What had been copied into it went with it, outside the roots, and was not removed.${
+                left ? "" : " The rest of the partial copy was removed."
+              }`,
+            );
+          }
           if (error instanceof ToolError) throw error;
           const code = (error as NodeJS.ErrnoException).code;
           if (code === "ENOTEMPTY" || code === "EEXIST") {
@@ -139,9 +153,9 @@ export default defineTool({
             );
           }
           throw new ToolError(
-            `could not copy ${sourceShown} to ${destinationShown}: ${
-              (error as Error).message
-            }. Nothing was copied.`,
+            `could not copy ${sourceShown} to ${destinationShown}: ${(error as Error).message}. ${
+              left ? `The partial copy (${temporary}) could not be removed.` : "Nothing was copied."
+            }`,
           );
         }
       } finally {

@@ -180,6 +180,7 @@ export async function copyFile(
 
 /** Gives a directory held open the permissions `info` has (after its content is in). */
 export async function chmodDir(dir: Dir, info: Stats): Promise<void> {
+  dir.assertBeneath();
   const handle = await open(dir.self, constants.O_RDONLY);
   try {
     await handle.chmod(info.mode & 0o7777);
