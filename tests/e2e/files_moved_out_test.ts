@@ -1,0 +1,98 @@
+/**
+ * A directory held open by delete_file's or copy_file's walk, renamed out of the root while the
+ * walk runs (Linux: the file tools check /proc/self/fd before every change): the walk stops after
+ * at most the one change under way, and the reply says truthfully what was done.
+ */
+import assert from "node:assert/strict";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  realpathSync,
+  renameSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import process from "node:process";
+import { afterEach, test } from "node:test";
+import { modern, PRODUCT_BINARY, RawClient } from "../helpers/raw_client.ts";
+
+let client: RawClient | undefined;
+afterEach(async () => {
+  await client?.close();
+  client = undefined;
+});
+
+const scratch = (name: string) => realpathSync(mkdtempSync(join(tmpdir(), `toolhost-${name}-`)));
+const entries = (path: string) => existsSync(path) ? readdirSync(path).length : -1;
+const tick = () => new Promise((resolve) => setTimeout(resolve, 1));
+const N = 4000;
+const linux = { skip: process.platform !== "linux" && "the check reads /proc/self/fd" };
+
+function start(c: RawClient, name: string, args: Record<string, unknown>) {
+  return c.request("tools/call", modern({ name, arguments: args }), 60_000).then((reply) => {
+    const result = reply.result as { content: { text?: string }[]; isError?: boolean };
+    return { text: result.content.map((b) => b.text ?? "").join("\n"), isError: !!result.isError };
+  });
+}
+
+test(
+  "delete_file: a directory moved out mid-walk loses at most one more entry",
+  linux,
+  async () => {
+    const root = scratch("mo-root");
+    const outside = scratch("mo-out");
+    mkdirSync(join(root, "victim", "z"), { recursive: true });
+    for (let i = 0; i < N; i++) writeFileSync(join(root, "victim", "z", `f${i}`), "x");
+    client = new RawClient(PRODUCT_BINARY, ["--root", root]);
+    await start(client, "file_info", { path: "victim" }); // started and warm
+    const reply = start(client, "delete_file", { path: "victim", recursive: true });
+    while (entries(join(root, "victim", "z")) > N - 100) await tick();
+    renameSync(join(root, "victim", "z"), join(outside, "z"));
+    const atMove = entries(join(outside, "z"));
+    assert.ok(atMove > 0, "the walk was under way, not done");
+    const result = await reply;
+    const after = entries(join(outside, "z"));
+    assert.ok(atMove - after <= 1, `${atMove - after} entries removed outside the root`);
+    assert.equal(result.isError, true, result.text);
+    assert.match(result.text, /moved out of the allowed roots/);
+    const removed = (N - after).toLocaleString("en-US");
+    assert.match(result.text, new RegExp(`${removed} entries inside it were removed before that`));
+  },
+);
+
+test(
+  "copy_file: the copy in progress moved out mid-walk gets at most one more entry",
+  linux,
+  async () => {
+    const root = scratch("mo-root");
+    const outside = scratch("mo-out");
+    mkdirSync(join(root, "src", "z"), { recursive: true });
+    for (let i = 0; i < N; i++) writeFileSync(join(root, "src", "z", `f${i}`), "x");
+    client = new RawClient(PRODUCT_BINARY, ["--root", root]);
+    await start(client, "file_info", { path: "src" });
+    const reply = start(client, "copy_file", {
+      source: "src",
+      destination: "dst",
+      recursive: true,
+    });
+    let temporary: string | undefined;
+    while (!temporary || entries(join(root, temporary, "z")) < 100) {
+      temporary ??= readdirSync(root).find((name) => name.startsWith(".toolhost-"));
+      await tick();
+    }
+    renameSync(join(root, temporary), join(outside, "stolen"));
+    const atMove = entries(join(outside, "stolen", "z"));
+    assert.ok(atMove < N, "the walk was under way, not done");
+    const result = await reply;
+    const after = entries(join(outside, "stolen", "z"));
+    assert.ok(after - atMove <= 1, `${after - atMove} entries created outside the root`);
+    assert.equal(result.isError, true, result.text);
+    assert.match(result.text, /moved out of the allowed roots during the copy; stopped after/);
+    assert.match(result.text, /went with it, outside the roots, and was not removed/);
+    assert.doesNotMatch(result.text, /Nothing was copied/);
+    assert.deepEqual(readdirSync(root).sort(), ["src"]);
+  },
+);
