@@ -8,7 +8,7 @@ import { atLeast, describeLogData, type Logger, type LogLevel } from "./log.ts";
 import type { Scope } from "./eras.ts";
 import { Questions } from "./questions.ts";
 import type { Task } from "./tasks/store.ts";
-import { META_RELATED_TASK } from "./tasks/methods.ts";
+import { META_RELATED_TASK } from "./versions.ts";
 import type {
   AskOptions,
   ClientRoot,

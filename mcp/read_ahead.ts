@@ -17,7 +17,6 @@
 import { bounded, quotedJson } from "../config/quote.ts";
 import type { McpConnection } from "./connection.ts";
 import { decodeLine, type RequestId } from "./jsonrpc.ts";
-import type { StdoutWriter } from "./stdio.ts";
 
 /** Requests started and not yet answered at most; more wait in the queue. */
 export const MAX_UNANSWERED = 256;
@@ -32,6 +31,12 @@ export const READ_AHEAD_CHARS = 256 << 10;
  * this long (every slot held by a long call), the rest start at once, for the shutdown to end.
  */
 const STALL_MS = 5_000;
+
+/** What read-ahead needs of the writer: how much is waiting, and a way to wait for less. */
+export interface OutputBacklog {
+  readonly backlog: number;
+  drained(): Promise<unknown>;
+}
 
 export class ReadAhead {
   // Queued request lines and their ids (undefined for a batch), in two plain arrays: an object per
@@ -48,7 +53,7 @@ export class ReadAhead {
 
   constructor(
     private readonly connection: McpConnection,
-    private readonly writer: StdoutWriter,
+    private readonly writer: OutputBacklog,
   ) {}
 
   /** Request lines waiting to start. */

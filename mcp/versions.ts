@@ -46,3 +46,6 @@ export const features = {
   /** Tasks (`tasks/*`, `execution.taskSupport`, `params.task`) arrived in 2025-11-25. */
   tasks: (version: string) => version >= "2025-11-25",
 };
+
+/** `_meta` key tying a message to the task it belongs to (tasks utility and extension). */
+export const META_RELATED_TASK = "io.modelcontextprotocol/related-task";

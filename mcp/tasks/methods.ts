@@ -15,11 +15,10 @@ import {
 } from "../jsonrpc.ts";
 import type { Call } from "../call.ts";
 import { pageOf } from "../pages.ts";
-import { features } from "../versions.ts";
+import { features, META_RELATED_TASK } from "../versions.ts";
 import { POLL_INTERVAL_MS, type Task, type TaskStore } from "./store.ts";
 
 export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
-export const META_RELATED_TASK = "io.modelcontextprotocol/related-task";
 
 /** Whether this request may get or use tasks: a 2026-07-28 one that declared the extension. */
 export function declaresTasks(call: Call): boolean {
