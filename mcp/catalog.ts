@@ -230,7 +230,8 @@ export class ToolCatalog {
     if (!call.reason) this.options.hooks?.after?.(result);
     const finished = this.options.hooks?.finished;
     if (finished && ctx) {
-      await finished({
+      // Awaited only when a hook returned a promise (the journal does for file changes only).
+      const recording = finished({
         tool,
         ctx,
         args,
@@ -239,6 +240,7 @@ export class ToolCatalog {
         durationMs: performance.now() - started,
         era: call.era,
       });
+      if (recording) await recording;
     }
     return this.#shape(result, call);
   }

@@ -159,7 +159,8 @@ export interface ToolHooks {
   after?(result: { content: ContentBlock[]; isError?: boolean }): void;
   /**
    * Runs once a call that passed argument checks is over (sent, refused, failed or stopped),
-   * after `after`; awaited before the result is sent. For records (the journal), not changes.
+   * after `after`; a promise it returns is awaited before the result is sent (return none to
+   * keep the reply path free). For records (the journal), not changes.
    */
   finished?(call: FinishedCall): void | Promise<void>;
 }

@@ -12,9 +12,7 @@ export function combineHooks(hooks: readonly ToolHooks[]): ToolHooks {
     after(result) {
       for (const hook of after) hook(result);
     },
-    finished: finished.length === 0 ? undefined : async (call) => {
-      for (const hook of finished) await hook(call);
-    },
+    finished: finished.length === 0 ? undefined : (call) => runFinished(finished, 0, call),
   };
 }
 
@@ -30,5 +28,19 @@ function runBefore(
   for (let i = start; i < hooks.length; i++) {
     const waiting = hooks[i](...call);
     if (waiting) return waiting.then(() => runBefore(hooks, i + 1, ...call));
+  }
+}
+
+type Finished = NonNullable<ToolHooks["finished"]>;
+
+/** The finished-hooks in order; like runBefore, awaiting only the hooks that return a promise. */
+function runFinished(
+  hooks: Finished[],
+  start: number,
+  call: Parameters<Finished>[0],
+): void | Promise<void> {
+  for (let i = start; i < hooks.length; i++) {
+    const waiting = hooks[i](call);
+    if (waiting) return waiting.then(() => runFinished(hooks, i + 1, call));
   }
 }
