@@ -22,6 +22,7 @@ import type { Contribution } from "./mcp/contribution.ts";
 import { SUPPORTED_VERSIONS } from "./mcp/versions.ts";
 import { enableWatchdog, killAllGroups } from "./tools/_lib/process_groups.ts";
 import { establishRoots } from "./tools/_lib/held_roots.ts";
+import { flushJournal } from "./tools/journal/_lib/recorder.ts";
 import { assemble, type Assembled } from "./tools/assemble.ts";
 
 declare const TOOLHOST_COMMIT: string | undefined;
@@ -299,6 +300,8 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
     service.tasks?.close();
     await server.shutdown(Math.min(1000, left()));
     killAllGroups();
+    // The journal's queued lines (a crash would lose them; an orderly stop does not).
+    await flushJournal(Math.min(500, left()));
     await writer.flush(left());
     process.exit(0);
   };
@@ -358,6 +361,7 @@ async function serveHttp(
     const budget = new Promise((resolve) => setTimeout(resolve, SHUTDOWN_BUDGET_MS - 300));
     await Promise.race([transport.close().then(() => listening.close()), budget]);
     killAllGroups();
+    await flushJournal(300);
     process.exit(0);
   };
   setStop(stop);

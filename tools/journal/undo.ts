@@ -11,8 +11,8 @@ import {
   type PathState,
   readEntries,
 } from "./_lib/journal.ts";
-import { reportUndo } from "./_lib/recorder.ts";
-import { keepBlob, pathState, readBlob } from "./_lib/snapshots.ts";
+import { flushJournal, reportUndo } from "./_lib/recorder.ts";
+import { keepBlob, pathState, pruneNow, readBlob } from "./_lib/snapshots.ts";
 
 export default defineTool({
   name: "undo",
@@ -34,6 +34,9 @@ export default defineTool({
     }
     const sandbox = await Sandbox.of(ctx);
     const projectDir = await projectStateDir(ctx.state.dir, sandbox.base);
+    // This server's queued lines first; the undo store within its budget (pruned lazily).
+    await flushJournal();
+    await pruneNow(projectDir, ctx.config.journal.undoBudgetBytes);
     const entries = await readEntries(journalPath(projectDir));
     const targets = chooseTargets(entries, args.id, Math.max(1, Math.min(args.count ?? 1, 50)));
     // Everything is checked before anything is restored.

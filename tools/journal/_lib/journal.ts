@@ -7,6 +7,7 @@
 import { randomBytes } from "node:crypto";
 import { appendFile, readFile, rename, stat } from "node:fs/promises";
 import { join } from "node:path";
+import { Buffer } from "node:buffer";
 import { withLock } from "../../_lib/state.ts";
 
 /** Rotated files kept besides the current one. */
@@ -43,6 +44,8 @@ export interface Entry {
   noUndo?: string;
   /** An undo call: the entries it reversed. */
   undid?: string[];
+  /** A note of the writer (tool "journal"): entries dropped when its queue overflowed. */
+  dropped?: number;
 }
 
 export function newId(): string {
@@ -59,10 +62,20 @@ function rotatedPath(file: string, n: number): string {
 
 /** Appends `entry` as one line, rotating first when the file would pass `maxBytes`. */
 export async function append(file: string, entry: Entry, maxBytes: number): Promise<void> {
-  const line = JSON.stringify(entry) + "\n";
+  await appendMany(file, [entry], maxBytes);
+}
+
+/**
+ * Appends `entries` as lines under one lock with one write (the background writer's batch),
+ * rotating first when the file would pass `maxBytes`.
+ */
+export async function appendMany(file: string, entries: Entry[], maxBytes: number): Promise<void> {
+  if (entries.length === 0) return;
+  const text = entries.map((entry) => JSON.stringify(entry) + "\n").join("");
+  const length = Buffer.byteLength(text);
   await withLock(file, async () => {
     const size = await stat(file).then((s) => s.size, () => 0);
-    if (size > 0 && size + line.length > maxBytes) {
+    if (size > 0 && size + length > maxBytes) {
       for (let n = ROTATED; n >= 1; n--) {
         await rename(n === 1 ? file : rotatedPath(file, n - 1), rotatedPath(file, n)).catch(
           () => {},
@@ -70,7 +83,7 @@ export async function append(file: string, entry: Entry, maxBytes: number): Prom
       }
     }
     // One write with O_APPEND: a crash leaves at most a torn last line, which readers skip.
-    await appendFile(file, line, { mode: 0o600 });
+    await appendFile(file, text, { mode: 0o600 });
   });
 }
 

@@ -2,6 +2,7 @@
 import type { Sandbox } from "../../_lib/sandbox.ts";
 import { projectStatePath } from "../../_lib/state.ts";
 import { type Entry, journalPath, readEntries } from "./journal.ts";
+import { flushJournal } from "./recorder.ts";
 
 export interface Filter {
   tool?: string;
@@ -11,6 +12,8 @@ export interface Filter {
 }
 
 export async function projectEntries(stateDir: string, sandbox: Sandbox): Promise<Entry[]> {
+  // This server's queued lines are written first.
+  await flushJournal();
   return await readEntries(journalPath(projectStatePath(stateDir, sandbox.base)));
 }
 

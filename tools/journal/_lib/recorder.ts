@@ -1,8 +1,9 @@
 /**
  * The journal's hook: before a destructive file tool runs, what undo needs of the paths its
  * arguments name is kept (content and mode of files, read through the sandbox); once any call
- * is over, one line is appended to the project's journal: time, era, tool, arguments (bounded,
- * configured secrets masked), outcome, duration, and the files it changed.
+ * is over, one line is queued for the project's journal: time, era, tool, arguments (bounded,
+ * configured secrets masked), outcome, duration, and the files it changed. The reply does not
+ * wait for the line: the background writer (writer.ts) appends queued lines in batches.
  */
 import { bounded } from "../../../config/quote.ts";
 import { LEAVES } from "../../../config/keys.ts";
@@ -16,8 +17,9 @@ import {
 import { resolveEntry } from "../../_lib/entries.ts";
 import { Sandbox } from "../../_lib/sandbox.ts";
 import { projectStateDir } from "../../_lib/state.ts";
-import { append, type Change, type Entry, journalPath, newId, type PathState } from "./journal.ts";
+import { type Change, type Entry, journalPath, newId, type PathState } from "./journal.ts";
 import { keepBlob, pathState } from "./snapshots.ts";
+import { BatchWriter } from "./writer.ts";
 
 /** Characters kept of each string argument. */
 const ARG_CHARS = 300;
@@ -38,6 +40,53 @@ interface Pending {
   projectDir: string;
   before: { path: string; state: PathState }[];
   noUndo?: string;
+}
+
+/** The journal lines not yet written, of every project this server serves. */
+let failures = 0;
+const writer = new BatchWriter(4096, 1024, undefined, (error, lost) => {
+  // Logged through stderr: the calls whose lines were lost are long answered.
+  if (failures++ < 5) console.error(`journal: ${lost} entries not recorded: ${error.message}`);
+});
+
+/**
+ * Waits, at most `ms`, for the queued lines to be written: before the journal is read (history,
+ * undo) and on an orderly shutdown.
+ */
+export function flushJournal(ms = 10_000): Promise<boolean> {
+  return writer.flush(ms);
+}
+
+/** Project state directories by state directory and first root: made once, not per call. */
+const projectDirs = new Map<string, Promise<string>>();
+
+function cachedProjectDir(stateDir: string, base: string): Promise<string> {
+  const key = `${stateDir}\0${base}`;
+  let dir = projectDirs.get(key);
+  if (!dir) {
+    dir = projectStateDir(stateDir, base);
+    dir.catch(() => projectDirs.delete(key));
+    projectDirs.set(key, dir);
+  }
+  return dir;
+}
+
+/** The journal of the project a call served, by its requested roots (resolved once each). */
+const journalsByRoots = new Map<string, Promise<string | undefined>>();
+
+async function journalOf(ctx: ToolContext): Promise<string | undefined> {
+  const key = `${ctx.state.dir}\0${JSON.stringify(await ctx.roots())}`;
+  let file = journalsByRoots.get(key);
+  if (!file) {
+    file = Sandbox.of(ctx).then(
+      async (sandbox) => journalPath(await cachedProjectDir(ctx.state.dir, sandbox.base)),
+      () => undefined,
+    );
+    // A failure is not kept: the roots may exist later.
+    file.then((f) => f === undefined && journalsByRoots.delete(key));
+    journalsByRoots.set(key, file);
+  }
+  return await file;
 }
 
 /** What undo did in a call, reported by the tool itself. */
@@ -67,16 +116,19 @@ export const journalHook = defineToolHook({
     pending.set(args, kept);
     return kept.then(() => {});
   },
-  async finished(call: FinishedCall) {
+  finished(call: FinishedCall) {
     if (!call.ctx.config.journal.enabled) return;
-    try {
-      await record(call);
-    } catch (error) {
+    // The common call changed no file: its line is queued and nothing is awaited.
+    if (!pending.has(call.args) && !reported.has(call.args)) {
+      writer.push(journalOf(call.ctx), entryOf(call), call.ctx.config.journal.maxBytes);
+      return;
+    }
+    return record(call).catch((error) => {
       call.ctx.log(
         "warning",
         `journal: ${call.tool.name} not recorded: ${(error as Error).message}`,
       );
-    }
+    });
   },
 });
 
@@ -86,7 +138,7 @@ async function snapshot(
   args: Record<string, unknown>,
 ): Promise<Pending> {
   const sandbox = await Sandbox.of(ctx);
-  const projectDir = await projectStateDir(ctx.state.dir, sandbox.base);
+  const projectDir = await cachedProjectDir(ctx.state.dir, sandbox.base);
   const budget = ctx.config.journal.undoBudgetBytes;
   const result: Pending = { sandbox, projectDir, before: [] };
   for (const target of TARGETS[tool]) {
@@ -100,7 +152,8 @@ async function snapshot(
     if (state.kind === "dir" && tool !== "create_directory") {
       result.noUndo = `undo keeps files, not directory trees (${sandbox.display(path)})`;
     }
-    if (bytes) await keepBlob(projectDir, bytes, budget);
+    // The digest pathState took is the blob's name: hashed once.
+    if (bytes && state.kind === "file") await keepBlob(projectDir, bytes, budget, state.sha);
     result.before.push({ path, state });
   }
   return result;
@@ -115,16 +168,9 @@ async function record(call: FinishedCall): Promise<void> {
   pending.delete(call.args);
   const sandbox = kept?.sandbox ?? await Sandbox.of(call.ctx).catch(() => undefined);
   if (!sandbox) return;
-  const projectDir = kept?.projectDir ?? await projectStateDir(call.ctx.state.dir, sandbox.base);
-  const entry: Entry = {
-    id: newId(),
-    time: new Date().toISOString(),
-    era: call.era,
-    tool: call.tool.name,
-    args: maskedArguments(call.args, call.ctx.config),
-    outcome: call.outcome,
-    ms: Math.round(call.durationMs * 10) / 10,
-  };
+  const projectDir = kept?.projectDir ??
+    await cachedProjectDir(call.ctx.state.dir, sandbox.base);
+  const entry = entryOf(call);
   if (kept) {
     const changes: Change[] = [];
     for (const { path, state } of kept.before) {
@@ -147,7 +193,19 @@ async function record(call: FinishedCall): Promise<void> {
       entry.files = own.changes.map((c) => sandbox.display(c.path));
     }
   }
-  await append(journalPath(projectDir), entry, call.ctx.config.journal.maxBytes);
+  writer.push(journalPath(projectDir), entry, call.ctx.config.journal.maxBytes);
+}
+
+function entryOf(call: FinishedCall): Entry {
+  return {
+    id: newId(),
+    time: new Date().toISOString(),
+    era: call.era,
+    tool: call.tool.name,
+    args: maskedArguments(call.args, call.ctx.config),
+    outcome: call.outcome,
+    ms: Math.round(call.durationMs * 10) / 10,
+  };
 }
 
 /** The configuration's secret values, and any argument text holding them, masked. */
@@ -155,16 +213,7 @@ export function maskedArguments(
   args: Record<string, unknown>,
   config: Readonly<Settings>,
 ): Record<string, unknown> {
-  const secrets: string[] = [];
-  for (const leaf of LEAVES) {
-    if (!leaf.secret) continue;
-    const value = leaf.get(config as Settings);
-    if (typeof value !== "string" || value.length < 4) continue;
-    secrets.push(value);
-    // A proxy's password alone, as it may appear elsewhere.
-    const password = URL.canParse(value) ? decodeURIComponent(new URL(value).password) : "";
-    if (password.length >= 4) secrets.push(password);
-  }
+  const secrets = secretsOf(config);
   const mask = (value: unknown): unknown => {
     if (typeof value === "string") {
       let text = value;
@@ -178,4 +227,24 @@ export function maskedArguments(
     return value;
   };
   return mask(args) as Record<string, unknown>;
+}
+
+/** The configuration's secret values (a configuration is not changed in place). */
+const secretsByConfig = new WeakMap<object, string[]>();
+
+function secretsOf(config: Readonly<Settings>): string[] {
+  let secrets = secretsByConfig.get(config);
+  if (secrets) return secrets;
+  secrets = [];
+  for (const leaf of LEAVES) {
+    if (!leaf.secret) continue;
+    const value = leaf.get(config as Settings);
+    if (typeof value !== "string" || value.length < 4) continue;
+    secrets.push(value);
+    // A proxy's password alone, as it may appear elsewhere.
+    const password = URL.canParse(value) ? decodeURIComponent(new URL(value).password) : "";
+    if (password.length >= 4) secrets.push(password);
+  }
+  secretsByConfig.set(config, secrets);
+  return secrets;
 }

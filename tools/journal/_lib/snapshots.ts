@@ -4,9 +4,9 @@
  * first). Files are read through the sandbox (beneath held roots, never by name).
  */
 import { createHash } from "node:crypto";
-import { mkdir, readdir, readFile, rm, stat, utimes } from "node:fs/promises";
+import { mkdir, readdir, readFile, rename, rm, stat, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { writeFileAtomic } from "../../_lib/atomic_write.ts";
+import { temporaryName } from "../../_lib/atomic_write.ts";
 import type { Sandbox } from "../../_lib/sandbox.ts";
 import { withLock } from "../../_lib/state.ts";
 import type { PathState } from "./journal.ts";
@@ -57,27 +57,69 @@ export async function pathState(
   }
 }
 
-/** Keeps `bytes` under its digest, then drops the oldest blobs past `budget`. */
-export async function keepBlob(projectDir: string, bytes: Uint8Array, budget: number) {
+/**
+ * Keeps `bytes` under its digest (`sha` when the caller hashed them already), then, once this
+ * server has kept an eighth of `budget` since it last looked, drops the oldest blobs past
+ * `budget` in the background (undo prunes first, so what it finds is within the budget).
+ *
+ * No fsync: a blob is written to a temporary name and renamed, so a reader never sees a partial
+ * one, and readBlob checks the digest, so a blob a power loss tore is refused (undo says it is
+ * no longer kept), never restored wrong. Forcing it to disk would not make undo more reliable:
+ * the journal line naming it is not forced to disk either.
+ */
+export async function keepBlob(
+  projectDir: string,
+  bytes: Uint8Array,
+  budget: number,
+  sha = sha256(bytes),
+) {
   const dir = blobDir(projectDir);
-  await mkdir(dir, { recursive: true });
-  const sha = sha256(bytes);
   const file = join(dir, sha);
   const now = new Date();
   // Kept already: it becomes the newest again.
   if (await utimes(file, now, now).then(() => false, () => true)) {
-    await writeFileAtomic(file, bytes);
+    const temporary = join(dir, temporaryName());
+    try {
+      await writeFile(temporary, bytes, { flag: "wx", mode: 0o600 }).catch(async (error) => {
+        if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+        await mkdir(dir, { recursive: true });
+        await writeFile(temporary, bytes, { flag: "wx", mode: 0o600 });
+      });
+      await rename(temporary, file);
+    } catch (error) {
+      await rm(temporary, { force: true });
+      throw error;
+    }
+    const added = (keptSincePrune.get(dir) ?? 0) + bytes.length;
+    keptSincePrune.set(dir, added);
+    if (added > budget / 8) void pruneNow(projectDir, budget).catch(() => {});
   }
-  await withLock(dir, () => prune(dir, budget));
   return sha;
+}
+
+/** Bytes this server kept per blob directory since it last pruned it. */
+const keptSincePrune = new Map<string, number>();
+/** A prune under way per blob directory: calls meanwhile share it. */
+const pruning = new Map<string, Promise<void>>();
+
+/** Drops the oldest blobs past `budget`, under the blob directory's lock. */
+export function pruneNow(projectDir: string, budget: number): Promise<void> {
+  const dir = blobDir(projectDir);
+  let running = pruning.get(dir);
+  if (!running) {
+    keptSincePrune.set(dir, 0);
+    running = withLock(dir, () => prune(dir, budget)).finally(() => pruning.delete(dir));
+    pruning.set(dir, running);
+  }
+  return running;
 }
 
 async function prune(dir: string, budget: number): Promise<void> {
   const blobs = [];
-  for (const name of await readdir(dir)) {
+  for (const name of await readdir(dir).catch(() => [])) {
     if (!/^[0-9a-f]{64}$/.test(name)) continue;
     const info = await stat(join(dir, name)).catch(() => null);
-    if (info) blobs.push({ name, size: info.size, mtime: info.mtimeMs });
+    if (info?.isFile()) blobs.push({ name, size: info.size, mtime: info.mtimeMs });
   }
   let total = blobs.reduce((sum, b) => sum + b.size, 0);
   blobs.sort((a, b) => a.mtime - b.mtime);

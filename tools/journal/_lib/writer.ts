@@ -1,0 +1,121 @@
+/**
+ * The journal's background writer: a finished call's entry is queued in memory and the reply goes
+ * out at once; the queue is written in batches (per journal file: one lock, one append of many
+ * lines). The queue is bounded: past `limit` entries new ones are dropped and counted, and the
+ * count is journaled as a note (tool "journal", `dropped`). flush() waits for the queue to empty
+ * (history, undo and an orderly shutdown call it); a crash loses at most what was still queued.
+ */
+import { mkdir } from "node:fs/promises";
+import { dirname } from "node:path";
+import { appendMany, type Entry, newId } from "./journal.ts";
+
+type Write = (file: string, entries: Entry[], maxBytes: number) => Promise<void>;
+
+interface Item {
+  /** The journal file, or a promise of it (undefined: nowhere to record). */
+  file: string | Promise<string | undefined>;
+  entry: Entry;
+  maxBytes: number;
+}
+
+export class BatchWriter {
+  #queue: Item[] = [];
+  /** Entries dropped since the last note, and where the last of them would have gone. */
+  #dropped: { count: number; file: Item["file"]; maxBytes: number } | undefined;
+  #running: Promise<void> | undefined;
+
+  constructor(
+    readonly limit = 4096,
+    readonly batch = 1024,
+    readonly write: Write = appendMany,
+    readonly onError: (error: Error, lost: number) => void = () => {},
+  ) {}
+
+  /** Queues `entry`; false when the queue was full and it was dropped (and counted). */
+  push(file: Item["file"], entry: Entry, maxBytes: number): boolean {
+    if (this.#queue.length >= this.limit) {
+      this.#dropped = { count: (this.#dropped?.count ?? 0) + 1, file, maxBytes };
+      this.#kick();
+      return false;
+    }
+    this.#queue.push({ file, entry, maxBytes });
+    this.#kick();
+    return true;
+  }
+
+  get queued(): number {
+    return this.#queue.length;
+  }
+
+  /** Waits until everything queued is written, at most `ms`; whether it was. */
+  async flush(ms = Infinity): Promise<boolean> {
+    const deadline = Date.now() + ms;
+    while (this.#running || this.#queue.length > 0 || this.#dropped !== undefined) {
+      this.#kick();
+      const left = deadline - Date.now();
+      if (left <= 0) return false;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        this.#running,
+        ms === Infinity ? undefined : new Promise((resolve) => (timer = setTimeout(resolve, left))),
+      ].filter(Boolean));
+      clearTimeout(timer);
+    }
+    return true;
+  }
+
+  #kick(): void {
+    if (this.#running) return;
+    this.#running = this.#drain().finally(() => {
+      this.#running = undefined;
+      if (this.#queue.length > 0 || this.#dropped !== undefined) this.#kick();
+    });
+  }
+
+  async #drain(): Promise<void> {
+    // A moment for a burst of calls to gather into one batch.
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    while (this.#queue.length > 0 || this.#dropped !== undefined) {
+      const items = this.#queue.splice(0, this.batch);
+      if (this.#dropped) {
+        const { count, file, maxBytes } = this.#dropped;
+        items.push({ file, entry: droppedNote(count), maxBytes });
+        this.#dropped = undefined;
+      }
+      // Per file, in queue order.
+      const byFile = new Map<string, { entries: Entry[]; maxBytes: number }>();
+      for (const item of items) {
+        const file = await Promise.resolve(item.file).catch(() => undefined);
+        if (file === undefined) continue;
+        const group = byFile.get(file) ?? { entries: [], maxBytes: item.maxBytes };
+        group.entries.push(item.entry);
+        byFile.set(file, group);
+      }
+      for (const [file, { entries, maxBytes }] of byFile) {
+        try {
+          await this.write(file, entries, maxBytes).catch(async (error) => {
+            if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+            // The state directory was removed meanwhile: made again, once.
+            await mkdir(dirname(file), { recursive: true });
+            await this.write(file, entries, maxBytes);
+          });
+        } catch (error) {
+          this.onError(error as Error, entries.length);
+        }
+      }
+    }
+  }
+}
+
+function droppedNote(count: number): Entry {
+  return {
+    id: newId(),
+    time: new Date().toISOString(),
+    era: "",
+    tool: "journal",
+    args: { dropped: count },
+    outcome: "error",
+    ms: 0,
+    dropped: count,
+  };
+}
