@@ -216,7 +216,7 @@ test("schema errors point at the line and column, say what is allowed, and come 
       `${s.projectFile}:4:25: limits.fetch_timeout_ms is 5, below the minimum 1000; allowed: an integer from 1000 to 600000`,
       `${s.projectFile}:6:3: unknown key "tols"; did you mean "tools"? allowed: $schema, roots, ` +
       "read_only, tools, limits, shell, shell_env, allow_private_network, proxy, search, " +
-      "skill_dirs, state_dir, log_level, custom_tools",
+      "skill_dirs, state_dir, journal, log_level, custom_tools",
       `${s.projectFile}:7:16: log_level is the string "verbose"; allowed: one of "debug", "info", ` +
       '"notice", "warning", "error", "critical", "alert", "emergency"',
     ].join("\n"),
