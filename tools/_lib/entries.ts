@@ -47,3 +47,14 @@ export function describeEntry(info: Stats): string {
   if (info.isBlockDevice()) return "block device";
   return entryType(info);
 }
+
+/** What is at `real` (not following a link), or undefined when nothing is. */
+export async function infoIfAny(sandbox: Sandbox, real: string): Promise<Stats | undefined> {
+  try {
+    return await sandbox.info(real);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return undefined;
+    throw error;
+  }
+}

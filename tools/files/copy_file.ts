@@ -4,7 +4,7 @@ import { defineTool, ToolError } from "../../mcp/tool.ts";
 import { REPLACES_FILES } from "../_lib/annotations.ts";
 import { temporaryName } from "../_lib/atomic_write.ts";
 import { type Dir, MovedOutOfRoots } from "../_lib/beneath.ts";
-import { describeEntry, ENTRY_TYPES, entryType, resolveEntry } from "../_lib/entries.ts";
+import { describeEntry, ENTRY_TYPES, entryType, infoIfAny, resolveEntry } from "../_lib/entries.ts";
 import { makeDirectories } from "../_lib/make_directories.ts";
 import { Sandbox } from "../_lib/sandbox.ts";
 import { bytes, count } from "../_lib/units.ts";
@@ -215,16 +215,6 @@ async function openSource(
   } catch {
     await dir.close();
     throw new ToolError(`${shown} changed while it was being opened; try again`);
-  }
-}
-
-async function infoIfAny(sandbox: Sandbox, real: string): Promise<Stats | undefined> {
-  try {
-    return await sandbox.info(real);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ENOENT" || code === "ENOTDIR") return undefined;
-    throw error;
   }
 }
 

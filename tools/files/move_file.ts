@@ -1,7 +1,7 @@
 import type { Stats } from "node:fs";
 import { basename, dirname, join, sep } from "node:path";
 import { defineTool, ToolError } from "../../mcp/tool.ts";
-import { describeEntry, ENTRY_TYPES, entryType, resolveEntry } from "../_lib/entries.ts";
+import { describeEntry, ENTRY_TYPES, entryType, infoIfAny, resolveEntry } from "../_lib/entries.ts";
 import { makeDirectories } from "../_lib/make_directories.ts";
 import { moveAcrossDevices } from "./_lib/move_across_devices.ts";
 import { Sandbox } from "../_lib/sandbox.ts";
@@ -142,17 +142,6 @@ export default defineTool({
     });
   },
 });
-
-/** What is at `real` (not following a link), or undefined when nothing is. */
-async function infoIfAny(sandbox: Sandbox, real: string): Promise<Stats | undefined> {
-  try {
-    return await sandbox.info(real);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ENOENT" || code === "ENOTDIR") return undefined;
-    throw error;
-  }
-}
 
 /** Refuses a move that would put one kind of entry in place of another, or overwrite unasked. */
 function refuseReplacing(
