@@ -6,6 +6,7 @@
 import { Buffer } from "node:buffer";
 import { promisify } from "node:util";
 import { deflateRaw, gunzipSync, gzip } from "node:zlib";
+import { crc32, zipArchive, type ZipRecord } from "../../tools/_lib/zip_write.ts";
 
 export interface Entry {
   /** Path inside the archive, "/"-separated; a directory's ends with "/". */
@@ -85,22 +86,6 @@ export function untarGz(tgz: Uint8Array): Map<string, Buffer> {
   return files;
 }
 
-const CRC_TABLE = (() => {
-  const table = new Uint32Array(256);
-  for (let n = 0; n < 256; n++) {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    table[n] = c >>> 0;
-  }
-  return table;
-})();
-
-export function crc32(data: Uint8Array): number {
-  let crc = 0xffffffff;
-  for (let i = 0; i < data.length; i++) crc = CRC_TABLE[(crc ^ data[i]) & 0xff] ^ (crc >>> 8);
-  return (crc ^ 0xffffffff) >>> 0;
-}
-
 /** MS-DOS date and time, in UTC so that the archive does not depend on the machine's zone. */
 function dosDateTime(mtime: number): { date: number; time: number } {
   const d = new Date(Math.max(mtime, 315532800) * 1000); // DOS dates start in 1980
@@ -113,58 +98,30 @@ function dosDateTime(mtime: number): { date: number; time: number } {
 /** A zip archive of `entries` (deflated; unix modes kept), every entry dated `mtime`. */
 export async function zip(entries: Entry[], mtime: number): Promise<Buffer> {
   const { date, time } = dosDateTime(mtime);
-  const locals: Buffer[] = [];
-  const central: Buffer[] = [];
+  const records: ZipRecord[] = [];
   let offset = 0;
   for (const entry of entries) {
     const name = Buffer.from(entry.path, "utf8");
     const data = entry.data ?? new Uint8Array();
     const packed = entry.data ? await deflateRawAsync(data, { level: LEVEL }) : Buffer.alloc(0);
-    const crc = crc32(data);
-    const method = entry.data ? 8 : 0;
     if (offset + 30 + name.length + packed.length >= 0xffffffff) {
       throw new Error("zip: archives over 4 GB need zip64, which this writer does not do");
     }
-
-    const local = Buffer.alloc(30);
-    local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(20, 4); // version needed: 2.0 (deflate)
-    local.writeUInt16LE(0x0800, 6); // names are UTF-8
-    local.writeUInt16LE(method, 8);
-    local.writeUInt16LE(time, 10);
-    local.writeUInt16LE(date, 12);
-    local.writeUInt32LE(crc, 14);
-    local.writeUInt32LE(packed.length, 18);
-    local.writeUInt32LE(data.length, 22);
-    local.writeUInt16LE(name.length, 26);
-    locals.push(local, name, packed);
-
-    const record = Buffer.alloc(46);
-    record.writeUInt32LE(0x02014b50, 0);
-    record.writeUInt16LE((3 << 8) | 20, 4); // made by: Unix, so the mode below is read
-    record.writeUInt16LE(20, 6);
-    record.writeUInt16LE(0x0800, 8);
-    record.writeUInt16LE(method, 10);
-    record.writeUInt16LE(time, 12);
-    record.writeUInt16LE(date, 14);
-    record.writeUInt32LE(crc, 16);
-    record.writeUInt32LE(packed.length, 20);
-    record.writeUInt32LE(data.length, 24);
-    record.writeUInt16LE(name.length, 28);
     const unixType = entry.data ? 0o100000 : 0o040000;
     const dosDirectory = entry.data ? 0 : 0x10;
-    record.writeUInt32LE((((unixType | entry.mode) << 16) | dosDirectory) >>> 0, 38);
-    record.writeUInt32LE(offset, 42);
-    central.push(record, name);
-
-    offset += local.length + name.length + packed.length;
+    records.push({
+      name,
+      packed,
+      crc: crc32(data),
+      size: data.length,
+      method: entry.data ? 8 : 0,
+      version: 20, // version needed: 2.0 (deflate)
+      madeBy: (3 << 8) | 20, // made by: Unix, so the mode below is read
+      time,
+      date,
+      external: (((unixType | entry.mode) << 16) | dosDirectory) >>> 0,
+    });
+    offset += 30 + name.length + packed.length;
   }
-  const directory = Buffer.concat(central);
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(entries.length, 8);
-  end.writeUInt16LE(entries.length, 10);
-  end.writeUInt32LE(directory.length, 12);
-  end.writeUInt32LE(offset, 16);
-  return Buffer.concat([...locals, directory, end]);
+  return zipArchive(records);
 }

@@ -5,7 +5,7 @@
  */
 import { Buffer } from "node:buffer";
 import { deflateRawSync, deflateSync } from "node:zlib";
-import { crc32 } from "../../scripts/release/archive.ts";
+import { crc32, zipArchive } from "../../tools/_lib/zip_write.ts";
 
 /** A 1×1 red PNG. */
 export const PNG_BASE64 =
@@ -108,48 +108,17 @@ export interface ZipEntry {
 
 /** A zip archive (deflated unless `stored`), as office programs write them. */
 export function zipOf(entries: ZipEntry[]): Buffer {
-  const locals: Buffer[] = [];
-  const central: Buffer[] = [];
-  let offset = 0;
-  for (const entry of entries) {
-    const name = Buffer.from(entry.name, "utf8");
+  return zipArchive(entries.map((entry) => {
     const data = typeof entry.data === "string" ? Buffer.from(entry.data, "utf8") : entry.data;
-    const packed = entry.stored ? Buffer.from(data) : deflateRawSync(data);
-    const method = entry.stored ? 0 : 8;
-    const size = entry.claimedSize ?? data.length;
-    const crc = crc32(data);
-    const local = Buffer.alloc(30);
-    local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(20, 4);
-    local.writeUInt16LE(0x0800, 6);
-    local.writeUInt16LE(method, 8);
-    local.writeUInt32LE(crc, 14);
-    local.writeUInt32LE(packed.length, 18);
-    local.writeUInt32LE(size, 22);
-    local.writeUInt16LE(name.length, 26);
-    locals.push(local, name, packed);
-    const record = Buffer.alloc(46);
-    record.writeUInt32LE(0x02014b50, 0);
-    record.writeUInt16LE(20, 4);
-    record.writeUInt16LE(20, 6);
-    record.writeUInt16LE(0x0800, 8);
-    record.writeUInt16LE(method, 10);
-    record.writeUInt32LE(crc, 16);
-    record.writeUInt32LE(packed.length, 20);
-    record.writeUInt32LE(size, 24);
-    record.writeUInt16LE(name.length, 28);
-    record.writeUInt32LE(offset, 42);
-    central.push(record, name);
-    offset += 30 + name.length + packed.length;
-  }
-  const directory = Buffer.concat(central);
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(entries.length, 8);
-  end.writeUInt16LE(entries.length, 10);
-  end.writeUInt32LE(directory.length, 12);
-  end.writeUInt32LE(offset, 16);
-  return Buffer.concat([...locals, directory, end]);
+    return {
+      name: Buffer.from(entry.name, "utf8"),
+      packed: entry.stored ? Buffer.from(data) : deflateRawSync(data),
+      crc: crc32(data),
+      size: entry.claimedSize ?? data.length,
+      method: entry.stored ? 0 : 8,
+      version: 20,
+    };
+  }));
 }
 
 const W = 'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" ' +

@@ -9,6 +9,7 @@
 import { Buffer } from "node:buffer";
 import { inflateRawSync } from "node:zlib";
 import { DocumentError } from "./types.ts";
+import { zipArchive } from "../zip_write.ts";
 
 /** Bytes all inflated entries may add up to. */
 export const MAX_INFLATED_BYTES = 100 * 1024 * 1024;
@@ -144,38 +145,14 @@ function tooBig(what: string, budget: number): never {
 }
 
 function storedZip(entries: { name: Buffer; data: Buffer; crc: number }[]): Buffer {
-  const parts: Buffer[] = [];
-  const central: Buffer[] = [];
-  let offset = 0;
-  for (const { name, data, crc } of entries) {
-    const local = Buffer.alloc(30);
-    local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(10, 4);
-    local.writeUInt16LE(0x0800, 6);
-    local.writeUInt32LE(crc, 14);
-    local.writeUInt32LE(data.length, 18);
-    local.writeUInt32LE(data.length, 22);
-    local.writeUInt16LE(name.length, 26);
-    parts.push(local, name, data);
-    const record = Buffer.alloc(46);
-    record.writeUInt32LE(0x02014b50, 0);
-    record.writeUInt16LE(10, 4);
-    record.writeUInt16LE(10, 6);
-    record.writeUInt16LE(0x0800, 8);
-    record.writeUInt32LE(crc, 16);
-    record.writeUInt32LE(data.length, 20);
-    record.writeUInt32LE(data.length, 24);
-    record.writeUInt16LE(name.length, 28);
-    record.writeUInt32LE(offset, 42);
-    central.push(record, name);
-    offset += 30 + name.length + data.length;
-  }
-  const directory = Buffer.concat(central);
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(entries.length, 8);
-  end.writeUInt16LE(entries.length, 10);
-  end.writeUInt32LE(directory.length, 12);
-  end.writeUInt32LE(offset, 16);
-  return Buffer.concat([...parts, directory, end]);
+  return zipArchive(
+    entries.map(({ name, data, crc }) => ({
+      name,
+      packed: data,
+      crc,
+      size: data.length,
+      method: 0,
+      version: 10,
+    })),
+  );
 }
