@@ -87,24 +87,26 @@ export default defineTool({
       }
       const data = new TextEncoder().encode(args.content);
       if (ctx.signal.aborted) throw new ToolError("not written: the call was stopped first");
+      /** The result for a file written: `summary`, and the directory made for it if any. */
+      const written = (summary: string) => ({
+        content: createdDirectory
+          ? `${summary}\nCreated the directory ${sandbox.display(createdDirectory)} for it.`
+          : summary,
+        structured: {
+          path: shown,
+          created: previousBytes === null,
+          bytes: data.length,
+          previousBytes,
+          createdDirectory: createdDirectory ? sandbox.display(createdDirectory) : null,
+        },
+      });
       if (args.mode === "append") {
         await appendBeneath(sandbox, target.real, data, shown);
         const total = (previousBytes ?? 0) + data.length;
         const summary = `${previousBytes === null ? "Created" : "Appended to"} ${shown}: ${
           bytes(data.length)
         } added, ${bytes(total)} now.`;
-        return {
-          content: createdDirectory
-            ? `${summary}\nCreated the directory ${sandbox.display(createdDirectory)} for it.`
-            : summary,
-          structured: {
-            path: shown,
-            created: previousBytes === null,
-            bytes: data.length,
-            previousBytes,
-            createdDirectory: createdDirectory ? sandbox.display(createdDirectory) : null,
-          },
-        };
+        return written(summary);
       }
       let note = "";
       try {
@@ -126,18 +128,7 @@ export default defineTool({
         : `Overwrote ${shown}: ${size}, ${count(lines)} line${lines === 1 ? "" : "s"} (it held ${
           bytes(previousBytes)
         })${note}.`;
-      return {
-        content: createdDirectory
-          ? `${summary}\nCreated the directory ${sandbox.display(createdDirectory)} for it.`
-          : summary,
-        structured: {
-          path: shown,
-          created: previousBytes === null,
-          bytes: data.length,
-          previousBytes,
-          createdDirectory: createdDirectory ? sandbox.display(createdDirectory) : null,
-        },
-      };
+      return written(summary);
     });
   },
 });
