@@ -432,19 +432,19 @@ export class HttpTransport {
     return found;
   }
 
-  #get(request: Request): Response {
+  /** The session a GET or DELETE names in Mcp-Session-Id, or the 405 (`missing`) without one. */
+  #namedSession(request: Request, missing: string): HttpSession | Response {
     const id = request.headers.get("mcp-session-id");
-    if (id === null) {
-      return errorResponse(
-        405,
-        INVALID_REQUEST,
-        "Method Not Allowed: GET opens the stream of a session of MCP 2025-11-25 and earlier " +
-          "(send Mcp-Session-Id); MCP 2026-07-28 clients use subscriptions/listen",
-        null,
-        ALLOW,
-      );
-    }
-    const session = this.#session(id, request);
+    if (id === null) return errorResponse(405, INVALID_REQUEST, missing, null, ALLOW);
+    return this.#session(id, request);
+  }
+
+  #get(request: Request): Response {
+    const session = this.#namedSession(
+      request,
+      "Method Not Allowed: GET opens the stream of a session of MCP 2025-11-25 and earlier " +
+        "(send Mcp-Session-Id); MCP 2026-07-28 clients use subscriptions/listen",
+    );
     if (session instanceof Response) return session;
     if (!accepts(request.headers.get("accept")).sse) {
       return errorResponse(406, INVALID_REQUEST, "Not Acceptable: GET needs text/event-stream");
@@ -458,20 +458,13 @@ export class HttpTransport {
   }
 
   async #delete(request: Request): Promise<Response> {
-    const id = request.headers.get("mcp-session-id");
-    if (id === null) {
-      return errorResponse(
-        405,
-        INVALID_REQUEST,
-        "Method Not Allowed: DELETE ends a session of MCP 2025-11-25 and earlier " +
-          "(send its Mcp-Session-Id)",
-        null,
-        ALLOW,
-      );
-    }
-    const session = this.#session(id, request);
+    const session = this.#namedSession(
+      request,
+      "Method Not Allowed: DELETE ends a session of MCP 2025-11-25 and earlier " +
+        "(send its Mcp-Session-Id)",
+    );
     if (session instanceof Response) return session;
-    this.#sessions.delete(id);
+    this.#sessions.delete(session.id);
     await session.close();
     return new Response(null, { status: 204 });
   }
