@@ -13,11 +13,10 @@ import { pathProperty } from "../_lib/path_properties.ts";
 import { Sandbox } from "../_lib/sandbox.ts";
 import { decodeText, encodeText } from "../_lib/text.ts";
 import { whileChanging } from "./_lib/file_lock.ts";
+import { assertUnchanged, editableFile } from "./_lib/edited_file.ts";
 import { CHANGES_FILES } from "../_lib/annotations.ts";
 
 const MAX_DIFF_CHARS = 20_000;
-/** Files larger than this are edited with other means (sed, a script). */
-const MAX_FILE_BYTES = 20 * 1024 * 1024;
 
 export default defineTool({
   name: "edit_file",
@@ -79,14 +78,11 @@ export default defineTool({
       const sandbox = await Sandbox.of(ctx);
       const { real, exists } = await sandbox.resolve(args.path);
       const shown = sandbox.display(real);
-      if (!exists) throw new ToolError(`${shown} does not exist; create it with write_file`);
-      const info = await sandbox.info(real);
-      if (!info.isFile()) throw new ToolError(`${shown} is not a regular file`);
-      if (info.size > MAX_FILE_BYTES) {
-        throw new ToolError(
-          `${shown} is ${info.size} bytes, over the ${MAX_FILE_BYTES}-byte limit for edit_file; use bash (sed, a script) instead`,
-        );
-      }
+      const info = await editableFile(sandbox, { real, exists, shown }, {
+        tool: "edit_file",
+        create: "create it with write_file",
+        instead: "use bash (sed, a script) instead",
+      });
       if (!args.dry_run) await assertWritable(real, shown);
       const handle = await sandbox.openForReading(real);
       const content = await handle.readFile().finally(() => handle.close());
@@ -159,12 +155,7 @@ export default defineTool({
       const diff = await unifiedDiff(shown, before, after);
       let note = "";
       if (!args.dry_run) {
-        const now = await sandbox.info(real);
-        if (now.mtimeMs !== info.mtimeMs || now.size !== info.size || now.ino !== info.ino) {
-          throw new ToolError(
-            `${shown} changed while it was being edited (by another program); nothing was written. Read it again and redo the edit.`,
-          );
-        }
+        await assertUnchanged(sandbox, real, shown, info);
         const text = crlf ? after.replaceAll("\n", "\r\n") : after;
         try {
           const written = await writeFileAtomic(

@@ -5,10 +5,9 @@ import { pathProperty } from "../_lib/path_properties.ts";
 import { Sandbox } from "../_lib/sandbox.ts";
 import { decodeText, encodeText } from "../_lib/text.ts";
 import { whileChanging } from "./_lib/file_lock.ts";
+import { assertUnchanged, editableFile } from "./_lib/edited_file.ts";
 import { editNotebook } from "./_lib/notebook_cells.ts";
 
-/** Notebooks larger than this are edited with other means (a script). */
-const MAX_FILE_BYTES = 20 * 1024 * 1024;
 /** Characters of the changed cell's source shown in the result. */
 const MAX_SHOWN_CHARS = 2_000;
 
@@ -62,16 +61,11 @@ export default defineTool({
       const sandbox = await Sandbox.of(ctx);
       const { real, exists } = await sandbox.resolve(args.path);
       const shown = sandbox.display(real);
-      if (!exists) {
-        throw new ToolError(`${shown} does not exist; create a notebook with write_file`);
-      }
-      const info = await sandbox.info(real);
-      if (!info.isFile()) throw new ToolError(`${shown} is not a regular file`);
-      if (info.size > MAX_FILE_BYTES) {
-        throw new ToolError(
-          `${shown} is ${info.size} bytes, over the ${MAX_FILE_BYTES}-byte limit for notebook_edit; use a script instead`,
-        );
-      }
+      const info = await editableFile(sandbox, { real, exists, shown }, {
+        tool: "notebook_edit",
+        create: "create a notebook with write_file",
+        instead: "use a script instead",
+      });
       await assertWritable(real, shown);
       const handle = await sandbox.openForReading(real);
       const content = await handle.readFile().finally(() => handle.close());
@@ -81,12 +75,7 @@ export default defineTool({
       }
       const action = args.action ?? "replace";
       const result = editNotebook(decoded.text, shown, { ...args, action });
-      const now = await sandbox.info(real);
-      if (now.mtimeMs !== info.mtimeMs || now.size !== info.size || now.ino !== info.ino) {
-        throw new ToolError(
-          `${shown} changed while it was being edited (by another program); nothing was written. Read it again and redo the edit.`,
-        );
-      }
+      await assertUnchanged(sandbox, real, shown, info);
       let note = "";
       try {
         const written = await writeFileAtomic(
