@@ -138,6 +138,17 @@ function para(content: string, style?: string, list?: { id: number; level: numbe
   return `<w:p>${props ? `<w:pPr>${props}</w:pPr>` : ""}${content}</w:p>`;
 }
 
+/** An office file's _rels/.rels: the package's one relationship, to its main part `target`. */
+function packageRels(target: string): ZipEntry {
+  return {
+    name: "_rels/.rels",
+    data: `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">
+<Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="${target}"/>
+</Relationships>`,
+  };
+}
+
 /** A .docx with a heading, bold text, a bulleted and a numbered list, a table and a link. */
 export function docx(body?: string): Buffer {
   const cell = (text: string) => `<w:tc>${para(run(text))}</w:tc>`;
@@ -176,13 +187,7 @@ export function docx(body?: string): Buffer {
 <Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/>
 </Types>`,
     },
-    {
-      name: "_rels/.rels",
-      data: `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
-<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">
-<Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/>
-</Relationships>`,
-    },
+    packageRels("word/document.xml"),
     {
       name: "word/_rels/document.xml.rels",
       data: `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
@@ -245,13 +250,7 @@ ${
       }
 </Types>`,
     },
-    {
-      name: "_rels/.rels",
-      data: `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
-<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">
-<Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="xl/workbook.xml"/>
-</Relationships>`,
-    },
+    packageRels("xl/workbook.xml"),
     {
       name: "xl/workbook.xml",
       data: `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>
