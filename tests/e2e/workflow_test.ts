@@ -117,7 +117,9 @@ test("two servers on one project adding tasks at the same time lose nothing", as
     Array.from({ length: 20 }, (_, i) => `server ${n} task ${i}`)
   ).sort();
   assert.deepEqual(titles, expected);
-  // The file itself is whole JSON, and no lock file is left behind.
+  // Once both servers are done (the journal writes in the background until then), the file is
+  // whole JSON and no lock file is left behind.
+  await Promise.all(servers.map(stop));
   const [project] = readdirSync(join(state, "projects"));
   const dir = join(state, "projects", project);
   assert.equal(JSON.parse(readFileSync(join(dir, "tasks.json"), "utf8")).tasks.length, 40);
