@@ -30,10 +30,9 @@ import { errorResponse, modernStatus } from "./replies.ts";
 import { HttpSession } from "./session.ts";
 import { SseStream } from "./sse.ts";
 import { META_PROTOCOL_VERSION, SUPPORTED_VERSIONS } from "../versions.ts";
-import type { ChannelSession } from "./channel.ts";
-import { MESSAGES_PATH, openSseSession, SSE_PATH } from "./legacy_sse.ts";
+import { Channels } from "./channels.ts";
+import { MESSAGES_PATH, SSE_PATH } from "./legacy_sse.ts";
 import type { Upgrade } from "./serve.ts";
-import { offersMcp, SUBPROTOCOL, webSocketSession } from "./websocket.ts";
 
 export interface HttpOptions {
   service: McpService;
@@ -64,8 +63,8 @@ export class HttpTransport {
   readonly #sessions = new Map<string, HttpSession>();
   /** Connections of 2026-07-28 requests in flight, to stop on shutdown. */
   readonly #stateless = new Set<McpConnection>();
-  /** Sessions of one channel each (a WebSocket, a 2024-11-05 SSE stream), by id. */
-  readonly #channels = new Map<string, ChannelSession>();
+  /** Sessions of one channel each (a WebSocket, a 2024-11-05 SSE stream). */
+  readonly #channels: Channels;
   readonly #path: string;
   readonly #headerParams = new Map<string, HeaderParam[]>();
   readonly #sweep: ReturnType<typeof setInterval>;
@@ -74,6 +73,11 @@ export class HttpTransport {
   constructor(options: HttpOptions) {
     this.#options = options;
     this.#path = options.path ?? "/mcp";
+    this.#channels = new Channels({
+      ...options,
+      path: this.#path,
+      makeRoom: () => this.#makeRoom(),
+    });
     const idleMs = options.sessionIdleMs ?? SESSION_IDLE_MS;
     this.#sweep = setInterval(() => this.#endIdle(idleMs), Math.min(idleMs, 60_000));
     (this.#sweep as { unref?: () => void }).unref?.();
@@ -113,10 +117,10 @@ export class HttpTransport {
     }
     if (this.#closing) return errorResponse(503, INTERNAL_ERROR, "The server is shutting down");
     if (request.method === "OPTIONS") return this.#options.guard.preflight(request);
-    if (path === SSE_PATH) return this.#openSse(request);
-    if (path === MESSAGES_PATH) return await this.#sseMessage(request);
+    if (path === SSE_PATH) return this.#channels.openSse(request);
+    if (path === MESSAGES_PATH) return await this.#channels.sseMessage(request);
     if (request.headers.get("upgrade")?.toLowerCase() === "websocket") {
-      return this.#webSocket(request, upgrade);
+      return this.#channels.webSocket(request, upgrade);
     }
     switch (request.method) {
       case "POST":
@@ -141,7 +145,7 @@ export class HttpTransport {
   log(level: LogLevel, logger: string, data: unknown): void {
     this.#options.logger.log(level, `${logger}: ${describeLogData(data)}`);
     for (const session of this.#sessions.values()) session.conn.log(level, logger, data, false);
-    for (const session of this.#channels.values()) session.conn.log(level, logger, data, false);
+    for (const session of this.#channels.all()) session.conn.log(level, logger, data, false);
   }
 
   /** Ends every session and request: subscriptions answer that they ended, streams close. */
@@ -150,7 +154,7 @@ export class HttpTransport {
     clearInterval(this.#sweep);
     await Promise.all([
       ...[...this.#sessions.values()].map((session) => session.close()),
-      ...[...this.#channels.values()].map((session) => session.close()),
+      ...[...this.#channels.all()].map((session) => session.close()),
       ...[...this.#stateless].map((conn) => conn.shutdown(1000)),
     ]);
     this.#sessions.clear();
@@ -467,127 +471,6 @@ export class HttpTransport {
     this.#sessions.delete(session.id);
     await session.close();
     return new Response(null, { status: 204 });
-  }
-
-  /** Room for one more session of any kind, or the 503 that says there is none. */
-  #channelRoom(): Response | undefined {
-    if (this.#makeRoom()) return undefined;
-    return errorResponse(
-      503,
-      INTERNAL_ERROR,
-      "Service Unavailable: too many sessions are busy; end one (close its stream or socket, " +
-        "or DELETE it) and try again",
-    );
-  }
-
-  #channelEnded = (session: ChannelSession): void => {
-    if (this.#channels.get(session.id) === session) this.#channels.delete(session.id);
-  };
-
-  /** GET /sse: a 2024-11-05 session, whose stream names where to POST. */
-  #openSse(request: Request): Response {
-    if (request.method !== "GET") {
-      return errorResponse(
-        405,
-        INVALID_REQUEST,
-        `Method not allowed: ${request.method}; ${SSE_PATH} takes GET (the 2024-11-05 ` +
-          `transport: POST to the URL its endpoint event names)`,
-        null,
-        { allow: "GET" },
-      );
-    }
-    if (!accepts(request.headers.get("accept")).sse) {
-      return errorResponse(
-        406,
-        INVALID_REQUEST,
-        `Not Acceptable: ${SSE_PATH} needs text/event-stream`,
-      );
-    }
-    const full = this.#channelRoom();
-    if (full) return full;
-    const { session, response } = openSseSession(
-      crypto.randomUUID(),
-      this.#options.service,
-      this.#options.logger,
-      this.#channelEnded,
-    );
-    this.#channels.set(session.id, session);
-    return response;
-  }
-
-  /** POST /messages?sessionId=…: one message for a 2024-11-05 session; answers go on its stream. */
-  async #sseMessage(request: Request): Promise<Response> {
-    if (request.method !== "POST") {
-      return errorResponse(
-        405,
-        INVALID_REQUEST,
-        `Method not allowed: ${request.method}; ${MESSAGES_PATH} takes POST`,
-        null,
-        { allow: "POST" },
-      );
-    }
-    const id = new URL(request.url).searchParams.get("sessionId");
-    const session = id === null ? undefined : this.#channels.get(id);
-    if (!session || session.kind !== "sse" || session.ended) {
-      return errorResponse(
-        id === null ? 400 : 404,
-        INVALID_REQUEST,
-        id === null
-          ? `Bad Request: no sessionId; open ${SSE_PATH} and POST to the URL its endpoint event names`
-          : `Not Found: no session has this sessionId (its stream closed, or it never existed); ` +
-            `open ${SSE_PATH} again`,
-      );
-    }
-    const type = request.headers.get("content-type") ?? "";
-    if (!/^application\/json\s*(;|$)/i.test(type)) {
-      return errorResponse(
-        415,
-        INVALID_REQUEST,
-        `Unsupported Media Type: the body must be application/json (got ${type || "none"})`,
-      );
-    }
-    const text = await readBody(request, this.#options.maxBodyBytes);
-    if (text instanceof Response) return text;
-    const decoded = decodeLine(text);
-    if (decoded.kind === "invalid") {
-      return new Response(JSON.stringify(decoded.reply), {
-        status: 400,
-        headers: { "content-type": "application/json" },
-      });
-    }
-    session.receive(decoded);
-    return new Response(null, { status: 202 });
-  }
-
-  /** A WebSocket handshake on the endpoint: a legacy session for as long as the socket lasts. */
-  #webSocket(request: Request, upgrade: Upgrade | undefined): Response {
-    if (request.method !== "GET" || !upgrade) {
-      return errorResponse(
-        400,
-        INVALID_REQUEST,
-        "Bad Request: a WebSocket handshake is a GET this server can upgrade",
-      );
-    }
-    if (!offersMcp(request.headers.get("sec-websocket-protocol"))) {
-      return errorResponse(
-        400,
-        INVALID_REQUEST,
-        `Bad Request: a WebSocket on ${this.#path} must ask for the subprotocol "${SUBPROTOCOL}" ` +
-          `(Sec-WebSocket-Protocol: ${SUBPROTOCOL})`,
-      );
-    }
-    const full = this.#channelRoom();
-    if (full) return full;
-    const { session, events } = webSocketSession({
-      id: crypto.randomUUID(),
-      service: this.#options.service,
-      logger: this.#options.logger,
-      maxMessageChars: this.#options.maxBodyBytes,
-      onEnd: this.#channelEnded,
-    });
-    const response = upgrade(SUBPROTOCOL, events);
-    if (response.status < 300) this.#channels.set(session.id, session);
-    return response;
   }
 
   #endIdle(idleMs: number): void {

@@ -1,0 +1,168 @@
+/**
+ * The ways in that are one channel per session: a WebSocket on the endpoint (websocket.ts) and
+ * the 2024-11-05 HTTP+SSE transport on /sse and /messages (legacy_sse.ts). The transport routes
+ * to them and shares its session cap through `makeRoom`.
+ */
+import type { Logger } from "../log.ts";
+import { decodeLine, INTERNAL_ERROR, INVALID_REQUEST } from "../jsonrpc.ts";
+import type { McpService } from "../service.ts";
+import { readBody } from "./body.ts";
+import type { ChannelSession } from "./channel.ts";
+import { accepts } from "./exchange.ts";
+import { MESSAGES_PATH, openSseSession, SSE_PATH } from "./legacy_sse.ts";
+import { errorResponse } from "./replies.ts";
+import type { Upgrade } from "./serve.ts";
+import { offersMcp, SUBPROTOCOL, webSocketSession } from "./websocket.ts";
+
+export interface ChannelOptions {
+  service: McpService;
+  logger: Logger;
+  maxBodyBytes: number;
+  /** The endpoint a WebSocket upgrades on. */
+  path: string;
+  /** Below the session cap, or made so by ending an idle session; false when full. */
+  makeRoom(): boolean;
+}
+
+export class Channels {
+  readonly #options: ChannelOptions;
+  /** By id. */
+  readonly #channels = new Map<string, ChannelSession>();
+
+  constructor(options: ChannelOptions) {
+    this.#options = options;
+  }
+
+  get size(): number {
+    return this.#channels.size;
+  }
+
+  all(): IterableIterator<ChannelSession> {
+    return this.#channels.values();
+  }
+
+  clear(): void {
+    this.#channels.clear();
+  }
+
+  /** Room for one more session of any kind, or the 503 that says there is none. */
+  #room(): Response | undefined {
+    if (this.#options.makeRoom()) return undefined;
+    return errorResponse(
+      503,
+      INTERNAL_ERROR,
+      "Service Unavailable: too many sessions are busy; end one (close its stream or socket, " +
+        "or DELETE it) and try again",
+    );
+  }
+
+  #ended = (session: ChannelSession): void => {
+    if (this.#channels.get(session.id) === session) this.#channels.delete(session.id);
+  };
+
+  /** GET /sse: a 2024-11-05 session, whose stream names where to POST. */
+  openSse(request: Request): Response {
+    if (request.method !== "GET") {
+      return errorResponse(
+        405,
+        INVALID_REQUEST,
+        `Method not allowed: ${request.method}; ${SSE_PATH} takes GET (the 2024-11-05 ` +
+          `transport: POST to the URL its endpoint event names)`,
+        null,
+        { allow: "GET" },
+      );
+    }
+    if (!accepts(request.headers.get("accept")).sse) {
+      return errorResponse(
+        406,
+        INVALID_REQUEST,
+        `Not Acceptable: ${SSE_PATH} needs text/event-stream`,
+      );
+    }
+    const full = this.#room();
+    if (full) return full;
+    const { session, response } = openSseSession(
+      crypto.randomUUID(),
+      this.#options.service,
+      this.#options.logger,
+      this.#ended,
+    );
+    this.#channels.set(session.id, session);
+    return response;
+  }
+
+  /** POST /messages?sessionId=…: one message for a 2024-11-05 session; answers go on its stream. */
+  async sseMessage(request: Request): Promise<Response> {
+    if (request.method !== "POST") {
+      return errorResponse(
+        405,
+        INVALID_REQUEST,
+        `Method not allowed: ${request.method}; ${MESSAGES_PATH} takes POST`,
+        null,
+        { allow: "POST" },
+      );
+    }
+    const id = new URL(request.url).searchParams.get("sessionId");
+    const session = id === null ? undefined : this.#channels.get(id);
+    if (!session || session.kind !== "sse" || session.ended) {
+      return errorResponse(
+        id === null ? 400 : 404,
+        INVALID_REQUEST,
+        id === null
+          ? `Bad Request: no sessionId; open ${SSE_PATH} and POST to the URL its endpoint event names`
+          : `Not Found: no session has this sessionId (its stream closed, or it never existed); ` +
+            `open ${SSE_PATH} again`,
+      );
+    }
+    const type = request.headers.get("content-type") ?? "";
+    if (!/^application\/json\s*(;|$)/i.test(type)) {
+      return errorResponse(
+        415,
+        INVALID_REQUEST,
+        `Unsupported Media Type: the body must be application/json (got ${type || "none"})`,
+      );
+    }
+    const text = await readBody(request, this.#options.maxBodyBytes);
+    if (text instanceof Response) return text;
+    const decoded = decodeLine(text);
+    if (decoded.kind === "invalid") {
+      return new Response(JSON.stringify(decoded.reply), {
+        status: 400,
+        headers: { "content-type": "application/json" },
+      });
+    }
+    session.receive(decoded);
+    return new Response(null, { status: 202 });
+  }
+
+  /** A WebSocket handshake on the endpoint: a legacy session for as long as the socket lasts. */
+  webSocket(request: Request, upgrade: Upgrade | undefined): Response {
+    if (request.method !== "GET" || !upgrade) {
+      return errorResponse(
+        400,
+        INVALID_REQUEST,
+        "Bad Request: a WebSocket handshake is a GET this server can upgrade",
+      );
+    }
+    if (!offersMcp(request.headers.get("sec-websocket-protocol"))) {
+      return errorResponse(
+        400,
+        INVALID_REQUEST,
+        `Bad Request: a WebSocket on ${this.#options.path} must ask for the subprotocol "${SUBPROTOCOL}" ` +
+          `(Sec-WebSocket-Protocol: ${SUBPROTOCOL})`,
+      );
+    }
+    const full = this.#room();
+    if (full) return full;
+    const { session, events } = webSocketSession({
+      id: crypto.randomUUID(),
+      service: this.#options.service,
+      logger: this.#options.logger,
+      maxMessageChars: this.#options.maxBodyBytes,
+      onEnd: this.#ended,
+    });
+    const response = upgrade(SUBPROTOCOL, events);
+    if (response.status < 300) this.#channels.set(session.id, session);
+    return response;
+  }
+}
