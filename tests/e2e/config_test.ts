@@ -16,6 +16,7 @@ import {
   PRODUCT_BINARY,
   RawClient,
 } from "../helpers/raw_client.ts";
+import { posixOnly } from "../helpers/posix_only.ts";
 
 const scratch = (name: string) => realpathSync(mkdtempSync(join(tmpdir(), `toolhost-${name}-`)));
 
@@ -178,25 +179,29 @@ test("a custom command tool passes hostile-looking arguments literally, one argv
   assert.equal(spawnSync("test", ["-e", marker]).status, 1, "nothing was executed");
 });
 
-test('shell_env "login": commands see what the login shell sets up, nothing leaks to the client', async () => {
-  const { dir, env } = setup("{}");
-  const shell = join(dir, "fake-login-shell");
-  // Called as: shell -l -i -c SCRIPT; sets what a ~/.profile would, and chats on stdout as rc
-  // files do, which must not reach the client.
-  writeFileSync(shell, '#!/bin/sh\necho welcome\nFROM_PROFILE=yes exec /bin/sh -c "$4"\n');
-  chmodSync(shell, 0o755);
-  client = new RawClient(PRODUCT_BINARY, [], dir, {
-    ...env,
-    SHELL: shell,
-    TOOLHOST_SHELL_ENV: "login",
-  });
-  const reply = await client.request(
-    "tools/call",
-    modern({ name: "bash", arguments: { command: 'echo "profile=$FROM_PROFILE"' } }),
-  );
-  assert.match(text(reply), /^profile=yes$/m);
-  assert.deepEqual(client.strayLines, []);
-});
+test(
+  'shell_env "login": commands see what the login shell sets up, nothing leaks to the client',
+  posixOnly("a fake login shell (#!/bin/sh, chmod 755); Windows has no login shell"),
+  async () => {
+    const { dir, env } = setup("{}");
+    const shell = join(dir, "fake-login-shell");
+    // Called as: shell -l -i -c SCRIPT; sets what a ~/.profile would, and chats on stdout as rc
+    // files do, which must not reach the client.
+    writeFileSync(shell, '#!/bin/sh\necho welcome\nFROM_PROFILE=yes exec /bin/sh -c "$4"\n');
+    chmodSync(shell, 0o755);
+    client = new RawClient(PRODUCT_BINARY, [], dir, {
+      ...env,
+      SHELL: shell,
+      TOOLHOST_SHELL_ENV: "login",
+    });
+    const reply = await client.request(
+      "tools/call",
+      modern({ name: "bash", arguments: { command: 'echo "profile=$FROM_PROFILE"' } }),
+    );
+    assert.match(text(reply), /^profile=yes$/m);
+    assert.deepEqual(client.strayLines, []);
+  },
+);
 
 test("the configured output limit cuts bash's output", async () => {
   const { dir, env } = setup(`{ "limits": { "output_chars": 1000 } }`);

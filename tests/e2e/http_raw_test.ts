@@ -32,6 +32,7 @@ import {
   startHttpServer,
 } from "../helpers/http_server.ts";
 import { binary, isolatedEnv, PRODUCT_BINARY } from "../helpers/raw_client.ts";
+import { posixOnly } from "../helpers/posix_only.ts";
 
 const SECRET = "the-secret-outside-the-root-5501";
 const ALLOWED_ORIGIN = "https://app.example.com";
@@ -579,15 +580,21 @@ test("each 2026-07-28 method works over HTTP: discover, tools, resources, prompt
   ]);
 });
 
-test("a client that accepts only text/event-stream gets its reply as an SSE event", async () => {
-  const reply = await postModern(server.url, 40, "tools/list", {}, { accept: "text/event-stream" });
-  assert.equal(reply.status, 200);
-  assert.match(reply.headers.get("content-type") ?? "", /^text\/event-stream/);
-  const messages = sseMessages(await reply.text());
-  assert.equal(messages.length, 1);
-  assert.equal(messages[0].id, 40);
-  assert.ok(Array.isArray((messages[0].result as Record<string, unknown>).tools));
-});
+test(
+  "a client that accepts only text/event-stream gets its reply as an SSE event",
+  posixOnly("reads /proc"),
+  async () => {
+    const reply = await postModern(server.url, 40, "tools/list", {}, {
+      accept: "text/event-stream",
+    });
+    assert.equal(reply.status, 200);
+    assert.match(reply.headers.get("content-type") ?? "", /^text\/event-stream/);
+    const messages = sseMessages(await reply.text());
+    assert.equal(messages.length, 1);
+    assert.equal(messages[0].id, 40);
+    assert.ok(Array.isArray((messages[0].result as Record<string, unknown>).tools));
+  },
+);
 
 /** Watches the server process holds (inotify), which a listen's subscriptions start. */
 function inotifyWatches(pid: number): number {
@@ -1115,6 +1122,10 @@ test("a body over --max-line-mb is 413 with a JSON-RPC error naming the limit, h
   await deleteSession(session);
 });
 
-test("through all of the above the server wrote nothing on stdout, and SIGTERM ends it with 0", async () => {
-  await stopCleanly(server);
-});
+test(
+  "through all of the above the server wrote nothing on stdout, and SIGTERM ends it with 0",
+  posixOnly("sends SIGTERM for an orderly stop (Windows can only terminate)"),
+  async () => {
+    await stopCleanly(server);
+  },
+);

@@ -9,11 +9,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
+import { distBinary } from "../../scripts/toolchain.ts";
 
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 /** The binary under test; TOOLHOST_BINARY points the e2e suite at another build. */
-export const PRODUCT_BINARY = process.env.TOOLHOST_BINARY ?? `${ROOT}dist/toolhost`;
-export const TEST_BINARY = `${ROOT}dist/toolhost-test`;
+export const PRODUCT_BINARY = process.env.TOOLHOST_BINARY ?? distBinary("toolhost");
+export const TEST_BINARY = distBinary("toolhost-test");
 
 let scratch: Record<string, string> | undefined;
 

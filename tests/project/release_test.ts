@@ -29,7 +29,7 @@ import {
 import { tmpdir } from "node:os";
 import { delimiter, join, resolve } from "node:path";
 import process from "node:process";
-import { after, before, test } from "node:test";
+import { after, before } from "node:test";
 import { promisify } from "node:util";
 import { type Entry, tarGz, zip } from "../../scripts/release/archive.ts";
 import { runtimeExecutable } from "../../scripts/release/runtimes.ts";
@@ -45,6 +45,11 @@ import { muslLibstdcxx } from "../helpers/musl_libstdcxx.ts";
 import { npmRegistry } from "../helpers/npm_registry.ts";
 import { childrenOf, stdioOf } from "../helpers/processes_tree.ts";
 import { RawClient, ROOT } from "../helpers/raw_client.ts";
+import { posixOnlyTest } from "../helpers/posix_only.ts";
+
+const test = posixOnlyTest(
+  "unpacks with tar, runs qemu, musl, shellcheck and install.sh, sends signals",
+);
 
 const run = promisify(execFile);
 const DENO = `${ROOT}node_modules/.bin/deno`;
