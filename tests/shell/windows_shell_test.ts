@@ -108,7 +108,7 @@ test("cmd: /d /s /c with the command in one pair of quotes, not quoted again", (
     path: "C:\\Windows\\System32\\cmd.exe",
     kind: "cmd",
   });
-  assert.deepEqual(call.args, ["/d", "/s", "/c", `"${command}"`]);
+  assert.deepEqual(call.args, ["/d", "/s", "/c", `"chcp 65001>nul & ${command}"`]);
   assert.equal(call.windowsVerbatimArguments, true);
 });
 

@@ -10,8 +10,10 @@
  * - PowerShell: `-EncodedCommand`, base64 of UTF-16LE, which no quoting rule touches; a prefix
  *   makes the console output UTF-8 (no BOM) and a suffix passes a failed native program's exit
  *   code on (PowerShell would report it as 1).
- * - cmd: `/d /s /c "<command>"` with windowsVerbatimArguments: /s strips exactly the outer
- *   quotes and runs the rest as typed.
+ * - cmd: `/d /s /c "chcp 65001>nul & <command>"` with windowsVerbatimArguments: /s strips
+ *   exactly the outer quotes and runs the rest as typed. `&` binds loosest in cmd, so the
+ *   command's own `&&`, `||` and `|` keep their meaning and its exit code is the call's; chcp
+ *   makes cmd's built-ins (dir, echo, type) and programs that follow the console write UTF-8.
  * - bash.exe (or any other POSIX shell): `-c`, with stderr joined to stdout as on POSIX; the
  *   argument is quoted by the MSVC rules, which MSYS's command-line parser follows.
  */
@@ -100,6 +102,9 @@ export const POWERSHELL_PREFIX =
 /** After it, on a line of its own (so a trailing comment cannot swallow it). */
 export const POWERSHELL_SUFFIX = "\nif (-not $? -and $LASTEXITCODE) { exit $LASTEXITCODE }";
 
+/** Before a cmd command: the console's output code page becomes UTF-8 (cmd's built-ins follow it). */
+export const CMD_PREFIX = "chcp 65001>nul & ";
+
 /** CreateProcess's limit on a whole command line, in UTF-16 units. */
 export const COMMAND_LINE_LIMIT = 32_767;
 
@@ -138,7 +143,7 @@ export function windowsShellInvocation(command: string, shell: WindowsShell): Sh
     case "cmd":
       invocation = {
         file: shell.path,
-        args: ["/d", "/s", "/c", `"${command}"`],
+        args: ["/d", "/s", "/c", `"${CMD_PREFIX}${command}"`],
         windowsVerbatimArguments: true,
       };
       break;
