@@ -31,6 +31,9 @@ export function isolatedEnv(): Record<string, string> {
       HOME: join(dir, "home"),
       TOOLHOST_SKILL_DIRS: "",
       TOOLHOST_STATE_DIR: join(dir, "state"),
+      // The shell chosen for the whole run (the Windows job's Git Bash) reaches the servers that
+      // SDK clients start too, whose environment is only what is passed here.
+      ...(process.env.TOOLHOST_SHELL ? { TOOLHOST_SHELL: process.env.TOOLHOST_SHELL } : {}),
     };
   }
   return scratch;
