@@ -40,7 +40,7 @@ function processesWith(marker: string): number {
   const out = execFileSync("powershell.exe", [
     "-NoProfile",
     "-Command",
-    `@(Get-CimInstance Win32_Process | Where-Object { $_.CommandLine -like '*${marker}*' -and $_.Name -ne 'powershell.exe' }).Count`,
+    `@(Get-CimInstance Win32_Process | Where-Object { $_.CommandLine -like '*${marker}*' -and $_.ProcessId -ne $PID }).Count`,
   ], { encoding: "utf8" });
   return Number(out.trim());
 }
@@ -80,15 +80,40 @@ test(
   { skip },
   async () => {
     const marker = `toolhost-tree-${process.pid}-${Date.now()}`;
-    const result = await run(
+    const call = run(
       "cmd",
       `powershell.exe -NoProfile -Command "Start-Sleep 120 # ${marker}"`,
-      { timeout_ms: 3000 },
+      { timeout_ms: 15_000 },
     );
-    assert.match(result.text, /Timed out after 3000 ms: the process tree was ended/);
+    // The shell and its grandchild both carry the marker in their command lines.
+    assert.ok(await waitUntil(() => processesWith(marker) >= 2, 14_000), "the grandchild started");
+    const result = await call;
+    assert.match(result.text, /Timed out after 15000 ms: the process tree was ended/);
     assert.ok(
       await waitUntil(() => processesWith(marker) === 0, 20_000),
       `still running: ${processesWith(marker)} process(es) with ${marker}`,
+    );
+  },
+);
+
+test(
+  "when the server ends, a process the command left behind ends too (the job is killed on close)",
+  {
+    skip,
+  },
+  async () => {
+    const marker = `toolhost-orphan-${process.pid}-${Date.now()}`;
+    const started = await run(
+      "cmd",
+      `start "" /b powershell.exe -NoProfile -Command "Start-Sleep 120 # ${marker}"`,
+    );
+    assert.equal(started.exitCode, 0, started.text);
+    assert.ok(await waitUntil(() => processesWith(marker) >= 1, 20_000), "the orphan started");
+    await client!.close();
+    client = undefined;
+    assert.ok(
+      await waitUntil(() => processesWith(marker) === 0, 20_000),
+      `still running after the server ended: ${processesWith(marker)} with ${marker}`,
     );
   },
 );
