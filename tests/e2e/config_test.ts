@@ -27,7 +27,8 @@ function setup(project: string, user = "{}") {
   mkdirSync(join(configHome, "toolhost"));
   writeFileSync(join(dir, ".toolhost.jsonc"), project);
   writeFileSync(join(configHome, "toolhost", "config.jsonc"), user);
-  return { dir, env: { XDG_CONFIG_HOME: configHome } };
+  // The user file: $XDG_CONFIG_HOME/toolhost/ on Linux, %APPDATA%\toolhost\ on Windows.
+  return { dir, env: { XDG_CONFIG_HOME: configHome, APPDATA: configHome } };
 }
 
 const run = (cwd: string, args: string[], env: Record<string, string> = {}) =>
@@ -146,8 +147,11 @@ test("the read-only profile offers only read-only tools; a deny list hides what 
   assert.equal(refused.error?.code, -32602, "a hidden tool cannot be called either");
 });
 
-test("a custom command tool passes hostile-looking arguments literally, one argv slot each", async () => {
-  const { dir, env } = setup(`{
+test(
+  "a custom command tool passes hostile-looking arguments literally, one argv slot each",
+  posixOnly("the custom tool is printf and the check is test -e"),
+  async () => {
+    const { dir, env } = setup(`{
     "custom_tools": {
       "show_args": {
         "description": "Prints each argument on its own line.",
@@ -161,23 +165,24 @@ test("a custom command tool passes hostile-looking arguments literally, one argv
       }
     }
   }`);
-  client = new RawClient(PRODUCT_BINARY, [], dir, env);
-  const tools = (await client.request("tools/list", modern())).result?.tools as {
-    name: string;
-    annotations: Record<string, boolean>;
-  }[];
-  const listed = tools.find((t) => t.name === "show_args");
-  assert.equal(listed?.annotations.destructiveHint, false);
-  const marker = join(dir, "pwned");
-  const hostile = `; rm -rf / $(touch ${marker}) \`touch ${marker}\` "quoted" *`;
-  const reply = await client.request(
-    "tools/call",
-    modern({ name: "show_args", arguments: { target: hostile, mode: "a b" } }),
-  );
-  assert.equal(reply.result?.isError, undefined, text(reply));
-  assert.ok(text(reply).startsWith(`[--mode=a b]\n[${hostile}]\n`), text(reply));
-  assert.equal(spawnSync("test", ["-e", marker]).status, 1, "nothing was executed");
-});
+    client = new RawClient(PRODUCT_BINARY, [], dir, env);
+    const tools = (await client.request("tools/list", modern())).result?.tools as {
+      name: string;
+      annotations: Record<string, boolean>;
+    }[];
+    const listed = tools.find((t) => t.name === "show_args");
+    assert.equal(listed?.annotations.destructiveHint, false);
+    const marker = join(dir, "pwned");
+    const hostile = `; rm -rf / $(touch ${marker}) \`touch ${marker}\` "quoted" *`;
+    const reply = await client.request(
+      "tools/call",
+      modern({ name: "show_args", arguments: { target: hostile, mode: "a b" } }),
+    );
+    assert.equal(reply.result?.isError, undefined, text(reply));
+    assert.ok(text(reply).startsWith(`[--mode=a b]\n[${hostile}]\n`), text(reply));
+    assert.equal(spawnSync("test", ["-e", marker]).status, 1, "nothing was executed");
+  },
+);
 
 test(
   'shell_env "login": commands see what the login shell sets up, nothing leaks to the client',
