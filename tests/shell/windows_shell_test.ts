@@ -6,10 +6,12 @@ import {
   chooseWindowsShell,
   commandLineLength,
   encodePowerShell,
+  envValue,
   POWERSHELL_PREFIX,
   POWERSHELL_SUFFIX,
   shellKind,
   whichWindows,
+  windowsEnvWith,
   windowsShellInvocation,
 } from "../../tools/shell/_lib/windows_shell.ts";
 
@@ -126,4 +128,16 @@ test("a command too long for a Windows command line is refused with what to do i
   const fits = "x".repeat(20_000);
   const call = windowsShellInvocation(fits, { path: "cmd.exe", kind: "cmd" });
   assert.ok(commandLineLength(call) < 32_767);
+});
+
+test("a variable set in any case replaces the one Windows has in another case (PATH over Path)", () => {
+  const base = { Path: "C:\\Windows", SystemRoot: "C:\\Windows", Other: "x" };
+  assert.deepEqual(windowsEnvWith(base, { PATH: "C:\\tools", NEW: "1" }), {
+    SystemRoot: "C:\\Windows",
+    Other: "x",
+    PATH: "C:\\tools",
+    NEW: "1",
+  });
+  assert.deepEqual(base.Path, "C:\\Windows", "the base is left alone");
+  assert.equal(envValue(windowsEnvWith(base, { path: "D:\\" }), "PATH"), "D:\\");
 });

@@ -38,6 +38,20 @@ export function envValue(env: Env, name: string): string | undefined {
   return undefined;
 }
 
+/**
+ * `base` with `extra`'s variables set, as Windows would: a name set in any case replaces the
+ * variable of that name in every case (`PATH` replaces `Path`), so that no block holds both.
+ */
+export function windowsEnvWith(base: Env, extra: Env): Env {
+  const env = { ...base };
+  for (const name of Object.keys(extra)) {
+    const upper = name.toUpperCase();
+    for (const key of Object.keys(env)) if (key.toUpperCase() === upper) delete env[key];
+    env[name] = extra[name];
+  }
+  return env;
+}
+
 /** What kind of shell a path names, by its file name. */
 export function shellKind(path: string): WindowsShellKind {
   const name = win32.basename(path).toLowerCase().replace(/\.(exe|com)$/, "");
