@@ -64,6 +64,19 @@ for (const shell of ["pwsh", "powershell"]) {
 }
 
 test(
+  "pwsh: a command too long for the command line runs from a script file",
+  { skip },
+  async () => {
+    const command = `$text = @'\n${"a line of the here-string\n".repeat(1_000)}'@\n` +
+      "Write-Output ($text.Length)";
+    const result = await run("pwsh", command);
+    // 1,000 lines of 26 characters, less the newline before the closing '@.
+    assert.match(result.text, /^25999\r?\n/);
+    assert.equal(result.exitCode, 0);
+  },
+);
+
+test(
   "cmd: the command runs as typed (%VAR%, ^&, quotes), UTF-8 and its exit code",
   { skip },
   async () => {
