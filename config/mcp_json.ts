@@ -2,7 +2,8 @@
  * `toolhost --mcp-json`: the `.mcp.json` entry that starts this very toolhost, by absolute path,
  * with the other flags it was given, ready to paste into a client's configuration.
  */
-import { resolve } from "node:path";
+import { posix, win32 } from "node:path";
+import process from "node:process";
 
 export interface Launch {
   /** The running executable: the compiled binary, or deno/bun when run from source. */
@@ -13,11 +14,20 @@ export interface Launch {
   runtime?: "deno" | "bun";
   /** Started by the npm package's launcher: clients should start it the same way. */
   viaNpm?: boolean;
+  /** The platform the entry is for (process.platform unless a test says otherwise). */
+  platform?: NodeJS.Platform;
 }
 
 /** The command and leading arguments that start toolhost as it runs now. */
 export function launchCommand(launch: Launch): { command: string; args: string[] } {
-  if (launch.viaNpm) return { command: "npx", args: ["-y", "toolhost"] };
+  const windows = (launch.platform ?? process.platform) === "win32";
+  // On Windows npx is npx.cmd, which a client that spawns without a shell cannot start.
+  if (launch.viaNpm) {
+    return windows
+      ? { command: "cmd", args: ["/c", "npx", "-y", "toolhost"] }
+      : { command: "npx", args: ["-y", "toolhost"] };
+  }
+  const resolve = windows ? win32.resolve : posix.resolve;
   const command = resolve(launch.execPath);
   if (!launch.sourceMain) return { command, args: [] };
   const main = resolve(launch.sourceMain);

@@ -10,9 +10,9 @@ import { mkdirSync, statSync } from "node:fs";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { commit } from "./release/source.ts";
+import { BUN, EXE } from "./toolchain.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
-const BUN = `${ROOT}node_modules/.bin/bun`;
 
 /**
  * Modules a `new Worker(new URL("./x.ts", import.meta.url))` starts: the compiler bundles only
@@ -65,9 +65,10 @@ export function compile(entry: string, outfile: string): void {
 }
 
 if (import.meta.main) {
-  compile("main.ts", "dist/toolhost");
+  // On Windows the names end in .exe (bun would add it, and the stat below must find it).
+  compile("main.ts", `dist/toolhost${EXE}`);
   if (process.argv.includes("--test")) {
-    compile("tests/fixtures/main.ts", "dist/toolhost-test");
-    compile("tests/conformance/main.ts", "dist/toolhost-conformance");
+    compile("tests/fixtures/main.ts", `dist/toolhost-test${EXE}`);
+    compile("tests/conformance/main.ts", `dist/toolhost-conformance${EXE}`);
   }
 }

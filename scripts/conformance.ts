@@ -17,14 +17,14 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
+import { BUN, distBinary } from "./toolchain.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
-const BUN = join(ROOT, "node_modules/.bin/bun");
 const SUITE = join(ROOT, "node_modules/@modelcontextprotocol/conformance/dist/index.js");
 const EXPECTED_FAILURES = join(ROOT, "tests/conformance/expected_failures.yaml");
 /** The draft (2026-07-28) scenarios have their own baseline: see the reasons there. */
 const EXPECTED_DRAFT_FAILURES = join(ROOT, "tests/conformance/expected_failures_draft.yaml");
-const DEFAULT_BINARY = join(ROOT, "dist/toolhost-conformance");
+const DEFAULT_BINARY = distBinary("toolhost-conformance");
 
 /** How long the server has to start answering HTTP. */
 const STARTUP_TIMEOUT_MS = 15_000;

@@ -111,7 +111,11 @@ const forward = (signal) => {
     // the child is already gone; its exit ends us
   }
 };
-for (const signal of FORWARDED) process.on(signal, forward);
+// Windows: the console gives Ctrl+C and Ctrl+Break (and its closing) to the child itself, and
+// child.kill would be TerminateProcess, cutting the server's orderly stop short: nothing to forward.
+if (process.platform !== "win32") {
+  for (const signal of FORWARDED) process.on(signal, forward);
+}
 
 child.on("error", (error) => fail(`could not start ${binary}: ${error.message}`));
 child.on("exit", (code, signal) => {

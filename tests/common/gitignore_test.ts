@@ -9,6 +9,7 @@ import { test } from "node:test";
 import { IgnoreRules, nestedRule, rulesBelow } from "../../tools/_lib/gitignore.ts";
 import { Sandbox } from "../../tools/_lib/sandbox.ts";
 import { Walk } from "../../tools/_lib/walk.ts";
+import { posixOnly } from "../helpers/posix_only.ts";
 
 const git = (() => {
   try {
@@ -213,43 +214,47 @@ test("nested repositories, .rgignore over .gitignore, and case-sensitive rules",
   ]);
 });
 
-test("an ignore file that is a FIFO, a device, a link out of the roots or over 1 MB is skipped", async () => {
-  const top = tree({ "rules": "b.txt\n" });
-  const root = join(top, "root");
-  for (const dir of ["fifo", "zero", "out", "big", "in"]) {
-    mkdirSync(join(root, dir), { recursive: true });
-  }
-  execFileSync("mkfifo", [join(root, "fifo/.gitignore")]);
-  symlinkSync("/dev/zero", join(root, "zero/.gitignore"));
-  symlinkSync(join(top, "rules"), join(root, "out/.gitignore"));
-  writeFileSync(join(root, "big/.gitignore"), "x".repeat(1024 * 1024 + 1));
-  writeFileSync(join(root, "in.rules"), "b.txt\n");
-  symlinkSync(join(root, "in.rules"), join(root, "in/.gitignore"));
-  for (const dir of ["fifo", "zero", "out", "big", "in"]) {
-    writeFileSync(join(root, dir, "b.txt"), "");
-  }
-  const sandbox = await Sandbox.of({ roots: () => Promise.resolve([root]) });
-  const rules = await IgnoreRules.above(sandbox, root);
-  const walk = new Walk({
-    respectIgnores: true,
-    rules,
-    maxEntries: 100,
-    deadline: Date.now() + 5_000,
-  });
-  const files: string[] = [];
-  for await (const entry of walk.entries(root)) if (entry.kind === "file") files.push(entry.rel);
-  assert.deepEqual(files.sort(), [
-    "big/.gitignore",
-    "big/b.txt",
-    "fifo/b.txt",
-    "in.rules",
-    "out/b.txt",
-    "zero/b.txt",
-  ]);
-  assert.deepEqual(rules.skipped.map((s) => `${s.path.slice(root.length + 1)} ${s.why}`), [
-    "big/.gitignore is 1.0 MB, over the 1.0 MB limit for ignore files",
-    "fifo/.gitignore is a FIFO (named pipe), not a regular file",
-    `out/.gitignore is a symbolic link to ${top}/rules, outside the allowed roots`,
-    "zero/.gitignore is a symbolic link to /dev/zero, outside the allowed roots",
-  ]);
-});
+test(
+  "an ignore file that is a FIFO, a device, a link out of the roots or over 1 MB is skipped",
+  posixOnly("makes a FIFO and reads /dev/null"),
+  async () => {
+    const top = tree({ "rules": "b.txt\n" });
+    const root = join(top, "root");
+    for (const dir of ["fifo", "zero", "out", "big", "in"]) {
+      mkdirSync(join(root, dir), { recursive: true });
+    }
+    execFileSync("mkfifo", [join(root, "fifo/.gitignore")]);
+    symlinkSync("/dev/zero", join(root, "zero/.gitignore"));
+    symlinkSync(join(top, "rules"), join(root, "out/.gitignore"));
+    writeFileSync(join(root, "big/.gitignore"), "x".repeat(1024 * 1024 + 1));
+    writeFileSync(join(root, "in.rules"), "b.txt\n");
+    symlinkSync(join(root, "in.rules"), join(root, "in/.gitignore"));
+    for (const dir of ["fifo", "zero", "out", "big", "in"]) {
+      writeFileSync(join(root, dir, "b.txt"), "");
+    }
+    const sandbox = await Sandbox.of({ roots: () => Promise.resolve([root]) });
+    const rules = await IgnoreRules.above(sandbox, root);
+    const walk = new Walk({
+      respectIgnores: true,
+      rules,
+      maxEntries: 100,
+      deadline: Date.now() + 5_000,
+    });
+    const files: string[] = [];
+    for await (const entry of walk.entries(root)) if (entry.kind === "file") files.push(entry.rel);
+    assert.deepEqual(files.sort(), [
+      "big/.gitignore",
+      "big/b.txt",
+      "fifo/b.txt",
+      "in.rules",
+      "out/b.txt",
+      "zero/b.txt",
+    ]);
+    assert.deepEqual(rules.skipped.map((s) => `${s.path.slice(root.length + 1)} ${s.why}`), [
+      "big/.gitignore is 1.0 MB, over the 1.0 MB limit for ignore files",
+      "fifo/.gitignore is a FIFO (named pipe), not a regular file",
+      `out/.gitignore is a symbolic link to ${top}/rules, outside the allowed roots`,
+      "zero/.gitignore is a symbolic link to /dev/zero, outside the allowed roots",
+    ]);
+  },
+);

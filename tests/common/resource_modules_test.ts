@@ -16,6 +16,7 @@ import { callTool, scratchDir } from "../helpers/file_tools.ts";
 import { type Harness, harness, initializeParams } from "../helpers/in_process.ts";
 import { type Message, modern } from "../helpers/raw_client.ts";
 import { scratchStateDir } from "../helpers/state_dir.ts";
+import { posixOnly } from "../helpers/posix_only.ts";
 
 scratchStateDir();
 
@@ -67,43 +68,47 @@ test("file:/// reads text as text and other bytes as a base64 blob", async () =>
   assert.equal(atob(blob.blob), "\x01\x00\x02\x00\x03");
 });
 
-test("file:/// refuses what lies outside the roots, through .. and symlinks too", async () => {
-  const root = scratchDir();
-  const outside = scratchDir("toolhost-outside-");
-  writeFileSync(join(outside, "secret.txt"), "secret");
-  symlinkSync(join(outside, "secret.txt"), join(root, "link.txt"));
-  symlinkSync(outside, join(root, "linkdir"));
-  mkdirSync(join(root, "sub"));
-  const h = server(root);
-  for (
-    const uri of [
-      "file:///etc/passwd",
-      `file://${root}/link.txt`,
-      `file://${root}/linkdir/secret.txt`,
-      `file://${root}/../${outside.split("/").pop()}/secret.txt`,
-      `file://${root}/%2E%2E/%2E%2E/etc/passwd`,
-    ]
-  ) {
-    const reply = await read(h, uri);
-    assert.equal(reply.error?.code, -32602, uri);
-    assert.match(reply.error!.message, /is outside the allowed roots/, uri);
-    assert.doesNotMatch(JSON.stringify(reply), /secret"|root:x:0/);
-  }
-  const dir = await read(h, `file://${root}/sub`);
-  assert.equal(dir.error?.code, -32602);
-  assert.match(dir.error!.message, /is a directory, not a regular file/);
-  const missing = await read(h, `file://${root}/nope.txt`);
-  assert.equal(missing.error?.code, -32602);
-  assert.match(missing.error!.message, /^Resource not found: .* \(nope\.txt does not exist\)$/);
-  const legacy = server(root);
-  await legacy.request(0, "initialize", initializeParams("2025-11-25"));
-  const legacyMissing = await legacy.request(1, "resources/read", { uri: `file://${root}/nope` });
-  assert.equal(legacyMissing.error?.code, -32002);
-  writeFileSync(join(root, "big.txt"), new Uint8Array(MAX_BYTES + 1).fill(97));
-  const big = await read(h, `file://${root}/big.txt`);
-  assert.equal(big.error?.code, -32602);
-  assert.match(big.error!.message, /over the 5\.0 MB a resource may be; read it in parts/);
-});
+test(
+  "file:/// refuses what lies outside the roots, through .. and symlinks too",
+  posixOnly("refuses /etc through .. and symlinks, POSIX paths in file:/// URIs"),
+  async () => {
+    const root = scratchDir();
+    const outside = scratchDir("toolhost-outside-");
+    writeFileSync(join(outside, "secret.txt"), "secret");
+    symlinkSync(join(outside, "secret.txt"), join(root, "link.txt"));
+    symlinkSync(outside, join(root, "linkdir"));
+    mkdirSync(join(root, "sub"));
+    const h = server(root);
+    for (
+      const uri of [
+        "file:///etc/passwd",
+        `file://${root}/link.txt`,
+        `file://${root}/linkdir/secret.txt`,
+        `file://${root}/../${outside.split("/").pop()}/secret.txt`,
+        `file://${root}/%2E%2E/%2E%2E/etc/passwd`,
+      ]
+    ) {
+      const reply = await read(h, uri);
+      assert.equal(reply.error?.code, -32602, uri);
+      assert.match(reply.error!.message, /is outside the allowed roots/, uri);
+      assert.doesNotMatch(JSON.stringify(reply), /secret"|root:x:0/);
+    }
+    const dir = await read(h, `file://${root}/sub`);
+    assert.equal(dir.error?.code, -32602);
+    assert.match(dir.error!.message, /is a directory, not a regular file/);
+    const missing = await read(h, `file://${root}/nope.txt`);
+    assert.equal(missing.error?.code, -32602);
+    assert.match(missing.error!.message, /^Resource not found: .* \(nope\.txt does not exist\)$/);
+    const legacy = server(root);
+    await legacy.request(0, "initialize", initializeParams("2025-11-25"));
+    const legacyMissing = await legacy.request(1, "resources/read", { uri: `file://${root}/nope` });
+    assert.equal(legacyMissing.error?.code, -32002);
+    writeFileSync(join(root, "big.txt"), new Uint8Array(MAX_BYTES + 1).fill(97));
+    const big = await read(h, `file://${root}/big.txt`);
+    assert.equal(big.error?.code, -32602);
+    assert.match(big.error!.message, /over the 5\.0 MB a resource may be; read it in parts/);
+  },
+);
 
 test("file:/// completes paths: down to a root, then inside it only", async () => {
   const root = scratchDir();
@@ -142,26 +147,30 @@ test("path completion finds a name late in a big directory and skips names a URI
   assert.equal((await complete(h, files.uriTemplate, "path", `${rel}/big/f`)).length, 100);
 });
 
-test("toolhost://processes/{id}/output shows a background process's output, listed and completed", async () => {
-  const root = scratchDir();
-  const proc = background.start("printf 'line one\\nline two\\n'", root);
-  await proc.waitForEnd(5000, new AbortController().signal);
-  const h = server(root);
-  const uri = `toolhost://processes/${proc.id}/output`;
-  const reply = await read(h, uri);
-  assert.deepEqual(reply.result?.contents, [
-    { uri, mimeType: "text/plain", text: "line one\nline two\n" },
-  ]);
-  assert.equal(proc.readCursor, 0, "reading the resource leaves bash_output's mark alone");
-  const list = await h.request(nextId++, "resources/list", modern());
-  const listed = (list.result?.resources as { uri: string; description: string }[])
-    .find((r) => r.uri === uri);
-  assert.match(listed?.description ?? "", /exited with code 0/);
-  assert.ok((await complete(h, "toolhost://processes/{id}/output", "id", "p")).includes(proc.id));
-  const unknown = await read(h, "toolhost://processes/p999999/output");
-  assert.equal(unknown.error?.code, -32602);
-  assert.match(unknown.error!.message, /no background process has the id p999999/);
-});
+test(
+  "toolhost://processes/{id}/output shows a background process's output, listed and completed",
+  posixOnly("runs printf with the default shell (PowerShell on Windows)"),
+  async () => {
+    const root = scratchDir();
+    const proc = background.start("printf 'line one\\nline two\\n'", root);
+    await proc.waitForEnd(5000, new AbortController().signal);
+    const h = server(root);
+    const uri = `toolhost://processes/${proc.id}/output`;
+    const reply = await read(h, uri);
+    assert.deepEqual(reply.result?.contents, [
+      { uri, mimeType: "text/plain", text: "line one\nline two\n" },
+    ]);
+    assert.equal(proc.readCursor, 0, "reading the resource leaves bash_output's mark alone");
+    const list = await h.request(nextId++, "resources/list", modern());
+    const listed = (list.result?.resources as { uri: string; description: string }[])
+      .find((r) => r.uri === uri);
+    assert.match(listed?.description ?? "", /exited with code 0/);
+    assert.ok((await complete(h, "toolhost://processes/{id}/output", "id", "p")).includes(proc.id));
+    const unknown = await read(h, "toolhost://processes/p999999/output");
+    assert.equal(unknown.error?.code, -32602);
+    assert.match(unknown.error!.message, /no background process has the id p999999/);
+  },
+);
 
 test("toolhost://plan is the plan in progress, and says when plan mode is off", async () => {
   const root = scratchDir();

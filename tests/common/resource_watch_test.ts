@@ -27,6 +27,7 @@ import { harness, initializeParams } from "../helpers/in_process.ts";
 import { waitUntil } from "../helpers/processes.ts";
 import { currentStateDir, scratchStateDir } from "../helpers/state_dir.ts";
 import { defaultSettings } from "../../config/settings.ts";
+import { posixOnly } from "../helpers/posix_only.ts";
 
 scratchStateDir();
 
@@ -252,56 +253,64 @@ test("toolhost://plan: enter, write, exit and another process's changes; the pla
   assert.deepEqual(ctx.logged, []);
 });
 
-test("process output: its output and its end; the list: starts and ends; then silence", async () => {
-  const root = scratchDir("toolhost-watch-");
-  const ctx = context(root);
-  const list = recorder();
-  const stopList = processOutput.watchList!(ctx, list.changed);
-  const waiting = background.start('read line; echo "got $line"', root);
-  // Its id is named before it starts: the watch takes it up when it does.
-  const nextId = `p${Number(waiting.id.slice(1)) + 1}`;
-  const output = recorder();
-  const stopOutput = processOutput.watch!({ id: nextId }, ctx, output.changed);
+test(
+  "process output: its output and its end; the list: starts and ends; then silence",
+  posixOnly("the background command is POSIX shell (read, echo $line)"),
+  async () => {
+    const root = scratchDir("toolhost-watch-");
+    const ctx = context(root);
+    const list = recorder();
+    const stopList = processOutput.watchList!(ctx, list.changed);
+    const waiting = background.start('read line; echo "got $line"', root);
+    // Its id is named before it starts: the watch takes it up when it does.
+    const nextId = `p${Number(waiting.id.slice(1)) + 1}`;
+    const output = recorder();
+    const stopOutput = processOutput.watch!({ id: nextId }, ctx, output.changed);
 
-  let proc!: ReturnType<typeof background.start>;
-  await noticed(list, "a process started", () => {
-    proc = background.start('read line; echo "got $line"', root);
-  });
-  assert.equal(proc.id, nextId);
-  await output.after(0, "the watched process started");
-  await output.quiet();
-  await noticed(output, "output", () => proc.write("one\n"));
-  await noticed(
-    list,
-    "a process ended",
-    () => proc.waitForEnd(WITHIN_MS, AbortSignal.timeout(WITHIN_MS)),
-  );
-  await output.quiet();
+    let proc!: ReturnType<typeof background.start>;
+    await noticed(list, "a process started", () => {
+      proc = background.start('read line; echo "got $line"', root);
+    });
+    assert.equal(proc.id, nextId);
+    await output.after(0, "the watched process started");
+    await output.quiet();
+    await noticed(output, "output", () => proc.write("one\n"));
+    await noticed(
+      list,
+      "a process ended",
+      () => proc.waitForEnd(WITHIN_MS, AbortSignal.timeout(WITHIN_MS)),
+    );
+    await output.quiet();
 
-  const control = recorder();
-  const stopControl = processOutput.watchList!(ctx, control.changed);
-  await silentAfterStop(list, stopList, control, () => waiting.closeStdin());
-  await waiting.waitForEnd(WITHIN_MS, AbortSignal.timeout(WITHIN_MS));
-  stopControl();
-  stopOutput();
-  assert.ok(output.calls >= 2);
-});
+    const control = recorder();
+    const stopControl = processOutput.watchList!(ctx, control.changed);
+    await silentAfterStop(list, stopList, control, () => waiting.closeStdin());
+    await waiting.waitForEnd(WITHIN_MS, AbortSignal.timeout(WITHIN_MS));
+    stopControl();
+    stopOutput();
+    assert.ok(output.calls >= 2);
+  },
+);
 
-test("process output: a stopped watch hears no more output", async () => {
-  const root = scratchDir("toolhost-watch-");
-  const ctx = context(root);
-  const proc = background.start('while read line; do echo "got $line"; done', root);
-  const r = recorder();
-  const stop = processOutput.watch!({ id: proc.id }, ctx, r.changed);
-  await noticed(r, "output", () => proc.write("one\n"));
-  await r.quiet();
-  const control = recorder();
-  const stopControl = processOutput.watch!({ id: proc.id }, ctx, control.changed);
-  await silentAfterStop(r, stop, control, () => proc.write("two\n"));
-  stopControl();
-  proc.closeStdin();
-  await proc.waitForEnd(WITHIN_MS, AbortSignal.timeout(WITHIN_MS));
-});
+test(
+  "process output: a stopped watch hears no more output",
+  posixOnly("the background command is POSIX shell (read, echo $line)"),
+  async () => {
+    const root = scratchDir("toolhost-watch-");
+    const ctx = context(root);
+    const proc = background.start('while read line; do echo "got $line"; done', root);
+    const r = recorder();
+    const stop = processOutput.watch!({ id: proc.id }, ctx, r.changed);
+    await noticed(r, "output", () => proc.write("one\n"));
+    await r.quiet();
+    const control = recorder();
+    const stopControl = processOutput.watch!({ id: proc.id }, ctx, control.changed);
+    await silentAfterStop(r, stop, control, () => proc.write("two\n"));
+    stopControl();
+    proc.closeStdin();
+    await proc.waitForEnd(WITHIN_MS, AbortSignal.timeout(WITHIN_MS));
+  },
+);
 
 test("skills: directories that appear, SKILL.md edited, a skill replaced or removed, then silence", async () => {
   const root = scratchDir("toolhost-watch-");

@@ -17,6 +17,7 @@ import process from "node:process";
 import { test } from "node:test";
 import { stateDirectory } from "../../config/paths.ts";
 import { projectStateDir, readState, withLock, writeState } from "../../tools/_lib/state.ts";
+import { posixOnly } from "../helpers/posix_only.ts";
 
 const scratch = (prefix: string) => mkdtempSync(join(tmpdir(), prefix));
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -59,16 +60,20 @@ test("a very long root name is cut in the name of its state directory", async ()
   assert.ok(existsSync(dir));
 });
 
-test("a state directory reached through a symlink is given as its real path, and written", async () => {
-  const real = realpathSync(scratch("toolhost-state-"));
-  const link = join(scratch("toolhost-link-"), "state");
-  symlinkSync(real, link);
-  const dir = await projectStateDir(link, "/work/app");
-  assert.ok(dir.startsWith(`${real}/projects/`), dir);
-  const file = join(dir, "x.json");
-  await withLock(file, () => writeState(file, { ok: true }));
-  assert.deepEqual(await readState(file, null), { ok: true });
-});
+test(
+  "a state directory reached through a symlink is given as its real path, and written",
+  posixOnly("expects a POSIX path (real/projects/) through a symlink"),
+  async () => {
+    const real = realpathSync(scratch("toolhost-state-"));
+    const link = join(scratch("toolhost-link-"), "state");
+    symlinkSync(real, link);
+    const dir = await projectStateDir(link, "/work/app");
+    assert.ok(dir.startsWith(`${real}/projects/`), dir);
+    const file = join(dir, "x.json");
+    await withLock(file, () => writeState(file, { ok: true }));
+    assert.deepEqual(await readState(file, null), { ok: true });
+  },
+);
 
 test("read-modify-write under the lock loses no update, even across processes", async () => {
   const dir = scratch("toolhost-lock-");

@@ -20,6 +20,7 @@ import { after, before, test } from "node:test";
 import { startWatch, WATCH_LIMITS, watchDirectory } from "../../tools/_lib/watch_files.ts";
 import { scratchDir } from "../helpers/file_tools.ts";
 import { waitUntil } from "../helpers/processes.ts";
+import { posixOnly } from "../helpers/posix_only.ts";
 
 const savedPollMs = WATCH_LIMITS.pollMs;
 before(() => (WATCH_LIMITS.pollMs = 100));
@@ -93,26 +94,30 @@ test("a directory replaced by another of its name is followed", async () => {
   }
 });
 
-test("one directory watched by two paths: stopping one leaves the other hearing", async () => {
-  const real = scratchDir("toolhost-watch-");
-  const link = join(scratchDir("toolhost-watch-link-"), "link");
-  symlinkSync(real, link);
-  const byLink = recorder();
-  const byReal = recorder();
-  const stopLink = watchDirectory(link, () => true, byLink.changed);
-  const stopReal = watchDirectory(real, () => true, byReal.changed);
-  try {
-    await byLink.notices("a file, through the link", () => writeFileSync(join(real, "a"), "1"));
-    stopReal();
-    await byLink.notices(
-      "a file after the other watch stopped",
-      () => writeFileSync(join(real, "b"), "1"),
-    );
-  } finally {
-    stopLink();
-    stopReal();
-  }
-});
+test(
+  "one directory watched by two paths: stopping one leaves the other hearing",
+  posixOnly("counts inotify watches in /proc/self/fdinfo"),
+  async () => {
+    const real = scratchDir("toolhost-watch-");
+    const link = join(scratchDir("toolhost-watch-link-"), "link");
+    symlinkSync(real, link);
+    const byLink = recorder();
+    const byReal = recorder();
+    const stopLink = watchDirectory(link, () => true, byLink.changed);
+    const stopReal = watchDirectory(real, () => true, byReal.changed);
+    try {
+      await byLink.notices("a file, through the link", () => writeFileSync(join(real, "a"), "1"));
+      stopReal();
+      await byLink.notices(
+        "a file after the other watch stopped",
+        () => writeFileSync(join(real, "b"), "1"),
+      );
+    } finally {
+      stopLink();
+      stopReal();
+    }
+  },
+);
 
 /** inotify watches this process holds (Linux), from /proc/self/fdinfo. */
 function inotifyWatches(): number {

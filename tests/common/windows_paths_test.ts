@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import {
   reservedSegment,
+  streamSegment,
   windowsContains,
   windowsPathKey,
   windowsPathProblem,
@@ -47,4 +48,14 @@ test("reserved device names are refused in any segment, with extensions and trai
   }
   assert.match(windowsPathProblem("src\\NUL") ?? "", /device "NUL"/);
   assert.equal(windowsPathProblem("C:\\work\\ok.txt"), undefined);
+});
+
+test("alternate data streams are refused; the drive's colon and the long prefix are not streams", () => {
+  for (const path of ["a.txt:hidden", "C:\\work\\a.txt:s:$DATA", "src\\dir::$INDEX_ALLOCATION"]) {
+    assert.match(windowsPathProblem(path) ?? "", /alternate data stream/, path);
+  }
+  assert.equal(streamSegment("C:\\work\\a.txt:hidden"), "a.txt:hidden");
+  for (const path of ["C:\\work\\a.txt", "C:work\\a.txt", "\\\\?\\C:\\x", "\\\\srv\\share\\x"]) {
+    assert.equal(windowsPathProblem(path), undefined, path);
+  }
 });

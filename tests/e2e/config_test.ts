@@ -16,6 +16,7 @@ import {
   PRODUCT_BINARY,
   RawClient,
 } from "../helpers/raw_client.ts";
+import { posixOnly } from "../helpers/posix_only.ts";
 
 const scratch = (name: string) => realpathSync(mkdtempSync(join(tmpdir(), `toolhost-${name}-`)));
 
@@ -26,7 +27,8 @@ function setup(project: string, user = "{}") {
   mkdirSync(join(configHome, "toolhost"));
   writeFileSync(join(dir, ".toolhost.jsonc"), project);
   writeFileSync(join(configHome, "toolhost", "config.jsonc"), user);
-  return { dir, env: { XDG_CONFIG_HOME: configHome } };
+  // The user file: $XDG_CONFIG_HOME/toolhost/ on Linux, %APPDATA%\toolhost\ on Windows.
+  return { dir, env: { XDG_CONFIG_HOME: configHome, APPDATA: configHome } };
 }
 
 const run = (cwd: string, args: string[], env: Record<string, string> = {}) =>
@@ -145,8 +147,11 @@ test("the read-only profile offers only read-only tools; a deny list hides what 
   assert.equal(refused.error?.code, -32602, "a hidden tool cannot be called either");
 });
 
-test("a custom command tool passes hostile-looking arguments literally, one argv slot each", async () => {
-  const { dir, env } = setup(`{
+test(
+  "a custom command tool passes hostile-looking arguments literally, one argv slot each",
+  posixOnly("the custom tool is printf and the check is test -e"),
+  async () => {
+    const { dir, env } = setup(`{
     "custom_tools": {
       "show_args": {
         "description": "Prints each argument on its own line.",
@@ -160,43 +165,48 @@ test("a custom command tool passes hostile-looking arguments literally, one argv
       }
     }
   }`);
-  client = new RawClient(PRODUCT_BINARY, [], dir, env);
-  const tools = (await client.request("tools/list", modern())).result?.tools as {
-    name: string;
-    annotations: Record<string, boolean>;
-  }[];
-  const listed = tools.find((t) => t.name === "show_args");
-  assert.equal(listed?.annotations.destructiveHint, false);
-  const marker = join(dir, "pwned");
-  const hostile = `; rm -rf / $(touch ${marker}) \`touch ${marker}\` "quoted" *`;
-  const reply = await client.request(
-    "tools/call",
-    modern({ name: "show_args", arguments: { target: hostile, mode: "a b" } }),
-  );
-  assert.equal(reply.result?.isError, undefined, text(reply));
-  assert.ok(text(reply).startsWith(`[--mode=a b]\n[${hostile}]\n`), text(reply));
-  assert.equal(spawnSync("test", ["-e", marker]).status, 1, "nothing was executed");
-});
+    client = new RawClient(PRODUCT_BINARY, [], dir, env);
+    const tools = (await client.request("tools/list", modern())).result?.tools as {
+      name: string;
+      annotations: Record<string, boolean>;
+    }[];
+    const listed = tools.find((t) => t.name === "show_args");
+    assert.equal(listed?.annotations.destructiveHint, false);
+    const marker = join(dir, "pwned");
+    const hostile = `; rm -rf / $(touch ${marker}) \`touch ${marker}\` "quoted" *`;
+    const reply = await client.request(
+      "tools/call",
+      modern({ name: "show_args", arguments: { target: hostile, mode: "a b" } }),
+    );
+    assert.equal(reply.result?.isError, undefined, text(reply));
+    assert.ok(text(reply).startsWith(`[--mode=a b]\n[${hostile}]\n`), text(reply));
+    assert.equal(spawnSync("test", ["-e", marker]).status, 1, "nothing was executed");
+  },
+);
 
-test('shell_env "login": commands see what the login shell sets up, nothing leaks to the client', async () => {
-  const { dir, env } = setup("{}");
-  const shell = join(dir, "fake-login-shell");
-  // Called as: shell -l -i -c SCRIPT; sets what a ~/.profile would, and chats on stdout as rc
-  // files do, which must not reach the client.
-  writeFileSync(shell, '#!/bin/sh\necho welcome\nFROM_PROFILE=yes exec /bin/sh -c "$4"\n');
-  chmodSync(shell, 0o755);
-  client = new RawClient(PRODUCT_BINARY, [], dir, {
-    ...env,
-    SHELL: shell,
-    TOOLHOST_SHELL_ENV: "login",
-  });
-  const reply = await client.request(
-    "tools/call",
-    modern({ name: "bash", arguments: { command: 'echo "profile=$FROM_PROFILE"' } }),
-  );
-  assert.match(text(reply), /^profile=yes$/m);
-  assert.deepEqual(client.strayLines, []);
-});
+test(
+  'shell_env "login": commands see what the login shell sets up, nothing leaks to the client',
+  posixOnly("a fake login shell (#!/bin/sh, chmod 755); Windows has no login shell"),
+  async () => {
+    const { dir, env } = setup("{}");
+    const shell = join(dir, "fake-login-shell");
+    // Called as: shell -l -i -c SCRIPT; sets what a ~/.profile would, and chats on stdout as rc
+    // files do, which must not reach the client.
+    writeFileSync(shell, '#!/bin/sh\necho welcome\nFROM_PROFILE=yes exec /bin/sh -c "$4"\n');
+    chmodSync(shell, 0o755);
+    client = new RawClient(PRODUCT_BINARY, [], dir, {
+      ...env,
+      SHELL: shell,
+      TOOLHOST_SHELL_ENV: "login",
+    });
+    const reply = await client.request(
+      "tools/call",
+      modern({ name: "bash", arguments: { command: 'echo "profile=$FROM_PROFILE"' } }),
+    );
+    assert.match(text(reply), /^profile=yes$/m);
+    assert.deepEqual(client.strayLines, []);
+  },
+);
 
 test("the configured output limit cuts bash's output", async () => {
   const { dir, env } = setup(`{ "limits": { "output_chars": 1000 } }`);

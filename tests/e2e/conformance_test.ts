@@ -10,14 +10,15 @@ import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import { promisify } from "node:util";
 import { binary, ROOT } from "../helpers/raw_client.ts";
+import { DENO, distBinary } from "../../scripts/toolchain.ts";
 
 const run = promisify(execFile);
-const CONFORMANCE_BINARY = `${ROOT}dist/toolhost-conformance`;
+const CONFORMANCE_BINARY = distBinary("toolhost-conformance");
 
 async function suite(...args: string[]) {
   try {
     const { stdout } = await run(
-      `${ROOT}node_modules/.bin/deno`,
+      DENO,
       ["run", "--allow-all", "scripts/conformance.ts", binary(CONFORMANCE_BINARY), ...args],
       { cwd: ROOT, maxBuffer: 64 * 1024 * 1024 },
     );

@@ -13,6 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, test } from "node:test";
 import { modern, PRODUCT_BINARY, RawClient } from "../helpers/raw_client.ts";
+import { posixOnly } from "../helpers/posix_only.ts";
 
 let client: RawClient | undefined;
 afterEach(async () => {
@@ -196,23 +197,27 @@ test("$ patterns in new_string are literal", async () => {
   assert.equal(readFileSync(join(root, "f.sh"), "utf8"), "echo $1 $& $$ $`\n");
 });
 
-test("dry_run shows the diff and writes nothing; the file's mode is kept on a real edit", async () => {
-  const { root, c } = setup();
-  const path = join(root, "run.sh");
-  writeFileSync(path, "#!/bin/sh\necho one\n");
-  chmodSync(path, 0o751);
-  const dry = await edit(c, {
-    path: "run.sh",
-    dry_run: true,
-    edits: [{ old_string: "one", new_string: "two" }],
-  });
-  assert.match(dry.text, /^Would edit run\.sh: 1 replacement \(dry run: nothing written\)/);
-  assert.match(dry.text, /\+echo two/);
-  assert.equal(readFileSync(path, "utf8"), "#!/bin/sh\necho one\n");
-  await edit(c, { path: "run.sh", edits: [{ old_string: "one", new_string: "two" }] });
-  assert.equal(readFileSync(path, "utf8"), "#!/bin/sh\necho two\n");
-  assert.equal(statSync(path).mode & 0o777, 0o751);
-});
+test(
+  "dry_run shows the diff and writes nothing; the file's mode is kept on a real edit",
+  posixOnly("POSIX file modes (0751) are kept"),
+  async () => {
+    const { root, c } = setup();
+    const path = join(root, "run.sh");
+    writeFileSync(path, "#!/bin/sh\necho one\n");
+    chmodSync(path, 0o751);
+    const dry = await edit(c, {
+      path: "run.sh",
+      dry_run: true,
+      edits: [{ old_string: "one", new_string: "two" }],
+    });
+    assert.match(dry.text, /^Would edit run\.sh: 1 replacement \(dry run: nothing written\)/);
+    assert.match(dry.text, /\+echo two/);
+    assert.equal(readFileSync(path, "utf8"), "#!/bin/sh\necho one\n");
+    await edit(c, { path: "run.sh", edits: [{ old_string: "one", new_string: "two" }] });
+    assert.equal(readFileSync(path, "utf8"), "#!/bin/sh\necho two\n");
+    assert.equal(statSync(path).mode & 0o777, 0o751);
+  },
+);
 
 test("edits through a symlink change the target and keep the link", async () => {
   const { root, c } = setup();

@@ -19,8 +19,13 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
-import { afterEach, test } from "node:test";
+import { afterEach } from "node:test";
 import { modern, PRODUCT_BINARY, RawClient } from "../helpers/raw_client.ts";
+import { posixOnlyTest } from "../helpers/posix_only.ts";
+
+const test = posixOnlyTest(
+  "every test's root holds a symlink to /etc; /dev/shm for a second filesystem",
+);
 
 type ToolResult = {
   content: { type: string; text?: string; data?: string; mimeType?: string }[];

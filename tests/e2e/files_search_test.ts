@@ -17,9 +17,14 @@ import {
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import process from "node:process";
-import { afterEach, test } from "node:test";
+import { afterEach } from "node:test";
 import { findRipgrep } from "../../tools/search/_lib/grep_ripgrep.ts";
 import { modern, PRODUCT_BINARY, RawClient, ROOT } from "../helpers/raw_client.ts";
+import { posixOnlyTest } from "../helpers/posix_only.ts";
+
+const test = posixOnlyTest(
+  "the fixture links to /etc, makes FIFOs, links /dev/zero and compares with rg",
+);
 
 type ToolResult = {
   content: { type: string; text: string }[];

@@ -17,6 +17,7 @@ import {
   RawClient,
   TEST_BINARY,
 } from "../helpers/raw_client.ts";
+import { posixOnly } from "../helpers/posix_only.ts";
 
 const slowCall = (id: number, ms: number) => ({
   jsonrpc: "2.0",
@@ -71,58 +72,62 @@ test("requests still waiting at end of input are answered before the server exit
   }
 });
 
-test("100,000 pipelined tool calls are all answered, and the server's memory stays bounded", async () => {
-  const n = 100_000;
-  // A legacy session read as fast as it is written: unbounded, the server started every request
-  // at once (about 400 MB).
-  const lines = [
-    JSON.stringify({
-      jsonrpc: "2.0",
-      id: 0,
-      method: "initialize",
-      params: {
-        protocolVersion: "2025-06-18",
-        capabilities: {},
-        clientInfo: { name: "flood", version: "1" },
-      },
-    }),
-    '{"jsonrpc":"2.0","method":"notifications/initialized"}',
-  ];
-  for (let id = 1; id <= n; id++) {
-    lines.push(
-      `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"bash_list","arguments":{}}}`,
-    );
-  }
-  // Written by cat, as fast as the pipe takes it (this test's own writes would be slower), and
-  // kept open until the test ends its stdin; `exec` leaves the binary as the child itself.
-  const file = join(mkdtempSync(join(tmpdir(), "toolhost-flood-")), "requests.jsonl");
-  writeFileSync(file, lines.join("\n") + "\n");
-  const child = spawn("bash", ["-c", 'exec "$1" < <(cat "$0" -)', file, PRODUCT_BINARY], {
-    env: { ...process.env, ...isolatedEnv() },
-    stdio: ["pipe", "pipe", "ignore"],
-  });
-  let results = 0;
-  let peak = 0;
-  const done = new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${results} results after 60 s`)), 60_000);
-    let partial = "";
-    child.stdout!.setEncoding("utf8");
-    child.stdout!.on("data", (text: string) => {
-      const got = (partial + text).split("\n");
-      partial = got.pop()!;
-      for (const line of got) if (line.includes('"result"')) results++;
-      if (results === n + 1) {
-        peak = peakRssMb(child.pid!);
-        clearTimeout(timer);
-        resolve();
-      }
+test(
+  "100,000 pipelined tool calls are all answered, and the server's memory stays bounded",
+  posixOnly("reads the server's peak memory from /proc/PID/status"),
+  async () => {
+    const n = 100_000;
+    // A legacy session read as fast as it is written: unbounded, the server started every request
+    // at once (about 400 MB).
+    const lines = [
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 0,
+        method: "initialize",
+        params: {
+          protocolVersion: "2025-06-18",
+          capabilities: {},
+          clientInfo: { name: "flood", version: "1" },
+        },
+      }),
+      '{"jsonrpc":"2.0","method":"notifications/initialized"}',
+    ];
+    for (let id = 1; id <= n; id++) {
+      lines.push(
+        `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"bash_list","arguments":{}}}`,
+      );
+    }
+    // Written by cat, as fast as the pipe takes it (this test's own writes would be slower), and
+    // kept open until the test ends its stdin; `exec` leaves the binary as the child itself.
+    const file = join(mkdtempSync(join(tmpdir(), "toolhost-flood-")), "requests.jsonl");
+    writeFileSync(file, lines.join("\n") + "\n");
+    const child = spawn("bash", ["-c", 'exec "$1" < <(cat "$0" -)', file, PRODUCT_BINARY], {
+      env: { ...process.env, ...isolatedEnv() },
+      stdio: ["pipe", "pipe", "ignore"],
     });
-  });
-  try {
-    await done;
-  } finally {
-    child.stdin!.end();
-    child.kill();
-  }
-  assert.ok(peak < 200, `peak RSS ${peak.toFixed(0)} MB`);
-});
+    let results = 0;
+    let peak = 0;
+    const done = new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`${results} results after 60 s`)), 60_000);
+      let partial = "";
+      child.stdout!.setEncoding("utf8");
+      child.stdout!.on("data", (text: string) => {
+        const got = (partial + text).split("\n");
+        partial = got.pop()!;
+        for (const line of got) if (line.includes('"result"')) results++;
+        if (results === n + 1) {
+          peak = peakRssMb(child.pid!);
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+    });
+    try {
+      await done;
+    } finally {
+      child.stdin!.end();
+      child.kill();
+    }
+    assert.ok(peak < 200, `peak RSS ${peak.toFixed(0)} MB`);
+  },
+);

@@ -24,6 +24,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { type HttpServer, rawHttp, startHttpServer } from "../helpers/http_server.ts";
 import { MODERN_VERSION, PRODUCT_BINARY, ROOT } from "../helpers/raw_client.ts";
+import { posixOnly } from "../helpers/posix_only.ts";
 
 let server: HttpServer;
 let project: string;
@@ -225,15 +226,19 @@ test("with a token, SSE and WebSocket clients need it too", async () => {
   }
 });
 
-test("SIGTERM closes WebSockets with 1001 and ends SSE streams; exit 0, nothing on stdout", async () => {
-  const socket = new WebSocket(`ws://127.0.0.1:${server.port}/mcp`, "mcp");
-  await new Promise((resolve) => (socket.onopen = resolve));
-  const closed = new Promise<CloseEvent>((resolve) => (socket.onclose = resolve));
-  const stream = await fetch(`${base()}/sse`);
-  const reader = stream.body!.getReader();
-  const { code } = await server.terminate();
-  assert.equal(code, 0, server.stderr());
-  assert.equal((await closed).code, 1001);
-  for (;;) if ((await reader.read()).done) break;
-  assert.equal(server.stdout(), "");
-});
+test(
+  "SIGTERM closes WebSockets with 1001 and ends SSE streams; exit 0, nothing on stdout",
+  posixOnly("sends SIGTERM for an orderly stop (Windows can only terminate)"),
+  async () => {
+    const socket = new WebSocket(`ws://127.0.0.1:${server.port}/mcp`, "mcp");
+    await new Promise((resolve) => (socket.onopen = resolve));
+    const closed = new Promise<CloseEvent>((resolve) => (socket.onclose = resolve));
+    const stream = await fetch(`${base()}/sse`);
+    const reader = stream.body!.getReader();
+    const { code } = await server.terminate();
+    assert.equal(code, 0, server.stderr());
+    assert.equal((await closed).code, 1001);
+    for (;;) if ((await reader.read()).done) break;
+    assert.equal(server.stdout(), "");
+  },
+);

@@ -32,6 +32,7 @@ import {
   startHttpServer,
 } from "../helpers/http_server.ts";
 import { binary, isolatedEnv, PRODUCT_BINARY } from "../helpers/raw_client.ts";
+import { posixOnly } from "../helpers/posix_only.ts";
 
 const SECRET = "the-secret-outside-the-root-5501";
 const ALLOWED_ORIGIN = "https://app.example.com";
@@ -579,15 +580,21 @@ test("each 2026-07-28 method works over HTTP: discover, tools, resources, prompt
   ]);
 });
 
-test("a client that accepts only text/event-stream gets its reply as an SSE event", async () => {
-  const reply = await postModern(server.url, 40, "tools/list", {}, { accept: "text/event-stream" });
-  assert.equal(reply.status, 200);
-  assert.match(reply.headers.get("content-type") ?? "", /^text\/event-stream/);
-  const messages = sseMessages(await reply.text());
-  assert.equal(messages.length, 1);
-  assert.equal(messages[0].id, 40);
-  assert.ok(Array.isArray((messages[0].result as Record<string, unknown>).tools));
-});
+test(
+  "a client that accepts only text/event-stream gets its reply as an SSE event",
+  posixOnly("reads /proc"),
+  async () => {
+    const reply = await postModern(server.url, 40, "tools/list", {}, {
+      accept: "text/event-stream",
+    });
+    assert.equal(reply.status, 200);
+    assert.match(reply.headers.get("content-type") ?? "", /^text\/event-stream/);
+    const messages = sseMessages(await reply.text());
+    assert.equal(messages.length, 1);
+    assert.equal(messages[0].id, 40);
+    assert.ok(Array.isArray((messages[0].result as Record<string, unknown>).tools));
+  },
+);
 
 /** Watches the server process holds (inotify), which a listen's subscriptions start. */
 function inotifyWatches(pid: number): number {
@@ -979,82 +986,89 @@ test("a legacy GET stream is answered at once, before it has any event to carry"
   }
 });
 
-test("legacy POSTs: notifications and responses 202, wrong type 415, wrong Accept 406, bad JSON -32700", async () => {
-  const session = await openSession();
+test(
+  "legacy POSTs: notifications and responses 202, wrong type 415, wrong Accept 406, bad JSON -32700",
+  posixOnly("a command of about 1 MB: Windows refuses a command line over 32,767 characters"),
+  async () => {
+    const session = await openSession();
 
-  const note = await postLegacy(session, {
-    jsonrpc: "2.0",
-    method: "notifications/roots/list_changed",
-  });
-  assert.equal(note.status, 202);
-  assert.equal(await note.text(), "");
-  const answer = await postLegacy(session, { jsonrpc: "2.0", id: "toolhost-999", result: {} });
-  assert.equal(answer.status, 202);
-  assert.equal(await answer.text(), "");
-  await assertSessionServing(session, "after-202");
-
-  for (const type of ["text/plain", "application/x-www-form-urlencoded", "application/jsonx"]) {
-    await refusal(
-      await postLegacy(session, { jsonrpc: "2.0", id: 70, method: "ping" }, {
-        "content-type": type,
-      }),
-      415,
-    );
-  }
-  const untyped = await fetch(server.url, {
-    method: "POST",
-    headers: { accept: "application/json", "mcp-session-id": session },
-    body: new Blob([JSON.stringify({ jsonrpc: "2.0", id: 71, method: "ping" })]),
-  });
-  await refusal(untyped, 415);
-  await assertSessionServing(session, "after-415");
-
-  for (const accept of ["text/html", "image/png, text/plain"]) {
-    await refusal(
-      await postLegacy(session, { jsonrpc: "2.0", id: 72, method: "ping" }, { accept }),
-      406,
-    );
-  }
-  await assertSessionServing(session, "after-406");
-
-  for (const text of ['{"jsonrpc": "2.0", "id": 73, "method": ', "not json at all", ""]) {
-    const parse = await refusal(await postLegacy(session, text), 400, -32700);
-    assert.equal(parse.id, null);
-  }
-  await assertSessionServing(session, "after-parse-error");
-  const unframed = await refusal(
-    await postLegacy(session, { jsonrpc: "2.0", id: 74 }),
-    400,
-    -32600,
-  );
-  assert.equal(unframed.id, 74);
-  await assertSessionServing(session, "after-invalid");
-
-  // Just under the cap is fine.
-  const fits = await replyOf(
-    await postLegacy(session, {
+    const note = await postLegacy(session, {
       jsonrpc: "2.0",
-      id: 76,
-      method: "tools/call",
-      params: { name: "bash", arguments: { command: `: ${"y".repeat(1000 * 1000)}; echo fits` } },
-    }),
-    200,
-  );
-  assert.match(textOf(fits), /fits/);
+      method: "notifications/roots/list_changed",
+    });
+    assert.equal(note.status, 202);
+    assert.equal(await note.text(), "");
+    const answer = await postLegacy(session, { jsonrpc: "2.0", id: "toolhost-999", result: {} });
+    assert.equal(answer.status, 202);
+    assert.equal(await answer.text(), "");
+    await assertSessionServing(session, "after-202");
 
-  const other = await fetch(server.url, { method: "PUT", headers: { "mcp-session-id": session } });
-  await refusal(other, 405);
-  const elsewhere = await fetch(new URL("/not-mcp", server.url), {
-    method: "POST",
-    headers: LEGACY_HEADERS,
-    body: "{}",
-  });
-  assert.equal(elsewhere.status, 404);
-  await elsewhere.body?.cancel();
+    for (const type of ["text/plain", "application/x-www-form-urlencoded", "application/jsonx"]) {
+      await refusal(
+        await postLegacy(session, { jsonrpc: "2.0", id: 70, method: "ping" }, {
+          "content-type": type,
+        }),
+        415,
+      );
+    }
+    const untyped = await fetch(server.url, {
+      method: "POST",
+      headers: { accept: "application/json", "mcp-session-id": session },
+      body: new Blob([JSON.stringify({ jsonrpc: "2.0", id: 71, method: "ping" })]),
+    });
+    await refusal(untyped, 415);
+    await assertSessionServing(session, "after-415");
 
-  await deleteSession(session);
-  await assertServing();
-});
+    for (const accept of ["text/html", "image/png, text/plain"]) {
+      await refusal(
+        await postLegacy(session, { jsonrpc: "2.0", id: 72, method: "ping" }, { accept }),
+        406,
+      );
+    }
+    await assertSessionServing(session, "after-406");
+
+    for (const text of ['{"jsonrpc": "2.0", "id": 73, "method": ', "not json at all", ""]) {
+      const parse = await refusal(await postLegacy(session, text), 400, -32700);
+      assert.equal(parse.id, null);
+    }
+    await assertSessionServing(session, "after-parse-error");
+    const unframed = await refusal(
+      await postLegacy(session, { jsonrpc: "2.0", id: 74 }),
+      400,
+      -32600,
+    );
+    assert.equal(unframed.id, 74);
+    await assertSessionServing(session, "after-invalid");
+
+    // Just under the cap is fine.
+    const fits = await replyOf(
+      await postLegacy(session, {
+        jsonrpc: "2.0",
+        id: 76,
+        method: "tools/call",
+        params: { name: "bash", arguments: { command: `: ${"y".repeat(1000 * 1000)}; echo fits` } },
+      }),
+      200,
+    );
+    assert.match(textOf(fits), /fits/);
+
+    const other = await fetch(server.url, {
+      method: "PUT",
+      headers: { "mcp-session-id": session },
+    });
+    await refusal(other, 405);
+    const elsewhere = await fetch(new URL("/not-mcp", server.url), {
+      method: "POST",
+      headers: LEGACY_HEADERS,
+      body: "{}",
+    });
+    assert.equal(elsewhere.status, 404);
+    await elsewhere.body?.cancel();
+
+    await deleteSession(session);
+    await assertServing();
+  },
+);
 
 /** A tools/call body of exactly `size` bytes. */
 function bodyOfSize(size: number): string {
@@ -1070,51 +1084,59 @@ function bodyOfSize(size: number): string {
   return body;
 }
 
-test("a body over --max-line-mb is 413 with a JSON-RPC error naming the limit, however it is sent", async () => {
-  const session = await openSession();
-  const max = 1024 * 1024;
-  const sends: [string, () => Promise<Response>][] = [
-    ["one byte over the limit", () => postLegacy(session, bodyOfSize(max + 1))],
-    ["a few KB over the limit", () => postLegacy(session, bodyOfSize(max + 4096))],
-    ["in chunks, without a Content-Length", () => {
-      const bytes = new TextEncoder().encode(bodyOfSize(max + 4096));
-      const chunks = new ReadableStream<Uint8Array>({
-        start(controller) {
-          for (let at = 0; at < bytes.length; at += 64 * 1024) {
-            controller.enqueue(bytes.subarray(at, at + 64 * 1024));
-          }
-          controller.close();
-        },
-      });
-      return fetch(server.url, {
-        method: "POST",
-        headers: {
-          ...LEGACY_HEADERS,
-          "mcp-session-id": session,
-          "mcp-protocol-version": "2025-11-25",
-        },
-        body: chunks,
-        // @ts-ignore: fetch needs this to stream a request body; lib.dom does not know it yet
-        duplex: "half",
-      });
-    }],
-  ];
-  const problems: string[] = [];
-  for (const [how, send] of sends) {
-    const reply = await send();
-    const text = await reply.text();
-    if (reply.status !== 413) problems.push(`${how}: status ${reply.status}, not 413`);
-    else if (!/"error":\{.*"message":"[^"]*1048576 bytes/.test(text)) {
-      problems.push(`${how}: 413 with the body ${JSON.stringify(text)}, not a JSON-RPC error`);
+test(
+  "a body over --max-line-mb is 413 with a JSON-RPC error naming the limit, however it is sent",
+  posixOnly("a command of about 1 MB: Windows refuses a command line over 32,767 characters"),
+  async () => {
+    const session = await openSession();
+    const max = 1024 * 1024;
+    const sends: [string, () => Promise<Response>][] = [
+      ["one byte over the limit", () => postLegacy(session, bodyOfSize(max + 1))],
+      ["a few KB over the limit", () => postLegacy(session, bodyOfSize(max + 4096))],
+      ["in chunks, without a Content-Length", () => {
+        const bytes = new TextEncoder().encode(bodyOfSize(max + 4096));
+        const chunks = new ReadableStream<Uint8Array>({
+          start(controller) {
+            for (let at = 0; at < bytes.length; at += 64 * 1024) {
+              controller.enqueue(bytes.subarray(at, at + 64 * 1024));
+            }
+            controller.close();
+          },
+        });
+        return fetch(server.url, {
+          method: "POST",
+          headers: {
+            ...LEGACY_HEADERS,
+            "mcp-session-id": session,
+            "mcp-protocol-version": "2025-11-25",
+          },
+          body: chunks,
+          // @ts-ignore: fetch needs this to stream a request body; lib.dom does not know it yet
+          duplex: "half",
+        });
+      }],
+    ];
+    const problems: string[] = [];
+    for (const [how, send] of sends) {
+      const reply = await send();
+      const text = await reply.text();
+      if (reply.status !== 413) problems.push(`${how}: status ${reply.status}, not 413`);
+      else if (!/"error":\{.*"message":"[^"]*1048576 bytes/.test(text)) {
+        problems.push(`${how}: 413 with the body ${JSON.stringify(text)}, not a JSON-RPC error`);
+      }
+      await assertSessionServing(session, `after ${how}`);
     }
-    await assertSessionServing(session, `after ${how}`);
-  }
-  assert.deepEqual(problems, []);
-  const fits = await replyOf(await postLegacy(session, bodyOfSize(max)));
-  assert.match(textOf(fits), /ran/);
-  await deleteSession(session);
-});
+    assert.deepEqual(problems, []);
+    const fits = await replyOf(await postLegacy(session, bodyOfSize(max)));
+    assert.match(textOf(fits), /ran/);
+    await deleteSession(session);
+  },
+);
 
-test("through all of the above the server wrote nothing on stdout, and SIGTERM ends it with 0", async () => {
-  await stopCleanly(server);
-});
+test(
+  "through all of the above the server wrote nothing on stdout, and SIGTERM ends it with 0",
+  posixOnly("sends SIGTERM for an orderly stop (Windows can only terminate)"),
+  async () => {
+    await stopCleanly(server);
+  },
+);

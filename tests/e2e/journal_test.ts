@@ -17,6 +17,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, test } from "node:test";
 import { modern, PRODUCT_BINARY, RawClient } from "../helpers/raw_client.ts";
+import { posixOnly } from "../helpers/posix_only.ts";
 
 const clients: RawClient[] = [];
 afterEach(async () => {
@@ -68,25 +69,29 @@ test("write, edit, undo restores the first content; undoing the undo redoes it",
   assert.equal(readFileSync(join(root, "a.txt"), "utf8"), "second\n");
 });
 
-test("delete then undo restores the file with its mode; an outside change is refused", async () => {
-  const root = scratch("jr-del");
-  const c = start(root, scratch("jr-state"));
-  writeFileSync(join(root, "run.sh"), "#!/bin/sh\necho hi\n");
-  chmodSync(join(root, "run.sh"), 0o751);
-  await ok(c, "delete_file", { path: "run.sh" });
-  assert.match(await ok(c, "undo", {}), /mode 751/);
-  assert.equal(readFileSync(join(root, "run.sh"), "utf8"), "#!/bin/sh\necho hi\n");
-  assert.equal(statSync(join(root, "run.sh")).mode & 0o777, 0o751);
+test(
+  "delete then undo restores the file with its mode; an outside change is refused",
+  posixOnly("POSIX file modes (0751) are restored"),
+  async () => {
+    const root = scratch("jr-del");
+    const c = start(root, scratch("jr-state"));
+    writeFileSync(join(root, "run.sh"), "#!/bin/sh\necho hi\n");
+    chmodSync(join(root, "run.sh"), 0o751);
+    await ok(c, "delete_file", { path: "run.sh" });
+    assert.match(await ok(c, "undo", {}), /mode 751/);
+    assert.equal(readFileSync(join(root, "run.sh"), "utf8"), "#!/bin/sh\necho hi\n");
+    assert.equal(statSync(join(root, "run.sh")).mode & 0o777, 0o751);
 
-  await ok(c, "write_file", { path: "run.sh", content: "mine\n" });
-  writeFileSync(join(root, "run.sh"), "someone else\n");
-  const refused = await call(c, "undo", {});
-  assert.equal(refused.isError, true);
-  assert.match(refused.text, /changed since .* force: true/s);
-  assert.equal(readFileSync(join(root, "run.sh"), "utf8"), "someone else\n");
-  await ok(c, "undo", { force: true });
-  assert.equal(readFileSync(join(root, "run.sh"), "utf8"), "#!/bin/sh\necho hi\n");
-});
+    await ok(c, "write_file", { path: "run.sh", content: "mine\n" });
+    writeFileSync(join(root, "run.sh"), "someone else\n");
+    const refused = await call(c, "undo", {});
+    assert.equal(refused.isError, true);
+    assert.match(refused.text, /changed since .* force: true/s);
+    assert.equal(readFileSync(join(root, "run.sh"), "utf8"), "someone else\n");
+    await ok(c, "undo", { force: true });
+    assert.equal(readFileSync(join(root, "run.sh"), "utf8"), "#!/bin/sh\necho hi\n");
+  },
+);
 
 test("history survives a restart; secrets are masked; the budget drops the oldest", async () => {
   const root = scratch("jr-hist");

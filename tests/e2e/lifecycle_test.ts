@@ -4,9 +4,13 @@
  */
 import assert from "node:assert/strict";
 import process from "node:process";
-import { test } from "node:test";
 import { processesWith, waitUntil } from "../helpers/processes.ts";
 import { modern, PRODUCT_BINARY, RawClient, TEST_BINARY } from "../helpers/raw_client.ts";
+import { posixOnlyTest } from "../helpers/posix_only.ts";
+
+const test = posixOnlyTest(
+  "signals (SIGTERM, SIGINT, SIGHUP) and process groups; Windows can only terminate",
+);
 
 /**
  * Starts the product binary running a long bash command that leaves a background process of its

@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, test } from "node:test";
 import { type Message, modern, RawClient, TEST_BINARY } from "../helpers/raw_client.ts";
+import { posixOnly } from "../helpers/posix_only.ts";
 
 let client: RawClient | undefined;
 afterEach(async () => {
@@ -40,84 +41,88 @@ function start(root: string, args: string[] = []): RawClient {
 
 const contents = (reply: Message) => reply.result?.contents as Record<string, unknown>[];
 
-test("legacy (2025-11-25): capabilities, lists, reads, prompts, completion and refusals", async () => {
-  const { root } = project();
-  const c = start(root);
-  const init = await c.initialize("2025-11-25");
-  assert.deepEqual(init.result?.capabilities, {
-    tools: { listChanged: false },
-    logging: {},
-    resources: { subscribe: true, listChanged: true },
-    prompts: { listChanged: true },
-    completions: {},
-    experimental: { "resources/search": { maxQueryLength: 200, maxResults: 500 } },
-    tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
-  });
-  const listed = await c.request("resources/list");
-  const uris = (listed.result?.resources as { uri: string }[]).map((r) => r.uri);
-  assert.deepEqual(uris, [
-    "toolhost://history",
-    "toolhost://plan",
-    "toolhost://tasks",
-    "toolhost://skills/release-notes",
-  ]);
-  const templates = await c.request("resources/templates/list");
-  assert.deepEqual(
-    (templates.result?.resourceTemplates as { uriTemplate: string }[]).map((t) => t.uriTemplate),
-    ["file:///{+path}", "toolhost://processes/{id}/output", "toolhost://skills/{name}"],
-  );
+test(
+  "legacy (2025-11-25): capabilities, lists, reads, prompts, completion and refusals",
+  posixOnly("file:///etc/passwd and file:// URIs of POSIX paths"),
+  async () => {
+    const { root } = project();
+    const c = start(root);
+    const init = await c.initialize("2025-11-25");
+    assert.deepEqual(init.result?.capabilities, {
+      tools: { listChanged: false },
+      logging: {},
+      resources: { subscribe: true, listChanged: true },
+      prompts: { listChanged: true },
+      completions: {},
+      experimental: { "resources/search": { maxQueryLength: 200, maxResults: 500 } },
+      tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
+    });
+    const listed = await c.request("resources/list");
+    const uris = (listed.result?.resources as { uri: string }[]).map((r) => r.uri);
+    assert.deepEqual(uris, [
+      "toolhost://history",
+      "toolhost://plan",
+      "toolhost://tasks",
+      "toolhost://skills/release-notes",
+    ]);
+    const templates = await c.request("resources/templates/list");
+    assert.deepEqual(
+      (templates.result?.resourceTemplates as { uriTemplate: string }[]).map((t) => t.uriTemplate),
+      ["file:///{+path}", "toolhost://processes/{id}/output", "toolhost://skills/{name}"],
+    );
 
-  const file = await c.request("resources/read", { uri: `file://${root}/hello.txt` });
-  assert.deepEqual(contents(file), [
-    { uri: `file://${root}/hello.txt`, mimeType: "text/plain", text: "hello\n" },
-  ]);
-  for (const uri of ["file:///etc/passwd", `file://${root}/escape.txt`]) {
-    const refused = await c.request("resources/read", { uri });
-    assert.equal(refused.error?.code, -32602, uri);
-    assert.match(refused.error!.message, /outside the allowed roots/);
-    assert.doesNotMatch(JSON.stringify(refused), /top secret|root:x:0/);
-  }
-  const missing = await c.request("resources/read", { uri: `file://${root}/nope.txt` });
-  assert.equal(missing.error?.code, -32002);
-  const unknown = await c.request("resources/read", { uri: "toolhost://nothing" });
-  assert.equal(unknown.error?.code, -32002);
-  assert.deepEqual(unknown.error?.data, { uri: "toolhost://nothing" });
+    const file = await c.request("resources/read", { uri: `file://${root}/hello.txt` });
+    assert.deepEqual(contents(file), [
+      { uri: `file://${root}/hello.txt`, mimeType: "text/plain", text: "hello\n" },
+    ]);
+    for (const uri of ["file:///etc/passwd", `file://${root}/escape.txt`]) {
+      const refused = await c.request("resources/read", { uri });
+      assert.equal(refused.error?.code, -32602, uri);
+      assert.match(refused.error!.message, /outside the allowed roots/);
+      assert.doesNotMatch(JSON.stringify(refused), /top secret|root:x:0/);
+    }
+    const missing = await c.request("resources/read", { uri: `file://${root}/nope.txt` });
+    assert.equal(missing.error?.code, -32002);
+    const unknown = await c.request("resources/read", { uri: "toolhost://nothing" });
+    assert.equal(unknown.error?.code, -32002);
+    assert.deepEqual(unknown.error?.data, { uri: "toolhost://nothing" });
 
-  const prompts = await c.request("prompts/list");
-  assert.deepEqual(
-    (prompts.result?.prompts as { name: string }[]).map((p) => p.name),
-    ["fixture-greet", "release-notes"],
-  );
-  const got = await c.request("prompts/get", {
-    name: "release-notes",
-    arguments: { arguments: "v2.0" },
-  });
-  assert.deepEqual(got.result, {
-    messages: [{ role: "user", content: { type: "text", text: "Notes for v2.0." } }],
-    description: "Writes release notes.",
-  });
-  const needs = await c.request("prompts/get", { name: "fixture-greet" });
-  assert.equal(needs.error?.code, -32602);
-  assert.match(needs.error!.message, /needs the argument who/);
+    const prompts = await c.request("prompts/list");
+    assert.deepEqual(
+      (prompts.result?.prompts as { name: string }[]).map((p) => p.name),
+      ["fixture-greet", "release-notes"],
+    );
+    const got = await c.request("prompts/get", {
+      name: "release-notes",
+      arguments: { arguments: "v2.0" },
+    });
+    assert.deepEqual(got.result, {
+      messages: [{ role: "user", content: { type: "text", text: "Notes for v2.0." } }],
+      description: "Writes release notes.",
+    });
+    const needs = await c.request("prompts/get", { name: "fixture-greet" });
+    assert.equal(needs.error?.code, -32602);
+    assert.match(needs.error!.message, /needs the argument who/);
 
-  const language = await c.request("completion/complete", {
-    ref: { type: "ref/prompt", name: "fixture-greet" },
-    argument: { name: "language", value: "E" },
-  });
-  assert.deepEqual(language.result?.completion, {
-    values: ["English", "Esperanto"],
-    total: 2,
-    hasMore: false,
-  });
-  const path = await c.request("completion/complete", {
-    ref: { type: "ref/resource", uri: "file:///{+path}" },
-    argument: { name: "path", value: `${root.slice(1)}/he` },
-  });
-  assert.deepEqual((path.result?.completion as { values: string[] }).values, [
-    `${root.slice(1)}/hello.txt`,
-  ]);
-  assert.deepEqual(c.strayLines, []);
-});
+    const language = await c.request("completion/complete", {
+      ref: { type: "ref/prompt", name: "fixture-greet" },
+      argument: { name: "language", value: "E" },
+    });
+    assert.deepEqual(language.result?.completion, {
+      values: ["English", "Esperanto"],
+      total: 2,
+      hasMore: false,
+    });
+    const path = await c.request("completion/complete", {
+      ref: { type: "ref/resource", uri: "file:///{+path}" },
+      argument: { name: "path", value: `${root.slice(1)}/he` },
+    });
+    assert.deepEqual((path.result?.completion as { values: string[] }).values, [
+      `${root.slice(1)}/hello.txt`,
+    ]);
+    assert.deepEqual(c.strayLines, []);
+  },
+);
 
 test("modern (2026-07-28): results are complete and cacheable; unknown resources are -32602", async () => {
   const { root } = project();

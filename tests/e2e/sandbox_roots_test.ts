@@ -26,6 +26,7 @@ import { join } from "node:path";
 import process from "node:process";
 import { afterEach, test } from "node:test";
 import { modern, PRODUCT_BINARY, RawClient } from "../helpers/raw_client.ts";
+import { posixOnly } from "../helpers/posix_only.ts";
 
 let clients: RawClient[] = [];
 afterEach(async () => {
@@ -50,40 +51,44 @@ async function text(c: RawClient, name: string, args: Record<string, unknown>): 
 
 const SECRET = "TOPSECRET-outside";
 
-test("a root retargeted or renamed after the server started never leads outside it", async () => {
-  const base = scratch("rootswap");
-  mkdirSync(join(base, "out"));
-  mkdirSync(join(base, "proj", "work"), { recursive: true });
-  writeFileSync(join(base, "out", "secret"), `${SECRET}\n`);
-  writeFileSync(join(base, "proj", "mine.txt"), "mine\n");
-  symlinkSync("proj", join(base, "link"));
+test(
+  "a root retargeted or renamed after the server started never leads outside it",
+  posixOnly("links to /etc"),
+  async () => {
+    const base = scratch("rootswap");
+    mkdirSync(join(base, "out"));
+    mkdirSync(join(base, "proj", "work"), { recursive: true });
+    writeFileSync(join(base, "out", "secret"), `${SECRET}\n`);
+    writeFileSync(join(base, "proj", "mine.txt"), "mine\n");
+    symlinkSync("proj", join(base, "link"));
 
-  // The root given through a link: the link retargeted at a folder outside.
-  const c = open(["--root", join(base, "link"), "--read-only"]);
-  assert.match(await text(c, "read_file", { path: "mine.txt" }), /mine/);
-  unlinkSync(join(base, "link"));
-  symlinkSync("out", join(base, "link"));
-  assert.doesNotMatch(
-    await text(c, "read_file", { path: join(base, "out", "secret") }),
-    /TOPSECRET/,
-  );
-  assert.doesNotMatch(await text(c, "read_file", { path: "secret" }), /TOPSECRET/);
-  assert.doesNotMatch(await text(c, "grep", { pattern: "TOPSECRET", path: "." }), /TOPSECRET/);
-  assert.match(await text(c, "read_file", { path: "mine.txt" }), /mine/);
-  assert.match(await text(c, "list_roots", {}), new RegExp(`${base}/proj`));
+    // The root given through a link: the link retargeted at a folder outside.
+    const c = open(["--root", join(base, "link"), "--read-only"]);
+    assert.match(await text(c, "read_file", { path: "mine.txt" }), /mine/);
+    unlinkSync(join(base, "link"));
+    symlinkSync("out", join(base, "link"));
+    assert.doesNotMatch(
+      await text(c, "read_file", { path: join(base, "out", "secret") }),
+      /TOPSECRET/,
+    );
+    assert.doesNotMatch(await text(c, "read_file", { path: "secret" }), /TOPSECRET/);
+    assert.doesNotMatch(await text(c, "grep", { pattern: "TOPSECRET", path: "." }), /TOPSECRET/);
+    assert.match(await text(c, "read_file", { path: "mine.txt" }), /mine/);
+    assert.match(await text(c, "list_roots", {}), new RegExp(`${base}/proj`));
 
-  // The root named directly: renamed away, a symlink to / in its place.
-  const d = open(["--root", join(base, "proj"), "--read-only"]);
-  assert.match(await text(d, "read_file", { path: "mine.txt" }), /mine/);
-  renameSync(join(base, "proj"), join(base, "proj.old"));
-  symlinkSync("/", join(base, "proj"));
-  for (const path of [join(base, "out", "secret"), "/etc/hostname", "etc/hostname"]) {
-    const answer = await text(d, "read_file", { path });
-    assert.doesNotMatch(answer, /TOPSECRET/);
-    assert.match(answer, /outside the allowed roots|moved or replaced|none of the allowed roots/);
-  }
-  assert.match(await text(d, "list_roots", {}), /moved or replaced/);
-});
+    // The root named directly: renamed away, a symlink to / in its place.
+    const d = open(["--root", join(base, "proj"), "--read-only"]);
+    assert.match(await text(d, "read_file", { path: "mine.txt" }), /mine/);
+    renameSync(join(base, "proj"), join(base, "proj.old"));
+    symlinkSync("/", join(base, "proj"));
+    for (const path of [join(base, "out", "secret"), "/etc/hostname", "etc/hostname"]) {
+      const answer = await text(d, "read_file", { path });
+      assert.doesNotMatch(answer, /TOPSECRET/);
+      assert.match(answer, /outside the allowed roots|moved or replaced|none of the allowed roots/);
+    }
+    assert.match(await text(d, "list_roots", {}), /moved or replaced/);
+  },
+);
 
 test("a root nested in another cannot be replaced from inside the outer one to reach outside", async () => {
   const base = scratch("nestedroot");
@@ -157,78 +162,82 @@ int main(int argc, char **argv) {
 }
 `;
 
-test("a move across file systems never writes, overwrites or removes outside the roots", async (t) => {
-  const shm = "/dev/shm";
-  const base = scratch("xdev");
-  if (
-    process.platform !== "linux" || !existsSync(shm) || statSync(shm).dev === statSync(base).dev
-  ) {
-    t.skip("needs /dev/shm on another file system than the temporary directory");
-    return;
-  }
-  try {
-    writeFileSync(join(base, "tmpswap.c"), TMP_SWAPPER);
-    execFileSync("cc", ["-O2", "-o", join(base, "tmpswap"), join(base, "tmpswap.c")], {
-      stdio: "ignore",
-    });
-  } catch {
-    t.skip("no C compiler for the swapper");
-    return;
-  }
-  const other = realpathSync(mkdtempSync(join(shm, "toolhost-xdev-")));
-  try {
-    mkdirSync(join(base, "r1"));
-    mkdirSync(join(base, "victim"));
-    writeFileSync(join(base, "victim", "authorized_keys"), "ORIGINAL\n");
-    const c = open(["--root", join(base, "r1"), "--root", other]);
-    for (let attempt = 0; attempt < 10; attempt++) {
-      const source = join(other, `src${attempt}`);
-      mkdirSync(join(source, "sub"), { recursive: true });
-      for (let i = 0; i < 400; i++) writeFileSync(join(source, "sub", `f${i}`), "x");
-      writeFileSync(join(source, "sub", "authorized_keys"), "ATTACKER\n");
-      const swap = spawn(join(base, "tmpswap"), [
-        join(base, "r1"),
-        "sub",
-        join(base, "victim"),
-        "1",
-      ]);
-      const swapped = new Promise((done) => swap.once("exit", done));
-      await new Promise((done) => setTimeout(done, 20));
-      await text(c, "move_file", { source, destination: join(base, "r1", `dst${attempt}`) });
-      await swapped;
-      assert.deepEqual(
-        readdirSync(join(base, "victim")),
-        ["authorized_keys"],
-        `attempt ${attempt}`,
-      );
-      assert.equal(readFileSync(join(base, "victim", "authorized_keys"), "utf8"), "ORIGINAL\n");
+test(
+  "a move across file systems never writes, overwrites or removes outside the roots",
+  posixOnly("/dev/shm for a second filesystem"),
+  async (t) => {
+    const shm = "/dev/shm";
+    const base = scratch("xdev");
+    if (
+      process.platform !== "linux" || !existsSync(shm) || statSync(shm).dev === statSync(base).dev
+    ) {
+      t.skip("needs /dev/shm on another file system than the temporary directory");
+      return;
     }
-    // And a plain move across file systems still works: a file and a tree with a link in it.
-    mkdirSync(join(other, "tree", "deep"), { recursive: true });
-    writeFileSync(join(other, "tree", "deep", "f.txt"), "tree file\n");
-    symlinkSync("deep/f.txt", join(other, "tree", "link"));
-    writeFileSync(join(other, "one.txt"), "one\n");
-    assert.match(
-      await text(c, "move_file", {
-        source: join(other, "tree"),
-        destination: join(base, "r1", "tree"),
-      }),
-      /copied across filesystems/,
-    );
-    assert.match(
-      await text(c, "move_file", {
-        source: join(other, "one.txt"),
-        destination: join(base, "r1", "one.txt"),
-      }),
-      /copied across filesystems/,
-    );
-    assert.equal(readFileSync(join(base, "r1", "tree", "link"), "utf8"), "tree file\n");
-    assert.equal(readFileSync(join(base, "r1", "one.txt"), "utf8"), "one\n");
-    assert.equal(existsSync(join(other, "tree")) || existsSync(join(other, "one.txt")), false);
-  } finally {
-    rmSync(other, { recursive: true, force: true });
-  }
-});
+    try {
+      writeFileSync(join(base, "tmpswap.c"), TMP_SWAPPER);
+      execFileSync("cc", ["-O2", "-o", join(base, "tmpswap"), join(base, "tmpswap.c")], {
+        stdio: "ignore",
+      });
+    } catch {
+      t.skip("no C compiler for the swapper");
+      return;
+    }
+    const other = realpathSync(mkdtempSync(join(shm, "toolhost-xdev-")));
+    try {
+      mkdirSync(join(base, "r1"));
+      mkdirSync(join(base, "victim"));
+      writeFileSync(join(base, "victim", "authorized_keys"), "ORIGINAL\n");
+      const c = open(["--root", join(base, "r1"), "--root", other]);
+      for (let attempt = 0; attempt < 10; attempt++) {
+        const source = join(other, `src${attempt}`);
+        mkdirSync(join(source, "sub"), { recursive: true });
+        for (let i = 0; i < 400; i++) writeFileSync(join(source, "sub", `f${i}`), "x");
+        writeFileSync(join(source, "sub", "authorized_keys"), "ATTACKER\n");
+        const swap = spawn(join(base, "tmpswap"), [
+          join(base, "r1"),
+          "sub",
+          join(base, "victim"),
+          "1",
+        ]);
+        const swapped = new Promise((done) => swap.once("exit", done));
+        await new Promise((done) => setTimeout(done, 20));
+        await text(c, "move_file", { source, destination: join(base, "r1", `dst${attempt}`) });
+        await swapped;
+        assert.deepEqual(
+          readdirSync(join(base, "victim")),
+          ["authorized_keys"],
+          `attempt ${attempt}`,
+        );
+        assert.equal(readFileSync(join(base, "victim", "authorized_keys"), "utf8"), "ORIGINAL\n");
+      }
+      // And a plain move across file systems still works: a file and a tree with a link in it.
+      mkdirSync(join(other, "tree", "deep"), { recursive: true });
+      writeFileSync(join(other, "tree", "deep", "f.txt"), "tree file\n");
+      symlinkSync("deep/f.txt", join(other, "tree", "link"));
+      writeFileSync(join(other, "one.txt"), "one\n");
+      assert.match(
+        await text(c, "move_file", {
+          source: join(other, "tree"),
+          destination: join(base, "r1", "tree"),
+        }),
+        /copied across filesystems/,
+      );
+      assert.match(
+        await text(c, "move_file", {
+          source: join(other, "one.txt"),
+          destination: join(base, "r1", "one.txt"),
+        }),
+        /copied across filesystems/,
+      );
+      assert.equal(readFileSync(join(base, "r1", "tree", "link"), "utf8"), "tree file\n");
+      assert.equal(readFileSync(join(base, "r1", "one.txt"), "utf8"), "one\n");
+      assert.equal(existsSync(join(other, "tree")) || existsSync(join(other, "one.txt")), false);
+    } finally {
+      rmSync(other, { recursive: true, force: true });
+    }
+  },
+);
 
 test("append refuses a file with other hard links; a trailing slash never names a file", async () => {
   const base = scratch("hardlink");

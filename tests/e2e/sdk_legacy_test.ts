@@ -19,6 +19,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { binary, isolatedEnv, PRODUCT_BINARY, ROOT, TEST_BINARY } from "../helpers/raw_client.ts";
+import { posixOnly } from "../helpers/posix_only.ts";
 
 async function connect(path: string) {
   const client = new Client({ name: "sdk-e2e", version: "1.0.0" });
@@ -51,21 +52,25 @@ test("the SDK client connects to dist/toolhost, negotiates 2025-11-25 and lists 
   }
 });
 
-test("the SDK client runs bash (uname -a) and validates its structuredContent against outputSchema", async () => {
-  const { client } = await connect(PRODUCT_BINARY);
-  try {
-    const result = await client.callTool({ name: "bash", arguments: { command: "uname -a" } });
-    const text = (result.content as { type: string; text: string }[])[0].text;
-    assert.match(text, /^\S+ \S+ /, "uname output");
-    assert.match(text, /\[exit code 0 · \d+ ms\]$/);
-    assert.equal(result.isError, undefined);
-    const structured = result.structuredContent as { exitCode: number; timedOut: boolean };
-    assert.equal(structured.exitCode, 0);
-    assert.equal(structured.timedOut, false);
-  } finally {
-    await client.close();
-  }
-});
+test(
+  "the SDK client runs bash (uname -a) and validates its structuredContent against outputSchema",
+  posixOnly("runs uname -a"),
+  async () => {
+    const { client } = await connect(PRODUCT_BINARY);
+    try {
+      const result = await client.callTool({ name: "bash", arguments: { command: "uname -a" } });
+      const text = (result.content as { type: string; text: string }[])[0].text;
+      assert.match(text, /^\S+ \S+ /, "uname output");
+      assert.match(text, /\[exit code 0 · \d+ ms\]$/);
+      assert.equal(result.isError, undefined);
+      const structured = result.structuredContent as { exitCode: number; timedOut: boolean };
+      assert.equal(structured.exitCode, 0);
+      assert.equal(structured.timedOut, false);
+    } finally {
+      await client.close();
+    }
+  },
+);
 
 test("through the SDK: a failing command is an isError result; bad arguments too; an unknown tool is an McpError", async () => {
   const { client } = await connect(PRODUCT_BINARY);

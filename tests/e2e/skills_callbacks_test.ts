@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, test } from "node:test";
 import { type Message, modern, PRODUCT_BINARY, RawClient } from "../helpers/raw_client.ts";
+import { posixOnly } from "../helpers/posix_only.ts";
 
 let client: RawClient | undefined;
 afterEach(async () => {
@@ -167,27 +168,33 @@ test("a skill's result stays within 30,000 characters and says where read_file r
   assert.match(textsOf(rest)[0], /^\s*7\tStep: \$ARGUMENTS\n/);
 });
 
-test("a FIFO named SKILL.md is skipped with a warning; tools/list and calls still answer", async () => {
-  const project = scratch("skills-fifo");
-  const skills = join(project, ".claude", "skills");
-  writeSkill(skills, "fine", skillMd("fine", "Fine", "Fine.\n"));
-  mkdirSync(join(skills, "piped"));
-  const made = spawnSync("mkfifo", [join(skills, "piped", "SKILL.md")]);
-  assert.equal(made.status, 0, String(made.stderr));
-  client = new RawClient(PRODUCT_BINARY, ["--root", project], project, isolated());
-  const listed = await client.request("tools/list", modern(), 5000);
-  const tool = (listed.result!.tools as Record<string, unknown>[]).find((t) => t.name === "skill")!;
-  assert.deepEqual(
-    (tool.inputSchema as { properties: { name: { enum: string[] } } }).properties.name.enum,
-    ["fine"],
-  );
-  await waitForStderr(
-    client,
-    /skipped the skill in \S+\/piped: its SKILL\.md is a FIFO \(named pipe\), not a regular file/,
-  );
-  const fine = await client.request("tools/call", call("skill", { name: "fine" }), 5000);
-  assert.match(textsOf(fine)[0], /\n\nFine\.\n/);
-});
+test(
+  "a FIFO named SKILL.md is skipped with a warning; tools/list and calls still answer",
+  posixOnly("makes a FIFO"),
+  async () => {
+    const project = scratch("skills-fifo");
+    const skills = join(project, ".claude", "skills");
+    writeSkill(skills, "fine", skillMd("fine", "Fine", "Fine.\n"));
+    mkdirSync(join(skills, "piped"));
+    const made = spawnSync("mkfifo", [join(skills, "piped", "SKILL.md")]);
+    assert.equal(made.status, 0, String(made.stderr));
+    client = new RawClient(PRODUCT_BINARY, ["--root", project], project, isolated());
+    const listed = await client.request("tools/list", modern(), 5000);
+    const tool = (listed.result!.tools as Record<string, unknown>[]).find((t) =>
+      t.name === "skill"
+    )!;
+    assert.deepEqual(
+      (tool.inputSchema as { properties: { name: { enum: string[] } } }).properties.name.enum,
+      ["fine"],
+    );
+    await waitForStderr(
+      client,
+      /skipped the skill in \S+\/piped: its SKILL\.md is a FIFO \(named pipe\), not a regular file/,
+    );
+    const fine = await client.request("tools/call", call("skill", { name: "fine" }), 5000);
+    assert.match(textsOf(fine)[0], /\n\nFine\.\n/);
+  },
+);
 
 test("a huge skill name or callback_id is echoed cut, not whole", async () => {
   const root = scratch("echo");

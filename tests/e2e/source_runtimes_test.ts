@@ -5,7 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { modern, RawClient, ROOT } from "../helpers/raw_client.ts";
+import { modern, RawClient } from "../helpers/raw_client.ts";
+import { BUN, DENO } from "../../scripts/toolchain.ts";
 import { type LocalServer, serveLocally } from "../web/local_site.ts";
 
 let site: LocalServer;
@@ -18,20 +19,20 @@ before(async () => {
 after(() => site.close());
 
 for (
-  const [runtime, args] of [
-    ["deno", ["run", "--allow-all", "main.ts", "--allow-private-network"]],
-    ["bun", ["run", "--no-env-file", "main.ts", "--allow-private-network"]],
+  const [runtime, executable, args] of [
+    ["deno", DENO, ["run", "--allow-all", "main.ts", "--allow-private-network"]],
+    ["bun", BUN, ["run", "--no-env-file", "main.ts", "--allow-private-network"]],
   ] as const
 ) {
   test(`from source under ${runtime}: discover, a bash call, a fetched page`, async () => {
-    const c = new RawClient(`${ROOT}node_modules/.bin/${runtime}`, [...args]);
+    const c = new RawClient(executable, [...args]);
     const discover = await c.request("server/discover", modern(), 30_000);
     assert.ok((discover.result?.supportedVersions as string[]).includes("2026-07-28"));
     const call = await c.request(
       "tools/call",
-      modern({ name: "bash", arguments: { command: `echo from ${runtime}` } }),
+      modern({ name: "bash", arguments: { command: `echo "from ${runtime}"` } }),
     );
-    assert.match(JSON.stringify(call.result?.content), new RegExp(`from ${runtime}\\\\n`));
+    assert.match(JSON.stringify(call.result?.content), new RegExp(`from ${runtime}(\\\\r)?\\\\n`));
     const page = await c.request(
       "tools/call",
       modern({ name: "fetch_url", arguments: { url: `${site.base}/` } }),

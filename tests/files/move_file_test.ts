@@ -17,6 +17,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import moveFile from "../../tools/files/move_file.ts";
 import { callTool, scratchDir } from "../helpers/file_tools.ts";
+import { posixOnly } from "../helpers/posix_only.ts";
 
 const move = (roots: string[], args: Record<string, unknown>) => callTool(moveFile, roots, args);
 
@@ -102,47 +103,55 @@ test("a symlink is moved itself, not its target", async () => {
   assert.equal(existsSync(join(root, "link")), false);
 });
 
-test("moving into itself, moving a root, a missing source and the same path are refused", async () => {
-  const root = scratchDir("toolhost-move-");
-  mkdirSync(join(root, "dir"));
-  writeFileSync(join(root, "f"), "");
-  const itself = await move([root], { source: "dir", destination: "dir/sub/dir" });
-  assert.match(itself.text, /^cannot move dir into itself \(dir\/sub\/dir\)/);
-  const theRoot = await move([root], { source: ".", destination: "elsewhere" });
-  assert.equal(theRoot.text, ". is an allowed root; it cannot be moved.");
-  const missing = await move([root], { source: "ghost", destination: "g2" });
-  assert.match(missing.text, /^source ghost does not exist/);
-  const same = await move([root], { source: "f", destination: "./f" });
-  assert.equal(same.text, "source and destination are the same path (f).");
-  assert.deepEqual(readdirSync(root).sort(), ["dir", "f"]);
-});
+test(
+  "moving into itself, moving a root, a missing source and the same path are refused",
+  posixOnly("moves onto /dev"),
+  async () => {
+    const root = scratchDir("toolhost-move-");
+    mkdirSync(join(root, "dir"));
+    writeFileSync(join(root, "f"), "");
+    const itself = await move([root], { source: "dir", destination: "dir/sub/dir" });
+    assert.match(itself.text, /^cannot move dir into itself \(dir\/sub\/dir\)/);
+    const theRoot = await move([root], { source: ".", destination: "elsewhere" });
+    assert.equal(theRoot.text, ". is an allowed root; it cannot be moved.");
+    const missing = await move([root], { source: "ghost", destination: "g2" });
+    assert.match(missing.text, /^source ghost does not exist/);
+    const same = await move([root], { source: "f", destination: "./f" });
+    assert.equal(same.text, "source and destination are the same path (f).");
+    assert.deepEqual(readdirSync(root).sort(), ["dir", "f"]);
+  },
+);
 
 /** /dev/shm is a tmpfs on Linux: a second filesystem to move across. */
 const otherFilesystem = existsSync("/dev/shm") &&
   statSync("/dev/shm").dev !== statSync(tmpdir()).dev;
 
-test("across filesystems a tree is copied with modes and links, then the source removed", {
-  skip: !otherFilesystem && "no second filesystem (/dev/shm) to move across",
-}, async () => {
-  const disk = scratchDir("toolhost-move-");
-  const memory = scratchDir("toolhost-move-", "/dev/shm");
-  mkdirSync(join(disk, "tree/sub"), { recursive: true });
-  writeFileSync(join(disk, "tree/sub/run.sh"), "#!/bin/sh\n");
-  chmodSync(join(disk, "tree/sub/run.sh"), 0o750);
-  symlinkSync("sub/run.sh", join(disk, "tree/link"));
-  const { text, data } = await move([disk, memory], {
-    source: "tree",
-    destination: join(memory, "moved"),
-  });
-  assert.equal(data.copied, true, text);
-  assert.match(text, /\(copied across filesystems, then the source removed\)\.$/);
-  assert.equal(existsSync(join(disk, "tree")), false);
-  assert.equal(readFileSync(join(memory, "moved/sub/run.sh"), "utf8"), "#!/bin/sh\n");
-  assert.equal(statSync(join(memory, "moved/sub/run.sh")).mode & 0o777, 0o750);
-  assert.equal(readlinkSync(join(memory, "moved/link")), "sub/run.sh");
-  assert.ok(lstatSync(join(memory, "moved/link")).isSymbolicLink());
-  assert.deepEqual(readdirSync(memory), ["moved"]);
-});
+test(
+  "across filesystems a tree is copied with modes and links, then the source removed",
+  {
+    skip: !otherFilesystem && "no second filesystem (/dev/shm) to move across",
+  },
+  async () => {
+    const disk = scratchDir("toolhost-move-");
+    const memory = scratchDir("toolhost-move-", "/dev/shm");
+    mkdirSync(join(disk, "tree/sub"), { recursive: true });
+    writeFileSync(join(disk, "tree/sub/run.sh"), "#!/bin/sh\n");
+    chmodSync(join(disk, "tree/sub/run.sh"), 0o750);
+    symlinkSync("sub/run.sh", join(disk, "tree/link"));
+    const { text, data } = await move([disk, memory], {
+      source: "tree",
+      destination: join(memory, "moved"),
+    });
+    assert.equal(data.copied, true, text);
+    assert.match(text, /\(copied across filesystems, then the source removed\)\.$/);
+    assert.equal(existsSync(join(disk, "tree")), false);
+    assert.equal(readFileSync(join(memory, "moved/sub/run.sh"), "utf8"), "#!/bin/sh\n");
+    assert.equal(statSync(join(memory, "moved/sub/run.sh")).mode & 0o777, 0o750);
+    assert.equal(readlinkSync(join(memory, "moved/link")), "sub/run.sh");
+    assert.ok(lstatSync(join(memory, "moved/link")).isSymbolicLink());
+    assert.deepEqual(readdirSync(memory), ["moved"]);
+  },
+);
 
 test("both paths must be inside the roots", async () => {
   const root = scratchDir("toolhost-move-");

@@ -9,6 +9,7 @@ import { open } from "node:fs/promises";
 import readFile from "../../tools/files/read_file.ts";
 import { tailStart } from "../../tools/files/_lib/tail_lines.ts";
 import { callTool, scratchDir } from "../helpers/file_tools.ts";
+import { posixOnly } from "../helpers/posix_only.ts";
 
 function rootWith(files: Record<string, string | Uint8Array>): string {
   const root = scratchDir("toolhost-read-");
@@ -176,18 +177,22 @@ test("past the end is an error naming the line count; an empty file is not", asy
   assert.equal(empty.data.totalLines, 0);
 });
 
-test("directories, missing files and FIFOs are clear errors", async () => {
-  const root = rootWith({});
-  mkdirSync(join(root, "src"));
-  const dir = await read(root, { path: "src" });
-  assert.equal(dir.result.isError, true);
-  assert.match(dir.text, /^src is a directory, not a file; use list_dir/);
-  const missing = await read(root, { path: "nope.txt" });
-  assert.match(missing.text, /^nope\.txt does not exist\. Check the path/);
-  assert.equal(spawnSync("mkfifo", [join(root, "pipe")]).status, 0);
-  const fifo = await read(root, { path: "pipe" });
-  assert.match(fifo.text, /^pipe is a FIFO \(named pipe\), not a regular file/);
-});
+test(
+  "directories, missing files and FIFOs are clear errors",
+  posixOnly("makes a FIFO"),
+  async () => {
+    const root = rootWith({});
+    mkdirSync(join(root, "src"));
+    const dir = await read(root, { path: "src" });
+    assert.equal(dir.result.isError, true);
+    assert.match(dir.text, /^src is a directory, not a file; use list_dir/);
+    const missing = await read(root, { path: "nope.txt" });
+    assert.match(missing.text, /^nope\.txt does not exist\. Check the path/);
+    assert.equal(spawnSync("mkfifo", [join(root, "pipe")]).status, 0);
+    const fifo = await read(root, { path: "pipe" });
+    assert.match(fifo.text, /^pipe is a FIFO \(named pipe\), not a regular file/);
+  },
+);
 
 const PNG = new Uint8Array([
   0x89,

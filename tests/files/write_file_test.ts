@@ -15,6 +15,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import writeFile from "../../tools/files/write_file.ts";
 import { callTool, scratchDir } from "../helpers/file_tools.ts";
+import { posixOnly } from "../helpers/posix_only.ts";
 
 const write = (root: string, args: Record<string, unknown>) => callTool(writeFile, [root], args);
 
@@ -35,19 +36,23 @@ test("a new file is created with its parent directories, and the result says so"
   });
 });
 
-test("overwriting keeps the file's mode and says what it replaced, leaving no temporary file", async () => {
-  const root = scratchDir("toolhost-write-");
-  const file = join(root, "run.sh");
-  writeFileSync(file, "old content\n");
-  chmodSync(file, 0o751);
-  const { text, data } = await write(root, { path: "run.sh", content: "#!/bin/sh\necho new" });
-  assert.equal(readFileSync(file, "utf8"), "#!/bin/sh\necho new");
-  assert.equal(statSync(file).mode & 0o7777, 0o751);
-  assert.equal(text, "Overwrote run.sh: 18 bytes, 2 lines (it held 12 bytes).");
-  assert.equal(data.created, false);
-  assert.equal(data.previousBytes, 12);
-  assert.deepEqual(readdirSync(root), ["run.sh"]);
-});
+test(
+  "overwriting keeps the file's mode and says what it replaced, leaving no temporary file",
+  posixOnly("POSIX file modes (0751, 07777)"),
+  async () => {
+    const root = scratchDir("toolhost-write-");
+    const file = join(root, "run.sh");
+    writeFileSync(file, "old content\n");
+    chmodSync(file, 0o751);
+    const { text, data } = await write(root, { path: "run.sh", content: "#!/bin/sh\necho new" });
+    assert.equal(readFileSync(file, "utf8"), "#!/bin/sh\necho new");
+    assert.equal(statSync(file).mode & 0o7777, 0o751);
+    assert.equal(text, "Overwrote run.sh: 18 bytes, 2 lines (it held 12 bytes).");
+    assert.equal(data.created, false);
+    assert.equal(data.previousBytes, 12);
+    assert.deepEqual(readdirSync(root), ["run.sh"]);
+  },
+);
 
 test("a symlink is written through to its target, and stays a link", async () => {
   const root = scratchDir("toolhost-write-");
@@ -101,30 +106,34 @@ test("a directory in place of the file, or a non-directory in place of a parent,
   );
 });
 
-test('mode "append" adds at the end, creating the file; keeps its inode; never a FIFO', async () => {
-  const root = scratchDir("toolhost-write-");
-  const first = await write(root, { path: "log/a.log", content: "one\n", mode: "append" });
-  assert.equal(
-    first.text,
-    "Created log/a.log: 4 bytes added, 4 bytes now.\nCreated the directory log for it.",
-  );
-  const inode = statSync(join(root, "log/a.log")).ino;
-  const second = await write(root, { path: "log/a.log", content: "two\n", mode: "append" });
-  assert.equal(second.text, "Appended to log/a.log: 4 bytes added, 8 bytes now.");
-  assert.deepEqual(second.data, {
-    path: "log/a.log",
-    created: false,
-    bytes: 4,
-    previousBytes: 4,
-    createdDirectory: null,
-  });
-  assert.equal(readFileSync(join(root, "log/a.log"), "utf8"), "one\ntwo\n");
-  assert.equal(statSync(join(root, "log/a.log")).ino, inode, "appended in place, not rewritten");
-  spawnSync("mkfifo", [join(root, "fifo")]);
-  const fifo = await write(root, { path: "fifo", content: "x", mode: "append" });
-  assert.equal(fifo.result.isError, true);
-  assert.match(fifo.text, /not a regular file/);
-  chmodSync(join(root, "log/a.log"), 0o444);
-  const readOnly = await write(root, { path: "log/a.log", content: "x", mode: "append" });
-  assert.match(readOnly.text, /read-only/);
-});
+test(
+  'mode "append" adds at the end, creating the file; keeps its inode; never a FIFO',
+  posixOnly("makes a FIFO, POSIX mode 0444"),
+  async () => {
+    const root = scratchDir("toolhost-write-");
+    const first = await write(root, { path: "log/a.log", content: "one\n", mode: "append" });
+    assert.equal(
+      first.text,
+      "Created log/a.log: 4 bytes added, 4 bytes now.\nCreated the directory log for it.",
+    );
+    const inode = statSync(join(root, "log/a.log")).ino;
+    const second = await write(root, { path: "log/a.log", content: "two\n", mode: "append" });
+    assert.equal(second.text, "Appended to log/a.log: 4 bytes added, 8 bytes now.");
+    assert.deepEqual(second.data, {
+      path: "log/a.log",
+      created: false,
+      bytes: 4,
+      previousBytes: 4,
+      createdDirectory: null,
+    });
+    assert.equal(readFileSync(join(root, "log/a.log"), "utf8"), "one\ntwo\n");
+    assert.equal(statSync(join(root, "log/a.log")).ino, inode, "appended in place, not rewritten");
+    spawnSync("mkfifo", [join(root, "fifo")]);
+    const fifo = await write(root, { path: "fifo", content: "x", mode: "append" });
+    assert.equal(fifo.result.isError, true);
+    assert.match(fifo.text, /not a regular file/);
+    chmodSync(join(root, "log/a.log"), 0o444);
+    const readOnly = await write(root, { path: "log/a.log", content: "x", mode: "append" });
+    assert.match(readOnly.text, /read-only/);
+  },
+);

@@ -9,11 +9,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
+import { distBinary } from "../../scripts/toolchain.ts";
 
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 /** The binary under test; TOOLHOST_BINARY points the e2e suite at another build. */
-export const PRODUCT_BINARY = process.env.TOOLHOST_BINARY ?? `${ROOT}dist/toolhost`;
-export const TEST_BINARY = `${ROOT}dist/toolhost-test`;
+export const PRODUCT_BINARY = process.env.TOOLHOST_BINARY ?? distBinary("toolhost");
+export const TEST_BINARY = distBinary("toolhost-test");
 
 let scratch: Record<string, string> | undefined;
 
@@ -30,6 +31,9 @@ export function isolatedEnv(): Record<string, string> {
       HOME: join(dir, "home"),
       TOOLHOST_SKILL_DIRS: "",
       TOOLHOST_STATE_DIR: join(dir, "state"),
+      // The shell chosen for the whole run (the Windows job's Git Bash) reaches the servers that
+      // SDK clients start too, whose environment is only what is passed here.
+      ...(process.env.TOOLHOST_SHELL ? { TOOLHOST_SHELL: process.env.TOOLHOST_SHELL } : {}),
     };
   }
   return scratch;

@@ -67,7 +67,8 @@ function onPath(name: string): string | undefined {
   return undefined;
 }
 
-const hasAvx2 = /^flags\s*:.*\bavx2\b/m.test(readFileSync("/proc/cpuinfo", "utf8"));
+// Only where the tests run: /proc/cpuinfo is Linux's (this file loads on Windows too).
+const hasAvx2 = !notHere && /^flags\s*:.*\bavx2\b/m.test(readFileSync("/proc/cpuinfo", "utf8"));
 const target = (name: string): Target => TARGETS.find((t) => t.name === name)!;
 const binaryOf = (t: Target) => join(RELEASE, `toolhost-${t.name}`, executableName(t));
 /** The build this machine runs natively. */

@@ -9,7 +9,7 @@ import { sortContributions } from "../../mcp/contribution.ts";
 import { TOOL_NAME } from "../../mcp/tool.ts";
 import { BARREL, renderBarrel, toolFiles } from "../../scripts/gen.ts";
 import { toolModules } from "../../tools/mod.ts";
-import { ROOT } from "../helpers/raw_client.ts";
+import { DENO } from "../../scripts/toolchain.ts";
 
 test("tools/mod.ts imports exactly the modules in tools/<family>/ (run `deno task gen` if this fails)", () => {
   assert.equal(
@@ -94,7 +94,7 @@ test("the generator picks the family folders' modules only, and its barrel compi
     const files = toolFiles(tools);
     assert.deepEqual(files, ["files/a-b.ts", "files/delete.ts", "web/9lives.ts", "web/a_b.ts"]);
     writeFileSync(join(tools, "mod.ts"), renderBarrel(files));
-    const check = spawnSync(`${ROOT}node_modules/.bin/deno`, ["check", join(tools, "mod.ts")], {
+    const check = spawnSync(DENO, ["check", join(tools, "mod.ts")], {
       encoding: "utf8",
     });
     assert.equal(check.status, 0, check.stderr);

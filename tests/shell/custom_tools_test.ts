@@ -16,12 +16,16 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
-import { test } from "node:test";
 import type { Tool } from "../../mcp/tool.ts";
 import { checkInputSchemas, customTools } from "../../tools/shell/_lib/custom_tools.ts";
 import type { CustomToolSpec } from "../../config/settings.ts";
 import { harness, initializeParams, tick } from "../helpers/in_process.ts";
 import { isRunning, processesWith, waitUntil } from "../helpers/processes.ts";
+import { posixOnlyTest } from "../helpers/posix_only.ts";
+
+const test = posixOnlyTest(
+  "the custom tools are sh scripts (#!/bin/sh, chmod 755) and are stopped by process group",
+);
 
 type Result = {
   content: { text: string }[];

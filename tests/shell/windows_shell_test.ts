@@ -6,10 +6,12 @@ import {
   chooseWindowsShell,
   commandLineLength,
   encodePowerShell,
+  envValue,
   POWERSHELL_PREFIX,
   POWERSHELL_SUFFIX,
   shellKind,
   whichWindows,
+  windowsEnvWith,
   windowsShellInvocation,
 } from "../../tools/shell/_lib/windows_shell.ts";
 
@@ -108,7 +110,7 @@ test("cmd: /d /s /c with the command in one pair of quotes, not quoted again", (
     path: "C:\\Windows\\System32\\cmd.exe",
     kind: "cmd",
   });
-  assert.deepEqual(call.args, ["/d", "/s", "/c", `"${command}"`]);
+  assert.deepEqual(call.args, ["/d", "/s", "/c", `"chcp 65001>nul & ${command}"`]);
   assert.equal(call.windowsVerbatimArguments, true);
 });
 
@@ -121,9 +123,55 @@ test("a command too long for a Windows command line is refused with what to do i
   const long = "x".repeat(20_000); // base64 of UTF-16 is 8/3 as long
   assert.throws(
     () => windowsShellInvocation(long, { path: "pwsh.exe", kind: "pwsh" }),
-    /too long for a Windows command line.*script file/,
+    /too long for a Windows command line.*limit is 32767.*script file/,
   );
-  const fits = "x".repeat(20_000);
-  const call = windowsShellInvocation(fits, { path: "cmd.exe", kind: "cmd" });
-  assert.ok(commandLineLength(call) < 32_767);
+  // cmd.exe has a limit of its own, 8,191 characters.
+  const fits = windowsShellInvocation("x".repeat(8_000), { path: "cmd.exe", kind: "cmd" });
+  assert.ok(commandLineLength(fits) <= 8_191);
+  assert.throws(
+    () => windowsShellInvocation("x".repeat(8_200), { path: "cmd.exe", kind: "cmd" }),
+    /limit is 8191/,
+  );
+});
+
+test("a PowerShell command too long for the command line runs from a script file, verbatim", () => {
+  const command = `Write-Output "$x \"q\" é"\n` + "# pad\n".repeat(4_000);
+  const call = windowsShellInvocation(
+    command,
+    { path: "C:\\pwsh\\pwsh.exe", kind: "pwsh" },
+    () => "C:\\Temp\\toolhost-1.ps1",
+  );
+  assert.deepEqual(call.args, [
+    "-NoLogo",
+    "-NoProfile",
+    "-NonInteractive",
+    "-ExecutionPolicy",
+    "Bypass",
+    "-File",
+    "C:\\Temp\\toolhost-1.ps1",
+  ]);
+  assert.deepEqual(call.scriptFile, {
+    path: "C:\\Temp\\toolhost-1.ps1",
+    text: "\uFEFF" + POWERSHELL_PREFIX + command + POWERSHELL_SUFFIX,
+  });
+  // A short one stays on the command line: no file is asked for.
+  const asked: string[] = [];
+  const short = windowsShellInvocation("echo hi", { path: "pwsh.exe", kind: "pwsh" }, () => {
+    asked.push("file");
+    return "unused";
+  });
+  assert.equal(short.scriptFile, undefined);
+  assert.deepEqual(asked, []);
+});
+
+test("a variable set in any case replaces the one Windows has in another case (PATH over Path)", () => {
+  const base = { Path: "C:\\Windows", SystemRoot: "C:\\Windows", Other: "x" };
+  assert.deepEqual(windowsEnvWith(base, { PATH: "C:\\tools", NEW: "1" }), {
+    SystemRoot: "C:\\Windows",
+    Other: "x",
+    PATH: "C:\\tools",
+    NEW: "1",
+  });
+  assert.deepEqual(base.Path, "C:\\Windows", "the base is left alone");
+  assert.equal(envValue(windowsEnvWith(base, { path: "D:\\" }), "PATH"), "D:\\");
 });

@@ -19,6 +19,7 @@ import { fillArguments } from "../../tools/skills/_lib/skill_text.ts";
 import { callTool, scratchDir, type ToolResult } from "../helpers/file_tools.ts";
 import { harness } from "../helpers/in_process.ts";
 import { modern } from "../helpers/raw_client.ts";
+import { posixOnly } from "../helpers/posix_only.ts";
 
 const skillMd = (name: string, description: string, body = "Do the thing.\n") =>
   `---\nname: ${name}\ndescription: ${description}\n---\n${body}`;
@@ -84,31 +85,35 @@ test("a SKILL.md that breaks the format's rules is refused with what to fix", as
   assert.equal((await parseSkill(skillMd("a".repeat(64), "x"), "a".repeat(64))).name.length, 64);
 });
 
-test("sources: the project's directories, then configured ones, then the user's, each once", () => {
-  assert.deepEqual(
-    skillSources({ projects: ["/p", "/q", "/p"], configured: ["/c"], home: "/h" }),
-    [
-      { dir: "/p/.claude/skills", scope: "project" },
-      { dir: "/p/.agents/skills", scope: "project" },
-      { dir: "/q/.claude/skills", scope: "project" },
-      { dir: "/q/.agents/skills", scope: "project" },
-      { dir: "/c", scope: "configured" },
-      { dir: "/h/.claude/skills", scope: "user" },
-      { dir: "/h/.agents/skills", scope: "user" },
-    ],
-  );
-  assert.deepEqual(
-    skillSources({ projects: ["/h"], configured: [], home: "/h" }).map((s) => s.scope),
-    ["user", "user"],
-    "started in the home directory, the user's skills stay the user's",
-  );
-  const home = process.env.HOME;
-  assert.deepEqual(configuredSkillDirs(["/a", "", " ", "~/s", "rel"].join(delimiter)), [
-    "/a",
-    `${home}/s`,
-    join(process.cwd(), "rel"),
-  ]);
-});
+test(
+  "sources: the project's directories, then configured ones, then the user's, each once",
+  posixOnly("makes a FIFO"),
+  () => {
+    assert.deepEqual(
+      skillSources({ projects: ["/p", "/q", "/p"], configured: ["/c"], home: "/h" }),
+      [
+        { dir: "/p/.claude/skills", scope: "project" },
+        { dir: "/p/.agents/skills", scope: "project" },
+        { dir: "/q/.claude/skills", scope: "project" },
+        { dir: "/q/.agents/skills", scope: "project" },
+        { dir: "/c", scope: "configured" },
+        { dir: "/h/.claude/skills", scope: "user" },
+        { dir: "/h/.agents/skills", scope: "user" },
+      ],
+    );
+    assert.deepEqual(
+      skillSources({ projects: ["/h"], configured: [], home: "/h" }).map((s) => s.scope),
+      ["user", "user"],
+      "started in the home directory, the user's skills stay the user's",
+    );
+    const home = process.env.HOME;
+    assert.deepEqual(configuredSkillDirs(["/a", "", " ", "~/s", "rel"].join(delimiter)), [
+      "/a",
+      `${home}/s`,
+      join(process.cwd(), "rel"),
+    ]);
+  },
+);
 
 function mkfifo(path: string): void {
   const made = spawnSync("mkfifo", [path]);
@@ -206,28 +211,32 @@ test("bundled files: nested ones listed, SKILL.md and .git left out, links out o
   assert.equal(many.more, 8);
 });
 
-test("a FIFO or a device named SKILL.md is skipped, never opened in a way that waits", async () => {
-  const p = places();
-  writeSkill(p.userSkills, "fine", skillMd("fine", "Fine"));
-  mkdirSync(join(p.projectSkills, "piped"), { recursive: true });
-  mkfifo(join(p.projectSkills, "piped", "SKILL.md"));
-  mkdirSync(join(p.projectSkills, "device"), { recursive: true });
-  symlinkSync("/dev/zero", join(p.projectSkills, "device", "SKILL.md"));
-  const found = await discoverSkills(p.sources);
-  assert.deepEqual(found.skills.map((s) => s.name), ["fine"]);
-  assert.deepEqual(found.problems, [
-    `skipped the skill in ${
-      join(p.projectSkills, "device")
-    }: its SKILL.md is a character device, not a regular file`,
-    `skipped the skill in ${
-      join(p.projectSkills, "piped")
-    }: its SKILL.md is a FIFO (named pipe), not a regular file`,
-  ]);
-  await assert.rejects(
-    findSkill("piped", p.sources, 1024),
-    /no usable skill is named piped: .*piped was skipped: its SKILL.md is a FIFO \(named pipe\)/,
-  );
-});
+test(
+  "a FIFO or a device named SKILL.md is skipped, never opened in a way that waits",
+  posixOnly("makes a FIFO, links /dev/null"),
+  async () => {
+    const p = places();
+    writeSkill(p.userSkills, "fine", skillMd("fine", "Fine"));
+    mkdirSync(join(p.projectSkills, "piped"), { recursive: true });
+    mkfifo(join(p.projectSkills, "piped", "SKILL.md"));
+    mkdirSync(join(p.projectSkills, "device"), { recursive: true });
+    symlinkSync("/dev/zero", join(p.projectSkills, "device", "SKILL.md"));
+    const found = await discoverSkills(p.sources);
+    assert.deepEqual(found.skills.map((s) => s.name), ["fine"]);
+    assert.deepEqual(found.problems, [
+      `skipped the skill in ${
+        join(p.projectSkills, "device")
+      }: its SKILL.md is a character device, not a regular file`,
+      `skipped the skill in ${
+        join(p.projectSkills, "piped")
+      }: its SKILL.md is a FIFO (named pipe), not a regular file`,
+    ]);
+    await assert.rejects(
+      findSkill("piped", p.sources, 1024),
+      /no usable skill is named piped: .*piped was skipped: its SKILL.md is a FIFO \(named pipe\)/,
+    );
+  },
+);
 
 test("discovery reads front matter only, which must close within 16 KB", async () => {
   const p = places();

@@ -36,6 +36,7 @@ import type { Dirent } from "node:fs";
 
 const DARWIN = process.platform === "darwin";
 const LINUX = process.platform === "linux";
+const WINDOWS = process.platform === "win32";
 
 /** Numeric values where node's `fs.constants` lacks them, per platform. */
 export const O_DIRECTORY = constants.O_DIRECTORY ?? (DARWIN ? 0x100000 : 0);
@@ -162,7 +163,11 @@ export class Dir {
 
   /** The address of entry `name` (one component: no "/", never "." or ".."). */
   at(name: string): string {
-    if (name === "" || name === "." || name === ".." || name.includes("/")) {
+    // On Windows `\` separates too: a name holding one would be a path, not one entry.
+    if (
+      name === "" || name === "." || name === ".." || name.includes("/") ||
+      (WINDOWS && name.includes("\\"))
+    ) {
       throw new Error(`${JSON.stringify(name)} is not the name of one entry`);
     }
     return this.#handle ? `${this.self}/${name}` : join(this.path, name);

@@ -16,6 +16,7 @@ import process from "node:process";
 import { Buffer } from "node:buffer";
 import { Watchdog } from "./process_watchdog.ts";
 import { treeKillOutcome, treeKillPlan } from "./windows_tree_kill.ts";
+import { endJob, jobFor, type JobHandle } from "./windows_job.ts";
 
 /**
  * Windows has no process groups: a "group" is the tree under the process we started, ended with
@@ -38,6 +39,8 @@ let runs = 0;
  * leader exits (bash_kill may come later for what it left); keyed by pid, so bounded.
  */
 const marks = new Map<number, Buffer>();
+/** Windows: the job each command's tree is in, by the pid of the process we started. */
+const jobs = new Map<number, JobHandle>();
 
 export interface GroupOptions {
   /**
@@ -67,6 +70,12 @@ export function spawnInGroup(
     windowsHide: true,
   });
   const pgid = child.pid;
+  // Windows: a kill-on-close job holds the tree (windows_job.ts); its handle is never closed
+  // by us, so Windows ends what is left in it when toolhost ends, however it ends.
+  if (WINDOWS && pgid !== undefined && !outliveServer) {
+    const job = jobFor(pgid);
+    if (job !== undefined) jobs.set(pgid, job);
+  }
   if (pgid !== undefined && mark !== undefined) {
     const entry = { leaderExited: false };
     groups.set(pgid, entry);
@@ -91,6 +100,7 @@ function serverToken(): string {
 /** Stops remembering a group that has ended (so its recycled pgid is never signalled). */
 function forget(pgid: number): void {
   if (groups.delete(pgid)) watchdog.remove(pgid);
+  jobs.delete(pgid); // its handle stays open: Windows ends what is left in it when we end
 }
 
 /**
@@ -123,11 +133,16 @@ export function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
 /** Windows: 0 asks whether the process lives; any signal ends it and its tree, forcibly. */
 function signalTree(pid: number, signal: NodeJS.Signals | 0): boolean {
   if (signal !== 0) {
+    // The job ends what taskkill cannot find (a process whose parent exited); taskkill then
+    // ends what started before the job held the tree.
+    const job = jobs.get(pid);
+    const jobEnded = job !== undefined && endJob(job);
+    jobs.delete(pid); // ended once; its handle stays open (closing it would end nothing more)
     const plan = treeKillPlan(pid, process.env);
     const result = spawnSync(plan.file, plan.args, { stdio: "ignore", windowsHide: true });
     const outcome = treeKillOutcome(result.status);
     if (outcome === "killed") return true;
-    if (outcome === "gone") return false;
+    if (outcome === "gone" || jobEnded) return jobEnded;
   }
   try {
     process.kill(pid, signal === 0 ? 0 : "SIGKILL"); // taskkill failed: at least the process

@@ -12,13 +12,14 @@ import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "nod
 import { type ToolContext, ToolError } from "../../mcp/tool.ts";
 import { Dir, NotADirectory, O_NONBLOCK } from "./beneath.ts";
 import { type HeldRoot, heldRoots, inPlace } from "./held_roots.ts";
-import { windowsContains, windowsPathProblem } from "./windows_paths.ts";
+import { pathRulesFor } from "./path_rules.ts";
 
 /**
- * Windows: containment by windows_paths.ts (case-insensitive, `\\?\` and UNC forms, device
- * names refused). No root is held as a descriptor there: the path is checked, then used.
+ * This platform's path rules (path_rules.ts). Windows: case-insensitive containment, `\\?\` and
+ * UNC forms, device names and alternate data streams refused. No root is held as a descriptor
+ * there: the path is resolved (realpath: junctions, symlinks, 8.3 names) and checked, then used.
  */
-const WINDOWS = process.platform === "win32";
+const RULES = pathRulesFor(process.platform);
 
 export interface ResolvedPath {
   /** The path as asked for, made absolute (`~` expanded), symlinks not resolved. */
@@ -74,10 +75,7 @@ export class Sandbox {
   }
 
   contains(real: string): boolean {
-    if (WINDOWS) return this.roots.some((root) => windowsContains(root, real));
-    return this.roots.some((root) =>
-      real === root || real.startsWith(root.endsWith(sep) ? root : root + sep)
-    );
+    return this.roots.some((root) => RULES.contains(root, real));
   }
 
   /**
@@ -88,7 +86,7 @@ export class Sandbox {
     if (path.includes("\0")) {
       throw new ToolError(`path ${quoted(path)} contains a NUL byte`);
     }
-    const problem = WINDOWS ? windowsPathProblem(path) : undefined;
+    const problem = RULES.problem(path);
     if (problem) throw new ToolError(`path ${quoted(path)} ${problem}`);
     const expanded = path === "~" || path.startsWith("~/") ? homedir() + path.slice(1) : path;
     const absolute = resolve(this.base, expanded);
@@ -146,7 +144,7 @@ export class Sandbox {
   }
 
   #within(root: string, real: string): boolean {
-    return real === root || real.startsWith(root.endsWith(sep) ? root : root + sep);
+    return RULES.contains(root, real);
   }
 
   /**

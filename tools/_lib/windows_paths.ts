@@ -7,6 +7,8 @@
  * - containment is by whole segments: `C:\a-b` and `C:\ab` are not inside `C:\a`;
  * - a path with a reserved device name as a segment (CON, NUL, COM1, `nul.txt`, `con  `) is
  *   refused: it names a device, not a file in the root.
+ * - a `:` after the drive names an alternate data stream (`file.txt:hidden`): refused, since a
+ *   stream hides data in a file no listing shows;
  * Junctions and symlinks are resolved before these rules apply (realpath, as on POSIX); there is
  * no descriptor-held root on Windows, so the sandbox checks the path and then uses it.
  */
@@ -55,6 +57,13 @@ export function reservedSegment(path: string): string | undefined {
   return undefined;
 }
 
+/** The first segment of `path` that names an alternate data stream (`a.txt:s`, `a::$DATA`). */
+export function streamSegment(path: string): string | undefined {
+  const plain = withoutLongPrefix(path) ?? path;
+  const root = win32.parse(plain).root;
+  return plain.slice(root.length).split(/[\\/]/).find((segment) => segment.includes(":"));
+}
+
 /** Why `path` is refused before it is resolved, or undefined when it may be resolved. */
 export function windowsPathProblem(path: string): string | undefined {
   if (withoutLongPrefix(path) === undefined) {
@@ -63,6 +72,12 @@ export function windowsPathProblem(path: string): string | undefined {
   const device = reservedSegment(path);
   if (device !== undefined) {
     return `names the Windows device ${JSON.stringify(device)} (CON, NUL, COM1… are reserved)`;
+  }
+  const stream = streamSegment(path);
+  if (stream !== undefined) {
+    return `names an alternate data stream (${
+      JSON.stringify(stream)
+    }): a ':' is allowed only after the drive letter`;
   }
   return undefined;
 }

@@ -4,10 +4,10 @@
  * to it. Pure (the plan and the reading of its exit code), so it is unit-tested on Linux; the
  * spawning is done by process_groups.ts.
  *
- * Not done: a Job Object with JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE (it needs FFI into kernel32,
- * which bun's compiled binary has but which would be untestable here). So what a command leaves
- * behind after its shell has exited (a grandchild whose parent is gone) is not found by /T, and
- * a server that is killed outright leaves its commands running. See docs/security.md.
+ * Beside it, each command's tree is held by a kill-on-close Job Object where bun:ffi exists
+ * (windows_job.ts): that ends what /T cannot find (a process whose parent has exited), and
+ * everything left when toolhost itself ends, killed outright too. taskkill stays the fallback
+ * (from source under Deno, or when a job could not be made). See docs/security.md.
  */
 import { win32 } from "node:path";
 

@@ -17,7 +17,6 @@ import type { ServerResponse } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
-import { test } from "node:test";
 import {
   findChromium,
   type RenderOptions,
@@ -25,6 +24,11 @@ import {
 } from "../../../tools/web/_lib/chromium_render.ts";
 import { isRunning, processesWith } from "../../helpers/processes.ts";
 import { type LocalServer, serveLocally } from "../local_site.ts";
+import { posixOnlyTest } from "../../helpers/posix_only.ts";
+
+const test = posixOnlyTest(
+  "the fake browser is a #!/bin/sh script (chmod 755) stopped by process group",
+);
 
 const chromium = findChromium();
 const skip = !chromium && "no Chromium installed (apt-get install chromium)";

@@ -7,11 +7,12 @@ import { accessSync, constants, mkdtempSync, rmSync, statSync } from "node:fs";
 import { stat } from "node:fs/promises";
 import { connect, createServer, type Socket } from "node:net";
 import { homedir, tmpdir } from "node:os";
-import { delimiter, isAbsolute, join, resolve } from "node:path";
+import { delimiter, isAbsolute, join, resolve, win32 } from "node:path";
 import type { Readable } from "node:stream";
 import { type ToolContext, ToolError } from "../../../mcp/tool.ts";
 import { spawnInGroup } from "../../_lib/process_groups.ts";
 import { supervise } from "./supervise.ts";
+import { whichWindows } from "./windows_shell.ts";
 
 /** How long setting up the shared output socket may take before plain pipes are used. */
 const SOCKET_SETUP_MS = 1_000;
@@ -73,6 +74,30 @@ export function findProgram(
     `cannot run ${JSON.stringify(name)}: no executable of that name on PATH (${
       dirs.join(delimiter) || "empty"
     }; cwd ${cwd}); install it, or give its full path as command[0] in the config`,
+  );
+}
+
+/**
+ * Windows: the program as Windows finds it, PATHEXT's extensions tried (`node` is `node.exe`),
+ * `\` or `/` naming a directory (relative to `base`), PATH looked up whatever its case.
+ */
+export function findWindowsProgram(
+  name: string,
+  base: string,
+  env: Record<string, string | undefined>,
+  cwd: string,
+): string {
+  const withDirectory = /[\\/]/.test(name);
+  const found = whichWindows(
+    withDirectory ? win32.resolve(base, name) : name,
+    env,
+    (file) => statOrNull(file)?.isFile() === true,
+  );
+  if (found) return found;
+  throw new ToolError(
+    `cannot run ${JSON.stringify(name)}: ${
+      withDirectory ? "no such file" : "no program of that name on PATH (with PATHEXT)"
+    } (cwd ${cwd}); install it, or give its full path as command[0] in the config`,
   );
 }
 

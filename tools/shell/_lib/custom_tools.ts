@@ -34,7 +34,14 @@ import { compileSchema, type JsonSchema } from "../../../mcp/schema.ts";
 import { type Tool, TOOL_NAME, ToolError } from "../../../mcp/tool.ts";
 import { RUNS_COMMANDS, RUNS_NONDESTRUCTIVE_COMMANDS } from "../../_lib/annotations.ts";
 import { expandSlots, parseSlot, showSlot, unescape, withDefaults } from "./custom_argv.ts";
-import { checkDirectory, expandHome, findProgram, runProgram } from "./custom_run.ts";
+import {
+  checkDirectory,
+  expandHome,
+  findProgram,
+  findWindowsProgram,
+  runProgram,
+} from "./custom_run.ts";
+import { windowsEnvWith } from "./windows_shell.ts";
 import { commandEnv } from "./login_env.ts";
 import { RUN_FACTS_SCHEMA } from "./supervise.ts";
 
@@ -47,6 +54,8 @@ export interface CustomToolOptions {
   maxTimeoutMs: number;
 }
 
+/** Windows finds programs and environment names its own way (findWindowsProgram, windowsEnvWith). */
+const WINDOWS = process.platform === "win32";
 const DEFAULT_TIMEOUT_MS = 120_000;
 const SPEC_KEYS = ["description", "input", "command", "cwd", "timeout_ms", "env", "destructive"];
 const EMPTY_INPUT = { type: "object", properties: {}, additionalProperties: false } as const;
@@ -152,8 +161,12 @@ function customTool(name: string, raw: CustomToolSpec, options: CustomToolOption
       await checkDirectory(cwd);
       const loginEnv = await commandEnv(ctx).catch(() => undefined);
       if (!loginEnv) throw new ToolError("not started: the call was stopped first");
-      const env = { ...loginEnv, ...spec.env };
-      const file = findProgram(program, fixedCwd ?? configDir ?? cwd, env.PATH, cwd);
+      const base = fixedCwd ?? configDir ?? cwd;
+      // Windows: names are case-insensitive (`Path`), and programs are found with PATHEXT.
+      const env = WINDOWS ? windowsEnvWith(loginEnv, spec.env ?? {}) : { ...loginEnv, ...spec.env };
+      const file = WINDOWS
+        ? findWindowsProgram(program, base, env, cwd)
+        : findProgram(program, base, env.PATH, cwd);
       return await runProgram(file, program, argv, {
         cwd,
         env,

@@ -59,6 +59,11 @@ export function parseEnvOutput(output: string): Record<string, string> | undefin
 }
 
 function readLoginEnv(): Promise<NodeJS.ProcessEnv> {
+  // Windows has no login shell: the environment a program inherits there is already the user's
+  // (PATH, PATHEXT and the rest from the registry), with its names' case as Windows keeps them.
+  if (process.platform === "win32") {
+    return Promise.reject(new Error("Windows has no login shell to ask"));
+  }
   const shell = process.env.SHELL || "/bin/sh";
   const script = `printf '%s' ${MARK}; env -0 2>/dev/null || env; printf '%s' ${MARK}`;
   return new Promise((resolve, reject) => {

@@ -3,7 +3,9 @@
  * group of its own, with stderr joined to stdout in the order it was written.
  */
 import type { ChildProcess } from "node:child_process";
-import { accessSync, constants, statSync } from "node:fs";
+import { randomUUID } from "node:crypto";
+import { accessSync, constants, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import process from "node:process";
 import { spawnInGroup } from "../../_lib/process_groups.ts";
@@ -97,18 +99,34 @@ export function spawnShell(
   if (WINDOWS) {
     let call;
     try {
-      call = windowsShellInvocation(command, windowsShell(where.shell));
+      call = windowsShellInvocation(
+        command,
+        windowsShell(where.shell),
+        () => join(tmpdir(), `toolhost-${randomUUID()}.ps1`),
+      );
     } catch (error) {
       throw new ToolError(`not started: ${(error as Error).message}`);
     }
+    // A PowerShell command too long for the command line runs from a script file of its own.
+    const script = call.scriptFile;
+    if (script) writeFileSync(script.path, script.text, { flag: "wx" });
+    const removeScript = () => script && rmSync(script.path, { force: true });
     // stdin "ignore" is NUL: a read gets end-of-file. stderr is a pipe of its own (joined in
     // arrival order by the reader), except for a POSIX shell, which joins it itself.
-    return spawnInGroup(call.file, call.args, {
-      cwd,
-      env,
-      stdio: [stdin, "pipe", "pipe"],
-      windowsVerbatimArguments: call.windowsVerbatimArguments,
-    }, group);
+    let child: ChildProcess;
+    try {
+      child = spawnInGroup(call.file, call.args, {
+        cwd,
+        env,
+        stdio: [stdin, "pipe", "pipe"],
+        windowsVerbatimArguments: call.windowsVerbatimArguments,
+      }, group);
+    } catch (error) {
+      removeScript();
+      throw error;
+    }
+    if (script) child.once("close", removeScript).once("error", removeScript);
+    return child;
   }
   const shell = findShell(where.shell);
   const long = command.length > ARGUMENT_LIMIT_BYTES / 3 &&

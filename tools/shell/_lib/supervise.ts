@@ -8,6 +8,13 @@ import type { Readable } from "node:stream";
 import { type ToolContext, ToolError, type ToolReturn } from "../../../mcp/tool.ts";
 import { HeadTailBuffer } from "./output_cap.ts";
 import { groupAlive, terminateGroup } from "../../_lib/process_groups.ts";
+import process from "node:process";
+
+/** How a stopped command was stopped, as the result says it (Windows has no process groups). */
+const STOPPED_WHAT = process.platform === "win32" ? "the process tree" : "the process group";
+const STOPPED_HOW = process.platform === "win32"
+  ? "the process tree was ended (taskkill /T /F)"
+  : "the process group was stopped (SIGTERM, then SIGKILL)";
 
 /** Between SIGTERM and SIGKILL when a process group is stopped. */
 const KILL_GRACE_MS = 2_000;
@@ -124,12 +131,12 @@ export async function supervise(
   const reason = ctx.abortReason();
   if (timedOut) {
     notes.push(
-      `Timed out after ${options.timeoutMs} ms: the process group was stopped (SIGTERM, then SIGKILL).`,
+      `Timed out after ${options.timeoutMs} ms: ${STOPPED_HOW}.`,
     );
   } else if (reason) {
     notes.push(
       reason === "cancelled"
-        ? "Cancelled: the process group was stopped."
+        ? `Cancelled: ${STOPPED_WHAT} was stopped.`
         : "Stopped: the server is shutting down.",
     );
   }

@@ -10,8 +10,10 @@
  * - PowerShell: `-EncodedCommand`, base64 of UTF-16LE, which no quoting rule touches; a prefix
  *   makes the console output UTF-8 (no BOM) and a suffix passes a failed native program's exit
  *   code on (PowerShell would report it as 1).
- * - cmd: `/d /s /c "<command>"` with windowsVerbatimArguments: /s strips exactly the outer
- *   quotes and runs the rest as typed.
+ * - cmd: `/d /s /c "chcp 65001>nul & <command>"` with windowsVerbatimArguments: /s strips
+ *   exactly the outer quotes and runs the rest as typed. `&` binds loosest in cmd, so the
+ *   command's own `&&`, `||` and `|` keep their meaning and its exit code is the call's; chcp
+ *   makes cmd's built-ins (dir, echo, type) and programs that follow the console write UTF-8.
  * - bash.exe (or any other POSIX shell): `-c`, with stderr joined to stdout as on POSIX; the
  *   argument is quoted by the MSVC rules, which MSYS's command-line parser follows.
  */
@@ -34,6 +36,20 @@ export function envValue(env: Env, name: string): string | undefined {
     if (key.toUpperCase() === upper) return value;
   }
   return undefined;
+}
+
+/**
+ * `base` with `extra`'s variables set, as Windows would: a name set in any case replaces the
+ * variable of that name in every case (`PATH` replaces `Path`), so that no block holds both.
+ */
+export function windowsEnvWith(base: Env, extra: Env): Env {
+  const env = { ...base };
+  for (const name of Object.keys(extra)) {
+    const upper = name.toUpperCase();
+    for (const key of Object.keys(env)) if (key.toUpperCase() === upper) delete env[key];
+    env[name] = extra[name];
+  }
+  return env;
 }
 
 /** What kind of shell a path names, by its file name. */
@@ -100,47 +116,74 @@ export const POWERSHELL_PREFIX =
 /** After it, on a line of its own (so a trailing comment cannot swallow it). */
 export const POWERSHELL_SUFFIX = "\nif (-not $? -and $LASTEXITCODE) { exit $LASTEXITCODE }";
 
+/** Before a cmd command: the console's output code page becomes UTF-8 (cmd's built-ins follow it). */
+export const CMD_PREFIX = "chcp 65001>nul & ";
+
 /** CreateProcess's limit on a whole command line, in UTF-16 units. */
 export const COMMAND_LINE_LIMIT = 32_767;
+/** cmd.exe's own limit on the command it runs, in characters. */
+export const CMD_COMMAND_LIMIT = 8_191;
 
 export interface ShellInvocation {
   file: string;
   args: string[];
   /** Node must not quote the arguments again (cmd's). */
   windowsVerbatimArguments: boolean;
+  /**
+   * PowerShell, a command too long for `-EncodedCommand`: the script to write (UTF-8 with a
+   * byte-order mark, which Windows PowerShell needs to read it as UTF-8) at `path`, run with
+   * `-File`, and removed when the shell has exited.
+   */
+  scriptFile?: { path: string; text: string };
 }
 
+const POWERSHELL_OPTIONS = [
+  "-NoLogo",
+  "-NoProfile",
+  "-NonInteractive",
+  "-ExecutionPolicy",
+  "Bypass",
+];
+
 /**
- * The argv that runs `command` verbatim with `shell`. Throws a RangeError (with a message for
- * the model) when it cannot fit Windows' command-line limit.
+ * The argv that runs `command` verbatim with `shell`. A PowerShell command too long for the
+ * command line goes through a script file at `scriptPath()` when one is given. Throws a
+ * RangeError (with a message for the model) when the command cannot fit otherwise.
  */
-export function windowsShellInvocation(command: string, shell: WindowsShell): ShellInvocation {
+export function windowsShellInvocation(
+  command: string,
+  shell: WindowsShell,
+  scriptPath?: () => string,
+): ShellInvocation {
   let invocation: ShellInvocation;
+  let limit = COMMAND_LINE_LIMIT;
   switch (shell.kind) {
     case "pwsh":
     case "powershell": {
       const script = POWERSHELL_PREFIX + command + POWERSHELL_SUFFIX;
       invocation = {
         file: shell.path,
-        args: [
-          "-NoLogo",
-          "-NoProfile",
-          "-NonInteractive",
-          "-ExecutionPolicy",
-          "Bypass",
-          "-EncodedCommand",
-          encodePowerShell(script),
-        ],
+        args: [...POWERSHELL_OPTIONS, "-EncodedCommand", encodePowerShell(script)],
         windowsVerbatimArguments: false,
       };
+      if (scriptPath && tooLong(invocation, limit)) {
+        const path = scriptPath();
+        return {
+          file: shell.path,
+          args: [...POWERSHELL_OPTIONS, "-File", path],
+          windowsVerbatimArguments: false,
+          scriptFile: { path, text: "\uFEFF" + script },
+        };
+      }
       break;
     }
     case "cmd":
       invocation = {
         file: shell.path,
-        args: ["/d", "/s", "/c", `"${command}"`],
+        args: ["/d", "/s", "/c", `"${CMD_PREFIX}${command}"`],
         windowsVerbatimArguments: true,
       };
+      limit = CMD_COMMAND_LIMIT;
       break;
     default:
       invocation = {
@@ -149,17 +192,22 @@ export function windowsShellInvocation(command: string, shell: WindowsShell): Sh
         windowsVerbatimArguments: false,
       };
   }
-  const length = shell.path.length + 3 +
-    invocation.args.reduce((sum, arg) => sum + arg.length * 2 + 3, 0);
-  if (length > COMMAND_LINE_LIMIT && commandLineLength(invocation) > COMMAND_LINE_LIMIT) {
+  if (tooLong(invocation, limit)) {
     throw new RangeError(
       `the command is too long for a Windows command line (${
         commandLineLength(invocation)
-      } characters with ${shell.kind}'s encoding; the limit is ${COMMAND_LINE_LIMIT}): ` +
+      } characters with ${shell.kind}'s encoding; the limit is ${limit}): ` +
         "write it to a script file and run the file",
     );
   }
   return invocation;
+}
+
+/** Whether the command line Node builds is over `limit` (a quick bound first). */
+function tooLong(invocation: ShellInvocation, limit: number): boolean {
+  const bound = invocation.file.length + 3 +
+    invocation.args.reduce((sum, arg) => sum + arg.length * 2 + 3, 0);
+  return bound > limit && commandLineLength(invocation) > limit;
 }
 
 /** Base64 of UTF-16LE, what `-EncodedCommand` takes. */
