@@ -12,7 +12,8 @@ import { IgnoreRules } from "../../tools/_lib/gitignore.ts";
 import { builtinSearch } from "../../tools/search/_lib/grep_builtin.ts";
 import { compilePattern } from "../../tools/search/_lib/grep_pattern.ts";
 import type { FileMatches, OutputMode } from "../../tools/search/_lib/grep_report.ts";
-import { findRipgrep, ripgrepSearch } from "../../tools/search/_lib/grep_ripgrep.ts";
+import { ripgrepSearch } from "../../tools/search/_lib/grep_ripgrep.ts";
+import { findRipgrep } from "../../tools/search/_lib/ripgrep_path.ts";
 import type { GrepSearch } from "../../tools/search/_lib/grep_search.ts";
 import { Sandbox } from "../../tools/_lib/sandbox.ts";
 

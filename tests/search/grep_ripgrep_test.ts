@@ -11,7 +11,8 @@ import { IgnoreRules } from "../../tools/_lib/gitignore.ts";
 import { compilePattern } from "../../tools/search/_lib/grep_pattern.ts";
 import type { FileMatches } from "../../tools/search/_lib/grep_report.ts";
 import { jsonLines, matchEventLines } from "../../tools/search/_lib/grep_rg_events.ts";
-import { findRipgrep, ripgrepSearch } from "../../tools/search/_lib/grep_ripgrep.ts";
+import { ripgrepSearch } from "../../tools/search/_lib/grep_ripgrep.ts";
+import { findRipgrep } from "../../tools/search/_lib/ripgrep_path.ts";
 import type { GrepSearch } from "../../tools/search/_lib/grep_search.ts";
 
 const rg = findRipgrep();

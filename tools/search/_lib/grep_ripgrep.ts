@@ -6,10 +6,10 @@
  * the sandbox root) passed in a file, global and .ignore rules off, entries in path order, text
  * decoded as UTF-8 (invalid bytes as U+FFFD) before matching.
  */
-import { accessSync, constants } from "node:fs";
+import { constants } from "node:fs";
 import { type FileHandle, mkdtemp, open, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { basename, delimiter, join } from "node:path";
+import { basename, join } from "node:path";
 import process from "node:process";
 import { ToolError } from "../../../mcp/tool.ts";
 import { FileLines, type FileMatches } from "./grep_report.ts";
@@ -27,27 +27,6 @@ import {
   MAX_IGNORE_FILE_BYTES,
   type SkippedIgnoreFile,
 } from "../../_lib/gitignore_read.ts";
-
-function lookForRipgrep(): string | undefined {
-  for (const dir of (process.env.PATH ?? "").split(delimiter).filter(Boolean)) {
-    const candidate = join(dir, "rg");
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // not here
-    }
-  }
-  return undefined;
-}
-
-let ripgrep: { path: string | undefined } | undefined;
-
-/** The rg executable on PATH, if there is one; PATH is searched once per process. */
-export function findRipgrep(): string | undefined {
-  ripgrep ??= { path: lookForRipgrep() };
-  return ripgrep.path;
-}
 
 /**
  * The ignore files under `dir` that rg would read although the built-in search would not: rg opens
