@@ -86,6 +86,8 @@ async function run(root: string, engine: "rg" | "builtin", c: Case) {
     deadline: Date.now() + 20_000,
     signal: new AbortController().signal,
   };
+  // Held as grep holds it: on Linux rg's files are then read back through descriptors.
+  search.within = (await sandbox.directory(root)).dir;
   const files: AsyncGenerator<FileMatches> = engine === "rg"
     ? ripgrepSearch(rg!, search)
     : builtinSearch(search);
@@ -98,6 +100,7 @@ async function run(root: string, engine: "rg" | "builtin", c: Case) {
       found.push(`  ${line.number}${line.match ? ":" : "-"}${JSON.stringify(line.text)}`);
     }
   }
+  await search.within.close();
   return { found, stopped: search.stopped, unreadable: search.unreadable };
 }
 

@@ -9,7 +9,7 @@ import { backtrackingRisk } from "./_lib/grep_backtracking.ts";
 import { builtinSearch } from "./_lib/grep_builtin.ts";
 import { compilePattern } from "./_lib/grep_pattern.ts";
 import { GrepReport, type OutputMode } from "./_lib/grep_report.ts";
-import { ignoreFilesRgCannotRead, ripgrepSearch } from "./_lib/grep_ripgrep.ts";
+import { ignoreFilesRgCannotRead, ripgrepBatches } from "./_lib/grep_ripgrep.ts";
 import { findRipgrep } from "./_lib/ripgrep_path.ts";
 import {
   binaryFileError,
@@ -226,8 +226,12 @@ export default defineTool({
     // Searched beneath its root (beneath.ts): a directory swapped for a link since is not.
     search.within = (await sandbox.directory(search.dir)).dir;
     try {
-      for await (const file of rg ? ripgrepSearch(rg, search) : builtinSearch(search)) {
-        report.add(file);
+      if (rg) {
+        for await (const batch of ripgrepBatches(rg, search)) {
+          for (const file of batch) report.add(file);
+        }
+      } else {
+        for await (const file of builtinSearch(search)) report.add(file);
       }
     } finally {
       await search.within.close();

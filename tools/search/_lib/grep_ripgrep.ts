@@ -19,7 +19,7 @@ import { confirms, HeldReader, heldText, regularBytes } from "./grep_held.ts";
 const VERIFY_CONCURRENCY = 16;
 import { searchText } from "./grep_builtin.ts";
 import { O_NOFOLLOW, O_NOFOLLOW_ANY, O_NONBLOCK } from "../../_lib/beneath.ts";
-import { jsonLines, matchEventLines, textOf } from "./grep_rg_events.ts";
+import { jsonLineBatches, matchEventLines, textOf } from "./grep_rg_events.ts";
 import { binaryFileError, type GrepSearch, MAX_FILE_BYTES } from "./grep_search.ts";
 import { signalGroup, spawnInGroup } from "../../_lib/process_groups.ts";
 import {
@@ -113,6 +113,9 @@ function argumentsFor(search: GrepSearch, ignoreFile: string | undefined): strin
   if (search.mode === "content") {
     args.push(`--before-context=${search.before}`, `--after-context=${search.after}`);
   }
+  // Which files match is all this mode needs: rg stops at a file's first match (and so may
+  // miss a NUL byte further on, which confirmed() then finds).
+  if (search.mode === "files_with_matches") args.push("--max-count=1");
   if (search.filter?.rgType && !search.file) {
     args.push(`--type-add=toolhostglob:${search.filter.rgType}`, "--type=toolhostglob");
   }
@@ -142,14 +145,19 @@ async function namedFileBytes(search: GrepSearch): Promise<Uint8Array> {
  * that line of the file inside; otherwise the built-in matcher's answer on that content (when it
  * may run the pattern), or nothing.
  */
-async function confirmed(
-  handle: FileHandle | undefined,
+function confirmed(
+  text: string | undefined,
   found: FileMatches,
   reported: { number: number; text: string }[],
   search: GrepSearch,
-): Promise<FileMatches | undefined> {
-  const text = await heldText(handle);
+): FileMatches | undefined {
   if (text === undefined) return undefined;
+  // A NUL byte anywhere makes it binary, which rg, stopping at a first match (--max-count=1),
+  // may not have seen. (Across lines rg looks at the first 64 KB only, as the built-in search
+  // does then.)
+  if (search.mode === "files_with_matches" && !search.multiline && text.includes("\0")) {
+    return undefined;
+  }
   if (confirms(text, reported)) return found;
   if (!search.builtinMayRun) return undefined;
   const again = searchText(found.path, text, search);
@@ -158,6 +166,17 @@ async function confirmed(
 
 /** Files with matches, in path order, as rg finds them: under `search.dir`, or `search.file`. */
 export async function* ripgrepSearch(rg: string, search: GrepSearch): AsyncGenerator<FileMatches> {
+  for await (const batch of ripgrepBatches(rg, search)) yield* batch;
+}
+
+/**
+ * ripgrepSearch's files in batches, one per piece of rg's output read: a search reporting
+ * thousands of files then costs an await per batch rather than one per file.
+ */
+export async function* ripgrepBatches(
+  rg: string,
+  search: GrepSearch,
+): AsyncGenerator<FileMatches[]> {
   // A call cancelled before the search starts runs nothing and reports nothing.
   if (search.signal.aborted) return;
   let scratch: string | undefined;
@@ -214,54 +233,71 @@ export async function* ripgrepSearch(rg: string, search: GrepSearch): AsyncGener
     let rel = "";
     const pending: Promise<FileMatches | undefined>[] = [];
     let reported: { number: number; text: string }[] = [];
-    for await (const line of jsonLines(child.stdout!)) {
-      // What rg had written before the kill reached it is not reported for a cancelled call.
-      if (search.signal.aborted) break;
-      let event;
-      try {
-        event = JSON.parse(line);
-      } catch {
-        stop();
-        throw new ToolError(`rg wrote a line grep could not read: ${line.slice(0, 200)}`);
-      }
-      const data = event.data;
-      if (event.type === "begin") {
-        rel = search.file ? "" : textOf(data.path).replace(/^\.\//, "");
-        reported = [];
-        const wanted = search.file !== undefined || !search.filter || search.filter.matches(rel);
-        file = wanted ? new FileLines(search.file ?? join(search.dir, rel), keepLines) : undefined;
-      } else if (event.type === "match" && file) {
-        for (const at of matchEventLines(data)) {
-          file.add(at.number, at.text, true, at.column);
-          reported.push(at);
+    read: for await (const lines of jsonLineBatches(child.stdout!)) {
+      const ready: FileMatches[] = [];
+      for (const line of lines) {
+        // What rg had written before the kill reached it is not reported for a cancelled call.
+        if (search.signal.aborted) break read;
+        let event;
+        try {
+          event = JSON.parse(line);
+        } catch {
+          stop();
+          throw new ToolError(`rg wrote a line grep could not read: ${line.slice(0, 200)}`);
         }
-      } else if (event.type === "context" && file) {
-        const text = textOf(data.lines).replace(/\n$/, "");
-        file.add(data.line_number, text, false);
-        reported.push({ number: data.line_number, text });
-      } else if (event.type === "end" && file) {
-        const found = file.result();
-        file = undefined;
-        // A NUL byte anywhere makes a file binary; rg may find it after reporting matches.
-        if (data.binary_offset === null) {
-          if (!reader) yield found; // the named file's bytes came from the held directory
-          else {
+        const data = event.data;
+        if (event.type === "begin") {
+          rel = search.file ? "" : textOf(data.path).replace(/^\.\//, "");
+          reported = [];
+          const wanted = search.file !== undefined || !search.filter || search.filter.matches(rel);
+          file = wanted
+            ? new FileLines(search.file ?? join(search.dir, rel), keepLines)
+            : undefined;
+        } else if (event.type === "match" && file) {
+          for (const at of matchEventLines(data)) {
+            file.add(at.number, at.text, true, at.column);
+            reported.push(at);
+          }
+        } else if (event.type === "context" && file) {
+          const text = textOf(data.lines).replace(/\n$/, "");
+          file.add(data.line_number, text, false);
+          reported.push({ number: data.line_number, text });
+        } else if (event.type === "end" && file) {
+          const found = file.result();
+          file = undefined;
+          // A NUL byte anywhere makes a file binary; rg may find it after reporting matches.
+          if (data.binary_offset !== null) {
+            if (search.file) throw binaryFileError(search.label, "text with NUL bytes");
+          } else if (!reader) ready.push(found); // the named file's bytes came from the held directory
+          else if (reader.synchronous) {
+            // Read now, beneath the held directory (its directories stay held between files).
+            const held = confirmed(reader.textSync(rel), found, reported, search);
+            if (held) ready.push(held);
+          } else {
             // Opened now, in order (its directories stay held); read and checked alongside
             // the next ones, and reported in rg's order.
             const handle = await reader.open(rel);
-            pending.push(confirmed(handle, found, reported, search).catch(() => undefined));
+            const check = reported;
+            pending.push(
+              heldText(handle).then((text) => confirmed(text, found, check, search)).catch(() =>
+                undefined
+              ),
+            );
             if (pending.length >= VERIFY_CONCURRENCY) {
               const held = await pending.shift()!;
-              if (held) yield held;
+              if (held) ready.push(held);
             }
           }
-        } else if (search.file) throw binaryFileError(search.label, "text with NUL bytes");
+        }
       }
+      if (ready.length > 0) yield ready;
     }
+    const rest: FileMatches[] = [];
     for (const started of pending.splice(0)) {
       const held = await started;
-      if (held) yield held;
+      if (held) rest.push(held);
     }
+    if (rest.length > 0) yield rest;
     const { code, signal } = await exited;
     if (killed || code === 0 || code === 1) return;
     if (code === 2 && !stderr.trim()) {
