@@ -8,7 +8,8 @@
  * walks on one thread) and as a user types it (unsorted, walking on every core).
  *
  * `deno task bench` prints it; run it alone with `deno run --allow-all
- * scripts/bench/grep_rg_bench.ts` (`--runs N`, `--files N`). The binary is
+ * scripts/bench/grep_rg_bench.ts` (`--runs N`, `--files N`, `--before BINARY` to time an older
+ * build too, in the same rounds). The binary is
  * $TOOLHOST_BENCH_BINARY when set, else dist/toolhost; rg is the one on PATH (the section is
  * skipped without one).
  */
@@ -161,7 +162,7 @@ class Session {
 export async function grepRgReport(
   root: string,
   progress: Progress,
-  options: { runs?: number; files?: number } = {},
+  options: { runs?: number; files?: number; before?: string } = {},
 ): Promise<string> {
   const runs = options.runs ?? 15;
   const files = options.files ?? 6000;
@@ -170,22 +171,32 @@ export async function grepRgReport(
   const binary = process.env.TOOLHOST_BENCH_BINARY ?? join(root, "dist/toolhost");
   const tree = generateTree(files);
   const session = await Session.start(binary, tree);
+  const before = options.before ? await Session.start(options.before, tree) : undefined;
   const rows: string[][] = [];
   try {
     for (const c of CASES) {
       progress(`grep vs rg: ${c.name}, ${runs} runs each`);
-      const sample = { toolhost: [] as number[], sorted: [] as number[], plain: [] as number[] };
+      const sample = {
+        toolhost: [] as number[],
+        sorted: [] as number[],
+        plain: [] as number[],
+        before: [] as number[],
+      };
       await session.grep(c.args);
+      await before?.grep(c.args);
       await timeRg(rg, ["--sort=path", ...c.rg], tree);
       await timeRg(rg, c.rg, tree);
       for (let i = 0; i < runs; i++) {
         sample.toolhost.push(await session.grep(c.args));
+        if (before) sample.before.push(await before.grep(c.args));
         sample.sorted.push(await timeRg(rg, ["--sort=path", ...c.rg], tree));
         sample.plain.push(await timeRg(rg, c.rg, tree));
       }
       const [t, s, p] = [median(sample.toolhost), median(sample.sorted), median(sample.plain)];
+      const b = before ? median(sample.before) : undefined;
       rows.push([
         c.name,
+        ...(b === undefined ? [] : [`${ms(b)} (${times(b / s)})`]),
         ms(t),
         ms(s),
         times(t / s),
@@ -196,6 +207,7 @@ export async function grepRgReport(
     }
   } finally {
     await session.server.close();
+    await before?.server.close();
     rmSync(tree, { recursive: true, force: true });
   }
   return [
@@ -204,6 +216,7 @@ export async function grepRgReport(
     markdownTable(
       [
         "case",
+        ...(before ? ["before (ratio to sorted rg)"] : []),
         "toolhost grep",
         "rg --sort=path",
         "ratio",
@@ -226,13 +239,14 @@ export async function grepRgReport(
 if (import.meta.main) {
   const { values } = parseArgs({
     args: process.argv.slice(2),
-    options: { runs: { type: "string" }, files: { type: "string" } },
+    options: { runs: { type: "string" }, files: { type: "string" }, before: { type: "string" } },
   });
   const root = fileURLToPath(new URL("../..", import.meta.url));
   process.stdout.write(
     await grepRgReport(root, (text) => process.stderr.write(`bench: ${text}\n`), {
       runs: values.runs ? Number(values.runs) : undefined,
       files: values.files ? Number(values.files) : undefined,
+      before: values.before,
     }) + "\n",
   );
 }
