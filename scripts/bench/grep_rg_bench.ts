@@ -14,7 +14,7 @@
  * skipped without one).
  */
 import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
@@ -106,6 +106,17 @@ const CASES: Case[] = [
   },
 ];
 const PATTERN = "needle|Needle";
+const CLOCK_TICKS_PER_MS = 100 / 1000;
+
+/**
+ * CPU milliseconds a process has used: its own, and that of its children it has waited for
+ * (/proc/<pid>/stat, in clock ticks of 10 ms). Unlike wall time, hardly moved by other load.
+ */
+function cpuMs(pid: number | "self"): { own: number; children: number } {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+  const ms = (a: number, b: number) => (Number(fields[a]) + Number(fields[b])) / CLOCK_TICKS_PER_MS;
+  return { own: ms(11, 12), children: ms(13, 14) };
+}
 
 /** Milliseconds for `rg` to search `root` and write everything to a pipe read to the end. */
 function timeRg(rg: string, args: string[], root: string): Promise<number> {
@@ -182,14 +193,22 @@ export async function grepRgReport(
         plain: [] as number[],
         before: [] as number[],
       };
+      // CPU time over all rounds: toolhost's server with the rg and find it ran, and sorted rg.
+      let toolhostCpu = 0;
+      let rgCpu = 0;
       await session.grep(c.args);
       await before?.grep(c.args);
       await timeRg(rg, ["--sort=path", ...c.rg], tree);
       await timeRg(rg, c.rg, tree);
       for (let i = 0; i < runs; i++) {
+        const server = cpuMs(session.server.pid);
         sample.toolhost.push(await session.grep(c.args));
+        const served = cpuMs(session.server.pid);
+        toolhostCpu += served.own + served.children - server.own - server.children;
         if (before) sample.before.push(await before.grep(c.args));
+        const mine = cpuMs("self");
         sample.sorted.push(await timeRg(rg, ["--sort=path", ...c.rg], tree));
+        rgCpu += cpuMs("self").children - mine.children;
         sample.plain.push(await timeRg(rg, c.rg, tree));
       }
       const [t, s, p] = [median(sample.toolhost), median(sample.sorted), median(sample.plain)];
@@ -202,6 +221,7 @@ export async function grepRgReport(
         times(t / s),
         ms(p),
         times(t / p),
+        `${ms(toolhostCpu / runs)} / ${ms(rgCpu / runs)} = ${times(toolhostCpu / rgCpu)}`,
         `≤ ${TARGET_RATIO}× (${t / s <= TARGET_RATIO ? "met" : "MISSED"})`,
       ]);
     }
@@ -222,6 +242,7 @@ export async function grepRgReport(
         "ratio",
         "rg (unsorted)",
         "ratio",
+        "CPU per run: toolhost / sorted rg",
         "target vs sorted (reference only)",
       ],
       rows,
@@ -232,7 +253,9 @@ export async function grepRgReport(
     "tools/call from request to reply (rg found on PATH). rg: spawned with " +
     "--no-require-git --hidden and the mode's flag (-n, -l, -c, -i), output read from a " +
     `pipe to the end. One untimed run each, then ${runs} rounds alternating toolhost, sorted ` +
-    "rg, plain rg; medians.",
+    "rg, plain rg; medians. CPU: user + system time from /proc (toolhost's server and the " +
+    "rg and find it ran; rg's own), averaged over the rounds; in 10 ms ticks, so rough per run " +
+    "but steady in total, and hardly moved by other load on the machine.",
   ].join("\n");
 }
 
