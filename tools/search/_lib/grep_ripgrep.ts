@@ -17,6 +17,8 @@ import { confirms, HeldReader, heldText, regularBytes } from "./grep_held.ts";
 
 /** Files rg reported that are read again (grep_held.ts) at once. */
 const VERIFY_CONCURRENCY = 16;
+/** Longest the synchronous re-reads run before other work on the main thread gets a turn. */
+const SYNC_SLICE_MS = 10;
 import { searchText } from "./grep_builtin.ts";
 import { O_NOFOLLOW, O_NOFOLLOW_ANY, O_NONBLOCK } from "../../_lib/beneath.ts";
 import { jsonLineBatches, matchEventLines, textOf } from "./grep_rg_events.ts";
@@ -236,7 +238,8 @@ export async function* ripgrepBatches(
     const pending: Promise<FileMatches | undefined>[] = [];
     let reported: { number: number; text: string }[] = [];
     read: for await (const lines of jsonLineBatches(child.stdout!)) {
-      const ready: FileMatches[] = [];
+      let ready: FileMatches[] = [];
+      let since = performance.now();
       for (const line of lines) {
         // What rg had written before the kill reached it is not reported for a cancelled call.
         if (search.signal.aborted) break read;
@@ -273,6 +276,13 @@ export async function* ripgrepBatches(
             // Read now, beneath the held directory (its directories stay held between files).
             const held = confirmed(reader.textSync(rel), found, reported, search);
             if (held) ready.push(held);
+            // Synchronous reads hold the thread every request shares: let others in now and then.
+            if (performance.now() - since > SYNC_SLICE_MS) {
+              if (ready.length > 0) yield ready;
+              ready = [];
+              await new Promise((next) => setImmediate(next));
+              since = performance.now();
+            }
           } else {
             // Opened now, in order (its directories stay held); read and checked alongside
             // the next ones, and reported in rg's order.
