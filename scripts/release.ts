@@ -3,6 +3,8 @@
  * version and the checked-out commit.
  *
  *   toolhost-<platform>.tar.gz (.zip for Windows)  toolhost-<platform>/{toolhost,README.md,LICENSE}
+ *                                                    and, where ripgrep has a build, rg and its
+ *                                                    licence files (ripgrep-COPYING, …)
  *   install.sh, SHA256SUMS                           the installer, and checksums of all the above
  *   npm/*.tgz                                        `toolhost` (the launcher), `@toolhost/<platform>`
  *   toolhost-<platform>/                             the unpacked binaries, for the tests
@@ -11,6 +13,10 @@
  * its platform, which comes from npm (see release/runtimes.ts). Options:
  *   --targets a,b   build only these platforms (quicker); default: all of them
  *   --out DIR       instead of dist/release (emptied first)
+ *   --require-ripgrep  (or TOOLHOST_REQUIRE_RIPGREP=1) fail unless every platform that has a
+ *                   ripgrep build gets it; without it, a platform whose rg cannot be fetched
+ *                   is built without one, with a warning (release/ripgrep.ts; cached in
+ *                   dist/ripgrep/)
  * GITHUB_REPOSITORY (owner/name, set by GitHub Actions) goes into install.sh and the npm
  * packages; SOURCE_DATE_EPOCH overrides the commit's time stamped on archived files.
  */
@@ -22,6 +28,13 @@ import process from "node:process";
 import { parseArgs, promisify } from "node:util";
 import { type Entry, tarGz, zip } from "./release/archive.ts";
 import { pack, stageLauncher, stagePlatform } from "./release/npm_packages.ts";
+import {
+  RIPGREP_ASSETS,
+  ripgrepExecutableName,
+  type RipgrepFiles,
+  ripgrepFor,
+  shippedLicenseName,
+} from "./release/ripgrep.ts";
 import { runtimeExecutable } from "./release/runtimes.ts";
 import { commit, ROOT, sourceDate, version } from "./release/source.ts";
 import {
@@ -47,6 +60,8 @@ interface Built {
   target: Target;
   binary: string;
   archive: string;
+  /** The files that go beside the binary: rg and its licences (paths), when it has them. */
+  ripgrep: string[];
 }
 
 function checkBunVersion(): void {
@@ -75,7 +90,29 @@ async function compile(target: Target, outfile: string, commitId: string): Promi
   }
 }
 
-async function buildTarget(target: Target, out: string, commitId: string): Promise<Built> {
+const withoutRg = (target: Target) =>
+  RIPGREP_ASSETS[target.name] ? "WITHOUT rg" : "without rg (ripgrep has no build for it)";
+
+/** Writes rg and its licence files into `dir`; their archive entries under `folder`. */
+function placeRipgrep(rg: RipgrepFiles, target: Target, dir: string, folder: string): Entry[] {
+  const files = [
+    { name: ripgrepExecutableName(target), data: rg.executable, mode: 0o755 },
+    ...rg.licenses.map((l) => ({ name: shippedLicenseName(l.name), data: l.data, mode: 0o644 })),
+  ];
+  for (const file of files) writeFileSync(join(dir, file.name), file.data, { mode: file.mode });
+  return files.map((file) => ({
+    path: `${folder}/${file.name}`,
+    data: file.data,
+    mode: file.mode,
+  }));
+}
+
+async function buildTarget(
+  target: Target,
+  out: string,
+  commitId: string,
+  rg: RipgrepFiles | undefined,
+): Promise<Built> {
   const started = performance.now();
   const folder = `toolhost-${target.name}`;
   const dir = join(out, folder);
@@ -92,6 +129,8 @@ async function buildTarget(target: Target, out: string, commitId: string): Promi
     { path: `${folder}/README.md`, data: readFileSync(join(dir, "README.md")), mode: 0o644 },
     { path: `${folder}/LICENSE`, data: readFileSync(join(dir, "LICENSE")), mode: 0o644 },
   ];
+  const ripgrep = rg ? placeRipgrep(rg, target, dir, folder) : [];
+  entries.push(...ripgrep);
   const archive = join(out, archiveName(target));
   const date = sourceDate();
   writeFileSync(
@@ -100,9 +139,11 @@ async function buildTarget(target: Target, out: string, commitId: string): Promi
   );
   log(
     `${target.name}: ${megabytes(statSync(binary).size)} binary, ` +
-      `${megabytes(statSync(archive).size)} ${basename(archive)} (${seconds(started)})`,
+      `${megabytes(statSync(archive).size)} ${basename(archive)}` +
+      `, ${rg ? `with ${rg.asset.name.replace(/\.(zip|tar\.gz)$/, "")}` : withoutRg(target)} ` +
+      `(${seconds(started)})`,
   );
-  return { target, binary, archive };
+  return { target, binary, archive, ripgrep: ripgrep.map((e) => join(out, e.path)) };
 }
 
 /** Runs `work` over `items`, `limit` at a time, keeping the order of `items` in the results. */
@@ -140,7 +181,11 @@ function writeInstaller(out: string, repository: string | undefined): string {
 async function main(): Promise<void> {
   const { values } = parseArgs({
     args: process.argv.slice(2),
-    options: { targets: { type: "string" }, out: { type: "string" } },
+    options: {
+      targets: { type: "string" },
+      out: { type: "string" },
+      "require-ripgrep": { type: "boolean" },
+    },
   });
   const started = performance.now();
   const targets = selectTargets(values.targets);
@@ -157,7 +202,19 @@ async function main(): Promise<void> {
   if (resolve(ROOT).startsWith(out)) throw new Error(`--out ${out} would empty the project itself`);
   rmSync(out, { recursive: true, force: true });
   mkdirSync(out, { recursive: true });
-  const built = await inParallel(targets, PARALLEL, (t) => buildTarget(t, out, commitId));
+  const ripgrepOptions = {
+    cacheDir: `${ROOT}dist/ripgrep`,
+    download: true,
+    required: values["require-ripgrep"] === true || process.env.TOOLHOST_REQUIRE_RIPGREP === "1",
+    warn: log,
+  };
+  const ripgrep = new Map<Target, RipgrepFiles | undefined>();
+  for (const t of targets) ripgrep.set(t, await ripgrepFor(t, ripgrepOptions));
+  const built = await inParallel(
+    targets,
+    PARALLEL,
+    (t) => buildTarget(t, out, commitId, ripgrep.get(t)),
+  );
 
   const installer = writeInstaller(out, repository);
   const checked = [...built.map((b) => b.archive), installer].sort();
@@ -170,9 +227,9 @@ async function main(): Promise<void> {
   const npmDir = join(out, "npm");
   stageLauncher(join(npmDir, "toolhost"), releaseVersion, repositoryUrl);
   const staged = [join(npmDir, "toolhost")];
-  for (const { target, binary } of built) {
+  for (const { target, binary, ripgrep } of built) {
     const dir = join(npmDir, target.name);
-    stagePlatform(dir, target, binary, releaseVersion, repositoryUrl);
+    stagePlatform(dir, target, binary, releaseVersion, repositoryUrl, ripgrep);
     staged.push(dir);
   }
   const tarballs = await inParallel(staged, PARALLEL, (dir) => pack(dir, npmDir));

@@ -6,7 +6,7 @@
  */
 import { execFile } from "node:child_process";
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { promisify } from "node:util";
 import { ROOT } from "./source.ts";
 import { executableName, npmPackageName, type Target, TARGETS } from "./targets.ts";
@@ -54,22 +54,38 @@ export function stageLauncher(dir: string, version: string, repository?: string)
   });
 }
 
-/** Stages `@toolhost/<target>` in `dir`, with the binary built for it. */
+/**
+ * Stages `@toolhost/<target>` in `dir`, with the binary built for it and, when given, rg (which
+ * goes into bin/ beside the binary, where grep looks for it) and ripgrep's licence files.
+ */
 export function stagePlatform(
   dir: string,
   target: Target,
   binary: string,
   version: string,
   repository?: string,
+  ripgrep: string[] = [],
 ): void {
   const name = npmPackageName(target);
   mkdirSync(join(dir, "bin"), { recursive: true });
   copyFileSync(binary, join(dir, "bin", executableName(target)));
   copyFileSync(`${ROOT}LICENSE`, join(dir, "LICENSE"));
+  const extra: string[] = [];
+  for (const file of ripgrep) {
+    const shipped = /^rg(\.exe)?$/.test(basename(file)) ? `bin/${basename(file)}` : basename(file);
+    copyFileSync(file, join(dir, shipped));
+    extra.push(shipped);
+  }
+  const withRipgrep = extra.length > 0
+    ? ` It carries ripgrep's rg beside it (MIT or Unlicense; ${
+      extra.filter((f) => !f.startsWith("bin/")).join(", ")
+    }).`
+    : "";
   writeFileSync(
     join(dir, "README.md"),
-    `# ${name}\n\nThe toolhost binary for ${describe(target)}. Install \`toolhost\` instead: ` +
-      "its launcher picks the package that fits the machine (npx -y toolhost).\n",
+    `# ${name}\n\nThe toolhost binary for ${describe(target)}.${withRipgrep} Install ` +
+      "`toolhost` instead: its launcher picks the package that fits the machine " +
+      "(npx -y toolhost).\n",
   );
   writeJson(join(dir, "package.json"), {
     name,
@@ -80,7 +96,7 @@ export function stagePlatform(
     os: [target.os],
     cpu: [target.cpu],
     ...(target.libc ? { libc: [target.libc] } : {}),
-    files: [`bin/${executableName(target)}`],
+    files: [`bin/${executableName(target)}`, ...extra],
     // Yarn PnP: the binary has to exist as a real file to be executed.
     preferUnplugged: true,
   });

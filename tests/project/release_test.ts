@@ -45,6 +45,7 @@ import { muslLibstdcxx } from "../helpers/musl_libstdcxx.ts";
 import { npmRegistry } from "../helpers/npm_registry.ts";
 import { childrenOf, stdioOf } from "../helpers/processes_tree.ts";
 import { RawClient, ROOT } from "../helpers/raw_client.ts";
+import { checkRipgrep, ripgrepNames } from "../helpers/release_ripgrep.ts";
 
 const run = promisify(execFile);
 const DENO = `${ROOT}node_modules/.bin/deno`;
@@ -156,7 +157,8 @@ testIf("there is an archive per platform, and SHA256SUMS verifies every one", fa
 });
 
 testIf(
-  "each archive unpacks to toolhost-<platform>/ with the binary (executable), README.md and LICENSE",
+  "each archive unpacks to toolhost-<platform>/ with the binary (executable), README.md, " +
+    "LICENSE and, when the release has it, rg with its licence files",
   !onPath("unzip") && "unzip is not installed (apt-get install unzip)",
   () => {
     for (const t of TARGETS) {
@@ -170,8 +172,12 @@ testIf(
       assert.deepEqual(readdirSync(into), [folder]);
       assert.deepEqual(
         readdirSync(join(into, folder)).sort(),
-        ["LICENSE", "README.md", executableName(t)].sort(),
+        ["LICENSE", "README.md", executableName(t), ...ripgrepNames(RELEASE, t)].sort(),
       );
+      for (const name of ripgrepNames(RELEASE, t)) {
+        const built = join(RELEASE, folder, name);
+        assert.ok(readFileSync(join(into, folder, name)).equals(readFileSync(built)), built);
+      }
       const binary = join(into, folder, executableName(t));
       assert.equal(statSync(binary).mode & 0o777, 0o755, `${binary} is executable`);
       assert.ok(
@@ -231,6 +237,16 @@ testIf(
     assert.equal(readFileSync(join(dir, "z/demo/notes.txt"), "utf8"), "é".repeat(700));
   },
 );
+
+testIf("rg is beside toolhost in every platform ripgrep has a build for", false, () => {
+  const without = checkRipgrep(RELEASE, TARGETS, HOST, VERSION);
+  if (without.length > 0) {
+    process.stderr.write(
+      `NOTE: this release has no rg for ${without.join(", ")} (it could not be fetched here); ` +
+        "TOOLHOST_REQUIRE_RIPGREP=1 makes that a failure\n",
+    );
+  }
+});
 
 // ---- the binaries at work ------------------------------------------------------------------
 

@@ -12,7 +12,8 @@ import { IgnoreRules } from "../../tools/_lib/gitignore.ts";
 import { builtinSearch } from "../../tools/search/_lib/grep_builtin.ts";
 import { compilePattern } from "../../tools/search/_lib/grep_pattern.ts";
 import type { FileMatches, OutputMode } from "../../tools/search/_lib/grep_report.ts";
-import { findRipgrep, ripgrepSearch } from "../../tools/search/_lib/grep_ripgrep.ts";
+import { ripgrepSearch } from "../../tools/search/_lib/grep_ripgrep.ts";
+import { findRipgrep } from "../../tools/search/_lib/ripgrep_path.ts";
 import type { GrepSearch } from "../../tools/search/_lib/grep_search.ts";
 import { Sandbox } from "../../tools/_lib/sandbox.ts";
 
@@ -85,6 +86,8 @@ async function run(root: string, engine: "rg" | "builtin", c: Case) {
     deadline: Date.now() + 20_000,
     signal: new AbortController().signal,
   };
+  // Held as grep holds it: on Linux rg's files are then read back through descriptors.
+  search.within = (await sandbox.directory(root)).dir;
   const files: AsyncGenerator<FileMatches> = engine === "rg"
     ? ripgrepSearch(rg!, search)
     : builtinSearch(search);
@@ -97,6 +100,7 @@ async function run(root: string, engine: "rg" | "builtin", c: Case) {
       found.push(`  ${line.number}${line.match ? ":" : "-"}${JSON.stringify(line.text)}`);
     }
   }
+  await search.within.close();
   return { found, stopped: search.stopped, unreadable: search.unreadable };
 }
 

@@ -10,8 +10,9 @@ import { test } from "node:test";
 import { IgnoreRules } from "../../tools/_lib/gitignore.ts";
 import { compilePattern } from "../../tools/search/_lib/grep_pattern.ts";
 import type { FileMatches } from "../../tools/search/_lib/grep_report.ts";
-import { jsonLines, matchEventLines } from "../../tools/search/_lib/grep_rg_events.ts";
-import { findRipgrep, ripgrepSearch } from "../../tools/search/_lib/grep_ripgrep.ts";
+import { jsonLineBatches, matchEventLines } from "../../tools/search/_lib/grep_rg_events.ts";
+import { ripgrepSearch } from "../../tools/search/_lib/grep_ripgrep.ts";
+import { findRipgrep } from "../../tools/search/_lib/ripgrep_path.ts";
 import type { GrepSearch } from "../../tools/search/_lib/grep_search.ts";
 
 const rg = findRipgrep();
@@ -82,8 +83,8 @@ test("rg is looked for on PATH once per process", () => {
 test("rg's output is split on \\n only: U+2028 and U+2029 stay inside their JSON line", async () => {
   const chunks = ['{"a":"x\u2028y"}\n{"b":', '"p\u2029q"}\n', '{"c":1}'];
   const lines: string[] = [];
-  for await (const line of jsonLines(Readable.from(chunks.map((c) => Buffer.from(c))))) {
-    lines.push(line);
+  for await (const batch of jsonLineBatches(Readable.from(chunks.map((c) => Buffer.from(c))))) {
+    lines.push(...batch);
   }
   assert.deepEqual(lines.map((line) => JSON.parse(line)), [
     { a: "x\u2028y" },
@@ -103,4 +104,23 @@ test("every line of a match event is a matching line, with where its first match
     { number: 5, text: "two", column: 0 },
     { number: 6, text: "three", column: 2 },
   ]);
+});
+
+test("a one-line match event gives its column in characters, whatever the bytes before it", () => {
+  // "é" is two bytes, "𝄞" four (two UTF-16 units): the match starts at byte 7 (x) and 13 (y).
+  const line = (text: string, start: number) =>
+    matchEventLines({
+      lines: { text },
+      line_number: 9,
+      submatches: [{ start, end: start + 1 }],
+    });
+  assert.deepEqual(line("aé𝄞x\n", 7), [{ number: 9, text: "aé𝄞x", column: 4 }]);
+  assert.deepEqual(line("ab\r\n", 1), [{ number: 9, text: "ab\r", column: 1 }]);
+  assert.deepEqual(line("end", 0), [{ number: 9, text: "end", column: 0 }]);
+  // The same line given as bytes (rg's form for invalid UTF-8) gives the same answer.
+  const bytes = btoa(String.fromCharCode(...new TextEncoder().encode("aé𝄞x\n")));
+  assert.deepEqual(
+    matchEventLines({ lines: { bytes }, line_number: 9, submatches: [{ start: 7, end: 8 }] }),
+    line("aé𝄞x\n", 7),
+  );
 });

@@ -9,7 +9,8 @@ import { backtrackingRisk } from "./_lib/grep_backtracking.ts";
 import { builtinSearch } from "./_lib/grep_builtin.ts";
 import { compilePattern } from "./_lib/grep_pattern.ts";
 import { GrepReport, type OutputMode } from "./_lib/grep_report.ts";
-import { findRipgrep, ignoreFilesRgCannotRead, ripgrepSearch } from "./_lib/grep_ripgrep.ts";
+import { ignoreFilesRgCannotRead, ripgrepBatches } from "./_lib/grep_ripgrep.ts";
+import { findRipgrep } from "./_lib/ripgrep_path.ts";
 import {
   binaryFileError,
   type GrepSearch,
@@ -26,7 +27,7 @@ const MAX_CONTEXT = 50;
 
 /**
  * Which search runs: TOOLHOST_GREP=rg or =builtin forces one (tests compare them); otherwise rg
- * when it is on PATH.
+ * when there is one, on PATH or beside the executable (ripgrep_path.ts).
  */
 function chooseSearch(): string | undefined {
   const choice = process.env.TOOLHOST_GREP;
@@ -34,7 +35,8 @@ function chooseSearch(): string | undefined {
   const rg = findRipgrep();
   if (choice === "rg" && !rg) {
     throw new ToolError(
-      "TOOLHOST_GREP=rg is set but rg is not on PATH: install ripgrep or unset it",
+      "TOOLHOST_GREP=rg is set but there is no rg on PATH or beside toolhost: install ripgrep " +
+        "or unset it",
     );
   }
   return rg;
@@ -47,7 +49,7 @@ function chooseSearch(): string | undefined {
 function refuseSlowPattern(
   pattern: string,
   caseInsensitive: boolean,
-  why = "used when rg is not on PATH",
+  why = "used when there is no rg",
   instead = "or install ripgrep (rg), which runs any pattern in linear time",
 ): void {
   const risk = backtrackingRisk(pattern, caseInsensitive);
@@ -224,8 +226,12 @@ export default defineTool({
     // Searched beneath its root (beneath.ts): a directory swapped for a link since is not.
     search.within = (await sandbox.directory(search.dir)).dir;
     try {
-      for await (const file of rg ? ripgrepSearch(rg, search) : builtinSearch(search)) {
-        report.add(file);
+      if (rg) {
+        for await (const batch of ripgrepBatches(rg, search)) {
+          for (const file of batch) report.add(file);
+        }
+      } else {
+        for await (const file of builtinSearch(search)) report.add(file);
       }
     } finally {
       await search.within.close();

@@ -9,18 +9,27 @@
  * content (or dropped, for a pattern the built-in matcher refuses); one that is not a regular
  * file inside any more is dropped. Only files with matches cost a second read.
  */
-import { constants } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import { type FileHandle, open } from "node:fs/promises";
 import { join } from "node:path";
-import { type Dir, O_NOFOLLOW, O_NOFOLLOW_ANY, O_NONBLOCK } from "../../_lib/beneath.ts";
+import {
+  type Dir,
+  O_DIRECTORY,
+  O_NOFOLLOW,
+  O_NOFOLLOW_ANY,
+  O_NONBLOCK,
+} from "../../_lib/beneath.ts";
 import { bomOf } from "../../_lib/text.ts";
 import { withoutCr } from "./grep_lines.ts";
 import { MAX_FILE_BYTES } from "./grep_search.ts";
 
+const utf8 = new TextDecoder();
+
 /** A file's text as rg reads it with --encoding=utf-8 (BOM dropped, invalid bytes U+FFFD). */
 export function decodeAsRg(bytes: Uint8Array): string {
   const bom = bomOf(bytes);
-  return new TextDecoder(bom?.encoding ?? "utf-8").decode(bytes.subarray(bom?.length ?? 0));
+  if (!bom) return utf8.decode(bytes);
+  return new TextDecoder(bom.encoding).decode(bytes.subarray(bom.length));
 }
 
 /** Reads a regular file's bytes from an open handle, refusing anything else or a too large one. */
@@ -37,6 +46,10 @@ export async function regularBytes(handle: FileHandle): Promise<Uint8Array | und
 export class HeldReader {
   /** The directories entered below the top, with their names. */
   #stack: { name: string; dir: Dir }[] = [];
+  /** The same for textSync(): descriptors of the directories entered below the top. */
+  #fds: { name: string; fd: number }[] = [];
+  /** Where textSync() reads a file, reused from one file to the next. */
+  #buffer = new Uint8Array(64 * 1024);
 
   constructor(readonly top: Dir | undefined, readonly topPath: string) {}
 
@@ -74,8 +87,75 @@ export class HeldReader {
     }
   }
 
+  /**
+   * Whether textSync() can be used: on Linux, where the directory is held by its descriptor and
+   * each entry below it is reached through /proc/self/fd.
+   */
+  get synchronous(): boolean {
+    return this.top?.fd !== undefined;
+  }
+
+  /**
+   * The text of `rel` beneath the held directory, as open() and heldText() give it, read with
+   * synchronous calls: a few microseconds each, where each asynchronous one is a trip through
+   * the thread pool, and a search may read thousands of files. Each directory on the way is
+   * entered by descriptor with O_NOFOLLOW (and kept while consecutive files share it); the file
+   * is opened with O_NOFOLLOW and read only if it is a regular file within the size limit.
+   * Undefined when it cannot be read so. Only when `synchronous`.
+   */
+  textSync(rel: string): string | undefined {
+    const parts = rel.split("/");
+    if (parts.some((p) => p === "" || p === "." || p === "..")) return undefined;
+    const name = parts.pop()!;
+    let shared = 0;
+    while (
+      shared < this.#fds.length && shared < parts.length &&
+      this.#fds[shared].name === parts[shared]
+    ) shared++;
+    for (const left of this.#fds.splice(shared)) closeSync(left.fd);
+    const address = (entry: string) =>
+      `/proc/self/fd/${this.#fds.at(-1)?.fd ?? this.top!.fd}/${entry}`;
+    let fd: number;
+    try {
+      for (const part of parts.slice(shared)) {
+        const dir = openSync(address(part), constants.O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+        this.#fds.push({ name: part, fd: dir });
+      }
+      fd = openSync(address(name), constants.O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+    } catch {
+      return undefined;
+    }
+    try {
+      const info = fstatSync(fd);
+      if (!info.isFile() || info.size > MAX_FILE_BYTES) return undefined;
+      // Read to the end: the file may have grown since.
+      if (this.#buffer.length <= info.size) this.#buffer = new Uint8Array(info.size + 4096);
+      let length = 0;
+      for (;;) {
+        if (length === this.#buffer.length) {
+          if (length > MAX_FILE_BYTES) return undefined;
+          const bigger = new Uint8Array(length * 2);
+          bigger.set(this.#buffer);
+          this.#buffer = bigger;
+        }
+        const got = readSync(fd, this.#buffer, length, this.#buffer.length - length, null);
+        if (got === 0) break;
+        length += got;
+        // The size fstat gave, and room left: the end, without one more call to find it. (Had
+        // the file grown meanwhile, its lines are checked against what was read, as ever.)
+        if (length >= info.size && length < this.#buffer.length) break;
+      }
+      return length > MAX_FILE_BYTES ? undefined : decodeAsRg(this.#buffer.subarray(0, length));
+    } catch {
+      return undefined;
+    } finally {
+      closeSync(fd);
+    }
+  }
+
   async close(): Promise<void> {
     for (const { dir } of this.#stack.splice(0)) await dir.close();
+    for (const { fd } of this.#fds.splice(0)) closeSync(fd);
   }
 }
 
@@ -92,8 +172,31 @@ export async function heldText(handle: FileHandle | undefined): Promise<string |
   }
 }
 
-/** Whether every line rg reported is that line of `text` (a "\r" before the break aside). */
+/**
+ * Whether every line rg reported is that line of `text` (a "\r" before the break aside). The
+ * lines come in increasing order (rg's): the text is walked once, only as far as the last one.
+ */
 export function confirms(text: string, reported: { number: number; text: string }[]): boolean {
+  let line = 1;
+  let start = 0;
+  for (const { number, text: wanted } of reported) {
+    if (number < line) return confirmsAnyOrder(text, reported);
+    for (; line < number; line++) {
+      const newline = text.indexOf("\n", start);
+      if (newline < 0) return false;
+      start = newline + 1;
+    }
+    // A final line break ends the last line; it starts none.
+    if (start >= text.length) return false;
+    const end = text.indexOf("\n", start);
+    if (withoutCr(text.slice(start, end < 0 ? text.length : end)) !== withoutCr(wanted)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+function confirmsAnyOrder(text: string, reported: { number: number; text: string }[]): boolean {
   const lines = text.split("\n");
   if (lines.at(-1) === "") lines.pop();
   return reported.every(({ number, text }) => {

@@ -6,10 +6,10 @@
  * the sandbox root) passed in a file, global and .ignore rules off, entries in path order, text
  * decoded as UTF-8 (invalid bytes as U+FFFD) before matching.
  */
-import { accessSync, constants } from "node:fs";
+import { constants } from "node:fs";
 import { type FileHandle, mkdtemp, open, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { basename, delimiter, join } from "node:path";
+import { basename, join } from "node:path";
 import process from "node:process";
 import { ToolError } from "../../../mcp/tool.ts";
 import { FileLines, type FileMatches } from "./grep_report.ts";
@@ -17,9 +17,11 @@ import { confirms, HeldReader, heldText, regularBytes } from "./grep_held.ts";
 
 /** Files rg reported that are read again (grep_held.ts) at once. */
 const VERIFY_CONCURRENCY = 16;
+/** Longest the synchronous re-reads run before other work on the main thread gets a turn. */
+const SYNC_SLICE_MS = 10;
 import { searchText } from "./grep_builtin.ts";
 import { O_NOFOLLOW, O_NOFOLLOW_ANY, O_NONBLOCK } from "../../_lib/beneath.ts";
-import { jsonLines, matchEventLines, textOf } from "./grep_rg_events.ts";
+import { jsonLineBatches, matchEventLines, textOf } from "./grep_rg_events.ts";
 import { binaryFileError, type GrepSearch, MAX_FILE_BYTES } from "./grep_search.ts";
 import { signalGroup, spawnInGroup } from "../../_lib/process_groups.ts";
 import {
@@ -27,27 +29,6 @@ import {
   MAX_IGNORE_FILE_BYTES,
   type SkippedIgnoreFile,
 } from "../../_lib/gitignore_read.ts";
-
-function lookForRipgrep(): string | undefined {
-  for (const dir of (process.env.PATH ?? "").split(delimiter).filter(Boolean)) {
-    const candidate = join(dir, "rg");
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // not here
-    }
-  }
-  return undefined;
-}
-
-let ripgrep: { path: string | undefined } | undefined;
-
-/** The rg executable on PATH, if there is one; PATH is searched once per process. */
-export function findRipgrep(): string | undefined {
-  ripgrep ??= { path: lookForRipgrep() };
-  return ripgrep.path;
-}
 
 /**
  * The ignore files under `dir` that rg would read although the built-in search would not: rg opens
@@ -134,6 +115,9 @@ function argumentsFor(search: GrepSearch, ignoreFile: string | undefined): strin
   if (search.mode === "content") {
     args.push(`--before-context=${search.before}`, `--after-context=${search.after}`);
   }
+  // Which files match is all this mode needs: rg stops at a file's first match (and so may
+  // miss a NUL byte further on, which confirmed() then finds).
+  if (search.mode === "files_with_matches") args.push("--max-count=1");
   if (search.filter?.rgType && !search.file) {
     args.push(`--type-add=toolhostglob:${search.filter.rgType}`, "--type=toolhostglob");
   }
@@ -163,14 +147,19 @@ async function namedFileBytes(search: GrepSearch): Promise<Uint8Array> {
  * that line of the file inside; otherwise the built-in matcher's answer on that content (when it
  * may run the pattern), or nothing.
  */
-async function confirmed(
-  handle: FileHandle | undefined,
+function confirmed(
+  text: string | undefined,
   found: FileMatches,
   reported: { number: number; text: string }[],
   search: GrepSearch,
-): Promise<FileMatches | undefined> {
-  const text = await heldText(handle);
+): FileMatches | undefined {
   if (text === undefined) return undefined;
+  // A NUL byte anywhere makes it binary, which rg, stopping at a first match (--max-count=1),
+  // may not have seen. (Across lines rg looks at the first 64 KB only, as the built-in search
+  // does then.)
+  if (search.mode === "files_with_matches" && !search.multiline && text.includes("\0")) {
+    return undefined;
+  }
   if (confirms(text, reported)) return found;
   if (!search.builtinMayRun) return undefined;
   const again = searchText(found.path, text, search);
@@ -179,6 +168,17 @@ async function confirmed(
 
 /** Files with matches, in path order, as rg finds them: under `search.dir`, or `search.file`. */
 export async function* ripgrepSearch(rg: string, search: GrepSearch): AsyncGenerator<FileMatches> {
+  for await (const batch of ripgrepBatches(rg, search)) yield* batch;
+}
+
+/**
+ * ripgrepSearch's files in batches, one per piece of rg's output read: a search reporting
+ * thousands of files then costs an await per batch rather than one per file.
+ */
+export async function* ripgrepBatches(
+  rg: string,
+  search: GrepSearch,
+): AsyncGenerator<FileMatches[]> {
   // A call cancelled before the search starts runs nothing and reports nothing.
   if (search.signal.aborted) return;
   let scratch: string | undefined;
@@ -230,59 +230,84 @@ export async function* ripgrepSearch(rg: string, search: GrepSearch): AsyncGener
   search.signal.addEventListener("abort", stop);
   if (search.signal.aborted) stop();
   const keepLines = search.mode === "content";
+  // rg's paths are clean ("./a/b"): joined by hand, as path.join costs far more per file.
+  const base = search.dir.endsWith("/") ? search.dir : `${search.dir}/`;
   try {
     let file: FileLines | undefined;
     let rel = "";
     const pending: Promise<FileMatches | undefined>[] = [];
     let reported: { number: number; text: string }[] = [];
-    for await (const line of jsonLines(child.stdout!)) {
-      // What rg had written before the kill reached it is not reported for a cancelled call.
-      if (search.signal.aborted) break;
-      let event;
-      try {
-        event = JSON.parse(line);
-      } catch {
-        stop();
-        throw new ToolError(`rg wrote a line grep could not read: ${line.slice(0, 200)}`);
-      }
-      const data = event.data;
-      if (event.type === "begin") {
-        rel = search.file ? "" : textOf(data.path).replace(/^\.\//, "");
-        reported = [];
-        const wanted = search.file !== undefined || !search.filter || search.filter.matches(rel);
-        file = wanted ? new FileLines(search.file ?? join(search.dir, rel), keepLines) : undefined;
-      } else if (event.type === "match" && file) {
-        for (const at of matchEventLines(data)) {
-          file.add(at.number, at.text, true, at.column);
-          reported.push(at);
+    read: for await (const lines of jsonLineBatches(child.stdout!)) {
+      let ready: FileMatches[] = [];
+      let since = performance.now();
+      for (const line of lines) {
+        // What rg had written before the kill reached it is not reported for a cancelled call.
+        if (search.signal.aborted) break read;
+        let event;
+        try {
+          event = JSON.parse(line);
+        } catch {
+          stop();
+          throw new ToolError(`rg wrote a line grep could not read: ${line.slice(0, 200)}`);
         }
-      } else if (event.type === "context" && file) {
-        const text = textOf(data.lines).replace(/\n$/, "");
-        file.add(data.line_number, text, false);
-        reported.push({ number: data.line_number, text });
-      } else if (event.type === "end" && file) {
-        const found = file.result();
-        file = undefined;
-        // A NUL byte anywhere makes a file binary; rg may find it after reporting matches.
-        if (data.binary_offset === null) {
-          if (!reader) yield found; // the named file's bytes came from the held directory
-          else {
+        const data = event.data;
+        if (event.type === "begin") {
+          rel = search.file ? "" : textOf(data.path).replace(/^\.\//, "");
+          reported = [];
+          const wanted = search.file !== undefined || !search.filter || search.filter.matches(rel);
+          file = wanted ? new FileLines(search.file ?? base + rel, keepLines) : undefined;
+        } else if (event.type === "match" && file) {
+          for (const at of matchEventLines(data)) {
+            file.add(at.number, at.text, true, at.column);
+            reported.push(at);
+          }
+        } else if (event.type === "context" && file) {
+          const text = textOf(data.lines).replace(/\n$/, "");
+          file.add(data.line_number, text, false);
+          reported.push({ number: data.line_number, text });
+        } else if (event.type === "end" && file) {
+          const found = file.result();
+          file = undefined;
+          // A NUL byte anywhere makes a file binary; rg may find it after reporting matches.
+          if (data.binary_offset !== null) {
+            if (search.file) throw binaryFileError(search.label, "text with NUL bytes");
+          } else if (!reader) ready.push(found); // the named file's bytes came from the held directory
+          else if (reader.synchronous) {
+            // Read now, beneath the held directory (its directories stay held between files).
+            const held = confirmed(reader.textSync(rel), found, reported, search);
+            if (held) ready.push(held);
+            // Synchronous reads hold the thread every request shares: let others in now and then.
+            if (performance.now() - since > SYNC_SLICE_MS) {
+              if (ready.length > 0) yield ready;
+              ready = [];
+              await new Promise((next) => setImmediate(next));
+              since = performance.now();
+            }
+          } else {
             // Opened now, in order (its directories stay held); read and checked alongside
             // the next ones, and reported in rg's order.
             const handle = await reader.open(rel);
-            pending.push(confirmed(handle, found, reported, search).catch(() => undefined));
+            const check = reported;
+            pending.push(
+              heldText(handle).then((text) => confirmed(text, found, check, search)).catch(() =>
+                undefined
+              ),
+            );
             if (pending.length >= VERIFY_CONCURRENCY) {
               const held = await pending.shift()!;
-              if (held) yield held;
+              if (held) ready.push(held);
             }
           }
-        } else if (search.file) throw binaryFileError(search.label, "text with NUL bytes");
+        }
       }
+      if (ready.length > 0) yield ready;
     }
+    const rest: FileMatches[] = [];
     for (const started of pending.splice(0)) {
       const held = await started;
-      if (held) yield held;
+      if (held) rest.push(held);
     }
+    if (rest.length > 0) yield rest;
     const { code, signal } = await exited;
     if (killed || code === 0 || code === 1) return;
     if (code === 2 && !stderr.trim()) {

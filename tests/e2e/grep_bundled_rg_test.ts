@@ -1,0 +1,120 @@
+/**
+ * The order in which the compiled binary finds rg, with stand-ins: a copy of the binary in a
+ * directory of its own (a release's layout), an `rg` script beside it and another on PATH, each
+ * writing a marker when run and then handing over to the real rg (or answering "no match"
+ * when there is none). PATH wins over the one beside the binary; with neither, the built-in
+ * search answers (it alone refuses a pattern that could backtrack for ever).
+ */
+import assert from "node:assert/strict";
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import process from "node:process";
+import { after, afterEach } from "node:test";
+import { findRipgrep } from "../../tools/search/_lib/ripgrep_path.ts";
+import { posixOnlyTest } from "../helpers/posix_only.ts";
+import { binary, modern, PRODUCT_BINARY, RawClient } from "../helpers/raw_client.ts";
+
+const test = posixOnlyTest("the stand-ins are shell scripts");
+const realRg = findRipgrep();
+const top = realpathSync(mkdtempSync(join(tmpdir(), "toolhost-rg-order-")));
+after(() => rmSync(top, { recursive: true, force: true }));
+
+/** The searched root: one file with a match. */
+const root = join(top, "root");
+mkdirSync(root);
+writeFileSync(join(root, "a.txt"), "one needle here\n");
+
+/** A copy of the product binary alone in `dir`, as a release unpacks it. */
+function copyOfBinary(dir: string): string {
+  mkdirSync(dir, { recursive: true });
+  const copy = join(dir, "toolhost");
+  if (process.platform !== "win32") copyFileSync(binary(PRODUCT_BINARY), copy);
+  return copy;
+}
+
+/** An `rg` stand-in in `dir` that appends its own path to `dir`/ran, then runs the real rg. */
+function standIn(dir: string): string {
+  mkdirSync(dir, { recursive: true });
+  const script = join(dir, "rg");
+  const then = realRg
+    ? `exec '${realRg}' "$@"`
+    // --json with no match: nothing but the exit code rg gives for "no match".
+    : "exit 1";
+  writeFileSync(script, `#!/bin/sh\nprintf '%s\\n' "$0" >> '${join(dir, "ran")}'\n${then}\n`);
+  chmodSync(script, 0o755);
+  return script;
+}
+
+const ran = (dir: string) =>
+  existsSync(join(dir, "ran")) ? readFileSync(join(dir, "ran"), "utf8").trim().split("\n") : [];
+
+const clients: RawClient[] = [];
+afterEach(async () => {
+  for (const c of clients.splice(0)) await c.close();
+});
+
+function start(executable: string, path: string): RawClient {
+  const c = new RawClient(executable, ["--root", root], root, {
+    PATH: path,
+    TOOLHOST_GREP: "",
+  });
+  clients.push(c);
+  return c;
+}
+
+async function grep(c: RawClient, args: Record<string, unknown>) {
+  const reply = await c.request("tools/call", modern({ name: "grep", arguments: args }), 30_000);
+  assert.ok(reply.result, JSON.stringify(reply.error));
+  const result = reply.result as { content: { text: string }[]; isError?: boolean };
+  return { text: result.content[0].text, isError: result.isError ?? false };
+}
+
+/** A directory on PATH with nothing in it. */
+const emptyDir = join(top, "empty");
+mkdirSync(emptyDir);
+
+test("without rg on PATH, the binary runs the rg beside it", async () => {
+  const release = join(top, "beside-only");
+  const executable = copyOfBinary(release);
+  const rg = standIn(release);
+  const found = await grep(start(executable, emptyDir), { pattern: "needle" });
+  assert.equal(found.isError, false, found.text);
+  assert.deepEqual(ran(release), [rg]);
+  // The answer is rg's when a real one stood behind the stand-in.
+  if (realRg) assert.match(found.text, /a\.txt/);
+});
+
+test("an rg on PATH wins over the one beside the binary", async () => {
+  const release = join(top, "both");
+  const executable = copyOfBinary(release);
+  standIn(release);
+  const pathDir = join(top, "both-path");
+  const rg = standIn(pathDir);
+  const found = await grep(start(executable, `${emptyDir}:${pathDir}`), { pattern: "needle" });
+  assert.equal(found.isError, false, found.text);
+  assert.deepEqual(ran(pathDir), [rg]);
+  assert.deepEqual(ran(release), []);
+});
+
+test("with no rg anywhere, the built-in search answers", async () => {
+  const executable = copyOfBinary(join(top, "alone"));
+  const c = start(executable, emptyDir);
+  const found = await grep(c, { pattern: "needle" });
+  assert.equal(found.isError, false, found.text);
+  assert.match(found.text, /a\.txt/);
+  // Only the built-in search refuses a pattern that could backtrack for ever.
+  const refused = await grep(c, { pattern: "(n+)+eedle" });
+  assert.equal(refused.isError, true);
+  assert.match(refused.text, /grep's built-in search \(used when there is no rg\)/);
+});

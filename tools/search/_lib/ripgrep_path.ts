@@ -1,0 +1,58 @@
+/**
+ * Which rg grep runs: the one on PATH first (the user's choice, possibly newer), else the one a
+ * release ships beside the toolhost executable, else none (grep's built-in search answers).
+ * Under `deno run` or `bun run` the running executable is the runtime itself, so the second place
+ * finds an rg only if one happens to sit beside that runtime.
+ */
+import { accessSync, constants } from "node:fs";
+import { delimiter as posixDelimiter, dirname, join, win32 } from "node:path";
+import process from "node:process";
+
+export interface RipgrepPlaces {
+  /** The PATH variable as it is (undefined when unset). */
+  path: string | undefined;
+  /** The running executable (`process.execPath`). */
+  execPath: string;
+  /** `process.platform`: on Windows the executable is rg.exe and PATH is ;-separated. */
+  platform: string;
+  /** Whether a file can be run; by default, an access(X_OK) check. */
+  runnable?: (file: string) => boolean;
+}
+
+function canRun(file: string): boolean {
+  try {
+    accessSync(file, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Where rg is, in the order above, or undefined. Looks only at the places it is given. */
+export function locateRipgrep(places: RipgrepPlaces): string | undefined {
+  const windows = places.platform === "win32";
+  const name = windows ? "rg.exe" : "rg";
+  const joined = windows ? win32.join : join;
+  const runnable = places.runnable ?? canRun;
+  const delimiter = windows ? ";" : posixDelimiter;
+  for (const dir of (places.path ?? "").split(delimiter).filter(Boolean)) {
+    const candidate = joined(dir, name);
+    if (runnable(candidate)) return candidate;
+  }
+  const beside = joined((windows ? win32.dirname : dirname)(places.execPath), name);
+  return runnable(beside) ? beside : undefined;
+}
+
+let ripgrep: { path: string | undefined } | undefined;
+
+/** The rg grep runs (see locateRipgrep), looked for once per process. */
+export function findRipgrep(): string | undefined {
+  ripgrep ??= {
+    path: locateRipgrep({
+      path: process.env.PATH,
+      execPath: process.execPath,
+      platform: process.platform,
+    }),
+  };
+  return ripgrep.path;
+}
