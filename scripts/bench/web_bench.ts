@@ -15,7 +15,7 @@
  * set, else dist/toolhost.
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { LineReader } from "./line_reader.ts";
@@ -139,6 +139,17 @@ interface Figures {
   /** Milliseconds per run, by `${size} ${mode}`. */
   fetches: Map<string, number[]>;
   turndown: Map<number, number[]>;
+  /** The main thread's CPU milliseconds during each default-mode fetch_url of 2 MiB. */
+  mainThreadCpu: number[];
+}
+
+/** CPU time the process's main thread has used, in ms (Linux), or undefined elsewhere. */
+function mainThreadCpuMs(pid: number): number | undefined {
+  try {
+    return Number(readFileSync(`/proc/${pid}/task/${pid}/schedstat`, "utf8").split(" ")[0]) / 1e6;
+  } catch {
+    return undefined;
+  }
 }
 
 async function measure(root: string, binary: string, progress: Progress): Promise<Figures> {
@@ -154,6 +165,7 @@ async function measure(root: string, binary: string, progress: Progress): Promis
       loadPings: [],
       fetches: new Map(),
       turndown: new Map(),
+      mainThreadCpu: [],
     };
     progress(`web: ${IDLE_PINGS} pings on an idle server, ${PING_INTERVAL_MS} ms apart`);
     let idle = 0;
@@ -166,7 +178,12 @@ async function measure(root: string, binary: string, progress: Progress): Promis
       const lists = { default: [] as number[], raw: [] as number[], turndown: [] as number[] };
       for (let run = 0; run <= RUNS; run++) {
         const timed = (list: number[], value: number) => run > 0 && list.push(value);
+        const cpuBefore = mainThreadCpuMs(session.server.pid);
         timed(lists.default, await session.fetch(url(size), false));
+        const cpuAfter = mainThreadCpuMs(session.server.pid);
+        if (size === 2 * MIB && cpuBefore !== undefined && cpuAfter !== undefined) {
+          timed(figures.mainThreadCpu, cpuAfter - cpuBefore);
+        }
         timed(lists.raw, await session.fetch(url(size), true));
         timed(lists.turndown, await helper.turndown(url(size)));
       }
@@ -232,6 +249,15 @@ export async function webReport(root: string, progress: Progress): Promise<strin
       "",
       "the machine's share of the line above",
     ],
+    ...(figures.mainThreadCpu.length
+      ? [[
+        "main thread's CPU time during a default-mode fetch_url of a 2 MiB page, median",
+        fine(median(figures.mainThreadCpu)),
+        "",
+        "",
+        "in many short pieces: at most what one request can wait behind, whatever the load",
+      ]]
+      : []),
   ];
   for (const size of SIZES) {
     const alternative = median(figures.turndown.get(size)!);
@@ -268,7 +294,8 @@ export async function webReport(root: string, progress: Progress): Promise<strin
     "from one to the next, or as soon as the reply came when it took longer), first to the " +
     "idle server, then while a default-mode fetch_url of the 2 MiB page runs, until its reply, " +
     "and, alternating with it, while the node process converts the same page with turndown " +
-    `(toolhost idle), ${BUSY_RUNS} times each.`,
+    `(toolhost idle), ${BUSY_RUNS} times each. The main thread's CPU time comes from ` +
+    "/proc/<pid>/task/<pid>/schedstat (Linux only) around each timed 2 MiB default-mode call.",
   ].join("\n");
 }
 
