@@ -1,36 +1,35 @@
 /**
  * The web part of the benchmark: fetch_url through the binary against generated pages
- * (web_page.ts) served from 127.0.0.1 (the binary runs with --allow-private-network).
+ * (web_page.ts) served from 127.0.0.1 by a helper process on node (turndown_fetch.ts; the binary
+ * runs with --allow-private-network).
  *
  * - Head of line: `ping` round trips, one after another, while fetch_url converts a 2 MiB page,
- *   against pings on an idle server.
+ *   against pings on an idle server, and against pings on an idle server while the helper
+ *   converts the same page with turndown (the same load on the machine, none of it in toolhost).
  * - Conversion: fetch_url of a 1 MiB and a 2 MiB page, default mode (main content) and
- *   `raw: true`, against the plain alternative: `fetch` plus turndown on node
- *   (turndown_fetch.ts).
+ *   `raw: true`, against the plain alternative: `fetch` plus turndown on node, in the helper;
+ *   runs alternate (toolhost, toolhost raw, turndown, and again).
  *
  * `deno task bench` prints it after the other sections; run it alone with
  * `deno run --allow-all scripts/bench/web_bench.ts`. The binary is $TOOLHOST_BENCH_BINARY when
  * set, else dist/toolhost.
  */
-import { execFile, execFileSync } from "node:child_process";
-import { existsSync, mkdirSync } from "node:fs";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
+import { LineReader } from "./line_reader.ts";
 import { markdownTable, ms, times } from "./report.ts";
 import { ServerProcess } from "./server_process.ts";
 import { median, percentile } from "./stats.ts";
-import { generatedPage } from "./web_page.ts";
 
 const TURNDOWN_BUNDLE = "dist/bench/turndown-fetch.mjs";
 const MIB = 1024 * 1024;
 const SIZES = [MIB, 2 * MIB];
-const RUNS = 5;
+const RUNS = 9;
 const IDLE_PINGS = 200;
 /** Head-of-line runs: each a 2 MiB conversion with pings going on beside it. */
-const BUSY_RUNS = 5;
+const BUSY_RUNS = 9;
 /** Pings start this far apart, so the client does not take a core from the server. */
 const PING_INTERVAL_MS = 5;
 
@@ -41,28 +40,45 @@ type Progress = (text: string) => void;
 
 const label = (size: number) => `${size / MIB} MiB`;
 
-/** Serves /page/<bytes>?n=<i>: the same generated page under URLs the cache has not seen. */
-async function servePages(): Promise<{ base: string; close(): void }> {
-  const pages = new Map(SIZES.map((size) => [size, generatedPage(size)]));
-  const server = createServer((req, res) => {
-    const size = Number(/^\/page\/(\d+)/.exec(req.url ?? "")?.[1]);
-    const page = pages.get(size);
-    if (!page) {
-      res.statusCode = 404;
-      return res.end();
-    }
-    res.setHeader("content-type", "text/html; charset=utf-8");
-    res.end(page);
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    base: `http://127.0.0.1:${port}`,
-    close: () => {
-      server.closeAllConnections();
-      server.close();
-    },
-  };
+/** The node helper: serves the pages, and converts one with fetch + turndown when asked. */
+class Helper {
+  /** Who gets each line the helper prints, in order. */
+  #waiting: { resolve(line: string): void; reject(error: Error): void }[] = [];
+  readonly child: ChildProcess;
+
+  constructor(bundle: string) {
+    this.child = spawn("node", [bundle, ...SIZES.map(String)], {
+      stdio: ["pipe", "pipe", "inherit"],
+    });
+    const reader = new LineReader((line) => this.#waiting.shift()?.resolve(line));
+    this.child.stdout!.setEncoding("utf8");
+    this.child.stdout!.on("data", (text: string) => reader.push(text));
+    this.child.once("exit", (code) => {
+      const error = new Error(`the turndown helper exited (code ${code})`);
+      for (const waiter of this.#waiting.splice(0)) waiter.reject(error);
+    });
+  }
+
+  #next(): Promise<string> {
+    return new Promise((resolve, reject) => this.#waiting.push({ resolve, reject }));
+  }
+
+  /** The address serving /page/<bytes>. */
+  async base(): Promise<string> {
+    return JSON.parse(await this.#next()).base;
+  }
+
+  /** Milliseconds for fetch + turndown of one URL. */
+  async turndown(url: string): Promise<number> {
+    const line = this.#next();
+    this.child.stdin!.write(url + "\n");
+    return JSON.parse(await line).ms;
+  }
+
+  close(): void {
+    this.child.stdin!.end();
+    this.child.kill();
+  }
 }
 
 class Session {
@@ -118,63 +134,79 @@ class Session {
 interface Figures {
   idlePings: number[];
   busyPings: number[];
-  busyFetches: number[];
+  /** Pings to the idle server while the helper converts the 2 MiB page with turndown. */
+  loadPings: number[];
   /** Milliseconds per run, by `${size} ${mode}`. */
   fetches: Map<string, number[]>;
   turndown: Map<number, number[]>;
+  /** The main thread's CPU milliseconds during each default-mode fetch_url of 2 MiB. */
+  mainThreadCpu: number[];
+}
+
+/** CPU time the process's main thread has used, in ms (Linux), or undefined elsewhere. */
+function mainThreadCpuMs(pid: number): number | undefined {
+  try {
+    return Number(readFileSync(`/proc/${pid}/task/${pid}/schedstat`, "utf8").split(" ")[0]) / 1e6;
+  } catch {
+    return undefined;
+  }
 }
 
 async function measure(root: string, binary: string, progress: Progress): Promise<Figures> {
-  const pages = await servePages();
+  const helper = new Helper(`${root}${TURNDOWN_BUNDLE}`);
+  const base = await helper.base();
   let n = 0;
-  const url = (size: number) => `${pages.base}/page/${size}?n=${n++}`;
+  const url = (size: number) => `${base}/page/${size}?n=${n++}`;
   const session = await Session.start(binary);
   try {
     const figures: Figures = {
       idlePings: [],
       busyPings: [],
-      busyFetches: [],
+      loadPings: [],
       fetches: new Map(),
       turndown: new Map(),
+      mainThreadCpu: [],
     };
     progress(`web: ${IDLE_PINGS} pings on an idle server, ${PING_INTERVAL_MS} ms apart`);
     let idle = 0;
     await session.pings(figures.idlePings, () => ++idle > IDLE_PINGS);
 
-    progress(`web: fetch_url, ${RUNS} runs per page size and mode after one untimed`);
+    progress(
+      `web: fetch_url and fetch + turndown alternating, ${RUNS} runs each after one untimed`,
+    );
     for (const size of SIZES) {
-      for (const raw of [false, true]) {
-        await session.fetch(url(size), raw);
-        const list: number[] = [];
-        for (let run = 0; run < RUNS; run++) list.push(await session.fetch(url(size), raw));
-        figures.fetches.set(`${size} ${raw}`, list);
+      const lists = { default: [] as number[], raw: [] as number[], turndown: [] as number[] };
+      for (let run = 0; run <= RUNS; run++) {
+        const timed = (list: number[], value: number) => run > 0 && list.push(value);
+        const cpuBefore = mainThreadCpuMs(session.server.pid);
+        timed(lists.default, await session.fetch(url(size), false));
+        const cpuAfter = mainThreadCpuMs(session.server.pid);
+        if (size === 2 * MIB && cpuBefore !== undefined && cpuAfter !== undefined) {
+          timed(figures.mainThreadCpu, cpuAfter - cpuBefore);
+        }
+        timed(lists.raw, await session.fetch(url(size), true));
+        timed(lists.turndown, await helper.turndown(url(size)));
       }
+      figures.fetches.set(`${size} false`, lists.default);
+      figures.fetches.set(`${size} true`, lists.raw);
+      figures.turndown.set(size, lists.turndown);
     }
 
-    progress(`web: pings while fetch_url converts a 2 MiB page, ${BUSY_RUNS} runs`);
+    progress(`web: pings while a 2 MiB page is converted, by toolhost or by turndown beside it`);
     for (let run = 0; run < BUSY_RUNS; run++) {
       let done = false;
       const call = session.fetch(url(2 * MIB), false).finally(() => done = true);
       await session.pings(figures.busyPings, () => done);
-      figures.busyFetches.push(await call);
+      await call;
+      done = false;
+      const beside = helper.turndown(url(2 * MIB)).finally(() => done = true);
+      await session.pings(figures.loadPings, () => done);
+      await beside;
     }
-
-    progress("web: fetch + turndown on node");
-    const urls: string[] = [];
-    for (const size of SIZES) {
-      for (let run = 0; run <= RUNS; run++) urls.push(url(size));
-    }
-    // Not execFileSync: this process serves the pages.
-    const { stdout } = await promisify(execFile)("node", [`${root}${TURNDOWN_BUNDLE}`, ...urls]);
-    const turndown: number[] = JSON.parse(stdout);
-    SIZES.forEach((size, i) => {
-      // The first run of each size is the untimed one, as for toolhost.
-      figures.turndown.set(size, turndown.slice(i * (RUNS + 1) + 1, (i + 1) * (RUNS + 1)));
-    });
     return figures;
   } finally {
     await session.server.close();
-    pages.close();
+    helper.close();
   }
 }
 
@@ -210,6 +242,22 @@ export async function webReport(root: string, progress: Progress): Promise<strin
       "",
       `≤ ${TARGET_BUSY_PING_MS} ms p99 (${busyP99 <= TARGET_BUSY_PING_MS ? "met" : "MISSED"})`,
     ],
+    [
+      "ping round trip, idle server, while turndown converts a 2 MiB page beside it, median",
+      spread(figures.loadPings),
+      "",
+      "",
+      "the machine's share of the line above",
+    ],
+    ...(figures.mainThreadCpu.length
+      ? [[
+        "main thread's CPU time during a default-mode fetch_url of a 2 MiB page, median",
+        fine(median(figures.mainThreadCpu)),
+        "",
+        "",
+        "in many short pieces: at most what one request can wait behind, whatever the load",
+      ]]
+      : []),
   ];
   for (const size of SIZES) {
     const alternative = median(figures.turndown.get(size)!);
@@ -236,15 +284,18 @@ export async function webReport(root: string, progress: Progress): Promise<strin
     "",
     "Ratio: toolhost ÷ the alternative (below 1: toolhost is faster). Method: generated pages " +
     "(scripts/bench/web_page.ts: site chrome around an article of sections with headings, " +
-    "links, lists, tables and highlighted code) served from 127.0.0.1 by this process; each " +
+    "links, lists, tables and highlighted code) served from 127.0.0.1 by a node process (below); each " +
     "call asks for a URL not asked before, so fetch_url's cache never answers. toolhost: one " +
-    "legacy session of the binary with --allow-private-network; per page size and mode one " +
-    `untimed call, then ${RUNS} timed calls one after another, from request to reply. Head of ` +
-    `line: pings are sent one after another (${PING_INTERVAL_MS} ms from one to the next, or ` +
-    "as soon as the reply came when it took longer), first to the idle server, then while a " +
-    `default-mode fetch_url of the 2 MiB page runs, until its reply, over ${BUSY_RUNS} calls. ` +
-    "The alternative: one node process that fetches each URL with `fetch` and converts it with " +
-    "turndown (devDependency), one untimed run per size, then the timed ones.",
+    "legacy session of the binary with --allow-private-network, each call timed from request " +
+    "to reply. The alternative: one node process (the one serving the pages) that fetches each " +
+    "URL with `fetch` and converts it with turndown (devDependency). Per page size, one untimed " +
+    `round, then ${RUNS} rounds of default mode, raw: true and the alternative, one after ` +
+    `another; medians. Head of line: pings are sent one after another (${PING_INTERVAL_MS} ms ` +
+    "from one to the next, or as soon as the reply came when it took longer), first to the " +
+    "idle server, then while a default-mode fetch_url of the 2 MiB page runs, until its reply, " +
+    "and, alternating with it, while the node process converts the same page with turndown " +
+    `(toolhost idle), ${BUSY_RUNS} times each. The main thread's CPU time comes from ` +
+    "/proc/<pid>/task/<pid>/schedstat (Linux only) around each timed 2 MiB default-mode call.",
   ].join("\n");
 }
 

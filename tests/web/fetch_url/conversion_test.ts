@@ -448,3 +448,27 @@ test("a 2 MB page converts completely", () => {
   assert.ok(page.text.includes("| 6999 | 13998 |"));
   assert.ok(!page.text.includes("menu") && !page.text.includes("foot"));
 });
+
+test("past Readability's limit a page still loses its chrome, and resolves links as before", () => {
+  const items = Array.from({ length: 12_000 }, (_, i) => `<li>item ${i}</li>`).join("");
+  // A <base> inside a <template> is inert: links resolve against the page's own.
+  const html = `<!DOCTYPE html><html><head><title>Big list | Site</title>` +
+    `<template><base href="https://elsewhere.example/"></template><base href="/docs/"></head>` +
+    `<body><header><a href="/">Site</a><nav><a href="/a">A</a></nav></header>` +
+    `<main><h1>Big list</h1><p>See <a href="guide.html">the guide</a>.</p>` +
+    `<pre class="lang-py"><code>x = 1</code></pre><ul>${items}</ul></main>` +
+    `<aside>Sidebar</aside><footer>Footer</footer></body></html>`;
+  for (const format of ["markdown", "text"] as const) {
+    const page = convertHtml(html, { url: URL, format, extract: true });
+    assert.equal(page.extracted, true);
+    assert.equal(page.title, "Big list");
+    assert.ok(!/Sidebar|Footer|\bA\b/.test(page.text), page.text.slice(0, 200));
+    assert.ok(page.text.includes("item 11999"));
+    if (format === "markdown") {
+      assert.ok(
+        page.text.startsWith("# Big list\n\nSee [the guide](https://example.com/docs/guide.html)."),
+      );
+      assert.ok(page.text.includes("```py\nx = 1\n```"));
+    }
+  }
+});

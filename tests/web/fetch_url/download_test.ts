@@ -16,6 +16,9 @@ import {
 import { decodeText } from "../../../tools/web/_lib/charset.ts";
 import { LOCAL_GET, type LocalServer, serveLocally } from "../local_site.ts";
 
+/** A body of 300,001 bytes where every position differs from its neighbours. */
+const PATTERN = Buffer.from(Array.from({ length: 300_001 }, (_, i) => (i * 31 + (i >> 8)) & 255));
+
 let server: LocalServer;
 let base = "";
 
@@ -48,6 +51,12 @@ before(async () => {
       };
       res.on("drain", write);
       return write();
+    }
+    if (url === "/sized" || url === "/chunked") {
+      if (url === "/sized") res.setHeader("content-length", PATTERN.length);
+      // Pieces of odd sizes, so chunk edges fall anywhere.
+      for (let at = 0; at < PATTERN.length; at += 7001) res.write(PATTERN.subarray(at, at + 7001));
+      return res.end();
     }
     if (url === "/hang") return;
     if (url === "/empty-gzip") {
@@ -92,6 +101,20 @@ test("a body over the cap is cut there and marked, without reading on", async ()
   const response = await httpGet(`${base}/endless`, { ...LOCAL_GET, maxBytes: 200_000 });
   assert.equal(response.truncated, true);
   assert.equal(response.body.length, 200_000);
+});
+
+test("a body comes whole with or without a declared length, and cut at the cap", async () => {
+  for (const path of ["/sized", "/chunked"]) {
+    const whole = await httpGet(`${base}${path}`, LOCAL_GET);
+    assert.equal(whole.truncated, false, path);
+    assert.ok(Buffer.from(whole.body).equals(PATTERN), `${path}: the bytes as sent`);
+    const cut = await httpGet(`${base}${path}`, { ...LOCAL_GET, maxBytes: 100_000 });
+    assert.equal(cut.truncated, true, path);
+    assert.ok(
+      Buffer.from(cut.body).equals(PATTERN.subarray(0, 100_000)),
+      `${path}: the first bytes`,
+    );
+  }
 });
 
 test("a server that never answers, or stalls mid-body, meets the deadline", async () => {

@@ -63,3 +63,23 @@ test("a cancelled conversion stops at once, and the next one still works", async
     ConversionCancelled,
   );
 });
+
+test("a page given as bytes is decoded in the worker, in the charset its header names", async () => {
+  const options: ConvertPageOptions = { url: URL_OF_PAGE, format: "markdown", extract: false };
+  const latin1 = Uint8Array.from(
+    [..."<p>Caf\u00e9 cr\u00e8me</p>"].map((character) => character.charCodeAt(0)),
+  );
+  const page = await convertInWorker(
+    { body: latin1, contentType: "text/html; charset=iso-8859-1" },
+    options,
+  );
+  assert.equal(page.text, "Caf\u00e9 cr\u00e8me");
+});
+
+test("bytes that share their buffer are copied to the worker, leaving the buffer whole", async () => {
+  const options: ConvertPageOptions = { url: URL_OF_PAGE, format: "markdown", extract: false };
+  const shared = new TextEncoder().encode("xxxx<p>Middle</p>yyyy");
+  const page = await convertInWorker({ body: shared.subarray(4, 17) }, options);
+  assert.equal(page.text, "Middle");
+  assert.equal(new TextDecoder().decode(shared), "xxxx<p>Middle</p>yyyy");
+});

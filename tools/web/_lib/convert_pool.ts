@@ -14,6 +14,7 @@
  */
 import type { ConvertedPage, ConvertPageOptions } from "./main_content.ts";
 import type { ConvertReply, ConvertRequest } from "./convert_worker.ts";
+import type { HtmlSource } from "./convert_source.ts";
 import { createWorkerPool } from "../../_lib/worker_pool.ts";
 
 /** The conversion was given up because the call was cancelled. */
@@ -40,7 +41,21 @@ function workerUrl(): string {
 const pool = createWorkerPool<Omit<ConvertRequest, "id">, ConvertedPage>({
   workerUrl,
   cancelled: () => new ConversionCancelled(),
-  message: (id, request) => ({ message: { id, ...request } satisfies ConvertRequest }),
+  message(id, request) {
+    const message: ConvertRequest = { id, ...request };
+    const { html } = request;
+    if (typeof html === "string") return { message };
+    // A body that owns its whole buffer moves to the worker without a copy; any other (a view
+    // into a shared pool) is copied first, since transferring would take its neighbours too.
+    const { body } = html;
+    const owned = body.byteOffset === 0 && body.byteLength === body.buffer.byteLength &&
+      body.buffer instanceof ArrayBuffer;
+    const moved = owned ? body : body.slice();
+    return {
+      message: { ...message, html: { ...html, body: moved } },
+      transfer: [moved.buffer as ArrayBuffer],
+    };
+  },
   reply(data) {
     const reply = data as ConvertReply;
     return "error" in reply ? { error: new Error(reply.error) } : { result: reply.page };
@@ -48,9 +63,13 @@ const pool = createWorkerPool<Omit<ConvertRequest, "id">, ConvertedPage>({
   crashed: (_request, message) => new Error(`The HTML converter failed: ${message}`),
 });
 
-/** convertHtml (main_content.ts) in a worker; rejects with ConversionCancelled on `signal`. */
+/**
+ * convertSource (convert_source.ts) in a worker; rejects with ConversionCancelled on `signal`.
+ * A body given as bytes is transferred to the worker when it owns its buffer: the caller's
+ * array is empty afterwards.
+ */
 export function convertInWorker(
-  html: string,
+  html: HtmlSource,
   options: ConvertPageOptions,
   signal?: AbortSignal,
 ): Promise<ConvertedPage> {

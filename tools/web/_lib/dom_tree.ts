@@ -81,7 +81,10 @@ function walkSubtree(
   }
 }
 
-/** The element's tag name in lower case (elements a script created may be upper case). */
+/**
+ * The element's tag name in lower case (elements a script created may be upper case); the light
+ * DOM's elements (light_dom.ts) carry it ready.
+ */
 export function tagOf(node: DomNode): string {
-  return node.nodeName.toLowerCase();
+  return (node as { tag?: string }).tag ?? node.nodeName.toLowerCase();
 }

@@ -7,6 +7,7 @@ import { Buffer } from "node:buffer";
 import type { IncomingMessage } from "node:http";
 import { isIP, type Socket } from "node:net";
 import type { Readable } from "node:stream";
+import { BodyBytes } from "./body_bytes.ts";
 import { decodeText } from "./charset.ts";
 import { guardedLookup, GuardError, privateAddressKind, refusal } from "./net_guard.ts";
 import {
@@ -381,8 +382,13 @@ function readBody(
       ),
     );
   }
+  // Without an encoding the declared length is the body's: one array of that size up front.
+  const declared = stream === response ? Number(response.headers["content-length"]) : NaN;
+  const kept = new BodyBytes(
+    Number.isSafeInteger(declared) && declared >= 0 ? declared : -1,
+    maxBytes,
+  );
   return new Promise((resolve, reject) => {
-    const chunks: Uint8Array[] = [];
     let size = 0;
     let received = 0;
     response.on("data", (chunk: Uint8Array) => (received += chunk.length));
@@ -391,13 +397,7 @@ function readBody(
       if (done) return;
       done = true;
       signal.removeEventListener("abort", onAbort);
-      const body = new Uint8Array(Math.min(size, maxBytes));
-      let at = 0;
-      for (const chunk of chunks) {
-        const part = chunk.subarray(0, body.length - at);
-        body.set(part, at);
-        at += part.length;
-      }
+      const body = kept.bytes();
       if (truncated) {
         response.destroy();
         if (stream !== response) stream.destroy();
@@ -416,7 +416,7 @@ function readBody(
     signal.addEventListener("abort", onAbort, { once: true });
     if (signal.aborted) return onAbort();
     stream.on("data", (chunk: Uint8Array) => {
-      chunks.push(chunk);
+      kept.add(chunk);
       size += chunk.length;
       if (size > maxBytes) finish(true);
     });

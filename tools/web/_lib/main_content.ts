@@ -1,8 +1,8 @@
 /**
  * A fetched page turned into what `fetch_url` returns: its main content (Readability's article,
  * else a `<main>`/`<article>` landmark, else the body without its navigation chrome) as
- * markdown, plain text or cleaned HTML. Parsing is linkedom's; the tool imports this module on
- * first use, so neither library loads at start-up.
+ * markdown, plain text or cleaned HTML. Parsing is linkedom's, or for big pages the light DOM's
+ * (light_dom.ts); the tool imports this module on first use, so no parser loads at start-up.
  */
 import { Readability } from "@mozilla/readability";
 import { parseHTML } from "linkedom";
@@ -16,6 +16,7 @@ import {
 } from "./dom_tree.ts";
 import { isHidden } from "./html_elements.ts";
 import { htmlToMarkdown, htmlToText } from "./html_markdown.ts";
+import { parseLight } from "./light_dom.ts";
 import { escapeMarkdown, headingLine } from "./markdown_escape.ts";
 import { UrlResolver } from "./url_resolver.ts";
 
@@ -158,6 +159,11 @@ function textLength(node: DomNode): number {
   return squeezed(node.textContent ?? "").length;
 }
 
+/** Whether textLength(node) > 0, without squeezing all of its text. */
+function hasText(node: DomNode): boolean {
+  return /\S/.test(node.textContent ?? "");
+}
+
 function documentTitle(document: HtmlDocument): string | undefined {
   for (const title of document.querySelectorAll("title")) {
     if (title.closest("svg")) continue;
@@ -276,13 +282,13 @@ function readability(document: HtmlDocument): Article | undefined {
 function landmark(document: HtmlDocument): HtmlElement | undefined {
   for (const selector of ["main", "[role=main]"]) {
     for (const element of document.querySelectorAll(selector)) {
-      if (textLength(element) > 0) return element;
+      if (hasText(element)) return element;
     }
   }
   const articles = [...document.querySelectorAll("article")].filter((article) =>
     !article.parentNode || !(article.parentNode as HtmlElement).closest?.("article")
   );
-  return articles.length === 1 && textLength(articles[0]) > 0 ? articles[0] : undefined;
+  return articles.length === 1 && hasText(articles[0]) ? articles[0] : undefined;
 }
 
 const CHROME = "nav, aside, header, footer, [role=navigation], [role=banner], " +
@@ -381,17 +387,56 @@ function withTitle(markdown: string, title: string | undefined): string {
   return markdown ? `${line}\n\n${markdown}` : line;
 }
 
+/** Whether Readability may run on the page: the tree within its limits, and extraction asked. */
+function readable(stats: TreeStats, options: ConvertPageOptions): boolean {
+  return options.extract && stats.depth <= READABILITY_MAX_DEPTH &&
+    stats.elements <= READABILITY_MAX_ELEMENTS;
+}
+
+/** At least the number of elements in `html`: its `<` count. */
+function mostElements(html: string): number {
+  let count = 0;
+  for (let at = html.indexOf("<"); at >= 0; at = html.indexOf("<", at + 1)) count++;
+  return count;
+}
+
 /**
  * Converts a fetched HTML page. With `extract`, only its main content comes back (`extracted`
  * says whether that is a part of the page); markdown starts with `# Title` unless its first
  * heading already says it; "html" is the chosen HTML without scripts, styles, comments, hidden
  * elements, event handlers or inline styles. Never throws on malformed or hostile markup.
+ *
+ * Markdown and text of a page Readability will not read (too big, or not extracting) come from
+ * the light DOM (light_dom.ts), the same tree at a fraction of the cost; a page it may read, a
+ * page linkedom would rebuild, and "html" go through linkedom.
  */
 export function convertHtml(html: string, options: ConvertPageOptions): ConvertedPage {
-  const document = parse(html);
+  if (
+    options.format !== "html" &&
+    !(options.extract && mostElements(html) <= READABILITY_MAX_ELEMENTS)
+  ) {
+    const light = parseLight(html) as unknown as HtmlDocument;
+    if (isWellFormed(light)) {
+      const page = convertDocument(light, options, false);
+      if (page) return page;
+    }
+  }
+  return convertDocument(parse(html), options, true)!;
+}
+
+/**
+ * The conversion of a parsed page; undefined when Readability should read it and `withReadability`
+ * says the document cannot be given to it (the light DOM).
+ */
+function convertDocument(
+  document: HtmlDocument,
+  options: ConvertPageOptions,
+  withReadability: boolean,
+): ConvertedPage | undefined {
   absolutize(document, options.url);
   const documentTitleText = documentTitle(document);
   const stats = clean(document);
+  if (!withReadability && readable(stats, options)) return undefined;
   const firstH1 = squeezed(document.querySelector("h1")?.textContent ?? "");
   const choice = options.extract ? mainContent(document, stats) : undefined;
   const title = withoutSiteName(choice?.title ?? documentTitleText, firstH1);

@@ -21,12 +21,6 @@ export type WebDocument =
 /** Images larger than this are described, not sent: clients refuse big images anyway. */
 export const MAX_IMAGE_BYTES = 3 * 1024 * 1024;
 
-/**
- * HTML beyond this is not converted: a 2 MB page takes up to a second of a worker's time, and a
- * 10 MB one took nine seconds and 2 GB.
- */
-const MAX_CONVERTED_HTML_CHARS = 2 * 1024 * 1024;
-
 const DISPLAYABLE_IMAGES = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"]);
 
 function mediaType(response: HttpResponse): string {
@@ -143,7 +137,10 @@ async function extractedDocument(
   }
 }
 
-/** `signal` cancels an HTML conversion under way (it runs in a worker: convert_pool.ts). */
+/**
+ * `signal` cancels an HTML conversion under way (it runs in a worker: convert_pool.ts). An HTML
+ * body to convert is moved to the worker: `response.body` is empty afterwards.
+ */
 export async function toDocument(
   response: HttpResponse,
   options: { format: Format; raw: boolean; signal?: AbortSignal },
@@ -180,22 +177,17 @@ export async function toDocument(
       } of ${type}`,
     };
   }
-  const text = decodeBody(response);
   if (as === "html" && !(options.raw && options.format === "html")) {
     const { convertInWorker } = await import("./convert_pool.ts");
-    const cut = text.length > MAX_CONVERTED_HTML_CHARS;
-    const page = await convertInWorker(cut ? text.slice(0, MAX_CONVERTED_HTML_CHARS) : text, {
-      url: response.url,
-      format: options.format,
-      extract: !options.raw,
-    }, options.signal);
-    if (cut) {
-      page.text += `\n\n[Only the first ${bytes(MAX_CONVERTED_HTML_CHARS)} of this page's ` +
-        `${bytes(text.length)} of HTML were converted. For the rest, use format "html" with ` +
-        "raw: true and read on with start_index.]";
-    }
+    // The bytes go to the worker, which decodes them (the body is moved there, not copied).
+    const page = await convertInWorker(
+      { body: response.body, contentType: response.headers["content-type"] },
+      { url: response.url, format: options.format, extract: !options.raw },
+      options.signal,
+    );
     return { kind: "text", contentType: type, ...page };
   }
+  const text = decodeBody(response);
   if (isJson(type)) {
     try {
       return {

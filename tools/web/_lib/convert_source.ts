@@ -1,0 +1,30 @@
+/**
+ * What the converter's worker does with one page (convert_worker.ts): the page comes as text, or
+ * as the bytes the server sent, decoded here (charset from the header, a BOM or the markup) so
+ * that neither the decoding nor a copy of the text costs the main thread anything; a page longer
+ * than MAX_CONVERTED_HTML_CHARS is converted up to there, with a note saying so.
+ */
+import { decodeText } from "./charset.ts";
+import { type ConvertedPage, convertHtml, type ConvertPageOptions } from "./main_content.ts";
+import { bytes } from "../../_lib/units.ts";
+
+/** The page's HTML, or its body as downloaded with its Content-Type (for the charset). */
+export type HtmlSource = string | { body: Uint8Array; contentType?: string };
+
+/**
+ * HTML beyond this is not converted: a 2 MB page takes up to a second of a worker's time, and a
+ * 10 MB one took nine seconds and 2 GB.
+ */
+export const MAX_CONVERTED_HTML_CHARS = 2 * 1024 * 1024;
+
+export function convertSource(source: HtmlSource, options: ConvertPageOptions): ConvertedPage {
+  const html = typeof source === "string" ? source : decodeText(source.body, source.contentType);
+  const cut = html.length > MAX_CONVERTED_HTML_CHARS;
+  const page = convertHtml(cut ? html.slice(0, MAX_CONVERTED_HTML_CHARS) : html, options);
+  if (cut) {
+    page.text += `\n\n[Only the first ${bytes(MAX_CONVERTED_HTML_CHARS)} of this page's ` +
+      `${bytes(html.length)} of HTML were converted. For the rest, use format "html" with ` +
+      "raw: true and read on with start_index.]";
+  }
+  return page;
+}
