@@ -11,6 +11,14 @@ import { appendMany, type Entry, newId } from "./journal.ts";
 
 type Write = (file: string, entries: Entry[], maxBytes: number) => Promise<void>;
 
+/**
+ * How long the first queued entry waits for others to join its batch. Each batch takes the
+ * journal's lock and appends (several file-system calls whose callbacks share the thread with
+ * the protocol), so a client calling tools one after another would otherwise pay for them on
+ * every call; a full batch, or flush(), does not wait.
+ */
+const GATHER_MS = 20;
+
 interface Item {
   /** The journal file, or a promise of it (undefined: nowhere to record). */
   file: string | Promise<string | undefined>;
@@ -23,6 +31,8 @@ export class BatchWriter {
   /** Entries dropped since the last note, and where the last of them would have gone. */
   #dropped: { count: number; file: Item["file"]; maxBytes: number } | undefined;
   #running: Promise<void> | undefined;
+  /** Ends the gathering wait at once: the batch is full, or someone flushes. */
+  #hurry: (() => void) | undefined;
 
   constructor(
     readonly limit = 4096,
@@ -40,6 +50,7 @@ export class BatchWriter {
     }
     this.#queue.push({ file, entry, maxBytes });
     this.#kick();
+    if (this.#queue.length >= this.batch) this.#hurry?.();
     return true;
   }
 
@@ -52,6 +63,7 @@ export class BatchWriter {
     const deadline = Date.now() + ms;
     while (this.#running || this.#queue.length > 0 || this.#dropped !== undefined) {
       this.#kick();
+      this.#hurry?.();
       const left = deadline - Date.now();
       if (left <= 0) return false;
       let timer: ReturnType<typeof setTimeout> | undefined;
@@ -73,8 +85,15 @@ export class BatchWriter {
   }
 
   async #drain(): Promise<void> {
-    // A moment for a burst of calls to gather into one batch.
-    await new Promise((resolve) => setTimeout(resolve, 0));
+    // A moment for the calls that follow to gather into one batch.
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(() => this.#hurry!(), GATHER_MS);
+      this.#hurry = () => {
+        clearTimeout(timer);
+        this.#hurry = undefined;
+        resolve();
+      };
+    });
     while (this.#queue.length > 0 || this.#dropped !== undefined) {
       const items = this.#queue.splice(0, this.batch);
       if (this.#dropped) {
