@@ -39,6 +39,9 @@ export interface ConnectionOptions extends ServiceOptions, Outbox {
   service?: McpService;
 }
 
+/** The `_meta` of a request that has none: shared, and never modified. */
+const NO_META: Params = Object.freeze({});
+
 /** What a call still running when the server stops is told, whatever held it up. */
 const STOPPED_TEXT = "Stopped: the server is shutting down.";
 
@@ -336,7 +339,7 @@ export class McpConnection implements Connection {
     let call: Call | undefined;
     try {
       const params = message.params ?? {};
-      const meta = isPlainObject(params._meta) ? params._meta : {};
+      const meta = isPlainObject(params._meta) ? params._meta : NO_META;
       const scope = this.#scope(params, meta);
       const run = handlerFor(this.#service.methods, method, scope, this.#handshake.terms !== null);
       const token = meta.progressToken;
