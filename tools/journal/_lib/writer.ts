@@ -12,10 +12,10 @@ import { appendMany, type Entry, newId } from "./journal.ts";
 type Write = (file: string, entries: Entry[], maxBytes: number) => Promise<void>;
 
 /**
- * How long the first queued entry waits for others to join its batch. Each batch takes the
- * journal's lock and appends (several file-system calls whose callbacks share the thread with
- * the protocol), so a client calling tools one after another would otherwise pay for them on
- * every call; a full batch, or flush(), does not wait.
+ * How long a batch waits for more entries before it is written (not at all once it holds
+ * `batch` entries, nor when someone flushes). Each batch takes the journal's lock and appends:
+ * several file-system calls whose callbacks share the thread with the protocol, which a client
+ * calling tools one after another would otherwise pay for on every call.
  */
 const GATHER_MS = 20;
 
@@ -84,9 +84,9 @@ export class BatchWriter {
     });
   }
 
-  async #drain(): Promise<void> {
-    // A moment for the calls that follow to gather into one batch.
-    await new Promise<void>((resolve) => {
+  /** Resolves after GATHER_MS, or sooner when hurried. */
+  #gathered(): Promise<void> {
+    return new Promise<void>((resolve) => {
       const timer = setTimeout(() => this.#hurry!(), GATHER_MS);
       this.#hurry = () => {
         clearTimeout(timer);
@@ -94,33 +94,41 @@ export class BatchWriter {
         resolve();
       };
     });
-    while (this.#queue.length > 0 || this.#dropped !== undefined) {
-      const items = this.#queue.splice(0, this.batch);
-      if (this.#dropped) {
-        const { count, file, maxBytes } = this.#dropped;
-        items.push({ file, entry: droppedNote(count), maxBytes });
-        this.#dropped = undefined;
-      }
-      // Per file, in queue order.
-      const byFile = new Map<string, { entries: Entry[]; maxBytes: number }>();
-      for (const item of items) {
-        const file = await Promise.resolve(item.file).catch(() => undefined);
-        if (file === undefined) continue;
-        const group = byFile.get(file) ?? { entries: [], maxBytes: item.maxBytes };
-        group.entries.push(item.entry);
-        byFile.set(file, group);
-      }
-      for (const [file, { entries, maxBytes }] of byFile) {
-        try {
-          await this.write(file, entries, maxBytes).catch(async (error) => {
-            if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
-            // The state directory was removed meanwhile: made again, once.
-            await mkdir(dirname(file), { recursive: true });
-            await this.write(file, entries, maxBytes);
-          });
-        } catch (error) {
-          this.onError(error as Error, entries.length);
-        }
+  }
+
+  /**
+   * Writes one batch, after a moment for the calls that follow to join it (a full batch goes at
+   * once); what is queued meanwhile is the next drain's. Every batch gathers: were the next
+   * written as soon as this one ends, a slow disk would turn the writer into a loop of lock and
+   * append for a few entries each.
+   */
+  async #drain(): Promise<void> {
+    if (this.#queue.length < this.batch) await this.#gathered();
+    const items = this.#queue.splice(0, this.batch);
+    if (this.#dropped) {
+      const { count, file, maxBytes } = this.#dropped;
+      items.push({ file, entry: droppedNote(count), maxBytes });
+      this.#dropped = undefined;
+    }
+    // Per file, in queue order.
+    const byFile = new Map<string, { entries: Entry[]; maxBytes: number }>();
+    for (const item of items) {
+      const file = await Promise.resolve(item.file).catch(() => undefined);
+      if (file === undefined) continue;
+      const group = byFile.get(file) ?? { entries: [], maxBytes: item.maxBytes };
+      group.entries.push(item.entry);
+      byFile.set(file, group);
+    }
+    for (const [file, { entries, maxBytes }] of byFile) {
+      try {
+        await this.write(file, entries, maxBytes).catch(async (error) => {
+          if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+          // The state directory was removed meanwhile: made again, once.
+          await mkdir(dirname(file), { recursive: true });
+          await this.write(file, entries, maxBytes);
+        });
+      } catch (error) {
+        this.onError(error as Error, entries.length);
       }
     }
   }
