@@ -74,8 +74,17 @@ function cachedProjectDir(stateDir: string, base: string): Promise<string> {
 /** The journal of the project a call served, by its requested roots (resolved once each). */
 const journalsByRoots = new Map<string, Promise<string | undefined>>();
 
+/** Each roots list as JSON, by identity: the lists a connection hands out are made once each. */
+const rootsKeys = new WeakMap<readonly string[], string>();
+
 async function journalOf(ctx: ToolContext): Promise<string | undefined> {
-  const key = `${ctx.state.dir}\0${JSON.stringify(await ctx.roots())}`;
+  const roots = await ctx.roots();
+  let rootsKey = rootsKeys.get(roots);
+  if (rootsKey === undefined) {
+    rootsKey = JSON.stringify(roots);
+    rootsKeys.set(roots, rootsKey);
+  }
+  const key = `${ctx.state.dir}\0${rootsKey}`;
   let file = journalsByRoots.get(key);
   if (!file) {
     file = Sandbox.of(ctx).then(

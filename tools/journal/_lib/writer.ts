@@ -17,7 +17,7 @@ type Write = (file: string, entries: Entry[], maxBytes: number) => Promise<void>
  * several file-system calls whose callbacks share the thread with the protocol, which a client
  * calling tools one after another would otherwise pay for on every call.
  */
-const GATHER_MS = 20;
+const GATHER_MS = 100;
 
 interface Item {
   /** The journal file, or a promise of it (undefined: nowhere to record). */
