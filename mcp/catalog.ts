@@ -127,8 +127,17 @@ export class ToolCatalog {
   }
 
   /** `tasks` is where the call's task goes, should it become one (tasks/start.ts). */
-  async call(params: Params, call: Call, tasks?: TaskStore): Promise<Record<string, unknown>> {
-    if (!this.#ready) await this.#prepare(call);
+  call(params: Params, call: Call, tasks?: TaskStore): Promise<Record<string, unknown>> {
+    if (!this.#ready) return this.#prepare(call).then(() => this.#start(params, call, tasks));
+    // Not an async function: the common call hands on #run's promise instead of wrapping it.
+    try {
+      return this.#start(params, call, tasks);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  #start(params: Params, call: Call, tasks?: TaskStore): Promise<Record<string, unknown>> {
     const name = params.name;
     if (typeof name !== "string") {
       throw new RpcError(INVALID_PARAMS, "Invalid params: tools/call needs params.name (a string)");

@@ -22,7 +22,6 @@ import {
   type JsonRpcResponse,
   type Params,
   type RequestId,
-  requestKey,
   RpcError,
 } from "./jsonrpc.ts";
 import { atLeast, describeLogData, type Logger, type LogLevel } from "./log.ts";
@@ -40,13 +39,17 @@ export interface ConnectionOptions extends ServiceOptions, Outbox {
   service?: McpService;
 }
 
+/** The `_meta` of a request that has none: shared, and never modified. */
+const NO_META: Params = Object.freeze({});
+
 /** What a call still running when the server stops is told, whatever held it up. */
 const STOPPED_TEXT = "Stopped: the server is shutting down.";
 
 export class McpConnection implements Connection {
   readonly #options: ConnectionOptions;
   readonly #service: McpService;
-  readonly #calls = new Map<string, Call>();
+  /** By id: a Map keeps 1 and "1" apart by itself (SameValueZero), so no key is built. */
+  readonly #calls = new Map<RequestId, Call>();
   /** Requests and batches whose replies are not sent yet, and who waits for that to be none. */
   #unanswered = 0;
   #idleWaiters: (() => void)[] = [];
@@ -295,13 +298,13 @@ export class McpConnection implements Connection {
 
   /** Cancels a request in flight: it gets no reply. Unknown or finished ids are ignored. */
   cancel(id: RequestId, reason?: string): void {
-    const call = this.#calls.get(requestKey(id));
+    const call = this.#calls.get(id);
     // initialize cannot be cancelled.
     if (!call || call.method === "initialize") return;
     call.abort("cancelled");
     // The client will get no reply, so to it the id is free again at once, even while the
     // tool is still cleaning up.
-    this.#calls.delete(requestKey(id));
+    this.#calls.delete(id);
     this.#options.logger.log(
       "info",
       `request ${quotedJson(id)} (${call.method}) cancelled by the client${
@@ -312,7 +315,7 @@ export class McpConnection implements Connection {
 
   /** Whether a request with this id is in flight. */
   busy(id: RequestId): boolean {
-    return this.#calls.has(requestKey(id));
+    return this.#calls.has(id);
   }
 
   /** The protocol version `initialize` settled, if it has run. */
@@ -322,8 +325,7 @@ export class McpConnection implements Connection {
 
   async #handleRequest(message: JsonRpcRequest): Promise<JsonRpcResponse | null> {
     const { id, method } = message;
-    const key = requestKey(id);
-    if (this.#calls.has(key)) {
+    if (this.#calls.has(id)) {
       // A client bug; answering under that id is still clearer than silence.
       return failure(
         id,
@@ -337,7 +339,7 @@ export class McpConnection implements Connection {
     let call: Call | undefined;
     try {
       const params = message.params ?? {};
-      const meta = isPlainObject(params._meta) ? params._meta : {};
+      const meta = isPlainObject(params._meta) ? params._meta : NO_META;
       const scope = this.#scope(params, meta);
       const run = handlerFor(this.#service.methods, method, scope, this.#handshake.terms !== null);
       const token = meta.progressToken;
@@ -348,7 +350,7 @@ export class McpConnection implements Connection {
         typeof token === "string" || typeof token === "number" ? token : undefined,
         this.#environment,
       );
-      this.#calls.set(key, call);
+      this.#calls.set(id, call);
       const result = await run(params, call, this);
       if (call.reason === "cancelled" || this.#stragglers.has(call)) return null;
       return { jsonrpc: "2.0", id, result: this.#decorate(result, call.era) };
@@ -367,7 +369,7 @@ export class McpConnection implements Connection {
     } finally {
       if (call) {
         call.finished = true;
-        if (this.#calls.get(key) === call) this.#calls.delete(key);
+        if (this.#calls.get(id) === call) this.#calls.delete(id);
       }
     }
   }

@@ -11,6 +11,8 @@ import { negotiateLegacy } from "./versions.ts";
 
 export class Handshake {
   #terms: SessionTerms | null = null;
+  /** The scope of every legacy request once `initialize` has run: one object, never modified. */
+  #sessionScope: Scope | null = null;
   /** Read when a log line is sent: the client may change its threshold while a call runs. */
   readonly logLevel = (): LogLevel | null => this.#terms?.logLevel ?? null;
 
@@ -43,6 +45,7 @@ export class Handshake {
       clientCapabilities: isPlainObject(params.capabilities) ? params.capabilities : {},
       logLevel: null,
     };
+    this.#sessionScope = null;
     const result: Record<string, unknown> = {
       protocolVersion: version,
       capabilities: this.service.capabilities(version),
@@ -64,10 +67,19 @@ export class Handshake {
   /** The scope of a request without modern `_meta`: the session's, as far as it is settled. */
   scope(params: Params): Scope {
     const terms = this.#terms;
+    if (terms) {
+      this.#sessionScope ??= Object.freeze({
+        era: "legacy",
+        version: terms.version,
+        clientCapabilities: terms.clientCapabilities,
+        logLevel: this.logLevel,
+      });
+      return this.#sessionScope;
+    }
     return {
       era: "legacy",
-      version: terms?.version ?? negotiateLegacy(params.protocolVersion),
-      clientCapabilities: terms?.clientCapabilities ?? {},
+      version: negotiateLegacy(params.protocolVersion),
+      clientCapabilities: {},
       logLevel: this.logLevel,
     };
   }

@@ -1,8 +1,9 @@
 /**
- * LineSplitStream: the TextLineStream role (JSR's @std/streams is unreachable here).
- * Splits decoded text into lines on "\n", drops a trailing "\r", and never buffers more
- * than `maxLineLength` characters of one line: a longer line is skipped to its end and
- * reported as an OversizedLine, so the reader can answer with an error and go on.
+ * Splits decoded text into lines on "\n", drops a trailing "\r", and never buffers more than
+ * `maxLineLength` characters of one line: a longer line is skipped to its end and reported as an
+ * OversizedLine, so the reader can answer with an error and go on. LineSplitter is the plain
+ * object the stdio transport drives chunk by chunk (no promise per line); LineSplitStream wraps
+ * it as a TransformStream (the TextLineStream role; JSR's @std/streams is unreachable here).
  */
 
 /** What is kept of an oversized line: its length and its first characters (to find its id). */
@@ -14,78 +15,95 @@ export type Line = string | OversizedLine;
 
 const HEAD_KEPT = 4096;
 
+const withoutCr = (line: string) => line.endsWith("\r") ? line.slice(0, -1) : line;
+
+export class LineSplitter {
+  // Parts of the line being assembled; joined once when its newline arrives, so a 10 MB line
+  // costs one copy, not one per chunk.
+  #parts: string[] = [];
+  #partsLength = 0;
+  /** Set while skipping the rest of an oversized line. */
+  #skipping: { length: number; head: string } | null = null;
+
+  constructor(readonly maxLineLength: number) {}
+
+  /** The lines `chunk` completes, in order, added to `out`. */
+  push(chunk: string, out: Line[]): void {
+    const max = this.maxLineLength;
+    let start = 0;
+    for (;;) {
+      const newline = chunk.indexOf("\n", start);
+      if (newline === -1) break;
+      if (this.#parts.length === 0 && !this.#skipping) {
+        const line = chunk.slice(start, newline);
+        out.push(
+          line.length > max
+            ? new OversizedLine(line.length, line.slice(0, HEAD_KEPT))
+            : withoutCr(line),
+        );
+      } else {
+        this.#append(chunk.slice(start, newline));
+        out.push(this.#endLine());
+      }
+      start = newline + 1;
+    }
+    if (start < chunk.length) this.#append(chunk.slice(start));
+  }
+
+  /** At end of input: the last line, when it has no newline. */
+  end(out: Line[]): void {
+    if (this.#partsLength > 0 || this.#skipping) out.push(this.#endLine());
+  }
+
+  #append(piece: string): void {
+    if (this.#skipping) {
+      this.#skipping.length += piece.length;
+      return;
+    }
+    if (this.#partsLength + piece.length > this.maxLineLength) {
+      let head = "";
+      for (const part of [...this.#parts, piece]) {
+        head += part.slice(0, HEAD_KEPT - head.length);
+        if (head.length >= HEAD_KEPT) break;
+      }
+      this.#skipping = { length: this.#partsLength + piece.length, head };
+      this.#parts = [];
+      this.#partsLength = 0;
+      return;
+    }
+    this.#parts.push(piece);
+    this.#partsLength += piece.length;
+  }
+
+  #endLine(): Line {
+    if (this.#skipping) {
+      const { length, head } = this.#skipping;
+      this.#skipping = null;
+      return new OversizedLine(length, head);
+    }
+    const joined = this.#parts.length === 1 ? this.#parts[0] : this.#parts.join("");
+    this.#parts = [];
+    this.#partsLength = 0;
+    return withoutCr(joined);
+  }
+}
+
 export class LineSplitStream extends TransformStream<string, Line> {
   constructor(maxLineLength: number) {
-    // Parts of the line being assembled; joined once when its newline arrives, so a
-    // 10 MB line costs one copy, not one per chunk.
-    let parts: string[] = [];
-    let partsLength = 0;
-    // Set while skipping the rest of an oversized line.
-    let skipping: { length: number; head: string } | null = null;
-
-    const emit = (line: string, controller: TransformStreamDefaultController<Line>) => {
-      controller.enqueue(line.endsWith("\r") ? line.slice(0, -1) : line);
+    const splitter = new LineSplitter(maxLineLength);
+    const emit = (lines: Line[], controller: TransformStreamDefaultController<Line>) => {
+      for (const line of lines) controller.enqueue(line);
     };
-
-    const takeParts = (): string => {
-      const joined = parts.length === 1 ? parts[0] : parts.join("");
-      parts = [];
-      partsLength = 0;
-      return joined;
-    };
-
-    const append = (piece: string) => {
-      if (skipping) {
-        skipping.length += piece.length;
-        return;
-      }
-      if (partsLength + piece.length > maxLineLength) {
-        let head = "";
-        for (const part of [...parts, piece]) {
-          head += part.slice(0, HEAD_KEPT - head.length);
-          if (head.length >= HEAD_KEPT) break;
-        }
-        skipping = { length: partsLength + piece.length, head };
-        parts = [];
-        partsLength = 0;
-        return;
-      }
-      parts.push(piece);
-      partsLength += piece.length;
-    };
-
-    const endLine = (controller: TransformStreamDefaultController<Line>) => {
-      if (skipping) {
-        controller.enqueue(new OversizedLine(skipping.length, skipping.head));
-        skipping = null;
-        return;
-      }
-      emit(takeParts(), controller);
-    };
-
     super({
       transform(chunk, controller) {
-        let start = 0;
-        for (;;) {
-          const newline = chunk.indexOf("\n", start);
-          if (newline === -1) break;
-          if (parts.length === 0 && !skipping) {
-            const line = chunk.slice(start, newline);
-            if (line.length > maxLineLength) {
-              controller.enqueue(new OversizedLine(line.length, line.slice(0, HEAD_KEPT)));
-            } else {
-              emit(line, controller);
-            }
-          } else {
-            append(chunk.slice(start, newline));
-            endLine(controller);
-          }
-          start = newline + 1;
-        }
-        if (start < chunk.length) append(chunk.slice(start));
+        const lines: Line[] = [];
+        splitter.push(chunk, lines);
+        emit(lines, controller);
       },
       flush(controller) {
-        if (partsLength > 0 || skipping) endLine(controller);
+        const lines: Line[] = [];
+        splitter.end(lines);
+        emit(lines, controller);
       },
     });
   }

@@ -1,10 +1,11 @@
 /**
  * How far the stdio transport reads ahead of its answers. A client may pipeline requests much
  * faster than they are answered; every request started costs memory until its reply is written
- * (its call, its promise chain, its decoded message), so requests start only while fewer than
- * MAX_UNANSWERED are unanswered and the output is not backed up. The rest wait here as the raw
- * lines they arrived as (far smaller than decoded messages), up to READ_AHEAD_CHARS; past that,
- * stdin is not read until the queue is below half of it, so the pipe pushes back on the client.
+ * (its call, its promise chain), so requests start only while fewer than MAX_UNANSWERED are
+ * unanswered and the output is not backed up. The rest wait here, decoded (each line is parsed
+ * once: it must be, to tell a request from a cancellation), up to READ_AHEAD_CHARS of the lines
+ * they arrived as; past that, stdin is not read until the queue is below half of it, so the pipe
+ * pushes back on the client.
  *
  * Reading goes on below that budget so that what must not wait behind queued requests is seen
  * at once: notifications (a cancellation for a request in flight, or for one still queued here,
@@ -16,7 +17,7 @@
  */
 import { bounded, quotedJson } from "../config/quote.ts";
 import type { McpConnection } from "./connection.ts";
-import { decodeLine, type RequestId } from "./jsonrpc.ts";
+import { type Decoded, decodeLine, type RequestId } from "./jsonrpc.ts";
 
 /** Requests started and not yet answered at most; more wait in the queue. */
 export const MAX_UNANSWERED = 256;
@@ -24,7 +25,10 @@ export const MAX_UNANSWERED = 256;
 const RESUME_UNANSWERED = 192;
 /** Requests wait while this many characters of output wait to be written. */
 export const HOLD_AT_BACKLOG = 1 << 20;
-/** Characters of queued request lines at most before stdin is left unread. */
+/**
+ * Characters of queued request lines at most before stdin is left unread. The messages decoded
+ * from them take a few times that in memory: a megabyte or so.
+ */
 export const READ_AHEAD_CHARS = 256 << 10;
 /**
  * At end of input the queue is still started in order, as room frees; if nothing is answered for
@@ -38,10 +42,14 @@ export interface OutputBacklog {
   drained(): Promise<unknown>;
 }
 
+/** A queued request or batch; null once cancelled. */
+type Queued = Decoded & { kind: "request" | "batch" };
+
 export class ReadAhead {
-  // Queued request lines and their ids (undefined for a batch), in two plain arrays: an object per
-  // line would cost more than most lines. A cancelled line is replaced by "" and skipped.
-  #lines: string[] = [];
+  // Queued requests, the lengths of their lines and their ids (undefined for a batch), in plain
+  // arrays. A cancelled one is replaced by null and skipped.
+  #queue: (Queued | null)[] = [];
+  #sizes: number[] = [];
   #ids: (RequestId | undefined)[] = [];
   #head = 0;
   #chars = 0;
@@ -56,9 +64,9 @@ export class ReadAhead {
     private readonly writer: OutputBacklog,
   ) {}
 
-  /** Request lines waiting to start. */
+  /** Requests waiting to start. */
   get queued(): number {
-    return this.#lines.length - this.#head;
+    return this.#queue.length - this.#head;
   }
 
   /** Characters of request lines waiting to start. */
@@ -77,7 +85,8 @@ export class ReadAhead {
     }
     const decoded = decodeLine(line);
     if (decoded.kind === "request" || decoded.kind === "batch") {
-      this.#lines.push(line);
+      this.#queue.push(decoded);
+      this.#sizes.push(line.length);
       this.#ids.push(decoded.kind === "request" ? decoded.message.id : undefined);
       this.#chars += line.length;
       void this.#pump();
@@ -108,8 +117,8 @@ export class ReadAhead {
       clearTimeout(timer);
       if (ended && this.connection.answeredCount === answered && this.queued > 0) {
         this.#flushing = true;
-        for (let line = this.#next(); line !== undefined; line = this.#next()) {
-          this.connection.receive(decodeLine(line));
+        for (let next = this.#next(); next !== undefined; next = this.#next()) {
+          this.connection.receive(next);
         }
       }
     }
@@ -128,9 +137,9 @@ export class ReadAhead {
     if (this.connection.busy(id)) return;
     // The first queued request with that id (1 and "1" are different ids).
     for (let i = this.#head; i < this.#ids.length; i++) {
-      if (this.#ids[i] !== id || this.#lines[i] === "") continue;
-      this.#chars -= this.#lines[i].length;
-      this.#lines[i] = "";
+      if (this.#ids[i] !== id || this.#queue[i] === null) continue;
+      this.#chars -= this.#sizes[i];
+      this.#queue[i] = null;
       this.#maybeWakeReader();
       this.connection.logger.log(
         "info",
@@ -142,23 +151,26 @@ export class ReadAhead {
     }
   }
 
-  /** The next queued line to start, if any. */
-  #next(): string | undefined {
-    while (this.#head < this.#lines.length) {
-      const line = this.#lines[this.#head];
+  /** The next queued request to start, if any. */
+  #next(): Queued | undefined {
+    while (this.#head < this.#queue.length) {
+      const next = this.#queue[this.#head];
+      const size = this.#sizes[this.#head];
       this.#head++;
-      if (this.#head === this.#lines.length) {
-        this.#lines = [];
+      if (this.#head === this.#queue.length) {
+        this.#queue = [];
+        this.#sizes = [];
         this.#ids = [];
         this.#head = 0;
-      } else if (this.#head > 1024 && this.#head * 2 > this.#lines.length) {
-        this.#lines = this.#lines.slice(this.#head);
+      } else if (this.#head > 1024 && this.#head * 2 > this.#queue.length) {
+        this.#queue = this.#queue.slice(this.#head);
+        this.#sizes = this.#sizes.slice(this.#head);
         this.#ids = this.#ids.slice(this.#head);
         this.#head = 0;
       }
-      if (line === "") continue;
-      this.#chars -= line.length;
-      return line;
+      if (next === null) continue;
+      this.#chars -= size;
+      return next;
     }
     return undefined;
   }
@@ -185,9 +197,9 @@ export class ReadAhead {
           await this.connection.whenUnansweredBelow(RESUME_UNANSWERED);
           continue;
         }
-        const line = this.#next();
+        const next = this.#next();
         this.#maybeWakeReader();
-        if (line !== undefined) this.connection.receive(decodeLine(line));
+        if (next !== undefined) this.connection.receive(next);
       }
     } finally {
       this.#pumping = false;

@@ -14,7 +14,7 @@ import {
   type JsonRpcResponse,
   peekTopLevelId,
 } from "./jsonrpc.ts";
-import { LineSplitStream, OversizedLine } from "./lines.ts";
+import { type Line, LineSplitter, OversizedLine } from "./lines.ts";
 import { ReadAhead } from "./read_ahead.ts";
 
 /** Characters handed to one write() call at most; larger queues go out in several. */
@@ -138,21 +138,33 @@ export async function serveStdio(
   stdin: Readable,
   maxLineLength: number,
 ): Promise<void> {
-  const lines = (ReadableStream.from(stdin) as ReadableStream<Uint8Array>)
-    .pipeThrough(new TextDecoderStream())
-    .pipeThrough(new LineSplitStream(maxLineLength));
+  // Plain chunks, one decoder and one splitter: no stream stage, and no promise per line.
+  const decoder = new TextDecoder();
+  const splitter = new LineSplitter(maxLineLength);
   const ahead = new ReadAhead(connection, writer);
-  for await (const line of lines) {
-    if (line instanceof OversizedLine) {
-      writer.send(failure(
-        peekTopLevelId(line.head),
-        INVALID_REQUEST,
-        `Invalid Request: the message is ${line.length} characters long, over this server's limit of ${maxLineLength} (raise it with --max-line-mb)`,
-      ));
-    } else if (line.trim() !== "") {
-      const full = ahead.take(line);
-      if (full) await full;
+  const take = async (lines: Line[]) => {
+    for (const line of lines) {
+      if (line instanceof OversizedLine) {
+        writer.send(failure(
+          peekTopLevelId(line.head),
+          INVALID_REQUEST,
+          `Invalid Request: the message is ${line.length} characters long, over this server's limit of ${maxLineLength} (raise it with --max-line-mb)`,
+        ));
+      } else if (line.trim() !== "") {
+        // Over the read-ahead budget: no more input is read until there is room.
+        const full = ahead.take(line);
+        if (full) await full;
+      }
     }
+  };
+  for await (const chunk of stdin as AsyncIterable<Uint8Array>) {
+    const lines: Line[] = [];
+    splitter.push(decoder.decode(chunk, { stream: true }), lines);
+    if (lines.length > 0) await take(lines);
   }
+  const last: Line[] = [];
+  splitter.push(decoder.decode(), last);
+  splitter.end(last);
+  await take(last);
   await ahead.finish();
 }

@@ -8,7 +8,7 @@ export function combineHooks(hooks: readonly ToolHooks[]): ToolHooks {
   const after = hooks.flatMap((hook) => hook.after ? [hook.after.bind(hook)] : []);
   const finished = hooks.flatMap((hook) => hook.finished ? [hook.finished.bind(hook)] : []);
   return {
-    before: (...call) => runBefore(before, 0, ...call),
+    before: (tool, ctx, args) => runBefore(before, 0, tool, ctx, args),
     after(result) {
       for (const hook of after) hook(result);
     },
@@ -23,11 +23,13 @@ export function combineHooks(hooks: readonly ToolHooks[]): ToolHooks {
 function runBefore(
   hooks: Before[],
   start: number,
-  ...call: Parameters<Before>
+  tool: Parameters<Before>[0],
+  ctx: Parameters<Before>[1],
+  args: Parameters<Before>[2],
 ): void | Promise<void> {
   for (let i = start; i < hooks.length; i++) {
-    const waiting = hooks[i](...call);
-    if (waiting) return waiting.then(() => runBefore(hooks, i + 1, ...call));
+    const waiting = hooks[i](tool, ctx, args);
+    if (waiting) return waiting.then(() => runBefore(hooks, i + 1, tool, ctx, args));
   }
 }
 

@@ -18,6 +18,7 @@ import {
 } from "./bench/measurements.ts";
 import { describeMachine } from "./bench/machine.ts";
 import { flood, type FloodRun } from "./bench/flood.ts";
+import { floorReport } from "./bench/floor_bench.ts";
 import { httpReport } from "./bench/http_bench.ts";
 import { webReport } from "./bench/web_bench.ts";
 import { grepRgReport } from "./bench/grep_rg_bench.ts";
@@ -222,6 +223,9 @@ const report = [
   "back unchanged.",
 ];
 process.stdout.write(report.join("\n") + "\n");
+
+// The protocol core against a bare Bun line echo, the runtime's floor (scripts/bench/floor_bench.ts).
+process.stdout.write("\n" + await floorReport(ROOT, progress) + "\n");
 
 // Streamable HTTP: a section of its own after the stdio one (scripts/bench/http_bench.ts).
 process.stdout.write("\n" + await httpReport(ROOT, progress) + "\n");

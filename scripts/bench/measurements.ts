@@ -56,6 +56,18 @@ export async function coldStart(server: ServerCommand): Promise<number> {
   }
 }
 
+/** Milliseconds from spawn to the initialize reply, and the peak RSS (VmHWM) at that reply. */
+export async function startedRss(server: ServerCommand): Promise<{ ms: number; rssBytes: number }> {
+  const started = performance.now();
+  const session = start(server);
+  try {
+    await session.request(initializeRequest(0));
+    return { ms: performance.now() - started, rssBytes: session.peakRss() };
+  } finally {
+    await session.close();
+  }
+}
+
 /** Microseconds per echo call, each sent after the previous reply. */
 export async function sequentialRoundTrips(
   server: ServerCommand,

@@ -48,8 +48,17 @@ export interface Entry {
   dropped?: number;
 }
 
+/** Random hex for ids, drawn in bulk: one call into crypto per 512 ids, not one per call. */
+let randomHex = "";
+let randomAt = 0;
+
 export function newId(): string {
-  return `${Date.now().toString(36)}-${randomBytes(3).toString("hex")}`;
+  if (randomAt >= randomHex.length) {
+    randomHex = randomBytes(3 * 512).toString("hex");
+    randomAt = 0;
+  }
+  randomAt += 6;
+  return `${Date.now().toString(36)}-${randomHex.slice(randomAt - 6, randomAt)}`;
 }
 
 export function journalPath(projectDir: string): string {

@@ -74,8 +74,17 @@ function cachedProjectDir(stateDir: string, base: string): Promise<string> {
 /** The journal of the project a call served, by its requested roots (resolved once each). */
 const journalsByRoots = new Map<string, Promise<string | undefined>>();
 
+/** Each roots list as JSON, by identity: the lists a connection hands out are made once each. */
+const rootsKeys = new WeakMap<readonly string[], string>();
+
 async function journalOf(ctx: ToolContext): Promise<string | undefined> {
-  const key = `${ctx.state.dir}\0${JSON.stringify(await ctx.roots())}`;
+  const roots = await ctx.roots();
+  let rootsKey = rootsKeys.get(roots);
+  if (rootsKey === undefined) {
+    rootsKey = JSON.stringify(roots);
+    rootsKeys.set(roots, rootsKey);
+  }
+  const key = `${ctx.state.dir}\0${rootsKey}`;
   let file = journalsByRoots.get(key);
   if (!file) {
     file = Sandbox.of(ctx).then(
@@ -217,12 +226,28 @@ export function maskedArguments(
   const mask = (value: unknown): unknown => {
     if (typeof value === "string") {
       let text = value;
-      for (const secret of secrets) text = text.split(secret).join("***");
+      for (const secret of secrets) {
+        if (text.includes(secret)) text = text.split(secret).join("***");
+      }
       return bounded(text, ARG_CHARS);
     }
     if (Array.isArray(value)) return value.slice(0, 20).map(mask);
     if (value && typeof value === "object") {
-      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, mask(v)]));
+      // A plain loop, not entries mapped back: every call passes here, with no array per field.
+      const masked: Record<string, unknown> = {};
+      for (const key of Object.keys(value)) {
+        const field = mask((value as Record<string, unknown>)[key]);
+        if (key !== "__proto__") masked[key] = field;
+        else {
+          Object.defineProperty(masked, key, {
+            value: field,
+            enumerable: true,
+            writable: true,
+            configurable: true,
+          });
+        }
+      }
+      return masked;
     }
     return value;
   };

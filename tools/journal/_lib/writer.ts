@@ -11,6 +11,14 @@ import { appendMany, type Entry, newId } from "./journal.ts";
 
 type Write = (file: string, entries: Entry[], maxBytes: number) => Promise<void>;
 
+/**
+ * How long a batch waits for more entries before it is written (not at all once it holds
+ * `batch` entries, nor when someone flushes). Each batch takes the journal's lock and appends:
+ * several file-system calls whose callbacks share the thread with the protocol, which a client
+ * calling tools one after another would otherwise pay for on every call.
+ */
+const GATHER_MS = 100;
+
 interface Item {
   /** The journal file, or a promise of it (undefined: nowhere to record). */
   file: string | Promise<string | undefined>;
@@ -23,6 +31,8 @@ export class BatchWriter {
   /** Entries dropped since the last note, and where the last of them would have gone. */
   #dropped: { count: number; file: Item["file"]; maxBytes: number } | undefined;
   #running: Promise<void> | undefined;
+  /** Ends the gathering wait at once: the batch is full, or someone flushes. */
+  #hurry: (() => void) | undefined;
 
   constructor(
     readonly limit = 4096,
@@ -40,6 +50,7 @@ export class BatchWriter {
     }
     this.#queue.push({ file, entry, maxBytes });
     this.#kick();
+    if (this.#queue.length >= this.batch) this.#hurry?.();
     return true;
   }
 
@@ -52,6 +63,7 @@ export class BatchWriter {
     const deadline = Date.now() + ms;
     while (this.#running || this.#queue.length > 0 || this.#dropped !== undefined) {
       this.#kick();
+      this.#hurry?.();
       const left = deadline - Date.now();
       if (left <= 0) return false;
       let timer: ReturnType<typeof setTimeout> | undefined;
@@ -72,36 +84,51 @@ export class BatchWriter {
     });
   }
 
+  /** Resolves after GATHER_MS, or sooner when hurried. */
+  #gathered(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(() => this.#hurry!(), GATHER_MS);
+      this.#hurry = () => {
+        clearTimeout(timer);
+        this.#hurry = undefined;
+        resolve();
+      };
+    });
+  }
+
+  /**
+   * Writes one batch, after a moment for the calls that follow to join it (a full batch goes at
+   * once); what is queued meanwhile is the next drain's. Every batch gathers: were the next
+   * written as soon as this one ends, a slow disk would turn the writer into a loop of lock and
+   * append for a few entries each.
+   */
   async #drain(): Promise<void> {
-    // A moment for a burst of calls to gather into one batch.
-    await new Promise((resolve) => setTimeout(resolve, 0));
-    while (this.#queue.length > 0 || this.#dropped !== undefined) {
-      const items = this.#queue.splice(0, this.batch);
-      if (this.#dropped) {
-        const { count, file, maxBytes } = this.#dropped;
-        items.push({ file, entry: droppedNote(count), maxBytes });
-        this.#dropped = undefined;
-      }
-      // Per file, in queue order.
-      const byFile = new Map<string, { entries: Entry[]; maxBytes: number }>();
-      for (const item of items) {
-        const file = await Promise.resolve(item.file).catch(() => undefined);
-        if (file === undefined) continue;
-        const group = byFile.get(file) ?? { entries: [], maxBytes: item.maxBytes };
-        group.entries.push(item.entry);
-        byFile.set(file, group);
-      }
-      for (const [file, { entries, maxBytes }] of byFile) {
-        try {
-          await this.write(file, entries, maxBytes).catch(async (error) => {
-            if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
-            // The state directory was removed meanwhile: made again, once.
-            await mkdir(dirname(file), { recursive: true });
-            await this.write(file, entries, maxBytes);
-          });
-        } catch (error) {
-          this.onError(error as Error, entries.length);
-        }
+    if (this.#queue.length < this.batch) await this.#gathered();
+    const items = this.#queue.splice(0, this.batch);
+    if (this.#dropped) {
+      const { count, file, maxBytes } = this.#dropped;
+      items.push({ file, entry: droppedNote(count), maxBytes });
+      this.#dropped = undefined;
+    }
+    // Per file, in queue order.
+    const byFile = new Map<string, { entries: Entry[]; maxBytes: number }>();
+    for (const item of items) {
+      const file = await Promise.resolve(item.file).catch(() => undefined);
+      if (file === undefined) continue;
+      const group = byFile.get(file) ?? { entries: [], maxBytes: item.maxBytes };
+      group.entries.push(item.entry);
+      byFile.set(file, group);
+    }
+    for (const [file, { entries, maxBytes }] of byFile) {
+      try {
+        await this.write(file, entries, maxBytes).catch(async (error) => {
+          if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+          // The state directory was removed meanwhile: made again, once.
+          await mkdir(dirname(file), { recursive: true });
+          await this.write(file, entries, maxBytes);
+        });
+      } catch (error) {
+        this.onError(error as Error, entries.length);
       }
     }
   }
