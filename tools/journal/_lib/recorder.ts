@@ -18,7 +18,7 @@ import { resolveEntry } from "../../_lib/entries.ts";
 import { Sandbox } from "../../_lib/sandbox.ts";
 import { projectStateDir } from "../../_lib/state.ts";
 import { type Change, type Entry, journalPath, newId, type PathState } from "./journal.ts";
-import { keepBlob, pathState } from "./snapshots.ts";
+import { pathState } from "./snapshots.ts";
 import { BatchWriter } from "./writer.ts";
 
 /** Characters kept of each string argument. */
@@ -147,13 +147,11 @@ async function snapshot(
     const resolved = await resolveEntry(sandbox, given).catch(() => undefined);
     if (!resolved) continue;
     const path = target.entry ? resolved.entry : resolved.real;
-    const { state, bytes, tooBig } = await pathState(sandbox, path, budget);
+    const { state, tooBig } = await pathState(sandbox, path, { projectDir, budget }, budget);
     if (tooBig) result.noUndo = `${sandbox.display(path)} is larger than the undo budget`;
     if (state.kind === "dir" && tool !== "create_directory") {
       result.noUndo = `undo keeps files, not directory trees (${sandbox.display(path)})`;
     }
-    // The digest pathState took is the blob's name: hashed once.
-    if (bytes && state.kind === "file") await keepBlob(projectDir, bytes, budget, state.sha);
     result.before.push({ path, state });
   }
   return result;
@@ -174,7 +172,8 @@ async function record(call: FinishedCall): Promise<void> {
   if (kept) {
     const changes: Change[] = [];
     for (const { path, state } of kept.before) {
-      // The digest of what was written: undo notices a change made since.
+      // The digest of what was written (remembered by the writer, else read): undo notices a
+      // change made since.
       const now = (await pathState(sandbox, path).catch(() => undefined))?.state;
       if (now && !same(state, now)) changes.push({ path, before: state, after: now });
     }
