@@ -1,9 +1,11 @@
 /**
- * The journal through the compiled binary: write, edit, undo; delete and undo with the mode;
+ * The journal through the compiled binary: write, edit, undo (a large file too); delete and undo
+ * with the mode;
  * an outside change refused; history after a restart; the budget dropping the oldest; two
  * servers sharing a state directory.
  */
 import assert from "node:assert/strict";
+import { Buffer } from "node:buffer";
 import {
   chmodSync,
   mkdtempSync,
@@ -66,6 +68,40 @@ test("write, edit, undo restores the first content; undoing the undo redoes it",
   const id = /^(\S+) /.exec(await ok(c, "history", { tool: "undo" }))![1];
   await ok(c, "undo", { id });
   assert.equal(readFileSync(join(root, "a.txt"), "utf8"), "second\n");
+});
+
+test("a large file's edits are undone byte for byte; a same-size outside change right after is refused", async () => {
+  const root = scratch("jr-big");
+  const c = start(root, scratch("jr-state"));
+  // About 3 MB of multi-byte text with CRLF line breaks: several 1 MiB chunks of the undo store.
+  const lines = Array.from({ length: 60_000 }, (_, i) => `${i}: naïve café 😀 ${i % 97}`);
+  const first = lines.join("\r\n") + "\r\n";
+  await ok(c, "write_file", { path: "big.txt", content: first });
+  await ok(c, "edit_file", {
+    path: "big.txt",
+    edits: [{ old_string: "30000: naïve café 😀", new_string: "30000: changed 🙂" }],
+  });
+  const edited = readFileSync(join(root, "big.txt"));
+  assert.deepEqual(edited, Buffer.from(first.replace("30000: naïve café 😀", "30000: changed 🙂")));
+  await ok(c, "undo", {});
+  assert.deepEqual(readFileSync(join(root, "big.txt")), Buffer.from(first));
+  // Undoing the undo (by its id) brings the edit back.
+  await ok(c, "undo", { id: /^(\S+) /.exec(await ok(c, "history", { tool: "undo" }))![1] });
+  assert.deepEqual(readFileSync(join(root, "big.txt")), edited);
+
+  // Changed in place by someone else at once, to the same size: undo still notices.
+  await ok(c, "edit_file", {
+    path: "big.txt",
+    edits: [{ old_string: "59999: naïve", new_string: "59999: NAÏVE" }],
+  });
+  const mine = readFileSync(join(root, "big.txt"));
+  const theirs = Buffer.from(mine);
+  theirs[0] = "X".charCodeAt(0);
+  writeFileSync(join(root, "big.txt"), theirs, { flag: "r+" });
+  const refused = await call(c, "undo", {});
+  assert.equal(refused.isError, true, refused.text);
+  assert.match(refused.text, /changed since/);
+  assert.deepEqual(readFileSync(join(root, "big.txt")), theirs);
 });
 
 test("delete then undo restores the file with its mode; an outside change is refused", async () => {

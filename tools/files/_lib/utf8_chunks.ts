@@ -4,17 +4,17 @@
  * one after next). Lone surrogates become U+FFFD, as TextEncoder makes them.
  */
 
-/** UTF-16 code units per chunk; a buffer holds three bytes for each, the most one takes. */
+/** UTF-16 code units per chunk; a buffer holds three bytes for each (the most one takes), and a pair more. */
 const CHUNK_UNITS = 256 * 1024;
 
 export function* utf8Chunks(text: string, units = CHUNK_UNITS): Generator<Uint8Array> {
   const encoder = new TextEncoder();
-  const buffers = [new Uint8Array(units * 3), new Uint8Array(units * 3)];
+  const buffers = [new Uint8Array(units * 3 + 4), new Uint8Array(units * 3 + 4)];
   for (let at = 0, turn = 0; at < text.length; turn ^= 1) {
     let end = Math.min(text.length, at + units);
-    // Never between the two halves of a surrogate pair.
+    // Never between the two halves of a surrogate pair (the buffer has room for one more unit).
     const last = text.charCodeAt(end - 1);
-    if (end < text.length && end - at > 1 && last >= 0xd800 && last <= 0xdbff) end--;
+    if (end < text.length && last >= 0xd800 && last <= 0xdbff) end += end - at > 1 ? -1 : 1;
     const { written } = encoder.encodeInto(text.slice(at, end), buffers[turn]);
     yield buffers[turn].subarray(0, written);
     at = end;

@@ -30,9 +30,10 @@ export interface Keep {
 }
 
 /**
- * What is at `real` now. A file's content is digested, read in chunks (unless this server wrote
- * it and it is untouched since: written_digests.ts); with `keep`, it is also kept as a blob, when
- * it is at most `maxBytes` (`tooBig` otherwise, with no digest).
+ * What is at `real` now. A file's content is digested, read in chunks; with `keep`, it is also
+ * kept as a blob, when it is at most `maxBytes` (`tooBig` otherwise, with no digest). Without
+ * `keep`, a file this server just wrote and nobody touched since is not read again
+ * (written_digests.ts).
  */
 export async function pathState(
   sandbox: Sandbox,
@@ -62,14 +63,16 @@ export async function pathState(
       tooBig: true,
     };
   }
-  const known = writtenDigest(real, info);
-  if (known && !keep) {
+  // Only a state taken right after a write (the journal's after-state) may trust the writer's
+  // digest: what is kept, and what undo compares, is always read.
+  const known = keep ? undefined : writtenDigest(real, info);
+  if (known) {
     return { state: { kind: "file", sha: known, mode: info.mode & 0o7777, size: info.size } };
   }
   const handle = await sandbox.openForReading(real);
   try {
     const mode = (await handle.stat()).mode & 0o7777;
-    const { sha, size } = await digestAndKeep(handle, keep, known);
+    const { sha, size } = await digestAndKeep(handle, keep);
     return { state: { kind: "file", sha, mode, size } };
   } finally {
     await handle.close();
@@ -77,7 +80,7 @@ export async function pathState(
 }
 
 /**
- * Reads the open file to its end, digesting it (unless its digest is `known`) and, with `keep`,
+ * Reads the open file to its end, digesting it and, with `keep`,
  * copying it into a temporary blob that then takes its digest's name; once this server has kept
  * an eighth of the budget since it last looked, the oldest blobs past the budget are dropped in
  * the background (undo prunes first, so what it finds is within the budget).
@@ -91,9 +94,8 @@ export async function pathState(
 async function digestAndKeep(
   handle: FileHandle,
   keep: Keep | undefined,
-  known: string | undefined,
 ): Promise<{ sha: string; size: number }> {
-  const hash = known ? undefined : createHash("sha256");
+  const hash = createHash("sha256");
   const dir = keep ? blobDir(keep.projectDir) : undefined;
   const temporary = dir ? join(dir, temporaryName()) : undefined;
   let blob: FileHandle | undefined;
@@ -115,11 +117,11 @@ async function digestAndKeep(
       const chunk = buffers[turn].subarray(0, bytesRead);
       await writing;
       if (blob) writing = blob.write(chunk, 0, chunk.length, size);
-      hash?.update(chunk);
+      hash.update(chunk);
       size += bytesRead;
     }
     await writing;
-    const sha = known ?? hash!.digest("hex");
+    const sha = hash.digest("hex");
     if (blob && dir && temporary && keep) {
       const closing = blob;
       blob = undefined;
