@@ -26,7 +26,8 @@ import { type Request, ServerProcess } from "./server_process.ts";
 import { median } from "./stats.ts";
 
 const MIB = 1024 * 1024;
-const RUNS = 9;
+/** Timed runs of each side; $TOOLHOST_BENCH_FILE_RUNS overrides it. */
+const RUNS = Number(process.env.TOOLHOST_BENCH_FILE_RUNS ?? 9);
 const TARGET_RATIO = 2;
 
 type Progress = (text: string) => void;

@@ -104,6 +104,19 @@ test("a large file's edits are undone byte for byte; a same-size outside change 
   assert.deepEqual(readFileSync(join(root, "big.txt")), theirs);
 });
 
+test("an append to a large file is undone to the content before it", async () => {
+  const root = scratch("jr-append");
+  const c = start(root, scratch("jr-state"));
+  // Over two 1 MiB chunks of the undo store (an append, which changes the file in place, starts
+  // only once all of it is kept).
+  const first = "0123456789abcdef\n".repeat(150_000);
+  await ok(c, "write_file", { path: "log.txt", content: first });
+  await ok(c, "write_file", { path: "log.txt", content: "appended\n", mode: "append" });
+  assert.equal(readFileSync(join(root, "log.txt"), "utf8"), first + "appended\n");
+  await ok(c, "undo", {});
+  assert.equal(readFileSync(join(root, "log.txt"), "utf8"), first);
+});
+
 test("delete then undo restores the file with its mode; an outside change is refused", async () => {
   const root = scratch("jr-del");
   const c = start(root, scratch("jr-state"));

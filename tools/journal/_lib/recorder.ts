@@ -21,6 +21,12 @@ import { type Change, type Entry, journalPath, newId, type PathState } from "./j
 import { pathState } from "./snapshots.ts";
 import { BatchWriter } from "./writer.ts";
 
+/**
+ * Tools that change only the file their `path` names, by writing a new one and renaming it over
+ * the old (write_file but in append mode): never the old file's content in place.
+ */
+const REPLACES = new Set(["write_file", "edit_file", "notebook_edit"]);
+
 /** Characters kept of each string argument. */
 const ARG_CHARS = 300;
 
@@ -108,13 +114,21 @@ export const journalHook = defineToolHook({
   name: "journal",
   before(tool: Tool, ctx: ToolContext, args: Record<string, unknown>) {
     if (!ctx.config.journal.enabled || !TARGETS[tool.name]) return;
+    // A tool that replaces its one file by a rename leaves the old one whole under the
+    // descriptor the snapshot holds: it may start once that is open, the copy going on beside
+    // it (finished() waits for it). Any other tool waits until everything is kept.
+    let opened: () => void = () => {};
+    const early = REPLACES.has(tool.name) && args.mode !== "append"
+      ? new Promise<void>((resolve) => (opened = resolve))
+      : undefined;
     // Kept aside: a failure here must not refuse the call (it is only not undoable).
-    const kept = snapshot(tool.name, ctx, args).catch((error) => {
+    const kept = snapshot(tool.name, ctx, args, opened).catch((error) => {
       ctx.log("warning", `journal: nothing kept for undo of ${tool.name}: ${error.message}`);
       return undefined;
     });
     pending.set(args, kept);
-    return kept.then(() => {});
+    const done = kept.then(() => {});
+    return early ? Promise.race([early, done]) : done;
   },
   finished(call: FinishedCall) {
     if (!call.ctx.config.journal.enabled) return;
@@ -136,6 +150,7 @@ async function snapshot(
   tool: string,
   ctx: ToolContext,
   args: Record<string, unknown>,
+  opened: () => void,
 ): Promise<Pending> {
   const sandbox = await Sandbox.of(ctx);
   const projectDir = await cachedProjectDir(ctx.state.dir, sandbox.base);
@@ -147,7 +162,12 @@ async function snapshot(
     const resolved = await resolveEntry(sandbox, given).catch(() => undefined);
     if (!resolved) continue;
     const path = target.entry ? resolved.entry : resolved.real;
-    const { state, tooBig } = await pathState(sandbox, path, { projectDir, budget }, budget);
+    const { state, tooBig } = await pathState(
+      sandbox,
+      path,
+      { projectDir, budget, opened },
+      budget,
+    );
     if (tooBig) result.noUndo = `${sandbox.display(path)} is larger than the undo budget`;
     if (state.kind === "dir" && tool !== "create_directory") {
       result.noUndo = `undo keeps files, not directory trees (${sandbox.display(path)})`;

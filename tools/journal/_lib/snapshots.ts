@@ -27,6 +27,8 @@ const CHUNK_BYTES = 1 << 20;
 export interface Keep {
   projectDir: string;
   budget: number;
+  /** Called once a file's descriptor is open, before its content is read. */
+  opened?: () => void;
 }
 
 /**
@@ -72,6 +74,7 @@ export async function pathState(
   const handle = await sandbox.openForReading(real);
   try {
     const mode = (await handle.stat()).mode & 0o7777;
+    keep?.opened?.();
     const { sha, size } = await digestAndKeep(handle, keep);
     return { state: { kind: "file", sha, mode, size } };
   } finally {
