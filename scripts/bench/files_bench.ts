@@ -148,25 +148,21 @@ async function measure(binary: string, progress: Progress): Promise<Case[]> {
     cases.push({ name: "write_file, 5 MiB, overwriting", alternative: "cp", ...write });
 
     progress(`files: edit_file of 10 MiB vs sed -i, ${RUNS} runs each`);
-    // Each run swaps the marker line, so every run changes the file.
-    writeFileSync(join(root, "edited.txt"), withMarker(10 * MIB, "MARKER_ONE"));
-    writeFileSync(join(root, "sedded.txt"), withMarker(10 * MIB, "MARKER_ONE"));
-    const swap = (run: number) =>
-      run % 2 === 0 ? ["MARKER_ONE", "MARKER_TWO"] : ["MARKER_TWO", "MARKER_ONE"];
+    // Each run renames the marker line (MARKER_000, MARKER_001, ...): every run changes the
+    // file, and to content it never held before (no undo snapshot is ever kept already).
+    const marker = (n: number) => `MARKER_${String(n + 1).padStart(3, "0")}`;
+    writeFileSync(join(root, "edited.txt"), withMarker(10 * MIB, marker(-1)));
+    writeFileSync(join(root, "sedded.txt"), withMarker(10 * MIB, marker(-1)));
     const edit = await alternate(
-      (run) => {
-        const [from, to] = swap(run + 1);
-        return session.time(
+      (run) =>
+        session.time(
           session.encode("edit_file", {
             path: "edited.txt",
-            edits: [{ old_string: from, new_string: to }],
+            edits: [{ old_string: marker(run), new_string: marker(run + 1) }],
           }),
-        );
-      },
-      (run) => {
-        const [from, to] = swap(run + 1);
-        return spawned("sed", ["-i", `s/${from}/${to}/`, join(root, "sedded.txt")]);
-      },
+        ),
+      (run) =>
+        spawned("sed", ["-i", `s/${marker(run)}/${marker(run + 1)}/`, join(root, "sedded.txt")]),
     );
     if (statSync(join(root, "edited.txt")).size !== statSync(join(root, "sedded.txt")).size) {
       throw new Error("edit_file and sed -i disagree on the result's size");
@@ -215,7 +211,7 @@ export async function filesReport(root: string, progress: Progress): Promise<str
     "beforehand, timed from writing its line to reading its reply. The command is spawned for " +
     `each run and timed to its exit. After one untimed run each, ${RUNS} runs alternate ` +
     "(toolhost, command, ...). write_file overwrites the same file with different generated " +
-    "text each run; edit_file and sed -i each swap a marker line in the middle of their own " +
+    "text each run; edit_file and sed -i each rename a marker line in the middle of their own " +
     "10 MiB file; read_file and tail read the same 50 MiB file.",
   ].join("\n");
 }

@@ -104,6 +104,22 @@ test("a large file's edits are undone byte for byte; a same-size outside change 
   assert.deepEqual(readFileSync(join(root, "big.txt")), theirs);
 });
 
+test("edits back and forth are undone step by step (a content kept already is not kept again)", async () => {
+  const root = scratch("jr-pingpong");
+  const c = start(root, scratch("jr-state"));
+  const edit = (from: string, to: string) =>
+    ok(c, "edit_file", { path: "p.txt", edits: [{ old_string: from, new_string: to }] });
+  await ok(c, "write_file", { path: "p.txt", content: "one\n" });
+  await edit("one", "two");
+  await edit("two", "one");
+  await edit("one", "two"); // "one\n" was kept by the first edit already
+  const read = () => readFileSync(join(root, "p.txt"), "utf8");
+  for (const expected of ["one\n", "two\n", "one\n"]) {
+    await ok(c, "undo", {});
+    assert.equal(read(), expected);
+  }
+});
+
 test("an append to a large file is undone to the content before it", async () => {
   const root = scratch("jr-append");
   const c = start(root, scratch("jr-state"));

@@ -165,7 +165,7 @@ async function snapshot(
     const { state, tooBig } = await pathState(
       sandbox,
       path,
-      { projectDir, budget, opened },
+      { projectDir, budget, opened, trustWritten: true },
       budget,
     );
     if (tooBig) result.noUndo = `${sandbox.display(path)} is larger than the undo budget`;

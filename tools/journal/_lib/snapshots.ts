@@ -4,7 +4,7 @@
  * first). Files are read through the sandbox (beneath held roots, never by name).
  */
 import { createHash } from "node:crypto";
-import { type FileHandle, mkdir, open, readdir, rename, rm, stat } from "node:fs/promises";
+import { type FileHandle, mkdir, open, readdir, rename, rm, stat, utimes } from "node:fs/promises";
 import { join } from "node:path";
 import { temporaryName } from "../../_lib/atomic_write.ts";
 import type { Sandbox } from "../../_lib/sandbox.ts";
@@ -29,6 +29,14 @@ export interface Keep {
   budget: number;
   /** Called once a file's descriptor is open, before its content is read. */
   opened?: () => void;
+  /**
+   * Take the digest of a file this server wrote and nobody touched since from the writer
+   * (written_digests.ts) instead of computing it, and copy nothing when a blob of it is kept
+   * already. For the journal's snapshot before a call: a wrong guess (a same-size change within
+   * the file system's timestamp granularity) only makes a blob that undo refuses, its digest
+   * checked. Never for what undo compares.
+   */
+  trustWritten?: boolean;
 }
 
 /**
@@ -65,25 +73,30 @@ export async function pathState(
       tooBig: true,
     };
   }
-  // Only a state taken right after a write (the journal's after-state) may trust the writer's
-  // digest: what is kept, and what undo compares, is always read.
-  const known = keep ? undefined : writtenDigest(real, info);
-  if (known) {
+  // What undo compares is always read (see Keep.trustWritten).
+  const known = !keep || keep.trustWritten ? writtenDigest(real, info) : undefined;
+  if (known && (!keep || await touchBlob(keep.projectDir, known))) {
     return { state: { kind: "file", sha: known, mode: info.mode & 0o7777, size: info.size } };
   }
   const handle = await sandbox.openForReading(real);
   try {
     const mode = (await handle.stat()).mode & 0o7777;
     keep?.opened?.();
-    const { sha, size } = await digestAndKeep(handle, keep);
+    const { sha, size } = await digestAndKeep(handle, keep, known);
     return { state: { kind: "file", sha, mode, size } };
   } finally {
     await handle.close();
   }
 }
 
+/** Whether the blob `sha` is kept; if so it becomes the newest (the last to be pruned). */
+async function touchBlob(projectDir: string, sha: string): Promise<boolean> {
+  const now = new Date();
+  return await utimes(join(blobDir(projectDir), sha), now, now).then(() => true, () => false);
+}
+
 /**
- * Reads the open file to its end, digesting it and, with `keep`,
+ * Reads the open file to its end, digesting it (unless its digest is `known`) and, with `keep`,
  * copying it into a temporary blob that then takes its digest's name; once this server has kept
  * an eighth of the budget since it last looked, the oldest blobs past the budget are dropped in
  * the background (undo prunes first, so what it finds is within the budget).
@@ -97,8 +110,9 @@ export async function pathState(
 async function digestAndKeep(
   handle: FileHandle,
   keep: Keep | undefined,
+  known?: string,
 ): Promise<{ sha: string; size: number }> {
-  const hash = createHash("sha256");
+  const hash = known ? undefined : createHash("sha256");
   const dir = keep ? blobDir(keep.projectDir) : undefined;
   const temporary = dir ? join(dir, temporaryName()) : undefined;
   let blob: FileHandle | undefined;
@@ -120,11 +134,11 @@ async function digestAndKeep(
       const chunk = buffers[turn].subarray(0, bytesRead);
       await writing;
       if (blob) writing = blob.write(chunk, 0, chunk.length, size);
-      hash.update(chunk);
+      hash?.update(chunk);
       size += bytesRead;
     }
     await writing;
-    const sha = hash.digest("hex");
+    const sha = known ?? hash!.digest("hex");
     if (blob && dir && temporary && keep) {
       const closing = blob;
       blob = undefined;
