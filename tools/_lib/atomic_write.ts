@@ -31,6 +31,8 @@ export interface WriteOptions {
   digest?: boolean;
   /** Called with what was written before it takes the file's name; a throw leaves the file as it was. */
   check?(written: { size: number; sha?: string }): void;
+  /** Work of the caller's to do while the disk takes the bytes (the thread is idle then). */
+  meanwhile?(): void;
 }
 
 interface Written {
@@ -82,7 +84,12 @@ export async function writeFileAtomic(
           await handle.chown(old.uid, old.gid).catch(() => {});
         }
         written = await writeChunks(handle, content, options.digest);
-        await handle.sync();
+        const syncing = handle.sync();
+        try {
+          options.meanwhile?.();
+        } finally {
+          await syncing;
+        }
       } finally {
         await handle.close();
       }

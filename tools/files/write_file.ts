@@ -112,10 +112,12 @@ export default defineTool({
         return written(summary);
       }
       let note = "";
+      let lines = 0;
       try {
         const written = await writeFileAtomic(target.real, utf8Chunks(args.content), sandbox, {
           // The journal then knows what the file holds without reading it back.
           digest: ctx.config.journal.enabled,
+          meanwhile: () => (lines = lineCount(args.content)),
         });
         note = hardLinkNote(written.hardLinks);
       } catch (error) {
@@ -125,7 +127,6 @@ export default defineTool({
           }`,
         );
       }
-      const lines = lineCount(args.content);
       const sized = `${bytes(size)}${size >= 1024 ? ` (${count(size)} bytes)` : ""}`;
       const summary = previousBytes === null
         ? `Created ${shown}: ${sized}, ${count(lines)} line${lines === 1 ? "" : "s"}.`
