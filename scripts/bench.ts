@@ -22,6 +22,7 @@ import { floorReport } from "./bench/floor_bench.ts";
 import { httpReport } from "./bench/http_bench.ts";
 import { webReport } from "./bench/web_bench.ts";
 import { grepRgReport } from "./bench/grep_rg_bench.ts";
+import { filesReport } from "./bench/files_bench.ts";
 import { against, markdownTable, mb, ms, perSecond, times, us } from "./bench/report.ts";
 import { median, percentile } from "./bench/stats.ts";
 
@@ -235,3 +236,6 @@ process.stdout.write("\n" + await webReport(ROOT, progress) + "\n");
 
 // grep with rg against rg itself (scripts/bench/grep_rg_bench.ts).
 process.stdout.write("\n" + await grepRgReport(ROOT, progress) + "\n");
+
+// write_file, edit_file and read_file against cp, sed -i and tail (scripts/bench/files_bench.ts).
+process.stdout.write("\n" + await filesReport(ROOT, progress) + "\n");

@@ -1,9 +1,11 @@
 /**
- * The journal through the compiled binary: write, edit, undo; delete and undo with the mode;
+ * The journal through the compiled binary: write, edit, undo (a large file too); delete and undo
+ * with the mode;
  * an outside change refused; history after a restart; the budget dropping the oldest; two
  * servers sharing a state directory.
  */
 import assert from "node:assert/strict";
+import { Buffer } from "node:buffer";
 import {
   chmodSync,
   mkdtempSync,
@@ -67,6 +69,69 @@ test("write, edit, undo restores the first content; undoing the undo redoes it",
   const id = /^(\S+) /.exec(await ok(c, "history", { tool: "undo" }))![1];
   await ok(c, "undo", { id });
   assert.equal(readFileSync(join(root, "a.txt"), "utf8"), "second\n");
+});
+
+test("a large file's edits are undone byte for byte; a same-size outside change right after is refused", async () => {
+  const root = scratch("jr-big");
+  const c = start(root, scratch("jr-state"));
+  // About 3 MB of multi-byte text with CRLF line breaks: several 1 MiB chunks of the undo store.
+  const lines = Array.from({ length: 60_000 }, (_, i) => `${i}: naïve café 😀 ${i % 97}`);
+  const first = lines.join("\r\n") + "\r\n";
+  await ok(c, "write_file", { path: "big.txt", content: first });
+  await ok(c, "edit_file", {
+    path: "big.txt",
+    edits: [{ old_string: "30000: naïve café 😀", new_string: "30000: changed 🙂" }],
+  });
+  const edited = readFileSync(join(root, "big.txt"));
+  assert.deepEqual(edited, Buffer.from(first.replace("30000: naïve café 😀", "30000: changed 🙂")));
+  await ok(c, "undo", {});
+  assert.deepEqual(readFileSync(join(root, "big.txt")), Buffer.from(first));
+  // Undoing the undo (by its id) brings the edit back.
+  await ok(c, "undo", { id: /^(\S+) /.exec(await ok(c, "history", { tool: "undo" }))![1] });
+  assert.deepEqual(readFileSync(join(root, "big.txt")), edited);
+
+  // Changed in place by someone else at once, to the same size: undo still notices.
+  await ok(c, "edit_file", {
+    path: "big.txt",
+    edits: [{ old_string: "59999: naïve", new_string: "59999: NAÏVE" }],
+  });
+  const mine = readFileSync(join(root, "big.txt"));
+  const theirs = Buffer.from(mine);
+  theirs[0] = "X".charCodeAt(0);
+  writeFileSync(join(root, "big.txt"), theirs, { flag: "r+" });
+  const refused = await call(c, "undo", {});
+  assert.equal(refused.isError, true, refused.text);
+  assert.match(refused.text, /changed since/);
+  assert.deepEqual(readFileSync(join(root, "big.txt")), theirs);
+});
+
+test("edits back and forth are undone step by step (a content kept already is not kept again)", async () => {
+  const root = scratch("jr-pingpong");
+  const c = start(root, scratch("jr-state"));
+  const edit = (from: string, to: string) =>
+    ok(c, "edit_file", { path: "p.txt", edits: [{ old_string: from, new_string: to }] });
+  await ok(c, "write_file", { path: "p.txt", content: "one\n" });
+  await edit("one", "two");
+  await edit("two", "one");
+  await edit("one", "two"); // "one\n" was kept by the first edit already
+  const read = () => readFileSync(join(root, "p.txt"), "utf8");
+  for (const expected of ["one\n", "two\n", "one\n"]) {
+    await ok(c, "undo", {});
+    assert.equal(read(), expected);
+  }
+});
+
+test("an append to a large file is undone to the content before it", async () => {
+  const root = scratch("jr-append");
+  const c = start(root, scratch("jr-state"));
+  // Over two 1 MiB chunks of the undo store (an append, which changes the file in place, starts
+  // only once all of it is kept).
+  const first = "0123456789abcdef\n".repeat(150_000);
+  await ok(c, "write_file", { path: "log.txt", content: first });
+  await ok(c, "write_file", { path: "log.txt", content: "appended\n", mode: "append" });
+  assert.equal(readFileSync(join(root, "log.txt"), "utf8"), first + "appended\n");
+  await ok(c, "undo", {});
+  assert.equal(readFileSync(join(root, "log.txt"), "utf8"), first);
 });
 
 test(

@@ -1,22 +1,47 @@
 /**
  * Replacing a file's content without ever leaving it half written: the new bytes go to a
  * temporary file in the same directory, reach the disk, and only then take the file's name.
+ * Content may come in chunks (a large write never needs a second whole copy in memory), and its
+ * digest can be taken on the way, for the journal (written_digests.ts).
  */
-import { randomBytes } from "node:crypto";
-import { access, constants, stat } from "node:fs/promises";
+import { createHash, randomBytes } from "node:crypto";
+import { access, constants, type FileHandle, stat } from "node:fs/promises";
 import { ToolError } from "../../mcp/tool.ts";
 import { basename, dirname } from "node:path";
 import { Dir } from "./beneath.ts";
 import type { Sandbox } from "./sandbox.ts";
+import { rememberWritten } from "./written_digests.ts";
 
 /** A short name for work in progress (short: long file names must still fit). */
 export function temporaryName(): string {
   return `.toolhost-${randomBytes(6).toString("hex")}.tmp`;
 }
 
+/**
+ * What to write: bytes, or chunks of them in order. A chunk is written before the one after
+ * next is asked for, so a source may reuse two buffers in turn.
+ */
+export type Content = Uint8Array | Iterable<Uint8Array> | AsyncIterable<Uint8Array>;
+
+export interface WriteOptions {
+  /**
+   * Take the SHA-256 of what is written, return it, and remember it for the file now at the
+   * path (written_digests.ts): the journal then knows the new content without reading it back.
+   */
+  digest?: boolean;
+  /** Called with what was written before it takes the file's name; a throw leaves the file as it was. */
+  check?(written: { size: number; sha?: string }): void;
+  /** Work of the caller's to do while the disk takes the bytes (the thread is idle then). */
+  meanwhile?(): void;
+}
+
 interface Written {
   /** How many names the replaced file had: the others keep its old content. */
   hardLinks: number;
+  /** Bytes written. */
+  size: number;
+  /** Their SHA-256 (hex), with `digest`. */
+  sha?: string;
 }
 
 /**
@@ -28,8 +53,9 @@ interface Written {
  */
 export async function writeFileAtomic(
   path: string,
-  bytes: Uint8Array,
+  content: Content,
   sandbox?: Sandbox,
+  options: WriteOptions = {},
 ): Promise<Written> {
   const { dir, name } = sandbox
     ? await sandbox.parent(path)
@@ -43,6 +69,7 @@ export async function writeFileAtomic(
       throw new Error(`${path} changed while writing (it is no longer a regular file)`);
     }
     const temporary = temporaryName();
+    let written: { size: number; sha?: string };
     try {
       const handle = await dir.open(
         temporary,
@@ -56,20 +83,64 @@ export async function writeFileAtomic(
           // Only root may give a file away; for anyone else this keeps what they already own.
           await handle.chown(old.uid, old.gid).catch(() => {});
         }
-        await handle.writeFile(bytes);
-        await handle.sync();
+        written = await writeChunks(handle, content, options.digest);
+        const syncing = handle.sync();
+        try {
+          options.meanwhile?.();
+        } finally {
+          await syncing;
+        }
       } finally {
         await handle.close();
       }
+      options.check?.(written);
       await dir.rename(temporary, dir, name);
     } catch (error) {
       await dir.unlink(temporary).catch(() => {});
       throw error;
     }
     await dir.sync();
-    return { hardLinks: old?.nlink ?? 1 };
+    if (written.sha !== undefined) {
+      // What is there now (the rename changed its ctime), to recognise it by.
+      const now = await (sandbox ? dir.lstat(name) : stat(path)).catch(() => undefined);
+      if (now) rememberWritten(path, now, written.sha);
+    }
+    return { hardLinks: old?.nlink ?? 1, ...written };
   } finally {
     await dir.close();
+  }
+}
+
+/**
+ * Writes `content` at the handle's position, chunk after chunk, each hashed while it is being
+ * written (the next one is asked for meanwhile: the one before is written by then).
+ */
+async function writeChunks(
+  handle: FileHandle,
+  content: Content,
+  digest = false,
+): Promise<{ size: number; sha?: string }> {
+  const hash = digest ? createHash("sha256") : undefined;
+  let size = 0;
+  let writing: Promise<unknown> | undefined;
+  const chunks = content instanceof Uint8Array ? [content] : content;
+  for await (const chunk of chunks) {
+    if (chunk.length === 0) continue;
+    await writing;
+    writing = writeAll(handle, chunk);
+    hash?.update(chunk);
+    size += chunk.length;
+  }
+  await writing;
+  return { size, sha: hash?.digest("hex") };
+}
+
+/** handle.write until all of `chunk` is written (a write may take less). */
+async function writeAll(handle: FileHandle, chunk: Uint8Array): Promise<void> {
+  for (let at = 0; at < chunk.length;) {
+    const { bytesWritten } = await handle.write(chunk, at, chunk.length - at);
+    if (bytesWritten === 0) throw new Error("the disk took no more bytes");
+    at += bytesWritten;
   }
 }
 

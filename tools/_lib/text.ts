@@ -3,6 +3,8 @@
  * UTF-16 LE/BE); without one, NUL bytes or a known binary signature mean binary, and anything
  * else is UTF-8 whose invalid bytes are reported rather than crashed on.
  */
+import { Buffer, isUtf8 } from "node:buffer";
+
 export type Encoding = "utf-8" | "utf-16le" | "utf-16be";
 
 export interface DecodedText {
@@ -80,15 +82,21 @@ export function decodeText(bytes: Uint8Array): DecodedText | null {
   const bom = bomOf(bytes);
   const encoding = bom?.encoding ?? "utf-8";
   const body = bytes.subarray(bom?.length ?? 0);
+  // UTF-8 that checks out is decoded the fast way.
+  if (encoding === "utf-8" && isUtf8(body)) {
+    const text = Buffer.from(body.buffer, body.byteOffset, body.length).toString("utf8");
+    return { text, encoding, bom: !!bom, invalid: 0 };
+  }
+  // ignoreBOM: the BOM is off `body` already; a second one is content, kept as U+FEFF.
   try {
     return {
-      text: new TextDecoder(encoding, { fatal: true }).decode(body),
+      text: new TextDecoder(encoding, { fatal: true, ignoreBOM: true }).decode(body),
       encoding,
       bom: !!bom,
       invalid: 0,
     };
   } catch {
-    const text = new TextDecoder(encoding).decode(body);
+    const text = new TextDecoder(encoding, { ignoreBOM: true }).decode(body);
     const replaced = text.match(/\uFFFD/g)?.length ?? 0;
     return { text, encoding, bom: !!bom, invalid: replaced };
   }

@@ -11,12 +11,21 @@ import {
 } from "./_lib/edit_match.ts";
 import { pathProperty } from "../_lib/path_properties.ts";
 import { Sandbox } from "../_lib/sandbox.ts";
-import { decodeText, encodeText } from "../_lib/text.ts";
+import { decodeText } from "../_lib/text.ts";
+import {
+  aroundRegion,
+  type Region,
+  shiftHunks,
+  splicedBytes,
+  unchanged,
+  widened,
+} from "./_lib/changed_region.ts";
 import { whileChanging } from "./_lib/file_lock.ts";
 import { assertUnchanged, editableFile } from "./_lib/edited_file.ts";
 import { CHANGES_FILES } from "../_lib/annotations.ts";
 
 const MAX_DIFF_CHARS = 20_000;
+const CONTEXT_LINES = 3;
 
 export default defineTool({
   name: "edit_file",
@@ -100,6 +109,7 @@ export default defineTool({
       const normalize = (s: string) => (crlf ? s.replaceAll("\r\n", "\n") : s);
       const before = normalize(decoded.text);
       let after = before;
+      let region = unchanged(before.length);
       let replacements = 0;
       const ignoredWhitespace: number[] = [];
       const loose: string[] = [];
@@ -136,6 +146,7 @@ export default defineTool({
             } only with whitespace ignored; applied there in the file's own indentation and line endings`,
           );
           ignoredWhitespace.push(index + 1);
+          region = widened(region, after, place.start, place.end);
           after = after.slice(0, place.start) + fitReplacement(after, place, old, replacement) +
             after.slice(place.end);
           replacements++;
@@ -149,20 +160,27 @@ export default defineTool({
             }). Add surrounding lines to make it unique, or set replace_all.`,
           );
         }
+        region = widened(region, after, found[0], found[found.length - 1] + old.length);
         after = replaceAt(after, found, old.length, replacement);
         replacements += found.length;
       }
-      const diff = await unifiedDiff(shown, before, after);
+      const diff = await unifiedDiff(shown, before, after, region);
       let note = "";
       if (!args.dry_run) {
         await assertUnchanged(sandbox, real, shown, info);
-        const text = crlf ? after.replaceAll("\n", "\r\n") : after;
+        // The file's own bytes around the change, and the change encoded as the file is.
+        const bomBytes = decoded.bom ? (decoded.encoding === "utf-8" ? 3 : 2) : 0;
+        const pieces = splicedBytes(
+          { bytes: content, text: decoded.text, encoding: decoded.encoding, bomBytes, crlf },
+          before,
+          after,
+          region,
+        );
         try {
-          const written = await writeFileAtomic(
-            real,
-            encodeText(text, decoded.encoding, decoded.bom),
-            sandbox,
-          );
+          const written = await writeFileAtomic(real, pieces, sandbox, {
+            // The journal then knows what the file holds without reading it back.
+            digest: ctx.config.journal.enabled,
+          });
           note = hardLinkNote(written.hardLinks);
         } catch (error) {
           throw new ToolError(
@@ -187,18 +205,34 @@ export default defineTool({
   },
 });
 
-/** A unified diff of the change, bounded in time and size. */
-async function unifiedDiff(name: string, before: string, after: string): Promise<string> {
+/**
+ * A unified diff of the change, bounded in time and size: computed on the lines around the
+ * changed region only, its hunks then numbered as in the whole file.
+ */
+async function unifiedDiff(
+  name: string,
+  before: string,
+  after: string,
+  region: Region,
+): Promise<string> {
   // Loaded on first use: start-up pays nothing for it.
   const { createTwoFilesPatch } = await import("diff");
-  const patch = createTwoFilesPatch(`a/${name}`, `b/${name}`, before, after, undefined, undefined, {
-    context: 3,
-    timeout: 2000,
-  });
+  // One line more than the context on each side, so the cut never shortens a hunk's context.
+  const around = aroundRegion(before, after, region, CONTEXT_LINES + 1);
+  const patch = createTwoFilesPatch(
+    `a/${name}`,
+    `b/${name}`,
+    around.before,
+    around.after,
+    undefined,
+    undefined,
+    { context: CONTEXT_LINES, timeout: 2000 },
+  );
   if (patch === undefined) {
     return "(the diff took too long to compute; read the file to check the result)";
   }
-  const body = patch.slice(patch.indexOf("\n") + 1); // without the "=====" rule
+  // Without the "=====" rule.
+  const body = shiftHunks(patch.slice(patch.indexOf("\n") + 1), around.linesBefore);
   return body.length > MAX_DIFF_CHARS
     ? `${
       body.slice(0, MAX_DIFF_CHARS)

@@ -82,6 +82,8 @@ export default defineTool({
           real,
           encodeText(result.text, decoded.encoding, decoded.bom),
           sandbox,
+          // The journal then knows what the file holds without reading it back.
+          { digest: ctx.config.journal.enabled },
         );
         note = hardLinkNote(written.hardLinks);
       } catch (error) {

@@ -12,6 +12,8 @@ import { CHANGES_FILES } from "../_lib/annotations.ts";
 import { O_NONBLOCK } from "../_lib/beneath.ts";
 import { whileChanging } from "./_lib/file_lock.ts";
 import { quoted } from "../_lib/one_line.ts";
+import { lineCount, utf8Chunks } from "./_lib/utf8_chunks.ts";
+import { Buffer } from "node:buffer";
 
 /** Symlinks followed at most when the target of a link does not exist yet. */
 const MAX_LINK_HOPS = 8;
@@ -85,7 +87,8 @@ export default defineTool({
       } else {
         createdDirectory = await makeDirectories(sandbox, dirname(target.real));
       }
-      const data = new TextEncoder().encode(args.content);
+      // Counted, not encoded: a replacement is encoded in chunks as it is written.
+      const size = Buffer.byteLength(args.content, "utf8");
       if (ctx.signal.aborted) throw new ToolError("not written: the call was stopped first");
       /** The result for a file written: `summary`, and the directory made for it if any. */
       const written = (summary: string) => ({
@@ -95,22 +98,28 @@ export default defineTool({
         structured: {
           path: shown,
           created: previousBytes === null,
-          bytes: data.length,
+          bytes: size,
           previousBytes,
           createdDirectory: createdDirectory ? sandbox.display(createdDirectory) : null,
         },
       });
       if (args.mode === "append") {
-        await appendBeneath(sandbox, target.real, data, shown);
-        const total = (previousBytes ?? 0) + data.length;
+        await appendBeneath(sandbox, target.real, utf8Chunks(args.content), shown);
+        const total = (previousBytes ?? 0) + size;
         const summary = `${previousBytes === null ? "Created" : "Appended to"} ${shown}: ${
-          bytes(data.length)
+          bytes(size)
         } added, ${bytes(total)} now.`;
         return written(summary);
       }
       let note = "";
+      let lines = 0;
       try {
-        note = hardLinkNote((await writeFileAtomic(target.real, data, sandbox)).hardLinks);
+        const written = await writeFileAtomic(target.real, utf8Chunks(args.content), sandbox, {
+          // The journal then knows what the file holds without reading it back.
+          digest: ctx.config.journal.enabled,
+          meanwhile: () => (lines = lineCount(args.content)),
+        });
+        note = hardLinkNote(written.hardLinks);
       } catch (error) {
         throw new ToolError(
           `could not write ${shown}: ${(error as Error).message}. ${
@@ -118,14 +127,10 @@ export default defineTool({
           }`,
         );
       }
-      const lines = args.content === "" ? 0 : args.content.split("\n").length -
-        (args.content.endsWith("\n") ? 1 : 0);
-      const size = `${bytes(data.length)}${
-        data.length >= 1024 ? ` (${count(data.length)} bytes)` : ""
-      }`;
+      const sized = `${bytes(size)}${size >= 1024 ? ` (${count(size)} bytes)` : ""}`;
       const summary = previousBytes === null
-        ? `Created ${shown}: ${size}, ${count(lines)} line${lines === 1 ? "" : "s"}.`
-        : `Overwrote ${shown}: ${size}, ${count(lines)} line${lines === 1 ? "" : "s"} (it held ${
+        ? `Created ${shown}: ${sized}, ${count(lines)} line${lines === 1 ? "" : "s"}.`
+        : `Overwrote ${shown}: ${sized}, ${count(lines)} line${lines === 1 ? "" : "s"} (it held ${
           bytes(previousBytes)
         })${note}.`;
       return written(summary);
@@ -141,7 +146,7 @@ export default defineTool({
 async function appendBeneath(
   sandbox: Sandbox,
   real: string,
-  data: Uint8Array,
+  chunks: Iterable<Uint8Array>,
   shown: string,
 ): Promise<void> {
   let handle;
@@ -176,7 +181,7 @@ async function appendBeneath(
           `(mode "overwrite") with the whole new content to replace it under this name only.`,
       );
     }
-    await handle.writeFile(data);
+    for (const chunk of chunks) await handle.writeFile(chunk);
     await handle.sync();
   } finally {
     await handle.close();

@@ -1,6 +1,7 @@
 import { dirname } from "node:path";
 import { defineTool, ToolError } from "../../mcp/tool.ts";
 import { CHANGES_FILES } from "../_lib/annotations.ts";
+import type { FileHandle } from "node:fs/promises";
 import { writeFileAtomic } from "../_lib/atomic_write.ts";
 import { Sandbox } from "../_lib/sandbox.ts";
 import { projectStateDir } from "../_lib/state.ts";
@@ -12,7 +13,7 @@ import {
   readEntries,
 } from "./_lib/journal.ts";
 import { flushJournal, reportUndo } from "./_lib/recorder.ts";
-import { keepBlob, pathState, pruneNow, readBlob } from "./_lib/snapshots.ts";
+import { chunksOf, openBlob, pathState, pruneNow } from "./_lib/snapshots.ts";
 
 export default defineTool({
   name: "undo",
@@ -40,46 +41,50 @@ export default defineTool({
     const entries = await readEntries(journalPath(projectDir));
     const targets = chooseTargets(entries, args.id, Math.max(1, Math.min(args.count ?? 1, 50)));
     // Everything is checked before anything is restored.
-    const plan: { change: Change; current: PathState; bytes?: Uint8Array; blob?: Uint8Array }[] =
-      [];
-    for (const entry of targets) {
-      if (entry.noUndo) {
-        throw new ToolError(`${entry.tool} call ${entry.id} cannot be undone: ${entry.noUndo}.`);
-      }
-      for (const change of [...entry.changes!].reverse()) {
-        if (!sandbox.contains(change.path)) {
-          throw new ToolError(`${change.path} is outside the allowed roots; nothing was undone.`);
-        }
-        const shown = sandbox.display(change.path);
-        const now = await pathState(sandbox, change.path);
-        if (!matches(now.state, change.after) && !args.force) {
-          throw new ToolError(
-            `${shown} was changed since ${entry.tool} (call ${entry.id}) wrote it, by someone ` +
-              "else; nothing was undone. Look at it first; force: true restores it anyway.",
-          );
-        }
-        let blob: Uint8Array | undefined;
-        if (change.before.kind === "file") {
-          blob = await readBlob(projectDir, change.before.sha);
-          if (!blob) {
-            throw new ToolError(
-              `the earlier content of ${shown} is no longer kept (journal.undo_budget_bytes ` +
-                "dropped it); nothing was undone.",
-            );
-          }
-        }
-        plan.push({ change, current: now.state, bytes: now.bytes, blob });
-      }
-    }
+    const plan: { change: Change; current: PathState; blob?: FileHandle }[] = [];
     const mine: Change[] = [];
     const restored: { path: string; now: string }[] = [];
-    for (const step of plan) {
-      const { change } = step;
-      // Kept first: this undo can be undone too.
-      if (step.bytes) await keepBlob(projectDir, step.bytes, ctx.config.journal.undoBudgetBytes);
-      await restore(sandbox, change.path, step.current, change.before, step.blob);
-      mine.push({ path: change.path, before: step.current, after: change.before });
-      restored.push({ path: sandbox.display(change.path), now: describe(change.before) });
+    // What each file holds now is kept as it is checked, so this undo can be undone too (a blob
+    // left by an undo refused further on is only pruned later).
+    const keep = { projectDir, budget: ctx.config.journal.undoBudgetBytes };
+    try {
+      for (const entry of targets) {
+        if (entry.noUndo) {
+          throw new ToolError(`${entry.tool} call ${entry.id} cannot be undone: ${entry.noUndo}.`);
+        }
+        for (const change of [...entry.changes!].reverse()) {
+          if (!sandbox.contains(change.path)) {
+            throw new ToolError(`${change.path} is outside the allowed roots; nothing was undone.`);
+          }
+          const shown = sandbox.display(change.path);
+          const now = await pathState(sandbox, change.path, keep);
+          if (!matches(now.state, change.after) && !args.force) {
+            throw new ToolError(
+              `${shown} was changed since ${entry.tool} (call ${entry.id}) wrote it, by someone ` +
+                "else; nothing was undone. Look at it first; force: true restores it anyway.",
+            );
+          }
+          let blob: FileHandle | undefined;
+          if (change.before.kind === "file") {
+            blob = await openBlob(projectDir, change.before.sha);
+            if (!blob) {
+              throw new ToolError(
+                `the earlier content of ${shown} is no longer kept (journal.undo_budget_bytes ` +
+                  "dropped it); nothing was undone.",
+              );
+            }
+          }
+          plan.push({ change, current: now.state, blob });
+        }
+      }
+      for (const step of plan) {
+        const { change } = step;
+        await restore(sandbox, change.path, step.current, change.before, step.blob);
+        mine.push({ path: change.path, before: step.current, after: change.before });
+        restored.push({ path: sandbox.display(change.path), now: describe(change.before) });
+      }
+    } finally {
+      for (const step of plan) await step.blob?.close().catch(() => {});
     }
     const undid = targets.map((e) => e.id);
     reportUndo(args as Record<string, unknown>, undid, mine);
@@ -137,7 +142,7 @@ async function restore(
   path: string,
   current: PathState,
   state: PathState,
-  blob?: Uint8Array,
+  blob?: FileHandle,
 ): Promise<void> {
   const shown = sandbox.display(path);
   if (current.kind === "dir" && state.kind !== "dir") {
@@ -174,7 +179,18 @@ async function restore(
     }
     return;
   }
-  await writeFileAtomic(path, blob!, sandbox);
+  // Streamed from the blob held open; one changed since it was checked is refused before the
+  // rename.
+  await writeFileAtomic(path, chunksOf(blob!), sandbox, {
+    digest: true,
+    check({ sha }) {
+      if (sha !== state.sha) {
+        throw new ToolError(
+          `the earlier content of ${shown} changed in the undo store; ${shown} was left as it was.`,
+        );
+      }
+    },
+  });
   const handle = await sandbox.openForReading(path);
   try {
     await handle.chmod(state.mode);

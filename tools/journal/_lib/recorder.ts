@@ -18,8 +18,14 @@ import { resolveEntry } from "../../_lib/entries.ts";
 import { Sandbox } from "../../_lib/sandbox.ts";
 import { projectStateDir } from "../../_lib/state.ts";
 import { type Change, type Entry, journalPath, newId, type PathState } from "./journal.ts";
-import { keepBlob, pathState } from "./snapshots.ts";
+import { pathState } from "./snapshots.ts";
 import { BatchWriter } from "./writer.ts";
+
+/**
+ * Tools that change only the file their `path` names, by writing a new one and renaming it over
+ * the old (write_file but in append mode): never the old file's content in place.
+ */
+const REPLACES = new Set(["write_file", "edit_file", "notebook_edit"]);
 
 /** Characters kept of each string argument. */
 const ARG_CHARS = 300;
@@ -117,13 +123,21 @@ export const journalHook = defineToolHook({
   name: "journal",
   before(tool: Tool, ctx: ToolContext, args: Record<string, unknown>) {
     if (!ctx.config.journal.enabled || !TARGETS[tool.name]) return;
+    // A tool that replaces its one file by a rename leaves the old one whole under the
+    // descriptor the snapshot holds: it may start once that is open, the copy going on beside
+    // it (finished() waits for it). Any other tool waits until everything is kept.
+    let opened: () => void = () => {};
+    const early = REPLACES.has(tool.name) && args.mode !== "append"
+      ? new Promise<void>((resolve) => (opened = resolve))
+      : undefined;
     // Kept aside: a failure here must not refuse the call (it is only not undoable).
-    const kept = snapshot(tool.name, ctx, args).catch((error) => {
+    const kept = snapshot(tool.name, ctx, args, opened).catch((error) => {
       ctx.log("warning", `journal: nothing kept for undo of ${tool.name}: ${error.message}`);
       return undefined;
     });
     pending.set(args, kept);
-    return kept.then(() => {});
+    const done = kept.then(() => {});
+    return early ? Promise.race([early, done]) : done;
   },
   finished(call: FinishedCall) {
     if (!call.ctx.config.journal.enabled) return;
@@ -145,6 +159,7 @@ async function snapshot(
   tool: string,
   ctx: ToolContext,
   args: Record<string, unknown>,
+  opened: () => void,
 ): Promise<Pending> {
   const sandbox = await Sandbox.of(ctx);
   const projectDir = await cachedProjectDir(ctx.state.dir, sandbox.base);
@@ -156,13 +171,16 @@ async function snapshot(
     const resolved = await resolveEntry(sandbox, given).catch(() => undefined);
     if (!resolved) continue;
     const path = target.entry ? resolved.entry : resolved.real;
-    const { state, bytes, tooBig } = await pathState(sandbox, path, budget);
+    const { state, tooBig } = await pathState(
+      sandbox,
+      path,
+      { projectDir, budget, opened, trustWritten: true },
+      budget,
+    );
     if (tooBig) result.noUndo = `${sandbox.display(path)} is larger than the undo budget`;
     if (state.kind === "dir" && tool !== "create_directory") {
       result.noUndo = `undo keeps files, not directory trees (${sandbox.display(path)})`;
     }
-    // The digest pathState took is the blob's name: hashed once.
-    if (bytes && state.kind === "file") await keepBlob(projectDir, bytes, budget, state.sha);
     result.before.push({ path, state });
   }
   return result;
@@ -183,7 +201,8 @@ async function record(call: FinishedCall): Promise<void> {
   if (kept) {
     const changes: Change[] = [];
     for (const { path, state } of kept.before) {
-      // The digest of what was written: undo notices a change made since.
+      // The digest of what was written (remembered by the writer, else read): undo notices a
+      // change made since.
       const now = (await pathState(sandbox, path).catch(() => undefined))?.state;
       if (now && !same(state, now)) changes.push({ path, before: state, after: now });
     }

@@ -4,10 +4,11 @@
  * first). Files are read through the sandbox (beneath held roots, never by name).
  */
 import { createHash } from "node:crypto";
-import { mkdir, readdir, readFile, rename, rm, stat, utimes, writeFile } from "node:fs/promises";
+import { type FileHandle, mkdir, open, readdir, rename, rm, stat, utimes } from "node:fs/promises";
 import { join } from "node:path";
 import { temporaryName } from "../../_lib/atomic_write.ts";
 import type { Sandbox } from "../../_lib/sandbox.ts";
+import { writtenDigest } from "../../_lib/written_digests.ts";
 import { withLock } from "../../_lib/state.ts";
 import type { PathState } from "./journal.ts";
 
@@ -19,12 +20,37 @@ export function sha256(bytes: Uint8Array): string {
   return createHash("sha256").update(bytes).digest("hex");
 }
 
-/** What is at `real` now, with a file's bytes when it is one of at most `maxBytes`. */
+/** Read size when a file is digested or kept: memory stays bounded whatever its size. */
+const CHUNK_BYTES = 1 << 20;
+
+/** Where and within which budget pathState keeps a file's content as a blob. */
+export interface Keep {
+  projectDir: string;
+  budget: number;
+  /** Called once a file's descriptor is open, before its content is read. */
+  opened?: () => void;
+  /**
+   * Take the digest of a file this server wrote and nobody touched since from the writer
+   * (written_digests.ts) instead of computing it, and copy nothing when a blob of it is kept
+   * already. For the journal's snapshot before a call: a wrong guess (a same-size change within
+   * the file system's timestamp granularity) only makes a blob that undo refuses, its digest
+   * checked. Never for what undo compares.
+   */
+  trustWritten?: boolean;
+}
+
+/**
+ * What is at `real` now. A file's content is digested, read in chunks; with `keep`, it is also
+ * kept as a blob, when it is at most `maxBytes` (`tooBig` otherwise, with no digest). Without
+ * `keep`, a file this server just wrote and nobody touched since is not read again
+ * (written_digests.ts).
+ */
 export async function pathState(
   sandbox: Sandbox,
   real: string,
+  keep?: Keep,
   maxBytes = Infinity,
-): Promise<{ state: PathState; bytes?: Uint8Array; tooBig?: boolean }> {
+): Promise<{ state: PathState; tooBig?: boolean }> {
   let info;
   try {
     info = await sandbox.info(real);
@@ -47,54 +73,88 @@ export async function pathState(
       tooBig: true,
     };
   }
+  // What undo compares is always read (see Keep.trustWritten).
+  const known = !keep || keep.trustWritten ? writtenDigest(real, info) : undefined;
+  if (known && (!keep || await touchBlob(keep.projectDir, known))) {
+    return { state: { kind: "file", sha: known, mode: info.mode & 0o7777, size: info.size } };
+  }
   const handle = await sandbox.openForReading(real);
   try {
-    const bytes = new Uint8Array(await handle.readFile());
     const mode = (await handle.stat()).mode & 0o7777;
-    return { state: { kind: "file", sha: sha256(bytes), mode, size: bytes.length }, bytes };
+    keep?.opened?.();
+    const { sha, size } = await digestAndKeep(handle, keep, known);
+    return { state: { kind: "file", sha, mode, size } };
   } finally {
     await handle.close();
   }
 }
 
+/** Whether the blob `sha` is kept; if so it becomes the newest (the last to be pruned). */
+async function touchBlob(projectDir: string, sha: string): Promise<boolean> {
+  const now = new Date();
+  return await utimes(join(blobDir(projectDir), sha), now, now).then(() => true, () => false);
+}
+
 /**
- * Keeps `bytes` under its digest (`sha` when the caller hashed them already), then, once this
- * server has kept an eighth of `budget` since it last looked, drops the oldest blobs past
- * `budget` in the background (undo prunes first, so what it finds is within the budget).
+ * Reads the open file to its end, digesting it (unless its digest is `known`) and, with `keep`,
+ * copying it into a temporary blob that then takes its digest's name; once this server has kept
+ * an eighth of the budget since it last looked, the oldest blobs past the budget are dropped in
+ * the background (undo prunes first, so what it finds is within the budget).
  *
  * No fsync: a blob is written to a temporary name and renamed, so a reader never sees a partial
- * one, and readBlob checks the digest, so a blob a power loss tore is refused (undo says it is
- * no longer kept), never restored wrong. Forcing it to disk would not make undo more reliable:
- * the journal line naming it is not forced to disk either.
+ * one, and readBlob checks the digest, so a blob a power loss tore (or a file changed in place
+ * while it was copied) is refused (undo says it is no longer kept), never restored wrong.
+ * Forcing it to disk would not make undo more reliable: the journal line naming it is not forced
+ * to disk either.
  */
-export async function keepBlob(
-  projectDir: string,
-  bytes: Uint8Array,
-  budget: number,
-  sha = sha256(bytes),
-) {
-  const dir = blobDir(projectDir);
-  const file = join(dir, sha);
-  const now = new Date();
-  // Kept already: it becomes the newest again.
-  if (await utimes(file, now, now).then(() => false, () => true)) {
-    const temporary = join(dir, temporaryName());
-    try {
-      await writeFile(temporary, bytes, { flag: "wx", mode: 0o600 }).catch(async (error) => {
-        if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
-        await mkdir(dir, { recursive: true });
-        await writeFile(temporary, bytes, { flag: "wx", mode: 0o600 });
-      });
-      await rename(temporary, file);
-    } catch (error) {
-      await rm(temporary, { force: true });
-      throw error;
-    }
-    const added = (keptSincePrune.get(dir) ?? 0) + bytes.length;
-    keptSincePrune.set(dir, added);
-    if (added > budget / 8) void pruneNow(projectDir, budget).catch(() => {});
+async function digestAndKeep(
+  handle: FileHandle,
+  keep: Keep | undefined,
+  known?: string,
+): Promise<{ sha: string; size: number }> {
+  const hash = known ? undefined : createHash("sha256");
+  const dir = keep ? blobDir(keep.projectDir) : undefined;
+  const temporary = dir ? join(dir, temporaryName()) : undefined;
+  let blob: FileHandle | undefined;
+  if (dir && temporary) {
+    blob = await open(temporary, "wx", 0o600).catch(async (error) => {
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+      await mkdir(dir, { recursive: true });
+      return await open(temporary, "wx", 0o600);
+    });
   }
-  return sha;
+  try {
+    // Two buffers in turn: one is read into while the other is written out.
+    const buffers = [new Uint8Array(CHUNK_BYTES), new Uint8Array(CHUNK_BYTES)];
+    let size = 0;
+    let writing: Promise<unknown> | undefined;
+    for (let turn = 0;; turn ^= 1) {
+      const { bytesRead } = await handle.read(buffers[turn], 0, CHUNK_BYTES, size);
+      if (bytesRead === 0) break;
+      const chunk = buffers[turn].subarray(0, bytesRead);
+      await writing;
+      if (blob) writing = blob.write(chunk, 0, chunk.length, size);
+      hash?.update(chunk);
+      size += bytesRead;
+    }
+    await writing;
+    const sha = known ?? hash!.digest("hex");
+    if (blob && dir && temporary && keep) {
+      const closing = blob;
+      blob = undefined;
+      await closing.close();
+      // Named by its digest: a blob already kept is replaced by the same bytes, newest again.
+      await rename(temporary, join(dir, sha));
+      const added = (keptSincePrune.get(dir) ?? 0) + size;
+      keptSincePrune.set(dir, added);
+      if (added > keep.budget / 8) void pruneNow(keep.projectDir, keep.budget).catch(() => {});
+    }
+    return { sha, size };
+  } catch (error) {
+    await blob?.close().catch(() => {});
+    if (temporary) await rm(temporary, { force: true });
+    throw error;
+  }
 }
 
 /** Bytes this server kept per blob directory since it last pruned it. */
@@ -130,8 +190,32 @@ async function prune(dir: string, budget: number): Promise<void> {
   }
 }
 
-/** A kept blob, or undefined once the budget dropped it. */
-export async function readBlob(projectDir: string, sha: string): Promise<Uint8Array | undefined> {
-  const bytes = await readFile(join(blobDir(projectDir), sha)).catch(() => undefined);
-  return bytes && sha256(bytes) === sha ? new Uint8Array(bytes) : undefined;
+/**
+ * The kept blob `sha`, open, once its digest checked out (read in chunks); undefined when it is
+ * no longer kept, or no longer whole. Held open, it outlives a prune meanwhile. Close it.
+ */
+export async function openBlob(projectDir: string, sha: string): Promise<FileHandle | undefined> {
+  const handle = await open(join(blobDir(projectDir), sha), "r").catch(() => undefined);
+  if (!handle) return undefined;
+  try {
+    const hash = createHash("sha256");
+    for await (const chunk of chunksOf(handle)) hash.update(chunk);
+    if (hash.digest("hex") === sha) return handle;
+  } catch {
+    // Unreadable: as good as gone.
+  }
+  await handle.close();
+  return undefined;
+}
+
+/** An open file's content from its start, in chunks: memory stays bounded. */
+export async function* chunksOf(handle: FileHandle): AsyncGenerator<Uint8Array> {
+  // Two buffers in turn: writeFileAtomic writes a chunk before asking for the one after next.
+  const buffers = [new Uint8Array(CHUNK_BYTES), new Uint8Array(CHUNK_BYTES)];
+  for (let turn = 0, at = 0;; turn ^= 1) {
+    const { bytesRead } = await handle.read(buffers[turn], 0, CHUNK_BYTES, at);
+    if (bytesRead === 0) return;
+    at += bytesRead;
+    yield buffers[turn].subarray(0, bytesRead);
+  }
 }
