@@ -20,6 +20,7 @@ import { describeMachine } from "./bench/machine.ts";
 import { flood, type FloodRun } from "./bench/flood.ts";
 import { httpReport } from "./bench/http_bench.ts";
 import { webReport } from "./bench/web_bench.ts";
+import { searchReport } from "./bench/search_bench.ts";
 import { against, markdownTable, mb, ms, perSecond, times, us } from "./bench/report.ts";
 import { median, percentile } from "./bench/stats.ts";
 
@@ -227,3 +228,6 @@ process.stdout.write("\n" + await httpReport(ROOT, progress) + "\n");
 
 // fetch_url: head-of-line blocking and conversion time (scripts/bench/web_bench.ts).
 process.stdout.write("\n" + await webReport(ROOT, progress) + "\n");
+
+// grep's built-in search vs GNU grep, glob vs rg --files (scripts/bench/search_bench.ts).
+process.stdout.write("\n" + await searchReport(ROOT, progress) + "\n");
