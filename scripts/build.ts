@@ -21,6 +21,7 @@ const BUN = `${ROOT}node_modules/.bin/bun`;
 export const WORKER_ENTRYPOINTS = [
   "tools/web/_lib/convert_worker.ts",
   "tools/_lib/documents/worker.ts",
+  "tools/search/_lib/grep_worker.ts",
 ];
 
 /**
