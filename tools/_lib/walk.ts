@@ -5,9 +5,12 @@
  * Symbolic links are reported but never followed, so a walk cannot leave the directory it started in.
  * Started from a directory opened beneath a root (Sandbox.directory), each directory is listed
  * and entered through its open parent (beneath.ts), so a directory swapped for a link meanwhile
- * is never entered.
+ * is never entered. Listing and entering are synchronous calls (microseconds each, where the
+ * event loop's round trips cost more than the calls), and the walk lets the event loop run at
+ * least every few milliseconds.
  */
 import type { Dirent } from "node:fs";
+import { setImmediate } from "node:timers";
 import { Dir } from "./beneath.ts";
 import type { EntryType } from "./entries.ts";
 import { IgnoreRules } from "./gitignore.ts";
@@ -56,8 +59,18 @@ export function kindOf(entry: Dirent): EntryType {
 
 const encoder = new TextEncoder();
 
+/** Where UTF-16 order (JavaScript's) can differ from UTF-8 byte order: surrogates and above. */
+const BEYOND_UTF16_ORDER = /[\ud800-\uffff]/;
+
+/** The event loop gets a turn at least this often during a walk. */
+const TURN_MS = 4;
+
 /** Names in the byte order of their UTF-8 encoding, as ripgrep sorts them. */
 export function byName<T extends { name: string }>(entries: T[]): T[] {
+  // Below U+D800 code unit order is code point order, which is UTF-8 byte order.
+  if (!entries.some((entry) => BEYOND_UTF16_ORDER.test(entry.name))) {
+    return entries.slice().sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
   const keyed = entries.map((entry) => ({ entry, key: encoder.encode(entry.name) }));
   keyed.sort((a, b) => compareBytes(a.key, b.key));
   return keyed.map((k) => k.entry);
@@ -76,6 +89,8 @@ export class Walk {
   seen = 0;
   /** Why the walk ended before the whole tree was seen, if it did. */
   stopped: StopReason | undefined;
+  /** When the event loop last had a turn. */
+  #turn = Date.now();
 
   constructor(readonly options: WalkOptions) {}
 
@@ -105,7 +120,7 @@ export class Walk {
   ): AsyncGenerator<WalkEntry> {
     let listing: Dirent[];
     try {
-      listing = await dir.entries();
+      listing = dir.entriesSync();
     } catch {
       return; // unreadable or gone since it was listed: nothing to report under it
     }
@@ -118,8 +133,15 @@ export class Walk {
         (name) => dir.at(name),
       )
       : parentRules;
+    // dir.pathOf, without normalizing each time: dir.path is a normalized absolute path.
+    const base = dir.path.endsWith("/") ? dir.path : `${dir.path}/`;
     for (const entry of byName(listing)) {
       if (this.#mustStop()) return;
+      if (Date.now() - this.#turn >= TURN_MS) {
+        await new Promise((resolve) => setImmediate(resolve));
+        this.#turn = Date.now();
+        if (this.#mustStop()) return;
+      }
       this.seen++;
       const kind = kindOf(entry);
       const entryRel = rel === "" ? entry.name : `${rel}/${entry.name}`;
@@ -128,15 +150,15 @@ export class Walk {
           continue;
         }
       }
-      yield { path: dir.pathOf(entry.name), at: dir.at(entry.name), rel: entryRel, kind };
+      yield { path: base + entry.name, at: dir.at(entry.name), rel: entryRel, kind };
       if (kind === "directory" && (enter?.(entryRel, depth) ?? true)) {
         // Entered without following a link: one swapped in since the listing is not entered.
-        const child = await dir.child(entry.name).catch(() => undefined);
+        const child = dir.childSync(entry.name);
         if (!child) continue;
         try {
-          yield* this.#dir(child.dir, entryRel, depth + 1, rules);
+          yield* this.#dir(child, entryRel, depth + 1, rules);
         } finally {
-          await child.dir.close();
+          await child.close();
         }
       }
     }

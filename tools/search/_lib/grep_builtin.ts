@@ -124,6 +124,17 @@ export async function* builtinSearch(search: GrepSearch): AsyncGenerator<FileMat
     before: search.before,
     after: search.after,
   };
+  // Raised once the report shows nothing more: workers then send counts, not lines.
+  const full = new Int32Array(new SharedArrayBuffer(4));
+  const report = function* (outcomes: FileOutcome[]) {
+    for (const outcome of outcomes) {
+      if (outcome === "unreadable") search.unreadable = true;
+      else if (outcome) {
+        yield outcome;
+        if (search.reportFull?.()) Atomics.store(full, 0, 1);
+      }
+    }
+  };
   // Batches handed out, oldest first: results leave in walk order.
   const pending: Promise<FileOutcome[]>[] = [];
   let files: { at: string; path: string }[] = [];
@@ -131,18 +142,12 @@ export async function* builtinSearch(search: GrepSearch): AsyncGenerator<FileMat
   const send = () => {
     const fds = held;
     pending.push(
-      searchBatch({ options, flags: WORKER_FLAGS, files }, search.signal).finally(() => {
+      searchBatch({ options, flags: WORKER_FLAGS, full, files }, search.signal).finally(() => {
         for (const fd of fds) closeSync(fd);
       }),
     );
     files = [];
     held = [];
-  };
-  const report = function* (outcomes: FileOutcome[]) {
-    for (const outcome of outcomes) {
-      if (outcome === "unreadable") search.unreadable = true;
-      else if (outcome) yield outcome;
-    }
   };
   try {
     for await (const entry of walk.entries(search.within ?? search.dir)) {

@@ -64,8 +64,12 @@ export class FileSearcher {
     this.#prefilter = prefilterFor(pattern, caseInsensitive);
   }
 
-  /** Searches the file open as `fd` (which the caller closes); `path` names it in the result. */
-  search(fd: number, path: string): FileOutcome {
+  /**
+   * Searches the file open as `fd` (which the caller closes); `path` names it in the result.
+   * `textUnwanted`: content mode counts lines without keeping them (the report is full).
+   */
+  search(fd: number, path: string, textUnwanted = false): FileOutcome {
+    this.#search.textUnwanted = textUnwanted;
     try {
       const info = fstatSync(fd);
       if (!info.isFile()) return "unreadable";
@@ -141,7 +145,7 @@ export class FileSearcher {
    */
   #searchBytes(path: string, bytes: Uint8Array): FileMatches | undefined {
     const search = this.#search;
-    if (search.mode === "files_with_matches" && this.#prefilter && !search.multiline) {
+    if (search.mode === "files_with_matches" && this.#prefilter?.exact && !search.multiline) {
       const bom = bomOf(bytes);
       // Line by line, a literal with no line break matches where its UTF-8 bytes are (and there
       // is no NUL byte, or the file would not have been read whole).

@@ -14,6 +14,8 @@ export interface TextSearch {
   mode: OutputMode;
   before: number;
   after: number;
+  /** Content mode: count the lines but keep no text (the report is full). */
+  textUnwanted?: boolean;
 }
 
 /** A matched line: its number's first match column, and where the line lies in the text. */
@@ -88,7 +90,7 @@ function multilineMatches(text: string, lines: string[], search: TextSearch): Ma
 /** Searches one file's text across lines (multiline), as rg would report it. */
 function searchAcrossLines(path: string, text: string, search: TextSearch): FileMatches {
   const lines = splitLines(text);
-  const out = new FileLines(path, search.mode === "content");
+  const out = new FileLines(path, search.mode === "content", search.textUnwanted);
   const matched = multilineMatches(text, lines, search);
   let next = 1;
   for (const number of [...matched.keys()].sort((a, b) => a - b)) {
@@ -106,7 +108,7 @@ function searchAcrossLines(path: string, text: string, search: TextSearch): File
 
 /** Searches one file's text line by line, as rg would report it. */
 function searchLines(path: string, text: string, search: TextSearch): FileMatches {
-  const out = new FileLines(path, search.mode === "content");
+  const out = new FileLines(path, search.mode === "content", search.textUnwanted);
   const hits = lineModeHits(text, search.pattern, search.mode === "files_with_matches");
   if (search.mode !== "content") {
     for (const number of hits.keys()) out.add(number, "", true);

@@ -17,6 +17,8 @@ export interface SearchBatch {
   options: FileSearchOptions;
   /** open(2) flags for every file of the batch. */
   flags: number;
+  /** Over a SharedArrayBuffer: [0] is 1 once the report is full (FileSearcher.search). */
+  full: Int32Array;
   files: { at: string; path: string }[];
 }
 
@@ -41,7 +43,7 @@ function searcherFor(options: FileSearchOptions): FileSearcher {
   return last.searcher;
 }
 
-scope.onmessage = ({ data: { id, options, flags, files } }) => {
+scope.onmessage = ({ data: { id, options, flags, full, files } }) => {
   let reply: SearchBatchReply;
   try {
     const searcher = searcherFor(options);
@@ -53,7 +55,7 @@ scope.onmessage = ({ data: { id, options, flags, files } }) => {
         return "unreadable" as const;
       }
       try {
-        return searcher.search(fd, path) ?? null;
+        return searcher.search(fd, path, Atomics.load(full, 0) === 1) ?? null;
       } finally {
         closeSync(fd);
       }
