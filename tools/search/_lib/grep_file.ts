@@ -8,7 +8,7 @@
 import { Buffer } from "node:buffer";
 import { fstatSync, readSync } from "node:fs";
 import { compilePattern } from "./grep_pattern.ts";
-import { type Prefilter, prefilterFor } from "./grep_prefilter.ts";
+import { escapeRegExp, type Prefilter, prefilterFor } from "./grep_prefilter.ts";
 import { FileLines, type FileMatches, type OutputMode } from "./grep_report.ts";
 import { MAX_FILE_BYTES } from "./grep_search.ts";
 import { nulInReportedLines, searchText, type TextSearch } from "./grep_text.ts";
@@ -62,6 +62,19 @@ export class FileSearcher {
       after,
     };
     this.#prefilter = prefilterFor(pattern, caseInsensitive);
+    const literal = this.#prefilter?.literal;
+    if (literal !== undefined && !multiline) {
+      // Every line match holds the literal: lines without it need no matching at all.
+      if (!caseInsensitive) {
+        this.#search.nextCandidate = (text, from) => text.indexOf(literal, from);
+      } else {
+        const finder = new RegExp(escapeRegExp(literal), "giu");
+        this.#search.nextCandidate = (text, from) => {
+          finder.lastIndex = from;
+          return finder.exec(text)?.index ?? -1;
+        };
+      }
+    }
   }
 
   /**

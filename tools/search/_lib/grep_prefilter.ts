@@ -12,6 +12,8 @@ export interface Prefilter {
    * has a match.
    */
   exact: boolean;
+  /** The literal looked for: the pattern, or a part every match holds. */
+  literal: string;
   /** Whether `bytes[from, to)` may hold a match. */
   mayMatch(bytes: Buffer, from: number, to: number): boolean;
   /** Bytes a match can span: a chunk keeps this many less one of the previous chunk's end. */
@@ -32,7 +34,8 @@ const DECODING_CHANGES = /[\ufffd\ufeff]/;
  */
 const NON_ASCII_FOLDS: Record<string, string> = { k: "\u212a", s: "\u017f" };
 
-const escapeRegExp = (text: string) => text.replace(/[\\^$.|?*+()[\]{}-]/g, "\\$&");
+/** A literal as a pattern (with or without the u flag: nothing is escaped that u refuses). */
+export const escapeRegExp = (text: string) => text.replace(/[\\^$.|?*+()[\]{}]/g, "\\$&");
 
 /** The UTF-8 bytes of `text`, one latin1 character per byte. */
 const latin1Bytes = (text: string) => Buffer.from(text, "utf8").toString("latin1");
@@ -124,6 +127,7 @@ export function prefilterFor(
     const needle = Buffer.from(literal, "utf8");
     return {
       exact,
+      literal,
       span: needle.length,
       mayMatch: (bytes, from, to) => bytes.subarray(from, to).includes(needle),
     };
@@ -145,6 +149,7 @@ export function prefilterFor(
   const regex = new RegExp(source);
   return {
     exact,
+    literal,
     // At most 3 bytes per character (the Kelvin sign).
     span: literal.length * 3,
     mayMatch: (bytes, from, to) => regex.test(bytes.toString("latin1", from, to)),

@@ -16,6 +16,11 @@ export interface TextSearch {
   after: number;
   /** Content mode: count the lines but keep no text (the report is full). */
   textUnwanted?: boolean;
+  /**
+   * Line by line: where the next text every match holds starts, from `from` (-1: none). Then
+   * only lines holding it are matched, and the whole-text pattern is not run.
+   */
+  nextCandidate?: (text: string, from: number) => number;
 }
 
 /** A matched line: its number's first match column, and where the line lies in the text. */
@@ -32,17 +37,23 @@ export function splitLines(text: string): string[] {
 }
 
 /** Line number (1-based) → its first match, for a pattern matched line by line. */
-function lineModeHits(text: string, pattern: CompiledPattern, firstOnly: boolean) {
+function lineModeHits(
+  text: string,
+  pattern: CompiledPattern,
+  firstOnly: boolean,
+  nextCandidate = (text: string, from: number) => {
+    pattern.text.lastIndex = from;
+    return pattern.text.exec(text)?.index ?? -1;
+  },
+) {
   const hits = new Map<number, LineHit>();
-  const whole = pattern.text;
   let lineStart = 0;
   let number = 1;
   while (lineStart < text.length) {
-    whole.lastIndex = lineStart;
-    const found = whole.exec(text);
-    if (!found) break;
+    const candidate = nextCandidate(text, lineStart);
+    if (candidate === -1) break;
     // The line holding the candidate: the first match of the line pattern is on it or after.
-    for (let nl = text.indexOf("\n", lineStart); nl !== -1 && nl < found.index;) {
+    for (let nl = text.indexOf("\n", lineStart); nl !== -1 && nl < candidate;) {
       lineStart = nl + 1;
       number++;
       nl = text.indexOf("\n", lineStart);
@@ -109,7 +120,12 @@ function searchAcrossLines(path: string, text: string, search: TextSearch): File
 /** Searches one file's text line by line, as rg would report it. */
 function searchLines(path: string, text: string, search: TextSearch): FileMatches {
   const out = new FileLines(path, search.mode === "content", search.textUnwanted);
-  const hits = lineModeHits(text, search.pattern, search.mode === "files_with_matches");
+  const hits = lineModeHits(
+    text,
+    search.pattern,
+    search.mode === "files_with_matches",
+    search.nextCandidate,
+  );
   if (search.mode !== "content") {
     for (const number of hits.keys()) out.add(number, "", true);
     return out.result();
