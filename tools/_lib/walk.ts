@@ -29,6 +29,8 @@ export interface WalkEntry {
   /** Path from the start, "/"-separated. */
   rel: string;
   kind: EntryType;
+  /** The open directory holding it, where `at` is valid (see WalkOptions.release). */
+  dir: Dir;
 }
 
 export interface WalkOptions {
@@ -44,6 +46,11 @@ export interface WalkOptions {
    */
   enter?: (rel: string, depth: number) => boolean;
   maxEntries: number;
+  /**
+   * Called with each directory the walk is done with, instead of closing it: the caller closes
+   * it once nothing it handed on still uses the addresses of its entries.
+   */
+  release?: (dir: Dir) => void;
   /** Date.now() after which the walk stops. */
   deadline: number;
   signal?: AbortSignal;
@@ -150,7 +157,7 @@ export class Walk {
           continue;
         }
       }
-      yield { path: base + entry.name, at: dir.at(entry.name), rel: entryRel, kind };
+      yield { path: base + entry.name, at: dir.at(entry.name), rel: entryRel, kind, dir };
       if (kind === "directory" && (enter?.(entryRel, depth) ?? true)) {
         // Entered without following a link: one swapped in since the listing is not entered.
         const child = dir.childSync(entry.name);
@@ -158,7 +165,8 @@ export class Walk {
         try {
           yield* this.#dir(child, entryRel, depth + 1, rules);
         } finally {
-          await child.close();
+          if (this.options.release) this.options.release(child);
+          else await child.close();
         }
       }
     }

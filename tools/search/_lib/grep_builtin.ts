@@ -1,13 +1,13 @@
 /**
  * grep's own search, for machines without rg: the same walk order, ignore rules, binary and size
- * skips as the rg search, with JavaScript regular expressions. The main thread walks and opens
- * each file beneath its held directory; workers (grep_pool.ts), one per core, read and search
- * them in batches (grep_file.ts), and the results are reported in walk order.
+ * skips as the rg search, with JavaScript regular expressions. The main thread walks; workers
+ * (grep_pool.ts), one per core, open each file beneath its held directory, read and search them
+ * in batches (grep_file.ts), and the results are reported in walk order.
  */
-import { closeSync, constants, openSync } from "node:fs";
+import { constants } from "node:fs";
 import { type FileHandle, open } from "node:fs/promises";
 import { basename } from "node:path";
-import { addressing, O_NOFOLLOW, O_NOFOLLOW_ANY, O_NONBLOCK } from "../../_lib/beneath.ts";
+import { type Dir, O_NOFOLLOW, O_NOFOLLOW_ANY, O_NONBLOCK } from "../../_lib/beneath.ts";
 import type { FileOutcome, FileSearchOptions } from "./grep_file.ts";
 import { searchBatch } from "./grep_pool.ts";
 import type { FileMatches } from "./grep_report.ts";
@@ -25,6 +25,9 @@ const MAX_WALK_ENTRIES = 500_000;
 const BATCH_FILES = 64;
 /** Batches handed out and not yet reported: with BATCH_FILES, the descriptors held at once. */
 const BATCHES_IN_FLIGHT = 4;
+
+/** How long a terminated worker may take to stop opening and reading. */
+const DYING_WORKER_MS = 2_000;
 
 const { O_RDONLY } = constants;
 
@@ -80,27 +83,11 @@ async function searchNamedFile(path: string, search: GrepSearch): Promise<FileMa
 }
 
 /**
- * Where a worker opens the file at walk address `at`. On Linux the file is opened here, beneath
- * its held directory and without following a link, and the worker reopens that open file through
- * /proc/self/fd (the descriptor is closed when the batch is done); elsewhere the worker opens the
- * path itself, never through a link.
+ * Workers open each file at its walk address (`/proc/self/fd/N/name` on Linux: entry `name` of
+ * the directory held open as N) without following a link or waiting on a FIFO, so the walk's
+ * directories stay held until the batches naming their entries are done (Walk's `release`).
  */
-interface Handoff {
-  at: string;
-  /** The descriptor opened here, to close once the worker is done with it. */
-  fd?: number;
-}
-
-const DESCRIPTORS = addressing() === "descriptor";
-const WORKER_FLAGS = DESCRIPTORS
-  ? O_RDONLY | O_NONBLOCK
-  : O_RDONLY | O_NOFOLLOW | O_NOFOLLOW_ANY | O_NONBLOCK;
-
-function handOff(at: string): Handoff {
-  if (!DESCRIPTORS) return { at };
-  const fd = openSync(at, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
-  return { at: `/proc/self/fd/${fd}`, fd };
-}
+const WORKER_FLAGS = O_RDONLY | O_NOFOLLOW | O_NOFOLLOW_ANY | O_NONBLOCK;
 
 /** Files with matches, in path order: under `search.dir`, or just `search.file`. */
 export async function* builtinSearch(search: GrepSearch): AsyncGenerator<FileMatches> {
@@ -109,12 +96,18 @@ export async function* builtinSearch(search: GrepSearch): AsyncGenerator<FileMat
     if (found.matchedLines > 0) yield found;
     return;
   }
+  // Directories the walk is done with that hold files handed out, closed once every batch sent
+  // until then is done; the others are closed at once.
+  let released: Dir[] = [];
+  const handedOut = new WeakSet<Dir>();
+  let cancelled = false;
   const walk = new Walk({
     respectIgnores: true,
     rules: search.rulesAbove,
     maxEntries: MAX_WALK_ENTRIES,
     deadline: search.deadline,
     signal: search.signal,
+    release: (dir) => void (handedOut.has(dir) ? released.push(dir) : dir.close()),
   });
   const options: FileSearchOptions = {
     pattern: search.pattern.source,
@@ -124,55 +117,60 @@ export async function* builtinSearch(search: GrepSearch): AsyncGenerator<FileMat
     before: search.before,
     after: search.after,
   };
-  // Raised once the report shows nothing more: workers then send counts, not lines.
-  const full = new Int32Array(new SharedArrayBuffer(4));
+  // Batches handed out, oldest first: results leave in walk order.
+  const pending: Promise<FileOutcome[]>[] = [];
+  const closeReleased = async () => {
+    const dirs = released;
+    released = [];
+    await Promise.allSettled(pending);
+    // A cancelled batch's worker is being terminated and may still be opening an entry of one
+    // of them: their descriptors are not freed for reuse until it surely has stopped.
+    if (cancelled) await new Promise((resolve) => setTimeout(resolve, DYING_WORKER_MS));
+    await Promise.all(dirs.map((dir) => dir.close()));
+  };
+  const closing: Promise<void>[] = [];
+  let at: string[] = [];
+  let paths: string[] = [];
+  const send = () => {
+    // Once the report is full, workers count content lines instead of sending them.
+    const full = search.reportFull?.() ?? false;
+    pending.push(
+      searchBatch(
+        { options, flags: WORKER_FLAGS, full, at: at.join("\0"), paths: paths.join("\0") },
+        search.signal,
+      ).catch((error) => {
+        cancelled = true;
+        throw error;
+      }),
+    );
+    at = [];
+    paths = [];
+    if (released.length > 0) closing.push(closeReleased());
+  };
   const report = function* (outcomes: FileOutcome[]) {
     for (const outcome of outcomes) {
       if (outcome === "unreadable") search.unreadable = true;
-      else if (outcome) {
-        yield outcome;
-        if (search.reportFull?.()) Atomics.store(full, 0, 1);
-      }
+      else if (outcome) yield outcome;
     }
-  };
-  // Batches handed out, oldest first: results leave in walk order.
-  const pending: Promise<FileOutcome[]>[] = [];
-  let files: { at: string; path: string }[] = [];
-  let held: number[] = [];
-  const send = () => {
-    const fds = held;
-    pending.push(
-      searchBatch({ options, flags: WORKER_FLAGS, full, files }, search.signal).finally(() => {
-        for (const fd of fds) closeSync(fd);
-      }),
-    );
-    files = [];
-    held = [];
   };
   try {
     for await (const entry of walk.entries(search.within ?? search.dir)) {
       if (entry.kind !== "file" || (search.filter && !search.filter.matches(entry.rel))) continue;
-      // Opened now, while its directory is held open: the address is valid until the walk goes on.
-      let handoff: Handoff;
-      try {
-        handoff = handOff(entry.at);
-      } catch {
-        search.unreadable = true;
-        continue;
-      }
-      files.push({ at: handoff.at, path: entry.path });
-      if (handoff.fd !== undefined) held.push(handoff.fd);
-      if (files.length >= BATCH_FILES) {
+      at.push(entry.at);
+      paths.push(entry.path);
+      handedOut.add(entry.dir);
+      if (at.length >= BATCH_FILES) {
         send();
         if (pending.length >= BATCHES_IN_FLIGHT) yield* report(await pending.shift()!);
       }
     }
-    if (files.length > 0) send();
+    if (at.length > 0) send();
     while (pending.length > 0) yield* report(await pending.shift()!);
   } finally {
-    // Stopped early (cancelled, or an error): what is still out closes its descriptors itself.
-    for (const fd of held) closeSync(fd);
-    for (const batch of pending) batch.catch(() => {});
+    // Also when stopped early (cancelled, or an error): nothing still out may outlive the
+    // directories it names, the searched one included (its caller closes it next).
+    closing.push(closeReleased());
+    await Promise.all(closing);
   }
   if (walk.stopped && walk.stopped !== "cancelled") {
     search.stopped = walk.stopped === "entry limit"

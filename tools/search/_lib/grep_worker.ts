@@ -1,11 +1,11 @@
 /**
  * The worker that searches files for grep's built-in search (grep_pool.ts): a batch
- * `{ id, options, flags, files: [{ at, path }] }` comes in, `{ id, outcomes }` goes back with one
- * outcome per file (null: no match or skipped). Each file is opened at `at` with `flags`: on
- * Linux `/proc/self/fd/N` of a file the main thread opened beneath its held directory (this
- * reopens that very file, whatever has been renamed since), elsewhere its path with O_NOFOLLOW;
- * closed again before the next. It is its own entry point: `bun build --compile` bundles it
- * beside main.ts (scripts/build.ts), and Deno loads it from source.
+ * `{ id, options, flags, full, at, paths }` comes in, `{ id, outcomes }` goes back
+ * with one outcome per file (null: no match or skipped). Each file is opened at `at` with
+ * `flags` (O_NOFOLLOW, O_NONBLOCK): on Linux `/proc/self/fd/N/name`, entry `name` of a directory
+ * the main thread's walk holds open until the batch is done; elsewhere its path. It is closed
+ * before the next. It is its own entry point: `bun build --compile` bundles it beside main.ts
+ * (scripts/build.ts), and Deno loads it from source.
  *
  * stdout is the JSON-RPC channel: the console writes to stderr here, before anything else loads.
  */
@@ -17,9 +17,14 @@ export interface SearchBatch {
   options: FileSearchOptions;
   /** open(2) flags for every file of the batch. */
   flags: number;
-  /** Over a SharedArrayBuffer: [0] is 1 once the report is full (FileSearcher.search). */
-  full: Int32Array;
-  files: { at: string; path: string }[];
+  /** The report is full: content lines are counted, not sent (FileSearcher.search). */
+  full: boolean;
+  /**
+   * Where to open each file, and its path for the results, each list joined by NUL (which no
+   * path holds): two strings cross to a worker far faster than an array of objects.
+   */
+  at: string;
+  paths: string;
 }
 
 export type SearchBatchReply =
@@ -43,11 +48,13 @@ function searcherFor(options: FileSearchOptions): FileSearcher {
   return last.searcher;
 }
 
-scope.onmessage = ({ data: { id, options, flags, full, files } }) => {
+scope.onmessage = ({ data: { id, options, flags, full, at: addresses, paths: joined } }) => {
   let reply: SearchBatchReply;
   try {
     const searcher = searcherFor(options);
-    const outcomes = files.map(({ at, path }) => {
+    const paths = joined.split("\0");
+    const outcomes = addresses.split("\0").map((at, i) => {
+      const path = paths[i];
       let fd: number;
       try {
         fd = openSync(at, flags);
@@ -55,7 +62,7 @@ scope.onmessage = ({ data: { id, options, flags, full, files } }) => {
         return "unreadable" as const;
       }
       try {
-        return searcher.search(fd, path, Atomics.load(full, 0) === 1) ?? null;
+        return searcher.search(fd, path, full) ?? null;
       } finally {
         closeSync(fd);
       }
