@@ -44,13 +44,19 @@ const decoderFor = (encoding: string) => {
   return decoder;
 };
 
+/**
+ * The buffer reads go to, one per thread: a search is synchronous from its first read to its
+ * result, so every searcher of the thread (calls searching at once) can share it.
+ */
+let chunk: Buffer | undefined;
+const chunkBuffer = () => (chunk ??= Buffer.allocUnsafe(CHUNK_BYTES));
+
 const isUtf16 = (bytes: Uint8Array) =>
   (bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff);
 
 export class FileSearcher {
   readonly #search: TextSearch;
   readonly #prefilter: Prefilter | undefined;
-  readonly #buffer = Buffer.allocUnsafe(CHUNK_BYTES);
 
   constructor(readonly options: FileSearchOptions) {
     const { pattern, caseInsensitive, multiline, mode, before, after } = options;
@@ -99,7 +105,7 @@ export class FileSearcher {
    * at a NUL byte when one makes the file binary, or at the end when the prefilter found nothing.
    */
   #scan(fd: number): Uint8Array | undefined {
-    const buffer = this.#buffer;
+    const buffer = chunkBuffer();
     const prefilter = this.#prefilter;
     const lineByLine = !this.#search.multiline;
     const keep = prefilter ? prefilter.span - 1 : 0;
@@ -134,7 +140,7 @@ export class FileSearcher {
    * it is over the size limit or, with `nulIsBinary` (line by line, in UTF-8), has a NUL byte.
    */
   #readWhole(fd: number, have: number, nulIsBinary: boolean): Uint8Array | undefined {
-    let bytes: Buffer = this.#buffer;
+    let bytes: Buffer = chunkBuffer();
     let filled = have;
     if (nulIsBinary && bytes.subarray(0, filled).includes(0)) return undefined;
     for (;;) {
