@@ -91,6 +91,20 @@ function compareBytes(a: Uint8Array, b: Uint8Array): number {
   return a.length - b.length;
 }
 
+/** A directory being walked: its entries in order and the next one to look at. */
+interface Level {
+  dir: Dir;
+  /** Its path from the start ("" for the start). */
+  rel: string;
+  /** 1 for the start. */
+  depth: number;
+  rules: IgnoreRules;
+  /** Its path with a trailing slash. */
+  base: string;
+  entries: Dirent[];
+  next: number;
+}
+
 export class Walk {
   /** Entries looked at so far. */
   seen = 0;
@@ -103,36 +117,75 @@ export class Walk {
 
   /**
    * Every entry under `start` that is not ignored, in order: a path (walked by path), or a
-   * directory opened beneath its root (walked beneath it; the caller closes it).
+   * directory opened beneath its root (walked beneath it; the caller closes it). One generator
+   * with a stack of open directories: each entry passes through one `yield`, not one per level.
    */
   async *entries(start: string | Dir): AsyncGenerator<WalkEntry> {
-    const dir = typeof start === "string" ? Dir.named(start) : start;
-    yield* this.#dir(dir, "", 1, this.options.rules ?? IgnoreRules.empty());
+    const { respectIgnores, enter } = this.options;
+    const stack: Level[] = [];
+    try {
+      const top = await this.#open(
+        typeof start === "string" ? Dir.named(start) : start,
+        "",
+        1,
+        this.options.rules ?? IgnoreRules.empty(),
+      );
+      if (top) stack.push(top);
+      while (stack.length > 0) {
+        const level = stack[stack.length - 1];
+        if (level.next >= level.entries.length) {
+          stack.pop();
+          if (level.depth > 1) await this.#done(level.dir);
+          continue;
+        }
+        const entry = level.entries[level.next++];
+        if (this.#mustStop()) return;
+        if (Date.now() - this.#turn >= TURN_MS) {
+          await new Promise((resolve) => setImmediate(resolve));
+          this.#turn = Date.now();
+          if (this.#mustStop()) return;
+        }
+        this.seen++;
+        const kind = kindOf(entry);
+        const entryRel = level.rel === "" ? entry.name : `${level.rel}/${entry.name}`;
+        if (respectIgnores) {
+          if (
+            SKIPPED_NAMES.has(entry.name) || level.rules.ignores(entryRel, kind === "directory")
+          ) {
+            continue;
+          }
+        }
+        const { dir } = level;
+        yield { path: level.base + entry.name, at: dir.at(entry.name), rel: entryRel, kind, dir };
+        if (kind === "directory" && (enter?.(entryRel, level.depth) ?? true)) {
+          // Entered without following a link: one swapped in since the listing is not entered.
+          const child = dir.childSync(entry.name);
+          if (!child) continue;
+          const below = await this.#open(child, entryRel, level.depth + 1, level.rules);
+          if (below) stack.push(below);
+          else await this.#done(child);
+        }
+      }
+    } finally {
+      // Stopped early: the directories still open, innermost first (the start is the caller's).
+      for (const level of stack.reverse()) if (level.depth > 1) await this.#done(level.dir);
+    }
   }
 
-  #mustStop(): boolean {
-    if (this.stopped) return true;
-    const { signal, maxEntries, deadline } = this.options;
-    if (signal?.aborted) this.stopped = "cancelled";
-    else if (this.seen >= maxEntries) this.stopped = "entry limit";
-    else if (Date.now() > deadline) this.stopped = "time limit";
-    return this.stopped !== undefined;
-  }
-
-  async *#dir(
+  /** A directory's sorted entries and rules, or undefined when it cannot be listed (any more). */
+  async #open(
     dir: Dir,
     rel: string,
     depth: number,
     parentRules: IgnoreRules,
-  ): AsyncGenerator<WalkEntry> {
+  ): Promise<Level | undefined> {
     let listing: Dirent[];
     try {
       listing = dir.entriesSync();
     } catch {
-      return; // unreadable or gone since it was listed: nothing to report under it
+      return undefined; // unreadable or gone since it was listed: nothing to report under it
     }
-    const { respectIgnores, enter } = this.options;
-    const rules = respectIgnores
+    const rules = this.options.respectIgnores
       ? await parentRules.within(
         dir.path,
         rel,
@@ -142,33 +195,21 @@ export class Walk {
       : parentRules;
     // dir.pathOf, without normalizing each time: dir.path is a normalized absolute path.
     const base = dir.path.endsWith("/") ? dir.path : `${dir.path}/`;
-    for (const entry of byName(listing)) {
-      if (this.#mustStop()) return;
-      if (Date.now() - this.#turn >= TURN_MS) {
-        await new Promise((resolve) => setImmediate(resolve));
-        this.#turn = Date.now();
-        if (this.#mustStop()) return;
-      }
-      this.seen++;
-      const kind = kindOf(entry);
-      const entryRel = rel === "" ? entry.name : `${rel}/${entry.name}`;
-      if (respectIgnores) {
-        if (SKIPPED_NAMES.has(entry.name) || rules.ignores(entryRel, kind === "directory")) {
-          continue;
-        }
-      }
-      yield { path: base + entry.name, at: dir.at(entry.name), rel: entryRel, kind, dir };
-      if (kind === "directory" && (enter?.(entryRel, depth) ?? true)) {
-        // Entered without following a link: one swapped in since the listing is not entered.
-        const child = dir.childSync(entry.name);
-        if (!child) continue;
-        try {
-          yield* this.#dir(child, entryRel, depth + 1, rules);
-        } finally {
-          if (this.options.release) this.options.release(child);
-          else await child.close();
-        }
-      }
-    }
+    return { dir, rel, depth, rules, base, entries: byName(listing), next: 0 };
+  }
+
+  /** A directory the walk is done with: released to the caller, or closed. */
+  async #done(dir: Dir): Promise<void> {
+    if (this.options.release) this.options.release(dir);
+    else await dir.close();
+  }
+
+  #mustStop(): boolean {
+    if (this.stopped) return true;
+    const { signal, maxEntries, deadline } = this.options;
+    if (signal?.aborted) this.stopped = "cancelled";
+    else if (this.seen >= maxEntries) this.stopped = "entry limit";
+    else if (Date.now() > deadline) this.stopped = "time limit";
+    return this.stopped !== undefined;
   }
 }
