@@ -13,6 +13,7 @@ import { FileLines, type FileMatches, type OutputMode } from "./grep_report.ts";
 import { MAX_FILE_BYTES } from "./grep_search.ts";
 import { nulInReportedLines, searchText, type TextSearch } from "./grep_text.ts";
 import { bomOf } from "../../_lib/text.ts";
+import { withoutCr } from "./grep_lines.ts";
 
 /** What the search of a file needs: plain data, so a worker can be given it. */
 export interface FileSearchOptions {
@@ -158,6 +159,33 @@ export class FileSearcher {
   }
 
   /**
+   * Files and count modes, line by line, in UTF-8 with no NUL byte: only the lines whose bytes
+   * hold the literal every match holds are decoded and matched. A UTF-8 line decodes alone as it
+   * does within the file (a line break ends any sequence), so the count is the whole text's.
+   */
+  #countLines(
+    path: string,
+    bytes: Buffer,
+    { from, needle }: { from: number; needle: Buffer },
+  ): FileMatches | undefined {
+    const { pattern, mode } = this.#search;
+    const decoder = decoderFor("utf-8");
+    const found = new FileLines(path, false);
+    let matched = 0;
+    for (let at = bytes.indexOf(needle, from); at !== -1; at = bytes.indexOf(needle, from)) {
+      const start = Math.max(from, bytes.lastIndexOf(10, at) + 1);
+      let end = bytes.indexOf(10, at);
+      if (end === -1) end = bytes.length;
+      const line = decoder.decode(bytes.subarray(start, end));
+      // Numbered in order only: these modes show no line numbers.
+      if (pattern.line.test(withoutCr(line))) found.add(++matched, "", true);
+      if (matched > 0 && mode === "files_with_matches") break;
+      from = end + 1;
+    }
+    return matched > 0 ? found.result() : undefined;
+  }
+
+  /**
    * The file's text as rg reads it with --encoding=utf-8 (a BOM decides UTF-8 or UTF-16 and is
    * dropped, invalid bytes become U+FFFD; a NUL byte, within the first 64 KB across lines, makes
    * it binary) searched, or undefined.
@@ -175,6 +203,16 @@ export class FileSearcher {
       }
     }
     const bom = bomOf(bytes);
+    const needle = this.#prefilter?.needle;
+    if (
+      needle && search.mode !== "content" && !search.multiline && bom?.encoding !== "utf-16le" &&
+      bom?.encoding !== "utf-16be"
+    ) {
+      return this.#countLines(path, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length), {
+        from: bom?.length ?? 0,
+        needle,
+      });
+    }
     const text = decoderFor(bom?.encoding ?? "utf-8").decode(bytes.subarray(bom?.length ?? 0));
     const nul = text.indexOf("\0");
     if (nul !== -1) {

@@ -14,6 +14,8 @@ export interface Prefilter {
   exact: boolean;
   /** The literal looked for: the pattern, or a part every match holds. */
   literal: string;
+  /** Its UTF-8 bytes, when they are what is looked for (not case-insensitive). */
+  needle?: Buffer;
   /** Whether `bytes[from, to)` may hold a match. */
   mayMatch(bytes: Buffer, from: number, to: number): boolean;
   /** Bytes a match can span: a chunk keeps this many less one of the previous chunk's end. */
@@ -128,6 +130,7 @@ export function prefilterFor(
     return {
       exact,
       literal,
+      needle,
       span: needle.length,
       mayMatch: (bytes, from, to) => bytes.subarray(from, to).includes(needle),
     };
