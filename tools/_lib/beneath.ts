@@ -17,7 +17,16 @@
  * and read is inside the roots; creating, renaming and listing by path stay check-then-use there.
  * On other systems (Windows) everything is by path: see docs/security.md.
  */
-import { constants, existsSync, readlinkSync, type Stats } from "node:fs";
+import {
+  closeSync,
+  constants,
+  existsSync,
+  lstatSync,
+  openSync,
+  readdirSync,
+  readlinkSync,
+  type Stats,
+} from "node:fs";
 import {
   type FileHandle,
   lstat,
@@ -93,16 +102,22 @@ function plain<T>(dir: Dir, error: T): T {
   return error;
 }
 
+/** What a Dir holds open: a FileHandle, or a descriptor opened synchronously (childSync). */
+interface Held {
+  readonly fd: number;
+  close(): Promise<void>;
+}
+
 /** A directory, held open where the system allows it; its entries are addressed by `at(name)`. */
 export class Dir {
-  #handle: FileHandle | undefined;
+  #handle: Held | undefined;
   #closed = false;
   /** Whether close() closes the descriptor (not for a held root's, which outlives the call). */
   #owned = true;
   /** Linux: the held root this directory was reached from, its real path and its descriptor. */
   #root: { path: string; fd: number } | undefined;
 
-  private constructor(readonly path: string, handle?: FileHandle) {
+  private constructor(readonly path: string, handle?: Held) {
     this.#handle = handle;
   }
 
@@ -216,6 +231,37 @@ export class Dir {
         }
         throw plain(this, error);
       }
+    }
+  }
+
+  /**
+   * childSync for walks: subdirectory `name` opened the same way without waiting on the event
+   * loop (a few microseconds), or undefined when it is not a directory there (any more).
+   */
+  childSync(name: string): Dir | undefined {
+    const path = this.pathOf(name);
+    const flags = constants.O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NOFOLLOW_ANY;
+    try {
+      if (this.#handle) {
+        const fd = openSync(this.at(name), flags);
+        const dir = new Dir(path, { fd, close: () => Promise.resolve(closeSync(fd)) });
+        dir.#root = this.#root;
+        return dir;
+      }
+      if (DARWIN) closeSync(openSync(this.at(name), flags));
+      else if (!lstatSync(path).isDirectory()) return undefined;
+      return new Dir(path);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** entries() without waiting on the event loop, for walks. */
+  entriesSync(): Dirent[] {
+    try {
+      return readdirSync(this.self, { withFileTypes: true });
+    } catch (error) {
+      throw plain(this, error);
     }
   }
 

@@ -5,9 +5,12 @@
  * Symbolic links are reported but never followed, so a walk cannot leave the directory it started in.
  * Started from a directory opened beneath a root (Sandbox.directory), each directory is listed
  * and entered through its open parent (beneath.ts), so a directory swapped for a link meanwhile
- * is never entered.
+ * is never entered. Listing and entering are synchronous calls (microseconds each, where the
+ * event loop's round trips cost more than the calls), and the walk lets the event loop run at
+ * least every few milliseconds.
  */
 import type { Dirent } from "node:fs";
+import { setImmediate } from "node:timers";
 import { Dir } from "./beneath.ts";
 import type { EntryType } from "./entries.ts";
 import { IgnoreRules } from "./gitignore.ts";
@@ -26,6 +29,8 @@ export interface WalkEntry {
   /** Path from the start, "/"-separated. */
   rel: string;
   kind: EntryType;
+  /** The open directory holding it, where `at` is valid (see WalkOptions.release). */
+  dir: Dir;
 }
 
 export interface WalkOptions {
@@ -41,6 +46,11 @@ export interface WalkOptions {
    */
   enter?: (rel: string, depth: number) => boolean;
   maxEntries: number;
+  /**
+   * Called with each directory the walk is done with, instead of closing it: the caller closes
+   * it once nothing it handed on still uses the addresses of its entries.
+   */
+  release?: (dir: Dir) => void;
   /** Date.now() after which the walk stops. */
   deadline: number;
   signal?: AbortSignal;
@@ -56,8 +66,18 @@ export function kindOf(entry: Dirent): EntryType {
 
 const encoder = new TextEncoder();
 
+/** Where UTF-16 order (JavaScript's) can differ from UTF-8 byte order: surrogates and above. */
+const BEYOND_UTF16_ORDER = /[\ud800-\uffff]/;
+
+/** The event loop gets a turn at least this often during a walk. */
+const TURN_MS = 4;
+
 /** Names in the byte order of their UTF-8 encoding, as ripgrep sorts them. */
 export function byName<T extends { name: string }>(entries: T[]): T[] {
+  // Below U+D800 code unit order is code point order, which is UTF-8 byte order.
+  if (!entries.some((entry) => BEYOND_UTF16_ORDER.test(entry.name))) {
+    return entries.slice().sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
   const keyed = entries.map((entry) => ({ entry, key: encoder.encode(entry.name) }));
   keyed.sort((a, b) => compareBytes(a.key, b.key));
   return keyed.map((k) => k.entry);
@@ -71,21 +91,117 @@ function compareBytes(a: Uint8Array, b: Uint8Array): number {
   return a.length - b.length;
 }
 
+/** A directory being walked: its entries in order and the next one to look at. */
+interface Level {
+  dir: Dir;
+  /** Its path from the start ("" for the start). */
+  rel: string;
+  /** 1 for the start. */
+  depth: number;
+  rules: IgnoreRules;
+  /** Its path with a trailing slash. */
+  base: string;
+  entries: Dirent[];
+  next: number;
+}
+
 export class Walk {
   /** Entries looked at so far. */
   seen = 0;
   /** Why the walk ended before the whole tree was seen, if it did. */
   stopped: StopReason | undefined;
+  /** When the event loop last had a turn. */
+  #turn = Date.now();
 
   constructor(readonly options: WalkOptions) {}
 
   /**
    * Every entry under `start` that is not ignored, in order: a path (walked by path), or a
-   * directory opened beneath its root (walked beneath it; the caller closes it).
+   * directory opened beneath its root (walked beneath it; the caller closes it). One generator
+   * with a stack of open directories: each entry passes through one `yield`, not one per level.
    */
   async *entries(start: string | Dir): AsyncGenerator<WalkEntry> {
-    const dir = typeof start === "string" ? Dir.named(start) : start;
-    yield* this.#dir(dir, "", 1, this.options.rules ?? IgnoreRules.empty());
+    const { respectIgnores, enter } = this.options;
+    const stack: Level[] = [];
+    try {
+      const top = await this.#open(
+        typeof start === "string" ? Dir.named(start) : start,
+        "",
+        1,
+        this.options.rules ?? IgnoreRules.empty(),
+      );
+      if (top) stack.push(top);
+      while (stack.length > 0) {
+        const level = stack[stack.length - 1];
+        if (level.next >= level.entries.length) {
+          stack.pop();
+          if (level.depth > 1) await this.#done(level.dir);
+          continue;
+        }
+        const entry = level.entries[level.next++];
+        if (this.#mustStop()) return;
+        if (Date.now() - this.#turn >= TURN_MS) {
+          await new Promise((resolve) => setImmediate(resolve));
+          this.#turn = Date.now();
+          if (this.#mustStop()) return;
+        }
+        this.seen++;
+        const kind = kindOf(entry);
+        const entryRel = level.rel === "" ? entry.name : `${level.rel}/${entry.name}`;
+        if (respectIgnores) {
+          if (
+            SKIPPED_NAMES.has(entry.name) || level.rules.ignores(entryRel, kind === "directory")
+          ) {
+            continue;
+          }
+        }
+        const { dir } = level;
+        yield { path: level.base + entry.name, at: dir.at(entry.name), rel: entryRel, kind, dir };
+        if (kind === "directory" && (enter?.(entryRel, level.depth) ?? true)) {
+          // Entered without following a link: one swapped in since the listing is not entered.
+          const child = dir.childSync(entry.name);
+          if (!child) continue;
+          const below = await this.#open(child, entryRel, level.depth + 1, level.rules);
+          if (below) stack.push(below);
+          else await this.#done(child);
+        }
+      }
+    } finally {
+      // Stopped early: the directories still open, innermost first (the start is the caller's).
+      for (const level of stack.reverse()) if (level.depth > 1) await this.#done(level.dir);
+    }
+  }
+
+  /** A directory's sorted entries and rules, or undefined when it cannot be listed (any more). */
+  async #open(
+    dir: Dir,
+    rel: string,
+    depth: number,
+    parentRules: IgnoreRules,
+  ): Promise<Level | undefined> {
+    let listing: Dirent[];
+    try {
+      listing = dir.entriesSync();
+    } catch {
+      return undefined; // unreadable or gone since it was listed: nothing to report under it
+    }
+    const rules = this.options.respectIgnores
+      ? await parentRules.within(
+        dir.path,
+        rel,
+        new Set(listing.map((e) => e.name)),
+        (name) => dir.at(name),
+      )
+      : parentRules;
+    // dir.pathOf, without normalizing each time: dir.path is a normalized absolute path.
+    const base = dir.path.endsWith("/") ? dir.path : `${dir.path}/`;
+    return { dir, rel, depth, rules, base, entries: byName(listing), next: 0 };
+  }
+
+  /** A directory the walk is done with: released to the caller, or closed. */
+  async #done(dir: Dir): Promise<void> {
+    if (this.options.release) this.options.release(dir);
+    else await dir.close();
   }
 
   #mustStop(): boolean {
@@ -95,50 +211,5 @@ export class Walk {
     else if (this.seen >= maxEntries) this.stopped = "entry limit";
     else if (Date.now() > deadline) this.stopped = "time limit";
     return this.stopped !== undefined;
-  }
-
-  async *#dir(
-    dir: Dir,
-    rel: string,
-    depth: number,
-    parentRules: IgnoreRules,
-  ): AsyncGenerator<WalkEntry> {
-    let listing: Dirent[];
-    try {
-      listing = await dir.entries();
-    } catch {
-      return; // unreadable or gone since it was listed: nothing to report under it
-    }
-    const { respectIgnores, enter } = this.options;
-    const rules = respectIgnores
-      ? await parentRules.within(
-        dir.path,
-        rel,
-        new Set(listing.map((e) => e.name)),
-        (name) => dir.at(name),
-      )
-      : parentRules;
-    for (const entry of byName(listing)) {
-      if (this.#mustStop()) return;
-      this.seen++;
-      const kind = kindOf(entry);
-      const entryRel = rel === "" ? entry.name : `${rel}/${entry.name}`;
-      if (respectIgnores) {
-        if (SKIPPED_NAMES.has(entry.name) || rules.ignores(entryRel, kind === "directory")) {
-          continue;
-        }
-      }
-      yield { path: dir.pathOf(entry.name), at: dir.at(entry.name), rel: entryRel, kind };
-      if (kind === "directory" && (enter?.(entryRel, depth) ?? true)) {
-        // Entered without following a link: one swapped in since the listing is not entered.
-        const child = await dir.child(entry.name).catch(() => undefined);
-        if (!child) continue;
-        try {
-          yield* this.#dir(child.dir, entryRel, depth + 1, rules);
-        } finally {
-          await child.dir.close();
-        }
-      }
-    }
   }
 }

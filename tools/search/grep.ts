@@ -215,6 +215,7 @@ export default defineTool({
       deadline,
       signal: ctx.signal,
       builtinMayRun: !backtrackingRisk(args.pattern, caseInsensitive),
+      reportFull: () => report.full,
     };
     const report = new GrepReport({
       mode,

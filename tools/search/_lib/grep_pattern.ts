@@ -14,6 +14,8 @@ export interface PatternOptions {
 }
 
 export interface CompiledPattern {
+  /** The pattern as given (a worker compiles it again: a RegExp does not cross threads whole). */
+  source: string;
   /** For one line (without its line break); line mode only. */
   line: RegExp;
   /**
@@ -239,6 +241,7 @@ export function compilePattern(pattern: string, options: PatternOptions): Compil
     refuse(pattern, `is not a valid regular expression: ${(error as Error).message}`);
   }
   return {
+    source: pattern,
     line: new RegExp(jsLine, flags),
     text: new RegExp(jsText, `${flags}g${options.multiline ? "s" : ""}`),
     rust,

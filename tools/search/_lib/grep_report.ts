@@ -54,7 +54,15 @@ export class FileLines {
   #more = 0;
   #last = 0;
 
-  constructor(readonly path: string, readonly keepLines: boolean) {}
+  /**
+   * `textUnwanted`: the lines are counted (as lines past those kept) but not kept, when the
+   * report they go to is already full.
+   */
+  constructor(
+    readonly path: string,
+    readonly keepLines: boolean,
+    readonly textUnwanted = false,
+  ) {}
 
   /** `line` without its line break ("\r" included); `column`: where its first match starts. */
   add(number: number, line: string, match: boolean, column = 0): void {
@@ -62,7 +70,7 @@ export class FileLines {
     this.#last = number;
     if (match) this.#matched++;
     if (!this.keepLines) return;
-    if (this.#lines.length >= LINES_KEPT_PER_FILE) {
+    if (this.textUnwanted || this.#lines.length >= LINES_KEPT_PER_FILE) {
       this.#more++;
       return;
     }
@@ -115,6 +123,11 @@ export class GrepReport {
   #lastLine = 0;
 
   constructor(readonly options: ReportOptions) {}
+
+  /** Whether no more entries will be shown: what is added now only counts. */
+  get full(): boolean {
+    return this.#full !== undefined;
+  }
 
   add(file: FileMatches): void {
     if (file.matchedLines === 0) return;

@@ -62,6 +62,11 @@ export interface GrepSearch {
    * for a file its held content disagrees with is then searched again by it.
    */
   builtinMayRun?: boolean;
+  /**
+   * Whether the report shows nothing more (GrepReport.full): the built-in search then counts
+   * content lines without carrying their text.
+   */
+  reportFull?: () => boolean;
   /** Set when the search ended before it was complete. */
   stopped?: string;
   /** Set when some files could not be read, so the results may miss some. */

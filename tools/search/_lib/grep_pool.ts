@@ -1,0 +1,46 @@
+/**
+ * Files searched off the main thread, on every core: a worker_pool.ts pool running
+ * grep_worker.ts, none until the first search, reused, at most one per core (two at most), ended
+ * when idle or when their call is cancelled. The main thread walks and hands out batches.
+ */
+import type { FileOutcome } from "./grep_file.ts";
+import type { SearchBatch, SearchBatchReply } from "./grep_worker.ts";
+import { createWorkerPool } from "../../_lib/worker_pool.ts";
+
+export class SearchCancelled extends Error {
+  constructor() {
+    super("The search was cancelled.");
+    this.name = "AbortError";
+  }
+}
+
+/** From source, this module's neighbour; in the binary, the entry point scripts/build.ts lists. */
+function workerUrl(): string {
+  const bundled = !import.meta.url.endsWith("/grep_pool.ts");
+  return new URL(
+    bundled ? "./tools/search/_lib/grep_worker.ts" : "./grep_worker.ts",
+    import.meta.url,
+  ).href;
+}
+
+const pool = createWorkerPool<SearchBatch, FileOutcome[]>({
+  workerUrl,
+  cancelled: () => new SearchCancelled(),
+  message: (id, request) => ({ message: { id, ...request } }),
+  reply(data) {
+    const reply = data as SearchBatchReply;
+    if ("error" in reply) return { error: new Error(reply.error) };
+    return { result: reply.outcomes.map((outcome) => outcome ?? undefined) };
+  },
+  crashed: (_request, message) => new Error(`grep's search worker failed: ${message}`),
+});
+
+/** Searches a batch of files in a worker: one outcome per file, in order. */
+export function searchBatch(batch: SearchBatch, signal?: AbortSignal): Promise<FileOutcome[]> {
+  return pool.run(batch, signal);
+}
+
+/** Ends every worker now (tests, and a process that is leaving). */
+export function stopSearchWorkers(): void {
+  pool.stop();
+}
