@@ -124,3 +124,17 @@ test("a one-line match event gives its column in characters, whatever the bytes 
     line("aé𝄞x\n", 7),
   );
 });
+
+test("rg killed at the time limit mid-line stops the search early, not with an error", {
+  skip,
+}, async () => {
+  // rg writes its JSON in buffered blocks: killed while matching millions of lines, the last
+  // line it wrote is usually cut. That cut line is the kill's doing, not rg's output.
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), "toolhost-rg-")));
+  writeFileSync(join(dir, "many.txt"), "hit\n".repeat(2_000_000));
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const timed = { ...search(dir), mode: "count" as const, deadline: Date.now() + 300 };
+    await collect(ripgrepSearch(rg!, timed));
+    assert.equal(timed.stopped, "time limit reached");
+  }
+});

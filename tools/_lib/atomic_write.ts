@@ -70,6 +70,8 @@ export async function writeFileAtomic(
     }
     const temporary = temporaryName();
     let written: { size: number; sha?: string };
+    /** The new file as written, before its rename: what is found after must still be it. */
+    let asWritten: { ino: number; size: number; mtimeMs: number } | undefined;
     try {
       const handle = await dir.open(
         temporary,
@@ -90,6 +92,7 @@ export async function writeFileAtomic(
         } finally {
           await syncing;
         }
+        if (written.sha !== undefined) asWritten = await handle.stat();
       } finally {
         await handle.close();
       }
@@ -103,7 +106,13 @@ export async function writeFileAtomic(
     if (written.sha !== undefined) {
       // What is there now (the rename changed its ctime), to recognise it by.
       const now = await (sandbox ? dir.lstat(name) : stat(path)).catch(() => undefined);
-      if (now) rememberWritten(path, now, written.sha);
+      // Another program may have changed it between the rename and this lstat: then its
+      // inode, size or modification time differ from the file as written (the stat above
+      // made the kernel give the next change a fine-grained time, where it can).
+      if (
+        now && asWritten && now.ino === asWritten.ino && now.size === asWritten.size &&
+        now.mtimeMs === asWritten.mtimeMs
+      ) rememberWritten(path, now, written.sha);
     }
     return { hardLinks: old?.nlink ?? 1, ...written };
   } finally {

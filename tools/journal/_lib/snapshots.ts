@@ -4,7 +4,17 @@
  * first). Files are read through the sandbox (beneath held roots, never by name).
  */
 import { createHash } from "node:crypto";
-import { type FileHandle, mkdir, open, readdir, rename, rm, stat, utimes } from "node:fs/promises";
+import {
+  constants,
+  type FileHandle,
+  mkdir,
+  open,
+  readdir,
+  rename,
+  rm,
+  stat,
+  utimes,
+} from "node:fs/promises";
 import { join } from "node:path";
 import { temporaryName } from "../../_lib/atomic_write.ts";
 import type { Sandbox } from "../../_lib/sandbox.ts";
@@ -195,9 +205,14 @@ async function prune(dir: string, budget: number): Promise<void> {
  * no longer kept, or no longer whole. Held open, it outlives a prune meanwhile. Close it.
  */
 export async function openBlob(projectDir: string, sha: string): Promise<FileHandle | undefined> {
-  const handle = await open(join(blobDir(projectDir), sha), "r").catch(() => undefined);
+  // Not blocking, and only a regular file: a FIFO put in the store would hold undo for ever.
+  const handle = await open(
+    join(blobDir(projectDir), sha),
+    constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW,
+  ).catch(() => undefined);
   if (!handle) return undefined;
   try {
+    if (!(await handle.stat()).isFile()) throw new Error("not a regular file");
     const hash = createHash("sha256");
     for await (const chunk of chunksOf(handle)) hash.update(chunk);
     if (hash.digest("hex") === sha) return handle;

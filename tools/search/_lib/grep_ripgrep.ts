@@ -247,6 +247,8 @@ export async function* ripgrepBatches(
         try {
           event = JSON.parse(line);
         } catch {
+          // Killed at the time limit, rg's last line is usually cut: the kill's doing, not rg's.
+          if (killed) break read;
           stop();
           throw new ToolError(`rg wrote a line grep could not read: ${line.slice(0, 200)}`);
         }

@@ -20,11 +20,17 @@ export const MAX_CONVERTED_HTML_CHARS = 2 * 1024 * 1024;
 export function convertSource(source: HtmlSource, options: ConvertPageOptions): ConvertedPage {
   const html = typeof source === "string" ? source : decodeText(source.body, source.contentType);
   const cut = html.length > MAX_CONVERTED_HTML_CHARS;
-  const page = convertHtml(cut ? html.slice(0, MAX_CONVERTED_HTML_CHARS) : html, options);
+  const page = convertHtml(cut ? html.slice(0, cutAt(html)) : html, options);
   if (cut) {
     page.text += `\n\n[Only the first ${bytes(MAX_CONVERTED_HTML_CHARS)} of this page's ` +
       `${bytes(html.length)} of HTML were converted. For the rest, use format "html" with ` +
       "raw: true and read on with start_index.]";
   }
   return page;
+}
+
+/** Where a long page is cut: never between the two halves of a character outside the BMP. */
+function cutAt(html: string): number {
+  const last = html.charCodeAt(MAX_CONVERTED_HTML_CHARS - 1);
+  return last >= 0xd800 && last <= 0xdbff ? MAX_CONVERTED_HTML_CHARS - 1 : MAX_CONVERTED_HTML_CHARS;
 }
