@@ -1,5 +1,6 @@
 /**
- * The journal through the compiled binary: write, edit, undo (a large file too); delete and undo
+ * The journal through the compiled binary: write, edit, undo (a large file too, and edits sent
+ * without waiting); delete and undo
  * with the mode;
  * an outside change refused; history after a restart; the budget dropping the oldest; two
  * servers sharing a state directory.
@@ -103,6 +104,30 @@ test("a large file's edits are undone byte for byte; a same-size outside change 
   assert.equal(refused.isError, true, refused.text);
   assert.match(refused.text, /changed since/);
   assert.deepEqual(readFileSync(join(root, "big.txt")), theirs);
+});
+
+test("edits sent without waiting go one after another: undo steps back one at a time", async () => {
+  const root = scratch("jr-pipelined");
+  const c = start(root, scratch("jr-state"));
+  await ok(c, "write_file", { path: "e.txt", content: "one two three\n" });
+  // All three requests leave before any reply comes back.
+  const edits = await Promise.all(
+    ["one", "two", "three"].map((word) =>
+      call(c, "edit_file", {
+        path: "e.txt",
+        edits: [{ old_string: word, new_string: word.toUpperCase() }],
+      })
+    ),
+  );
+  for (const edit of edits) assert.equal(edit.isError, false, edit.text);
+  const read = () => readFileSync(join(root, "e.txt"), "utf8");
+  const upper = () => read().split(/\s+/).filter((w) => w && w === w.toUpperCase()).length;
+  assert.equal(read(), "ONE TWO THREE\n");
+  for (const left of [2, 1, 0]) {
+    await ok(c, "undo", {});
+    assert.equal(upper(), left, read());
+  }
+  assert.equal(read(), "one two three\n");
 });
 
 test("edits back and forth are undone step by step (a content kept already is not kept again)", async () => {

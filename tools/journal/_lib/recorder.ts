@@ -5,6 +5,7 @@
  * configured secrets masked), outcome, duration, and the files it changed. The reply does not
  * wait for the line: the background writer (writer.ts) appends queued lines in batches.
  */
+import { normalize } from "node:path";
 import { bounded } from "../../../config/quote.ts";
 import { LEAVES } from "../../../config/keys.ts";
 import type { Settings } from "../../../config/settings.ts";
@@ -119,6 +120,50 @@ export function reportUndo(
 /** What before() kept for a call, found again by its arguments object. */
 const pending = new WeakMap<Record<string, unknown>, Promise<Pending | undefined>>();
 
+/**
+ * Calls that change the same path go one after another, in the order they came: each call's
+ * snapshot is taken once the previous call's change is recorded, so undo steps back one call at
+ * a time even when a client sends its edits without waiting for replies. Keyed by the path as
+ * given: two names of one file (through a link) are not put in line.
+ */
+const lastOnPath = new Map<string, Promise<void>>();
+
+/** Ends a call's turn on its paths, by its arguments object. */
+const turns = new WeakMap<Record<string, unknown>, () => void>();
+
+/**
+ * How long a call waits for the one before it on a path at most. Only a call that never got to
+ * finished() (a bug) holds its turn that long: it delays the next one, never stops it.
+ */
+const TURN_BACKSTOP_MS = 60_000;
+
+function takeTurn(tool: string, args: Record<string, unknown>): Promise<void> {
+  const keys = TARGETS[tool].flatMap(({ arg }) =>
+    typeof args[arg] === "string" ? [normalize(args[arg] as string)] : []
+  );
+  let end!: () => void;
+  const mine = new Promise<void>((resolve) => (end = resolve));
+  const before = keys.flatMap((key) => lastOnPath.get(key) ?? []);
+  for (const key of keys) lastOnPath.set(key, mine);
+  turns.set(args, () => {
+    end();
+    for (const key of keys) if (lastOnPath.get(key) === mine) lastOnPath.delete(key);
+  });
+  if (before.length === 0) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, TURN_BACKSTOP_MS);
+    Promise.all(before).then(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
+function endTurn(args: Record<string, unknown>): void {
+  turns.get(args)?.();
+  turns.delete(args);
+}
+
 export const journalHook = defineToolHook({
   name: "journal",
   before(tool: Tool, ctx: ToolContext, args: Record<string, unknown>) {
@@ -130,8 +175,10 @@ export const journalHook = defineToolHook({
     const early = REPLACES.has(tool.name) && args.mode !== "append"
       ? new Promise<void>((resolve) => (opened = resolve))
       : undefined;
+    // Taken at once, so calls on one path keep the order they came in.
+    const turn = takeTurn(tool.name, args);
     // Kept aside: a failure here must not refuse the call (it is only not undoable).
-    const kept = snapshot(tool.name, ctx, args, opened).catch((error) => {
+    const kept = turn.then(() => snapshot(tool.name, ctx, args, opened)).catch((error) => {
       ctx.log("warning", `journal: nothing kept for undo of ${tool.name}: ${error.message}`);
       return undefined;
     });
@@ -151,7 +198,7 @@ export const journalHook = defineToolHook({
         "warning",
         `journal: ${call.tool.name} not recorded: ${(error as Error).message}`,
       );
-    });
+    }).finally(() => endTurn(call.args));
   },
 });
 
