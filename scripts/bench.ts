@@ -4,8 +4,6 @@
  * stdout and progress to stderr. The targets are printed for reference and never asserted: a
  * benchmark that fails on a busy machine teaches nothing.
  */
-import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync } from "node:fs";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 import {
@@ -14,7 +12,6 @@ import {
   pipelined,
   type PipelinedRun,
   sequentialRoundTrips,
-  type ServerCommand,
 } from "./bench/measurements.ts";
 import { describeMachine } from "./bench/machine.ts";
 import { flood, type FloodRun } from "./bench/flood.ts";
@@ -26,9 +23,9 @@ import { filesReport } from "./bench/files_bench.ts";
 import { searchReport } from "./bench/search_bench.ts";
 import { against, markdownTable, mb, ms, perSecond, times, us } from "./bench/report.ts";
 import { median, percentile } from "./bench/stats.ts";
+import { binaryServer, sdkServer } from "./bench/servers.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
-const SDK_BUNDLE = "dist/bench/sdk-server.mjs";
 
 const COLD_STARTS = 20;
 const SEQUENTIAL_CALLS = 2_000;
@@ -45,30 +42,9 @@ const TARGET_FLOOD_RSS_BYTES = 150e6;
 
 const progress = (text: string) => process.stderr.write(`bench: ${text}\n`);
 
-function binary(path: string): ServerCommand {
-  if (!existsSync(`${ROOT}${path}`)) {
-    throw new Error(`${path} is missing: run \`deno task bench\`, which builds it first`);
-  }
-  return { command: `${ROOT}${path}`, args: [] };
-}
-
-/** Bundled first so node loads one file, as a published SDK server would ship. */
-function buildSdkServer(): ServerCommand {
-  mkdirSync(`${ROOT}dist/bench`, { recursive: true });
-  execFileSync(`${ROOT}node_modules/.bin/bun`, [
-    "build",
-    "--target=node",
-    "--minify",
-    "--outfile",
-    SDK_BUNDLE,
-    "scripts/bench/sdk_server.ts",
-  ], { cwd: ROOT, stdio: ["ignore", "ignore", "inherit"] });
-  return { command: "node", args: [`${ROOT}${SDK_BUNDLE}`] };
-}
-
-const sdk = buildSdkServer();
-const product = binary("dist/toolhost");
-const withFixtures = binary("dist/toolhost-test");
+const sdk = sdkServer(ROOT);
+const product = binaryServer(ROOT, "dist/toolhost");
+const withFixtures = binaryServer(ROOT, "dist/toolhost-test");
 
 progress(`cold start: ${COLD_STARTS} spawns each, interleaved`);
 // One untimed start each so neither pays for a cold page cache.

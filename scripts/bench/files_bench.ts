@@ -61,16 +61,7 @@ class Session {
   static async start(binary: string, root: string): Promise<Session> {
     const server = new ServerProcess(binary, ["--root", root]);
     const session = new Session(server);
-    await server.request({
-      id: 0,
-      method: "initialize",
-      params: {
-        protocolVersion: "2025-11-25",
-        capabilities: {},
-        clientInfo: { name: "toolhost-bench", version: "1" },
-      },
-    });
-    server.notify("notifications/initialized");
+    await server.initialize();
     return session;
   }
 

@@ -9,6 +9,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ServerCommand } from "./measurements.ts";
+import { initializeRequest } from "./server_process.ts";
 
 export interface FloodRun {
   count: number;
@@ -28,16 +29,7 @@ export async function flood(server: ServerCommand, count: number): Promise<Flood
   const dir = mkdtempSync(join(tmpdir(), "toolhost-bench-flood-"));
   const file = join(dir, "requests.jsonl");
   const lines = [
-    JSON.stringify({
-      jsonrpc: "2.0",
-      id: 0,
-      method: "initialize",
-      params: {
-        protocolVersion: "2025-11-25",
-        capabilities: {},
-        clientInfo: { name: "toolhost-bench", version: "1" },
-      },
-    }),
+    JSON.stringify({ jsonrpc: "2.0", ...initializeRequest(0) }),
     '{"jsonrpc":"2.0","method":"notifications/initialized"}',
   ];
   for (let id = 1; id <= count; id++) {

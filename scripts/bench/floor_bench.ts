@@ -10,11 +10,8 @@
  * $TOOLHOST_BENCH_BASELINE names another toolhost-test binary to measure in a fourth column
  * (a build of an older commit), for before/after figures from one run.
  */
-import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync } from "node:fs";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
-import { compileArguments } from "../build.ts";
 import {
   payloadRoundTrips,
   pipelined,
@@ -25,9 +22,7 @@ import {
 } from "./measurements.ts";
 import { markdownTable, ms, perSecond, times, us } from "./report.ts";
 import { median } from "./stats.ts";
-
-const FLOOR_BINARY = "dist/bench/floor-server";
-const SDK_BUNDLE = "dist/bench/sdk-server.mjs";
+import { binaryServer, FLOOR_BINARY, floorServer, sdkServer } from "./servers.ts";
 
 const ROUNDS = 5;
 const SEQUENTIAL_CALLS = 400;
@@ -37,40 +32,6 @@ const PAYLOAD_CHARS = 1 << 20;
 const PAYLOAD_CALLS = 4;
 
 type Progress = (text: string) => void;
-
-function build(root: string, args: string[]): void {
-  mkdirSync(`${root}dist/bench`, { recursive: true });
-  execFileSync(`${root}node_modules/.bin/bun`, args, {
-    cwd: root,
-    stdio: ["ignore", "ignore", "inherit"],
-  });
-}
-
-/** The floor is compiled with the product's own flags, so the runtime costs the same. */
-function floorServer(root: string): ServerCommand {
-  const args = compileArguments("scripts/bench/floor_server.ts", FLOOR_BINARY, "bench");
-  // The product's worker entry points are no part of the floor.
-  build(root, args.slice(0, args.indexOf("scripts/bench/floor_server.ts") + 1));
-  return { command: `${root}${FLOOR_BINARY}`, args: [] };
-}
-
-function sdkServer(root: string): ServerCommand {
-  build(root, [
-    "build",
-    "--target=node",
-    "--minify",
-    "--outfile",
-    SDK_BUNDLE,
-    "scripts/bench/sdk_server.ts",
-  ]);
-  return { command: "node", args: [`${root}${SDK_BUNDLE}`] };
-}
-
-function binary(root: string, path: string): ServerCommand {
-  const full = path.startsWith("/") ? path : `${root}${path}`;
-  if (!existsSync(full)) throw new Error(`${path} is missing: run \`deno task build -- --test\``);
-  return { command: full, args: [] };
-}
 
 interface Figures {
   startMs: number[];
@@ -91,11 +52,11 @@ const empty = (): Figures => ({
 export async function floorReport(root: string, progress: Progress): Promise<string> {
   const servers: [string, ServerCommand][] = [
     ["floor", floorServer(root)],
-    ["toolhost", binary(root, "dist/toolhost-test")],
+    ["toolhost", binaryServer(root, "dist/toolhost-test")],
     ["SDK", sdkServer(root)],
   ];
   const baseline = process.env.TOOLHOST_BENCH_BASELINE;
-  if (baseline) servers.splice(2, 0, ["baseline", binary(root, baseline)]);
+  if (baseline) servers.splice(2, 0, ["baseline", binaryServer(root, baseline)]);
   const figures = new Map(servers.map(([name]) => [name, empty()]));
   const each = async (what: (server: ServerCommand, into: Figures) => Promise<void>) => {
     for (const [name, server] of servers) await what(server, figures.get(name)!);

@@ -137,36 +137,20 @@ function timeRg(rg: string, args: string[], root: string): Promise<number> {
 }
 
 class Session {
-  #id = 1;
   constructor(readonly server: ServerProcess) {}
 
   static async start(binary: string, root: string): Promise<Session> {
     const server = new ServerProcess(binary, ["--root", root]);
-    await server.request({
-      id: 0,
-      method: "initialize",
-      params: {
-        protocolVersion: "2025-11-25",
-        capabilities: {},
-        clientInfo: { name: "toolhost-bench", version: "1" },
-      },
-    });
-    server.notify("notifications/initialized");
+    await server.initialize();
     return new Session(server);
   }
 
   async grep(args: Record<string, unknown>): Promise<number> {
-    const started = performance.now();
-    const reply = await this.server.request({
-      id: this.#id++,
-      method: "tools/call",
-      params: { name: "grep", arguments: { pattern: PATTERN, ...args } },
-    });
-    const elapsed = performance.now() - started;
+    const { ms, reply } = await this.server.tool("grep", { pattern: PATTERN, ...args });
     if (!/file\d+\.ts/.test(reply.result?.content?.[0]?.text ?? "")) {
       throw new Error(`grep ${JSON.stringify(args)} found nothing`);
     }
-    return elapsed;
+    return ms;
   }
 }
 

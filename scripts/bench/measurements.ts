@@ -2,7 +2,7 @@
  * The measurements, each on fresh server processes so one cannot warm or bloat another.
  * Times are wall-clock from the client's side: what an MCP client waits for.
  */
-import { type Request, ServerProcess } from "./server_process.ts";
+import { initializeRequest, type Request, ServerProcess } from "./server_process.ts";
 
 /** How to start one server under test. */
 export interface ServerCommand {
@@ -10,21 +10,10 @@ export interface ServerCommand {
   args: string[];
 }
 
-const LEGACY_VERSION = "2025-11-25";
 const MODERN_META = {
   "io.modelcontextprotocol/protocolVersion": "2026-07-28",
   "io.modelcontextprotocol/clientCapabilities": {},
 };
-
-const initializeRequest = (id: number): Request => ({
-  id,
-  method: "initialize",
-  params: {
-    protocolVersion: LEGACY_VERSION,
-    capabilities: {},
-    clientInfo: { name: "toolhost-bench", version: "1" },
-  },
-});
 
 const echoRequest = (id: number, text: string, modern = false): Request => ({
   id,
@@ -39,8 +28,7 @@ function start(server: ServerCommand): ServerProcess {
 /** A legacy session: initialize, then notifications/initialized. */
 async function startSession(server: ServerCommand): Promise<ServerProcess> {
   const session = start(server);
-  await session.request(initializeRequest(0));
-  session.notify("notifications/initialized");
+  await session.initialize();
   return session;
 }
 

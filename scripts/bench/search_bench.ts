@@ -105,35 +105,19 @@ function cases(): Case[] {
 }
 
 class Session {
-  #id = 1;
   private constructor(readonly server: ServerProcess) {}
 
   /** The binary with `env`: `PATH` and extra variables for it alone. */
   static async start(binary: string, root: string, env: string[]): Promise<Session> {
     const session = new Session(new ServerProcess("env", [...env, binary, "--root", root]));
-    await session.server.request({
-      id: 0,
-      method: "initialize",
-      params: {
-        protocolVersion: "2025-11-25",
-        capabilities: {},
-        clientInfo: { name: "toolhost-bench", version: "1" },
-      },
-    });
-    session.server.notify("notifications/initialized");
+    await session.server.initialize();
     return session;
   }
 
   /** Milliseconds for one call, and what it found (structuredContent). */
   async call(tool: string, args: Record<string, unknown>): Promise<[number, unknown]> {
-    const sent = performance.now();
-    const reply = await this.server.request({
-      id: this.#id++,
-      method: "tools/call",
-      params: { name: tool, arguments: args },
-    });
-    const elapsed = performance.now() - sent;
-    return [elapsed, (reply.result as { structuredContent?: unknown }).structuredContent];
+    const { ms, reply } = await this.server.tool(tool, args);
+    return [ms, (reply.result as { structuredContent?: unknown }).structuredContent];
   }
 }
 

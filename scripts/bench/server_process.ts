@@ -14,6 +14,17 @@ export interface Reply {
 
 export type Request = { id: number; method: string; params?: Record<string, unknown> };
 
+/** The 2025-11-25 handshake's first request, as every benchmark's client sends it. */
+export const initializeRequest = (id: number): Request => ({
+  id,
+  method: "initialize",
+  params: {
+    protocolVersion: "2025-11-25",
+    capabilities: {},
+    clientInfo: { name: "toolhost-bench", version: "1" },
+  },
+});
+
 /** No single measurement step should take this long; a hang fails the bench instead. */
 const STEP_TIMEOUT_MS = 60_000;
 /** Grace between closing stdin and SIGKILL. */
@@ -25,6 +36,8 @@ export class ServerProcess {
   #waiting = new Map<number, (reply: Reply) => void>();
   #stderrTail = "";
   #failure: Error | null = null;
+  /** Ids for tool(): far above those the measurements number themselves. */
+  #nextToolId = 1_000_000;
 
   constructor(readonly command: string, readonly args: string[] = []) {
     this.child = spawn(command, args, { stdio: ["pipe", "pipe", "pipe"] });
@@ -108,6 +121,24 @@ export class ServerProcess {
     const replied = new Promise<Reply>((resolve) => this.#waiting.set(request.id, resolve));
     this.write(JSON.stringify({ jsonrpc: "2.0", ...request }) + "\n");
     return this.#check(await this.#await(replied, request.method), request);
+  }
+
+  /** A legacy session: initialize, then notifications/initialized. */
+  async initialize(): Promise<void> {
+    await this.request(initializeRequest(0));
+    this.notify("notifications/initialized");
+  }
+
+  /** One tools/call: milliseconds from sending it to its (successful) reply, and the reply. */
+  async tool(name: string, args: Record<string, unknown>): Promise<{ ms: number; reply: Reply }> {
+    const request = {
+      id: this.#nextToolId++,
+      method: "tools/call",
+      params: { name, arguments: args },
+    };
+    const sent = performance.now();
+    const reply = await this.request(request);
+    return { ms: performance.now() - sent, reply };
   }
 
   /**

@@ -87,16 +87,7 @@ class Session {
 
   static async start(binary: string): Promise<Session> {
     const session = new Session(new ServerProcess(binary, ["--allow-private-network"]));
-    await session.server.request({
-      id: 0,
-      method: "initialize",
-      params: {
-        protocolVersion: "2025-11-25",
-        capabilities: {},
-        clientInfo: { name: "toolhost-bench", version: "1" },
-      },
-    });
-    session.server.notify("notifications/initialized");
+    await session.server.initialize();
     return session;
   }
 
@@ -118,16 +109,13 @@ class Session {
 
   /** Milliseconds for one fetch_url call; fails unless the page came back converted. */
   async fetch(url: string, raw: boolean): Promise<number> {
-    const sent = performance.now();
-    const reply = await this.server.request({
-      id: this.#id++,
-      method: "tools/call",
-      params: { name: "fetch_url", arguments: { url, ...(raw ? { raw: true } : {}) } },
+    const { ms, reply } = await this.server.tool("fetch_url", {
+      url,
+      ...(raw ? { raw: true } : {}),
     });
-    const elapsed = performance.now() - sent;
     const text = reply.result?.content?.[0]?.text ?? "";
     if (!text.includes("Section 1: ")) throw new Error(`fetch_url ${url}: ${text.slice(0, 300)}`);
-    return elapsed;
+    return ms;
   }
 }
 
