@@ -33,31 +33,70 @@ export const bytesOf = (data: Data): Uint8Array =>
 export const textOf = (data: Data): string =>
   "text" in data ? data.text : decoder.decode(bytesOf(data));
 
+/** A line of rg's output longer than this may be cut (jsonLineBatches, oneLineEvents). */
+const LONG_EVENT_CHARS = 1 << 16;
+
+/**
+ * A one-line match event up to the end of its first submatch, closed again: `undefined` while
+ * `head` (an event's beginning) does not reach that far, or is no match event. grep reads only
+ * the first submatch of a one-line event (its column), and a long line can bring millions of
+ * them: 10 MB of text, 70 MB of event. The marks need no JSON parse: quotes inside JSON strings
+ * are escaped, so `"submatches":[` and `"end":` can only be keys; the submatches come last in
+ * rg's events.
+ */
+export function firstSubmatchOnly(head: string): string | undefined {
+  if (!head.startsWith('{"type":"match"')) return undefined;
+  const list = head.indexOf('"submatches":[');
+  const end = list < 0 ? -1 : head.indexOf('"end":', list);
+  const close = end < 0 ? -1 : head.indexOf("}", end);
+  return close < 0 ? undefined : head.slice(0, close + 1) + "]}}";
+}
+
 /**
  * The lines of `stream`, split on "\n" only (readline would also split on U+2028 and U+2029, which
  * JSON leaves unescaped inside strings), in batches: every complete line of a chunk at once, so
  * that thousands of events cost one await per chunk rather than one per line. A long line is
- * joined once, not once per chunk.
+ * joined once, not once per chunk. With `oneLineEvents` (rg's events hold one line each unless
+ * it searches in multiline mode), a long match event is cut after its first submatch as it
+ * arrives (firstSubmatchOnly), and the rest of it is never held: looked at each time it doubles.
  */
-export async function* jsonLineBatches(stream: Readable): AsyncGenerator<string[]> {
+export async function* jsonLineBatches(
+  stream: Readable,
+  oneLineEvents = false,
+): AsyncGenerator<string[]> {
   stream.setEncoding("utf8");
   let parts: string[] = [];
+  let length = 0;
+  let cutAt = LONG_EVENT_CHARS;
+  /** The long line's event, once cut: what follows up to its end is dropped. */
+  let kept: string | undefined;
   for await (const chunk of stream as AsyncIterable<string>) {
     const lines: string[] = [];
     let start = 0;
     for (let newline = chunk.indexOf("\n"); newline >= 0; newline = chunk.indexOf("\n", start)) {
-      if (parts.length === 0) lines.push(chunk.slice(start, newline));
+      if (kept !== undefined) lines.push(kept);
+      else if (parts.length === 0) lines.push(chunk.slice(start, newline));
       else {
         parts.push(chunk.slice(start, newline));
         lines.push(parts.join(""));
-        parts = [];
       }
+      [parts, length, cutAt, kept] = [[], 0, LONG_EVENT_CHARS, undefined];
       start = newline + 1;
     }
-    if (start < chunk.length) parts.push(chunk.slice(start));
+    if (start < chunk.length && kept === undefined) {
+      parts.push(chunk.slice(start));
+      length += chunk.length - start;
+      if (oneLineEvents && length > cutAt) {
+        const head = parts.join("");
+        kept = firstSubmatchOnly(head);
+        parts = kept === undefined ? [head] : [];
+        cutAt = length * 2;
+      }
+    }
     if (lines.length > 0) yield lines;
   }
-  if (parts.length > 0) yield [parts.join("")];
+  if (kept !== undefined) yield [kept];
+  else if (parts.length > 0) yield [parts.join("")];
 }
 
 /** How many UTF-16 code units of `text` its first `byteOffset` UTF-8 bytes are. */

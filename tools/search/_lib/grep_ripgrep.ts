@@ -237,7 +237,7 @@ export async function* ripgrepBatches(
     let rel = "";
     const pending: Promise<FileMatches | undefined>[] = [];
     let reported: { number: number; text: string }[] = [];
-    read: for await (const lines of jsonLineBatches(child.stdout!)) {
+    read: for await (const lines of jsonLineBatches(child.stdout!, !search.multiline)) {
       let ready: FileMatches[] = [];
       let since = performance.now();
       for (const line of lines) {
