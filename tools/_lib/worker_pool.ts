@@ -12,11 +12,21 @@
  * - a job given a deadline that it outlives has its worker terminated, and the call gets
  *   `timedOut`'s error; a worker that fails is replaced the same way.
  *
- * Each pool's module resolves its own worker's URL (`workerUrl`): from source the worker is that
- * module's neighbour; in the binary every module is bundled into one file whose import.meta.url
- * is the binary's root, where `bun build --compile` keeps each entry point (scripts/build.ts
- * WORKER_ENTRYPOINTS) under its path from the project's root.
+ * Each pool names its worker with workerModule().
  */
+
+/**
+ * A worker module's URL, resolved when a worker starts. `poolUrl` is the pool module's
+ * import.meta.url; `fromRoot` the worker's path from the project's root. From source the worker
+ * is the pool's neighbour; in the binary every module is bundled into one file whose
+ * import.meta.url is the binary's root (no `.ts` there), where `bun build --compile` keeps each
+ * entry point (scripts/build.ts WORKER_ENTRYPOINTS) under its path from the project's root.
+ */
+export function workerModule(poolUrl: string, fromRoot: string): () => string {
+  const bundled = !poolUrl.endsWith(".ts");
+  const relative = bundled ? fromRoot : fromRoot.slice(fromRoot.lastIndexOf("/") + 1);
+  return () => new URL(`./${relative}`, poolUrl).href;
+}
 
 /** What one pool needs to know about its worker and its messages. */
 export interface WorkerPoolOptions<Request, Result> {

@@ -8,7 +8,7 @@
  */
 import type { Extracted, ExtractReply, ExtractRequest } from "./types.ts";
 import { DocumentError } from "./types.ts";
-import { createWorkerPool } from "../worker_pool.ts";
+import { createWorkerPool, workerModule } from "../worker_pool.ts";
 
 /** How long one extraction may take, from when a worker takes it. */
 export const DEADLINE_MS = 20_000;
@@ -20,15 +20,8 @@ export class ExtractionCancelled extends Error {
   }
 }
 
-/** From source, this module's neighbour; in the binary, the entry point scripts/build.ts lists. */
-function workerUrl(): string {
-  const bundled = !import.meta.url.endsWith("/pool.ts");
-  return new URL(bundled ? "./tools/_lib/documents/worker.ts" : "./worker.ts", import.meta.url)
-    .href;
-}
-
 const pool = createWorkerPool<ExtractRequest, Extracted>({
-  workerUrl,
+  workerUrl: workerModule(import.meta.url, "tools/_lib/documents/worker.ts"),
   cancelled: () => new ExtractionCancelled(),
   message(id, request) {
     // Transfer the bytes; a view into a bigger buffer (Node's pooled Buffers) is copied first.

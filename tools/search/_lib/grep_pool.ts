@@ -5,7 +5,7 @@
  */
 import type { FileOutcome } from "./grep_file.ts";
 import type { SearchBatch, SearchBatchReply } from "./grep_worker.ts";
-import { createWorkerPool } from "../../_lib/worker_pool.ts";
+import { createWorkerPool, workerModule } from "../../_lib/worker_pool.ts";
 
 export class SearchCancelled extends Error {
   constructor() {
@@ -14,17 +14,8 @@ export class SearchCancelled extends Error {
   }
 }
 
-/** From source, this module's neighbour; in the binary, the entry point scripts/build.ts lists. */
-function workerUrl(): string {
-  const bundled = !import.meta.url.endsWith("/grep_pool.ts");
-  return new URL(
-    bundled ? "./tools/search/_lib/grep_worker.ts" : "./grep_worker.ts",
-    import.meta.url,
-  ).href;
-}
-
 const pool = createWorkerPool<SearchBatch, FileOutcome[]>({
-  workerUrl,
+  workerUrl: workerModule(import.meta.url, "tools/search/_lib/grep_worker.ts"),
   cancelled: () => new SearchCancelled(),
   message: (id, request) => ({ message: { id, ...request } }),
   reply(data) {

@@ -15,7 +15,7 @@
 import type { ConvertedPage, ConvertPageOptions } from "./main_content.ts";
 import type { ConvertReply, ConvertRequest } from "./convert_worker.ts";
 import type { HtmlSource } from "./convert_source.ts";
-import { createWorkerPool } from "../../_lib/worker_pool.ts";
+import { createWorkerPool, workerModule } from "../../_lib/worker_pool.ts";
 
 /** The conversion was given up because the call was cancelled. */
 export class ConversionCancelled extends Error {
@@ -25,21 +25,8 @@ export class ConversionCancelled extends Error {
   }
 }
 
-/**
- * The worker's module. From source it is this module's neighbour. In the binary this module is
- * bundled into one file whose import.meta.url is the binary's root, where `bun build --compile`
- * keeps each entry point (scripts/build.ts) under its path from the project's root.
- */
-function workerUrl(): string {
-  const bundled = !import.meta.url.endsWith("/convert_pool.ts");
-  return new URL(
-    bundled ? "./tools/web/_lib/convert_worker.ts" : "./convert_worker.ts",
-    import.meta.url,
-  ).href;
-}
-
 const pool = createWorkerPool<Omit<ConvertRequest, "id">, ConvertedPage>({
-  workerUrl,
+  workerUrl: workerModule(import.meta.url, "tools/web/_lib/convert_worker.ts"),
   cancelled: () => new ConversionCancelled(),
   message(id, request) {
     const message: ConvertRequest = { id, ...request };
