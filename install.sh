@@ -5,7 +5,8 @@
 #   sh install.sh [DIR]        # install into DIR instead of ~/.local/bin
 #
 # It picks the archive for this OS and CPU, checks it against the release's SHA256SUMS (and
-# refuses it on a mismatch), installs the binary and prints the .mcp.json entry for it.
+# refuses it on a mismatch), installs the binary (and the ripgrep it carries, as toolhost-rg)
+# and prints the .mcp.json entry for it.
 # Environment:
 #   TOOLHOST_VERSION      a release such as v0.1.0 (default: the latest release)
 #   TOOLHOST_BASE_URL     where the archives and SHA256SUMS are (a mirror, or a local server)
@@ -97,6 +98,15 @@ detect_platform() {
   esac
 }
 
+place() { # FILE TARGET
+  # Copied next to the target and renamed over it, so a running program is never overwritten;
+  # a fresh name, so a planted symlink or a second install cannot be written through.
+  new=$(mktemp "$(dirname -- "$2")/.toolhost.XXXXXX") || die "cannot write in $(dirname -- "$2")"
+  cp "$1" "$new"
+  chmod 755 "$new"
+  mv -f "$new" "$2"
+}
+
 main() {
   dir=${1:-${TOOLHOST_INSTALL_DIR:-${HOME:?HOME is not set}/.local/bin}}
   version=${TOOLHOST_VERSION:-latest}
@@ -135,12 +145,19 @@ main() {
 
   mkdir -p "$dir"
   dir=$(CDPATH='' cd -- "$dir" && pwd)
-  # Copied next to the target and renamed over it, so a running toolhost is never overwritten;
-  # a fresh name, so a planted symlink or a second install cannot be written through.
-  new=$(mktemp "$dir/.toolhost.XXXXXX") || die "cannot write in $dir"
-  cp "$work/toolhost-$platform/toolhost" "$new"
-  chmod 755 "$new"
-  mv -f "$new" "$dir/toolhost"
+  place "$work/toolhost-$platform/toolhost" "$dir/toolhost"
+  if [ -f "$work/toolhost-$platform/rg" ]; then
+    # ripgrep for grep, under a name nothing else runs, so an rg the user has stays the one their
+    # shell finds (and toolhost prefers an rg on PATH to this one). Its licences go with it.
+    place "$work/toolhost-$platform/rg" "$dir/toolhost-rg"
+    # Beside bin/, as share/doc/ is (~/.local/bin: ~/.local/share/doc/toolhost-rg).
+    licences="$(dirname -- "$dir")/share/doc/toolhost-rg"
+    if mkdir -p "$licences" && cp "$work/toolhost-$platform"/ripgrep-* "$licences/"; then
+      say "Installed ripgrep for grep as $dir/toolhost-rg (its licence: $licences)"
+    else
+      say "Installed ripgrep for grep as $dir/toolhost-rg; its licence files are in the archive"
+    fi
+  fi
 
   # </dev/null: under `curl ... | sh`, stdin is the rest of this script.
   say "Installed $("$dir/toolhost" --version </dev/null 2>/dev/null || echo "toolhost ($platform)") to $dir/toolhost"

@@ -1,6 +1,7 @@
 /**
  * The order in which the compiled binary finds rg, with stand-ins: a copy of the binary in a
- * directory of its own (a release's layout), an `rg` script beside it and another on PATH, each
+ * directory of its own (a release's layout), an `rg` script beside it (or `toolhost-rg`, as
+ * install.sh names it) and another on PATH, each
  * writing a marker when run and then handing over to the real rg (or answering "no match"
  * when there is none). PATH wins over the one beside the binary; with neither, the built-in
  * search answers (it alone refuses a pattern that could backtrack for ever).
@@ -44,9 +45,9 @@ function copyOfBinary(dir: string): string {
 }
 
 /** An `rg` stand-in in `dir` that appends its own path to `dir`/ran, then runs the real rg. */
-function standIn(dir: string): string {
+function standIn(dir: string, name = "rg"): string {
   mkdirSync(dir, { recursive: true });
-  const script = join(dir, "rg");
+  const script = join(dir, name);
   const then = realRg
     ? `exec '${realRg}' "$@"`
     // --json with no match: nothing but the exit code rg gives for "no match".
@@ -92,6 +93,16 @@ test("without rg on PATH, the binary runs the rg beside it", async () => {
   assert.equal(found.isError, false, found.text);
   assert.deepEqual(ran(release), [rg]);
   // The answer is rg's when a real one stood behind the stand-in.
+  if (realRg) assert.match(found.text, /a\.txt/);
+});
+
+test("installed by install.sh, as toolhost-rg beside the binary, it is run", async () => {
+  const bin = join(top, "installed-bin");
+  const executable = copyOfBinary(bin);
+  const rg = standIn(bin, "toolhost-rg");
+  const found = await grep(start(executable, emptyDir), { pattern: "needle" });
+  assert.equal(found.isError, false, found.text);
+  assert.deepEqual(ran(bin), [rg]);
   if (realRg) assert.match(found.text, /a\.txt/);
 });
 

@@ -31,6 +31,16 @@ test("without one on PATH, the rg beside the executable is used", () => {
   assert.equal(locateRipgrep({ ...linux, path: undefined }), beside);
 });
 
+test("where install.sh put it, beside the executable as toolhost-rg, it is used after rg", () => {
+  const installed = standIn(top, "bin", "toolhost-rg");
+  const execPath = join(top, "bin", "toolhost");
+  assert.equal(locateRipgrep({ platform: "linux", execPath, path: join(top, "empty") }), installed);
+  const both = standIn(top, "bin", "rg");
+  assert.equal(locateRipgrep({ platform: "linux", execPath, path: join(top, "empty") }), both);
+  const path = join(top, "path-bin");
+  assert.equal(locateRipgrep({ platform: "linux", execPath, path }), onPath);
+});
+
 test("with neither, there is no rg (grep's built-in search answers)", () => {
   const execPath = join(top, "path-less", "deno");
   assert.equal(locateRipgrep({ platform: "linux", execPath, path: join(top, "empty") }), undefined);
@@ -45,14 +55,15 @@ test("a file named rg that cannot be run is passed over", () => {
 
 test("on Windows it looks for rg.exe, in a ;-separated PATH, then beside toolhost.exe", () => {
   const looked: string[] = [];
+  const runnable = (file: string) => {
+    looked.push(file);
+    return file.startsWith("C:\\Program Files");
+  };
   const found = locateRipgrep({
     platform: "win32",
     path: "C:\\Tools;D:\\bin",
     execPath: "C:\\Program Files\\toolhost\\toolhost.exe",
-    runnable: (file) => {
-      looked.push(file);
-      return file.startsWith("C:\\Program Files");
-    },
+    runnable,
   });
   assert.deepEqual(looked, [
     "C:\\Tools\\rg.exe",
@@ -60,4 +71,10 @@ test("on Windows it looks for rg.exe, in a ;-separated PATH, then beside toolhos
     "C:\\Program Files\\toolhost\\rg.exe",
   ]);
   assert.equal(found, "C:\\Program Files\\toolhost\\rg.exe");
+  looked.length = 0;
+  assert.equal(
+    locateRipgrep({ platform: "win32", path: "", execPath: "C:\\t\\toolhost.exe", runnable }),
+    undefined,
+  );
+  assert.deepEqual(looked, ["C:\\t\\rg.exe", "C:\\t\\toolhost-rg.exe"]);
 });

@@ -1,6 +1,8 @@
 /**
  * Which rg grep runs: the one on PATH first (the user's choice, possibly newer), else the one a
- * release ships beside the toolhost executable, else none (grep's built-in search answers).
+ * release ships beside the toolhost executable (`rg` in the archives and npm packages,
+ * `toolhost-rg` where install.sh puts it, so as not to shadow another rg in a shared bin
+ * folder), else none (grep's built-in search answers).
  * Under `deno run` or `bun run` the running executable is the runtime itself, so the second place
  * finds an rg only if one happens to sit beside that runtime.
  */
@@ -39,8 +41,12 @@ export function locateRipgrep(places: RipgrepPlaces): string | undefined {
     const candidate = joined(dir, name);
     if (runnable(candidate)) return candidate;
   }
-  const beside = joined((windows ? win32.dirname : dirname)(places.execPath), name);
-  return runnable(beside) ? beside : undefined;
+  const home = (windows ? win32.dirname : dirname)(places.execPath);
+  for (const beside of [name, `toolhost-${name}`]) {
+    const candidate = joined(home, beside);
+    if (runnable(candidate)) return candidate;
+  }
+  return undefined;
 }
 
 let ripgrep: { path: string | undefined } | undefined;
