@@ -92,10 +92,10 @@ test(
     assert.deepEqual(
       skillSources({ projects: ["/p", "/q", "/p"], configured: ["/c"], home: "/h" }),
       [
-        { dir: "/p/.claude/skills", scope: "project" },
-        { dir: "/p/.agents/skills", scope: "project" },
-        { dir: "/q/.claude/skills", scope: "project" },
-        { dir: "/q/.agents/skills", scope: "project" },
+        { dir: "/p/.claude/skills", scope: "project", project: "/p" },
+        { dir: "/p/.agents/skills", scope: "project", project: "/p" },
+        { dir: "/q/.claude/skills", scope: "project", project: "/q" },
+        { dir: "/q/.agents/skills", scope: "project", project: "/q" },
         { dir: "/c", scope: "configured" },
         { dir: "/h/.claude/skills", scope: "user" },
         { dir: "/h/.agents/skills", scope: "user" },
@@ -188,6 +188,33 @@ test("a call finds the winning skill whole, passing over an invalid one, or says
   );
 });
 
+test("a project's skill that leads out of the project is skipped; within it, or a user's, links count", async () => {
+  const p = places();
+  // A repository's link to a file elsewhere that reads as a skill: its text must not be served.
+  const elsewhere = writeSkill(join(p.home, "private"), "leak", skillMd("leak", "Secret text"));
+  mkdirSync(join(p.projectSkills, "leak"), { recursive: true });
+  symlinkSync(join(elsewhere, "SKILL.md"), join(p.projectSkills, "leak", "SKILL.md"));
+  mkdirSync(p.projectAgents, { recursive: true });
+  symlinkSync(elsewhere, join(p.projectAgents, "whole-dir"));
+  // Inside the project, a link is just another name.
+  const shared = writeSkill(join(p.project, "shared"), "inner", skillMd("inner", "Inner"));
+  symlinkSync(shared, join(p.projectAgents, "inner"));
+  const found = await discoverSkills(p.sources);
+  assert.deepEqual(found.skills.map((s) => [s.name, s.scope]), [["inner", "project"]]);
+  const out = `it (name other skill directories in TOOLHOST_SKILL_DIRS)`;
+  assert.deepEqual(found.problems, [
+    `skipped the skill in ${join(p.projectSkills, "leak")}: its SKILL.md leads out of the ` +
+    `project (to ${join(elsewhere, "SKILL.md")}); a project's skills must lie inside ${out}`,
+    `skipped the skill in ${join(p.projectAgents, "whole-dir")}: its SKILL.md leads out of the ` +
+    `project (to ${join(elsewhere, "SKILL.md")}); a project's skills must lie inside ${out}`,
+  ]);
+  await assert.rejects(findSkill("leak", p.sources, 1024), /leads out of the project/);
+  // The same link among the user's skills is theirs to make.
+  mkdirSync(p.userSkills, { recursive: true });
+  symlinkSync(elsewhere, join(p.userSkills, "leak"));
+  assert.equal((await findSkill("leak", p.sources, 1024)).description, "Secret text");
+});
+
 test("bundled files: nested ones listed, SKILL.md and .git left out, links out of the skill not followed", async () => {
   const p = places();
   const dir = writeSkill(p.projectSkills, "tools", skillMd("tools", "x"), {
@@ -219,17 +246,18 @@ test(
     writeSkill(p.userSkills, "fine", skillMd("fine", "Fine"));
     mkdirSync(join(p.projectSkills, "piped"), { recursive: true });
     mkfifo(join(p.projectSkills, "piped", "SKILL.md"));
-    mkdirSync(join(p.projectSkills, "device"), { recursive: true });
-    symlinkSync("/dev/zero", join(p.projectSkills, "device", "SKILL.md"));
+    // A user's skill may link anywhere (a project's may not leave the project).
+    mkdirSync(join(p.userAgents, "device"), { recursive: true });
+    symlinkSync("/dev/zero", join(p.userAgents, "device", "SKILL.md"));
     const found = await discoverSkills(p.sources);
     assert.deepEqual(found.skills.map((s) => s.name), ["fine"]);
     assert.deepEqual(found.problems, [
       `skipped the skill in ${
-        join(p.projectSkills, "device")
-      }: its SKILL.md is a character device, not a regular file`,
-      `skipped the skill in ${
         join(p.projectSkills, "piped")
       }: its SKILL.md is a FIFO (named pipe), not a regular file`,
+      `skipped the skill in ${
+        join(p.userAgents, "device")
+      }: its SKILL.md is a character device, not a regular file`,
     ]);
     await assert.rejects(
       findSkill("piped", p.sources, 1024),

@@ -13,6 +13,8 @@ export type SkillScope = "project" | "configured" | "user";
 export interface SkillSource {
   dir: string;
   scope: SkillScope;
+  /** A project's skills: the project directory their SKILL.md files must lie inside. */
+  project?: string;
 }
 
 /** The skills directories a project or a home directory holds, in the order they win. */
@@ -30,7 +32,7 @@ export function skillSources(places: SkillPlaces): SkillSource[] {
   const sources: SkillSource[] = [
     // Started in the home directory, its skills are still the user's own.
     ...places.projects.filter((root) => root !== places.home).flatMap((root) =>
-      SKILL_DIRS.map((dir) => ({ dir: join(root, dir), scope: "project" as const }))
+      SKILL_DIRS.map((dir) => ({ dir: join(root, dir), scope: "project" as const, project: root }))
     ),
     ...places.configured.map((dir) => ({ dir, scope: "configured" as const })),
     ...SKILL_DIRS.map((dir) => ({ dir: join(places.home, dir), scope: "user" as const })),

@@ -6,8 +6,10 @@
 import type { Dirent } from "node:fs";
 import { readdir, realpath, stat } from "node:fs/promises";
 import { join } from "node:path";
+import process from "node:process";
 import { ToolError } from "../../../mcp/tool.ts";
 import { quoted } from "../../_lib/one_line.ts";
+import { pathRulesFor } from "../../_lib/path_rules.ts";
 import {
   InvalidSkill,
   isSkillName,
@@ -81,9 +83,34 @@ function unreadable(error: unknown): InvalidSkill {
   );
 }
 
+const rules = pathRulesFor(process.platform);
+
+/**
+ * A project's SKILL.md must resolve inside the project: a repository's skills directory is the
+ * repository's, and a link in it to ~/.ssh/id_rsa or /etc must not become a skill whose text
+ * reaches the model. Skills in the home and configured directories may link anywhere (the user
+ * put them there). Checked, then read by path.
+ */
+async function checkInsideProject(source: SkillSource, file: string): Promise<void> {
+  if (source.project === undefined) return;
+  const [top, real] = await Promise.all([realpath(source.project), realpath(file)]).catch(
+    (error) => {
+      throw unreadable(error);
+    },
+  );
+  if (!rules.contains(top, real)) {
+    throw new InvalidSkill(
+      `its SKILL.md leads out of the project (to ${real}); a project's skills must lie inside ` +
+        "it (name other skill directories in TOOLHOST_SKILL_DIRS)",
+    );
+  }
+}
+
 /** A skill directory's name and description, from its SKILL.md's front matter only. */
-async function loadHeader(dir: string, name: string, scope: SkillScope): Promise<Skill> {
+async function loadHeader(dir: string, name: string, source: SkillSource): Promise<Skill> {
+  const { scope } = source;
   const file = join(dir, "SKILL.md");
+  await checkInsideProject(source, file);
   const text = await readFrontMatter(file).catch((error) => {
     throw unreadable(error);
   });
@@ -122,7 +149,7 @@ export async function discoverSkills(sources: SkillSource[]): Promise<Discovery>
         continue;
       }
       try {
-        byName.set(name, await loadHeader(dir, name, source.scope));
+        byName.set(name, await loadHeader(dir, name, source));
       } catch (error) {
         if (!(error instanceof InvalidSkill)) throw error;
         problems.push(`skipped the skill in ${dir}: ${error.message}`);
@@ -158,6 +185,7 @@ export async function findSkill(
     if (await realpath(dir).catch(() => null) === null) continue;
     const file = join(dir, "SKILL.md");
     try {
+      await checkInsideProject(source, file);
       const { text, whole } = await readSkillFile(file, maxBytes).catch((error) => {
         throw unreadable(error);
       });
