@@ -2,7 +2,8 @@
  * `deno task release`: everything a release publishes, in dist/release/, from package.json's
  * version and the checked-out commit.
  *
- *   toolhost-<platform>.tar.gz (.zip for Windows)  toolhost-<platform>/{toolhost,README.md,LICENSE}
+ *   toolhost-<platform>.tar.gz (.zip for Windows)  toolhost-<platform>/{toolhost,README.md,LICENSE,
+ *                                                    docs/*.md}
  *                                                    and, where ripgrep has a build, rg and its
  *                                                    licence files (ripgrep-COPYING, …)
  *   install.sh, SHA256SUMS                           the installer, and checksums of all the above
@@ -23,7 +24,15 @@
  */
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
-import { copyFileSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { basename, join, resolve } from "node:path";
 import process from "node:process";
 import { parseArgs, promisify } from "node:util";
@@ -124,6 +133,20 @@ async function learnBytecodeOrder(out: string, commitId: string) {
 const withoutRg = (target: Target) =>
   RIPGREP_ASSETS[target.name] ? "WITHOUT rg" : "without rg (ripgrep has no build for it)";
 
+/** docs/*.md, which README.md links to, copied into `dir`/docs; their archive entries. */
+function placeDocs(dir: string, folder: string): Entry[] {
+  mkdirSync(join(dir, "docs"), { recursive: true });
+  const names = readdirSync(`${ROOT}docs`).filter((name) => name.endsWith(".md")).sort();
+  return [
+    { path: `${folder}/docs/`, mode: 0o755 },
+    ...names.map((name) => {
+      const data = readFileSync(`${ROOT}docs/${name}`);
+      writeFileSync(join(dir, "docs", name), data);
+      return { path: `${folder}/docs/${name}`, data, mode: 0o644 };
+    }),
+  ];
+}
+
 /** Writes rg and its licence files into `dir`; their archive entries under `folder`. */
 function placeRipgrep(rg: RipgrepFiles, target: Target, dir: string, folder: string): Entry[] {
   const files = [
@@ -160,6 +183,7 @@ async function buildTarget(
     { path: `${folder}/${executableName(target)}`, data: readFileSync(binary), mode: 0o755 },
     { path: `${folder}/README.md`, data: readFileSync(join(dir, "README.md")), mode: 0o644 },
     { path: `${folder}/LICENSE`, data: readFileSync(join(dir, "LICENSE")), mode: 0o644 },
+    ...placeDocs(dir, folder),
   ];
   const ripgrep = rg ? placeRipgrep(rg, target, dir, folder) : [];
   entries.push(...ripgrep);

@@ -158,7 +158,7 @@ testIf("there is an archive per platform, and SHA256SUMS verifies every one", fa
 
 testIf(
   "each archive unpacks to toolhost-<platform>/ with the binary (executable), README.md, " +
-    "LICENSE and, when the release has it, rg with its licence files",
+    "LICENSE, the docs README.md links to and, when the release has it, rg with its licences",
   !onPath("unzip") && "unzip is not installed (apt-get install unzip)",
   () => {
     for (const t of TARGETS) {
@@ -172,8 +172,18 @@ testIf(
       assert.deepEqual(readdirSync(into), [folder]);
       assert.deepEqual(
         readdirSync(join(into, folder)).sort(),
-        ["LICENSE", "README.md", executableName(t), ...ripgrepNames(RELEASE, t)].sort(),
+        ["LICENSE", "README.md", "docs", executableName(t), ...ripgrepNames(RELEASE, t)].sort(),
       );
+      // Every page README.md links to is there, as in the repository.
+      const readme = readFileSync(join(into, folder, "README.md"), "utf8");
+      const linked = [...readme.matchAll(/\]\((docs\/[\w.-]+\.md)(#[\w-]*)?\)/g)].map((m) => m[1]);
+      assert.ok(linked.length >= 5, "README.md links to the docs");
+      for (const page of linked) {
+        assert.ok(
+          readFileSync(join(into, folder, page)).equals(readFileSync(`${ROOT}${page}`)),
+          `${t.name}: ${page}`,
+        );
+      }
       for (const name of ripgrepNames(RELEASE, t)) {
         const built = join(RELEASE, folder, name);
         assert.ok(readFileSync(join(into, folder, name)).equals(readFileSync(built)), built);
