@@ -1,15 +1,17 @@
 /**
  * Documents through the compiled binary, as raw JSON lines: a PDF, a .docx, an .xlsx and a
  * notebook read as text; a zip bomb, an encrypted PDF and a 100,000-page PDF answered within
- * seconds while a ping still gets through; stdout holds nothing but protocol lines.
+ * seconds while a ping still gets through; a PDF that inflates past the memory a document may take
+ * given up, and that memory given back; stdout holds nothing but protocol lines.
  */
 import assert from "node:assert/strict";
-import { mkdtempSync, realpathSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import process from "node:process";
 import { after, test } from "node:test";
 import { type Message, modern, PRODUCT_BINARY, RawClient } from "../helpers/raw_client.ts";
-import { docx, notebook, pdf, xlsx, zipBomb } from "../helpers/documents.ts";
+import { docx, notebook, pdf, pdfBomb, xlsx, zipBomb } from "../helpers/documents.ts";
 
 type ToolResult = {
   content: { type: string; text?: string; data?: string; mimeType?: string }[];
@@ -90,3 +92,32 @@ test("hostile documents get clear errors within seconds, and the server keeps an
   assert.match(secret.content[0].text!, /encrypted PDF/);
   assert.ok(performance.now() - started < 15_000);
 });
+
+/** The server's resident memory in MiB (Linux). */
+const residentMiB = () =>
+  Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${client.child.pid}/status`, "utf8"))![1]) /
+  1024;
+
+test(
+  "a PDF inflating past the memory a document may take is given up; the memory comes back",
+  { skip: process.platform !== "linux" && "reads the server's memory from /proc" },
+  async () => {
+    // 1.25 GiB of content stream in about 1.3 MB of file: past the 1 GiB a document may take.
+    writeFileSync(join(root, "inflates.pdf"), await pdfBomb("boom", 1280 * 1024 * 1024));
+    const result = await call({ path: "inflates.pdf" });
+    assert.equal(result.isError, true);
+    assert.match(
+      result.content[0].text!,
+      /inflates\.pdf was given up: reading it grew toolhost's memory by \d+ MiB, past the 1024 MiB/,
+    );
+    // The worker's heap went with it (polled: how soon the allocator returns it varies).
+    let resident = residentMiB();
+    for (let i = 0; i < 100 && resident > 512; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      resident = residentMiB();
+    }
+    assert.ok(resident <= 512, `still ${resident} MiB resident`);
+    const fine = await call({ path: "report.pdf" });
+    assert.match(fine.content[0].text!, /First page text/);
+  },
+);

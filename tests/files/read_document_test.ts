@@ -184,6 +184,19 @@ test("sheet on anything but a workbook is refused", async () => {
   );
 });
 
+test("the memory guard trips once resident memory grows past its limit over the start, not before", async () => {
+  const { guardMemory } = await import("../../tools/_lib/documents/memory_guard.ts");
+  let resident = 1000;
+  const guard = guardMemory(100, () => resident);
+  resident = 1100; // grown by exactly the limit: still allowed
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  assert.equal(guard.signal.aborted, false);
+  resident = 1101;
+  await new Promise((resolve) => guard.signal.addEventListener("abort", resolve));
+  assert.equal(guard.grown, 101);
+  guard.stop();
+});
+
 test("an extraction past its deadline is given up and its worker ended; the next one works", async () => {
   const { extractInWorker, extractorCount } = await import("../../tools/_lib/documents/pool.ts");
   const { DocumentError } = await import("../../tools/_lib/documents/types.ts");

@@ -4,7 +4,7 @@
  * packages (zipped XML, as Word and Excel write them), notebooks, and hostile variants.
  */
 import { Buffer } from "node:buffer";
-import { deflateRawSync, deflateSync } from "node:zlib";
+import { createDeflate, deflateRawSync, deflateSync } from "node:zlib";
 import { crc32, zipArchive } from "../../tools/_lib/zip_write.ts";
 
 /** A 1×1 red PNG. */
@@ -19,11 +19,12 @@ function pdfString(text: string): string {
  * A PDF whose pages hold `pages[i]` (lines of text; an empty list makes a page without text, like
  * a scan). Page streams are Flate-compressed. `encrypt` adds a standard security handler with a
  * user password, so the file cannot be opened without it. `sharedPages` makes every page share one
- * content stream, for huge page counts in a small file.
+ * content stream, for huge page counts in a small file. `packed` is a page content stream already
+ * deflated (pdfBomb's).
  */
 export function pdf(
   pages: string[][],
-  options: { encrypt?: boolean; count?: number } = {},
+  options: { encrypt?: boolean; count?: number; packed?: Buffer } = {},
 ): Buffer {
   const objects: string[] = [];
   const streams: (Buffer | undefined)[] = [];
@@ -47,7 +48,7 @@ export function pdf(
         `BT /F1 12 Tf 72 ${720 - 16 * n} Td ${pdfString(line)} Tj ET`
       )
         .join("\n");
-      const packed = deflateSync(Buffer.from(ops, "latin1"));
+      const packed = options.packed ?? deflateSync(Buffer.from(ops, "latin1"));
       content = add(`<< /Length ${packed.length} /Filter /FlateDecode >>`, packed);
       contentFor.set(key, content);
     }
@@ -342,4 +343,27 @@ export function notebook(): string {
     null,
     1,
   );
+}
+
+/**
+ * A one-page PDF of about size/1000 bytes whose content stream inflates to `size` bytes: the page's
+ * text, then spaces. Deflated as a stream, so the test never holds `size` bytes itself.
+ */
+export async function pdfBomb(text: string, size: number): Promise<Buffer> {
+  const deflate = createDeflate({ level: 1 });
+  const parts: Buffer[] = [];
+  deflate.on("data", (part: Buffer) => parts.push(part));
+  const done = new Promise((resolve, reject) => deflate.on("end", resolve).on("error", reject));
+  const write = (chunk: Buffer) =>
+    new Promise<void>((resolve) =>
+      deflate.write(chunk) ? resolve() : deflate.once("drain", resolve)
+    );
+  await write(Buffer.from(`BT /F1 12 Tf 72 720 Td ${pdfString(text)} Tj ET\n`, "latin1"));
+  const spaces = Buffer.alloc(1024 * 1024, 0x20);
+  for (let left = size; left > 0; left -= spaces.length) {
+    await write(left >= spaces.length ? spaces : spaces.subarray(0, left));
+  }
+  deflate.end();
+  await done;
+  return pdf([[text]], { packed: Buffer.concat(parts) });
 }

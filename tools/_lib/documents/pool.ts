@@ -9,6 +9,7 @@
 import type { Extracted, ExtractReply, ExtractRequest } from "./types.ts";
 import { DocumentError } from "./types.ts";
 import { createWorkerPool, workerModule } from "../worker_pool.ts";
+import { DOCUMENT_MEMORY_LIMIT, guardMemory } from "./memory_guard.ts";
 
 /** How long one extraction may take, from when a worker takes it. */
 export const DEADLINE_MS = 20_000;
@@ -58,12 +59,28 @@ const pool = createWorkerPool<ExtractRequest, Extracted>({
  * emptied. Rejects with DocumentError (a message to show as it is) for a file that cannot be
  * read, ExtractionCancelled on `signal`.
  */
-export function extractInWorker(
+export async function extractInWorker(
   request: ExtractRequest,
   signal?: AbortSignal,
   deadlineMs = DEADLINE_MS,
+  memoryLimit = DOCUMENT_MEMORY_LIMIT,
 ): Promise<Extracted> {
-  return pool.run(request, signal, deadlineMs);
+  const guard = guardMemory(memoryLimit);
+  const stopped = signal ? AbortSignal.any([signal, guard.signal]) : guard.signal;
+  try {
+    return await pool.run(request, stopped, deadlineMs);
+  } catch (error) {
+    if (guard.grown === undefined || signal?.aborted) throw error;
+    const mib = (bytes: number) => `${Math.round(bytes / 1024 / 1024)} MiB`;
+    throw new DocumentError(
+      `${request.name} was given up: reading it grew toolhost's memory by ${
+        mib(guard.grown)
+      }, past the ${mib(memoryLimit)} a document may take (a decompression bomb, or a ` +
+        "document too large to read here)",
+    );
+  } finally {
+    guard.stop();
+  }
 }
 
 /** Ends every worker now (tests). */
