@@ -1,0 +1,180 @@
+/**
+ * 2026-07-28 task status notifications against the compiled dist/toolhost: subscriptions/listen
+ * with notifications.taskIds, as raw JSON lines over stdio and raw requests over Streamable HTTP.
+ * Each task is a bash call that waits for a file the test creates, so no step depends on timing.
+ */
+import assert from "node:assert/strict";
+import { mkdtempSync, realpathSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "node:test";
+import { postModern, SseReader, startHttpServer } from "../helpers/http_server.ts";
+import { type Message, modern, PRODUCT_BINARY, RawClient } from "../helpers/raw_client.ts";
+
+const TASKS = {
+  "io.modelcontextprotocol/clientCapabilities": {
+    extensions: { "io.modelcontextprotocol/tasks": {} },
+  },
+};
+const SUBSCRIPTION = "io.modelcontextprotocol/subscriptionId";
+
+/** A bash command that ends (printing `word`) once release() is called. */
+function gate(word: string) {
+  const file = join(realpathSync(mkdtempSync(join(tmpdir(), "toolhost-gate-"))), "open");
+  return {
+    command: `while [ ! -e '${file}' ]; do sleep 0.05; done; echo ${word}`,
+    release: () => writeFileSync(file, ""),
+  };
+}
+
+const paramsOf = (m: Message | Record<string, unknown> | undefined) =>
+  (m as { params?: Record<string, unknown> } | undefined)?.params ?? {};
+const subscriptionOf = (m: Message | Record<string, unknown> | undefined) =>
+  (paramsOf(m)._meta as Record<string, unknown> | undefined)?.[SUBSCRIPTION];
+const withoutMeta = (m: Message | Record<string, unknown> | undefined) => {
+  const { _meta: _, ...rest } = paramsOf(m);
+  return rest;
+};
+const detailed = (result: unknown) => {
+  const { resultType: _r, _meta: _m, ...task } = result as Record<string, unknown>;
+  return task;
+};
+
+async function startTask(client: RawClient, command: string): Promise<string> {
+  const created = await client.request(
+    "tools/call",
+    modern({ name: "bash", arguments: { command } }, TASKS),
+  );
+  const result = created.result as Record<string, unknown>;
+  assert.equal(result.resultType, "task", JSON.stringify(created));
+  return result.taskId as string;
+}
+
+test("stdio: -32021 without the extension; the acknowledged task is told now and at its end, as tasks/get shows it", async () => {
+  const client = new RawClient(PRODUCT_BINARY);
+  try {
+    const first = gate("released-one");
+    const taskId = await startTask(client, first.command);
+
+    const refused = await client.request("subscriptions/listen", {
+      ...modern({}),
+      notifications: { taskIds: [taskId] },
+    });
+    assert.equal(refused.error?.code, -32021, JSON.stringify(refused));
+
+    client.start(
+      "subscriptions/listen",
+      modern({ notifications: { taskIds: [taskId, "no-such-task"] } }, TASKS),
+      "sub",
+    );
+    const ack = await client.waitFor((m) =>
+      m.method === "notifications/subscriptions/acknowledged" && subscriptionOf(m) === "sub"
+    );
+    assert.deepEqual(paramsOf(ack).notifications, { taskIds: [taskId] });
+    const now = await client.waitFor((m) =>
+      m.method === "notifications/tasks" && subscriptionOf(m) === "sub"
+    );
+    assert.equal(paramsOf(now).status, "working");
+    assert.equal(paramsOf(now).taskId, taskId);
+
+    first.release();
+    const end = await client.waitFor((m) =>
+      m.method === "notifications/tasks" && subscriptionOf(m) === "sub" &&
+      paramsOf(m).status === "completed"
+    );
+    assert.match(JSON.stringify(paramsOf(end).result), /released-one/);
+    const got = await client.request("tasks/get", modern({ taskId }, TASKS));
+    assert.deepEqual(withoutMeta(end), detailed(got.result), "identical to tasks/get");
+
+    const onStream = client.messages.filter((m) => subscriptionOf(m) === "sub");
+    assert.deepEqual(
+      onStream.map((m) => [m.method, paramsOf(m).status]),
+      [
+        ["notifications/subscriptions/acknowledged", undefined],
+        ["notifications/tasks", "working"],
+        ["notifications/tasks", "completed"],
+      ],
+      "nothing but the task's states on its stream (no progress, no log messages)",
+    );
+    assert.equal(client.messages.some((m) => m.id === "sub"), false, "the stream stays open");
+
+    // End of input while a second task runs: its last notification says cancelled, then the
+    // stream ends with its graceful reply.
+    const second = gate("never");
+    const other = await startTask(client, second.command);
+    client.start(
+      "subscriptions/listen",
+      modern({ notifications: { taskIds: [other] } }, TASKS),
+      "sub-2",
+    );
+    await client.waitFor((m) => m.method === "notifications/tasks" && subscriptionOf(m) === "sub-2");
+    client.closeStdin();
+    const reply = await client.responseTo("sub-2");
+    const stream = client.messages.filter((m) => subscriptionOf(m) === "sub-2");
+    assert.equal(paramsOf(stream.at(-1)).status, "cancelled", JSON.stringify(stream));
+    assert.equal(
+      ((reply.result as Record<string, unknown>)._meta as Record<string, unknown>)[SUBSCRIPTION],
+      "sub-2",
+    );
+    const status = await client.exited;
+    assert.equal(status.code, 0);
+    assert.deepEqual(client.strayLines, []);
+  } finally {
+    await client.close();
+  }
+});
+
+test("HTTP: a listen stream gets the acknowledgement, the task now and its end; -32021 without the extension", async () => {
+  const server = await startHttpServer(PRODUCT_BINARY);
+  try {
+    const work = gate("released-over-http");
+    const created = await postModern(server.url, 1, "tools/call", {
+      name: "bash",
+      arguments: { command: work.command },
+      _meta: TASKS,
+    });
+    const task = await created.json() as { result: Record<string, unknown> };
+    assert.equal(task.result.resultType, "task", JSON.stringify(task));
+    const taskId = task.result.taskId as string;
+
+    const refused = await postModern(server.url, 2, "subscriptions/listen", {
+      notifications: { taskIds: [taskId] },
+    });
+    const refusedText = await refused.text();
+    assert.match(refusedText, /"code":-32021/);
+
+    const listening = await postModern(server.url, "listen", "subscriptions/listen", {
+      notifications: { taskIds: [taskId, "other-scope-or-unknown"] },
+      _meta: TASKS,
+    });
+    assert.equal(listening.status, 200);
+    const stream = new SseReader(listening);
+    const ack = await stream.next();
+    assert.equal(ack?.method, "notifications/subscriptions/acknowledged", JSON.stringify(ack));
+    assert.equal(subscriptionOf(ack), "listen");
+    assert.deepEqual(paramsOf(ack).notifications, { taskIds: [taskId] });
+    const now = await stream.next();
+    assert.equal(now?.method, "notifications/tasks");
+    assert.equal(paramsOf(now).status, "working");
+
+    work.release();
+    const end = await stream.next(10_000);
+    assert.equal(end?.method, "notifications/tasks", JSON.stringify(end));
+    assert.equal(subscriptionOf(end), "listen");
+    assert.equal(paramsOf(end).status, "completed");
+    const got = await postModern(
+      server.url,
+      3,
+      "tasks/get",
+      { taskId, _meta: TASKS },
+      { "mcp-name": taskId },
+    );
+    const body = await got.json() as { result: unknown };
+    assert.deepEqual(withoutMeta(end), detailed(body.result), "identical to tasks/get");
+    await stream.cancel();
+  } finally {
+    const status = await server.terminate();
+    assert.equal(server.stdout(), "");
+    assert.equal(status.code, 0, server.stderr());
+  }
+});
