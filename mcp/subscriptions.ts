@@ -128,7 +128,8 @@ export class Subscriptions {
         `Invalid params: one subscription may name at most ${MAX_SUBSCRIBED_URIS} resources`,
       );
     }
-    const taskIds = requestedTaskIds(asked, call);
+    // A server with no task to tell of offers no such notifications: the field is left unanswered.
+    const taskIds = this.service.tasks ? requestedTaskIds(asked, call) : undefined;
     const tag = { [META_SUBSCRIPTION_ID]: call.id };
     const listener: ChangeListener = {
       deliver: (method, params) =>

@@ -1,14 +1,17 @@
 /**
  * 2026-07-28 task status notifications against the compiled dist/toolhost: subscriptions/listen
  * with notifications.taskIds, as raw JSON lines over stdio and raw requests over Streamable HTTP.
- * Each task is a bash call that waits for a file the test creates, so no step depends on timing.
+ * The official client (2.4.0) is driven too, as far as it goes: it can open such a stream but
+ * cannot take a task result itself, so a raw request starts the task. Each task is a bash call that waits for a file the test creates, so no step depends on timing.
  */
 import assert from "node:assert/strict";
 import { mkdtempSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { postModern, SseReader, startHttpServer } from "../helpers/http_server.ts";
+import { MAX_LISTENERS_PER_TASK } from "../../mcp/tasks/watchers.ts";
 import { type Message, modern, PRODUCT_BINARY, RawClient } from "../helpers/raw_client.ts";
 
 const TASKS = {
@@ -107,7 +110,9 @@ test("stdio: -32021 without the extension; the acknowledged task is told now and
       modern({ notifications: { taskIds: [other] } }, TASKS),
       "sub-2",
     );
-    await client.waitFor((m) => m.method === "notifications/tasks" && subscriptionOf(m) === "sub-2");
+    await client.waitFor((m) =>
+      m.method === "notifications/tasks" && subscriptionOf(m) === "sub-2"
+    );
     client.closeStdin();
     const reply = await client.responseTo("sub-2");
     const stream = client.messages.filter((m) => subscriptionOf(m) === "sub-2");
@@ -175,6 +180,103 @@ test("HTTP: a listen stream gets the acknowledgement, the task now and its end; 
   } finally {
     const status = await server.terminate();
     assert.equal(server.stdout(), "");
+    assert.equal(status.code, 0, server.stderr());
+  }
+});
+
+test("HTTP: a client that closes its stream stops listening; a task takes a bounded number of streams", async () => {
+  const server = await startHttpServer(PRODUCT_BINARY);
+  const work = gate("bounded");
+  try {
+    const created = await postModern(server.url, 1, "tools/call", {
+      name: "bash",
+      arguments: { command: work.command },
+      _meta: TASKS,
+    });
+    const taskId = ((await created.json()) as { result: { taskId: string } }).result.taskId;
+    const open = async (id: string) => {
+      const response = await postModern(server.url, id, "subscriptions/listen", {
+        notifications: { taskIds: [taskId] },
+        _meta: TASKS,
+      });
+      const reader = new SseReader(response);
+      const ack = await reader.next();
+      return { reader, granted: (paramsOf(ack).notifications as { taskIds: string[] }).taskIds };
+    };
+    const streams = [];
+    for (let i = 0; i < MAX_LISTENERS_PER_TASK; i++) {
+      const stream = await open(`s${i}`);
+      assert.deepEqual(stream.granted, [taskId]);
+      streams.push(stream);
+    }
+    const over = await open("over");
+    assert.deepEqual(over.granted, [], "past the limit the task is not acknowledged");
+    await over.reader.cancel();
+
+    // A client vanishes: its stream's listener goes, so a new stream has room again.
+    await streams[0].reader.cancel();
+    let again: string[] = [];
+    for (let attempt = 0; attempt < 50 && again.length === 0; attempt++) {
+      const stream = await open(`again-${attempt}`);
+      again = stream.granted;
+      if (again.length === 0) {
+        await stream.reader.cancel();
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      } else streams.push(stream);
+    }
+    assert.deepEqual(again, [taskId]);
+    work.release();
+    const last = streams.at(-1)!.reader;
+    let end: Record<string, unknown> | undefined;
+    do end = await last.next(10_000); while (paramsOf(end).status !== "completed");
+    assert.match(JSON.stringify(paramsOf(end).result), /bounded/);
+    for (const stream of streams.slice(1)) await stream.reader.cancel();
+  } finally {
+    work.release();
+    const status = await server.terminate();
+    assert.equal(status.code, 0, server.stderr());
+  }
+});
+
+test("HTTP: the official client's listen() with taskIds receives notifications/tasks through to the end", async () => {
+  const server = await startHttpServer(PRODUCT_BINARY);
+  const work = gate("heard-by-the-sdk");
+  const client = new Client({ name: "task-notifications-sdk", version: "1.0.0" }, {
+    versionNegotiation: { mode: { pin: "2026-07-28" } },
+    capabilities: { extensions: { "io.modelcontextprotocol/tasks": {} } },
+  });
+  try {
+    // Its callTool refuses resultType "task" (2.4.0), so the task comes from a raw request.
+    const created = await postModern(server.url, 1, "tools/call", {
+      name: "bash",
+      arguments: { command: work.command },
+      _meta: TASKS,
+    });
+    const taskId = ((await created.json()) as { result: { taskId: string } }).result.taskId;
+    const heard: Record<string, unknown>[] = [];
+    let ended!: () => void;
+    const end = new Promise<void>((resolve) => ended = resolve);
+    // Its types know no notifications/tasks; the fallback handler gets them.
+    client.fallbackNotificationHandler = (notification) => {
+      heard.push(notification as Record<string, unknown>);
+      if (paramsOf(notification).status === "completed") ended();
+      return Promise.resolve();
+    };
+    await client.connect(new StreamableHTTPClientTransport(new URL(server.url)));
+    // SubscriptionFilter in 2.4.0 has no taskIds field, but the client sends the filter as given.
+    const subscription = await client.listen({ taskIds: [taskId] } as Record<string, unknown>);
+    work.release();
+    await end;
+    assert.deepEqual(heard.map((n) => [n.method, paramsOf(n).taskId, paramsOf(n).status]), [
+      ["notifications/tasks", taskId, "working"],
+      ["notifications/tasks", taskId, "completed"],
+    ]);
+    assert.match(JSON.stringify(paramsOf(heard[1]).result), /heard-by-the-sdk/);
+    await subscription.close();
+  } finally {
+    work.release();
+    await client.close();
+    const status = await server.terminate();
     assert.equal(status.code, 0, server.stderr());
   }
 });

@@ -26,10 +26,23 @@ function setup() {
     taskSupport: "required",
     input: {
       type: "object",
-      properties: { ask: { type: "boolean" } },
+      properties: { ask: { type: "boolean" }, askTwo: { type: "boolean" } },
       additionalProperties: false,
     },
     async run(args, ctx) {
+      if (args.askTwo) {
+        const form = (message: string) => ({
+          elicit: {
+            message,
+            requestedSchema: {
+              type: "object" as const,
+              properties: { v: { type: "string" as const } },
+            },
+          },
+        });
+        const answers = await ctx.ask({ first: form("1?"), second: form("2?") });
+        return `answered ${Object.keys(answers).sort().join(",")}`;
+      }
       if (args.ask) {
         const answer = await ctx.elicit({
           message: "name?",
@@ -43,8 +56,17 @@ function setup() {
   return { h: harness([slow]), gates };
 }
 
-async function startTask(h: Harness, id: string, ask = false): Promise<string> {
-  const reply = await h.request(id, "tools/call", declaring({ name: "slow", arguments: { ask } }));
+async function startTask(
+  h: Harness,
+  id: string,
+  ask = false,
+  askTwo = false,
+): Promise<string> {
+  const reply = await h.request(
+    id,
+    "tools/call",
+    declaring({ name: "slow", arguments: { ask, askTwo } }),
+  );
   const result = reply.result as Record<string, unknown>;
   assert.equal(result.resultType, "task", JSON.stringify(reply));
   return result.taskId as string;
@@ -263,4 +285,55 @@ test("a task takes a bounded number of streams; a stream's listeners go when it 
   await tick();
   assert.equal(onStream(h, "sub-0").length, before, "a cancelled stream hears nothing more");
   assert.equal(onStream(h, "late").at(-1)!.method, "notifications/tasks");
+});
+
+test("a server without task tools leaves taskIds out of the acknowledgement, whoever asks", async () => {
+  const h = harness([]);
+  h.line({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "subscriptions/listen",
+    params: { ...modern({}), notifications: { taskIds: ["x"], toolsListChanged: true } },
+  });
+  await tick();
+  const ack = onStream(h, 1)[0];
+  assert.equal(ack.method, "notifications/subscriptions/acknowledged");
+  assert.equal("taskIds" in (ack.params as { notifications: object }).notifications, false);
+});
+
+test("a partial answer is told: still input_required, with only the open question left", async () => {
+  const { h } = setup();
+  const taskId = await startTask(h, "call", false, true);
+  listen(h, "sub", { taskIds: [taskId] });
+  await tick();
+  const open = () =>
+    onStream(h, "sub").filter((m) =>
+      (m.params as Record<string, unknown>).status === "input_required"
+    ).map((m) => Object.keys((m.params as { inputRequests: object }).inputRequests));
+  assert.equal(open().length, 1);
+  const keys = open()[0];
+  assert.equal(keys.length, 2);
+  await h.request(
+    "u1",
+    "tasks/update",
+    declaring({
+      taskId,
+      inputResponses: { [keys[0]]: { action: "accept", content: { v: "a" } } },
+    }),
+  );
+  await tick();
+  assert.deepEqual(open().at(-1), [keys[1]]);
+  assert.deepEqual(withoutMeta(onStream(h, "sub").at(-1)!), await taskNow(h, "get", taskId));
+  await h.request(
+    "u2",
+    "tasks/update",
+    declaring({
+      taskId,
+      inputResponses: { [keys[1]]: { action: "accept", content: { v: "b" } } },
+    }),
+  );
+  await tick(50);
+  const last = withoutMeta(onStream(h, "sub").at(-1)!);
+  assert.equal(last.status, "completed");
+  assert.match(JSON.stringify(last.result), /answered first,second/);
 });
