@@ -280,3 +280,36 @@ test("HTTP: the official client's listen() with taskIds receives notifications/t
     assert.equal(status.code, 0, server.stderr());
   }
 });
+
+test("HTTP: on SIGTERM a watched task's last notification says cancelled, then the stream's closing reply", async () => {
+  const server = await startHttpServer(PRODUCT_BINARY);
+  const work = gate("never-over-http");
+  let stopped = false;
+  try {
+    const created = await postModern(server.url, 1, "tools/call", {
+      name: "bash",
+      arguments: { command: work.command },
+      _meta: TASKS,
+    });
+    const taskId = ((await created.json()) as { result: { taskId: string } }).result.taskId;
+    const listening = await postModern(server.url, "bye", "subscriptions/listen", {
+      notifications: { taskIds: [taskId] },
+      _meta: TASKS,
+    });
+    const stream = new SseReader(listening);
+    assert.equal((await stream.next())?.method, "notifications/subscriptions/acknowledged");
+    assert.equal(paramsOf(await stream.next()).status, "working");
+    const exit = server.terminate();
+    stopped = true;
+    const last = await stream.next();
+    assert.equal(last?.method, "notifications/tasks", JSON.stringify(last));
+    assert.equal(paramsOf(last).status, "cancelled");
+    const reply = await stream.next();
+    assert.equal(reply?.id, "bye", JSON.stringify(reply));
+    assert.equal((reply?.result as Record<string, unknown>).resultType, "complete");
+    assert.equal((await exit).code, 0, server.stderr());
+  } finally {
+    work.release();
+    if (!stopped) await server.terminate();
+  }
+});
