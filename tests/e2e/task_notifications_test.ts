@@ -65,6 +65,15 @@ test("stdio: -32021 without the extension; the acknowledged task is told now and
     });
     assert.equal(refused.error?.code, -32021, JSON.stringify(refused));
 
+    // 100,000 ids (a 4 MB line) are refused by their count, before any is looked up.
+    const flood = Array.from({ length: 100_000 }, (_, i) => `${taskId}-${i}`);
+    const tooMany = await client.request(
+      "subscriptions/listen",
+      modern({ notifications: { taskIds: flood } }, TASKS),
+    );
+    assert.equal(tooMany.error?.code, -32602);
+    assert.match(String(tooMany.error?.message), /at most 256/);
+
     client.start(
       "subscriptions/listen",
       modern({ notifications: { taskIds: [taskId, "no-such-task"] } }, TASKS),
