@@ -30,6 +30,7 @@ import {
   updateTask,
 } from "./tasks/methods.ts";
 import { TaskStore } from "./tasks/store.ts";
+import { TaskWatchers } from "./tasks/watchers.ts";
 import {
   type Era,
   features,
@@ -120,6 +121,8 @@ export class McpService implements ChangeSources {
    * found by its unguessable id. Undefined when no tool may run as a task.
    */
   readonly tasks?: TaskStore;
+  /** Who listens to which of those tasks (subscriptions/listen's taskIds); with `tasks`. */
+  readonly taskWatchers?: TaskWatchers;
   /** What every tool, resource and prompt is given besides its call. */
   readonly program: ProgramContext;
   /**
@@ -163,7 +166,9 @@ export class McpService implements ChangeSources {
       this.prompts = new PromptCatalog(options.prompts, options.logger, { program, pageSize });
     }
     if (options.tools.some((tool) => tool.taskSupport && tool.taskSupport !== "forbidden")) {
-      this.tasks = new TaskStore();
+      const watchers = new TaskWatchers();
+      this.taskWatchers = watchers;
+      this.tasks = new TaskStore(undefined, (task) => watchers.changed(task));
     }
     this.methods = this.#methodTable();
   }

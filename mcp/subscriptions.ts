@@ -11,6 +11,8 @@ import { resourceNotFound } from "./handler_errors.ts";
 import { INVALID_PARAMS, isPlainObject, type Params, RpcError } from "./jsonrpc.ts";
 import { describeLogData } from "./log.ts";
 import type { McpService } from "./service.ts";
+import { detailedTask } from "./tasks/methods.ts";
+import { requestedTaskIds, TaskStream } from "./tasks/listen.ts";
 import { META_SUBSCRIPTION_ID } from "./versions.ts";
 
 /** Resources one subscription may name, and a legacy session may subscribe to: each is a watch. */
@@ -126,6 +128,8 @@ export class Subscriptions {
         `Invalid params: one subscription may name at most ${MAX_SUBSCRIBED_URIS} resources`,
       );
     }
+    // A server with no task to tell of offers no such notifications: the field is left unanswered.
+    const taskIds = this.service.tasks ? requestedTaskIds(asked, call) : undefined;
     const tag = { [META_SUBSCRIPTION_ID]: call.id };
     const listener: ChangeListener = {
       deliver: (method, params) =>
@@ -144,6 +148,16 @@ export class Subscriptions {
     for (const [flag] of lists) granted[flag] = true;
     const resources = [...new Set(uris ?? [])].filter((uri) => this.service.watchFor(uri));
     if (uris !== undefined) granted.resourceSubscriptions = resources;
+    const { tasks: store, taskWatchers } = this.service;
+    const tasks = taskIds && store && taskWatchers
+      ? new TaskStream(taskIds, store, taskWatchers, (task) =>
+        this.out.send({
+          jsonrpc: "2.0",
+          method: "notifications/tasks",
+          params: { ...detailedTask(task), _meta: tag },
+        }, call.id))
+      : undefined;
+    if (tasks) granted.taskIds = tasks.grantedIds;
     // The acknowledgment goes first: nothing is watched until it is on its way.
     this.out.send({
       jsonrpc: "2.0",
@@ -152,6 +166,7 @@ export class Subscriptions {
     }, call.id);
     for (const [, kind] of lists) watches.addList(listener, kind);
     for (const uri of resources) watches.addResource(listener, uri);
+    tasks?.start();
     try {
       await new Promise<void>((resolve) => {
         if (call.signal.aborted) resolve();
@@ -159,6 +174,7 @@ export class Subscriptions {
       });
     } finally {
       watches.removeListener(listener);
+      tasks?.stop();
     }
     return { _meta: tag };
   }

@@ -151,6 +151,8 @@ export class Task {
     }
     if (!taken) return;
     this.lastUpdatedAt = Date.now();
+    // Some questions still open: the task stays input_required, with fewer of them to tell.
+    if (this.inputRequests.size > 0) this.changed(this);
     this.#wake?.();
   }
 
