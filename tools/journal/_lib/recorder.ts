@@ -1,9 +1,11 @@
 /**
  * The journal's hook: before a destructive file tool runs, what undo needs of the paths its
  * arguments name is kept (content and mode of files, read through the sandbox); once any call
- * is over, one line is queued for the project's journal: time, era, tool, arguments (bounded,
- * configured secrets masked), outcome, duration, and the files it changed. The reply does not
- * wait for the line: the background writer (writer.ts) appends queued lines in batches.
+ * is over, one line is written to the project's journal: time, era, tool, arguments (bounded,
+ * configured secrets masked), outcome, duration, and the files it changed. The reply of a call
+ * that may have changed files waits until its line is in the file (a crash after the reply
+ * keeps it, and with it undo); other calls' lines are queued and appended in batches
+ * (writer.ts), the reply not waiting for them.
  */
 import { normalize } from "node:path";
 import { bounded } from "../../../config/quote.ts";
@@ -280,7 +282,8 @@ async function record(call: FinishedCall): Promise<void> {
       entry.files = own.changes.map((c) => sandbox.display(c.path));
     }
   }
-  writer.push(journalPath(projectDir), entry, call.ctx.config.journal.maxBytes);
+  // In the file before the reply goes out: undo must know of every change the client was told of.
+  await writer.write(journalPath(projectDir), entry, call.ctx.config.journal.maxBytes);
 }
 
 function entryOf(call: FinishedCall): Entry {
