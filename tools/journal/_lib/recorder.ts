@@ -3,9 +3,9 @@
  * arguments name is kept (content and mode of files, read through the sandbox); once any call
  * is over, one line is written to the project's journal: time, era, tool, arguments (bounded,
  * configured secrets masked), outcome, duration, and the files it changed. The reply of a call
- * that may have changed files waits until its line is in the file (a crash after the reply
- * keeps it, and with it undo); other calls' lines are queued and appended in batches
- * (writer.ts), the reply not waiting for them.
+ * that changed files waits until its line is in the file (a crash after the reply keeps it, and
+ * with it undo); other calls' lines are queued and appended in batches (writer.ts), the reply
+ * not waiting for them.
  */
 import { normalize } from "node:path";
 import { bounded } from "../../../config/quote.ts";
@@ -282,8 +282,12 @@ async function record(call: FinishedCall): Promise<void> {
       entry.files = own.changes.map((c) => sandbox.display(c.path));
     }
   }
-  // In the file before the reply goes out: undo must know of every change the client was told of.
-  await writer.write(journalPath(projectDir), entry, call.ctx.config.journal.maxBytes);
+  const file = journalPath(projectDir);
+  const maxBytes = call.ctx.config.journal.maxBytes;
+  // A change is in the file before the reply goes out: undo must know of every change the
+  // client was told of. A call that changed nothing (refused, failed) is queued like any other.
+  if (entry.changes) await writer.write(file, entry, maxBytes);
+  else writer.push(file, entry, maxBytes);
 }
 
 function entryOf(call: FinishedCall): Entry {
