@@ -76,3 +76,13 @@ test("a whole buffer replacing a file keeps its mode", posixOnly("POSIX file mod
   assert.equal(statSync(path).mode & 0o777, 0o640);
   assert.deepEqual(readFileSync(path), big("new"));
 });
+
+test("pieces in an array are written in order and digested as one content", async () => {
+  const path = join(scratch(), "f.txt");
+  const pieces = [big("first"), new Uint8Array(0), Buffer.from("middle\n"), big("last")];
+  const whole = Buffer.concat(pieces);
+  const written = await writeFileAtomic(path, pieces, undefined, { digest: true });
+  assert.deepEqual(readFileSync(path), whole);
+  assert.equal(written.size, whole.length);
+  assert.equal(written.sha, createHash("sha256").update(whole).digest("hex"));
+});

@@ -20,8 +20,9 @@ export function temporaryName(): string {
 }
 
 /**
- * What to write: bytes, or chunks of them in order. A chunk is written before the one after
- * next is asked for, so a source may reuse two buffers in turn.
+ * What to write: bytes, or chunks of them in order. Bytes, or an array of pieces, are whole in
+ * memory: written while they are digested. From any other source a chunk is written before the
+ * one after next is asked for, so it may reuse two buffers in turn.
  */
 export type Content = Uint8Array | Iterable<Uint8Array> | AsyncIterable<Uint8Array>;
 
@@ -96,8 +97,9 @@ export async function writeFileAtomic(
         : undefined;
       owned?.catch(() => {}); // awaited below
       try {
-        if (content instanceof Uint8Array) {
-          written = await writeWhole(handle, content, options);
+        if (content instanceof Uint8Array || Array.isArray(content)) {
+          const pieces = content instanceof Uint8Array ? [content] : content as Uint8Array[];
+          written = await writeWhole(handle, pieces, options);
           await owned;
         } else {
           await owned;
@@ -158,33 +160,39 @@ function holdReplaced(dir: Dir, name: string): Promise<FileHandle | undefined> |
 const HASH_SLICE = 1 << 20;
 
 /**
- * Writes `bytes` in one call and forces them to disk, both on the I/O threads, while this thread
- * takes their digest and does the caller's `meanwhile`: in slices, each followed by a turn of the
- * event loop, so the write's completion starts the sync without waiting for the digest.
+ * Writes content already whole in memory (one buffer, or a few pieces: an edit's old bytes
+ * around its new ones), a call per piece, and forces it to disk, all on the I/O threads, while
+ * this thread takes its digest and does the caller's `meanwhile`: in slices, each followed by a
+ * turn of the event loop, so each write's completion starts the next step without waiting.
  */
 async function writeWhole(
   handle: FileHandle,
-  bytes: Uint8Array,
+  pieces: Uint8Array[],
   options: WriteOptions,
 ): Promise<{ size: number; sha?: string }> {
-  const durable = writeAll(handle, bytes).then(() => handle.sync());
+  const durable = (async () => {
+    for (const piece of pieces) await writeAll(handle, piece);
+    await handle.sync();
+  })();
   // Awaited below; this only keeps a failure meanwhile from counting as unhandled.
   durable.catch(() => {});
   let sha: string | undefined;
+  let size = 0;
   try {
-    if (options.digest) {
-      const hash = createHash("sha256");
-      for (let at = 0; at < bytes.length; at += HASH_SLICE) {
-        hash.update(bytes.subarray(at, at + HASH_SLICE));
-        if (at + HASH_SLICE < bytes.length) await new Promise((next) => setImmediate(next));
+    const hash = options.digest ? createHash("sha256") : undefined;
+    for (const piece of pieces) {
+      size += piece.length;
+      for (let at = 0; hash && at < piece.length; at += HASH_SLICE) {
+        hash.update(piece.subarray(at, at + HASH_SLICE));
+        await new Promise((next) => setImmediate(next));
       }
-      sha = hash.digest("hex");
     }
+    sha = hash?.digest("hex");
     options.meanwhile?.();
   } finally {
     await durable;
   }
-  return { size: bytes.length, sha };
+  return { size, sha };
 }
 
 /**
