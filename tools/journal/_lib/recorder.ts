@@ -27,7 +27,9 @@ import { renameAfter } from "../../_lib/rename_gate.ts";
 
 /**
  * Tools that change only the file their `path` names, by writing a new one and renaming it over
- * the old (write_file but in append mode): never the old file's content in place.
+ * the old (write_file but in append mode): never the old file's content in place. Each must pass
+ * `beforeRename: () => renameAllowed(args)` to writeFileAtomic: it starts before the snapshot
+ * holds the old file, and a rename before that would leave undo the new content.
  */
 const REPLACES = new Set(["write_file", "edit_file", "notebook_edit"]);
 
