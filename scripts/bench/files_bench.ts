@@ -13,10 +13,20 @@
  *
  * `deno task bench` prints it after the other sections; run it alone with
  * `deno run --allow-all scripts/bench/files_bench.ts`. The binary is $TOOLHOST_BENCH_BINARY when
- * set, else dist/toolhost.
+ * set, else dist/toolhost. $TOOLHOST_BENCH_BASELINE names another build (of an older commit) to
+ * measure in the same alternation, in rows of its own, for before/after figures from one run.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  linkSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
@@ -104,6 +114,8 @@ function spawned(command: string, args: string[]): number {
 
 interface Case {
   name: string;
+  /** The build measured: "" for the binary under test, "baseline" for $TOOLHOST_BENCH_BASELINE. */
+  build: string;
   /** A reference row (the floor), with no target. */
   reference?: boolean;
   alternative: string;
@@ -111,29 +123,57 @@ interface Case {
   command: number[];
 }
 
-/** Alternates `ours` and `theirs`, one untimed run each first. */
+type Timings = { toolhost: number[]; command: number[] };
+
+/**
+ * Alternates each session's `ours` and `theirs` (ours on each session, then theirs, ...), one
+ * untimed run each first; the command's times go with every session's.
+ */
 async function alternate(
-  ours: (run: number) => Promise<number>,
+  sessions: Session[],
+  ours: (session: Session, run: number) => Promise<number>,
   theirs: (run: number) => number,
-): Promise<{ toolhost: number[]; command: number[] }> {
-  await ours(-1);
+): Promise<Timings[]> {
+  for (const session of sessions) await ours(session, -1);
   theirs(-1);
-  const toolhost: number[] = [];
+  const toolhost: number[][] = sessions.map(() => []);
   const command: number[] = [];
   for (let run = 0; run < RUNS; run++) {
-    toolhost.push(await ours(run));
+    for (const [i, session] of sessions.entries()) toolhost[i].push(await ours(session, run));
     command.push(theirs(run));
   }
-  return { toolhost, command };
+  return toolhost.map((times) => ({ toolhost: times, command }));
 }
 
-async function measure(binary: string, progress: Progress): Promise<Case[]> {
+/** One case's rows: the binary under test first, then the baseline's. */
+function rows(
+  name: string,
+  alternative: string,
+  timings: Timings[],
+  reference = false,
+): Case[] {
+  return timings.map((t, i) => ({
+    name,
+    build: i === 0 ? "" : "baseline",
+    alternative,
+    reference,
+    ...t,
+  }));
+}
+
+async function measure(binaries: string[], progress: Progress): Promise<Case[]> {
   const root = mkdtempSync(join(tmpdir(), "toolhost-files-bench-"));
-  const stateDir = join(root, ".state");
   const previousState = process.env.TOOLHOST_STATE_DIR;
-  process.env.TOOLHOST_STATE_DIR = stateDir;
-  const session = await Session.start(binary, root);
+  const sessions: Session[] = [];
   try {
+    // Each build in a directory (and state directory) of its own, under one root.
+    for (const [i, binary] of binaries.entries()) {
+      const own = join(root, `build${i}`);
+      process.env.TOOLHOST_STATE_DIR = join(own, ".state");
+      mkdirSync(own);
+      sessions.push(await Session.start(binary, own));
+    }
+    const dirs = binaries.map((_, i) => join(root, `build${i}`));
     const cases: Case[] = [];
 
     progress(`files: write_file of 5 MiB vs cp, ${RUNS} runs each`);
@@ -141,40 +181,49 @@ async function measure(binary: string, progress: Progress): Promise<Case[]> {
     // Each run writes different content, as a real rewrite does (undo keeps each).
     const contents = Array.from({ length: RUNS + 1 }, (_, i) => text(5 * MIB, i));
     const write = await alternate(
-      (run) =>
+      sessions,
+      (session, run) =>
         session.time(
           session.encode("write_file", { path: "written.txt", content: contents[run + 1] }),
         ),
       () => spawned("cp", [join(root, "source.txt"), join(root, "copied.txt")]),
     );
-    if (readFileSync(join(root, "written.txt"), "utf8") !== contents[RUNS]) {
-      throw new Error("write_file did not write what was sent");
+    for (const dir of dirs) {
+      if (readFileSync(join(dir, "written.txt"), "utf8") !== contents[RUNS]) {
+        throw new Error("write_file did not write what was sent");
+      }
     }
-    cases.push({ name: "write_file, 5 MiB, overwriting", alternative: "cp", ...write });
+    cases.push(...rows("write_file, 5 MiB, overwriting", "cp", write));
     // The same request refused before any file work: what receiving and parsing it costs.
     const floor = await alternate(
-      (run) =>
+      sessions,
+      (session, run) =>
         session.timeRefused(
           session.encode("write_file", { path: "no-file/", content: contents[run + 1] }),
           "ends with a slash",
         ),
       () => spawned("cp", [join(root, "source.txt"), join(root, "copied.txt")]),
     );
-    cases.push({
-      name: "(floor: the same 5 MiB write_file request, refused before any file work)",
-      alternative: "cp",
-      reference: true,
-      ...floor,
-    });
+    cases.push(
+      ...rows(
+        "(floor: the same 5 MiB write_file request, refused before any file work)",
+        "cp",
+        floor,
+        true,
+      ),
+    );
 
     progress(`files: edit_file of 10 MiB vs sed -i, ${RUNS} runs each`);
     // Each run renames the marker line (MARKER_000, MARKER_001, ...): every run changes the
     // file, and to content it never held before (no undo snapshot is ever kept already).
     const marker = (n: number) => `MARKER_${String(n + 1).padStart(3, "0")}`;
-    writeFileSync(join(root, "edited.txt"), withMarker(10 * MIB, marker(-1)));
+    for (const dir of dirs) {
+      writeFileSync(join(dir, "edited.txt"), withMarker(10 * MIB, marker(-1)));
+    }
     writeFileSync(join(root, "sedded.txt"), withMarker(10 * MIB, marker(-1)));
     const edit = await alternate(
-      (run) =>
+      sessions,
+      (session, run) =>
         session.time(
           session.encode("edit_file", {
             path: "edited.txt",
@@ -184,21 +233,26 @@ async function measure(binary: string, progress: Progress): Promise<Case[]> {
       (run) =>
         spawned("sed", ["-i", `s/${marker(run)}/${marker(run + 1)}/`, join(root, "sedded.txt")]),
     );
-    if (statSync(join(root, "edited.txt")).size !== statSync(join(root, "sedded.txt")).size) {
-      throw new Error("edit_file and sed -i disagree on the result's size");
+    for (const dir of dirs) {
+      if (statSync(join(dir, "edited.txt")).size !== statSync(join(root, "sedded.txt")).size) {
+        throw new Error("edit_file and sed -i disagree on the result's size");
+      }
     }
-    cases.push({ name: "edit_file, one replacement, 10 MiB", alternative: "sed -i", ...edit });
+    cases.push(...rows("edit_file, one replacement, 10 MiB", "sed -i", edit));
 
     progress(`files: read_file of the last 100 lines of 50 MiB vs tail, ${RUNS} runs each`);
     writeFileSync(join(root, "big.txt"), text(50 * MIB));
+    // One copy of the file, under each build's directory by a hard link.
+    for (const dir of dirs) linkSync(join(root, "big.txt"), join(dir, "big.txt"));
     const read = await alternate(
-      () => session.time(session.encode("read_file", { path: "big.txt", offset: -100 })),
+      sessions,
+      (session) => session.time(session.encode("read_file", { path: "big.txt", offset: -100 })),
       () => spawned("tail", ["-n", "100", join(root, "big.txt")]),
     );
-    cases.push({ name: "read_file, offset -100, 50 MiB", alternative: "tail -n 100", ...read });
+    cases.push(...rows("read_file, offset -100, 50 MiB", "tail -n 100", read));
     return cases;
   } finally {
-    await session.server.close();
+    for (const session of sessions) await session.server.close();
     if (previousState === undefined) delete process.env.TOOLHOST_STATE_DIR;
     else process.env.TOOLHOST_STATE_DIR = previousState;
     rmSync(root, { recursive: true, force: true });
@@ -209,12 +263,13 @@ async function measure(binary: string, progress: Progress): Promise<Case[]> {
 export async function filesReport(root: string, progress: Progress): Promise<string> {
   const binary = process.env.TOOLHOST_BENCH_BINARY ?? `${root}dist/toolhost`;
   if (!existsSync(binary)) throw new Error(`${binary} is missing: run \`deno task build\``);
-  const cases = await measure(binary, progress);
+  const baseline = process.env.TOOLHOST_BENCH_BASELINE;
+  const cases = await measure(baseline ? [binary, baseline] : [binary], progress);
   const best = (list: number[]) => Math.min(...list);
   const rows = cases.map((c) => {
     const ratio = median(c.toolhost) / median(c.command);
     return [
-      c.name,
+      c.build ? `${c.name} — ${c.build}` : c.name,
       `${ms(median(c.toolhost))} (${ms(best(c.toolhost))})`,
       `${c.alternative}: ${ms(median(c.command))} (${ms(best(c.command))})`,
       `${times(ratio)} (${times(best(c.toolhost) / best(c.command))})`,
@@ -235,7 +290,8 @@ export async function filesReport(root: string, progress: Progress): Promise<str
     "keeps undo snapshots; TOOLHOST_STATE_DIR inside that directory); each call encoded " +
     "beforehand, timed from writing its line to reading its reply. The command is spawned for " +
     `each run and timed to its exit. After one untimed run each, ${RUNS} runs alternate ` +
-    "(toolhost, command, ...). The floor row sends the write_file request with a path ending " +
+    "(toolhost, command, ...; with a baseline build: toolhost, baseline, command, ..., each " +
+    "build in a directory and state directory of its own). The floor row sends the write_file request with a path ending " +
     "in a slash, refused once the request is read, parsed and checked. write_file overwrites the same file with different generated " +
     "text each run; edit_file and sed -i each rename a marker line in the middle of their own " +
     "10 MiB file; read_file and tail read the same 50 MiB file.",

@@ -2,8 +2,8 @@
  * The journal through the compiled binary: write, edit, undo (a large file too, and edits sent
  * without waiting); delete and undo
  * with the mode;
- * an outside change refused; history after a restart; the budget dropping the oldest; two
- * servers sharing a state directory.
+ * an outside change refused; history after a restart, and after a SIGKILL right after a write's
+ * reply; the budget dropping the oldest; two servers sharing a state directory.
  */
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
@@ -207,6 +207,26 @@ test("history survives a restart; secrets are masked; the budget drops the oldes
   assert.equal(dropped.isError, true, dropped.text);
   assert.match(dropped.text, /no longer kept/);
   assert.equal(readFileSync(join(root, "big.txt"), "utf8"), "b".repeat(2000));
+});
+
+test("a server killed right after a write's reply keeps the write's journal line: undo works", async () => {
+  const root = scratch("jr-kill");
+  const state = scratch("jr-state");
+  let c = start(root, state);
+  await ok(c, "write_file", { path: "a.txt", content: "before\n" });
+  // A call that changes nothing first: its line may wait in the queue, and goes with the next.
+  await ok(c, "list_roots", {});
+  await ok(c, "write_file", { path: "a.txt", content: "after\n" });
+  // Killed before any batching wait could have ended: the reply alone must mean "recorded".
+  c.child.kill("SIGKILL");
+  assert.equal((await c.exited).signal, "SIGKILL");
+  clients.splice(0);
+  c = start(root, state);
+  const history = await ok(c, "history", {});
+  assert.match(history.split("\n")[0], /write_file.*a\.txt/, history);
+  assert.match(history, /list_roots/);
+  assert.match(await ok(c, "undo", {}), /a\.txt: content restored/);
+  assert.equal(readFileSync(join(root, "a.txt"), "utf8"), "before\n");
 });
 
 test("two servers sharing a state directory never corrupt the journal", async () => {

@@ -82,3 +82,79 @@ test("past its limit the writer drops entries and journals how many", async () =
   assert.equal(got[0].tool, "journal");
   assert.equal(got[0].dropped, 15);
 });
+
+/** A stand-in append whose calls can be held and released one by one. */
+function heldAppends() {
+  const calls: { ids: string[]; release: () => void }[] = [];
+  const append = (_path: string, entries: Entry[]) =>
+    new Promise<void>((release) => calls.push({ ids: entries.map((e) => e.id), release }));
+  return { calls, append };
+}
+
+/** Whether `promise` has settled, after the pending callbacks have run. */
+async function settled(promise: Promise<unknown>): Promise<boolean> {
+  let done = false;
+  promise.then(() => (done = true), () => (done = true));
+  for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+  return done;
+}
+
+/** Queued lines wait this long for company: a test that waits for it fails by its timeout. */
+const FOREVER_MS = 10 * 60_000;
+
+test("write() resolves once its line is appended, together with what was queued before it", async () => {
+  const { calls, append } = heldAppends();
+  const writer = new BatchWriter(10_000, 100, append, undefined, FOREVER_MS);
+  writer.push("j", entry(1), 1 << 30);
+  writer.push("j", entry(2), 1 << 30);
+  const written = writer.write("j", entry(3), 1 << 30);
+  // No gathering wait: the append starts at once.
+  while (calls.length === 0) await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual(calls[0].ids, ["id-1", "id-2", "id-3"]);
+  assert.equal(await settled(written), false, "resolved before its append was done");
+  calls[0].release();
+  assert.equal(await settled(written), true);
+});
+
+test("write() during an append goes in the next batch, written straight after it", async () => {
+  const { calls, append } = heldAppends();
+  const writer = new BatchWriter(10_000, 100, append, undefined, FOREVER_MS);
+  const first = writer.write("j", entry(1), 1 << 30);
+  while (calls.length === 0) await new Promise((resolve) => setImmediate(resolve));
+  // Two calls finishing while the first line is being appended: one batch for both.
+  const second = writer.write("j", entry(2), 1 << 30);
+  const third = writer.write("j", entry(3), 1 << 30);
+  assert.equal(await settled(second), false);
+  calls[0].release();
+  assert.equal(await settled(first), true);
+  while (calls.length === 1) await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual(calls[1].ids, ["id-2", "id-3"]);
+  assert.equal(await settled(third), false);
+  calls[1].release();
+  assert.deepEqual(await Promise.all([second, third]), [undefined, undefined]);
+  assert.equal(calls.length, 2);
+});
+
+test("write() past the queue's limit is not dropped; a failed append resolves it and is reported", async () => {
+  const failures: number[] = [];
+  const writer = new BatchWriter(
+    2,
+    100,
+    () => Promise.reject(new Error("disk full")),
+    (_, lost) => {
+      failures.push(lost);
+    },
+    FOREVER_MS,
+  );
+  for (let n = 0; n < 2; n++) writer.push("j", entry(n), 1 << 30);
+  await writer.write("j", entry(9), 1 << 30);
+  assert.deepEqual(failures, [3]);
+});
+
+test("write() reaches the file at once; queued lines keep their order before it", async () => {
+  const f = file();
+  const writer = new BatchWriter(4096, 1024, undefined, undefined, FOREVER_MS);
+  writer.push(f, entry(1), 1 << 30);
+  await writer.write(f, entry(2), 1 << 30);
+  assert.deepEqual((await readEntries(f)).map((e) => e.id), ["id-2", "id-1"]);
+});

@@ -104,7 +104,8 @@ async function create(path: string, token: string): Promise<boolean> {
 
 /** Removes `path` only while it holds `token`: a lock that is no longer ours is its holder's. */
 async function removeIfOurs(path: string, token: string): Promise<void> {
-  if ((await readLock(path).catch(() => undefined))?.text === token) {
+  // Its text alone, in one call: every journal append ends here.
+  if ((await readFile(path, "utf8").catch(() => undefined)) === token) {
     await rm(path, { force: true });
   }
 }

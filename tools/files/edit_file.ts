@@ -11,6 +11,7 @@ import {
 } from "./_lib/edit_match.ts";
 import { pathProperty } from "../_lib/path_properties.ts";
 import { Sandbox } from "../_lib/sandbox.ts";
+import { renameAllowed } from "../_lib/rename_gate.ts";
 import { decodeText } from "../_lib/text.ts";
 import {
   aroundRegion,
@@ -180,6 +181,8 @@ export default defineTool({
           const written = await writeFileAtomic(real, pieces, sandbox, {
             // The journal then knows what the file holds without reading it back.
             digest: ctx.config.journal.enabled,
+            // The journal may still be opening the old file for undo.
+            beforeRename: () => renameAllowed(args),
           });
           note = hardLinkNote(written.hardLinks);
         } catch (error) {

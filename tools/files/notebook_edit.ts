@@ -3,6 +3,7 @@ import { assertWritable, hardLinkNote, writeFileAtomic } from "../_lib/atomic_wr
 import { CHANGES_FILES } from "../_lib/annotations.ts";
 import { pathProperty } from "../_lib/path_properties.ts";
 import { Sandbox } from "../_lib/sandbox.ts";
+import { renameAllowed } from "../_lib/rename_gate.ts";
 import { decodeText, encodeText } from "../_lib/text.ts";
 import { whileChanging } from "./_lib/file_lock.ts";
 import { assertUnchanged, editableFile } from "./_lib/edited_file.ts";
@@ -82,8 +83,12 @@ export default defineTool({
           real,
           encodeText(result.text, decoded.encoding, decoded.bom),
           sandbox,
-          // The journal then knows what the file holds without reading it back.
-          { digest: ctx.config.journal.enabled },
+          {
+            // The journal then knows what the file holds without reading it back, and may
+            // still be opening the old file for undo.
+            digest: ctx.config.journal.enabled,
+            beforeRename: () => renameAllowed(args),
+          },
         );
         note = hardLinkNote(written.hardLinks);
       } catch (error) {

@@ -11,9 +11,16 @@ import { bytes, count } from "../_lib/units.ts";
 import { CHANGES_FILES } from "../_lib/annotations.ts";
 import { O_NONBLOCK } from "../_lib/beneath.ts";
 import { whileChanging } from "./_lib/file_lock.ts";
+import { renameAllowed } from "../_lib/rename_gate.ts";
 import { quoted } from "../_lib/one_line.ts";
 import { lineCount, utf8Chunks } from "./_lib/utf8_chunks.ts";
 import { Buffer } from "node:buffer";
+
+/**
+ * UTF-16 code units of content (at most 24 MiB of UTF-8) encoded at once: one write call, its
+ * digest taken while the disk takes it. Past this, chunks keep a second copy out of memory.
+ */
+const WHOLE_UNITS = 8 << 20;
 
 /** Symlinks followed at most when the target of a link does not exist yet. */
 const MAX_LINK_HOPS = 8;
@@ -87,8 +94,12 @@ export default defineTool({
       } else {
         createdDirectory = await makeDirectories(sandbox, dirname(target.real));
       }
-      // Counted, not encoded: a replacement is encoded in chunks as it is written.
-      const size = Buffer.byteLength(args.content, "utf8");
+      // A replacement up to WHOLE_UNITS is encoded once and written in one call; a larger one
+      // (and an append) is encoded in chunks as it is written, only counted here.
+      const whole = args.mode !== "append" && args.content.length <= WHOLE_UNITS
+        ? Buffer.from(args.content, "utf8")
+        : undefined;
+      const size = whole?.length ?? Buffer.byteLength(args.content, "utf8");
       if (ctx.signal.aborted) throw new ToolError("not written: the call was stopped first");
       /** The result for a file written: `summary`, and the directory made for it if any. */
       const written = (summary: string) => ({
@@ -114,10 +125,13 @@ export default defineTool({
       let note = "";
       let lines = 0;
       try {
-        const written = await writeFileAtomic(target.real, utf8Chunks(args.content), sandbox, {
+        const content = whole ?? utf8Chunks(args.content);
+        const written = await writeFileAtomic(target.real, content, sandbox, {
           // The journal then knows what the file holds without reading it back.
           digest: ctx.config.journal.enabled,
           meanwhile: () => (lines = lineCount(args.content)),
+          // The journal may still be opening the old file for undo.
+          beforeRename: () => renameAllowed(args),
         });
         note = hardLinkNote(written.hardLinks);
       } catch (error) {

@@ -1,9 +1,11 @@
 /**
  * The journal's hook: before a destructive file tool runs, what undo needs of the paths its
  * arguments name is kept (content and mode of files, read through the sandbox); once any call
- * is over, one line is queued for the project's journal: time, era, tool, arguments (bounded,
- * configured secrets masked), outcome, duration, and the files it changed. The reply does not
- * wait for the line: the background writer (writer.ts) appends queued lines in batches.
+ * is over, one line is written to the project's journal: time, era, tool, arguments (bounded,
+ * configured secrets masked), outcome, duration, and the files it changed. The reply of a call
+ * that changed files waits until its line is in the file (a crash after the reply keeps it, and
+ * with it undo); other calls' lines are queued and appended in batches (writer.ts), the reply
+ * not waiting for them.
  */
 import { normalize } from "node:path";
 import { bounded } from "../../../config/quote.ts";
@@ -21,10 +23,13 @@ import { projectStateDir } from "../../_lib/state.ts";
 import { type Change, type Entry, journalPath, newId, type PathState } from "./journal.ts";
 import { pathState } from "./snapshots.ts";
 import { BatchWriter } from "./writer.ts";
+import { renameAfter } from "../../_lib/rename_gate.ts";
 
 /**
  * Tools that change only the file their `path` names, by writing a new one and renaming it over
- * the old (write_file but in append mode): never the old file's content in place.
+ * the old (write_file but in append mode): never the old file's content in place. Each must pass
+ * `beforeRename: () => renameAllowed(args)` to writeFileAtomic: it starts before the snapshot
+ * holds the old file, and a rename before that would leave undo the new content.
  */
 const REPLACES = new Set(["write_file", "edit_file", "notebook_edit"]);
 
@@ -137,7 +142,11 @@ const turns = new WeakMap<Record<string, unknown>, () => void>();
  */
 const TURN_BACKSTOP_MS = 60_000;
 
-function takeTurn(tool: string, args: Record<string, unknown>): Promise<void> {
+/** A call's turn on its paths: `free` when no earlier call on them was still under way. */
+function takeTurn(
+  tool: string,
+  args: Record<string, unknown>,
+): { ready: Promise<void>; free: boolean } {
   const keys = TARGETS[tool].flatMap(({ arg }) =>
     typeof args[arg] === "string" ? [normalize(args[arg] as string)] : []
   );
@@ -149,14 +158,15 @@ function takeTurn(tool: string, args: Record<string, unknown>): Promise<void> {
     end();
     for (const key of keys) if (lastOnPath.get(key) === mine) lastOnPath.delete(key);
   });
-  if (before.length === 0) return Promise.resolve();
-  return new Promise<void>((resolve) => {
+  if (before.length === 0) return { ready: Promise.resolve(), free: true };
+  const ready = new Promise<void>((resolve) => {
     const timer = setTimeout(resolve, TURN_BACKSTOP_MS);
     Promise.all(before).then(() => {
       clearTimeout(timer);
       resolve();
     });
   });
+  return { ready, free: false };
 }
 
 function endTurn(args: Record<string, unknown>): void {
@@ -169,8 +179,9 @@ export const journalHook = defineToolHook({
   before(tool: Tool, ctx: ToolContext, args: Record<string, unknown>) {
     if (!ctx.config.journal.enabled || !TARGETS[tool.name]) return;
     // A tool that replaces its one file by a rename leaves the old one whole under the
-    // descriptor the snapshot holds: it may start once that is open, the copy going on beside
-    // it (finished() waits for it). Any other tool waits until everything is kept.
+    // descriptor the snapshot holds: its rename waits until that is open (rename_gate.ts), the
+    // copy going on beside it (finished() waits for it). Any other tool waits until everything
+    // is kept.
     let opened: () => void = () => {};
     const early = REPLACES.has(tool.name) && args.mode !== "append"
       ? new Promise<void>((resolve) => (opened = resolve))
@@ -178,13 +189,18 @@ export const journalHook = defineToolHook({
     // Taken at once, so calls on one path keep the order they came in.
     const turn = takeTurn(tool.name, args);
     // Kept aside: a failure here must not refuse the call (it is only not undoable).
-    const kept = turn.then(() => snapshot(tool.name, ctx, args, opened)).catch((error) => {
+    const kept = turn.ready.then(() => snapshot(tool.name, ctx, args, opened)).catch((error) => {
       ctx.log("warning", `journal: nothing kept for undo of ${tool.name}: ${error.message}`);
       return undefined;
     });
     pending.set(args, kept);
     const done = kept.then(() => {});
-    return early ? Promise.race([early, done]) : done;
+    if (!early) return done;
+    const held = Promise.race([early, done]);
+    // With no earlier call on its path, the tool starts now: what it reads there is what the
+    // snapshot reads, and only its rename must wait. Otherwise it waits for its turn as well.
+    if (!turn.free) return held;
+    renameAfter(args, held);
   },
   finished(call: FinishedCall) {
     if (!call.ctx.config.journal.enabled) return;
@@ -268,7 +284,12 @@ async function record(call: FinishedCall): Promise<void> {
       entry.files = own.changes.map((c) => sandbox.display(c.path));
     }
   }
-  writer.push(journalPath(projectDir), entry, call.ctx.config.journal.maxBytes);
+  const file = journalPath(projectDir);
+  const maxBytes = call.ctx.config.journal.maxBytes;
+  // A change is in the file before the reply goes out: undo must know of every change the
+  // client was told of. A call that changed nothing (refused, failed) is queued like any other.
+  if (entry.changes) await writer.write(file, entry, maxBytes);
+  else writer.push(file, entry, maxBytes);
 }
 
 function entryOf(call: FinishedCall): Entry {

@@ -1,15 +1,19 @@
 /**
- * The journal's background writer: a finished call's entry is queued in memory and the reply goes
- * out at once; the queue is written in batches (per journal file: one lock, one append of many
- * lines). The queue is bounded: past `limit` entries new ones are dropped and counted, and the
- * count is journaled as a note (tool "journal", `dropped`). flush() waits for the queue to empty
- * (history, undo and an orderly shutdown call it); a crash loses at most what was still queued.
+ * The journal's writer: entries are written in batches (per journal file: one lock, one append
+ * of many lines). A call that changed nothing has its entry queued and its reply goes out at
+ * once; the queue waits up to GATHER_MS for more. A call that changed files waits until its line
+ * is in the file (written, not forced to disk), so a crash after its reply never loses the line
+ * undo needs; it is appended at once, with whatever is queued or arrives meanwhile. The queue of
+ * the others is bounded: past `limit` entries new ones are dropped and counted, and the count is
+ * journaled as a note (tool "journal", `dropped`). flush() waits for the queue to empty (history,
+ * undo and an orderly shutdown call it); a crash loses at most what was still queued, never the
+ * line of a change that was answered.
  */
 import { mkdir } from "node:fs/promises";
 import { dirname } from "node:path";
 import { appendMany, type Entry, newId } from "./journal.ts";
 
-type Write = (file: string, entries: Entry[], maxBytes: number) => Promise<void>;
+type Append = (file: string, entries: Entry[], maxBytes: number) => Promise<void>;
 
 /**
  * How long a batch waits for more entries before it is written (not at all once it holds
@@ -24,6 +28,8 @@ interface Item {
   file: string | Promise<string | undefined>;
   entry: Entry;
   maxBytes: number;
+  /** For an entry written now: called once its batch was appended (or failed). */
+  written?: () => void;
 }
 
 export class BatchWriter {
@@ -31,14 +37,17 @@ export class BatchWriter {
   /** Entries dropped since the last note, and where the last of them would have gone. */
   #dropped: { count: number; file: Item["file"]; maxBytes: number } | undefined;
   #running: Promise<void> | undefined;
-  /** Ends the gathering wait at once: the batch is full, or someone flushes. */
+  /** Ends the gathering wait at once: the batch is full, someone flushes, or a change waits. */
   #hurry: (() => void) | undefined;
+  /** Queued entries written now (write()): the next batch goes without gathering. */
+  #urgent = 0;
 
   constructor(
     readonly limit = 4096,
     readonly batch = 1024,
-    readonly write: Write = appendMany,
+    readonly append: Append = appendMany,
     readonly onError: (error: Error, lost: number) => void = () => {},
+    readonly gatherMs = GATHER_MS,
   ) {}
 
   /** Queues `entry`; false when the queue was full and it was dropped (and counted). */
@@ -52,6 +61,22 @@ export class BatchWriter {
     this.#kick();
     if (this.#queue.length >= this.batch) this.#hurry?.();
     return true;
+  }
+
+  /**
+   * Queues `entry` and resolves once its line is appended, with everything queued before it: at
+   * once, not after a gathering wait (a batch being written meanwhile is followed by another
+   * straight away, holding every entry that came while it was written). Never dropped: the
+   * caller waits for it, so such entries are bounded by the calls in flight. A failure to write
+   * resolves too, reported through onError like any batch's.
+   */
+  write(file: Item["file"], entry: Entry, maxBytes: number): Promise<void> {
+    return new Promise<void>((written) => {
+      this.#queue.push({ file, entry, maxBytes, written });
+      this.#urgent++;
+      this.#kick();
+      this.#hurry?.();
+    });
   }
 
   get queued(): number {
@@ -87,7 +112,7 @@ export class BatchWriter {
   /** Resolves after GATHER_MS, or sooner when hurried. */
   #gathered(): Promise<void> {
     return new Promise<void>((resolve) => {
-      const timer = setTimeout(() => this.#hurry!(), GATHER_MS);
+      const timer = setTimeout(() => this.#hurry!(), this.gatherMs);
       this.#hurry = () => {
         clearTimeout(timer);
         this.#hurry = undefined;
@@ -98,18 +123,28 @@ export class BatchWriter {
 
   /**
    * Writes one batch, after a moment for the calls that follow to join it (a full batch goes at
-   * once); what is queued meanwhile is the next drain's. Every batch gathers: were the next
-   * written as soon as this one ends, a slow disk would turn the writer into a loop of lock and
-   * append for a few entries each.
+   * once, and so does one holding an entry written now); what is queued meanwhile is the next
+   * drain's. Every other batch gathers: were the next written as soon as this one ends, a slow
+   * disk would turn the writer into a loop of lock and append for a few entries each.
    */
   async #drain(): Promise<void> {
-    if (this.#queue.length < this.batch) await this.#gathered();
+    if (this.#queue.length < this.batch && this.#urgent === 0) await this.#gathered();
     const items = this.#queue.splice(0, this.batch);
+    for (const item of items) if (item.written) this.#urgent--;
     if (this.#dropped) {
       const { count, file, maxBytes } = this.#dropped;
       items.push({ file, entry: droppedNote(count), maxBytes });
       this.#dropped = undefined;
     }
+    try {
+      await this.#appendGrouped(items);
+    } finally {
+      for (const item of items) item.written?.();
+    }
+  }
+
+  /** Appends `items` per file, in queue order; a failure is reported, not thrown. */
+  async #appendGrouped(items: Item[]): Promise<void> {
     // Per file, in queue order.
     const byFile = new Map<string, { entries: Entry[]; maxBytes: number }>();
     for (const item of items) {
@@ -121,11 +156,11 @@ export class BatchWriter {
     }
     for (const [file, { entries, maxBytes }] of byFile) {
       try {
-        await this.write(file, entries, maxBytes).catch(async (error) => {
+        await this.append(file, entries, maxBytes).catch(async (error) => {
           if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
           // The state directory was removed meanwhile: made again, once.
           await mkdir(dirname(file), { recursive: true });
-          await this.write(file, entries, maxBytes);
+          await this.append(file, entries, maxBytes);
         });
       } catch (error) {
         this.onError(error as Error, entries.length);
