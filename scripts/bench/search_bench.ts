@@ -10,7 +10,10 @@
  * medians. toolhost's time is one `tools/call` on a warm session, from request to reply; the
  * alternative's is spawning the command and reading all its output. Run it alone with
  * `deno run --allow-all scripts/bench/search_bench.ts`; the binary is $TOOLHOST_BENCH_BINARY
- * when set, else dist/toolhost. $TOOLHOST_BENCH_SEARCH_RUNS changes the number of runs.
+ * when set, else dist/toolhost. $TOOLHOST_BENCH_SEARCH_RUNS changes the number of runs;
+ * $TOOLHOST_BENCH_SEARCH_CASES keeps only the cases whose name holds it (e.g. "glob");
+ * $TOOLHOST_BENCH_BASELINE names an older toolhost binary, timed in the same alternation (each
+ * case: toolhost, the older build, the alternative) in a column of its own.
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
@@ -24,6 +27,8 @@ import { ServerProcess } from "./server_process.ts";
 import { median } from "./stats.ts";
 
 const RUNS = Number(process.env.TOOLHOST_BENCH_SEARCH_RUNS ?? 7);
+const ONLY = process.env.TOOLHOST_BENCH_SEARCH_CASES ?? "";
+const BASELINE = process.env.TOOLHOST_BENCH_BASELINE;
 const TARGET_GREP = 1.5;
 const TARGET_GLOB = 1.2;
 /** What GNU grep must skip to search what toolhost searches. */
@@ -157,17 +162,23 @@ export async function searchReport(root: string, progress: Progress): Promise<st
       "TOOLHOST_GREP=builtin",
     ]);
     const plain = await Session.start(binary, corpus.root, []);
+    const before = BASELINE ? await Session.start(BASELINE, corpus.root, []) : undefined;
     const rows: string[][] = [];
     try {
-      for (const c of cases()) {
+      for (const c of cases().filter((c) => c.name.includes(ONLY))) {
         progress(`search: ${c.name}, ${RUNS} runs each after one untimed`);
         const session = c.tool === "grep" ? builtin : plain;
+        // The older build is timed on glob only: its grep would need a session of its own.
+        const older = c.tool === "glob" ? before : undefined;
         const [, found] = await session.call(c.tool, c.args);
+        await older?.call(c.tool, c.args);
         const [, lines] = runCommand(c.command, corpus.root);
         const ours: number[] = [];
+        const olders: number[] = [];
         const theirs: number[] = [];
         for (let run = 0; run < RUNS; run++) {
           ours.push((await session.call(c.tool, c.args))[0]);
+          if (older) olders.push((await older.call(c.tool, c.args))[0]);
           theirs.push(runCommand(c.command, corpus.root)[0]);
         }
         const ratio = median(ours) / median(theirs);
@@ -183,17 +194,33 @@ export async function searchReport(root: string, progress: Progress): Promise<st
           times(ratio),
           `≤ ${target}× (${ratio <= target ? "met" : "MISSED"})`,
           `${what}; ${lines} output lines`,
+          ...(before
+            ? [
+              olders.length
+                ? `${ms(median(olders))} (${times(median(olders) / median(theirs))})`
+                : "",
+            ]
+            : []),
         ]);
       }
     } finally {
       await builtin.server.close();
       await plain.server.close();
+      await before?.server.close();
     }
     return [
       "## search: built-in grep vs GNU grep, glob vs rg --files",
       "",
       markdownTable(
-        ["case", "toolhost", "alternative", "ratio", "target (reference only)", "found"],
+        [
+          "case",
+          "toolhost",
+          "alternative",
+          "ratio",
+          "target (reference only)",
+          "found",
+          ...(before ? [`older build (${BASELINE})`] : []),
+        ],
         rows,
       ),
       "",

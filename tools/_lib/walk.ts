@@ -45,6 +45,11 @@ export interface WalkOptions {
    * Whether to walk into a directory (its own depth: 1 for the start's entries); default: always.
    */
   enter?: (rel: string, depth: number) => boolean;
+  /**
+   * Which entries the caller wants (default: all): the others are counted but not reported, and
+   * not tested against the ignore rules. Directories are still entered (see `enter`).
+   */
+  wanted?: (rel: string, kind: EntryType) => boolean;
   maxEntries: number;
   /**
    * Called with each directory the walk is done with, instead of closing it: the caller closes
@@ -117,12 +122,22 @@ export class Walk {
 
   /**
    * Every entry under `start` that is not ignored, in order: a path (walked by path), or a
-   * directory opened beneath its root (walked beneath it; the caller closes it). One generator
-   * with a stack of open directories: each entry passes through one `yield`, not one per level.
+   * directory opened beneath its root (walked beneath it; the caller closes it).
    */
   async *entries(start: string | Dir): AsyncGenerator<WalkEntry> {
-    const { respectIgnores, enter } = this.options;
+    for await (const batch of this.batches(start)) yield* batch;
+  }
+
+  /**
+   * entries() a run at a time: the entries met until the walk next enters or leaves a directory
+   * (so every `at` in a run is still valid while it is handled). A walk of thousands of entries
+   * then costs an await per run rather than one per entry. One generator with a stack of open
+   * directories.
+   */
+  async *batches(start: string | Dir): AsyncGenerator<WalkEntry[]> {
+    const { respectIgnores, enter, wanted } = this.options;
     const stack: Level[] = [];
+    let batch: WalkEntry[] = [];
     try {
       const top = await this.#open(
         typeof start === "string" ? Dir.named(start) : start,
@@ -134,20 +149,32 @@ export class Walk {
       while (stack.length > 0) {
         const level = stack[stack.length - 1];
         if (level.next >= level.entries.length) {
+          if (batch.length > 0) {
+            yield batch;
+            batch = [];
+          }
           stack.pop();
           if (level.depth > 1) await this.#done(level.dir);
           continue;
         }
         const entry = level.entries[level.next++];
-        if (this.#mustStop()) return;
+        if (this.#mustStop()) break;
         if (Date.now() - this.#turn >= TURN_MS) {
+          if (batch.length > 0) {
+            yield batch;
+            batch = [];
+          }
           await new Promise((resolve) => setImmediate(resolve));
           this.#turn = Date.now();
-          if (this.#mustStop()) return;
+          if (this.#mustStop()) break;
         }
         this.seen++;
         const kind = kindOf(entry);
         const entryRel = level.rel === "" ? entry.name : `${level.rel}/${entry.name}`;
+        const into = kind === "directory" && (enter?.(entryRel, level.depth) ?? true);
+        // What the caller will drop anyway is not judged by the ignore rules (the dearer test).
+        const want = wanted?.(entryRel, kind) ?? true;
+        if (!into && !want) continue;
         if (respectIgnores) {
           if (
             SKIPPED_NAMES.has(entry.name) || level.rules.ignores(entryRel, kind === "directory")
@@ -156,8 +183,20 @@ export class Walk {
           }
         }
         const { dir } = level;
-        yield { path: level.base + entry.name, at: dir.at(entry.name), rel: entryRel, kind, dir };
-        if (kind === "directory" && (enter?.(entryRel, level.depth) ?? true)) {
+        if (want) {
+          batch.push({
+            path: level.base + entry.name,
+            at: dir.at(entry.name),
+            rel: entryRel,
+            kind,
+            dir,
+          });
+        }
+        if (into) {
+          if (batch.length > 0) {
+            yield batch;
+            batch = [];
+          }
           // Entered without following a link: one swapped in since the listing is not entered.
           const child = dir.childSync(entry.name);
           if (!child) continue;
@@ -166,6 +205,7 @@ export class Walk {
           else await this.#done(child);
         }
       }
+      if (batch.length > 0) yield batch;
     } finally {
       // Stopped early: the directories still open, innermost first (the start is the caller's).
       for (const level of stack.reverse()) if (level.depth > 1) await this.#done(level.dir);

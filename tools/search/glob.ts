@@ -92,33 +92,37 @@ export default defineTool({
     }
     const includeIgnored = args.include_ignored ?? false;
     const rules = includeIgnored ? IgnoreRules.empty() : await IgnoreRules.above(sandbox, real);
+    const matches = picomatch(pattern, { dot: true });
     const walk = new Walk({
       respectIgnores: !includeIgnored,
       rules,
       enter: walkBounds(pattern),
+      // What the description promises: files and links, never FIFOs, sockets or devices.
+      wanted: (rel, kind) => (kind === "file" || kind === "symlink") && matches(rel),
       maxEntries: MAX_WALK_ENTRIES,
       deadline: Date.now() + TIME_LIMIT_MS,
       signal: ctx.signal,
     });
-    const matches = picomatch(pattern, { dot: true });
-    const found: { path: string; mtime: number }[] = [];
+    const listed: string[] = [];
     // Walked beneath its root (beneath.ts): a directory swapped for a link since is not.
     const start = (await sandbox.directory(real)).dir;
     try {
-      for await (const entry of walk.entries(start)) {
-        // What the description promises: files and links, never FIFOs, sockets or devices.
-        if ((entry.kind !== "file" && entry.kind !== "symlink") || !matches(entry.rel)) continue;
-        // Its time, for the order only (no content is read): by path, as a few microseconds
-        // each, where an address through /proc costs several times that; one gone since is
-        // left out.
-        try {
-          found.push({ path: entry.path, mtime: lstatSync(entry.path).mtimeMs });
-        } catch {
-          // removed since the listing
-        }
+      for await (const batch of walk.batches(start)) {
+        for (const entry of batch) listed.push(entry.path);
       }
     } finally {
       await start.close();
+    }
+    // Their times, for the order only (no content is read): by path, a few microseconds each
+    // where an address through /proc costs several times that, and all at once after the walk
+    // (interleaved with it they cost twice as much); one gone since is left out.
+    const found: { path: string; mtime: number }[] = [];
+    for (const path of listed) {
+      try {
+        found.push({ path, mtime: lstatSync(path).mtimeMs });
+      } catch {
+        // removed (or its directory replaced) since the listing
+      }
     }
     found.sort((a, b) => b.mtime - a.mtime || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 
