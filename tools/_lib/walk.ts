@@ -158,15 +158,17 @@ export class Walk {
           continue;
         }
         const entry = level.entries[level.next++];
-        if (this.#mustStop()) break;
-        if (Date.now() - this.#turn >= TURN_MS) {
+        // One clock reading per entry serves both the deadline and the event loop's turn.
+        const now = Date.now();
+        if (this.#mustStop(now)) break;
+        if (now - this.#turn >= TURN_MS) {
           if (batch.length > 0) {
             yield batch;
             batch = [];
           }
           await new Promise((resolve) => setImmediate(resolve));
           this.#turn = Date.now();
-          if (this.#mustStop()) break;
+          if (this.#mustStop(this.#turn)) break;
         }
         this.seen++;
         const kind = kindOf(entry);
@@ -244,12 +246,12 @@ export class Walk {
     else await dir.close();
   }
 
-  #mustStop(): boolean {
+  #mustStop(now: number): boolean {
     if (this.stopped) return true;
     const { signal, maxEntries, deadline } = this.options;
     if (signal?.aborted) this.stopped = "cancelled";
     else if (this.seen >= maxEntries) this.stopped = "entry limit";
-    else if (Date.now() > deadline) this.stopped = "time limit";
+    else if (now > deadline) this.stopped = "time limit";
     return this.stopped !== undefined;
   }
 }

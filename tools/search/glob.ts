@@ -9,6 +9,7 @@ import { Sandbox } from "../_lib/sandbox.ts";
 import { count } from "../_lib/units.ts";
 import { Walk } from "../_lib/walk.ts";
 import { READ_ONLY } from "../_lib/annotations.ts";
+import { globMatcher } from "./_lib/glob_match.ts";
 
 const MAX_RESULTS = 1_000;
 const MAX_WALK_ENTRIES = 200_000;
@@ -92,7 +93,7 @@ export default defineTool({
     }
     const includeIgnored = args.include_ignored ?? false;
     const rules = includeIgnored ? IgnoreRules.empty() : await IgnoreRules.above(sandbox, real);
-    const matches = picomatch(pattern, { dot: true });
+    const matches = globMatcher(pattern);
     const walk = new Walk({
       respectIgnores: !includeIgnored,
       rules,
