@@ -1,8 +1,9 @@
 /**
- * glob through the binary with its native lookups (beneath_native.ts: openat and statx on the held
- * directories) and without them (TOOLHOST_FFI=off: node:fs by /proc address and by path): the
- * same answers, in the same order, on a tree with tied and nanosecond-apart times, links, a FIFO,
- * unusual names, an ignore file and a second root.
+ * glob and the built-in grep through the binary with its native calls (beneath_native.ts: openat,
+ * statx and getdents64 on the held directories) and without them (TOOLHOST_FFI=off: node:fs by
+ * /proc address and by path): the same answers, in the same order, on a tree with tied and
+ * sub-millisecond-apart times, links, a FIFO, names that are not ASCII, a directory too big for
+ * one getdents64 call, an ignore file and a second root.
  */
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
@@ -57,6 +58,14 @@ function fixture(): { root: string; other: string } {
     utimesSync(file, time, time);
   });
   writeFileSync(join(root, ".gitignore"), "build/\n");
+  // About 90 KB of directory entries: several getdents64 calls.
+  mkdirSync(join(root, "many"));
+  for (let i = 0; i < 1500; i++) {
+    writeFileSync(
+      join(root, "many", `file-with-a-long-name-${String(i).padStart(5, "0")}.txt`),
+      "",
+    );
+  }
   symlinkSync("/etc/hostname", join(root, "sub/link.ts"));
   symlinkSync(join(root, "sub"), join(root, "sub-link"));
   execFileSync("mkfifo", [join(root, "sub/fifo.ts")]);
@@ -66,9 +75,16 @@ function fixture(): { root: string; other: string } {
 }
 
 function start(root: string, other: string, env: Record<string, string>): RawClient {
+  env = { TOOLHOST_GREP: "builtin", ...env };
   const c = new RawClient(PRODUCT_BINARY, ["--root", root, "--root", other], undefined, env);
   clients.push(c);
   return c;
+}
+
+async function tool(c: RawClient, name: string, args: Record<string, unknown>) {
+  const reply = await c.request("tools/call", modern({ name, arguments: args }));
+  assert.ok(reply.result, JSON.stringify(reply.error));
+  return JSON.stringify(reply.result);
 }
 
 async function glob(c: RawClient, args: Record<string, unknown>) {
@@ -76,7 +92,7 @@ async function glob(c: RawClient, args: Record<string, unknown>) {
   assert.ok(reply.result, JSON.stringify(reply.error));
   const result = reply.result as {
     content: { text: string }[];
-    structuredContent: { paths: string[] };
+    structuredContent: { paths: string[]; total: number };
   };
   return { text: result.content[0].text, data: result.structuredContent };
 }
@@ -93,9 +109,16 @@ test("glob answers alike with native lookups and without, newest first, ties by 
     { pattern: "deeper/*", path: "sub" },
     { pattern: "**/*.ts", include_ignored: true },
     { pattern: "**/*.ts", path: other },
+    { pattern: "many/*" },
   ];
   for (const args of calls) {
     assert.deepEqual(await glob(native, args), await glob(plain, args), JSON.stringify(args));
+  }
+  assert.equal((await glob(native, { pattern: "many/*" })).data.total, 1500);
+  for (const args of [{ pattern: "." }, { pattern: "sub", output_mode: "content" }]) {
+    const [ours, theirs] = await Promise.all([native, plain].map((c) => tool(c, "grep", args)));
+    assert.deepEqual(ours, theirs, JSON.stringify(args));
+    assert.match(ours, /sub\/deeper\/ü ñ\.ts/);
   }
   const ts = await glob(native, { pattern: "**/*.ts" });
   assert.deepEqual(ts.data.paths.filter((path) => path !== "sub/link.ts"), [

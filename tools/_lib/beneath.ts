@@ -42,7 +42,10 @@ import {
 import { join } from "node:path";
 import process from "node:process";
 import type { Dirent } from "node:fs";
-import { nativeLookups, openDirectoryAt } from "./beneath_native.ts";
+import { listDirectory, nativeLookups, openDirectoryAt } from "./beneath_native.ts";
+
+/** What a walk needs of each entry of a listing: a node Dirent, or beneath_native's own. */
+export type ListedKind = Pick<Dirent, "name" | "isFile" | "isDirectory" | "isSymbolicLink">;
 
 const DARWIN = process.platform === "darwin";
 const LINUX = process.platform === "linux";
@@ -260,10 +263,14 @@ export class Dir {
     }
   }
 
-  /** entries() without waiting on the event loop, for walks. */
-  entriesSync(): Dirent[] {
+  /** entries() without waiting on the event loop, for walks: what each entry is called and is. */
+  entriesSync(): ListedKind[] {
     try {
-      return readdirSync(this.self, { withFileTypes: true });
+      // A descriptor of its own (not a held root's, which other calls share) is listed straight
+      // from it where the system allows (beneath_native.ts); else, or when that declines, node's.
+      const self = this.self; // throws once closed: its number may belong to another file by now
+      const fd = this.#owned && nativeLookups() ? this.#handle?.fd : undefined;
+      return (fd !== undefined && listDirectory(fd)) || readdirSync(self, { withFileTypes: true });
     } catch (error) {
       throw plain(this, error);
     }

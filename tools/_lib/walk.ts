@@ -9,11 +9,10 @@
  * event loop's round trips cost more than the calls), and the walk lets the event loop run at
  * least every few milliseconds.
  */
-import type { Dirent } from "node:fs";
 import { setImmediate } from "node:timers";
-import { Dir } from "./beneath.ts";
+import { Dir, type ListedKind } from "./beneath.ts";
 import type { EntryType } from "./entries.ts";
-import { IgnoreRules } from "./gitignore.ts";
+import { IgnoreRules, RULE_NAMES } from "./gitignore.ts";
 
 /** Names skipped (files too, like a worktree's .git file) unless ignored files are asked for. */
 export const SKIPPED_NAMES = new Set([".git", "node_modules"]);
@@ -63,7 +62,7 @@ export interface WalkOptions {
 
 export type StopReason = "entry limit" | "time limit" | "cancelled";
 
-export function kindOf(entry: Dirent): EntryType {
+export function kindOf(entry: ListedKind): EntryType {
   if (entry.isSymbolicLink()) return "symlink";
   if (entry.isDirectory()) return "directory";
   return entry.isFile() ? "file" : "other";
@@ -96,6 +95,13 @@ function compareBytes(a: Uint8Array, b: Uint8Array): number {
   return a.length - b.length;
 }
 
+/** Of a directory's entries, those IgnoreRules.within looks for (a Set of every name costs more). */
+function ruleNames(listing: ListedKind[]): Set<string> {
+  const names = new Set<string>();
+  for (const { name } of listing) if (RULE_NAMES.has(name)) names.add(name);
+  return names;
+}
+
 /** A directory being walked: its entries in order and the next one to look at. */
 interface Level {
   dir: Dir;
@@ -106,7 +112,7 @@ interface Level {
   rules: IgnoreRules;
   /** Its path with a trailing slash. */
   base: string;
-  entries: Dirent[];
+  entries: ListedKind[];
   next: number;
 }
 
@@ -221,19 +227,14 @@ export class Walk {
     depth: number,
     parentRules: IgnoreRules,
   ): Promise<Level | undefined> {
-    let listing: Dirent[];
+    let listing: ListedKind[];
     try {
       listing = dir.entriesSync();
     } catch {
       return undefined; // unreadable or gone since it was listed: nothing to report under it
     }
     const rules = this.options.respectIgnores
-      ? await parentRules.within(
-        dir.path,
-        rel,
-        new Set(listing.map((e) => e.name)),
-        (name) => dir.at(name),
-      )
+      ? await parentRules.within(dir.path, rel, ruleNames(listing), (name) => dir.at(name))
       : parentRules;
     // dir.pathOf, without normalizing each time: dir.path is a normalized absolute path.
     const base = dir.path.endsWith("/") ? dir.path : `${dir.path}/`;
