@@ -10,6 +10,7 @@
  * loads and callers use the node:fs calls they used before; until loading is done too (it starts
  * when this module is imported).
  */
+import { Buffer } from "node:buffer";
 import { constants } from "node:fs";
 import process from "node:process";
 
@@ -150,6 +151,7 @@ export class ListedEntry {
 /** getdents64's output; a directory larger than one buffer is read in several calls. */
 const listBuffer = new Uint8Array(32_768);
 const listView = new DataView(listBuffer.buffer);
+const bytes = Buffer.from(listBuffer.buffer);
 
 /**
  * The entries of the directory open as `fd`, read from its start (without "." and ".."), or
@@ -165,6 +167,9 @@ export function listDirectory(fd: number): ListedEntry[] | undefined {
     const filled = Number(listing.getdents64(fd, listBuffer, listBuffer.length));
     if (filled < 0) return undefined;
     if (filled === 0) return entries;
+    // One string, a character per byte, for all the names: each name (checked to be ASCII) is
+    // then a slice of it.
+    const text = bytes.toString("latin1", 0, filled);
     // struct linux_dirent64: u64 d_ino, s64 d_off, u16 d_reclen, u8 d_type, char d_name[].
     for (let at = 0; at < filled;) {
       const length = listView.getUint16(at + 16, true);
@@ -177,10 +182,7 @@ export function listDirectory(fd: number): ListedEntry[] | undefined {
         end++;
       }
       if (type === 0) return undefined; // DT_UNKNOWN
-      const name = String.fromCharCode.apply(
-        null,
-        listBuffer.subarray(start, end) as unknown as number[],
-      );
+      const name = text.slice(start, end);
       if (name !== "." && name !== "..") entries.push(new ListedEntry(name, type));
       at += length;
     }

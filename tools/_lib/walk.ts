@@ -48,7 +48,7 @@ export interface WalkOptions {
    * Which entries the caller wants (default: all): the others are counted but not reported, and
    * not tested against the ignore rules. Directories are still entered (see `enter`).
    */
-  wanted?: (rel: string, kind: EntryType) => boolean;
+  wanted?: (rel: string, kind: EntryType, name: string) => boolean;
   maxEntries: number;
   /**
    * Called with each directory the walk is done with, instead of closing it: the caller closes
@@ -181,7 +181,7 @@ export class Walk {
         const entryRel = level.rel === "" ? entry.name : `${level.rel}/${entry.name}`;
         const into = kind === "directory" && (enter?.(entryRel, level.depth) ?? true);
         // What the caller will drop anyway is not judged by the ignore rules (the dearer test).
-        const want = wanted?.(entryRel, kind) ?? true;
+        const want = wanted?.(entryRel, kind, entry.name) ?? true;
         if (!into && !want) continue;
         if (respectIgnores) {
           if (

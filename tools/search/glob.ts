@@ -101,7 +101,7 @@ export default defineTool({
       rules,
       enter: walkBounds(pattern),
       // What the description promises: files and links, never FIFOs, sockets or devices.
-      wanted: (rel, kind) => (kind === "file" || kind === "symlink") && matches(rel),
+      wanted: (rel, kind, name) => (kind === "file" || kind === "symlink") && matches(rel, name),
       maxEntries: MAX_WALK_ENTRIES,
       deadline: Date.now() + TIME_LIMIT_MS,
       signal: ctx.signal,

@@ -15,13 +15,18 @@ import picomatch from "picomatch";
 /** `**\/*<tail>` or `*<tail>`, where the tail holds no character picomatch reads as special. */
 const NAME_ENDS_WITH = /^(\*\*\/)?\*([A-Za-z0-9_.-]+)$/;
 
-export function globMatcher(pattern: string): (rel: string) => boolean {
+/**
+ * Whether path `rel` matches `pattern`; `name` is its last segment (the walk has it at hand: a
+ * test of the name alone spares building the whole path string of a file that does not match).
+ */
+export function globMatcher(pattern: string): (rel: string, name: string) => boolean {
   const simple = NAME_ENDS_WITH.exec(pattern);
   if (simple) {
+    // The tail holds no "/": the path ends with it exactly when its last name does.
     const [, anyDepth, tail] = simple;
     return anyDepth
-      ? (rel) => rel.endsWith(tail)
-      : (rel) => rel.endsWith(tail) && !rel.includes("/");
+      ? (_rel, name) => name.endsWith(tail)
+      : (rel, name) => name.endsWith(tail) && !rel.includes("/");
   }
   // The `windows` option picomatch() itself would default to on this platform.
   const regex = picomatch.makeRe(pattern, { dot: true, windows: process.platform === "win32" });
