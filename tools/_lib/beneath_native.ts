@@ -47,8 +47,9 @@ async function load(): Promise<Libc | null> {
       openat: { args: ["i32", "ptr", "i32", "i32"], returns: "i32" },
       statx: { args: ["i32", "ptr", "i32", "u32", "ptr"], returns: "i32" },
     };
-    // glibc's name, then musl's.
-    for (const name of ["libc.so.6", "libc.so"]) {
+    // glibc's name, then musl's (Alpine ships only the arch-named link without its -dev package).
+    const arch = process.arch === "arm64" ? "aarch64" : "x86_64";
+    for (const name of ["libc.so.6", `libc.musl-${arch}.so.1`, "libc.so"]) {
       let found: Libc;
       try {
         found = ffi.dlopen(name, symbols).symbols as Libc;
