@@ -25,6 +25,7 @@ import { markdownTable, ms, times } from "./report.ts";
 import { makeCorpus } from "./search_corpus.ts";
 import { ServerProcess } from "./server_process.ts";
 import { median } from "./stats.ts";
+import { cpuMs } from "./cpu_time.ts";
 
 const RUNS = Number(process.env.TOOLHOST_BENCH_SEARCH_RUNS ?? 7);
 const ONLY = process.env.TOOLHOST_BENCH_SEARCH_CASES ?? "";
@@ -176,10 +177,17 @@ export async function searchReport(root: string, progress: Progress): Promise<st
         const ours: number[] = [];
         const olders: number[] = [];
         const theirs: number[] = [];
+        // CPU time over all runs: the server's (every thread), and the command's.
+        let ourCpu = 0;
+        let theirCpu = 0;
         for (let run = 0; run < RUNS; run++) {
+          const server = cpuMs(session.server.pid).own;
           ours.push((await session.call(c.tool, c.args))[0]);
+          ourCpu += cpuMs(session.server.pid).own - server;
           if (older) olders.push((await older.call(c.tool, c.args))[0]);
+          const children = cpuMs("self").children;
           theirs.push(runCommand(c.command, corpus.root)[0]);
+          theirCpu += cpuMs("self").children - children;
         }
         const ratio = median(ours) / median(theirs);
         const target = c.tool === "grep" ? TARGET_GREP : TARGET_GLOB;
@@ -194,6 +202,7 @@ export async function searchReport(root: string, progress: Progress): Promise<st
           times(ratio),
           `≤ ${target}× (${ratio <= target ? "met" : "MISSED"})`,
           `${what}; ${lines} output lines`,
+          `${ms(ourCpu / RUNS)} / ${ms(theirCpu / RUNS)} (${times(ourCpu / theirCpu)})`,
           ...(before
             ? [
               olders.length
@@ -219,6 +228,7 @@ export async function searchReport(root: string, progress: Progress): Promise<st
           "ratio",
           "target (reference only)",
           "found",
+          "CPU per run: toolhost / alternative",
           ...(before ? [`older build (${BASELINE})`] : []),
         ],
         rows,
@@ -230,7 +240,9 @@ export async function searchReport(root: string, progress: Progress): Promise<st
       "--root at the corpus, one warm session each; grep through the built-in search (no rg " +
       "on PATH, TOOLHOST_GREP=builtin). The alternative is spawned per run: GNU grep with " +
       `${GREP_SKIPS.join(" ")}, or rg --files -g. One untimed run each, then ${RUNS} ` +
-      "alternating runs; medians. Ratio: toolhost ÷ the alternative.",
+      "alternating runs; medians. Ratio: toolhost ÷ the alternative. CPU: user + system time " +
+      "from /proc (the server's, all threads; the command's as a waited-for child), averaged " +
+      "over the runs.",
     ].join("\n");
   } finally {
     rmSync(scratch, { recursive: true, force: true });
