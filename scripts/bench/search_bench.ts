@@ -10,7 +10,10 @@
  * medians. toolhost's time is one `tools/call` on a warm session, from request to reply; the
  * alternative's is spawning the command and reading all its output. Run it alone with
  * `deno run --allow-all scripts/bench/search_bench.ts`; the binary is $TOOLHOST_BENCH_BINARY
- * when set, else dist/toolhost. $TOOLHOST_BENCH_SEARCH_RUNS changes the number of runs.
+ * when set, else dist/toolhost. $TOOLHOST_BENCH_SEARCH_RUNS changes the number of runs;
+ * $TOOLHOST_BENCH_SEARCH_CASES keeps only the cases whose name holds it (e.g. "glob");
+ * $TOOLHOST_BENCH_BASELINE names an older toolhost binary, timed in the same alternation (each
+ * case: toolhost, the older build, the alternative) in a column of its own.
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
@@ -22,8 +25,11 @@ import { markdownTable, ms, times } from "./report.ts";
 import { makeCorpus } from "./search_corpus.ts";
 import { ServerProcess } from "./server_process.ts";
 import { median } from "./stats.ts";
+import { cpuMs } from "./cpu_time.ts";
 
 const RUNS = Number(process.env.TOOLHOST_BENCH_SEARCH_RUNS ?? 7);
+const ONLY = process.env.TOOLHOST_BENCH_SEARCH_CASES ?? "";
+const BASELINE = process.env.TOOLHOST_BENCH_BASELINE;
 const TARGET_GREP = 1.5;
 const TARGET_GLOB = 1.2;
 /** What GNU grep must skip to search what toolhost searches. */
@@ -157,18 +163,31 @@ export async function searchReport(root: string, progress: Progress): Promise<st
       "TOOLHOST_GREP=builtin",
     ]);
     const plain = await Session.start(binary, corpus.root, []);
+    const before = BASELINE ? await Session.start(BASELINE, corpus.root, []) : undefined;
     const rows: string[][] = [];
     try {
-      for (const c of cases()) {
+      for (const c of cases().filter((c) => c.name.includes(ONLY))) {
         progress(`search: ${c.name}, ${RUNS} runs each after one untimed`);
         const session = c.tool === "grep" ? builtin : plain;
+        // The older build is timed on glob only: its grep would need a session of its own.
+        const older = c.tool === "glob" ? before : undefined;
         const [, found] = await session.call(c.tool, c.args);
+        await older?.call(c.tool, c.args);
         const [, lines] = runCommand(c.command, corpus.root);
         const ours: number[] = [];
+        const olders: number[] = [];
         const theirs: number[] = [];
+        // CPU time over all runs: the server's (every thread), and the command's.
+        let ourCpu = 0;
+        let theirCpu = 0;
         for (let run = 0; run < RUNS; run++) {
+          const server = cpuMs(session.server.pid).own;
           ours.push((await session.call(c.tool, c.args))[0]);
+          ourCpu += cpuMs(session.server.pid).own - server;
+          if (older) olders.push((await older.call(c.tool, c.args))[0]);
+          const children = cpuMs("self").children;
           theirs.push(runCommand(c.command, corpus.root)[0]);
+          theirCpu += cpuMs("self").children - children;
         }
         const ratio = median(ours) / median(theirs);
         const target = c.tool === "grep" ? TARGET_GREP : TARGET_GLOB;
@@ -183,17 +202,35 @@ export async function searchReport(root: string, progress: Progress): Promise<st
           times(ratio),
           `≤ ${target}× (${ratio <= target ? "met" : "MISSED"})`,
           `${what}; ${lines} output lines`,
+          `${ms(ourCpu / RUNS)} / ${ms(theirCpu / RUNS)} (${times(ourCpu / theirCpu)})`,
+          ...(before
+            ? [
+              olders.length
+                ? `${ms(median(olders))} (${times(median(olders) / median(theirs))})`
+                : "",
+            ]
+            : []),
         ]);
       }
     } finally {
       await builtin.server.close();
       await plain.server.close();
+      await before?.server.close();
     }
     return [
       "## search: built-in grep vs GNU grep, glob vs rg --files",
       "",
       markdownTable(
-        ["case", "toolhost", "alternative", "ratio", "target (reference only)", "found"],
+        [
+          "case",
+          "toolhost",
+          "alternative",
+          "ratio",
+          "target (reference only)",
+          "found",
+          "CPU per run: toolhost / alternative",
+          ...(before ? [`older build (${BASELINE})`] : []),
+        ],
         rows,
       ),
       "",
@@ -203,7 +240,9 @@ export async function searchReport(root: string, progress: Progress): Promise<st
       "--root at the corpus, one warm session each; grep through the built-in search (no rg " +
       "on PATH, TOOLHOST_GREP=builtin). The alternative is spawned per run: GNU grep with " +
       `${GREP_SKIPS.join(" ")}, or rg --files -g. One untimed run each, then ${RUNS} ` +
-      "alternating runs; medians. Ratio: toolhost ÷ the alternative.",
+      "alternating runs; medians. Ratio: toolhost ÷ the alternative. CPU: user + system time " +
+      "from /proc (the server's, all threads; the command's as a waited-for child), averaged " +
+      "over the runs.",
     ].join("\n");
   } finally {
     rmSync(scratch, { recursive: true, force: true });

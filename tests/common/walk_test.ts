@@ -1,6 +1,13 @@
 /** The directory walk: order, skipped directories, symlinks, and its limits. */
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  realpathSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { test } from "node:test";
@@ -81,4 +88,35 @@ test("enter decides which directories are walked into", async () => {
   const root = tree(["src/a/x.ts", "src/b.ts", "lib/c.ts"]);
   const { entries } = await walk(root, { enter: (rel) => rel === "src" });
   assert.deepEqual(entries, ["directory:lib", "directory:src", "directory:src/a", "file:src/b.ts"]);
+});
+
+test("wanted leaves entries out but still walks into their directories and counts them", async () => {
+  const root = tree(["src/a/x.ts", "src/a/y.md", "src/b.ts", "c.md", "build/z.ts"]);
+  writeFileSync(join(root, ".gitignore"), "build/\n");
+  const judged: string[] = [];
+  const { entries, seen } = await walk(root, {
+    wanted: (rel, kind) => {
+      judged.push(rel);
+      return kind === "file" && rel.endsWith(".ts");
+    },
+  });
+  assert.deepEqual(entries, ["file:src/a/x.ts", "file:src/b.ts"]);
+  // Every entry met is counted against the limit, wanted or not (build/ is not entered).
+  assert.equal(seen, 8);
+  assert.ok(!judged.some((rel) => rel.startsWith("build/")));
+});
+
+test("batches hold the same entries in the same order, each run's directories still open", async () => {
+  const root = tree(["a/b/c/d.txt", "a/b/e.txt", "a/f.txt", "g.txt", "h/i.txt"]);
+  const options = { respectIgnores: true, maxEntries: 10_000, deadline: Date.now() + 10_000 };
+  const one: string[] = [];
+  for await (const entry of new Walk(options).entries(root)) one.push(entry.rel);
+  const runs: string[][] = [];
+  for await (const batch of new Walk(options).batches(root)) {
+    runs.push(batch.map((entry) => entry.rel));
+    // Each address is usable while its run is handled: the directory holding it is open.
+    for (const entry of batch) assert.ok(lstatSync(entry.at));
+  }
+  assert.deepEqual(runs.flat(), one);
+  assert.ok(runs.length > 1 && runs.every((run) => run.length > 0));
 });

@@ -42,6 +42,10 @@ import {
 import { join } from "node:path";
 import process from "node:process";
 import type { Dirent } from "node:fs";
+import { listDirectory, nativeLookups, openDirectoryAt } from "./beneath_native.ts";
+
+/** What a walk needs of each entry of a listing: a node Dirent, or beneath_native's own. */
+export type ListedKind = Pick<Dirent, "name" | "isFile" | "isDirectory" | "isSymbolicLink">;
 
 const DARWIN = process.platform === "darwin";
 const LINUX = process.platform === "linux";
@@ -236,14 +240,17 @@ export class Dir {
 
   /**
    * childSync for walks: subdirectory `name` opened the same way without waiting on the event
-   * loop (a few microseconds), or undefined when it is not a directory there (any more).
+   * loop (a few microseconds; where it can, straight from this directory's descriptor with
+   * openat, beneath_native.ts), or undefined when it is not a directory there (any more).
    */
   childSync(name: string): Dir | undefined {
     const path = this.pathOf(name);
     const flags = constants.O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NOFOLLOW_ANY;
     try {
       if (this.#handle) {
-        const fd = openSync(this.at(name), flags);
+        const at = this.at(name); // checks that `name` is one entry's name
+        const fd = nativeLookups() ? openDirectoryAt(this.#handle.fd, name) : openSync(at, flags);
+        if (fd === undefined) return undefined;
         const dir = new Dir(path, { fd, close: () => Promise.resolve(closeSync(fd)) });
         dir.#root = this.#root;
         return dir;
@@ -256,10 +263,14 @@ export class Dir {
     }
   }
 
-  /** entries() without waiting on the event loop, for walks. */
-  entriesSync(): Dirent[] {
+  /** entries() without waiting on the event loop, for walks: what each entry is called and is. */
+  entriesSync(): ListedKind[] {
     try {
-      return readdirSync(this.self, { withFileTypes: true });
+      // A descriptor of its own (not a held root's, which other calls share) is listed straight
+      // from it where the system allows (beneath_native.ts); else, or when that declines, node's.
+      const self = this.self; // throws once closed: its number may belong to another file by now
+      const fd = this.#owned && nativeLookups() ? this.#handle?.fd : undefined;
+      return (fd !== undefined && listDirectory(fd)) || readdirSync(self, { withFileTypes: true });
     } catch (error) {
       throw plain(this, error);
     }

@@ -85,6 +85,9 @@ const GIT_IGNORE = ".gitignore";
 /** ripgrep's own ignore file: rg reads it whatever its flags say, and its rules win over git's. */
 const RG_IGNORE = ".rgignore";
 
+/** The only names within() looks for among a directory's entries. */
+export const RULE_NAMES: ReadonlySet<string> = new Set([".git", GIT_IGNORE, RG_IGNORE]);
+
 /** Whether `dir` holds a repository (a .git directory, or a worktree's .git file). */
 async function isRepository(dir: string): Promise<boolean> {
   return (await lstat(join(dir, ".git")).catch(() => undefined)) !== undefined;
@@ -189,7 +192,8 @@ export class IgnoreRules {
 
   /**
    * These rules plus those of the ignore files in `dir` (`rel` is its path from the start, ""
-   * for the start itself; `names` its entries, to read only files that are there; `at`, where
+   * for the start itself; `names` its entries, or at least those in RULE_NAMES, to read only
+   * files that are there; `at`, where
    * to open one of them: an address beneath the open directory, see beneath.ts).
    */
   async within(

@@ -9,11 +9,10 @@
  * event loop's round trips cost more than the calls), and the walk lets the event loop run at
  * least every few milliseconds.
  */
-import type { Dirent } from "node:fs";
 import { setImmediate } from "node:timers";
-import { Dir } from "./beneath.ts";
+import { Dir, type ListedKind } from "./beneath.ts";
 import type { EntryType } from "./entries.ts";
-import { IgnoreRules } from "./gitignore.ts";
+import { IgnoreRules, RULE_NAMES } from "./gitignore.ts";
 
 /** Names skipped (files too, like a worktree's .git file) unless ignored files are asked for. */
 export const SKIPPED_NAMES = new Set([".git", "node_modules"]);
@@ -45,6 +44,11 @@ export interface WalkOptions {
    * Whether to walk into a directory (its own depth: 1 for the start's entries); default: always.
    */
   enter?: (rel: string, depth: number) => boolean;
+  /**
+   * Which entries the caller wants (default: all): the others are counted but not reported, and
+   * not tested against the ignore rules. Directories are still entered (see `enter`).
+   */
+  wanted?: (rel: string, kind: EntryType, name: string) => boolean;
   maxEntries: number;
   /**
    * Called with each directory the walk is done with, instead of closing it: the caller closes
@@ -58,7 +62,7 @@ export interface WalkOptions {
 
 export type StopReason = "entry limit" | "time limit" | "cancelled";
 
-export function kindOf(entry: Dirent): EntryType {
+export function kindOf(entry: ListedKind): EntryType {
   if (entry.isSymbolicLink()) return "symlink";
   if (entry.isDirectory()) return "directory";
   return entry.isFile() ? "file" : "other";
@@ -91,6 +95,13 @@ function compareBytes(a: Uint8Array, b: Uint8Array): number {
   return a.length - b.length;
 }
 
+/** Of a directory's entries, those IgnoreRules.within looks for (a Set of every name costs more). */
+function ruleNames(listing: ListedKind[]): Set<string> {
+  const names = new Set<string>();
+  for (const { name } of listing) if (RULE_NAMES.has(name)) names.add(name);
+  return names;
+}
+
 /** A directory being walked: its entries in order and the next one to look at. */
 interface Level {
   dir: Dir;
@@ -101,7 +112,7 @@ interface Level {
   rules: IgnoreRules;
   /** Its path with a trailing slash. */
   base: string;
-  entries: Dirent[];
+  entries: ListedKind[];
   next: number;
 }
 
@@ -117,12 +128,22 @@ export class Walk {
 
   /**
    * Every entry under `start` that is not ignored, in order: a path (walked by path), or a
-   * directory opened beneath its root (walked beneath it; the caller closes it). One generator
-   * with a stack of open directories: each entry passes through one `yield`, not one per level.
+   * directory opened beneath its root (walked beneath it; the caller closes it).
    */
   async *entries(start: string | Dir): AsyncGenerator<WalkEntry> {
-    const { respectIgnores, enter } = this.options;
+    for await (const batch of this.batches(start)) yield* batch;
+  }
+
+  /**
+   * entries() a run at a time: the entries met until the walk next enters or leaves a directory
+   * (so every `at` in a run is still valid while it is handled). A walk of thousands of entries
+   * then costs an await per run rather than one per entry. One generator with a stack of open
+   * directories.
+   */
+  async *batches(start: string | Dir): AsyncGenerator<WalkEntry[]> {
+    const { respectIgnores, enter, wanted } = this.options;
     const stack: Level[] = [];
+    let batch: WalkEntry[] = [];
     try {
       const top = await this.#open(
         typeof start === "string" ? Dir.named(start) : start,
@@ -134,20 +155,34 @@ export class Walk {
       while (stack.length > 0) {
         const level = stack[stack.length - 1];
         if (level.next >= level.entries.length) {
+          if (batch.length > 0) {
+            yield batch;
+            batch = [];
+          }
           stack.pop();
           if (level.depth > 1) await this.#done(level.dir);
           continue;
         }
         const entry = level.entries[level.next++];
-        if (this.#mustStop()) return;
-        if (Date.now() - this.#turn >= TURN_MS) {
+        // One clock reading per entry serves both the deadline and the event loop's turn.
+        const now = Date.now();
+        if (this.#mustStop(now)) break;
+        if (now - this.#turn >= TURN_MS) {
+          if (batch.length > 0) {
+            yield batch;
+            batch = [];
+          }
           await new Promise((resolve) => setImmediate(resolve));
           this.#turn = Date.now();
-          if (this.#mustStop()) return;
+          if (this.#mustStop(this.#turn)) break;
         }
         this.seen++;
         const kind = kindOf(entry);
         const entryRel = level.rel === "" ? entry.name : `${level.rel}/${entry.name}`;
+        const into = kind === "directory" && (enter?.(entryRel, level.depth) ?? true);
+        // What the caller will drop anyway is not judged by the ignore rules (the dearer test).
+        const want = wanted?.(entryRel, kind, entry.name) ?? true;
+        if (!into && !want) continue;
         if (respectIgnores) {
           if (
             SKIPPED_NAMES.has(entry.name) || level.rules.ignores(entryRel, kind === "directory")
@@ -156,8 +191,20 @@ export class Walk {
           }
         }
         const { dir } = level;
-        yield { path: level.base + entry.name, at: dir.at(entry.name), rel: entryRel, kind, dir };
-        if (kind === "directory" && (enter?.(entryRel, level.depth) ?? true)) {
+        if (want) {
+          batch.push({
+            path: level.base + entry.name,
+            at: dir.at(entry.name),
+            rel: entryRel,
+            kind,
+            dir,
+          });
+        }
+        if (into) {
+          if (batch.length > 0) {
+            yield batch;
+            batch = [];
+          }
           // Entered without following a link: one swapped in since the listing is not entered.
           const child = dir.childSync(entry.name);
           if (!child) continue;
@@ -166,6 +213,7 @@ export class Walk {
           else await this.#done(child);
         }
       }
+      if (batch.length > 0) yield batch;
     } finally {
       // Stopped early: the directories still open, innermost first (the start is the caller's).
       for (const level of stack.reverse()) if (level.depth > 1) await this.#done(level.dir);
@@ -179,19 +227,14 @@ export class Walk {
     depth: number,
     parentRules: IgnoreRules,
   ): Promise<Level | undefined> {
-    let listing: Dirent[];
+    let listing: ListedKind[];
     try {
       listing = dir.entriesSync();
     } catch {
       return undefined; // unreadable or gone since it was listed: nothing to report under it
     }
     const rules = this.options.respectIgnores
-      ? await parentRules.within(
-        dir.path,
-        rel,
-        new Set(listing.map((e) => e.name)),
-        (name) => dir.at(name),
-      )
+      ? await parentRules.within(dir.path, rel, ruleNames(listing), (name) => dir.at(name))
       : parentRules;
     // dir.pathOf, without normalizing each time: dir.path is a normalized absolute path.
     const base = dir.path.endsWith("/") ? dir.path : `${dir.path}/`;
@@ -204,12 +247,12 @@ export class Walk {
     else await dir.close();
   }
 
-  #mustStop(): boolean {
+  #mustStop(now: number): boolean {
     if (this.stopped) return true;
     const { signal, maxEntries, deadline } = this.options;
     if (signal?.aborted) this.stopped = "cancelled";
     else if (this.seen >= maxEntries) this.stopped = "entry limit";
-    else if (Date.now() > deadline) this.stopped = "time limit";
+    else if (now > deadline) this.stopped = "time limit";
     return this.stopped !== undefined;
   }
 }

@@ -1,4 +1,5 @@
 import { lstatSync } from "node:fs";
+import { sep } from "node:path";
 import { quoted } from "../_lib/one_line.ts";
 import picomatch from "picomatch";
 import { defineTool, ToolError } from "../../mcp/tool.ts";
@@ -9,6 +10,8 @@ import { Sandbox } from "../_lib/sandbox.ts";
 import { count } from "../_lib/units.ts";
 import { Walk } from "../_lib/walk.ts";
 import { READ_ONLY } from "../_lib/annotations.ts";
+import { globMatcher } from "./_lib/glob_match.ts";
+import { modifiedAt, nativeLookups } from "../_lib/beneath_native.ts";
 
 const MAX_RESULTS = 1_000;
 const MAX_WALK_ENTRIES = 200_000;
@@ -92,47 +95,66 @@ export default defineTool({
     }
     const includeIgnored = args.include_ignored ?? false;
     const rules = includeIgnored ? IgnoreRules.empty() : await IgnoreRules.above(sandbox, real);
+    const matches = globMatcher(pattern);
     const walk = new Walk({
       respectIgnores: !includeIgnored,
       rules,
       enter: walkBounds(pattern),
+      // What the description promises: files and links, never FIFOs, sockets or devices.
+      wanted: (rel, kind, name) => (kind === "file" || kind === "symlink") && matches(rel, name),
       maxEntries: MAX_WALK_ENTRIES,
       deadline: Date.now() + TIME_LIMIT_MS,
       signal: ctx.signal,
     });
-    const matches = picomatch(pattern, { dot: true });
-    const found: { path: string; mtime: number }[] = [];
+    const found: { path: string; rel: string; mtime: number }[] = [];
+    /** Matches whose time is looked up by path, after the walk. */
+    const byPath: { path: string; rel: string }[] = [];
+    const native = nativeLookups();
     // Walked beneath its root (beneath.ts): a directory swapped for a link since is not.
     const start = (await sandbox.directory(real)).dir;
     try {
-      for await (const entry of walk.entries(start)) {
-        // What the description promises: files and links, never FIFOs, sockets or devices.
-        if ((entry.kind !== "file" && entry.kind !== "symlink") || !matches(entry.rel)) continue;
-        // Its time, for the order only (no content is read): by path, as a few microseconds
-        // each, where an address through /proc costs several times that; one gone since is
-        // left out.
-        try {
-          found.push({ path: entry.path, mtime: lstatSync(entry.path).mtimeMs });
-        } catch {
-          // removed since the listing
+      for await (const batch of walk.batches(start)) {
+        for (const entry of batch) {
+          // Its time, for the order only (no content is read): as an entry of the directory
+          // held open (beneath_native.ts) where the system allows it, else by path.
+          const fd = native ? entry.dir.fd : undefined;
+          const name = entry.rel.slice(entry.rel.lastIndexOf("/") + 1);
+          const mtime = fd === undefined ? undefined : modifiedAt(fd, name);
+          if (mtime === undefined) byPath.push({ path: entry.path, rel: entry.rel });
+          else found.push({ path: entry.path, rel: entry.rel, mtime });
         }
       }
     } finally {
       await start.close();
     }
+    // By path: a few microseconds each where an address through /proc costs several times that,
+    // and all at once after the walk (interleaved with it they cost twice as much); one gone
+    // since is left out.
+    for (const { path, rel } of byPath) {
+      try {
+        found.push({ path, rel, mtime: lstatSync(path).mtimeMs });
+      } catch {
+        // removed (or its directory replaced) since the listing
+      }
+    }
     found.sort((a, b) => b.mtime - a.mtime || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 
+    const where = sandbox.display(real);
+    // A match as display() shows it: its path from the start after the start's own, without a
+    // path.relative per match (POSIX: `rel` is "/"-separated names, never "." or "..").
+    const under = sep === "/" && !where.endsWith("/")
+      ? (rel: string) => (where === "." ? rel : `${where}/${rel}`)
+      : undefined;
     const paths: string[] = [];
     let chars = 0;
-    for (const { path } of found) {
-      const shown = sandbox.display(path);
+    for (const { path, rel } of found) {
+      const shown = under ? under(rel) : sandbox.display(path);
       if (paths.length >= MAX_RESULTS || chars + shown.length + 1 > ctx.config.limits.outputChars) {
         break;
       }
       paths.push(shown);
       chars += shown.length + 1;
     }
-    const where = sandbox.display(real);
     const notes: string[] = [];
     if (found.length === 0) {
       const anyDepth = pattern.includes("/") ? "" : `; to match at any depth use "**/${pattern}"`;
