@@ -12,6 +12,7 @@
  */
 import { Parser } from "htmlparser2";
 import { DOCUMENT_NODE, ELEMENT_NODE, TEXT_NODE } from "./dom_tree.ts";
+import { LIGHT_MAX_NODES, TooManyNodes } from "./node_budget.ts";
 
 const COMMENT_NODE = 8;
 
@@ -34,9 +35,14 @@ function classTokens(value: string): string {
   return [...new Set(value.split(/\s+/).filter(Boolean))].join(" ");
 }
 
+/**
+ * Every node keeps only its links and its own data: what is the same for a whole class of nodes
+ * (nodeType, nodeName) is a getter, and an element without attributes shares one empty list, so a
+ * page of half a million `<br>` costs about half of what it did.
+ */
 abstract class LightNode {
-  abstract readonly nodeType: number;
-  abstract readonly nodeName: string;
+  abstract get nodeType(): number;
+  abstract get nodeName(): string;
   parentNode: LightParent | null = null;
   previousSibling: LightNode | null = null;
   nextSibling: LightNode | null = null;
@@ -57,8 +63,12 @@ abstract class LightNode {
 }
 
 export class LightText extends LightNode {
-  readonly nodeType = TEXT_NODE;
-  readonly nodeName = "#text";
+  get nodeType(): number {
+    return TEXT_NODE;
+  }
+  get nodeName(): string {
+    return "#text";
+  }
   constructor(ownerDocument: LightDocument, readonly data: string) {
     super(ownerDocument);
   }
@@ -68,8 +78,12 @@ export class LightText extends LightNode {
 }
 
 export class LightComment extends LightNode {
-  readonly nodeType = COMMENT_NODE;
-  readonly nodeName = "#comment";
+  get nodeType(): number {
+    return COMMENT_NODE;
+  }
+  get nodeName(): string {
+    return "#comment";
+  }
   constructor(ownerDocument: LightDocument, readonly data: string) {
     super(ownerDocument);
   }
@@ -204,14 +218,15 @@ function nextElement(node: LightNode | null): LightElement | null {
   return node;
 }
 
+/** The attributes of every element that has none (never changed: setAttribute copies it). */
+const NO_ATTRIBUTES: readonly string[] = Object.freeze([]);
+
 export class LightElement extends LightParent {
-  readonly nodeType = ELEMENT_NODE;
   /** The tag name in lower case, as dom_tree.ts tagOf gives it. */
   readonly tag: string;
 
-  /** The element's attributes, names as written, in htmlparser2's order. */
-  readonly #names: string[];
-  readonly #values: string[];
+  /** The element's attributes, names as written, in htmlparser2's order: name, value, name, … */
+  #attributes: readonly string[] = NO_ATTRIBUTES;
 
   constructor(
     ownerDocument: LightDocument,
@@ -220,10 +235,16 @@ export class LightElement extends LightParent {
   ) {
     super(ownerDocument);
     this.tag = tagFor(localName);
-    this.#names = Object.keys(attributes);
-    this.#values = this.#names.map((name) =>
-      name === "class" ? classTokens(attributes[name]) : attributes[name]
-    );
+    let list: string[] | undefined;
+    for (const name in attributes) {
+      const value = attributes[name];
+      (list ??= []).push(name, name === "class" ? classTokens(value) : value);
+    }
+    if (list) this.#attributes = list;
+  }
+
+  get nodeType(): number {
+    return ELEMENT_NODE;
   }
 
   get nodeName(): string {
@@ -234,30 +255,37 @@ export class LightElement extends LightParent {
     return nextElement(this.nextSibling);
   }
 
+  /** Where the attribute's name is in the list, or -1. */
+  #indexOf(name: string): number {
+    const list = this.#attributes;
+    for (let i = 0; i < list.length; i += 2) if (list[i] === name) return i;
+    return -1;
+  }
+
   getAttribute(name: string): string | null {
-    const at = this.#names.indexOf(name);
-    if (at >= 0) return this.#values[at];
+    const at = this.#indexOf(name);
+    if (at >= 0) return this.#attributes[at + 1];
     return name === "class" ? "" : null;
   }
 
   hasAttribute(name: string): boolean {
-    return this.#names.includes(name);
+    return this.#indexOf(name) >= 0;
   }
 
   /** Whether the element has an attribute of one of these names. */
   hasAnyAttribute(names: ReadonlySet<string>): boolean {
-    for (let i = 0; i < this.#names.length; i++) if (names.has(this.#names[i])) return true;
+    const list = this.#attributes;
+    for (let i = 0; i < list.length; i += 2) if (names.has(list[i])) return true;
     return false;
   }
 
   setAttribute(name: string, value: string): void {
     const stored = name === "class" ? classTokens(value) : value;
-    const at = this.#names.indexOf(name);
-    if (at >= 0) this.#values[at] = stored;
-    else {
-      this.#names.push(name);
-      this.#values.push(stored);
-    }
+    const list = this.#attributes === NO_ATTRIBUTES ? [] : this.#attributes as string[];
+    const at = this.#indexOf(name);
+    if (at >= 0) list[at + 1] = stored;
+    else list.push(name, stored);
+    this.#attributes = list;
   }
 
   closest(selectors: string): LightElement | null {
@@ -287,8 +315,15 @@ export class LightElement extends LightParent {
 }
 
 export class LightDocument extends LightParent {
-  readonly nodeType = DOCUMENT_NODE;
-  readonly nodeName = "#document";
+  /** How many nodes the parser made. */
+  nodeCount = 0;
+
+  get nodeType(): number {
+    return DOCUMENT_NODE;
+  }
+  get nodeName(): string {
+    return "#document";
+  }
 
   constructor() {
     super(null);
@@ -309,21 +344,29 @@ export class LightDocument extends LightParent {
   }
 }
 
-/** The markup as linkedom's parseHTML would build it (linkedom/esm/shared/parse-from-string.js). */
-export function parseLight(html: string): LightDocument {
+/**
+ * The markup as linkedom's parseHTML would build it (linkedom/esm/shared/parse-from-string.js).
+ * Throws TooManyNodes (node_budget.ts) as soon as the tree would hold more than `maxNodes`.
+ */
+export function parseLight(html: string, maxNodes = LIGHT_MAX_NODES): LightDocument {
   const document = new LightDocument();
   let node: LightParent = document;
+  let nodes = 0;
+  const add = (child: LightNode) => {
+    if (++nodes > maxNodes) throw new TooManyNodes(maxNodes);
+    node.append(child);
+  };
   const parser = new Parser({
     onopentag(name, attributes) {
       const element = new LightElement(document, name, attributes);
-      node.append(element);
+      add(element);
       node = element;
     },
     oncomment(data) {
-      node.append(new LightComment(document, data));
+      add(new LightComment(document, data));
     },
     ontext(text) {
-      node.append(new LightText(document, text));
+      add(new LightText(document, text));
     },
     onclosetag() {
       node = node.parentNode ?? document;
@@ -331,5 +374,6 @@ export function parseLight(html: string): LightDocument {
   }, { lowerCaseAttributeNames: false, decodeEntities: true, xmlMode: false });
   parser.write(html);
   parser.end();
+  document.nodeCount = nodes;
   return document;
 }
