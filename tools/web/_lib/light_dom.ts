@@ -35,14 +35,9 @@ function classTokens(value: string): string {
   return [...new Set(value.split(/\s+/).filter(Boolean))].join(" ");
 }
 
-/**
- * Every node keeps only its links and its own data: what is the same for a whole class of nodes
- * (nodeType, nodeName) is a getter, and an element without attributes shares one empty list, so a
- * page of half a million `<br>` costs about half of what it did.
- */
 abstract class LightNode {
-  abstract get nodeType(): number;
-  abstract get nodeName(): string;
+  abstract readonly nodeType: number;
+  abstract readonly nodeName: string;
   parentNode: LightParent | null = null;
   previousSibling: LightNode | null = null;
   nextSibling: LightNode | null = null;
@@ -63,12 +58,8 @@ abstract class LightNode {
 }
 
 export class LightText extends LightNode {
-  get nodeType(): number {
-    return TEXT_NODE;
-  }
-  get nodeName(): string {
-    return "#text";
-  }
+  readonly nodeType = TEXT_NODE;
+  readonly nodeName = "#text";
   constructor(ownerDocument: LightDocument, readonly data: string) {
     super(ownerDocument);
   }
@@ -78,12 +69,8 @@ export class LightText extends LightNode {
 }
 
 export class LightComment extends LightNode {
-  get nodeType(): number {
-    return COMMENT_NODE;
-  }
-  get nodeName(): string {
-    return "#comment";
-  }
+  readonly nodeType = COMMENT_NODE;
+  readonly nodeName = "#comment";
   constructor(ownerDocument: LightDocument, readonly data: string) {
     super(ownerDocument);
   }
@@ -218,15 +205,14 @@ function nextElement(node: LightNode | null): LightElement | null {
   return node;
 }
 
-/** The attributes of every element that has none (never changed: setAttribute copies it). */
-const NO_ATTRIBUTES: readonly string[] = Object.freeze([]);
-
 export class LightElement extends LightParent {
+  readonly nodeType = ELEMENT_NODE;
   /** The tag name in lower case, as dom_tree.ts tagOf gives it. */
   readonly tag: string;
 
-  /** The element's attributes, names as written, in htmlparser2's order: name, value, name, … */
-  #attributes: readonly string[] = NO_ATTRIBUTES;
+  /** The element's attributes, names as written, in htmlparser2's order. */
+  readonly #names: string[];
+  readonly #values: string[];
 
   constructor(
     ownerDocument: LightDocument,
@@ -235,16 +221,10 @@ export class LightElement extends LightParent {
   ) {
     super(ownerDocument);
     this.tag = tagFor(localName);
-    let list: string[] | undefined;
-    for (const name in attributes) {
-      const value = attributes[name];
-      (list ??= []).push(name, name === "class" ? classTokens(value) : value);
-    }
-    if (list) this.#attributes = list;
-  }
-
-  get nodeType(): number {
-    return ELEMENT_NODE;
+    this.#names = Object.keys(attributes);
+    this.#values = this.#names.map((name) =>
+      name === "class" ? classTokens(attributes[name]) : attributes[name]
+    );
   }
 
   get nodeName(): string {
@@ -255,37 +235,30 @@ export class LightElement extends LightParent {
     return nextElement(this.nextSibling);
   }
 
-  /** Where the attribute's name is in the list, or -1. */
-  #indexOf(name: string): number {
-    const list = this.#attributes;
-    for (let i = 0; i < list.length; i += 2) if (list[i] === name) return i;
-    return -1;
-  }
-
   getAttribute(name: string): string | null {
-    const at = this.#indexOf(name);
-    if (at >= 0) return this.#attributes[at + 1];
+    const at = this.#names.indexOf(name);
+    if (at >= 0) return this.#values[at];
     return name === "class" ? "" : null;
   }
 
   hasAttribute(name: string): boolean {
-    return this.#indexOf(name) >= 0;
+    return this.#names.includes(name);
   }
 
   /** Whether the element has an attribute of one of these names. */
   hasAnyAttribute(names: ReadonlySet<string>): boolean {
-    const list = this.#attributes;
-    for (let i = 0; i < list.length; i += 2) if (names.has(list[i])) return true;
+    for (let i = 0; i < this.#names.length; i++) if (names.has(this.#names[i])) return true;
     return false;
   }
 
   setAttribute(name: string, value: string): void {
     const stored = name === "class" ? classTokens(value) : value;
-    const list = this.#attributes === NO_ATTRIBUTES ? [] : this.#attributes as string[];
-    const at = this.#indexOf(name);
-    if (at >= 0) list[at + 1] = stored;
-    else list.push(name, stored);
-    this.#attributes = list;
+    const at = this.#names.indexOf(name);
+    if (at >= 0) this.#values[at] = stored;
+    else {
+      this.#names.push(name);
+      this.#values.push(stored);
+    }
   }
 
   closest(selectors: string): LightElement | null {
@@ -315,15 +288,10 @@ export class LightElement extends LightParent {
 }
 
 export class LightDocument extends LightParent {
+  readonly nodeType = DOCUMENT_NODE;
+  readonly nodeName = "#document";
   /** How many nodes the parser made. */
   nodeCount = 0;
-
-  get nodeType(): number {
-    return DOCUMENT_NODE;
-  }
-  get nodeName(): string {
-    return "#document";
-  }
 
   constructor() {
     super(null);

@@ -10,7 +10,7 @@
  */
 import { Parser } from "htmlparser2";
 
-/** Nodes the light tree (light_dom.ts: about 120 bytes a node, 200 while building) may hold. */
+/** Nodes the light tree (light_dom.ts: about 200 bytes a node) may hold: at most about 60 MB. */
 export const LIGHT_MAX_NODES = 300_000;
 
 /**
