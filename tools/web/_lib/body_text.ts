@@ -1,8 +1,8 @@
 /**
  * A fetched body that is not converted as HTML, made ready for the model: text decoded in its
- * charset, JSON pretty-printed, an image as base64. Big bodies are done in the converter's worker
- * (convert_pool.ts), so that neither the decoding nor JSON.parse of ten megabytes holds the main
- * thread; this module is the work itself, the same in place and in the worker.
+ * charset, JSON pretty-printed, an image as base64. Big JSON and images are done in the
+ * converter's worker (convert_pool.ts), so that JSON.parse and stringify of ten megabytes do not
+ * hold the main thread; this module is the work itself, the same in place and in the worker.
  */
 import { Buffer } from "node:buffer";
 import { decodeText } from "./charset.ts";

@@ -4,7 +4,7 @@
  * as image content, and any other binary described rather than dumped.
  */
 import type { HttpResponse } from "./http_get.ts";
-import type { BodyTextJob } from "./body_text.ts";
+import { bodyText, type BodyTextJob } from "./body_text.ts";
 import { binaryKind, imageType, SNIFF_BYTES } from "../../_lib/text.ts";
 import { bytes } from "../../_lib/units.ts";
 import { recognize } from "../../_lib/documents/formats.ts";
@@ -194,11 +194,14 @@ export async function toDocument(
     );
     return { kind: "text", contentType: type, ...page };
   }
-  // Decoded (and JSON pretty-printed) in the converter's worker when big; the body moves there.
-  const text = await bodyTextOffThread({
+  const job: BodyTextJob = {
     kind: isJson(type) ? "json" : "text",
     body: response.body,
     contentType: response.headers["content-type"],
-  }, options.signal);
+  };
+  // JSON is parsed and pretty-printed in the converter's worker when big (the body moves there).
+  // Other text is only decoded, natively: receiving the text back from a worker costs the main
+  // thread as much (2 MiB: 3.7 ms in place, 5.2 ms through the worker).
+  const text = job.kind === "json" ? await bodyTextOffThread(job, options.signal) : bodyText(job);
   return { kind: "text", contentType: type, text, extracted: false };
 }
