@@ -18,6 +18,7 @@ import { flood, type FloodRun } from "./bench/flood.ts";
 import { floorReport } from "./bench/floor_bench.ts";
 import { httpReport } from "./bench/http_bench.ts";
 import { webReport } from "./bench/web_bench.ts";
+import { webBodiesReport } from "./bench/web_bodies_bench.ts";
 import { grepRgReport } from "./bench/grep_rg_bench.ts";
 import { filesReport } from "./bench/files_bench.ts";
 import { searchReport } from "./bench/search_bench.ts";
@@ -210,6 +211,7 @@ process.stdout.write("\n" + await httpReport(ROOT, progress) + "\n");
 
 // fetch_url: head-of-line blocking and conversion time (scripts/bench/web_bench.ts).
 process.stdout.write("\n" + await webReport(ROOT, progress) + "\n");
+process.stdout.write("\n" + await webBodiesReport(ROOT, progress) + "\n");
 
 // grep with rg against rg itself (scripts/bench/grep_rg_bench.ts).
 process.stdout.write("\n" + await grepRgReport(ROOT, progress) + "\n");

@@ -54,6 +54,21 @@ test("many leading comments cannot make the HTML sniffing backtrack", async () =
   assert.equal(page.kind === "text" && page.title, "T");
 });
 
+test("a big JSON body comes back pretty-printed, a big image whole with its size", async () => {
+  const rows = Array.from({ length: 5000 }, (_, i) => ({ id: i }));
+  const json = await toDocument(response(JSON.stringify(rows), "application/json"), options);
+  assert.equal(json.kind === "text" && json.text, JSON.stringify(rows, null, 2));
+  const png = Buffer.alloc(200_000, 7);
+  Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]).copy(png);
+  const expected = png.toString("base64");
+  // The body may move to the worker: the test keeps no view of it.
+  const image = await toDocument(response(new Uint8Array(png), "image/png"), options);
+  assert.equal(image.kind, "image");
+  if (image.kind !== "image") return;
+  assert.equal(image.size, 200_000);
+  assert.equal(image.data, expected);
+});
+
 test("HTML beyond 2 MB is converted only in part, and the result says so", async () => {
   const big = `<html><body>${"<p>word word word</p>".repeat(120_000)}</body></html>`;
   const document = await toDocument(response(big, "text/html"), { format: "text", raw: true });

@@ -6,7 +6,10 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { after, test } from "node:test";
+import { Buffer } from "node:buffer";
+import { bodyText } from "../../../tools/web/_lib/body_text.ts";
 import {
+  bodyTextInWorker,
   ConversionCancelled,
   converterCount,
   convertInWorker,
@@ -82,4 +85,49 @@ test("bytes that share their buffer are copied to the worker, leaving the buffer
   const page = await convertInWorker({ body: shared.subarray(4, 17) }, options);
   assert.equal(page.text, "Middle");
   assert.equal(new TextDecoder().decode(shared), "xxxx<p>Middle</p>yyyy");
+});
+
+test("a big body's text is made in the worker (the body moves there), a small one in place", async () => {
+  const rows = Array.from({ length: 8000 }, (_, i) => ({ id: i, name: `caf\u00e9 ${i}` }));
+  const json = new TextEncoder().encode(JSON.stringify(rows));
+  assert.ok(json.length > 64 * 1024);
+  const expected = bodyText({ kind: "json", body: json.slice() });
+  assert.equal(expected, JSON.stringify(rows, null, 2));
+  assert.equal(await bodyTextInWorker({ kind: "json", body: json }), expected);
+  assert.equal(json.length, 0, "the big body was transferred to the worker");
+
+  const small = new TextEncoder().encode('{"a":[1,2]}');
+  assert.equal(
+    await bodyTextInWorker({ kind: "json", body: small }),
+    '{\n  "a": [\n    1,\n    2\n  ]\n}',
+  );
+  assert.equal(small.length, 11, "a small body stays where it was");
+});
+
+test("text in the charset its header names, JSON that does not parse as it came, base64", async () => {
+  const latin1 = Uint8Array.from("caf\u00e9 ".repeat(20_000), (c) => c.charCodeAt(0));
+  assert.equal(
+    await bodyTextInWorker({
+      kind: "text",
+      body: latin1,
+      contentType: "text/plain; charset=latin1",
+    }),
+    "caf\u00e9 ".repeat(20_000),
+  );
+  const broken = "[1, 2, ".repeat(20_000);
+  assert.equal(
+    await bodyTextInWorker({ kind: "json", body: new TextEncoder().encode(broken) }),
+    broken,
+  );
+  const image = Uint8Array.from({ length: 100_000 }, (_, i) => (i * 7) & 255);
+  const base64 = Buffer.from(image).toString("base64");
+  assert.equal(await bodyTextInWorker({ kind: "base64", body: image }), base64);
+  await assert.rejects(
+    bodyTextInWorker({ kind: "text", body: new Uint8Array(10) }, AbortSignal.abort()),
+    ConversionCancelled,
+  );
+  await assert.rejects(
+    bodyTextInWorker({ kind: "text", body: new Uint8Array(100_000) }, AbortSignal.abort()),
+    ConversionCancelled,
+  );
 });

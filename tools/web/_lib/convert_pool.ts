@@ -13,7 +13,8 @@
  *   terminated (a conversion cannot be interrupted) and a new one starts when next needed.
  */
 import type { ConvertedPage, ConvertPageOptions } from "./main_content.ts";
-import type { ConvertReply, ConvertRequest } from "./convert_worker.ts";
+import type { ConvertJob, ConvertReply, ConvertRequest } from "./convert_worker.ts";
+import { bodyText, type BodyTextJob } from "./body_text.ts";
 import type { HtmlSource } from "./convert_source.ts";
 import { createWorkerPool, workerModule } from "../../_lib/worker_pool.ts";
 
@@ -25,27 +26,36 @@ export class ConversionCancelled extends Error {
   }
 }
 
-const pool = createWorkerPool<Omit<ConvertRequest, "id">, ConvertedPage>({
+/** The downloaded bytes a job carries, if it carries any. */
+function bodyOf(job: ConvertJob): Uint8Array | undefined {
+  if ("text" in job) return job.text.body;
+  return typeof job.html === "string" ? undefined : job.html.body;
+}
+
+const pool = createWorkerPool<ConvertJob, ConvertedPage | string>({
   workerUrl: workerModule(import.meta.url, "tools/web/_lib/convert_worker.ts"),
   cancelled: () => new ConversionCancelled(),
   message(id, request) {
-    const message: ConvertRequest = { id, ...request };
-    const { html } = request;
-    if (typeof html === "string") return { message };
+    const body = bodyOf(request);
+    if (!body) return { message: { id, ...request } satisfies ConvertRequest };
     // A body that owns its whole buffer moves to the worker without a copy; any other (a view
     // into a shared pool) is copied first, since transferring would take its neighbours too.
-    const { body } = html;
     const owned = body.byteOffset === 0 && body.byteLength === body.buffer.byteLength &&
       body.buffer instanceof ArrayBuffer;
     const moved = owned ? body : body.slice();
+    const job: ConvertJob = "text" in request
+      ? { text: { ...request.text, body: moved } }
+      : { ...request, html: { ...request.html as { contentType?: string }, body: moved } };
     return {
-      message: { ...message, html: { ...html, body: moved } },
+      message: { id, ...job } satisfies ConvertRequest,
       transfer: [moved.buffer as ArrayBuffer],
     };
   },
   reply(data) {
     const reply = data as ConvertReply;
-    return "error" in reply ? { error: new Error(reply.error) } : { result: reply.page };
+    return "error" in reply
+      ? { error: new Error(reply.error) }
+      : { result: "text" in reply ? reply.text : reply.page };
   },
   crashed: (_request, message) => new Error(`The HTML converter failed: ${message}`),
 });
@@ -60,7 +70,23 @@ export function convertInWorker(
   options: ConvertPageOptions,
   signal?: AbortSignal,
 ): Promise<ConvertedPage> {
-  return pool.run({ html, options }, signal);
+  return pool.run({ html, options }, signal) as Promise<ConvertedPage>;
+}
+
+/** Bodies up to this size are made text in place: a worker's round trip would cost more. */
+const IN_PLACE_BYTES = 64 * 1024;
+
+/**
+ * bodyText (body_text.ts) for a body that is not converted as HTML: in a worker for a big body,
+ * in place for a small one; rejects with ConversionCancelled on `signal`. A big body is
+ * transferred to the worker when it owns its buffer: the caller's array is empty afterwards.
+ */
+export function bodyTextInWorker(job: BodyTextJob, signal?: AbortSignal): Promise<string> {
+  if (job.body.length <= IN_PLACE_BYTES) {
+    if (signal?.aborted) return Promise.reject(new ConversionCancelled());
+    return Promise.resolve(bodyText(job));
+  }
+  return pool.run({ text: job }, signal) as Promise<string>;
 }
 
 /** Ends every worker now, failing what they were doing (tests, and a process that is leaving). */

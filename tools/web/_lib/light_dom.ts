@@ -12,6 +12,7 @@
  */
 import { Parser } from "htmlparser2";
 import { DOCUMENT_NODE, ELEMENT_NODE, TEXT_NODE } from "./dom_tree.ts";
+import { LIGHT_MAX_NODES, TooManyNodes } from "./node_budget.ts";
 
 const COMMENT_NODE = 8;
 
@@ -289,6 +290,8 @@ export class LightElement extends LightParent {
 export class LightDocument extends LightParent {
   readonly nodeType = DOCUMENT_NODE;
   readonly nodeName = "#document";
+  /** How many nodes the parser made. */
+  nodeCount = 0;
 
   constructor() {
     super(null);
@@ -309,21 +312,29 @@ export class LightDocument extends LightParent {
   }
 }
 
-/** The markup as linkedom's parseHTML would build it (linkedom/esm/shared/parse-from-string.js). */
-export function parseLight(html: string): LightDocument {
+/**
+ * The markup as linkedom's parseHTML would build it (linkedom/esm/shared/parse-from-string.js).
+ * Throws TooManyNodes (node_budget.ts) as soon as the tree would hold more than `maxNodes`.
+ */
+export function parseLight(html: string, maxNodes = LIGHT_MAX_NODES): LightDocument {
   const document = new LightDocument();
   let node: LightParent = document;
+  let nodes = 0;
+  const add = (child: LightNode) => {
+    if (++nodes > maxNodes) throw new TooManyNodes(maxNodes);
+    node.append(child);
+  };
   const parser = new Parser({
     onopentag(name, attributes) {
       const element = new LightElement(document, name, attributes);
-      node.append(element);
+      add(element);
       node = element;
     },
     oncomment(data) {
-      node.append(new LightComment(document, data));
+      add(new LightComment(document, data));
     },
     ontext(text) {
-      node.append(new LightText(document, text));
+      add(new LightText(document, text));
     },
     onclosetag() {
       node = node.parentNode ?? document;
@@ -331,5 +342,6 @@ export function parseLight(html: string): LightDocument {
   }, { lowerCaseAttributeNames: false, decodeEntities: true, xmlMode: false });
   parser.write(html);
   parser.end();
+  document.nodeCount = nodes;
   return document;
 }

@@ -17,6 +17,7 @@ import {
 import { isHidden } from "./html_elements.ts";
 import { htmlToMarkdown, htmlToText } from "./html_markdown.ts";
 import { parseLight } from "./light_dom.ts";
+import { checkNodeBudget, DOM_MAX_NODES, TooManyNodes } from "./node_budget.ts";
 import { escapeMarkdown, headingLine } from "./markdown_escape.ts";
 import { UrlResolver } from "./url_resolver.ts";
 
@@ -408,19 +409,25 @@ function mostElements(html: string): number {
  *
  * Markdown and text of a page Readability will not read (too big, or not extracting) come from
  * the light DOM (light_dom.ts), the same tree at a fraction of the cost; a page it may read, a
- * page linkedom would rebuild, and "html" go through linkedom.
+ * page linkedom would rebuild, and "html" go through linkedom. Throws TooManyNodes when the page
+ * is over the budget of the tree it would need (node_budget.ts).
  */
 export function convertHtml(html: string, options: ConvertPageOptions): ConvertedPage {
+  let counted = false;
   if (
     options.format !== "html" &&
     !(options.extract && mostElements(html) <= READABILITY_MAX_ELEMENTS)
   ) {
-    const light = parseLight(html) as unknown as HtmlDocument;
-    if (isWellFormed(light)) {
-      const page = convertDocument(light, options, false);
+    const light = parseLight(html);
+    if (isWellFormed(light as unknown as HtmlDocument)) {
+      const page = convertDocument(light as unknown as HtmlDocument, options, false);
       if (page) return page;
     }
+    // linkedom builds the same nodes, at about ten times the cost each.
+    if (light.nodeCount > DOM_MAX_NODES) throw new TooManyNodes(DOM_MAX_NODES);
+    counted = true;
   }
+  if (!counted) checkNodeBudget(html, DOM_MAX_NODES);
   return convertDocument(parse(html), options, true)!;
 }
 

@@ -3,8 +3,8 @@
  * main content only unless raw), JSON pretty-printed, other text as it is, a displayable image
  * as image content, and any other binary described rather than dumped.
  */
-import { Buffer } from "node:buffer";
-import { decodeBody, type HttpResponse } from "./http_get.ts";
+import type { HttpResponse } from "./http_get.ts";
+import { bodyText, type BodyTextJob } from "./body_text.ts";
 import { binaryKind, imageType, SNIFF_BYTES } from "../../_lib/text.ts";
 import { bytes } from "../../_lib/units.ts";
 import { recognize } from "../../_lib/documents/formats.ts";
@@ -137,9 +137,15 @@ async function extractedDocument(
   }
 }
 
+/** bodyTextInWorker (convert_pool.ts), whose module loads on first use. */
+async function bodyTextOffThread(job: BodyTextJob, signal?: AbortSignal): Promise<string> {
+  const { bodyTextInWorker } = await import("./convert_pool.ts");
+  return await bodyTextInWorker(job, signal);
+}
+
 /**
- * `signal` cancels an HTML conversion under way (it runs in a worker: convert_pool.ts). An HTML
- * body to convert is moved to the worker: `response.body` is empty afterwards.
+ * `signal` cancels a conversion or decoding under way (they run in a worker: convert_pool.ts). A
+ * body converted or decoded there may be moved to the worker: `response.body` is empty afterwards.
  */
 export async function toDocument(
   response: HttpResponse,
@@ -161,8 +167,9 @@ export async function toDocument(
         description: `an image (${type}) not shown: ${why}`,
       };
     }
-    const data = Buffer.from(response.body).toString("base64");
-    return { kind: "image", contentType: type, data, size: response.body.length };
+    const size = response.body.length;
+    const data = await bodyTextOffThread({ kind: "base64", body: response.body }, options.signal);
+    return { kind: "image", contentType: type, data, size };
   }
   if (as === "binary" || as === "text") {
     const document = await extractedDocument(response, type, options.signal);
@@ -187,18 +194,14 @@ export async function toDocument(
     );
     return { kind: "text", contentType: type, ...page };
   }
-  const text = decodeBody(response);
-  if (isJson(type)) {
-    try {
-      return {
-        kind: "text",
-        contentType: type,
-        text: JSON.stringify(JSON.parse(text), null, 2),
-        extracted: false,
-      };
-    } catch {
-      // Not valid JSON after all (or cut by the download cap): pass it through as it came.
-    }
-  }
+  const job: BodyTextJob = {
+    kind: isJson(type) ? "json" : "text",
+    body: response.body,
+    contentType: response.headers["content-type"],
+  };
+  // JSON is parsed and pretty-printed in the converter's worker when big (the body moves there).
+  // Other text is only decoded, natively: receiving the text back from a worker costs the main
+  // thread as much (2 MiB: 3.7 ms in place, 5.2 ms through the worker).
+  const text = job.kind === "json" ? await bodyTextOffThread(job, options.signal) : bodyText(job);
   return { kind: "text", contentType: type, text, extracted: false };
 }
