@@ -61,6 +61,13 @@ export class McpConnection implements Connection {
   /** Shared by every modern result that has no `_meta` of its own; never modified. */
   readonly #serverMeta: Record<string, unknown>;
   #closing = false;
+  /**
+   * `initialize` requests received and not answered yet. Replies made meanwhile (a parse error
+   * for a later line, with id null, most of all) wait in `#held` until after its reply: a client
+   * waiting for the handshake must not read another answer first.
+   */
+  #initializing = 0;
+  #held: (JsonRpcResponse | JsonRpcResponse[])[] = [];
   /** Calls answered by shutdown before they ended: their own end sends nothing. */
   readonly #stragglers = new WeakSet<Call>();
   readonly #requests: RequestsToClient;
@@ -202,7 +209,7 @@ export class McpConnection implements Connection {
   #dispatch(decoded: Decoded): void {
     switch (decoded.kind) {
       case "invalid":
-        this.#options.send(decoded.reply);
+        this.#reply(decoded.reply);
         return;
       case "ignored":
         this.#options.logger.log("warning", `ignored a malformed notification: ${decoded.why}`);
@@ -217,6 +224,16 @@ export class McpConnection implements Connection {
         this.#requests.answer(decoded.message);
         return;
       case "request":
+        if (decoded.message.method === "initialize") {
+          this.#initializing++;
+          this.#answerLater(this.#handleRequest(decoded.message), (reply) => {
+            if (reply) this.#write(reply);
+            if (--this.#initializing === 0) {
+              for (const held of this.#held.splice(0)) this.#write(held);
+            }
+          });
+          return;
+        }
         this.#answerLater(this.#handleRequest(decoded.message), (reply) => {
           if (reply) this.#reply(reply);
         });
@@ -246,7 +263,7 @@ export class McpConnection implements Connection {
       request: (message) => this.#handleRequest(message),
     });
     if (!Array.isArray(replies)) {
-      this.#options.send(replies);
+      this.#reply(replies);
       return;
     }
     this.#answerLater(Promise.all(replies), (all) => {
@@ -255,8 +272,14 @@ export class McpConnection implements Connection {
     });
   }
 
-  /** Sends a reply; one that JSON cannot carry (a BigInt, a cycle) becomes -32603, not a crash. */
+  /** Sends a reply, after the reply to an `initialize` still being handled. */
   #reply(reply: JsonRpcResponse | JsonRpcResponse[]): void {
+    if (this.#initializing > 0) this.#held.push(reply);
+    else this.#write(reply);
+  }
+
+  /** Sends a reply; one that JSON cannot carry (a BigInt, a cycle) becomes -32603, not a crash. */
+  #write(reply: JsonRpcResponse | JsonRpcResponse[]): void {
     const related = Array.isArray(reply) ? undefined : reply.id ?? undefined;
     if (this.#options.send(reply, related)) return;
     const encodable = (r: JsonRpcResponse) => {

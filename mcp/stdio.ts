@@ -144,17 +144,21 @@ export async function serveStdio(
   const ahead = new ReadAhead(connection, writer);
   const take = async (lines: Line[]) => {
     for (const line of lines) {
+      // Over the read-ahead budget: no more input is read until there is room.
+      let full: Promise<void> | undefined;
       if (line instanceof OversizedLine) {
-        writer.send(failure(
-          peekTopLevelId(line.head),
-          INVALID_REQUEST,
-          `Invalid Request: the message is ${line.length} characters long, over this server's limit of ${maxLineLength} (raise it with --max-line-mb)`,
-        ));
+        full = ahead.refuse(
+          failure(
+            peekTopLevelId(line.head),
+            INVALID_REQUEST,
+            `Invalid Request: the message is ${line.length} characters long, over this server's limit of ${maxLineLength} (raise it with --max-line-mb)`,
+          ),
+          line.length,
+        );
       } else if (line.trim() !== "") {
-        // Over the read-ahead budget: no more input is read until there is room.
-        const full = ahead.take(line);
-        if (full) await full;
+        full = ahead.take(line);
       }
+      if (full) await full;
     }
   };
   for await (const chunk of stdin as AsyncIterable<Uint8Array>) {
