@@ -29,6 +29,7 @@ import { RequestsToClient } from "./requests_to_client.ts";
 import { Roots } from "./roots.ts";
 import type { Outbox } from "./outbox.ts";
 import { type Connection, handlerFor, McpService, type ServiceOptions } from "./service.ts";
+import { PENDING, settledValue } from "./settled.ts";
 import { Subscriptions } from "./subscriptions.ts";
 import { describeTask } from "./tasks/methods.ts";
 import { TaskStore } from "./tasks/store.ts";
@@ -38,6 +39,9 @@ export interface ConnectionOptions extends ServiceOptions, Outbox {
   /** Shared with other connections; made from these options when absent. */
   service?: McpService;
 }
+
+/** What a request is answered with; null when no reply is sent (it was cancelled). */
+type Reply = JsonRpcResponse | null;
 
 /** The `_meta` of a request that has none: shared, and never modified. */
 const NO_META: Params = Object.freeze({});
@@ -61,11 +65,7 @@ export class McpConnection implements Connection {
   /** Shared by every modern result that has no `_meta` of its own; never modified. */
   readonly #serverMeta: Record<string, unknown>;
   #closing = false;
-  /**
-   * `initialize` requests received and not answered yet. Replies made meanwhile (a parse error
-   * for a later line, with id null, most of all) wait in `#held` until after its reply: a client
-   * waiting for the handshake must not read another answer first.
-   */
+  /** `initialize`s not answered yet: replies made meanwhile (a parse error, id null) wait. */
   #initializing = 0;
   #held: (JsonRpcResponse | JsonRpcResponse[])[] = [];
   /** Calls answered by shutdown before they ended: their own end sends nothing. */
@@ -240,27 +240,41 @@ export class McpConnection implements Connection {
     }
   }
 
-  /** Counts work until its reply is sent, without a promise per request to keep track of. */
-  #answerLater<T>(work: Promise<T>, reply: (value: T) => void): void {
+  /**
+   * Counts work until its reply is sent, without a promise per request to keep track of; work
+   * already done is answered at once.
+   */
+  #answerLater<T>(work: T | Promise<T>, reply: (value: T) => void): void {
     this.#unanswered++;
-    work.then(reply).finally(() => {
-      this.#answered++;
-      if (--this.#unanswered === 0) { for (const wake of this.#idleWaiters.splice(0)) wake(); }
-      if (this.#belowWaiters.length > 0) {
-        const still = this.#belowWaiters.filter((w) => this.#unanswered >= w.below);
-        if (still.length < this.#belowWaiters.length) {
-          const woken = this.#belowWaiters.filter((w) => this.#unanswered < w.below);
-          this.#belowWaiters = still;
-          for (const w of woken) w.wake();
-        }
-      }
-    });
+    if (work instanceof Promise) {
+      work.then(reply).finally(() => this.#answeredOne());
+      return;
+    }
+    try {
+      reply(work);
+    } catch (error) {
+      this.#options.logger.log("error", `sending a reply failed: ${describeLogData(error)}`);
+    } finally {
+      this.#answeredOne();
+    }
+  }
+
+  #answeredOne(): void {
+    this.#answered++;
+    if (--this.#unanswered === 0) { for (const wake of this.#idleWaiters.splice(0)) wake(); }
+    const woken = this.#belowWaiters.length === 0
+      ? this.#belowWaiters
+      : this.#belowWaiters.filter((w) => this.#unanswered < w.below);
+    if (woken.length > 0) {
+      this.#belowWaiters = this.#belowWaiters.filter((w) => this.#unanswered >= w.below);
+      for (const w of woken) w.wake();
+    }
   }
 
   #handleBatch(items: unknown[]): void {
     const replies = batchReplies(items, this.#handshake.version, {
       notification: (message) => this.#handleNotification(message),
-      request: (message) => this.#handleRequest(message),
+      request: (message) => Promise.resolve(this.#handleRequest(message)),
     });
     if (!Array.isArray(replies)) {
       this.#reply(replies);
@@ -325,8 +339,7 @@ export class McpConnection implements Connection {
     // initialize cannot be cancelled.
     if (!call || call.method === "initialize") return;
     call.abort("cancelled");
-    // The client will get no reply, so to it the id is free again at once, even while the
-    // tool is still cleaning up.
+    // No reply will come, so to the client the id is free at once, even while the tool cleans up.
     this.#calls.delete(id);
     this.#options.logger.log(
       "info",
@@ -346,7 +359,11 @@ export class McpConnection implements Connection {
     return this.#handshake.version;
   }
 
-  async #handleRequest(message: JsonRpcRequest): Promise<JsonRpcResponse | null> {
+  /**
+   * A request's reply (null: none is sent), at once when its handler finished at once, else a
+   * promise of it: the common call then costs no promise job at all.
+   */
+  #handleRequest(message: JsonRpcRequest): Reply | Promise<Reply> {
     const { id, method } = message;
     if (this.#calls.has(id)) {
       // A client bug; answering under that id is still clearer than silence.
@@ -360,6 +377,7 @@ export class McpConnection implements Connection {
       return failure(id, INTERNAL_ERROR, "The server is shutting down and takes no new requests");
     }
     let call: Call | undefined;
+    let result: Record<string, unknown> | Promise<Record<string, unknown>>;
     try {
       const params = message.params ?? {};
       const meta = isPlainObject(params._meta) ? params._meta : NO_META;
@@ -374,27 +392,49 @@ export class McpConnection implements Connection {
         this.#environment,
       );
       this.#calls.set(id, call);
-      const result = await run(params, call, this);
-      if (call.reason === "cancelled" || this.#stragglers.has(call)) return null;
-      return { jsonrpc: "2.0", id, result: this.#decorate(result, call.era) };
+      result = run(params, call, this);
     } catch (error) {
-      if (call?.reason === "cancelled" || (call && this.#stragglers.has(call))) return null;
-      if (error instanceof RpcError) return failure(id, error.code, error.message, error.data);
-      this.#options.logger.log(
-        "error",
-        `internal error in ${method} (id ${quotedJson(id)}): ${describeLogData(error)}`,
-      );
-      return failure(
-        id,
-        INTERNAL_ERROR,
-        `Internal error while handling ${method}; the server's stderr has the details`,
-      );
-    } finally {
-      if (call) {
-        call.finished = true;
-        if (this.#calls.get(id) === call) this.#calls.delete(id);
-      }
+      return this.#failed(message, call, error);
     }
+    const now = settledValue(result);
+    if (now !== PENDING) return this.#succeeded(message, call, now);
+    const running = call;
+    return (result as Promise<Record<string, unknown>>).then(
+      (value) => this.#succeeded(message, running, value),
+      (error) => this.#failed(message, running, error),
+    );
+  }
+
+  #succeeded(message: JsonRpcRequest, call: Call, result: Record<string, unknown>): Reply {
+    try {
+      this.#finish(message.id, call);
+      if (call.reason === "cancelled" || this.#stragglers.has(call)) return null;
+      return { jsonrpc: "2.0", id: message.id, result: this.#decorate(result, call.era) };
+    } catch (error) {
+      return this.#failed(message, call, error);
+    }
+  }
+
+  #failed(message: JsonRpcRequest, call: Call | undefined, error: unknown): Reply {
+    const { id, method } = message;
+    if (call) this.#finish(id, call);
+    if (call?.reason === "cancelled" || (call && this.#stragglers.has(call))) return null;
+    if (error instanceof RpcError) return failure(id, error.code, error.message, error.data);
+    this.#options.logger.log(
+      "error",
+      `internal error in ${method} (id ${quotedJson(id)}): ${describeLogData(error)}`,
+    );
+    return failure(
+      id,
+      INTERNAL_ERROR,
+      `Internal error while handling ${method}; the server's stderr has the details`,
+    );
+  }
+
+  /** The call is over: its id is free again. */
+  #finish(id: RequestId, call: Call): void {
+    call.finished = true;
+    if (this.#calls.get(id) === call) this.#calls.delete(id);
   }
 
   /** A request's era and declarations; modern `_meta` is checked before anything else. */
