@@ -24,6 +24,8 @@ export class StdoutWriter {
   #queue: string[] = [];
   #backlog = 0;
   #pumping = false;
+  /** A pump is set for after this turn's I/O callbacks. */
+  #scheduled = false;
   #broken = false;
   #waiters: (() => void)[] = [];
 
@@ -50,13 +52,24 @@ export class StdoutWriter {
     // Kept without its newline: the pump adds them as it joins, saving a copy per message.
     this.#queue.push(json);
     this.#backlog += json.length + 1;
-    if (!this.#pumping) {
-      this.#pumping = true;
+    if (!this.#pumping && !this.#scheduled) {
+      this.#scheduled = true;
       // After I/O callbacks, not in a microtask: replies finished in the same turn then share
       // one write() instead of one syscall each.
-      setImmediate(() => this.#pump());
+      setImmediate(() => {
+        this.#scheduled = false;
+        if (!this.#pumping) void this.#pump();
+      });
     }
     return true;
+  }
+
+  /**
+   * Writes what is queued now, in one call, unless a write is under way: the transport calls it
+   * once it has handled a chunk of input, so the replies ready by then go out at once, together.
+   */
+  writeQueued(): void {
+    if (!this.#pumping && this.#queue.length > 0 && !this.#broken) void this.#pump();
   }
 
   /** Resolves when everything sent so far has been written, or after `ms`. */
@@ -78,6 +91,7 @@ export class StdoutWriter {
   }
 
   async #pump(): Promise<void> {
+    this.#pumping = true;
     while (this.#queue.length > 0 && !this.#broken) {
       // Coalesce queued messages into few large writes: one syscall for many small replies.
       let size = 0;
@@ -164,7 +178,11 @@ export async function serveStdio(
   for await (const chunk of stdin as AsyncIterable<Uint8Array>) {
     const lines: Line[] = [];
     splitter.push(decoder.decode(chunk, { stream: true }), lines);
-    if (lines.length > 0) await take(lines);
+    if (lines.length > 0) {
+      await take(lines);
+      // The replies to this chunk's lines that are ready go out together, as a bare echo's would.
+      writer.writeQueued();
+    }
   }
   const last: Line[] = [];
   splitter.push(decoder.decode(), last);
