@@ -204,12 +204,11 @@ export class ToolCatalog {
     }
     // A retry's answers count only for the call they were asked in (same tool, same arguments).
     // Hashing the arguments is left to the calls that ask or answer: most do neither.
-    const digest = () => callDigest("tools/call", name, args);
     if (
       call.era === "modern" &&
       (params.requestState !== undefined || params.inputResponses !== undefined)
     ) {
-      call.questions.answers = answersOf(params, digest());
+      call.questions.answers = answersOf(params, callDigest("tools/call", name, args));
     }
     const started = performance.now();
     let ctx: ToolContext | undefined;
@@ -223,20 +222,19 @@ export class ToolCatalog {
       const checked = this.options.hooks?.before?.(tool, context, args);
       returned = checked ? checked.then(() => tool.run(args, context)) : tool.run(args, context);
     } catch (error) {
-      return this.#threw(error, digest, tool, args, call, ctx, started);
+      return this.#threw(error, tool, args, call, ctx, started);
     }
     const now = settledValue(returned);
-    if (now !== PENDING) return this.#returned(now, digest, tool, args, call, ctx, started);
+    if (now !== PENDING) return this.#returned(now, tool, args, call, ctx, started);
     return (returned as Promise<ToolReturn<unknown>>).then(
-      (value) => this.#returned(value, digest, tool, args, call, ctx, started),
-      (error) => this.#threw(error, digest, tool, args, call, ctx, started),
+      (value) => this.#returned(value, tool, args, call, ctx, started),
+      (error) => this.#threw(error, tool, args, call, ctx, started),
     );
   }
 
   /** The tool returned: its value normalized (one that cannot be is the tool's failure). */
   #returned(
     value: ToolReturn<unknown>,
-    digest: () => string,
     tool: Tool,
     args: Record<string, unknown>,
     call: Call,
@@ -247,7 +245,7 @@ export class ToolCatalog {
     try {
       result = normalize(value);
     } catch (error) {
-      return this.#threw(error, digest, tool, args, call, ctx, started);
+      return this.#threw(error, tool, args, call, ctx, started);
     }
     return this.#finished(result, tool, args, call, ctx, started);
   }
@@ -255,7 +253,6 @@ export class ToolCatalog {
   /** The tool (or a hook before it) threw: an error result, a question, or an RPC error. */
   #threw(
     error: unknown,
-    digest: () => string,
     tool: Tool,
     args: Record<string, unknown>,
     call: Call,
@@ -265,7 +262,8 @@ export class ToolCatalog {
     const name = tool.name;
     if (error instanceof InputRequired) {
       // The client answers and calls again; the answers so far ride along, signed.
-      return inputRequiredResult(error, digest(), call.questions.answers);
+      const digest = callDigest("tools/call", name, args);
+      return inputRequiredResult(error, digest, call.questions.answers);
     }
     if (error instanceof MissingClientCapability && call.era === "modern") {
       throw missingCapability(error);

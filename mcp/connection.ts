@@ -234,15 +234,13 @@ export class McpConnection implements Connection {
           });
           return;
         }
-        this.#answerLater(this.#handleRequest(decoded.message), (reply) => {
-          if (reply) this.#reply(reply);
-        });
+        this.#answerLater(this.#handleRequest(decoded.message), this.#replyIfAny);
     }
   }
 
   /**
    * Counts work until its reply is sent, without a promise per request to keep track of; work
-   * already done is answered at once.
+   * already done is answered at once. (`#replyIfAny` is made once, not per request.)
    */
   #answerLater<T>(work: T | Promise<T>, reply: (value: T) => void): void {
     this.#unanswered++;
@@ -259,9 +257,14 @@ export class McpConnection implements Connection {
     }
   }
 
+  readonly #replyIfAny = (reply: Reply) => reply && this.#reply(reply);
+
   #answeredOne(): void {
     this.#answered++;
-    if (--this.#unanswered === 0) { for (const wake of this.#idleWaiters.splice(0)) wake(); }
+    // Every request answered at once brings the count to 0: no array is made unless someone waits.
+    if (--this.#unanswered === 0 && this.#idleWaiters.length > 0) {
+      for (const wake of this.#idleWaiters.splice(0)) wake();
+    }
     const woken = this.#belowWaiters.length === 0
       ? this.#belowWaiters
       : this.#belowWaiters.filter((w) => this.#unanswered < w.below);
