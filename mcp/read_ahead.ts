@@ -13,7 +13,8 @@
  * waiting for an answer from the client), and end of input. A client that has more than the
  * budget of requests unread in the pipe is not read until those are taken: a cancellation or an
  * answer it writes behind them arrives when they are; a question to the client still ends at its
- * own timeout meanwhile.
+ * own timeout meanwhile. An error for a line (not JSON, too long) waits in the queue like a
+ * request, so it never overtakes the replies to the requests before it.
  */
 import { bounded, quotedJson } from "../config/quote.ts";
 import type { McpConnection } from "./connection.ts";
@@ -96,6 +97,7 @@ export class ReadAhead {
       this.connection.receive(decoded);
       return undefined;
     }
+    // Only the error is kept, not the line: it counts as a short line against the budget.
     return this.#admit(decoded, Math.min(size, 4096));
   }
 
