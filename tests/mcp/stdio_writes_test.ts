@@ -68,3 +68,21 @@ test("writeQueued() writes what is queued at once, in one call, and only once", 
   await new Promise((resolve) => setTimeout(resolve, 10));
   assert.equal(writes.length, 1, "the pump set for later found nothing left to write");
 });
+
+test("writeQueued() leaves more than a pipe's buffer to the write after this turn", async () => {
+  const writes: string[] = [];
+  const output = new Writable({
+    write(chunk, _encoding, done) {
+      writes.push(String(chunk));
+      done();
+    },
+  });
+  const writer = new StdoutWriter(output, () => {});
+  const text = "x".repeat(100_000);
+  writer.send({ jsonrpc: "2.0", id: 1, result: { text } });
+  writer.writeQueued();
+  assert.equal(writes.length, 0);
+  await writer.drained();
+  assert.equal(writes.length, 1);
+  assert.equal(JSON.parse(writes[0]).result.text, text);
+});
