@@ -8,7 +8,8 @@ import { answersOf, callDigest, InputRequired, inputRequiredResult } from "./rou
 import { INVALID_PARAMS, isPlainObject, type Params, RpcError } from "./jsonrpc.ts";
 import { describeLogData, type Logger } from "./log.ts";
 import { pageOf } from "./pages.ts";
-import { ValidatorCache } from "./schema.ts";
+import { type Validator, ValidatorCache } from "./schema.ts";
+import { PENDING, settledValue } from "./settled.ts";
 import { closest } from "../config/suggest.ts";
 import type {
   ContentBlock,
@@ -34,6 +35,9 @@ interface CatalogOptions {
 }
 
 const PREPARE_TIMEOUT_MS = 5_000;
+
+/** A call's result: at once when nothing had to wait, else a promise of it. */
+type Outcome = Record<string, unknown> | Promise<Record<string, unknown>>;
 
 export type ToolResult = {
   content: ContentBlock[];
@@ -126,18 +130,16 @@ export class ToolCatalog {
     return result;
   }
 
-  /** `tasks` is where the call's task goes, should it become one (tasks/start.ts). */
-  call(params: Params, call: Call, tasks?: TaskStore): Promise<Record<string, unknown>> {
+  /**
+   * `tasks` is where the call's task goes, should it become one (tasks/start.ts). The result
+   * comes at once when nothing had to wait; a problem with the request itself is thrown.
+   */
+  call(params: Params, call: Call, tasks?: TaskStore): Outcome {
     if (!this.#ready) return this.#prepare(call).then(() => this.#start(params, call, tasks));
-    // Not an async function: the common call hands on #run's promise instead of wrapping it.
-    try {
-      return this.#start(params, call, tasks);
-    } catch (error) {
-      return Promise.reject(error);
-    }
+    return this.#start(params, call, tasks);
   }
 
-  #start(params: Params, call: Call, tasks?: TaskStore): Promise<Record<string, unknown>> {
+  #start(params: Params, call: Call, tasks?: TaskStore): Outcome {
     const name = params.name;
     if (typeof name !== "string") {
       throw new RpcError(INVALID_PARAMS, "Invalid params: tools/call needs params.name (a string)");
@@ -160,20 +162,37 @@ export class ToolCatalog {
     }
     const plan = tasks ? taskPlan(tool.taskSupport, name, params, call) : null;
     if (!plan || !tasks) return this.#run(tool, args, params, call);
-    return runAsTask(tasks, call, plan, () => this.#run(tool, args, params, call), this.logger);
+    const work = () => {
+      try {
+        return Promise.resolve(this.#run(tool, args, params, call));
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    };
+    return runAsTask(tasks, call, plan, work, this.logger);
   }
 
-  /** Checks the arguments, runs the tool and shapes its result. */
-  async #run(
+  /**
+   * Checks the arguments, runs the tool and shapes its result. Each step goes on in the same turn
+   * when the one before finished at once (a compiled validator, hooks that decide at once, a tool
+   * that needed no wait), so the common call makes no promise of its own.
+   */
+  #run(tool: Tool, args: Record<string, unknown>, params: Params, call: Call): Outcome {
+    const validate = this.#validators.ready(tool.input);
+    if (validate) return this.#checked(validate(args), tool, args, params, call);
+    return this.#validators.get(tool.input).then((compiled) =>
+      this.#checked(compiled(args), tool, args, params, call)
+    );
+  }
+
+  #checked(
+    check: ReturnType<Validator>,
     tool: Tool,
     args: Record<string, unknown>,
     params: Params,
     call: Call,
-  ): Promise<Record<string, unknown>> {
+  ): Outcome {
     const name = tool.name;
-    const check = (this.#validators.ready(tool.input) ?? await this.#validators.get(tool.input))(
-      args,
-    );
     if (!check.ok) {
       return this.#shape(
         errorResult(
@@ -185,53 +204,113 @@ export class ToolCatalog {
     }
     // A retry's answers count only for the call they were asked in (same tool, same arguments).
     // Hashing the arguments is left to the calls that ask or answer: most do neither.
-    const digest = () => callDigest("tools/call", name, args);
     if (
       call.era === "modern" &&
       (params.requestState !== undefined || params.inputResponses !== undefined)
     ) {
-      call.questions.answers = answersOf(params, digest());
+      call.questions.answers = answersOf(params, callDigest("tools/call", name, args));
     }
-    let result: ToolResult;
     const started = performance.now();
     let ctx: ToolContext | undefined;
+    let returned: ToolReturn<unknown> | Promise<ToolReturn<unknown>>;
     try {
       // A cancel (or shutdown) may have come while the validator was loading.
       if (call.reason) throw new ToolError(`${name} was not started: the call was stopped first`);
       call.label = name;
-      ctx = call.context(this.options.program);
-      // Most hooks decide at once; awaiting only a real promise keeps the common call cheap.
-      const checked = this.options.hooks?.before?.(tool, ctx, args);
-      if (checked) await checked;
-      result = normalize(await tool.run(args, ctx));
+      const context = ctx = call.context(this.options.program);
+      // Most hooks decide at once; waiting only on a real promise keeps the common call cheap.
+      const checked = this.options.hooks?.before?.(tool, context, args);
+      returned = checked ? checked.then(() => tool.run(args, context)) : tool.run(args, context);
     } catch (error) {
-      if (error instanceof InputRequired) {
-        // The client answers and calls again; the answers so far ride along, signed.
-        return inputRequiredResult(error, digest(), call.questions.answers);
-      }
-      if (error instanceof MissingClientCapability && call.era === "modern") {
-        throw missingCapability(error);
-      }
-      if (error instanceof ToolError) {
-        result = errorResult(error.message);
-      } else {
-        // A tool stopped by a cancel or shutdown failing on its way out is no bug.
-        const level = call.reason ? "debug" : "error";
-        this.logger.log(level, `tool ${name} threw: ${describeLogData(error)}`);
-        const message = error instanceof Error ? error.message : String(error);
-        result = errorResult(`${name} failed: ${message}`);
-      }
+      return this.#threw(error, tool, args, call, ctx, started);
     }
+    const now = settledValue(returned);
+    if (now !== PENDING) return this.#returned(now, tool, args, call, ctx, started);
+    return (returned as Promise<ToolReturn<unknown>>).then(
+      (value) => this.#returned(value, tool, args, call, ctx, started),
+      (error) => this.#threw(error, tool, args, call, ctx, started),
+    );
+  }
+
+  /** The tool returned: its value normalized (one that cannot be is the tool's failure). */
+  #returned(
+    value: ToolReturn<unknown>,
+    tool: Tool,
+    args: Record<string, unknown>,
+    call: Call,
+    ctx: ToolContext | undefined,
+    started: number,
+  ): Outcome {
+    let result: ToolResult;
+    try {
+      result = normalize(value);
+    } catch (error) {
+      return this.#threw(error, tool, args, call, ctx, started);
+    }
+    return this.#finished(result, tool, args, call, ctx, started);
+  }
+
+  /** The tool (or a hook before it) threw: an error result, a question, or an RPC error. */
+  #threw(
+    error: unknown,
+    tool: Tool,
+    args: Record<string, unknown>,
+    call: Call,
+    ctx: ToolContext | undefined,
+    started: number,
+  ): Outcome {
+    const name = tool.name;
+    if (error instanceof InputRequired) {
+      // The client answers and calls again; the answers so far ride along, signed.
+      const digest = callDigest("tools/call", name, args);
+      return inputRequiredResult(error, digest, call.questions.answers);
+    }
+    if (error instanceof MissingClientCapability && call.era === "modern") {
+      throw missingCapability(error);
+    }
+    if (error instanceof ToolError) {
+      return this.#finished(errorResult(error.message), tool, args, call, ctx, started);
+    }
+    // A tool stopped by a cancel or shutdown failing on its way out is no bug.
+    const level = call.reason ? "debug" : "error";
+    this.logger.log(level, `tool ${name} threw: ${describeLogData(error)}`);
+    const message = error instanceof Error ? error.message : String(error);
+    return this.#finished(
+      errorResult(`${name} failed: ${message}`),
+      tool,
+      args,
+      call,
+      ctx,
+      started,
+    );
+  }
+
+  /** Checks structured output, runs the hooks after the call and shapes the result. */
+  #finished(
+    result: ToolResult,
+    tool: Tool,
+    args: Record<string, unknown>,
+    call: Call,
+    ctx: ToolContext | undefined,
+    started: number,
+  ): Outcome {
     if (tool.output && !result.isError) {
-      if (result.structuredContent === undefined) {
-        throw new Error(`tool ${name} declares an output schema but returned no structured result`);
+      const output = tool.output;
+      const validate = this.#validators.ready(output);
+      if (!validate) {
+        return this.#validators.get(output).then(() =>
+          this.#finished(result, tool, args, call, ctx, started)
+        );
       }
-      const validate = this.#validators.ready(tool.output) ??
-        await this.#validators.get(tool.output);
+      if (result.structuredContent === undefined) {
+        throw new Error(
+          `tool ${tool.name} declares an output schema but returned no structured result`,
+        );
+      }
       const out = validate(result.structuredContent);
       if (!out.ok) {
         throw new Error(
-          `tool ${name} returned output that fails its schema: ${out.problems.join("; ")}`,
+          `tool ${tool.name} returned output that fails its schema: ${out.problems.join("; ")}`,
         );
       }
     }
@@ -239,7 +318,7 @@ export class ToolCatalog {
     if (!call.reason) this.options.hooks?.after?.(result);
     const finished = this.options.hooks?.finished;
     if (finished && ctx) {
-      // Awaited only when a hook returned a promise (the journal does for file changes only).
+      // Waited for only when a hook returned a promise (the journal does for file changes only).
       const recording = finished({
         tool,
         ctx,
@@ -249,7 +328,7 @@ export class ToolCatalog {
         durationMs: performance.now() - started,
         era: call.era,
       });
-      if (recording) await recording;
+      if (recording) return recording.then(() => this.#shape(result, call));
     }
     return this.#shape(result, call);
   }

@@ -29,6 +29,7 @@ import { RequestsToClient } from "./requests_to_client.ts";
 import { Roots } from "./roots.ts";
 import type { Outbox } from "./outbox.ts";
 import { type Connection, handlerFor, McpService, type ServiceOptions } from "./service.ts";
+import { PENDING, settledValue } from "./settled.ts";
 import { Subscriptions } from "./subscriptions.ts";
 import { describeTask } from "./tasks/methods.ts";
 import { TaskStore } from "./tasks/store.ts";
@@ -38,6 +39,9 @@ export interface ConnectionOptions extends ServiceOptions, Outbox {
   /** Shared with other connections; made from these options when absent. */
   service?: McpService;
 }
+
+/** What a request is answered with; null when no reply is sent (it was cancelled). */
+type Reply = JsonRpcResponse | null;
 
 /** The `_meta` of a request that has none: shared, and never modified. */
 const NO_META: Params = Object.freeze({});
@@ -61,6 +65,9 @@ export class McpConnection implements Connection {
   /** Shared by every modern result that has no `_meta` of its own; never modified. */
   readonly #serverMeta: Record<string, unknown>;
   #closing = false;
+  /** `initialize`s not answered yet: replies made meanwhile (a parse error, id null) wait. */
+  #initializing = 0;
+  #held: (JsonRpcResponse | JsonRpcResponse[])[] = [];
   /** Calls answered by shutdown before they ended: their own end sends nothing. */
   readonly #stragglers = new WeakSet<Call>();
   readonly #requests: RequestsToClient;
@@ -202,7 +209,7 @@ export class McpConnection implements Connection {
   #dispatch(decoded: Decoded): void {
     switch (decoded.kind) {
       case "invalid":
-        this.#options.send(decoded.reply);
+        this.#reply(decoded.reply);
         return;
       case "ignored":
         this.#options.logger.log("warning", `ignored a malformed notification: ${decoded.why}`);
@@ -217,36 +224,63 @@ export class McpConnection implements Connection {
         this.#requests.answer(decoded.message);
         return;
       case "request":
-        this.#answerLater(this.#handleRequest(decoded.message), (reply) => {
-          if (reply) this.#reply(reply);
-        });
+        if (decoded.message.method === "initialize") {
+          this.#initializing++;
+          this.#answerLater(this.#handleRequest(decoded.message), (reply) => {
+            if (reply) this.#write(reply);
+            if (--this.#initializing === 0) {
+              for (const held of this.#held.splice(0)) this.#write(held);
+            }
+          });
+          return;
+        }
+        this.#answerLater(this.#handleRequest(decoded.message), this.#replyIfAny);
     }
   }
 
-  /** Counts work until its reply is sent, without a promise per request to keep track of. */
-  #answerLater<T>(work: Promise<T>, reply: (value: T) => void): void {
+  /**
+   * Counts work until its reply is sent, without a promise per request to keep track of; work
+   * already done is answered at once. (`#replyIfAny` is made once, not per request.)
+   */
+  #answerLater<T>(work: T | Promise<T>, reply: (value: T) => void): void {
     this.#unanswered++;
-    work.then(reply).finally(() => {
-      this.#answered++;
-      if (--this.#unanswered === 0) { for (const wake of this.#idleWaiters.splice(0)) wake(); }
-      if (this.#belowWaiters.length > 0) {
-        const still = this.#belowWaiters.filter((w) => this.#unanswered >= w.below);
-        if (still.length < this.#belowWaiters.length) {
-          const woken = this.#belowWaiters.filter((w) => this.#unanswered < w.below);
-          this.#belowWaiters = still;
-          for (const w of woken) w.wake();
-        }
-      }
-    });
+    if (work instanceof Promise) {
+      work.then(reply).finally(() => this.#answeredOne());
+      return;
+    }
+    try {
+      reply(work);
+    } catch (error) {
+      this.#options.logger.log("error", `sending a reply failed: ${describeLogData(error)}`);
+    } finally {
+      this.#answeredOne();
+    }
+  }
+
+  readonly #replyIfAny = (reply: Reply) => reply && this.#reply(reply);
+
+  #answeredOne(): void {
+    this.#answered++;
+    // Every request answered at once brings the count to 0: no array is made unless someone waits.
+    if (--this.#unanswered === 0 && this.#idleWaiters.length > 0) {
+      for (const wake of this.#idleWaiters.splice(0)) wake();
+    }
+    const woken = this.#belowWaiters.length === 0
+      ? this.#belowWaiters
+      : this.#belowWaiters.filter((w) => this.#unanswered < w.below);
+    if (woken.length > 0) {
+      this.#belowWaiters = this.#belowWaiters.filter((w) => this.#unanswered >= w.below);
+      for (const w of woken) w.wake();
+    }
   }
 
   #handleBatch(items: unknown[]): void {
     const replies = batchReplies(items, this.#handshake.version, {
       notification: (message) => this.#handleNotification(message),
-      request: (message) => this.#handleRequest(message),
+      request: (message) => Promise.resolve(this.#handleRequest(message)),
     });
     if (!Array.isArray(replies)) {
-      this.#options.send(replies);
+      this.#reply(replies);
       return;
     }
     this.#answerLater(Promise.all(replies), (all) => {
@@ -255,8 +289,14 @@ export class McpConnection implements Connection {
     });
   }
 
-  /** Sends a reply; one that JSON cannot carry (a BigInt, a cycle) becomes -32603, not a crash. */
+  /** Sends a reply, after the reply to an `initialize` still being handled. */
   #reply(reply: JsonRpcResponse | JsonRpcResponse[]): void {
+    if (this.#initializing > 0) this.#held.push(reply);
+    else this.#write(reply);
+  }
+
+  /** Sends a reply; one that JSON cannot carry (a BigInt, a cycle) becomes -32603, not a crash. */
+  #write(reply: JsonRpcResponse | JsonRpcResponse[]): void {
     const related = Array.isArray(reply) ? undefined : reply.id ?? undefined;
     if (this.#options.send(reply, related)) return;
     const encodable = (r: JsonRpcResponse) => {
@@ -302,8 +342,7 @@ export class McpConnection implements Connection {
     // initialize cannot be cancelled.
     if (!call || call.method === "initialize") return;
     call.abort("cancelled");
-    // The client will get no reply, so to it the id is free again at once, even while the
-    // tool is still cleaning up.
+    // No reply will come, so to the client the id is free at once, even while the tool cleans up.
     this.#calls.delete(id);
     this.#options.logger.log(
       "info",
@@ -323,7 +362,11 @@ export class McpConnection implements Connection {
     return this.#handshake.version;
   }
 
-  async #handleRequest(message: JsonRpcRequest): Promise<JsonRpcResponse | null> {
+  /**
+   * A request's reply (null: none is sent), at once when its handler finished at once, else a
+   * promise of it: the common call then costs no promise job at all.
+   */
+  #handleRequest(message: JsonRpcRequest): Reply | Promise<Reply> {
     const { id, method } = message;
     if (this.#calls.has(id)) {
       // A client bug; answering under that id is still clearer than silence.
@@ -337,6 +380,7 @@ export class McpConnection implements Connection {
       return failure(id, INTERNAL_ERROR, "The server is shutting down and takes no new requests");
     }
     let call: Call | undefined;
+    let result: Record<string, unknown> | Promise<Record<string, unknown>>;
     try {
       const params = message.params ?? {};
       const meta = isPlainObject(params._meta) ? params._meta : NO_META;
@@ -351,27 +395,49 @@ export class McpConnection implements Connection {
         this.#environment,
       );
       this.#calls.set(id, call);
-      const result = await run(params, call, this);
-      if (call.reason === "cancelled" || this.#stragglers.has(call)) return null;
-      return { jsonrpc: "2.0", id, result: this.#decorate(result, call.era) };
+      result = run(params, call, this);
     } catch (error) {
-      if (call?.reason === "cancelled" || (call && this.#stragglers.has(call))) return null;
-      if (error instanceof RpcError) return failure(id, error.code, error.message, error.data);
-      this.#options.logger.log(
-        "error",
-        `internal error in ${method} (id ${quotedJson(id)}): ${describeLogData(error)}`,
-      );
-      return failure(
-        id,
-        INTERNAL_ERROR,
-        `Internal error while handling ${method}; the server's stderr has the details`,
-      );
-    } finally {
-      if (call) {
-        call.finished = true;
-        if (this.#calls.get(id) === call) this.#calls.delete(id);
-      }
+      return this.#failed(message, call, error);
     }
+    const now = settledValue(result);
+    if (now !== PENDING) return this.#succeeded(message, call, now);
+    const running = call;
+    return (result as Promise<Record<string, unknown>>).then(
+      (value) => this.#succeeded(message, running, value),
+      (error) => this.#failed(message, running, error),
+    );
+  }
+
+  #succeeded(message: JsonRpcRequest, call: Call, result: Record<string, unknown>): Reply {
+    try {
+      this.#finish(message.id, call);
+      if (call.reason === "cancelled" || this.#stragglers.has(call)) return null;
+      return { jsonrpc: "2.0", id: message.id, result: this.#decorate(result, call.era) };
+    } catch (error) {
+      return this.#failed(message, call, error);
+    }
+  }
+
+  #failed(message: JsonRpcRequest, call: Call | undefined, error: unknown): Reply {
+    const { id, method } = message;
+    if (call) this.#finish(id, call);
+    if (call?.reason === "cancelled" || (call && this.#stragglers.has(call))) return null;
+    if (error instanceof RpcError) return failure(id, error.code, error.message, error.data);
+    this.#options.logger.log(
+      "error",
+      `internal error in ${method} (id ${quotedJson(id)}): ${describeLogData(error)}`,
+    );
+    return failure(
+      id,
+      INTERNAL_ERROR,
+      `Internal error while handling ${method}; the server's stderr has the details`,
+    );
+  }
+
+  /** The call is over: its id is free again. */
+  #finish(id: RequestId, call: Call): void {
+    call.finished = true;
+    if (this.#calls.get(id) === call) this.#calls.delete(id);
   }
 
   /** A request's era and declarations; modern `_meta` is checked before anything else. */

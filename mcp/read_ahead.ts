@@ -13,11 +13,12 @@
  * waiting for an answer from the client), and end of input. A client that has more than the
  * budget of requests unread in the pipe is not read until those are taken: a cancellation or an
  * answer it writes behind them arrives when they are; a question to the client still ends at its
- * own timeout meanwhile.
+ * own timeout meanwhile. An error for a line (not JSON, too long) waits in the queue like a
+ * request, so it never overtakes the replies to the requests before it.
  */
 import { bounded, quotedJson } from "../config/quote.ts";
 import type { McpConnection } from "./connection.ts";
-import { type Decoded, decodeLine, type RequestId } from "./jsonrpc.ts";
+import { type Decoded, decodeLine, type JsonRpcFailure, type RequestId } from "./jsonrpc.ts";
 
 /** Requests started and not yet answered at most; more wait in the queue. */
 export const MAX_UNANSWERED = 256;
@@ -42,8 +43,8 @@ export interface OutputBacklog {
   drained(): Promise<unknown>;
 }
 
-/** A queued request or batch; null once cancelled. */
-type Queued = Decoded & { kind: "request" | "batch" };
+/** A queued request, batch or error to send. */
+type Queued = Decoded & { kind: "request" | "batch" | "invalid" };
 
 export class ReadAhead {
   // Queued requests, the lengths of their lines and their ids (undefined for a batch), in plain
@@ -83,12 +84,31 @@ export class ReadAhead {
       this.connection.receive(decodeLine(line));
       return undefined;
     }
-    const decoded = decodeLine(line);
-    if (decoded.kind === "request" || decoded.kind === "batch") {
+    return this.#admit(decodeLine(line), line.length);
+  }
+
+  /**
+   * Takes a line refused before decoding (too long): its error waits behind the requests queued
+   * before it, like the reply to any line after them.
+   */
+  refuse(reply: JsonRpcFailure, size: number): Promise<void> | undefined {
+    const decoded: Decoded = { kind: "invalid", reply };
+    if (this.queued === 0) {
+      this.connection.receive(decoded);
+      return undefined;
+    }
+    // Only the error is kept, not the line: it counts as a short line against the budget.
+    return this.#admit(decoded, Math.min(size, 4096));
+  }
+
+  #admit(decoded: Decoded, size: number): Promise<void> | undefined {
+    // An error to send waits in line too: sent at once, it would overtake the replies to the
+    // requests before it (a client waiting for `initialize` would read a parse error first).
+    if (decoded.kind === "request" || decoded.kind === "batch" || decoded.kind === "invalid") {
       this.#queue.push(decoded);
-      this.#sizes.push(line.length);
+      this.#sizes.push(size);
       this.#ids.push(decoded.kind === "request" ? decoded.message.id : undefined);
-      this.#chars += line.length;
+      this.#chars += size;
       void this.#pump();
     } else {
       if (decoded.kind === "notification" && decoded.message.method === "notifications/cancelled") {

@@ -14,6 +14,13 @@ import type { ServiceOptions } from "./service.ts";
 export class Roots {
   /** The legacy client's roots, fetched when it offers them and refetched when they change. */
   #client: Promise<string[]> | null = null;
+  /**
+   * What of() answers, made once and handed out again until they may change: every call asks,
+   * so one promise serves them all, and a caller may key a cache by it (the journal does).
+   */
+  #clientOrFallback: Promise<string[]> | null = null;
+  #fixed: Promise<string[]> | null = null;
+  #fallback: Promise<string[]> | null = null;
 
   constructor(
     readonly options: Pick<ServiceOptions, "roots" | "logger">,
@@ -25,12 +32,14 @@ export class Roots {
   /** The client's roots are asked for again when a tool next wants them. */
   forget(): void {
     this.#client = null;
+    this.#clientOrFallback = null;
   }
 
   of(scope: Scope, related?: RequestId): Promise<string[]> {
     const { fixed, fallback } = this.options.roots;
-    if (fixed.length > 0) return Promise.resolve(fixed);
+    if (fixed.length > 0) return this.#fixed ??= Promise.resolve(fixed);
     if (scope.era === "legacy" && this.offered()) {
+      if (this.#clientOrFallback) return this.#clientOrFallback;
       this.#client ??= this.requests.ask("roots/list", {}, undefined, undefined, related).then(
         (result) => rootPaths(result, this.options.logger),
         (error) => {
@@ -44,9 +53,11 @@ export class Roots {
           return [];
         },
       );
-      return this.#client.then((roots) => (roots.length > 0 ? roots : fallback));
+      return this.#clientOrFallback = this.#client.then((roots) =>
+        roots.length > 0 ? roots : fallback
+      );
     }
-    return Promise.resolve(fallback);
+    return this.#fallback ??= Promise.resolve(fallback);
   }
 }
 

@@ -19,11 +19,15 @@ import { ReadAhead } from "./read_ahead.ts";
 
 /** Characters handed to one write() call at most; larger queues go out in several. */
 const WRITE_CHUNK = 1 << 20;
+/** Characters writeQueued() writes at once at most: a pipe's buffer. */
+const WRITE_AT_ONCE = 64 << 10;
 
 export class StdoutWriter {
   #queue: string[] = [];
   #backlog = 0;
   #pumping = false;
+  /** A pump is set for after this turn's I/O callbacks. */
+  #scheduled = false;
   #broken = false;
   #waiters: (() => void)[] = [];
 
@@ -50,13 +54,27 @@ export class StdoutWriter {
     // Kept without its newline: the pump adds them as it joins, saving a copy per message.
     this.#queue.push(json);
     this.#backlog += json.length + 1;
-    if (!this.#pumping) {
-      this.#pumping = true;
+    if (!this.#pumping && !this.#scheduled) {
+      this.#scheduled = true;
       // After I/O callbacks, not in a microtask: replies finished in the same turn then share
       // one write() instead of one syscall each.
-      setImmediate(() => this.#pump());
+      setImmediate(() => {
+        this.#scheduled = false;
+        if (!this.#pumping) void this.#pump();
+      });
     }
     return true;
+  }
+
+  /**
+   * Writes what is queued now, in one call, unless a write is under way: the transport calls it
+   * once it has handled a chunk of input, so the replies ready by then go out at once, together.
+   * More than a pipe's buffer waits for the pump set after this turn: written from the read loop,
+   * a 1 MiB reply came back later (best of 40 echoes: 6.2 against 5.2 ms).
+   */
+  writeQueued(): void {
+    if (this.#pumping || this.#broken || this.#queue.length === 0) return;
+    if (this.#backlog <= WRITE_AT_ONCE) void this.#pump();
   }
 
   /** Resolves when everything sent so far has been written, or after `ms`. */
@@ -78,6 +96,7 @@ export class StdoutWriter {
   }
 
   async #pump(): Promise<void> {
+    this.#pumping = true;
     while (this.#queue.length > 0 && !this.#broken) {
       // Coalesce queued messages into few large writes: one syscall for many small replies.
       let size = 0;
@@ -144,23 +163,31 @@ export async function serveStdio(
   const ahead = new ReadAhead(connection, writer);
   const take = async (lines: Line[]) => {
     for (const line of lines) {
+      // Over the read-ahead budget: no more input is read until there is room.
+      let full: Promise<void> | undefined;
       if (line instanceof OversizedLine) {
-        writer.send(failure(
-          peekTopLevelId(line.head),
-          INVALID_REQUEST,
-          `Invalid Request: the message is ${line.length} characters long, over this server's limit of ${maxLineLength} (raise it with --max-line-mb)`,
-        ));
+        full = ahead.refuse(
+          failure(
+            peekTopLevelId(line.head),
+            INVALID_REQUEST,
+            `Invalid Request: the message is ${line.length} characters long, over this server's limit of ${maxLineLength} (raise it with --max-line-mb)`,
+          ),
+          line.length,
+        );
       } else if (line.trim() !== "") {
-        // Over the read-ahead budget: no more input is read until there is room.
-        const full = ahead.take(line);
-        if (full) await full;
+        full = ahead.take(line);
       }
+      if (full) await full;
     }
   };
   for await (const chunk of stdin as AsyncIterable<Uint8Array>) {
     const lines: Line[] = [];
     splitter.push(decoder.decode(chunk, { stream: true }), lines);
-    if (lines.length > 0) await take(lines);
+    if (lines.length > 0) {
+      await take(lines);
+      // The replies to this chunk's lines that are ready go out together, as a bare echo's would.
+      writer.writeQueued();
+    }
   }
   const last: Line[] = [];
   splitter.push(decoder.decode(), last);

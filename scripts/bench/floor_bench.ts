@@ -93,6 +93,7 @@ export async function floorReport(root: string, progress: Progress): Promise<str
     sequential: median(f.sequential),
     rate: median(f.pipelined.map((r) => r.requestsPerSecond)),
     peakRss: median(f.pipelined.map((r) => r.peakRssBytes)),
+    cpu: median(f.pipelined.map((r) => r.cpuMicrosPerCall)),
     payload: median(f.payload),
   });
   const m = new Map(names.map((name) => [name, metric(of(name))]));
@@ -130,6 +131,12 @@ export async function floorReport(root: string, progress: Progress): Promise<str
       perSecond,
       "≥ 0.9×",
     ),
+    row(
+      "  server CPU per pipelined call (all threads)",
+      (x) => x.cpu,
+      (v) => `${v.toFixed(1)} µs`,
+      "",
+    ),
     row("peak RSS (VmHWM) after the pipelined calls", (x) => x.peakRss, mib, "≤ 1.2×"),
     row("  the same, against the SDK", (x) => x.peakRss, mib, "≤ 0.6×", sdk),
     row(
@@ -150,7 +157,8 @@ export async function floorReport(root: string, progress: Progress): Promise<str
     (baseline ? `; baseline: ${baseline}` : "") + `. Peak RSS in MiB (2^20 bytes). ` +
     "Sequential and large echo: after initialize, `tools/call` echo, each sent after the " +
     "previous reply (the large one checked to come back unchanged). Pipelined: all requests " +
-    "written at once, requests ÷ time to the last reply; VmHWM read before stdin closes.",
+    "written at once, requests ÷ time to the last reply; VmHWM read before stdin closes; CPU " +
+    "from /proc (user + system, 10 ms ticks) over the same run, less swayed by other load.",
   ].join("\n");
 }
 

@@ -104,6 +104,8 @@ export interface PipelinedRun {
   requestsPerSecond: number;
   /** VmHWM of the server process right after the run, before stdin closes. */
   peakRssBytes: number;
+  /** The server's CPU time (all threads) over the run, per request, in µs. */
+  cpuMicrosPerCall: number;
 }
 
 /**
@@ -119,10 +121,15 @@ export async function pipelined(
   try {
     const requests = Array.from({ length: count }, (_, i) => echoRequest(i + 1, "hi", modern));
     const lines = requests.map((r) => JSON.stringify({ jsonrpc: "2.0", ...r }) + "\n").join("");
+    const cpuBefore = session.cpuMs();
     const sent = performance.now();
     await session.pipeline(requests, lines);
     const seconds = (performance.now() - sent) / 1000;
-    return { requestsPerSecond: count / seconds, peakRssBytes: session.peakRss() };
+    return {
+      requestsPerSecond: count / seconds,
+      peakRssBytes: session.peakRss(),
+      cpuMicrosPerCall: (session.cpuMs() - cpuBefore) * 1000 / count,
+    };
   } finally {
     await session.close();
   }

@@ -58,8 +58,13 @@ export function newId(): string {
     randomAt = 0;
   }
   randomAt += 6;
-  return `${Date.now().toString(36)}-${randomHex.slice(randomAt - 6, randomAt)}`;
+  const now = Date.now();
+  // The time part is the same for every id made in one millisecond: formatted once.
+  if (now !== idTime.ms) idTime = { ms: now, text: now.toString(36) };
+  return `${idTime.text}-${randomHex.slice(randomAt - 6, randomAt)}`;
 }
+
+let idTime = { ms: -1, text: "" };
 
 export function journalPath(projectDir: string): string {
   return join(projectDir, "journal.jsonl");

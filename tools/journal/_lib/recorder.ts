@@ -89,8 +89,31 @@ const journalsByRoots = new Map<string, Promise<string | undefined>>();
 /** Each roots list as JSON, by identity: the lists a connection hands out are made once each. */
 const rootsKeys = new WeakMap<readonly string[], string>();
 
-async function journalOf(ctx: ToolContext): Promise<string | undefined> {
-  const roots = await ctx.roots();
+/**
+ * The journal file by the promise of roots a call was given: a connection hands out one promise
+ * until its roots may change, so the common call finds its file here without a promise of its own.
+ */
+const journalsByRootsPromise = new WeakMap<
+  Promise<readonly string[]>,
+  { stateDir: string; file: Promise<string | undefined> }
+>();
+
+function journalOf(ctx: ToolContext): Promise<string | undefined> {
+  const roots = ctx.roots();
+  const known = journalsByRootsPromise.get(roots);
+  if (known && known.stateDir === ctx.state.dir) return known.file;
+  const file = journalOfRoots(ctx, roots).catch(() => undefined);
+  journalsByRootsPromise.set(roots, { stateDir: ctx.state.dir, file });
+  // A failure is not kept: the roots may exist later.
+  file.then((f) => f === undefined && journalsByRootsPromise.delete(roots));
+  return file;
+}
+
+async function journalOfRoots(
+  ctx: ToolContext,
+  rootsPromise: Promise<readonly string[]>,
+): Promise<string | undefined> {
+  const roots = await rootsPromise;
   let rootsKey = rootsKeys.get(roots);
   if (rootsKey === undefined) {
     rootsKey = JSON.stringify(roots);
@@ -292,10 +315,19 @@ async function record(call: FinishedCall): Promise<void> {
   else writer.push(file, entry, maxBytes);
 }
 
+/** The ISO time of the last entry, reused by entries made in the same millisecond. */
+let lastTime = { ms: -1, iso: "" };
+
+function isoNow(): string {
+  const ms = Date.now();
+  if (ms !== lastTime.ms) lastTime = { ms, iso: new Date(ms).toISOString() };
+  return lastTime.iso;
+}
+
 function entryOf(call: FinishedCall): Entry {
   return {
     id: newId(),
-    time: new Date().toISOString(),
+    time: isoNow(),
     era: call.era,
     tool: call.tool.name,
     args: maskedArguments(call.args, call.ctx.config),
