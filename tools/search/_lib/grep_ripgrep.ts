@@ -7,7 +7,7 @@
  * decoded as UTF-8 (invalid bytes as U+FFFD) before matching.
  */
 import { constants } from "node:fs";
-import { type FileHandle, mkdtemp, open, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, open, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import process from "node:process";
@@ -24,72 +24,6 @@ import { O_NOFOLLOW, O_NOFOLLOW_ANY, O_NONBLOCK } from "../../_lib/beneath.ts";
 import { jsonLineBatches, matchEventLines, textOf } from "./grep_rg_events.ts";
 import { binaryFileError, type GrepSearch, MAX_FILE_BYTES } from "./grep_search.ts";
 import { signalGroup, spawnInGroup } from "../../_lib/process_groups.ts";
-import {
-  IgnoreFileReader,
-  MAX_IGNORE_FILE_BYTES,
-  type SkippedIgnoreFile,
-} from "../../_lib/gitignore_read.ts";
-
-/**
- * The ignore files under `dir` that rg would read although the built-in search would not: rg opens
- * every .gitignore and .rgignore it meets (--no-ignore-dot does not stop .rgignore) and reads it
- * whole, so a FIFO there blocks it until the time limit, a link to /dev/zero never ends, and a link
- * out of the roots or a file over 1 MB brings rules the built-in search does not apply. `find`
- * (which reads no file) names the candidates: links, anything not a regular file, and files over
- * the limit; IgnoreFileReader judges them as the built-in walk will. Cheap: only names are
- * compared. Empty when find is unavailable (then rg runs as before).
- */
-export async function ignoreFilesRgCannotRead(
-  dir: string,
-  contains: (real: string) => boolean,
-  inside: (real: string) => Promise<FileHandle>,
-  deadline: number,
-  signal: AbortSignal,
-): Promise<SkippedIgnoreFile[]> {
-  if (process.platform === "win32" || signal.aborted) return [];
-  const args = [
-    dir,
-    ...["(", "-name", ".git", "-o", "-name", "node_modules", ")", "-prune", "-o"],
-    ...["(", "-name", ".gitignore", "-o", "-name", ".rgignore", ")"],
-    ...["(", "-type", "l", "-o", "!", "-type", "f"],
-    ...["-o", "-size", `+${MAX_IGNORE_FILE_BYTES / 1024}k`, ")", "-print0"],
-  ];
-  let child;
-  try {
-    child = spawnInGroup("find", args, { stdio: ["ignore", "pipe", "ignore"] });
-  } catch {
-    return [];
-  }
-  const found: string[] = [];
-  let pending = "";
-  child.stdout!.setEncoding("utf8");
-  child.stdout!.on("data", (text: string) => {
-    const parts = (pending + text).split("\0");
-    pending = parts.pop()!;
-    // A tree with this many odd ignore files is judged by the first ones: one is enough.
-    if (found.length < 1000) found.push(...parts);
-  });
-  let running = true;
-  const stop = () => {
-    if (running && child.pid !== undefined) signalGroup(child.pid, "SIGKILL");
-  };
-  const timer = setTimeout(stop, Math.max(0, deadline - Date.now()));
-  signal.addEventListener("abort", stop);
-  try {
-    await new Promise<void>((done) => {
-      child.once("error", () => done()); // no find: nothing found
-      child.once("close", () => done());
-    });
-  } finally {
-    running = false;
-    clearTimeout(timer);
-    signal.removeEventListener("abort", stop);
-  }
-  const reader = new IgnoreFileReader(contains, inside);
-  // In path order, as the built-in search will report them.
-  for (const path of found.slice(0, 1000).sort()) await reader.read(path);
-  return reader.skipped;
-}
 
 function argumentsFor(search: GrepSearch, ignoreFile: string | undefined): string[] {
   const args = [
@@ -191,7 +125,12 @@ export async function* ripgrepBatches(
   }
   let named: Uint8Array | undefined;
   if (search.file) named = await namedFileBytes(search);
-  const child = spawnInGroup(rg, argumentsFor(search, ignoreFile), {
+  const args = argumentsFor(search, ignoreFile);
+  const capped = search.rgDataLimit !== undefined;
+  // A soft limit: one that cannot be set means a lower hard limit is in force already.
+  const cap = `ulimit -S -d ${Math.floor((search.rgDataLimit ?? 0) / 1024)} 2>/dev/null; ` +
+    `exec "$0" "$@"`;
+  const child = spawnInGroup(capped ? "/bin/sh" : rg, capped ? ["-c", cap, rg, ...args] : args, {
     // In the directory held open (through this process's descriptor, which rg's chdir follows to
     // that very directory), not by its path, which a rename may have redirected since.
     cwd: search.within?.fd === undefined
@@ -312,6 +251,7 @@ export async function* ripgrepBatches(
     if (rest.length > 0) yield rest;
     const { code, signal } = await exited;
     if (killed || code === 0 || code === 1) return;
+    if (capped && code === 127) throw new ToolError(`could not run rg at ${rg}: ${stderr.trim()}`);
     if (code === 2 && !stderr.trim()) {
       // --no-messages: rg says nothing about files it could not read, only that there were some.
       search.unreadable = true;

@@ -67,6 +67,8 @@ export interface GrepSearch {
    * content lines without carrying their text.
    */
   reportFull?: () => boolean;
+  /** rg runs under this cap on its data segment, in bytes (grep_rg_guard.ts). */
+  rgDataLimit?: number;
   /** Set when the search ended before it was complete. */
   stopped?: string;
   /** Set when some files could not be read, so the results may miss some. */
