@@ -4,7 +4,7 @@
  * gives. Its flags make it see the tree as the built-in walk does: hidden files searched, .git and
  * node_modules skipped, .gitignore honoured with or without a repository, parents' rules (up to
  * the sandbox root) passed in a file, global and .ignore rules off, entries in path order, text
- * decoded as UTF-8 (invalid bytes as U+FFFD) before matching.
+ * decoded as UTF-8 (invalid bytes as U+FFFD) before matching when that can change the answer.
  */
 import { constants } from "node:fs";
 import { mkdtemp, open, rm, writeFile } from "node:fs/promises";
@@ -20,6 +20,7 @@ const VERIFY_CONCURRENCY = 16;
 /** Longest the synchronous re-reads run before other work on the main thread gets a turn. */
 const SYNC_SLICE_MS = 10;
 import { searchText } from "./grep_builtin.ts";
+import { mayMatchReplacement } from "./grep_pattern_decoding.ts";
 import { O_NOFOLLOW, O_NOFOLLOW_ANY, O_NONBLOCK } from "../../_lib/beneath.ts";
 import { jsonLineBatches, matchEventLines, textOf } from "./grep_rg_events.ts";
 import { binaryFileError, type GrepSearch, MAX_FILE_BYTES } from "./grep_search.ts";
@@ -38,13 +39,14 @@ function argumentsFor(search: GrepSearch, ignoreFile: string | undefined): strin
     "--no-ignore-dot",
     "--no-messages",
     "--crlf",
-    // Without an encoding rg matches raw bytes, where `.` never matches an invalid one.
-    "--encoding=utf-8",
     `--max-filesize=${MAX_FILE_BYTES}`,
     "--glob=!.git",
     "--glob=!node_modules",
     search.caseInsensitive ? "--ignore-case" : "--case-sensitive",
   ];
+  // Without an encoding rg matches raw bytes, where `.` never matches an invalid one: decoding
+  // is needed only for a pattern that may match the U+FFFD each invalid sequence becomes.
+  if (mayMatchReplacement(search.pattern.source)) args.push("--encoding=utf-8");
   if (search.multiline) args.push("--multiline", "--multiline-dotall");
   if (search.mode === "content") {
     args.push(`--before-context=${search.before}`, `--after-context=${search.after}`);
