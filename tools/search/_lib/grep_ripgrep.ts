@@ -13,7 +13,15 @@ import { basename, join } from "node:path";
 import process from "node:process";
 import { ToolError } from "../../../mcp/tool.ts";
 import { FileLines, type FileMatches } from "./grep_report.ts";
-import { confirms, HeldReader, heldText, regularBytes } from "./grep_held.ts";
+import {
+  confirms,
+  confirmsBytes,
+  decodeAsRg,
+  HeldReader,
+  heldText,
+  regularBytes,
+} from "./grep_held.ts";
+import { bomOf } from "../../_lib/text.ts";
 
 /** Files rg reported that are read again (grep_held.ts) at once. */
 const VERIFY_CONCURRENCY = 16;
@@ -100,6 +108,27 @@ function confirmed(
   if (!search.builtinMayRun) return undefined;
   const again = searchText(found.path, text, search);
   return again.matchedLines > 0 ? again : undefined;
+}
+
+/**
+ * confirmed() on the held file's bytes: when they confirm rg's lines without decoding (no BOM,
+ * each line the same UTF-8), that answer; otherwise confirmed() on the decoded text.
+ */
+function confirmedBytes(
+  bytes: Uint8Array | undefined,
+  found: FileMatches,
+  reported: { number: number; text: string }[],
+  search: GrepSearch,
+): FileMatches | undefined {
+  if (bytes === undefined) return undefined;
+  if (bomOf(bytes) || !confirmsBytes(bytes, reported)) {
+    return confirmed(decodeAsRg(bytes), found, reported, search);
+  }
+  // As confirmed(): without a BOM a NUL byte is a NUL character, and the file is binary.
+  if (search.mode === "files_with_matches" && !search.multiline && bytes.includes(0)) {
+    return undefined;
+  }
+  return found;
 }
 
 /** Files with matches, in path order, as rg finds them: under `search.dir`, or `search.file`. */
@@ -217,7 +246,7 @@ export async function* ripgrepBatches(
           } else if (!reader) ready.push(found); // the named file's bytes came from the held directory
           else if (reader.synchronous) {
             // Read now, beneath the held directory (its directories stay held between files).
-            const held = confirmed(reader.textSync(rel), found, reported, search);
+            const held = confirmedBytes(reader.bytesSync(rel), found, reported, search);
             if (held) ready.push(held);
             // Synchronous reads hold the thread every request shares: let others in now and then.
             if (performance.now() - since > SYNC_SLICE_MS) {
