@@ -9,18 +9,19 @@ import {
   mkdtempSync,
   readFileSync,
   realpathSync,
+  rmSync,
   symlinkSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { test } from "node:test";
+import { after, test } from "node:test";
 import { IgnoreRules } from "../../tools/_lib/gitignore.ts";
 import { compilePattern } from "../../tools/search/_lib/grep_pattern.ts";
 import type { FileMatches } from "../../tools/search/_lib/grep_report.ts";
 import {
-  GUARD_BESIDE_RG,
-  ignoreFilesRgCannotRead,
+  guardBesideRg,
+  guardFindings,
   RG_DATA_LIMIT_BYTES,
 } from "../../tools/search/_lib/grep_rg_guard.ts";
 import { ripgrepSearch } from "../../tools/search/_lib/grep_ripgrep.ts";
@@ -28,10 +29,17 @@ import { findRipgrep } from "../../tools/search/_lib/ripgrep_path.ts";
 import type { GrepSearch } from "../../tools/search/_lib/grep_search.ts";
 
 const rg = findRipgrep();
-const skip = (!rg && "rg is not installed") || (!GUARD_BESIDE_RG && "the guard runs first here");
+const scratch: string[] = [];
+after(() => scratch.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+/** A new directory, removed after the tests. */
+function made(dir: string): string {
+  scratch.push(dir);
+  return realpathSync(dir);
+}
+const skip = (!rg && "rg is not installed") || (!guardBesideRg() && "the guard runs first here");
 
 function tree(): string {
-  const dir = realpathSync(mkdtempSync(join(tmpdir(), "toolhost-rg-guard-")));
+  const dir = made(mkdtempSync(join(tmpdir(), "toolhost-rg-guard-")));
   writeFileSync(join(dir, "a.txt"), "hit\nmiss\nhit\n");
   writeFileSync(join(dir, "b.txt"), "miss\nhit\n");
   return dir;
@@ -65,7 +73,7 @@ test(
   { skip },
   async () => {
     const dir = tree();
-    const bin = realpathSync(mkdtempSync(join(tmpdir(), "toolhost-rg-stand-in-")));
+    const bin = made(mkdtempSync(join(tmpdir(), "toolhost-rg-stand-in-")));
     const standIn = join(bin, "rg");
     // Writes the data limit it was started under, then hands over to the real rg.
     writeFileSync(standIn, `#!/bin/sh\nulimit -d > '${bin}/limit'\nexec '${rg}' "$@"\n`);
@@ -88,19 +96,27 @@ test("a missing rg is said plainly when it runs under the cap", { skip }, async 
   );
 });
 
-test("the guard names a link to /dev/zero as an ignore file rg cannot read", {
-  skip: !GUARD_BESIDE_RG && "find and FIFOs are POSIX",
+test("the guard names a link to /dev/zero, and says whether files are over the size limit", {
+  skip: !guardBesideRg() && "find and links to /dev/zero are POSIX",
 }, async () => {
   const dir = tree();
+  const look = (largeFileBytes?: number) =>
+    guardFindings(
+      dir,
+      (real) => real === dir || real.startsWith(`${dir}/`),
+      () => Promise.reject(new Error("nothing is opened for this test")),
+      Date.now() + 10_000,
+      new AbortController().signal,
+      largeFileBytes,
+    );
+  assert.deepEqual(await look(100), { odd: [], largeFiles: false });
+  writeFileSync(join(dir, "big.txt"), "x".repeat(101));
+  assert.deepEqual(await look(100), { odd: [], largeFiles: true });
+  assert.deepEqual(await look(), { odd: [], largeFiles: false }, "not asked");
   symlinkSync("/dev/zero", join(dir, ".gitignore"));
-  const found = await ignoreFilesRgCannotRead(
-    dir,
-    (real) => real === dir || real.startsWith(`${dir}/`),
-    () => Promise.reject(new Error("nothing is opened for this test")),
-    Date.now() + 10_000,
-    new AbortController().signal,
-  );
-  assert.deepEqual(found.map((f) => f.path), [join(dir, ".gitignore")]);
+  const found = await look(1000);
+  assert.deepEqual(found.odd.map((f) => f.path), [join(dir, ".gitignore")]);
+  assert.equal(found.largeFiles, false);
 });
 
 test(

@@ -8,13 +8,10 @@ import { type SkippedIgnoreFile, skippedIgnoreNote } from "../_lib/gitignore_rea
 import { backtrackingRisk } from "./_lib/grep_backtracking.ts";
 import { builtinSearch } from "./_lib/grep_builtin.ts";
 import { compilePattern } from "./_lib/grep_pattern.ts";
-import { type FileMatches, GrepReport, type OutputMode } from "./_lib/grep_report.ts";
+import { GrepReport, type OutputMode } from "./_lib/grep_report.ts";
 import { ripgrepBatches } from "./_lib/grep_ripgrep.ts";
-import {
-  GUARD_BESIDE_RG,
-  ignoreFilesRgCannotRead,
-  RG_DATA_LIMIT_BYTES,
-} from "./_lib/grep_rg_guard.ts";
+import { guardBesideRg, guardFindings } from "./_lib/grep_rg_guard.ts";
+import { searchBesideGuard } from "./_lib/grep_rg_beside.ts";
 import { findRipgrep } from "./_lib/ripgrep_path.ts";
 import {
   binaryFileError,
@@ -85,43 +82,6 @@ function fallBackIfOdd(
     "or search a directory without such ignore files",
   );
   return false;
-}
-
-/**
- * rg's search while the guard runs beside it: its results are held until the guard has found no
- * ignore file rg cannot read, then reported; if it finds one, rg is killed at once, nothing of it
- * is reported, and the guard's findings are returned for the built-in search to take over.
- */
-async function searchBesideGuard(
-  rg: string,
-  search: GrepSearch,
-  guard: Promise<SkippedIgnoreFile[]>,
-  report: GrepReport,
-): Promise<SkippedIgnoreFile[]> {
-  const stopRg = new AbortController();
-  const callSignal = search.signal;
-  search.signal = AbortSignal.any([callSignal, stopRg.signal]);
-  search.rgDataLimit = RG_DATA_LIMIT_BYTES;
-  let odd: SkippedIgnoreFile[] | undefined;
-  guard.then((found) => {
-    odd = found;
-    if (found.length > 0) stopRg.abort();
-  }, () => stopRg.abort());
-  const held: FileMatches[][] = [];
-  for await (const batch of ripgrepBatches(rg, search)) {
-    if (odd === undefined) held.push(batch);
-    else {
-      for (const file of held.splice(0).flat()) report.add(file);
-      for (const file of batch) report.add(file);
-    }
-  }
-  const found = await guard;
-  if (found.length > 0) {
-    search.stopped = search.unreadable = undefined;
-    return found;
-  }
-  for (const file of held.flat()) report.add(file);
-  return found;
 }
 
 /** A file named in `path` must be text within the size limit: say so rather than find nothing. */
@@ -246,19 +206,21 @@ export default defineTool({
     // the built-in search skips such files, says so, and gives the answer rg should have.
     // The guard that finds them runs beside rg where it can (grep_rg_guard.ts), else first.
     const stopGuard = new AbortController();
+    // Beside rg, it also looks for files over the size limit, so rg need not stat every file.
     const guard = rg && !named
-      ? ignoreFilesRgCannotRead(
+      ? guardFindings(
         target.real,
         (real) => sandbox.contains(real),
         (real) => sandbox.openForReading(real),
         deadline,
         AbortSignal.any([ctx.signal, stopGuard.signal]),
+        guardBesideRg() ? MAX_FILE_BYTES : undefined,
       )
       : undefined;
     guard?.catch(() => {}); // awaited below; a failure while rg runs must not go unhandled
-    if (guard && !GUARD_BESIDE_RG && !fallBackIfOdd(await guard, args, caseInsensitive, display)) {
-      rg = undefined;
-    }
+    if (
+      guard && !guardBesideRg() && !fallBackIfOdd((await guard).odd, args, caseInsensitive, display)
+    ) rg = undefined;
     const search: GrepSearch = {
       // One named file is searched whatever the ignore rules and glob say.
       dir: named ? dirname(target.real) : target.real,
@@ -287,8 +249,8 @@ export default defineTool({
     // Searched beneath its root (beneath.ts): a directory swapped for a link since is not.
     search.within = (await sandbox.directory(search.dir)).dir;
     try {
-      if (rg && guard && GUARD_BESIDE_RG) {
-        const guarded = await searchBesideGuard(rg, search, guard, report);
+      if (rg && guard && guardBesideRg()) {
+        const guarded = await searchBesideGuard(rg, search, guard, (file) => report.add(file));
         if (!fallBackIfOdd(guarded, args, caseInsensitive, display)) rg = undefined;
       } else if (rg) {
         for await (const batch of ripgrepBatches(rg, search)) {

@@ -47,7 +47,6 @@ function argumentsFor(search: GrepSearch, ignoreFile: string | undefined): strin
     "--no-ignore-dot",
     "--no-messages",
     "--crlf",
-    `--max-filesize=${MAX_FILE_BYTES}`,
     "--glob=!.git",
     "--glob=!node_modules",
     search.caseInsensitive ? "--ignore-case" : "--case-sensitive",
@@ -55,6 +54,8 @@ function argumentsFor(search: GrepSearch, ignoreFile: string | undefined): strin
   // Without an encoding rg matches raw bytes, where `.` never matches an invalid one: decoding
   // is needed only for a pattern that may match the U+FFFD each invalid sequence becomes.
   if (mayMatchReplacement(search.pattern.source)) args.push("--encoding=utf-8");
+  // Larger files are dropped when read again (grep_held.ts); this keeps rg's time off them.
+  if (!search.rgWithoutSizeLimit) args.push(`--max-filesize=${MAX_FILE_BYTES}`);
   if (search.multiline) args.push("--multiline", "--multiline-dotall");
   if (search.mode === "content") {
     args.push(`--before-context=${search.before}`, `--after-context=${search.after}`);
@@ -192,6 +193,9 @@ export async function* ripgrepBatches(
     if (!running || child.pid === undefined) return;
     killed = true;
     signalGroup(child.pid, "SIGKILL");
+    // Just after spawn, mid-exec, the group's mark cannot be read yet and signalGroup may pass
+    // it over; the process we started (rg itself, or the shell about to become rg) is ours.
+    child.kill("SIGKILL");
   };
   const timer = setTimeout(() => {
     search.stopped = "time limit reached";
