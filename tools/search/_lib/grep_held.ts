@@ -21,6 +21,7 @@ import {
 } from "../../_lib/beneath.ts";
 import { bomOf } from "../../_lib/text.ts";
 import { withoutCr } from "./grep_lines.ts";
+import type { OpenAt } from "./grep_openat.ts";
 import { MAX_FILE_BYTES } from "./grep_search.ts";
 
 const utf8 = new TextDecoder();
@@ -51,7 +52,15 @@ export class HeldReader {
   /** Where bytesSync() reads a file, reused from one file to the next. */
   #buffer = new Uint8Array(64 * 1024);
 
-  constructor(readonly top: Dir | undefined, readonly topPath: string) {}
+  /**
+   * `openAt` (grep_openat.ts), where there is one, opens bytesSync()'s entries relative to their
+   * directory's descriptor; otherwise they are opened through /proc/self/fd.
+   */
+  constructor(
+    readonly top: Dir | undefined,
+    readonly topPath: string,
+    readonly openAt?: OpenAt,
+  ) {}
 
   /**
    * Opens `rel` for reading beneath the held directory (undefined when nothing can be opened
@@ -114,15 +123,21 @@ export class HeldReader {
       this.#fds[shared].name === parts[shared]
     ) shared++;
     for (const left of this.#fds.splice(shared)) closeSync(left.fd);
-    const address = (entry: string) =>
-      `/proc/self/fd/${this.#fds.at(-1)?.fd ?? this.top!.fd}/${entry}`;
+    const openAt = this.openAt;
+    const enter = (entry: string, flags: number) => {
+      const dirFd = this.#fds.at(-1)?.fd ?? this.top!.fd!;
+      if (!openAt) return openSync(`/proc/self/fd/${dirFd}/${entry}`, flags);
+      const fd = openAt(dirFd, entry, flags);
+      if (fd < 0) throw new Error(`cannot open ${entry}`);
+      return fd;
+    };
     let fd: number;
     try {
       for (const part of parts.slice(shared)) {
-        const dir = openSync(address(part), constants.O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+        const dir = enter(part, constants.O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
         this.#fds.push({ name: part, fd: dir });
       }
-      fd = openSync(address(name), constants.O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+      fd = enter(name, constants.O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
     } catch {
       return undefined;
     }

@@ -29,6 +29,7 @@ const VERIFY_CONCURRENCY = 16;
 const SYNC_SLICE_MS = 10;
 import { searchText } from "./grep_builtin.ts";
 import { mayMatchReplacement } from "./grep_pattern_decoding.ts";
+import { loadOpenAt } from "./grep_openat.ts";
 import { O_NOFOLLOW, O_NOFOLLOW_ANY, O_NONBLOCK } from "../../_lib/beneath.ts";
 import { jsonLineBatches, matchEventLines, textOf } from "./grep_rg_events.ts";
 import { binaryFileError, type GrepSearch, MAX_FILE_BYTES } from "./grep_search.ts";
@@ -174,7 +175,9 @@ export async function* ripgrepBatches(
     child.stdin!.on("error", () => {}); // rg may stop reading once it knows enough
     child.stdin!.end(named);
   }
-  const reader = search.file ? undefined : new HeldReader(search.within, search.dir);
+  const reader = search.file
+    ? undefined
+    : new HeldReader(search.within, search.dir, await loadOpenAt());
   let stderr = "";
   child.stderr!.setEncoding("utf8");
   child.stderr!.on("data", (text: string) => (stderr = (stderr + text).slice(0, 4000)));
