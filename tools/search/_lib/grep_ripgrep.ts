@@ -31,7 +31,7 @@ import { searchText } from "./grep_builtin.ts";
 import { mayMatchReplacement } from "./grep_pattern_decoding.ts";
 import { loadOpenAt } from "./grep_openat.ts";
 import { O_NOFOLLOW, O_NOFOLLOW_ANY, O_NONBLOCK } from "../../_lib/beneath.ts";
-import { jsonLineBatches, matchEventLines, textOf } from "./grep_rg_events.ts";
+import { endEvent, jsonLineBatches, matchEventLines, textOf } from "./grep_rg_events.ts";
 import { binaryFileError, type GrepSearch, MAX_FILE_BYTES } from "./grep_search.ts";
 import { signalGroup, spawnInGroup } from "../../_lib/process_groups.ts";
 
@@ -222,7 +222,7 @@ export async function* ripgrepBatches(
         if (search.signal.aborted) break read;
         let event;
         try {
-          event = JSON.parse(line);
+          event = endEvent(line) ?? JSON.parse(line);
         } catch {
           // Killed at the time limit, rg's last line is usually cut: the kill's doing, not rg's.
           if (killed) break read;
