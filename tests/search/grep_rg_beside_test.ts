@@ -117,10 +117,39 @@ test(
   },
 );
 
-test("an rg that fails is said, when no file over the limit can explain it", { skip }, async () => {
-  const { standIn, search } = setUp(true);
+test("an rg that fails under the cap searches again uncapped, and its failure then is said", {
+  skip,
+}, async () => {
+  const { standIn, search, runs } = setUp(true);
   await assert.rejects(
     besides(standIn, search, { odd: [], largeFiles: false }),
     /rg failed with exit code 2: rg: broken/,
   );
+  assert.equal(runs().length, 2);
+  assert.match(runs()[1], /--max-filesize/);
+});
+
+test("an rg that fails after reporting files searches again without reporting them twice", {
+  skip,
+}, async () => {
+  const { dir, search } = setUp();
+  const bin = made(mkdtempSync(join(tmpdir(), "toolhost-rg-beside-bin-")));
+  const standIn = join(bin, "rg");
+  // The first run reports a.txt (its four events) then fails, as at the cap; the second runs rg
+  // whole.
+  writeFileSync(
+    standIn,
+    `#!/bin/sh\nif [ -e '${bin}/ran' ]; then exec '${rg}' "$@"; fi\ntouch '${bin}/ran'\n` +
+      `'${rg}' "$@" | head -n 4\necho 'memory allocation failed' >&2\nexit 2\n`,
+  );
+  chmodSync(standIn, 0o755);
+  const reported: string[] = [];
+  const found = searchBesideGuard(
+    standIn,
+    search,
+    Promise.resolve({ odd: [], largeFiles: false }),
+    (file) => reported.push(`${file.path}:${file.lines.map((l) => l.number)}`),
+  );
+  assert.deepEqual(await found, []);
+  assert.deepEqual(reported, [`${dir}/a.txt:1,3`, `${dir}/b.txt:2`]);
 });

@@ -8,7 +8,8 @@
  *   --max-filesize (had it finished, its answer stands: a file it reports is read again and
  *   dropped when too large, so only its time was at stake);
  * - neither: what was held is reported, and the rest as it comes.
- * An rg that fails before then (a huge file may have met the cap) searches again the same way.
+ * An rg that fails meanwhile (a huge file, or one needing more than the cap) searches again the
+ * same way, uncapped, reporting only files not reported yet: its failure then is the answer.
  */
 import type { SkippedIgnoreFile } from "../../_lib/gitignore_read.ts";
 import type { FileMatches } from "./grep_report.ts";
@@ -41,13 +42,19 @@ export async function searchBesideGuard(
     findings = found;
   }, () => stopRg.abort());
   const held: FileMatches[][] = [];
+  /** Files already reported, which a search again must not report twice. */
+  const shown = new Set<string>();
+  const show = (file: FileMatches) => {
+    shown.add(file.path);
+    report(file);
+  };
   let failure: unknown;
   try {
     for await (const batch of ripgrepBatches(rg, search)) {
       if (findings === undefined || again) held.push(batch);
       else {
-        for (const file of held.splice(0).flat()) report(file);
-        for (const file of batch) report(file);
+        for (const file of held.splice(0).flat()) show(file);
+        for (const file of batch) show(file);
       }
     }
   } catch (error) {
@@ -61,12 +68,15 @@ export async function searchBesideGuard(
     search.stopped = search.unreadable = undefined;
     return found.odd;
   }
-  if (failure !== undefined && !again && !found.largeFiles) throw failure;
+  // A failure under the cap (a file that needs more, or a huge file read before the guard
+  // ended) is not yet rg's answer: it searches again as it would have without the guard.
   if (again || failure !== undefined) {
     search.stopped = search.unreadable = undefined;
     search.rgDataLimit = undefined;
     search.rgWithoutSizeLimit = false;
-    for await (const batch of ripgrepBatches(rg, search)) for (const file of batch) report(file);
+    for await (const batch of ripgrepBatches(rg, search)) {
+      for (const file of batch) if (!shown.has(file.path)) report(file);
+    }
     return [];
   }
   for (const file of held.flat()) report(file);
