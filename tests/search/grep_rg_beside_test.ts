@@ -117,7 +117,7 @@ test(
   },
 );
 
-test("an rg that fails under the cap searches again uncapped, and its failure then is said", {
+test("an rg that fails beside the guard searches again with --max-filesize, then is said", {
   skip,
 }, async () => {
   const { standIn, search, runs } = setUp(true);

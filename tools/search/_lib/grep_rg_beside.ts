@@ -8,8 +8,9 @@
  *   --max-filesize (had it finished, its answer stands: a file it reports is read again and
  *   dropped when too large, so only its time was at stake);
  * - neither: what was held is reported, and the rest as it comes.
- * An rg that fails meanwhile (a huge file, or one needing more than the cap) searches again the
- * same way, uncapped, reporting only files not reported yet: its failure then is the answer.
+ * An rg that fails meanwhile (a huge file may have met the cap) searches again the same way, with
+ * --max-filesize and still capped, reporting only files not reported yet: its failure then is
+ * the answer.
  */
 import type { SkippedIgnoreFile } from "../../_lib/gitignore_read.ts";
 import type { FileMatches } from "./grep_report.ts";
@@ -68,11 +69,11 @@ export async function searchBesideGuard(
     search.stopped = search.unreadable = undefined;
     return found.odd;
   }
-  // A failure under the cap (a file that needs more, or a huge file read before the guard
-  // ended) is not yet rg's answer: it searches again as it would have without the guard.
+  // A failure without --max-filesize (a huge file read before the guard ended may have met the
+  // cap) is not yet rg's answer: it searches again with it. Still capped: an ignore file made a
+  // FIFO or a link to /dev/zero after find passed its directory stays bounded.
   if (again || failure !== undefined) {
     search.stopped = search.unreadable = undefined;
-    search.rgDataLimit = undefined;
     search.rgWithoutSizeLimit = false;
     for await (const batch of ripgrepBatches(rg, search)) {
       for (const file of batch) if (!shown.has(file.path)) report(file);

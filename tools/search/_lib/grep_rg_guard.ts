@@ -2,7 +2,7 @@
  * The guard against ignore files rg must not read (a FIFO, a link to /dev/zero, one out of the
  * roots, one over 1 MB). On Linux it runs beside rg rather than before it: rg (walking in path
  * order on one thread) and `find` then share the two cores, and rg's results are held until the
- * guard has spoken. Meanwhile rg runs under a cap on its memory (RG_DATA_LIMIT_BYTES), and it is
+ * guard has spoken. rg then runs under a cap on its memory (RG_DATA_LIMIT_BYTES), and it is
  * killed as soon as the guard names such a file, so a FIFO cannot hold the call and /dev/zero
  * cannot take more than the cap (in practice what rg reads until find ends, a few MB).
  */
