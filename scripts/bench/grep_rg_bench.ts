@@ -180,6 +180,7 @@ export async function grepRgReport(
       // CPU time over all rounds: toolhost's server with the rg and find it ran, and sorted rg.
       let toolhostCpu = 0;
       let rgCpu = 0;
+      let beforeCpu = 0;
       await session.grep(c.args);
       await before?.grep(c.args);
       await timeRg(rg, ["--sort=path", ...c.rg], tree);
@@ -189,7 +190,12 @@ export async function grepRgReport(
         sample.toolhost.push(await session.grep(c.args));
         const served = cpuMs(session.server.pid);
         toolhostCpu += served.own + served.children - server.own - server.children;
-        if (before) sample.before.push(await before.grep(c.args));
+        if (before) {
+          const was = cpuMs(before.server.pid);
+          sample.before.push(await before.grep(c.args));
+          const now = cpuMs(before.server.pid);
+          beforeCpu += now.own + now.children - was.own - was.children;
+        }
         const mine = cpuMs("self");
         sample.sorted.push(await timeRg(rg, ["--sort=path", ...c.rg], tree));
         rgCpu += cpuMs("self").children - mine.children;
@@ -199,7 +205,9 @@ export async function grepRgReport(
       const b = before ? median(sample.before) : undefined;
       rows.push([
         c.name,
-        ...(b === undefined ? [] : [`${ms(b)} (${times(b / s)})`]),
+        ...(b === undefined ? [] : [
+          `${ms(b)} (${times(b / s)}; CPU ${ms(beforeCpu / runs)} = ${times(beforeCpu / rgCpu)})`,
+        ]),
         ms(t),
         ms(s),
         times(t / s),
@@ -220,7 +228,7 @@ export async function grepRgReport(
     markdownTable(
       [
         "case",
-        ...(before ? ["before (ratio to sorted rg)"] : []),
+        ...(before ? ["before (ratio to sorted rg; CPU per run, ratio)"] : []),
         "toolhost grep",
         "rg --sort=path",
         "ratio",

@@ -12,6 +12,7 @@ import { IgnoreRules } from "../../tools/_lib/gitignore.ts";
 import { builtinSearch } from "../../tools/search/_lib/grep_builtin.ts";
 import { compilePattern } from "../../tools/search/_lib/grep_pattern.ts";
 import type { FileMatches, OutputMode } from "../../tools/search/_lib/grep_report.ts";
+import { mayMatchReplacement } from "../../tools/search/_lib/grep_pattern_decoding.ts";
 import { ripgrepSearch } from "../../tools/search/_lib/grep_ripgrep.ts";
 import { findRipgrep } from "../../tools/search/_lib/ripgrep_path.ts";
 import type { GrepSearch } from "../../tools/search/_lib/grep_search.ts";
@@ -35,6 +36,33 @@ export const AWKWARD_FILES: Record<string, string | Uint8Array> = {
   "separators.txt": "before\u2028needle after\u2029x\nnext needle\n",
   "multi.txt": "one\ntwo\nthree\nfour\nfive\n\nsix\n",
   "utf16.txt": utf16("needle in utf-16\nsecond\n"),
+  // For rg matching raw bytes (a pattern that cannot match U+FFFD) or decoded ones: invalid UTF-8
+  // after a UTF-8 BOM, UTF-16 big-endian with a lone surrogate, and a match far into a line
+  // after invalid bytes (where the line is shown cut around its match's column).
+  "bom8.txt": latin1("\xef\xbb\xbfword caf\xe9 word\n\xff word\nplain\n"),
+  "utf16be.txt": Uint8Array.from([
+    0xfe,
+    0xff,
+    0,
+    0x77,
+    0,
+    0x6f,
+    0,
+    0x72,
+    0,
+    0x64,
+    0xdc,
+    0,
+    0,
+    0x20,
+    0,
+    0x78,
+    0,
+    0x0a,
+  ]),
+  "long_invalid.txt": latin1(
+    "\xe2\x82".repeat(400) + " marker " + "\xff".repeat(400) + " marker\n",
+  ),
   // rg checks only the first 64 KB for a NUL byte when it matches across lines.
   "late_nul.txt": "needle\n".repeat(20_000) + "\0\n",
   "early_nul.txt": "needle\n".repeat(20) + "\0\n",
@@ -118,6 +146,23 @@ export const AWKWARD_CASES: Case[] = [
   { pattern: "before.needle" },
   { pattern: "after\\sx" },
   { pattern: "UTF-16", caseInsensitive: true },
+  // Matched on raw bytes by rg (no part can match U+FFFD) ...
+  { pattern: "^word" },
+  { pattern: "\\bword\\b" },
+  { pattern: "word$", mode: "count" },
+  { pattern: "marker", mode: "files_with_matches" },
+  { pattern: "marker" },
+  { pattern: "\\smarker\\s" },
+  { pattern: "[a-z]+ end|latte|mark$" },
+  { pattern: "WORD", caseInsensitive: true },
+  { pattern: "word\\nplain", multiline: true },
+  { pattern: "word\\s+\\w", multiline: true },
+  // ... and decoded first.
+  { pattern: "caf. word" },
+  { pattern: "[^a] word" },
+  { pattern: "\\S marker" },
+  { pattern: "word.x" },
+  { pattern: "\\W word", multiline: true },
   { pattern: "one\\ntwo|three\\nfour", multiline: true },
   { pattern: "e\\n", multiline: true },
   { pattern: "o\\n?", multiline: true },
@@ -167,10 +212,19 @@ test("the built-in search on the awkward cases: what both engines must find", as
   assert.deepEqual(invalid.found, ["invalid.txt (1)", '  1:"caf\uFFFD latte"']);
   const real = await run(root, "builtin", { pattern: "\\uFFFD" });
   assert.deepEqual(real.found, [
+    "bom8.txt (2)",
+    '  1:"word caf\uFFFD word"',
+    '  2:"\uFFFD word"',
     "invalid.txt (3)",
     '  1:"caf\uFFFD latte"',
     '  2:"real \uFFFD mark"',
     '  3:"bad \uFFFD\uFFFD end"',
+    "long_invalid.txt (1)",
+    `  1:${
+      JSON.stringify(`${"\uFFFD".repeat(400)} marker ${"\uFFFD".repeat(92)} […315 characters]`)
+    }`,
+    "utf16be.txt (1)",
+    '  1:"word\uFFFD x"',
   ]);
   const late = await run(root, "builtin", { pattern: "pin\\n", multiline: true });
   assert.deepEqual(late.found, ["context_nul.txt (1)", '  40001:"pin"']);
@@ -182,4 +236,33 @@ test("the built-in search on the awkward cases: what both engines must find", as
     '  1:"one"',
     '  3:"three"',
   ]);
+});
+
+test("rg on raw bytes agrees with the built-in search on invalid UTF-8, for generated patterns", {
+  skip: !rg && "rg is not installed",
+}, async () => {
+  const root = awkwardTree();
+  // Patterns no part of which can match U+FFFD, so rg skips decoding for them.
+  const atoms = ["a", "e", "r", "d", "\\w", "\\s", "\\d", "[a-f]", "\\b", "é", " ", "o"];
+  const quantifiers = ["", "", "+", "*", "?", "{2}"];
+  let seed = 7;
+  const next = (n: number) => {
+    seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+    return seed % n;
+  };
+  for (let i = 0; i < 40; i++) {
+    const parts = Array.from({ length: 1 + next(4) }, () => {
+      const atom = atoms[next(atoms.length)];
+      return atom === "\\b" ? atom : atom + quantifiers[next(quantifiers.length)];
+    });
+    const pattern = (next(4) === 0 ? "^" : "") + parts.join("") + (next(4) === 0 ? "$" : "");
+    assert.equal(mayMatchReplacement(pattern), false, pattern);
+    const c: Case = {
+      pattern,
+      caseInsensitive: next(3) === 0,
+      mode: next(2) ? "count" : "content",
+    };
+    const [a, b] = [await run(root, "rg", c), await run(root, "builtin", c)];
+    assert.deepEqual(b, a, JSON.stringify(c));
+  }
 });

@@ -77,8 +77,13 @@ test("a long one-line match event is cut after its first submatch and reads as t
   assert.deepEqual(await linesOf(LONG, true), [lines[1]]);
 });
 
-test("without oneLineEvents (multiline mode) and for other events, lines come whole", async () => {
-  assert.deepEqual(await linesOf(`${LONG}\n`, false), [LONG]);
+test("in multiline mode a long event keeps the submatches reaching a new line; others come whole", async () => {
+  const [multiline] = await linesOf(`${LONG}\n`, false);
+  assert.equal(JSON.parse(multiline).data.submatches.length, 1, "one line: its first match");
+  assert.deepEqual(
+    matchEventLines(JSON.parse(multiline).data),
+    matchEventLines(JSON.parse(LONG).data),
+  );
   const context = JSON.stringify({
     type: "context",
     data: { path: { text: "./a" }, lines: { text: "y".repeat(200_000) }, submatches: [] },
@@ -108,5 +113,34 @@ test("rg's own events for a line of many matches read the same cut or whole", {
       matchEventLines(JSON.parse(cut[i]).data),
       matchEventLines(JSON.parse(whole[i]).data),
     );
+  }
+});
+
+test("rg's multiline events over many lines of many matches read the same cut or whole", {
+  skip: !rg && "rg is not installed",
+}, async () => {
+  const dir = mkdtempSync(join(tmpdir(), "toolhost-rg-long-"));
+  // Matches that run across lines, several on a line, empty ones, and a long line of them.
+  const text = "x a b\na a\n\nb a\n".repeat(3_000) + "ab ".repeat(30_000) + "\nlast a\n";
+  writeFileSync(join(dir, "a.txt"), text);
+  for (const pattern of ["a\\n|b", "b?\\n?", "a\\s+b|\\n\\n"]) {
+    const out = execFileSync(
+      rg!,
+      ["--json", "--no-config", "--multiline", "--multiline-dotall", "-e", pattern, "a.txt"],
+      { cwd: dir, encoding: "utf8", maxBuffer: 256 << 20 },
+    );
+    const matches = (lines: string[]) =>
+      lines.filter((l) => l.startsWith('{"type":"match"')).map((l) =>
+        matchEventLines(JSON.parse(l).data)
+      );
+    const whole = matches(out.split("\n"));
+    for (const size of [4_096, 65_537]) {
+      const cutLines = await linesOf(out, false, size);
+      assert.deepEqual(matches(cutLines), whole, `${pattern} in chunks of ${size}`);
+      // Where rg wrote long events (millions of submatches), most of them is dropped.
+      if (out.length > 4 << 20) {
+        assert.ok(cutLines.join("").length < out.length / 2, `${pattern}: cut`);
+      }
+    }
   }
 });

@@ -10,7 +10,11 @@ import { test } from "node:test";
 import { IgnoreRules } from "../../tools/_lib/gitignore.ts";
 import { compilePattern } from "../../tools/search/_lib/grep_pattern.ts";
 import type { FileMatches } from "../../tools/search/_lib/grep_report.ts";
-import { jsonLineBatches, matchEventLines } from "../../tools/search/_lib/grep_rg_events.ts";
+import {
+  endEvent,
+  jsonLineBatches,
+  matchEventLines,
+} from "../../tools/search/_lib/grep_rg_events.ts";
 import { ripgrepSearch } from "../../tools/search/_lib/grep_ripgrep.ts";
 import { findRipgrep } from "../../tools/search/_lib/ripgrep_path.ts";
 import type { GrepSearch } from "../../tools/search/_lib/grep_search.ts";
@@ -137,4 +141,21 @@ test("rg killed at the time limit mid-line stops the search early, not with an e
     await collect(ripgrepSearch(rg!, timed));
     assert.equal(timed.stopped, "time limit reached");
   }
+});
+
+test("an end event is read without parsing its statistics, as JSON.parse reads it", () => {
+  const lines = [
+    '{"type":"end","data":{"path":{"text":"./a \\"binary_offset\\":1"},"binary_offset":null,' +
+    '"stats":{"elapsed":{"secs":0,"nanos":1,"human":"0s"},"searches":1}}}',
+    '{"type":"end","data":{"path":{"bytes":"/w=="},"binary_offset":1234,"stats":{}}}',
+  ];
+  for (const line of lines) {
+    assert.deepEqual(endEvent(line)!.data.binary_offset, JSON.parse(line).data.binary_offset);
+  }
+  for (
+    const other of [
+      '{"type":"begin","data":{"path":{"text":"./a"}}}',
+      '{"type":"end","data":{"path":{"text":"./a"},"binary_off',
+    ]
+  ) assert.equal(endEvent(other), undefined, other);
 });

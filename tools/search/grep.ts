@@ -4,12 +4,14 @@ import { defineTool, ToolError } from "../../mcp/tool.ts";
 import { READ_ONLY } from "../_lib/annotations.ts";
 import { sniff } from "../_lib/file_sniff.ts";
 import { IgnoreRules } from "../_lib/gitignore.ts";
-import { skippedIgnoreNote } from "../_lib/gitignore_read.ts";
+import { type SkippedIgnoreFile, skippedIgnoreNote } from "../_lib/gitignore_read.ts";
 import { backtrackingRisk } from "./_lib/grep_backtracking.ts";
 import { builtinSearch } from "./_lib/grep_builtin.ts";
 import { compilePattern } from "./_lib/grep_pattern.ts";
 import { GrepReport, type OutputMode } from "./_lib/grep_report.ts";
-import { ignoreFilesRgCannotRead, ripgrepBatches } from "./_lib/grep_ripgrep.ts";
+import { ripgrepBatches } from "./_lib/grep_ripgrep.ts";
+import { guardBesideRg, guardFindings } from "./_lib/grep_rg_guard.ts";
+import { searchBesideGuard } from "./_lib/grep_rg_beside.ts";
 import { findRipgrep } from "./_lib/ripgrep_path.ts";
 import {
   binaryFileError,
@@ -59,6 +61,27 @@ function refuseSlowPattern(
       `(${why}) exponential time. Write it without repeating such a ` +
       `group (for example [ab]+ for (a|b)+, \\w+ for (\\w+)+), ${instead}`,
   );
+}
+
+/**
+ * Whether rg may search, given the ignore files the guard found it cannot read: if there are any,
+ * the built-in search answers instead (refusing a pattern only rg may run, saying why).
+ */
+function fallBackIfOdd(
+  odd: SkippedIgnoreFile[],
+  args: { pattern: string },
+  caseInsensitive: boolean,
+  display: (path: string) => string,
+): boolean {
+  if (odd.length === 0) return true;
+  refuseSlowPattern(
+    args.pattern,
+    caseInsensitive,
+    `used instead of rg here, as rg would hang on or misread the ignore file ` +
+      `${display(odd[0].path)}, which ${odd[0].why}`,
+    "or search a directory without such ignore files",
+  );
+  return false;
 }
 
 /** A file named in `path` must be text within the size limit: say so rather than find nothing. */
@@ -168,6 +191,7 @@ export default defineTool({
     if (!rg) refuseSlowPattern(args.pattern, caseInsensitive);
     const deadline = Date.now() + TIME_LIMIT_MS;
     const sandbox = await Sandbox.of(ctx);
+    const display = (path: string) => sandbox.display(path);
     const requested = args.path ?? ".";
     const target = await sandbox.resolve(requested);
     const info = target.exists ? await sandbox.info(target.real) : undefined;
@@ -178,27 +202,25 @@ export default defineTool({
     const named = info.isFile();
     if (named) await checkNamedFile(sandbox, target.real, requested);
     const rulesAbove = named ? IgnoreRules.empty() : await IgnoreRules.above(sandbox, target.real);
-    if (rg && !named) {
-      // rg would wait on a FIFO .gitignore (or read /dev/zero, or rules from out of the roots):
-      // the built-in search skips such files, says so, and gives the answer rg should have.
-      const odd = await ignoreFilesRgCannotRead(
+    // rg would wait on a FIFO .gitignore (or read /dev/zero, or rules from out of the roots):
+    // the built-in search skips such files, says so, and gives the answer rg should have.
+    // The guard that finds them runs beside rg where it can (grep_rg_guard.ts), else first.
+    const stopGuard = new AbortController();
+    // Beside rg, it also looks for files over the size limit, so rg need not stat every file.
+    const guard = rg && !named
+      ? guardFindings(
         target.real,
         (real) => sandbox.contains(real),
         (real) => sandbox.openForReading(real),
         deadline,
-        ctx.signal,
-      );
-      if (odd.length > 0) {
-        rg = undefined;
-        refuseSlowPattern(
-          args.pattern,
-          caseInsensitive,
-          `used instead of rg here, as rg would hang on or misread the ignore file ` +
-            `${sandbox.display(odd[0].path)}, which ${odd[0].why}`,
-          "or search a directory without such ignore files",
-        );
-      }
-    }
+        AbortSignal.any([ctx.signal, stopGuard.signal]),
+        guardBesideRg() ? MAX_FILE_BYTES : undefined,
+      )
+      : undefined;
+    guard?.catch(() => {}); // awaited below; a failure while rg runs must not go unhandled
+    if (
+      guard && !guardBesideRg() && !fallBackIfOdd((await guard).odd, args, caseInsensitive, display)
+    ) rg = undefined;
     const search: GrepSearch = {
       // One named file is searched whatever the ignore rules and glob say.
       dir: named ? dirname(target.real) : target.real,
@@ -222,19 +244,25 @@ export default defineTool({
       headLimit: args.head_limit,
       maxChars: ctx.config.limits.outputChars,
       context: search.before > 0 || search.after > 0,
-      display: (path) => sandbox.display(path),
+      display,
     });
     // Searched beneath its root (beneath.ts): a directory swapped for a link since is not.
     search.within = (await sandbox.directory(search.dir)).dir;
     try {
-      if (rg) {
+      if (rg && guard && guardBesideRg()) {
+        const guarded = await searchBesideGuard(rg, search, guard, (file) => report.add(file));
+        if (!fallBackIfOdd(guarded, args, caseInsensitive, display)) rg = undefined;
+      } else if (rg) {
         for await (const batch of ripgrepBatches(rg, search)) {
           for (const file of batch) report.add(file);
         }
-      } else {
+      }
+      if (!rg) {
+        search.signal = ctx.signal;
         for await (const file of builtinSearch(search)) report.add(file);
       }
     } finally {
+      stopGuard.abort();
       await search.within.close();
     }
     const notes: string[] = [];

@@ -21,6 +21,7 @@ import {
 } from "../../_lib/beneath.ts";
 import { bomOf } from "../../_lib/text.ts";
 import { withoutCr } from "./grep_lines.ts";
+import type { OpenAt } from "./grep_openat.ts";
 import { MAX_FILE_BYTES } from "./grep_search.ts";
 
 const utf8 = new TextDecoder();
@@ -46,12 +47,20 @@ export async function regularBytes(handle: FileHandle): Promise<Uint8Array | und
 export class HeldReader {
   /** The directories entered below the top, with their names. */
   #stack: { name: string; dir: Dir }[] = [];
-  /** The same for textSync(): descriptors of the directories entered below the top. */
+  /** The same for bytesSync(): descriptors of the directories entered below the top. */
   #fds: { name: string; fd: number }[] = [];
-  /** Where textSync() reads a file, reused from one file to the next. */
+  /** Where bytesSync() reads a file, reused from one file to the next. */
   #buffer = new Uint8Array(64 * 1024);
 
-  constructor(readonly top: Dir | undefined, readonly topPath: string) {}
+  /**
+   * `openAt` (grep_openat.ts), where there is one, opens bytesSync()'s entries relative to their
+   * directory's descriptor; otherwise they are opened through /proc/self/fd.
+   */
+  constructor(
+    readonly top: Dir | undefined,
+    readonly topPath: string,
+    readonly openAt?: OpenAt,
+  ) {}
 
   /**
    * Opens `rel` for reading beneath the held directory (undefined when nothing can be opened
@@ -88,7 +97,7 @@ export class HeldReader {
   }
 
   /**
-   * Whether textSync() can be used: on Linux, where the directory is held by its descriptor and
+   * Whether bytesSync() can be used: on Linux, where the directory is held by its descriptor and
    * each entry below it is reached through /proc/self/fd.
    */
   get synchronous(): boolean {
@@ -96,14 +105,15 @@ export class HeldReader {
   }
 
   /**
-   * The text of `rel` beneath the held directory, as open() and heldText() give it, read with
+   * The bytes of `rel` beneath the held directory (as open() gives it; decodeAsRg() makes them
+   * heldText()'s text), a view of a buffer the next call reuses. Read with
    * synchronous calls: a few microseconds each, where each asynchronous one is a trip through
    * the thread pool, and a search may read thousands of files. Each directory on the way is
    * entered by descriptor with O_NOFOLLOW (and kept while consecutive files share it); the file
    * is opened with O_NOFOLLOW and read only if it is a regular file within the size limit.
    * Undefined when it cannot be read so. Only when `synchronous`.
    */
-  textSync(rel: string): string | undefined {
+  bytesSync(rel: string): Uint8Array | undefined {
     const parts = rel.split("/");
     if (parts.some((p) => p === "" || p === "." || p === "..")) return undefined;
     const name = parts.pop()!;
@@ -113,15 +123,21 @@ export class HeldReader {
       this.#fds[shared].name === parts[shared]
     ) shared++;
     for (const left of this.#fds.splice(shared)) closeSync(left.fd);
-    const address = (entry: string) =>
-      `/proc/self/fd/${this.#fds.at(-1)?.fd ?? this.top!.fd}/${entry}`;
+    const openAt = this.openAt;
+    const enter = (entry: string, flags: number) => {
+      const dirFd = this.#fds.at(-1)?.fd ?? this.top!.fd!;
+      if (!openAt) return openSync(`/proc/self/fd/${dirFd}/${entry}`, flags);
+      const fd = openAt(dirFd, entry, flags);
+      if (fd < 0) throw new Error(`cannot open ${entry}`);
+      return fd;
+    };
     let fd: number;
     try {
       for (const part of parts.slice(shared)) {
-        const dir = openSync(address(part), constants.O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+        const dir = enter(part, constants.O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
         this.#fds.push({ name: part, fd: dir });
       }
-      fd = openSync(address(name), constants.O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+      fd = enter(name, constants.O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
     } catch {
       return undefined;
     }
@@ -145,7 +161,7 @@ export class HeldReader {
         // the file grown meanwhile, its lines are checked against what was read, as ever.)
         if (length >= info.size && length < this.#buffer.length) break;
       }
-      return length > MAX_FILE_BYTES ? undefined : decodeAsRg(this.#buffer.subarray(0, length));
+      return length > MAX_FILE_BYTES ? undefined : this.#buffer.subarray(0, length);
     } catch {
       return undefined;
     } finally {
@@ -203,4 +219,53 @@ function confirmsAnyOrder(text: string, reported: { number: number; text: string
     const line = lines[number - 1];
     return line !== undefined && withoutCr(line) === withoutCr(text);
   });
+}
+
+const encoder = new TextEncoder();
+
+/**
+ * confirms() on a file's bytes, without decoding them: true when each reported line is, byte for
+ * byte, that line of the file in UTF-8 (a "\r" before the break aside). The decoded text would
+ * then confirm them too: a "\n" byte is always a line break, and valid UTF-8 decodes to itself.
+ * False says nothing (a line with invalid bytes, lines out of order): decode and ask confirms().
+ * Not for a file with a BOM, whose lines rg reports decoded.
+ */
+export function confirmsBytes(
+  bytes: Uint8Array,
+  reported: { number: number; text: string }[],
+): boolean {
+  let line = 1;
+  let start = 0;
+  for (const { number, text } of reported) {
+    if (number < line) return false;
+    for (; line < number; line++) {
+      const newline = bytes.indexOf(0x0a, start);
+      if (newline < 0) return false;
+      start = newline + 1;
+    }
+    // A final line break ends the last line; it starts none.
+    if (start >= bytes.length) return false;
+    let end = bytes.indexOf(0x0a, start);
+    if (end < 0) end = bytes.length;
+    if (end > start && bytes[end - 1] === 0x0d) end--;
+    if (!isUtf8Of(bytes, start, end, withoutCr(text))) return false;
+  }
+  return true;
+}
+
+/** Whether bytes[start, end) are `text` in UTF-8: ASCII compared in place, the rest encoded. */
+function isUtf8Of(bytes: Uint8Array, start: number, end: number, text: string): boolean {
+  if (end - start < text.length) return false; // never fewer bytes than UTF-16 units
+  let at = start;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit >= 0x80) {
+      const rest = encoder.encode(text.slice(i));
+      if (end - at !== rest.length) return false;
+      for (let j = 0; j < rest.length; j++) if (bytes[at + j] !== rest[j]) return false;
+      return true;
+    }
+    if (bytes[at++] !== unit) return false;
+  }
+  return at === end;
 }

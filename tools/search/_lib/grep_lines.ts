@@ -4,7 +4,7 @@
  */
 
 /** Index of the line holding `offset`, given where each line starts (increasing, from 0). */
-function lineIndexAt(starts: readonly number[], offset: number): number {
+export function lineIndexAt(starts: readonly number[], offset: number): number {
   let low = 0;
   let high = starts.length - 1;
   while (low < high) {

@@ -4,6 +4,7 @@
  */
 import type { Readable } from "node:stream";
 import { markMatch } from "./grep_lines.ts";
+import { MultilineEventCut } from "./grep_rg_multiline_cut.ts";
 
 /** A piece of rg's output: UTF-8 text, or base64 bytes when it was not valid UTF-8. */
 export type Data = { text: string } | { bytes: string };
@@ -59,6 +60,8 @@ export function firstSubmatchOnly(head: string): string | undefined {
  * joined once, not once per chunk. With `oneLineEvents` (rg's events hold one line each unless
  * it searches in multiline mode), a long match event is cut after its first submatch as it
  * arrives (firstSubmatchOnly), and the rest of it is never held: looked at each time it doubles.
+ * In multiline mode a long match event keeps only the submatches that reach a new line
+ * (MultilineEventCut), read as they arrive.
  */
 export async function* jsonLineBatches(
   stream: Readable,
@@ -70,33 +73,58 @@ export async function* jsonLineBatches(
   let cutAt = LONG_EVENT_CHARS;
   /** The long line's event, once cut: what follows up to its end is dropped. */
   let kept: string | undefined;
+  /** In multiline mode, the long line's event being cut as it comes (grep_rg_multiline_cut.ts). */
+  let cut: MultilineEventCut | undefined;
   for await (const chunk of stream as AsyncIterable<string>) {
     const lines: string[] = [];
     let start = 0;
     for (let newline = chunk.indexOf("\n"); newline >= 0; newline = chunk.indexOf("\n", start)) {
       if (kept !== undefined) lines.push(kept);
+      else if (cut) lines.push(cut.finish(chunk.slice(start, newline)));
       else if (parts.length === 0) lines.push(chunk.slice(start, newline));
       else {
         parts.push(chunk.slice(start, newline));
         lines.push(parts.join(""));
       }
-      [parts, length, cutAt, kept] = [[], 0, LONG_EVENT_CHARS, undefined];
+      [parts, length, cutAt, kept, cut] = [[], 0, LONG_EVENT_CHARS, undefined, undefined];
       start = newline + 1;
     }
-    if (start < chunk.length && kept === undefined) {
+    if (start < chunk.length && cut) cut.feed(chunk.slice(start));
+    else if (start < chunk.length && kept === undefined) {
       parts.push(chunk.slice(start));
       length += chunk.length - start;
-      if (oneLineEvents && length > cutAt) {
+      if (length > cutAt) {
         const head = parts.join("");
-        kept = firstSubmatchOnly(head);
-        parts = kept === undefined ? [head] : [];
+        if (oneLineEvents) kept = firstSubmatchOnly(head);
+        else cut = MultilineEventCut.start(head);
+        parts = kept === undefined && !cut ? [head] : [];
         cutAt = length * 2;
       }
     }
     if (lines.length > 0) yield lines;
   }
   if (kept !== undefined) yield [kept];
+  else if (cut) yield [cut.finish("")];
   else if (parts.length > 0) yield [parts.join("")];
+}
+
+const BINARY_OFFSET = '"binary_offset":';
+
+/**
+ * A file's end event with what grep reads of it (whether a NUL byte was found), without parsing
+ * its statistics: a third of rg's output when most files reported match once or twice.
+ * Undefined for any other line, which JSON.parse then reads. The key can only be a key: quotes
+ * inside JSON strings are escaped.
+ */
+export function endEvent(
+  line: string,
+): { type: "end"; data: { binary_offset: number | null } } | undefined {
+  if (!line.startsWith('{"type":"end"')) return undefined;
+  const at = line.indexOf(BINARY_OFFSET);
+  if (at < 0) return undefined;
+  const value = /^(null|\d+)[,}]/.exec(line.slice(at + BINARY_OFFSET.length, at + 40));
+  if (!value) return undefined;
+  return { type: "end", data: { binary_offset: value[1] === "null" ? null : Number(value[1]) } };
 }
 
 /** How many UTF-16 code units of `text` its first `byteOffset` UTF-8 bytes are. */

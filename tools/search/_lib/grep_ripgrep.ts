@@ -4,92 +4,36 @@
  * gives. Its flags make it see the tree as the built-in walk does: hidden files searched, .git and
  * node_modules skipped, .gitignore honoured with or without a repository, parents' rules (up to
  * the sandbox root) passed in a file, global and .ignore rules off, entries in path order, text
- * decoded as UTF-8 (invalid bytes as U+FFFD) before matching.
+ * decoded as UTF-8 (invalid bytes as U+FFFD) before matching when that can change the answer.
  */
 import { constants } from "node:fs";
-import { type FileHandle, mkdtemp, open, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, open, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import process from "node:process";
 import { ToolError } from "../../../mcp/tool.ts";
 import { FileLines, type FileMatches } from "./grep_report.ts";
-import { confirms, HeldReader, heldText, regularBytes } from "./grep_held.ts";
+import {
+  confirms,
+  confirmsBytes,
+  decodeAsRg,
+  HeldReader,
+  heldText,
+  regularBytes,
+} from "./grep_held.ts";
+import { bomOf } from "../../_lib/text.ts";
 
 /** Files rg reported that are read again (grep_held.ts) at once. */
 const VERIFY_CONCURRENCY = 16;
 /** Longest the synchronous re-reads run before other work on the main thread gets a turn. */
 const SYNC_SLICE_MS = 10;
 import { searchText } from "./grep_builtin.ts";
+import { mayMatchReplacement } from "./grep_pattern_decoding.ts";
+import { loadOpenAt } from "./grep_openat.ts";
 import { O_NOFOLLOW, O_NOFOLLOW_ANY, O_NONBLOCK } from "../../_lib/beneath.ts";
-import { jsonLineBatches, matchEventLines, textOf } from "./grep_rg_events.ts";
+import { endEvent, jsonLineBatches, matchEventLines, textOf } from "./grep_rg_events.ts";
 import { binaryFileError, type GrepSearch, MAX_FILE_BYTES } from "./grep_search.ts";
 import { signalGroup, spawnInGroup } from "../../_lib/process_groups.ts";
-import {
-  IgnoreFileReader,
-  MAX_IGNORE_FILE_BYTES,
-  type SkippedIgnoreFile,
-} from "../../_lib/gitignore_read.ts";
-
-/**
- * The ignore files under `dir` that rg would read although the built-in search would not: rg opens
- * every .gitignore and .rgignore it meets (--no-ignore-dot does not stop .rgignore) and reads it
- * whole, so a FIFO there blocks it until the time limit, a link to /dev/zero never ends, and a link
- * out of the roots or a file over 1 MB brings rules the built-in search does not apply. `find`
- * (which reads no file) names the candidates: links, anything not a regular file, and files over
- * the limit; IgnoreFileReader judges them as the built-in walk will. Cheap: only names are
- * compared. Empty when find is unavailable (then rg runs as before).
- */
-export async function ignoreFilesRgCannotRead(
-  dir: string,
-  contains: (real: string) => boolean,
-  inside: (real: string) => Promise<FileHandle>,
-  deadline: number,
-  signal: AbortSignal,
-): Promise<SkippedIgnoreFile[]> {
-  if (process.platform === "win32" || signal.aborted) return [];
-  const args = [
-    dir,
-    ...["(", "-name", ".git", "-o", "-name", "node_modules", ")", "-prune", "-o"],
-    ...["(", "-name", ".gitignore", "-o", "-name", ".rgignore", ")"],
-    ...["(", "-type", "l", "-o", "!", "-type", "f"],
-    ...["-o", "-size", `+${MAX_IGNORE_FILE_BYTES / 1024}k`, ")", "-print0"],
-  ];
-  let child;
-  try {
-    child = spawnInGroup("find", args, { stdio: ["ignore", "pipe", "ignore"] });
-  } catch {
-    return [];
-  }
-  const found: string[] = [];
-  let pending = "";
-  child.stdout!.setEncoding("utf8");
-  child.stdout!.on("data", (text: string) => {
-    const parts = (pending + text).split("\0");
-    pending = parts.pop()!;
-    // A tree with this many odd ignore files is judged by the first ones: one is enough.
-    if (found.length < 1000) found.push(...parts);
-  });
-  let running = true;
-  const stop = () => {
-    if (running && child.pid !== undefined) signalGroup(child.pid, "SIGKILL");
-  };
-  const timer = setTimeout(stop, Math.max(0, deadline - Date.now()));
-  signal.addEventListener("abort", stop);
-  try {
-    await new Promise<void>((done) => {
-      child.once("error", () => done()); // no find: nothing found
-      child.once("close", () => done());
-    });
-  } finally {
-    running = false;
-    clearTimeout(timer);
-    signal.removeEventListener("abort", stop);
-  }
-  const reader = new IgnoreFileReader(contains, inside);
-  // In path order, as the built-in search will report them.
-  for (const path of found.slice(0, 1000).sort()) await reader.read(path);
-  return reader.skipped;
-}
 
 function argumentsFor(search: GrepSearch, ignoreFile: string | undefined): string[] {
   const args = [
@@ -104,13 +48,15 @@ function argumentsFor(search: GrepSearch, ignoreFile: string | undefined): strin
     "--no-ignore-dot",
     "--no-messages",
     "--crlf",
-    // Without an encoding rg matches raw bytes, where `.` never matches an invalid one.
-    "--encoding=utf-8",
-    `--max-filesize=${MAX_FILE_BYTES}`,
     "--glob=!.git",
     "--glob=!node_modules",
     search.caseInsensitive ? "--ignore-case" : "--case-sensitive",
   ];
+  // Without an encoding rg matches raw bytes, where `.` never matches an invalid one: decoding
+  // is needed only for a pattern that may match the U+FFFD each invalid sequence becomes.
+  if (mayMatchReplacement(search.pattern.source)) args.push("--encoding=utf-8");
+  // Larger files are dropped when read again (grep_held.ts); this keeps rg's time off them.
+  if (!search.rgWithoutSizeLimit) args.push(`--max-filesize=${MAX_FILE_BYTES}`);
   if (search.multiline) args.push("--multiline", "--multiline-dotall");
   if (search.mode === "content") {
     args.push(`--before-context=${search.before}`, `--after-context=${search.after}`);
@@ -166,6 +112,27 @@ function confirmed(
   return again.matchedLines > 0 ? again : undefined;
 }
 
+/**
+ * confirmed() on the held file's bytes: when they confirm rg's lines without decoding (no BOM,
+ * each line the same UTF-8), that answer; otherwise confirmed() on the decoded text.
+ */
+function confirmedBytes(
+  bytes: Uint8Array | undefined,
+  found: FileMatches,
+  reported: { number: number; text: string }[],
+  search: GrepSearch,
+): FileMatches | undefined {
+  if (bytes === undefined) return undefined;
+  if (bomOf(bytes) || !confirmsBytes(bytes, reported)) {
+    return confirmed(decodeAsRg(bytes), found, reported, search);
+  }
+  // As confirmed(): without a BOM a NUL byte is a NUL character, and the file is binary.
+  if (search.mode === "files_with_matches" && !search.multiline && bytes.includes(0)) {
+    return undefined;
+  }
+  return found;
+}
+
 /** Files with matches, in path order, as rg finds them: under `search.dir`, or `search.file`. */
 export async function* ripgrepSearch(rg: string, search: GrepSearch): AsyncGenerator<FileMatches> {
   for await (const batch of ripgrepBatches(rg, search)) yield* batch;
@@ -191,7 +158,12 @@ export async function* ripgrepBatches(
   }
   let named: Uint8Array | undefined;
   if (search.file) named = await namedFileBytes(search);
-  const child = spawnInGroup(rg, argumentsFor(search, ignoreFile), {
+  const args = argumentsFor(search, ignoreFile);
+  const capped = search.rgDataLimit !== undefined;
+  // A soft limit: one that cannot be set means a lower hard limit is in force already.
+  const cap = `ulimit -S -d ${Math.floor((search.rgDataLimit ?? 0) / 1024)} 2>/dev/null; ` +
+    `exec "$0" "$@"`;
+  const child = spawnInGroup(capped ? "/bin/sh" : rg, capped ? ["-c", cap, rg, ...args] : args, {
     // In the directory held open (through this process's descriptor, which rg's chdir follows to
     // that very directory), not by its path, which a rename may have redirected since.
     cwd: search.within?.fd === undefined
@@ -203,7 +175,9 @@ export async function* ripgrepBatches(
     child.stdin!.on("error", () => {}); // rg may stop reading once it knows enough
     child.stdin!.end(named);
   }
-  const reader = search.file ? undefined : new HeldReader(search.within, search.dir);
+  const reader = search.file
+    ? undefined
+    : new HeldReader(search.within, search.dir, await loadOpenAt());
   let stderr = "";
   child.stderr!.setEncoding("utf8");
   child.stderr!.on("data", (text: string) => (stderr = (stderr + text).slice(0, 4000)));
@@ -222,6 +196,9 @@ export async function* ripgrepBatches(
     if (!running || child.pid === undefined) return;
     killed = true;
     signalGroup(child.pid, "SIGKILL");
+    // Just after spawn, mid-exec, the group's mark cannot be read yet and signalGroup may pass
+    // it over; the process we started (rg itself, or the shell about to become rg) is ours.
+    child.kill("SIGKILL");
   };
   const timer = setTimeout(() => {
     search.stopped = "time limit reached";
@@ -245,7 +222,7 @@ export async function* ripgrepBatches(
         if (search.signal.aborted) break read;
         let event;
         try {
-          event = JSON.parse(line);
+          event = endEvent(line) ?? JSON.parse(line);
         } catch {
           // Killed at the time limit, rg's last line is usually cut: the kill's doing, not rg's.
           if (killed) break read;
@@ -276,7 +253,7 @@ export async function* ripgrepBatches(
           } else if (!reader) ready.push(found); // the named file's bytes came from the held directory
           else if (reader.synchronous) {
             // Read now, beneath the held directory (its directories stay held between files).
-            const held = confirmed(reader.textSync(rel), found, reported, search);
+            const held = confirmedBytes(reader.bytesSync(rel), found, reported, search);
             if (held) ready.push(held);
             // Synchronous reads hold the thread every request shares: let others in now and then.
             if (performance.now() - since > SYNC_SLICE_MS) {
@@ -312,6 +289,7 @@ export async function* ripgrepBatches(
     if (rest.length > 0) yield rest;
     const { code, signal } = await exited;
     if (killed || code === 0 || code === 1) return;
+    if (capped && code === 127) throw new ToolError(`could not run rg at ${rg}: ${stderr.trim()}`);
     if (code === 2 && !stderr.trim()) {
       // --no-messages: rg says nothing about files it could not read, only that there were some.
       search.unreadable = true;

@@ -67,6 +67,10 @@ export interface GrepSearch {
    * content lines without carrying their text.
    */
   reportFull?: () => boolean;
+  /** rg runs under this cap on its data segment, in bytes (grep_rg_guard.ts). */
+  rgDataLimit?: number;
+  /** rg runs without --max-filesize: the guard looks for files over the limit (grep_rg_beside.ts). */
+  rgWithoutSizeLimit?: boolean;
   /** Set when the search ended before it was complete. */
   stopped?: string;
   /** Set when some files could not be read, so the results may miss some. */
