@@ -72,7 +72,13 @@ async function load(): Promise<Libc | null> {
   return null;
 }
 
-load().then((found) => (libc = found), () => {});
+const loaded = load().then((found) => (libc = found), () => null);
+
+/** Whether the calls below work here, once loading is done (for callers that can wait for it). */
+export async function nativeLookupsLoaded(): Promise<boolean> {
+  await loaded;
+  return libc !== null;
+}
 
 const encoder = new TextEncoder();
 /** One entry's name, NUL-terminated (names are at most 255 bytes; 4 per UTF-16 unit at worst). */
@@ -103,6 +109,16 @@ export function openDirectoryAt(dirfd: number, name: string): number | undefined
   const flags = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW | O_CLOEXEC;
   const fd = libc!.openat(dirfd, nameBuffer, flags, 0);
   return fd >= 0 ? fd : undefined;
+}
+
+/**
+ * Opens entry `name` of directory `dirfd` with `flags` (O_CLOEXEC added; the caller gives
+ * O_NOFOLLOW): its descriptor, or -1. `name` must be one entry's name; call only when
+ * nativeLookups() is true.
+ */
+export function openEntryAt(dirfd: number, name: string, flags: number): number {
+  if (!putName(name)) return -1;
+  return libc!.openat(dirfd, nameBuffer, flags | O_CLOEXEC, 0);
 }
 
 /**

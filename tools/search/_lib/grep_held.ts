@@ -21,8 +21,10 @@ import {
 } from "../../_lib/beneath.ts";
 import { bomOf } from "../../_lib/text.ts";
 import { withoutCr } from "./grep_lines.ts";
-import type { OpenAt } from "./grep_openat.ts";
 import { MAX_FILE_BYTES } from "./grep_search.ts";
+
+/** A descriptor for entry `name` of the directory open as `dirFd`, or -1 (beneath_native.ts). */
+export type OpenAt = (dirFd: number, name: string, flags: number) => number;
 
 const utf8 = new TextDecoder();
 
@@ -53,7 +55,7 @@ export class HeldReader {
   #buffer = new Uint8Array(64 * 1024);
 
   /**
-   * `openAt` (grep_openat.ts), where there is one, opens bytesSync()'s entries relative to their
+   * `openAt` (beneath_native.ts's openEntryAt), where there is one, opens bytesSync()'s entries relative to their
    * directory's descriptor; otherwise they are opened through /proc/self/fd.
    */
   constructor(

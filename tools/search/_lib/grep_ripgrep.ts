@@ -29,7 +29,7 @@ const VERIFY_CONCURRENCY = 16;
 const SYNC_SLICE_MS = 10;
 import { searchText } from "./grep_builtin.ts";
 import { mayMatchReplacement } from "./grep_pattern_decoding.ts";
-import { loadOpenAt } from "./grep_openat.ts";
+import { nativeLookupsLoaded, openEntryAt } from "../../_lib/beneath_native.ts";
 import { O_NOFOLLOW, O_NOFOLLOW_ANY, O_NONBLOCK } from "../../_lib/beneath.ts";
 import { endEvent, jsonLineBatches, matchEventLines, textOf } from "./grep_rg_events.ts";
 import { binaryFileError, type GrepSearch, MAX_FILE_BYTES } from "./grep_search.ts";
@@ -175,9 +175,11 @@ export async function* ripgrepBatches(
     child.stdin!.on("error", () => {}); // rg may stop reading once it knows enough
     child.stdin!.end(named);
   }
-  const reader = search.file
-    ? undefined
-    : new HeldReader(search.within, search.dir, await loadOpenAt());
+  const reader = search.file ? undefined : new HeldReader(
+    search.within,
+    search.dir,
+    await nativeLookupsLoaded() ? openEntryAt : undefined,
+  );
   let stderr = "";
   child.stderr!.setEncoding("utf8");
   child.stderr!.on("data", (text: string) => (stderr = (stderr + text).slice(0, 4000)));
