@@ -18,8 +18,16 @@ import {
 import { resolveEntry } from "../../_lib/entries.ts";
 import { Sandbox } from "../../_lib/sandbox.ts";
 import { projectStateDir } from "../../_lib/state.ts";
-import { type Change, type Entry, journalPath, newId, type PathState } from "./journal.ts";
-import { pathState } from "./snapshots.ts";
+import {
+  type Change,
+  type Entry,
+  journalPath,
+  newId,
+  type PathState,
+  type TreeState,
+} from "./journal.ts";
+import { type Keep, pathState } from "./snapshots.ts";
+import { keepTree, MAX_KEPT_ENTRIES, refusal, shapeOf } from "./tree_manifest.ts";
 import { BatchWriter } from "./writer.ts";
 
 /**
@@ -106,15 +114,22 @@ async function journalOf(ctx: ToolContext): Promise<string | undefined> {
 }
 
 /** What undo did in a call, reported by the tool itself. */
-const reported = new WeakMap<Record<string, unknown>, { undid: string[]; changes: Change[] }>();
+const reported = new WeakMap<
+  Record<string, unknown>,
+  { undid: string[]; changes: Change[]; noUndo?: string }
+>();
 
-/** For undo: the entries it reversed and its own changes, journaled with its call. */
+/**
+ * For undo: the entries it reversed and its own changes, journaled with its call; `noUndo` when
+ * something it removed could not be kept (then it cannot be undone in turn).
+ */
 export function reportUndo(
   args: Record<string, unknown>,
   undid: string[],
   changes: Change[],
+  noUndo?: string,
 ): void {
-  reported.set(args, { undid, changes });
+  reported.set(args, { undid, changes, noUndo });
 }
 
 /** What before() kept for a call, found again by its arguments object. */
@@ -225,12 +240,60 @@ async function snapshot(
       budget,
     );
     if (tooBig) result.noUndo = `${sandbox.display(path)} is larger than the undo budget`;
-    if (state.kind === "dir" && tool !== "create_directory") {
-      result.noUndo = `undo keeps files, not directory trees (${sandbox.display(path)})`;
+    if (state.kind === "dir") {
+      const tree = await treeBefore(tool, target.arg, sandbox, path, args, { projectDir, budget });
+      if (typeof tree === "string") result.noUndo = tree;
+      else if (tree) {
+        result.before.push({ path, state: tree });
+        continue;
+      }
     }
     result.before.push({ path, state });
   }
   return result;
+}
+
+/**
+ * What undo keeps of a directory a call is about to change: a tree to be deleted is kept whole,
+ * within MAX_KEPT_ENTRIES and the budget; a tree to be moved, its shape. A string: why it is not
+ * undoable. Nothing for a directory the call only adds to or replaces when empty.
+ */
+async function treeBefore(
+  tool: string,
+  arg: string,
+  sandbox: Sandbox,
+  path: string,
+  args: Record<string, unknown>,
+  keep: Keep,
+): Promise<TreeState | string | undefined> {
+  const shown = sandbox.display(path);
+  try {
+    // Without recursive, delete_file refuses a directory: nothing to keep.
+    if (tool === "delete_file" && args.recursive === true) {
+      return await keepTree(sandbox, path, keep, { entries: MAX_KEPT_ENTRIES, bytes: keep.budget });
+    }
+    if (tool === "move_file" && arg === "source") return (await shapeOf(sandbox, path, keep)).state;
+  } catch (error) {
+    return `the directory tree ${shown} was not kept: ${refusal(error)}`;
+  }
+  return undefined;
+}
+
+/**
+ * What a directory holds after a call: its shape when the call moved or copied a tree there, or
+ * changed a kept tree (a delete that failed midway); plain otherwise (create_directory).
+ */
+async function treeAfter(
+  tool: string,
+  sandbox: Sandbox,
+  path: string,
+  before: PathState,
+  keep: Keep,
+): Promise<PathState> {
+  if (tool !== "move_file" && tool !== "copy_file" && before.kind !== "tree") {
+    return { kind: "dir" };
+  }
+  return (await shapeOf(sandbox, path, keep)).state!;
 }
 
 function same(a: PathState, b: PathState): boolean {
@@ -247,28 +310,67 @@ async function record(call: FinishedCall): Promise<void> {
   const entry = entryOf(call);
   if (kept) {
     const changes: Change[] = [];
+    const keep = { projectDir, budget: call.ctx.config.journal.undoBudgetBytes };
+    let noUndo = kept.noUndo;
     for (const { path, state } of kept.before) {
       // The digest of what was written (remembered by the writer, else read): undo notices a
       // change made since.
-      const now = (await pathState(sandbox, path).catch(() => undefined))?.state;
+      let now = (await pathState(sandbox, path).catch(() => undefined))?.state;
+      if (now?.kind === "dir") {
+        now = await treeAfter(call.tool.name, sandbox, path, state, keep).catch((error) => {
+          noUndo ??= `the directory tree ${sandbox.display(path)} could not be read: ${
+            refusal(error)
+          }`;
+          return { kind: "dir" } as PathState;
+        });
+      }
       if (now && !same(state, now)) changes.push({ path, before: state, after: now });
     }
+    noUndo ??= movedOrDeleted(call, changes);
     if (changes.length > 0) {
       entry.files = changes.map((c) => sandbox.display(c.path));
       entry.changes = changes;
-      if (kept.noUndo) entry.noUndo = kept.noUndo;
+      if (noUndo) entry.noUndo = noUndo;
     }
   }
   const own = reported.get(call.args);
   if (own) {
     reported.delete(call.args);
     entry.undid = own.undid;
+    if (own.noUndo) entry.noUndo = own.noUndo;
     if (own.changes.length > 0) {
       entry.changes = own.changes;
       entry.files = own.changes.map((c) => sandbox.display(c.path));
     }
   }
   writer.push(journalPath(projectDir), entry, call.ctx.config.journal.maxBytes);
+}
+
+/**
+ * Links a moved directory's destination to its source (undo renames it back), and checks that a
+ * deleted tree is the one kept: delete_file counts what it removed, and a count that differs
+ * from the kept tree's means another program changed it in between (then it is not undoable).
+ */
+function movedOrDeleted(call: FinishedCall, changes: Change[]): string | undefined {
+  if (call.tool.name === "move_file" && changes.length === 2) {
+    const [source, destination] = changes;
+    if (destination.after.kind === "tree" && source.after.kind === "absent") {
+      destination.from = source.path;
+    }
+  }
+  if (call.tool.name === "delete_file" && changes.length === 1) {
+    const [{ before, after }] = changes;
+    const removed = (call.result as { structuredContent?: { entries?: number; bytes?: number } })
+      .structuredContent;
+    if (
+      before.kind === "tree" && after.kind === "absent" &&
+      (removed?.entries !== before.entries || removed?.bytes !== before.bytes)
+    ) {
+      return "the directory tree changed between being kept and being deleted (another program " +
+        "was writing in it)";
+    }
+  }
+  return undefined;
 }
 
 function entryOf(call: FinishedCall): Entry {

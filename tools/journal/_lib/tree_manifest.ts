@@ -1,0 +1,365 @@
+/**
+ * What undo knows of a directory tree: a manifest listing every entry below it, walked through
+ * directories held open beneath the roots (beneath.ts), links read and never followed, kept as
+ * a blob in the undo store (snapshots.ts) and named in the journal by its digest.
+ *
+ * Two kinds. A content manifest (a tree about to be deleted) gives each directory's mode, each
+ * file's mode and the digest of its content, kept as a blob, and each link's target: enough to
+ * recreate the tree exactly. It is bounded: at most MAX_KEPT_ENTRIES entries, files within the
+ * undo budget, and no FIFO, socket or device (which undo could not recreate). A shape manifest
+ * (a tree moved or copied) gives each entry's mode, size, link target, device and inode, and a
+ * file's or link's modification and change times: two walks that give the same manifest saw the
+ * same entries, untouched in between (any write, chmod, rename or new hard link moves the change
+ * time). It reads no content; past MAX_SHAPE_ENTRIES only the top level is listed.
+ */
+import { constants, type Stats } from "node:fs";
+import { ToolError } from "../../../mcp/tool.ts";
+import { type Dir, NotADirectory, O_NONBLOCK } from "../../_lib/beneath.ts";
+import type { Sandbox } from "../../_lib/sandbox.ts";
+import { bytes, count } from "../../_lib/units.ts";
+import type { TreeState } from "./journal.ts";
+import { blobDir, digestAndKeep, type Keep, keepText, sha256, touchBlob } from "./snapshots.ts";
+import { join } from "node:path";
+import { open } from "node:fs/promises";
+
+/** A tree deleted with more entries than this is not kept (delete_file takes 10,000 at most). */
+export const MAX_KEPT_ENTRIES = 10_000;
+/** A moved or copied tree with more entries than this is judged by its top level only. */
+export const MAX_SHAPE_ENTRIES = 20_000;
+/** Directories deeper than this are not walked (delete_file's and copy_file's bound too). */
+export const MAX_DEPTH = 64;
+
+export interface TreeItem {
+  /** Path below the top, "/"-separated; "" for the top itself. */
+  p: string;
+  /** Directory, file or link. */
+  t: "d" | "f" | "l";
+  /** Permission bits (directories and files). */
+  m?: number;
+  /** A file's size. */
+  z?: number;
+  /** A file's content digest (content manifests). */
+  s?: string;
+  /** A link's target, as it is. */
+  l?: string;
+  /** Identity and times (shape manifests). */
+  i?: string;
+}
+
+export interface Manifest {
+  v: 1;
+  content: boolean;
+  /** Only the top level is listed (a shape past MAX_SHAPE_ENTRIES). */
+  partial?: true;
+  items: TreeItem[];
+}
+
+/** Why a tree cannot be kept (too big, a FIFO in it, changed while it was walked). */
+export class NotKept extends Error {}
+
+/** The tree changed under a walk: a directory became something else. */
+class Changed extends Error {}
+
+export interface Limits {
+  entries: number;
+  /** Bytes of files (content manifests). */
+  bytes: number;
+}
+
+interface Walked {
+  items: TreeItem[];
+  entries: number;
+  bytes: number;
+  /** Not files, directories or links: shown in the refusal. */
+  special: string[];
+  /** The walk stopped at the entry limit. */
+  over: boolean;
+}
+
+function identity(info: Stats, times: boolean): string {
+  return times
+    ? `${info.dev}:${info.ino}:${info.mtimeMs}:${info.ctimeMs}`
+    : `${info.dev}:${info.ino}`;
+}
+
+/** Opens subdirectory `name`; anything else there now (a link swapped in) is a change. */
+async function enter(dir: Dir, name: string): Promise<Dir> {
+  try {
+    return (await dir.child(name)).dir;
+  } catch (error) {
+    if (error instanceof NotADirectory) throw new Changed(`${dir.pathOf(name)} changed`);
+    throw error;
+  }
+}
+
+/**
+ * Lists `top` (held open) depth first, names in order, each entry lstat'ed in its held parent.
+ * `file` is called for each regular file (content manifests read it there). Stops, with `over`,
+ * past `maxEntries`; `maxDepth` 1 lists the top level only.
+ */
+async function walk(
+  top: Dir,
+  topInfo: Stats,
+  shape: boolean,
+  maxEntries: number,
+  maxDepth: number,
+  file?: (dir: Dir, name: string, info: Stats, item: TreeItem) => Promise<void>,
+): Promise<Walked> {
+  const walked: Walked = { items: [], entries: 0, bytes: 0, special: [], over: false };
+  walked.items.push({
+    p: "",
+    t: "d",
+    m: topInfo.mode & 0o7777,
+    ...(shape ? { i: identity(topInfo, false) } : {}),
+  });
+  const visit = async (dir: Dir, rel: string, depth: number): Promise<void> => {
+    const names = (await dir.entries()).map((e) => e.name).sort();
+    for (const name of names) {
+      if (walked.over) return;
+      const info = await dir.lstat(name);
+      const p = rel === "" ? name : `${rel}/${name}`;
+      if (++walked.entries > maxEntries) {
+        walked.over = true;
+        return;
+      }
+      if (info.isDirectory()) {
+        walked.items.push({
+          p,
+          t: "d",
+          m: info.mode & 0o7777,
+          ...(shape ? { i: identity(info, false) } : {}),
+        });
+        if (depth >= maxDepth) continue;
+        if (depth >= MAX_DEPTH) throw new NotKept(`it is nested more than ${MAX_DEPTH} deep`);
+        const sub = await enter(dir, name);
+        try {
+          await visit(sub, p, depth + 1);
+        } finally {
+          await sub.close();
+        }
+      } else if (info.isFile()) {
+        walked.bytes += info.size;
+        const item: TreeItem = {
+          p,
+          t: "f",
+          m: info.mode & 0o7777,
+          z: info.size,
+          ...(shape ? { i: identity(info, true) } : {}),
+        };
+        if (file) await file(dir, name, info, item);
+        walked.items.push(item);
+      } else if (info.isSymbolicLink()) {
+        walked.items.push({
+          p,
+          t: "l",
+          l: await dir.readlink(name),
+          ...(shape ? { i: identity(info, true) } : {}),
+        });
+      } else {
+        walked.special.push(p);
+      }
+    }
+  };
+  await visit(top, "", 1);
+  return walked;
+}
+
+/** Opens the directory at `real` beneath its root and its own stat; close the Dir. */
+async function openTree(sandbox: Sandbox, real: string): Promise<{ dir: Dir; info: Stats }> {
+  const { dir } = await sandbox.directory(real);
+  try {
+    const handle = await open(dir.self, constants.O_RDONLY);
+    try {
+      return { dir, info: await handle.stat() };
+    } finally {
+      await handle.close();
+    }
+  } catch (error) {
+    await dir.close();
+    throw error;
+  }
+}
+
+/** The manifest `items` describe, kept as a blob: the state the journal records. */
+async function record(keep: Keep, manifest: Manifest, walked: Walked): Promise<TreeState> {
+  const sha = await keepText(keep, JSON.stringify(manifest));
+  return {
+    kind: "tree",
+    content: manifest.content,
+    manifest: sha,
+    entries: walked.entries,
+    bytes: walked.bytes,
+  };
+}
+
+/** The digest a manifest would be kept under, without keeping it. */
+export function manifestDigest(manifest: Manifest): string {
+  return sha256(new TextEncoder().encode(JSON.stringify(manifest)));
+}
+
+/**
+ * The shape of the directory tree at `real`: its manifest, and with `keep` the state to journal
+ * (the manifest kept as a blob).
+ */
+export async function shapeOf(
+  sandbox: Sandbox,
+  real: string,
+  keep?: Keep,
+): Promise<{ manifest: Manifest; sha: string; state?: TreeState }> {
+  const { dir, info } = await openTree(sandbox, real);
+  try {
+    for (let attempt = 0;; attempt++) {
+      try {
+        let walked = await walk(dir, info, true, MAX_SHAPE_ENTRIES, MAX_DEPTH + 1);
+        let manifest: Manifest = { v: 1, content: false, items: walked.items };
+        if (walked.over) {
+          walked = await walk(dir, info, true, Infinity, 1);
+          manifest = { v: 1, content: false, partial: true, items: walked.items };
+        }
+        const state = keep ? await record(keep, manifest, walked) : undefined;
+        return { manifest, sha: state?.manifest ?? manifestDigest(manifest), state };
+      } catch (error) {
+        if (!(error instanceof Changed) || attempt > 0) throw error;
+      }
+    }
+  } finally {
+    await dir.close();
+  }
+}
+
+/**
+ * Keeps the directory tree at `real` whole (content manifest, every file as a blob), within
+ * `limits`; throws NotKept saying why not. The tree is walked three times: counted (nothing
+ * kept when it is over the limits), kept, and its shape taken again; a file that changes while
+ * it is read, or a shape that differs between the walks, means the tree changed meanwhile:
+ * tried once more, then NotKept.
+ */
+export async function keepTree(
+  sandbox: Sandbox,
+  real: string,
+  keep: Keep,
+  limits: Limits,
+): Promise<TreeState> {
+  const { dir, info } = await openTree(sandbox, real);
+  try {
+    for (let attempt = 0;; attempt++) {
+      try {
+        return await keepOnce(dir, info, keep, limits);
+      } catch (error) {
+        if (!(error instanceof Changed)) throw error;
+        if (attempt > 0) {
+          throw new NotKept(
+            "it changed while it was being kept (another program was writing in it)",
+          );
+        }
+      }
+    }
+  } finally {
+    await dir.close();
+  }
+}
+
+async function keepOnce(top: Dir, topInfo: Stats, keep: Keep, limits: Limits): Promise<TreeState> {
+  const counted = await walk(top, topInfo, true, limits.entries, MAX_DEPTH);
+  if (counted.over) throw new NotKept(`it holds more than ${count(limits.entries)} entries`);
+  if (counted.special.length > 0) {
+    throw new NotKept(
+      `it holds ${counted.special.slice(0, 3).join(", ")}${
+        counted.special.length > 3 ? " and more" : ""
+      }, neither a file, a directory nor a link (a FIFO, socket or device), which undo cannot recreate`,
+    );
+  }
+  if (counted.bytes > limits.bytes) {
+    throw new NotKept(
+      `its files hold ${bytes(counted.bytes)}, over the undo budget (journal.undo_budget_bytes, ${
+        bytes(limits.bytes)
+      })`,
+    );
+  }
+  const kept = await walk(
+    top,
+    topInfo,
+    false,
+    limits.entries,
+    MAX_DEPTH,
+    async (dir, name, info, item) => {
+      // Not blocking: a FIFO swapped in since the lstat must not hold the call.
+      const handle = await dir.open(name, constants.O_RDONLY | O_NONBLOCK);
+      try {
+        const before = await handle.stat();
+        if (!before.isFile() || identity(before, true) !== identity(info, true)) {
+          throw new Changed(`${dir.pathOf(name)} changed`);
+        }
+        keep.opened?.();
+        const { sha } = await digestAndKeep(handle, keep);
+        const after = await handle.stat();
+        if (identity(after, true) !== identity(before, true) || after.size !== before.size) {
+          throw new Changed(`${dir.pathOf(name)} changed`);
+        }
+        item.s = sha;
+      } finally {
+        await handle.close();
+      }
+    },
+  );
+  // Each file was read as its walk's lstat saw it (above); the same shape before and after
+  // means nothing was added, removed, renamed or written in between (change times only grow).
+  const again = await walk(top, topInfo, true, limits.entries, MAX_DEPTH);
+  if (
+    JSON.stringify(counted.items) !== JSON.stringify(again.items) ||
+    kept.items.length !== counted.items.length || kept.special.length > 0
+  ) {
+    throw new Changed("the tree changed");
+  }
+  return await record(keep, { v: 1, content: true, items: kept.items }, kept);
+}
+
+/** A kept manifest, or undefined when the budget dropped it (or it is damaged). */
+export async function loadManifest(
+  projectDir: string,
+  sha: string,
+): Promise<Manifest | undefined> {
+  try {
+    // Not blocking, no link, a regular file of sane size: the store is only toolhost's.
+    const handle = await open(
+      join(blobDir(projectDir), sha),
+      constants.O_RDONLY | O_NONBLOCK | constants.O_NOFOLLOW,
+    );
+    let text: string;
+    try {
+      const info = await handle.stat();
+      if (!info.isFile() || info.size > 64 * 1024 * 1024) return undefined;
+      text = await handle.readFile("utf8");
+    } finally {
+      await handle.close();
+    }
+    if (sha256(new TextEncoder().encode(text)) !== sha) return undefined;
+    const manifest = JSON.parse(text) as Manifest;
+    if (manifest.v !== 1 || !Array.isArray(manifest.items)) return undefined;
+    await touchBlob(projectDir, sha);
+    return manifest;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Names the first differences between two manifests of one tree, for a refusal. */
+export function differences(was: Manifest, now: Manifest, max = 5): string[] {
+  const before = new Map(was.items.map((item) => [item.p, JSON.stringify(item)]));
+  const after = new Map(now.items.map((item) => [item.p, JSON.stringify(item)]));
+  const found: string[] = [];
+  const name = (p: string) => (p === "" ? "the directory itself" : p);
+  for (const [p, item] of after) {
+    if (!before.has(p)) found.push(`${name(p)} added`);
+    else if (before.get(p) !== item) found.push(`${name(p)} changed`);
+  }
+  for (const p of before.keys()) if (!after.has(p)) found.push(`${name(p)} removed`);
+  if (found.length > max) return [...found.slice(0, max), `and ${found.length - max} more`];
+  return found;
+}
+
+/** For messages. */
+export function refusal(error: unknown): string {
+  if (error instanceof NotKept || error instanceof ToolError) return error.message;
+  return `it could not be read whole (${(error as Error).message})`;
+}
