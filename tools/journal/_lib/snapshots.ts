@@ -168,8 +168,15 @@ export async function digestAndKeep(
 }
 
 /** Keeps `text` as a blob (a tree's manifest); returns its digest. */
-export async function keepText(keep: Keep, text: string): Promise<string> {
-  const bytes = new TextEncoder().encode(text);
+export function keepText(keep: Keep, text: string): Promise<string> {
+  return keepBytes(keep, new TextEncoder().encode(text));
+}
+
+/**
+ * Keeps `bytes` (a small file of a tree, read whole) as a blob; returns its digest. A blob kept
+ * already is only made the newest: nothing is written.
+ */
+export async function keepBytes(keep: Keep, bytes: Uint8Array): Promise<string> {
   const sha = sha256(bytes);
   if (await touchBlob(keep.projectDir, sha)) return sha;
   const dir = blobDir(keep.projectDir);
@@ -187,6 +194,9 @@ export async function keepText(keep: Keep, text: string): Promise<string> {
     await rm(temporary, { force: true });
     throw error;
   }
+  const added = (keptSincePrune.get(dir) ?? 0) + bytes.length;
+  keptSincePrune.set(dir, added);
+  if (added > keep.budget / 8) void pruneNow(keep.projectDir, keep.budget).catch(() => {});
   return sha;
 }
 

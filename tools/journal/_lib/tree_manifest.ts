@@ -18,7 +18,15 @@ import { type Dir, NotADirectory, O_NONBLOCK } from "../../_lib/beneath.ts";
 import type { Sandbox } from "../../_lib/sandbox.ts";
 import { bytes, count } from "../../_lib/units.ts";
 import type { TreeState } from "./journal.ts";
-import { blobDir, digestAndKeep, type Keep, keepText, sha256, touchBlob } from "./snapshots.ts";
+import {
+  blobDir,
+  digestAndKeep,
+  type Keep,
+  keepBytes,
+  keepText,
+  sha256,
+  touchBlob,
+} from "./snapshots.ts";
 import { join } from "node:path";
 import { open } from "node:fs/promises";
 
@@ -26,6 +34,8 @@ import { open } from "node:fs/promises";
 export const MAX_KEPT_ENTRIES = 10_000;
 /** A moved or copied tree with more entries than this is judged by its top level only. */
 export const MAX_SHAPE_ENTRIES = 20_000;
+/** Files up to this size are read whole when kept. */
+const SMALL_FILE = 256 * 1024;
 /** Directories deeper than this are not walked (delete_file's and copy_file's bound too). */
 export const MAX_DEPTH = 64;
 
@@ -291,7 +301,14 @@ async function keepOnce(top: Dir, topInfo: Stats, keep: Keep, limits: Limits): P
           throw new Changed(`${dir.pathOf(name)} changed`);
         }
         keep.opened?.();
-        const { sha } = await digestAndKeep(handle, keep);
+        // A small file is read whole (one read, no 1 MiB buffers); a larger one in chunks.
+        let sha: string;
+        if (before.size <= SMALL_FILE) {
+          const bytes = new Uint8Array(before.size + 1);
+          const { bytesRead } = await handle.read(bytes, 0, bytes.length, 0);
+          if (bytesRead !== before.size) throw new Changed(`${dir.pathOf(name)} changed`);
+          sha = await keepBytes(keep, bytes.subarray(0, bytesRead));
+        } else sha = (await digestAndKeep(handle, keep)).sha;
         const after = await handle.stat();
         if (identity(after, true) !== identity(before, true) || after.size !== before.size) {
           throw new Changed(`${dir.pathOf(name)} changed`);
