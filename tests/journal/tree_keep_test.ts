@@ -177,3 +177,48 @@ test("a shape is the same for a tree left alone and differs once anything in it 
   assert.notEqual(now.sha, first.sha);
   assert.deepEqual(differences(first.manifest, now.manifest), ["new added", "sub/f changed"]);
 });
+
+test(
+  "a subdirectory swapped for a link to outside the roots while it is kept is kept as the link",
+  posixOnly("symlinks"),
+  async () => {
+    const { root, sandbox, keep, project } = await setup();
+    const outside = scratchDir("toolhost-tree-outside-");
+    writeFileSync(join(outside, "secret"), "outside the roots\n");
+    const top = join(root, "t");
+    mkdirSync(join(top, "sub"), { recursive: true });
+    writeFileSync(join(top, "a"), "a\n");
+    writeFileSync(join(top, "sub/b"), "b\n");
+    let swapped = false;
+    const swapping = {
+      ...keep,
+      opened: () => {
+        if (swapped) return;
+        swapped = true;
+        rmSync(join(top, "sub"), { recursive: true });
+        symlinkSync(outside, join(top, "sub"));
+      },
+    };
+    const state = await keepTree(sandbox, top, swapping, BIG);
+    const manifest = (await loadManifest(project, state.manifest))!;
+    assert.deepEqual(manifest.items.map((i) => `${i.p} ${i.t}`), [" d", "a f", "sub l"]);
+    for (const name of readdirSync(blobDir(project))) {
+      assert.doesNotMatch(readFileSync(join(blobDir(project), name), "utf8"), /outside the roots/);
+    }
+  },
+);
+
+test("a tree past the shape's entry limit is judged by its top level only", async () => {
+  const { root, sandbox } = await setup();
+  const top = join(root, "t");
+  mkdirSync(join(top, "deep"), { recursive: true });
+  for (let i = 0; i < 12; i++) writeFileSync(join(top, "deep", `f${i}`), "x");
+  writeFileSync(join(top, "top.txt"), "x");
+  const first = await shapeOf(sandbox, top, undefined, 10);
+  assert.equal(first.manifest.partial, true);
+  assert.deepEqual(first.manifest.items.map((i) => i.p), ["", "deep", "top.txt"]);
+  writeFileSync(join(top, "deep/f0"), "y");
+  assert.equal((await shapeOf(sandbox, top, undefined, 10)).sha, first.sha);
+  writeFileSync(join(top, "top.txt"), "y");
+  assert.notEqual((await shapeOf(sandbox, top, undefined, 10)).sha, first.sha);
+});

@@ -74,11 +74,24 @@ export default defineTool({
           }
         }
         for (const step of plan) {
-          ctx.signal.throwIfAborted();
-          const applied = await apply(u, step, ctx.signal);
-          mine.push(...applied.changes);
-          lines.push(...applied.lines);
-          if (applied.noRedo) noRedo.push(applied.noRedo);
+          try {
+            ctx.signal.throwIfAborted();
+            const applied = await apply(u, step, ctx.signal);
+            mine.push(...applied.changes);
+            lines.push(...applied.lines);
+            if (applied.noRedo) noRedo.push(applied.noRedo);
+          } catch (error) {
+            if (mine.length === 0) throw error;
+            // Stopped midway: what was done is journaled (undoing this call reverses it).
+            const finished = targets.filter((e) =>
+              !plan.some((s, i) => s.entry === e && i >= plan.indexOf(step))
+            );
+            reportUndo(args as Record<string, unknown>, finished.map((e) => e.id), mine);
+            throw new ToolError(
+              `undo stopped: ${(error as Error).message}\nAlready undone before that (journaled: ` +
+                `undo this undo's id from history to reverse it):\n${lines.join("\n")}`,
+            );
+          }
         }
       } finally {
         for (const step of plan) await step.blob?.close().catch(() => {});

@@ -5,7 +5,7 @@
  * configured secrets masked), outcome, duration, and the files it changed. The reply does not
  * wait for the line: the background writer (writer.ts) appends queued lines in batches.
  */
-import { normalize } from "node:path";
+import { normalize, sep } from "node:path";
 import { bounded } from "../../../config/quote.ts";
 import { LEAVES } from "../../../config/keys.ts";
 import type { Settings } from "../../../config/settings.ts";
@@ -267,6 +267,8 @@ async function treeBefore(
   keep: Keep,
 ): Promise<TreeState | string | undefined> {
   const shown = sandbox.display(path);
+  // A root, or a directory holding one, is never deleted or moved: the tool refuses it.
+  if (sandbox.roots.some((root) => root === path || root.startsWith(path + sep))) return undefined;
   try {
     // Without recursive, delete_file refuses a directory: nothing to keep.
     if (tool === "delete_file" && args.recursive === true) {

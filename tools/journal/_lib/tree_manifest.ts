@@ -215,12 +215,13 @@ export async function shapeOf(
   sandbox: Sandbox,
   real: string,
   keep?: Keep,
+  maxEntries = MAX_SHAPE_ENTRIES,
 ): Promise<{ manifest: Manifest; sha: string; state?: TreeState }> {
   const { dir, info } = await openTree(sandbox, real);
   try {
     for (let attempt = 0;; attempt++) {
       try {
-        let walked = await walk(dir, info, true, MAX_SHAPE_ENTRIES, MAX_DEPTH + 1);
+        let walked = await walk(dir, info, true, maxEntries, MAX_DEPTH + 1);
         let manifest: Manifest = { v: 1, content: false, items: walked.items };
         if (walked.over) {
           walked = await walk(dir, info, true, Infinity, 1);
