@@ -78,6 +78,8 @@ export async function occupant(u: Undoing, path: string, expected: PathState): P
   if (state.kind !== "dir") return { state, matches: same(state, expected), clear: "unlink" };
   // A directory: as create_directory left it (removed only when empty), or a tree.
   if (expected.kind === "dir") return { state, matches: true, clear: "rmdir" };
+  // A tree where none is expected is only kept (read whole) when force will remove it.
+  if (!u.force && expected.kind !== "tree") return { state, matches: false, clear: "tree" };
   if (expected.kind === "tree" && !expected.content) {
     const shape = await shapeOf(u.sandbox, path, u.keep).catch((error) => {
       if (error instanceof NotKept) return undefined;
