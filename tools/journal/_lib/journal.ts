@@ -36,6 +36,11 @@ export interface TreeState {
   entries: number;
   /** Bytes of its files. */
   bytes: number;
+  /**
+   * A content manifest: the digest its shape had when it was kept (not kept itself), to tell
+   * whether a call that was to delete the tree left it untouched.
+   */
+  shape?: string;
 }
 
 export interface Change {

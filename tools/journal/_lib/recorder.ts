@@ -27,7 +27,15 @@ import {
   type TreeState,
 } from "./journal.ts";
 import { type Keep, pathState } from "./snapshots.ts";
-import { keepTree, MAX_KEPT_ENTRIES, refusal, shapeOf } from "./tree_manifest.ts";
+import {
+  keepTree,
+  MAX_KEPT_ENTRIES,
+  refusal,
+  shapeOf,
+  shapeOfDir,
+  statHeld,
+} from "./tree_manifest.ts";
+import { lookBeforeRemoving } from "../../_lib/tree_witness.ts";
 import { BatchWriter } from "./writer.ts";
 
 /**
@@ -272,7 +280,16 @@ async function treeBefore(
   try {
     // Without recursive, delete_file refuses a directory: nothing to keep.
     if (tool === "delete_file" && args.recursive === true) {
-      return await keepTree(sandbox, path, keep, { entries: MAX_KEPT_ENTRIES, bytes: keep.budget });
+      const kept = await keepTree(sandbox, path, keep, {
+        entries: MAX_KEPT_ENTRIES,
+        bytes: keep.budget,
+      });
+      // The delete shows the tree just before it removes it: it must still be this one.
+      lookBeforeRemoving(args, async (dir) => {
+        const seen = await shapeOfDir(dir, await statHeld(dir));
+        removing.set(args, seen.sha);
+      });
+      return kept;
     }
     if (tool === "move_file" && arg === "source") return (await shapeOf(sandbox, path, keep)).state;
   } catch (error) {
@@ -294,6 +311,11 @@ async function treeAfter(
 ): Promise<PathState> {
   if (tool !== "move_file" && tool !== "copy_file" && before.kind !== "tree") {
     return { kind: "dir" };
+  }
+  // A tree kept for a delete that did not happen (refused, or stopped first) is unchanged.
+  if (before.kind === "tree" && before.shape) {
+    const now = await shapeOf(sandbox, path);
+    if (now.sha === before.shape) return before;
   }
   return (await shapeOf(sandbox, path, keep)).state!;
 }
@@ -348,10 +370,13 @@ async function record(call: FinishedCall): Promise<void> {
   writer.push(journalPath(projectDir), entry, call.ctx.config.journal.maxBytes);
 }
 
+/** The shape of the tree each delete_file call saw just before removing it. */
+const removing = new WeakMap<Record<string, unknown>, string>();
+
 /**
  * Links a moved directory's destination to its source (undo renames it back), and checks that a
- * deleted tree is the one kept: delete_file counts what it removed, and a count that differs
- * from the kept tree's means another program changed it in between (then it is not undoable).
+ * deleted tree is the one kept: delete_file shows the tree just before it removes it, and one
+ * that differs from the kept tree's shape (or was not shown) is not undoable.
  */
 function movedOrDeleted(call: FinishedCall, changes: Change[]): string | undefined {
   if (call.tool.name === "move_file" && changes.length === 2) {
@@ -360,16 +385,13 @@ function movedOrDeleted(call: FinishedCall, changes: Change[]): string | undefin
       destination.from = source.path;
     }
   }
+  const seen = removing.get(call.args);
+  removing.delete(call.args);
   if (call.tool.name === "delete_file" && changes.length === 1) {
-    const [{ before, after }] = changes;
-    const removed = (call.result as { structuredContent?: { entries?: number; bytes?: number } })
-      .structuredContent;
-    if (
-      before.kind === "tree" && after.kind === "absent" &&
-      (removed?.entries !== before.entries || removed?.bytes !== before.bytes)
-    ) {
+    const [{ before }] = changes;
+    if (before.kind === "tree" && before.content && seen !== before.shape) {
       return "the directory tree changed between being kept and being deleted (another program " +
-        "was writing in it)";
+        "or call was writing in it)";
     }
   }
   return undefined;

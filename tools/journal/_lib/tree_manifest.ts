@@ -217,12 +217,7 @@ async function walk(
 async function openTree(sandbox: Sandbox, real: string): Promise<{ dir: Dir; info: Stats }> {
   const { dir } = await sandbox.directory(real);
   try {
-    const handle = await open(dir.self, constants.O_RDONLY);
-    try {
-      return { dir, info: await handle.stat() };
-    } finally {
-      await handle.close();
-    }
+    return { dir, info: await statHeld(dir) };
   } catch (error) {
     await dir.close();
     throw error;
@@ -258,6 +253,20 @@ export async function shapeOf(
 ): Promise<{ manifest: Manifest; sha: string; state?: TreeState }> {
   const { dir, info } = await openTree(sandbox, real);
   try {
+    return await shapeOfDir(dir, info, keep, maxEntries);
+  } finally {
+    await dir.close();
+  }
+}
+
+/** shapeOf for a directory held open (and its own stat). */
+export async function shapeOfDir(
+  dir: Dir,
+  info: Stats,
+  keep?: Keep,
+  maxEntries = MAX_SHAPE_ENTRIES,
+): Promise<{ manifest: Manifest; sha: string; state?: TreeState }> {
+  {
     for (let attempt = 0;; attempt++) {
       try {
         let walked = await walk(dir, info, true, maxEntries, MAX_DEPTH + 1);
@@ -272,8 +281,16 @@ export async function shapeOf(
         if (!(error instanceof Changed) || attempt > 0) throw error;
       }
     }
+  }
+}
+
+/** The stat of a directory held open. */
+export async function statHeld(dir: Dir): Promise<Stats> {
+  const handle = await open(dir.self, constants.O_RDONLY);
+  try {
+    return await handle.stat();
   } finally {
-    await dir.close();
+    await handle.close();
   }
 }
 
@@ -368,7 +385,8 @@ async function keepOnce(top: Dir, topInfo: Stats, keep: Keep, limits: Limits): P
   ) {
     throw new Changed("the tree changed");
   }
-  return await record(keep, { v: 1, content: true, items: kept.items }, kept);
+  const state = await record(keep, { v: 1, content: true, items: kept.items }, kept);
+  return { ...state, shape: manifestDigest({ v: 1, content: false, items: counted.items }) };
 }
 
 /** A kept manifest, or undefined when the budget dropped it (or it is damaged). */
