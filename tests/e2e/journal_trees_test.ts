@@ -248,3 +248,40 @@ test("an untouched copy is removed by undo, and the source is left alone", async
   await ok(c, "undo", { id: await lastId(c, "undo") });
   assert.deepEqual(listing(join(root, "out/copy")), was);
 });
+
+test("an edit in a copied or moved tree, once undone, does not stand in the way of undoing the copy or move", async () => {
+  const root = scratch("jt-edit-undo");
+  makeTree(join(root, "src"));
+  const was = listing(join(root, "src"));
+  const c = start(root);
+  await ok(c, "copy_file", { source: "src", destination: "copy", recursive: true });
+  await ok(c, "edit_file", {
+    path: "copy/src/main.ts",
+    edits: [{ old_string: "1", new_string: "2" }],
+  });
+  await ok(c, "undo", {}); // the edit: the file is rewritten, with new times
+  assert.match(await ok(c, "undo", {}), /copy: removed/); // same content: the copy goes
+  assert.equal(existsSync(join(root, "copy")), false);
+
+  await ok(c, "move_file", { source: "src", destination: "moved/src" });
+  await ok(c, "move_file", { source: "moved/src", destination: "final" });
+  await ok(c, "write_file", { path: "final/README.md", content: "changed\n" });
+  await ok(c, "undo", {});
+  await ok(c, "undo", {}); // final -> moved/src
+  assert.match(await ok(c, "undo", {}), /moved\/src: moved back to src/);
+  assert.deepEqual(listing(join(root, "src")), was);
+  assert.equal(existsSync(join(root, "final")), false);
+  assert.deepEqual(readdirSync(join(root, "moved")), []);
+});
+
+test("a directory moved over an empty one moves back, and the empty one is there again", async () => {
+  const root = scratch("jt-move-over");
+  makeTree(join(root, "a"));
+  mkdirSync(join(root, "b"));
+  const c = start(root);
+  await ok(c, "move_file", { source: "a", destination: "b", overwrite: true });
+  assert.ok(existsSync(join(root, "b/README.md")));
+  await ok(c, "undo", {});
+  assert.ok(existsSync(join(root, "a/README.md")));
+  assert.deepEqual(readdirSync(join(root, "b")), []);
+});

@@ -21,8 +21,8 @@ import {
 import { join } from "node:path";
 import { test } from "node:test";
 import { Sandbox } from "../../tools/_lib/sandbox.ts";
+import { treeDifferences } from "../../tools/journal/_lib/tree_compare.ts";
 import {
-  differences,
   keepTree,
   loadManifest,
   NotKept,
@@ -175,7 +175,10 @@ test("a shape is the same for a tree left alone and differs once anything in it 
   writeFileSync(join(top, "new"), "");
   const now = await shapeOf(sandbox, top);
   assert.notEqual(now.sha, first.sha);
-  assert.deepEqual(differences(first.manifest, now.manifest), ["new added", "sub/f changed"]);
+  assert.deepEqual(await treeDifferences(first.manifest, now.manifest), [
+    "new added",
+    "sub/f changed",
+  ]);
 });
 
 test(

@@ -28,6 +28,7 @@ import {
 } from "./journal.ts";
 import { type Keep, pathState } from "./snapshots.ts";
 import {
+  DIGEST_UP_TO,
   keepTree,
   MAX_KEPT_ENTRIES,
   refusal,
@@ -317,7 +318,7 @@ async function treeAfter(
     const now = await shapeOf(sandbox, path);
     if (now.sha === before.shape) return before;
   }
-  return (await shapeOf(sandbox, path, keep)).state!;
+  return (await shapeOf(sandbox, path, keep, undefined, DIGEST_UP_TO)).state!;
 }
 
 function same(a: PathState, b: PathState): boolean {

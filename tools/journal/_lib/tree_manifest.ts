@@ -12,6 +12,7 @@
  * same entries, untouched in between (any write, chmod, rename or new hard link moves the change
  * time). It reads no content; past MAX_SHAPE_ENTRIES only the top level is listed.
  */
+import { createHash } from "node:crypto";
 import { constants, lstatSync, readlinkSync, type Stats } from "node:fs";
 import { setImmediate } from "node:timers";
 import { ToolError } from "../../../mcp/tool.ts";
@@ -29,12 +30,17 @@ import {
   touchBlob,
 } from "./snapshots.ts";
 import { join } from "node:path";
-import { open } from "node:fs/promises";
+import { lstat, open } from "node:fs/promises";
 
 /** A tree deleted with more entries than this is not kept (delete_file takes 10,000 at most). */
 export const MAX_KEPT_ENTRIES = 10_000;
 /** A moved or copied tree with more entries than this is judged by its top level only. */
 export const MAX_SHAPE_ENTRIES = 20_000;
+/**
+ * A moved or copied tree whose files hold at most this much gets their digests in its shape
+ * (read once, after the call); a bigger one is judged by identity and times alone.
+ */
+export const DIGEST_UP_TO = 64 * 1024 * 1024;
 /** Files up to this size are read whole when kept. */
 const SMALL_FILE = 256 * 1024;
 /** Directories deeper than this are not walked (delete_file's and copy_file's bound too). */
@@ -69,7 +75,7 @@ export interface Manifest {
 export class NotKept extends Error {}
 
 /** The tree changed under a walk: a directory became something else. */
-class Changed extends Error {}
+export class Changed extends Error {}
 
 export interface Limits {
   entries: number;
@@ -123,7 +129,7 @@ function vanished(error: unknown): never {
 }
 
 /** Opens subdirectory `name`; anything else there now (a link swapped in) is a change. */
-async function enter(dir: Dir, name: string): Promise<Dir> {
+export async function enter(dir: Dir, name: string): Promise<Dir> {
   try {
     return (await dir.child(name)).dir;
   } catch (error) {
@@ -250,10 +256,11 @@ export async function shapeOf(
   real: string,
   keep?: Keep,
   maxEntries = MAX_SHAPE_ENTRIES,
+  digestUpTo = 0,
 ): Promise<{ manifest: Manifest; sha: string; state?: TreeState }> {
   const { dir, info } = await openTree(sandbox, real);
   try {
-    return await shapeOfDir(dir, info, keep, maxEntries);
+    return await shapeOfDir(dir, info, keep, maxEntries, digestUpTo);
   } finally {
     await dir.close();
   }
@@ -265,27 +272,75 @@ export async function shapeOfDir(
   info: Stats,
   keep?: Keep,
   maxEntries = MAX_SHAPE_ENTRIES,
+  digestUpTo = 0,
 ): Promise<{ manifest: Manifest; sha: string; state?: TreeState }> {
-  {
-    for (let attempt = 0;; attempt++) {
-      try {
-        let walked = await walk(dir, info, true, maxEntries, MAX_DEPTH + 1);
-        let manifest: Manifest = { v: 1, content: false, items: walked.items };
-        if (walked.over) {
-          walked = await walk(dir, info, true, Infinity, 1);
-          manifest = { v: 1, content: false, partial: true, items: walked.items };
-        }
-        const state = keep ? await record(keep, manifest, walked) : undefined;
-        return { manifest, sha: state?.manifest ?? manifestDigest(manifest), state };
-      } catch (error) {
-        if (!(error instanceof Changed) || attempt > 0) throw error;
+  for (let attempt = 0;; attempt++) {
+    try {
+      let walked = await walk(dir, info, true, maxEntries, MAX_DEPTH + 1);
+      let manifest: Manifest = { v: 1, content: false, items: walked.items };
+      if (walked.over) {
+        walked = await walk(dir, info, true, Infinity, 1);
+        manifest = { v: 1, content: false, partial: true, items: walked.items };
+      } else if (walked.bytes <= digestUpTo) {
+        // Small enough to read: each file's digest too, so that a file rewritten with the same
+        // content (an edit, then its undo) is still known for what it holds.
+        const digested = await walk(
+          dir,
+          info,
+          true,
+          maxEntries,
+          MAX_DEPTH + 1,
+          async (d, name, entry, item) => {
+            item.s = await digestEntry(d, name, entry);
+          },
+        );
+        const plain = digested.items.map(({ s: _, ...rest }) => rest);
+        if (JSON.stringify(plain) !== JSON.stringify(walked.items)) throw new Changed("changed");
+        walked = digested;
+        manifest = { v: 1, content: false, items: walked.items };
       }
+      const state = keep ? await record(keep, manifest, walked) : undefined;
+      return { manifest, sha: state?.manifest ?? manifestDigest(manifest), state };
+    } catch (error) {
+      if (!(error instanceof Changed) || attempt > 0) throw error;
     }
+  }
+}
+
+/**
+ * The SHA-256 of regular file `name` of `dir`, read in its held directory; it must be the file
+ * `info` describes, untouched while it is read (else the tree changed).
+ */
+export async function digestEntry(dir: Dir, name: string, info: Stats): Promise<string> {
+  const handle = await dir.open(name, constants.O_RDONLY | O_NONBLOCK).catch(vanished);
+  try {
+    const before = await handle.stat();
+    if (!before.isFile() || identity(before, true) !== identity(info, true)) {
+      throw new Changed(`${dir.pathOf(name)} changed`);
+    }
+    const hash = createHash("sha256");
+    const buffer = new Uint8Array(Math.min(before.size + 1, 1 << 20));
+    let at = 0;
+    for (;;) {
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, at);
+      if (bytesRead === 0) break;
+      hash.update(buffer.subarray(0, bytesRead));
+      at += bytesRead;
+    }
+    const after = await handle.stat();
+    if (at !== before.size || identity(after, true) !== identity(before, true)) {
+      throw new Changed(`${dir.pathOf(name)} changed`);
+    }
+    return hash.digest("hex");
+  } finally {
+    await handle.close();
   }
 }
 
 /** The stat of a directory held open. */
 export async function statHeld(dir: Dir): Promise<Stats> {
+  // Not held (Windows): looked at by its path, which the walk from the root checked.
+  if (dir.fd === undefined) return await lstat(dir.self);
   const handle = await open(dir.self, constants.O_RDONLY);
   try {
     return await handle.stat();
@@ -416,21 +471,6 @@ export async function loadManifest(
   } catch {
     return undefined;
   }
-}
-
-/** Names the first differences between two manifests of one tree, for a refusal. */
-export function differences(was: Manifest, now: Manifest, max = 5): string[] {
-  const before = new Map(was.items.map((item) => [item.p, JSON.stringify(item)]));
-  const after = new Map(now.items.map((item) => [item.p, JSON.stringify(item)]));
-  const found: string[] = [];
-  const name = (p: string) => (p === "" ? "the directory itself" : p);
-  for (const [p, item] of after) {
-    if (!before.has(p)) found.push(`${name(p)} added`);
-    else if (before.get(p) !== item) found.push(`${name(p)} changed`);
-  }
-  for (const p of before.keys()) if (!after.has(p)) found.push(`${name(p)} removed`);
-  if (found.length > max) return [...found.slice(0, max), `and ${found.length - max} more`];
-  return found;
 }
 
 /** For messages. */

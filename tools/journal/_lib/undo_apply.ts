@@ -11,7 +11,7 @@ import { writeFileAtomic } from "../../_lib/atomic_write.ts";
 import type { Sandbox } from "../../_lib/sandbox.ts";
 import type { Change, PathState } from "./journal.ts";
 import { chunksOf } from "./snapshots.ts";
-import { type Manifest, shapeOf } from "./tree_manifest.ts";
+import { DIGEST_UP_TO, type Manifest, shapeOf } from "./tree_manifest.ts";
 import { removePath, restoreTree } from "./tree_restore.ts";
 import { describe, type Occupant, type Step, type Undoing } from "./undo_steps.ts";
 
@@ -137,7 +137,7 @@ async function moveBack(u: Undoing, step: Step, signal?: AbortSignal): Promise<A
   }
   await put(u, change.path, change.before, step, signal);
   // What the move back left, so that undoing this undo moves it again.
-  const after = (await shapeOf(sandbox, move.to, u.keep)).state!;
+  const after = (await shapeOf(sandbox, move.to, u.keep, undefined, DIGEST_UP_TO)).state!;
   return {
     changes: [
       { path: change.path, before: now.state, after: change.before },

@@ -14,15 +14,17 @@ import type { Sandbox } from "../../_lib/sandbox.ts";
 import type { Change, Entry, PathState, TreeState } from "./journal.ts";
 import { type Keep, openBlob, pathState } from "./snapshots.ts";
 import {
-  differences,
+  DIGEST_UP_TO,
   keepTree,
   loadManifest,
   type Manifest,
   MAX_KEPT_ENTRIES,
   NotKept,
   refusal,
-  shapeOf,
+  shapeOfDir,
+  statHeld,
 } from "./tree_manifest.ts";
+import { treeDifferences } from "./tree_compare.ts";
 import { missingBlob } from "./tree_restore.ts";
 
 export interface Undoing {
@@ -42,8 +44,8 @@ export interface Occupant {
   clear: "none" | "unlink" | "rmdir" | "tree";
   /** Why the undo itself cannot be undone, when a tree removed could not be kept. */
   noRedo?: string;
-  /** The shape seen, when it differs from the one expected (for the refusal). */
-  shape?: Manifest;
+  /** How a tree differs from the shape expected (for the refusal). */
+  differences?: string[];
 }
 
 export interface Step {
@@ -80,20 +82,39 @@ export async function occupant(u: Undoing, path: string, expected: PathState): P
   if (expected.kind === "dir") return { state, matches: true, clear: "rmdir" };
   // A tree where none is expected is only kept (read whole) when force will remove it.
   if (!u.force && expected.kind !== "tree") return { state, matches: false, clear: "tree" };
-  if (expected.kind === "tree" && !expected.content) {
-    const shape = await shapeOf(u.sandbox, path, u.keep).catch((error) => {
-      if (error instanceof NotKept) return undefined;
-      throw error;
-    });
-    const matches = shape?.sha === expected.manifest;
-    return { state: shape?.state ?? state, matches, clear: "tree", shape: shape?.manifest };
-  }
+  if (expected.kind === "tree" && !expected.content) return await shaped(u, path, expected);
   try {
     const kept = await keepTree(u.sandbox, path, u.keep, limitsOf(u));
     return { state: kept, matches: same(kept, expected), clear: "tree" };
   } catch (error) {
     if (!(error instanceof NotKept)) throw error;
     return { state, matches: false, clear: "tree", noRedo: refusal(error) };
+  }
+}
+
+/** A directory judged against the shape a move or copy recorded (tree_compare.ts). */
+async function shaped(u: Undoing, path: string, expected: TreeState): Promise<Occupant> {
+  const dir = (await u.sandbox.directory(path)).dir;
+  try {
+    const info = await statHeld(dir);
+    const was = await loadManifest(u.projectDir, expected.manifest);
+    const now = await shapeOfDir(dir, info);
+    const differences = was
+      ? await treeDifferences(was, now.manifest, dir)
+      : ["what it held when the call left it is no longer kept (journal.undo_budget_bytes)"];
+    // As it is now, kept (digests too, when small) so that undoing the undo can judge it.
+    const state = (await shapeOfDir(dir, info, u.keep, undefined, DIGEST_UP_TO)).state!;
+    return { state, matches: differences.length === 0, clear: "tree", differences };
+  } catch (error) {
+    if (!(error instanceof NotKept)) throw error;
+    return {
+      state: { kind: "dir" },
+      matches: false,
+      clear: "tree",
+      differences: [refusal(error)],
+    };
+  } finally {
+    await dir.close();
   }
 }
 
@@ -124,21 +145,21 @@ async function keepBeforeRemoving(u: Undoing, path: string, now: Occupant): Prom
 }
 
 /** The refusal for a path that no longer holds what the call left there. */
-async function changedSince(
+function changedSince(
   u: Undoing,
   entry: Entry,
   path: string,
   expected: PathState,
   now: Occupant,
-): Promise<ToolError> {
+): ToolError {
   const shown = u.sandbox.display(path);
   const call = `${entry.tool} (call ${entry.id})`;
   const force = "Look at it first; force: true undoes it anyway.";
-  if (expected.kind === "tree" && now.state.kind === "tree" && now.shape) {
-    const was = await loadManifest(u.projectDir, expected.manifest);
-    const what = was ? `: ${differences(was, now.shape).join(", ")}` : "";
+  if (now.differences?.length) {
     return new ToolError(
-      `${shown} is no longer the tree ${call} left there${what}; nothing was undone. ${force}`,
+      `${shown} is no longer the tree ${call} left there: ${
+        now.differences.join(", ")
+      }; nothing was undone. ${force}`,
     );
   }
   if (expected.kind === "tree") {
@@ -166,7 +187,7 @@ async function changedSince(
 export async function planChange(u: Undoing, entry: Entry, change: Change): Promise<Step> {
   const shown = u.sandbox.display(change.path);
   const now = await occupant(u, change.path, change.after);
-  if (!now.matches && !u.force) throw await changedSince(u, entry, change.path, change.after, now);
+  if (!now.matches && !u.force) throw changedSince(u, entry, change.path, change.after, now);
   await keepBeforeRemoving(u, change.path, now);
   const step: Step = { entry, change, now };
   await earlier(u, step, change.before, shown);
@@ -217,7 +238,7 @@ export async function planMove(
         "nothing was undone.",
     );
   }
-  if (!now.matches && !u.force) throw await changedSince(u, entry, change.path, change.after, now);
+  if (!now.matches && !u.force) throw changedSince(u, entry, change.path, change.after, now);
   const expected: PathState = source?.after ?? { kind: "absent" };
   const there = await occupant(u, to, expected);
   if (!there.matches && !u.force) {
