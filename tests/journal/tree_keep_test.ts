@@ -171,7 +171,7 @@ test("a shape is the same for a tree left alone and differs once anything in it 
   assert.equal((await shapeOf(sandbox, top)).sha, first.sha);
   assert.equal(first.state!.manifest, first.sha);
   assert.ok(await loadManifest(project, first.sha));
-  writeFileSync(join(top, "sub/f"), "2"); // same size
+  writeFileSync(join(top, "sub/f"), "22");
   writeFileSync(join(top, "new"), "");
   const now = await shapeOf(sandbox, top);
   assert.notEqual(now.sha, first.sha);
@@ -224,4 +224,24 @@ test("a tree past the shape's entry limit is judged by its top level only", asyn
   assert.equal((await shapeOf(sandbox, top, undefined, 10)).sha, first.sha);
   writeFileSync(join(top, "top.txt"), "y");
   assert.notEqual((await shapeOf(sandbox, top, undefined, 10)).sha, first.sha);
+});
+
+test("a same-size rewrite right after the shape was taken, within the clock tick, is found by content", async () => {
+  const { root, sandbox } = await setup();
+  const top = join(root, "t");
+  mkdirSync(top);
+  writeFileSync(join(top, "f"), "1");
+  const first = await shapeOf(sandbox, top, undefined, undefined, 1 << 20);
+  assert.ok(first.manifest.at !== undefined && first.manifest.items[1].s);
+  writeFileSync(join(top, "f"), "2"); // its times may well not move: same tick
+  const dir = (await sandbox.directory(top)).dir;
+  try {
+    const now = await shapeOf(sandbox, top);
+    assert.deepEqual(await treeDifferences(first.manifest, now.manifest, dir), ["f changed"]);
+    writeFileSync(join(top, "f"), "1");
+    const again = await shapeOf(sandbox, top);
+    assert.deepEqual(await treeDifferences(first.manifest, again.manifest, dir), []);
+  } finally {
+    await dir.close();
+  }
 });

@@ -34,8 +34,9 @@ import {
   refusal,
   shapeOf,
   shapeOfDir,
-  statHeld,
 } from "./tree_manifest.ts";
+import { statHeld } from "./tree_walk.ts";
+import { digestAt } from "./tree_compare.ts";
 import { lookBeforeRemoving } from "../../_lib/tree_witness.ts";
 import { BatchWriter } from "./writer.ts";
 
@@ -250,7 +251,7 @@ async function snapshot(
     );
     if (tooBig) result.noUndo = `${sandbox.display(path)} is larger than the undo budget`;
     if (state.kind === "dir") {
-      const tree = await treeBefore(tool, target.arg, sandbox, path, args, { projectDir, budget });
+      const tree = await treeBefore(tool, sandbox, path, args, { projectDir, budget });
       if (typeof tree === "string") result.noUndo = tree;
       else if (tree) {
         result.before.push({ path, state: tree });
@@ -264,12 +265,12 @@ async function snapshot(
 
 /**
  * What undo keeps of a directory a call is about to change: a tree to be deleted is kept whole,
- * within MAX_KEPT_ENTRIES and the budget; a tree to be moved, its shape. A string: why it is not
- * undoable. Nothing for a directory the call only adds to or replaces when empty.
+ * within MAX_KEPT_ENTRIES and the budget. A string: why it is not undoable. Nothing for any
+ * other directory: a tree moved is judged by what the move left (treeAfter), and a directory a
+ * call adds to or replaces when empty needs nothing more.
  */
 async function treeBefore(
   tool: string,
-  arg: string,
   sandbox: Sandbox,
   path: string,
   args: Record<string, unknown>,
@@ -281,18 +282,21 @@ async function treeBefore(
   try {
     // Without recursive, delete_file refuses a directory: nothing to keep.
     if (tool === "delete_file" && args.recursive === true) {
-      const kept = await keepTree(sandbox, path, keep, {
+      const { racy, ...kept } = await keepTree(sandbox, path, keep, {
         entries: MAX_KEPT_ENTRIES,
         bytes: keep.budget,
       });
-      // The delete shows the tree just before it removes it: it must still be this one.
+      // The delete shows the tree just before it removes it: it must still be this one (files
+      // changed within a tick before they were kept: by their content too).
       lookBeforeRemoving(args, async (dir) => {
         const seen = await shapeOfDir(dir, await statHeld(dir));
+        for (const file of racy ?? []) {
+          if ((await digestAt(dir, file.p)) !== file.s) return;
+        }
         removing.set(args, seen.sha);
       });
       return kept;
     }
-    if (tool === "move_file" && arg === "source") return (await shapeOf(sandbox, path, keep)).state;
   } catch (error) {
     return `the directory tree ${shown} was not kept: ${refusal(error)}`;
   }

@@ -7,10 +7,11 @@
  * rewrite a file with new times); links and subdirectories are judged by what they are.
  */
 import type { Dir } from "../../_lib/beneath.ts";
-import { digestEntry, enter, type Manifest, type TreeItem } from "./tree_manifest.ts";
+import { type Manifest, racy, type TreeItem } from "./tree_manifest.ts";
+import { digestEntry, enter } from "./tree_walk.ts";
 
 /** The digest of file `p` below `top` (held open), entered without following links. */
-async function digestAt(top: Dir, p: string): Promise<string | undefined> {
+export async function digestAt(top: Dir, p: string): Promise<string | undefined> {
   const parts = p.split("/");
   let dir = top;
   const opened: Dir[] = [];
@@ -28,9 +29,18 @@ async function digestAt(top: Dir, p: string): Promise<string | undefined> {
   }
 }
 
-async function differs(was: TreeItem, now: TreeItem, top?: Dir): Promise<boolean> {
+async function differs(
+  was: TreeItem,
+  now: TreeItem,
+  at: number | undefined,
+  top?: Dir,
+): Promise<boolean> {
   if (was.t !== now.t || was.m !== now.m || was.z !== now.z || was.l !== now.l) return true;
-  if (was.i === now.i) return false;
+  if (was.i === now.i) {
+    // Unchanged times prove nothing for a file changed within a tick of the recording.
+    if (was.t !== "f" || !was.s || !top || !racy(was, at)) return false;
+    return (await digestAt(top, was.p)) !== was.s;
+  }
   if (was.t === "d") return was.p === "";
   if (was.t === "l") return false;
   if (!was.s || !top) return true;
@@ -55,7 +65,7 @@ export async function treeDifferences(
   for (const item of now.items) {
     const earlier = before.get(item.p);
     if (!earlier) found.push(`${name(item.p)} added`);
-    else if (await differs(earlier, item, top)) found.push(`${name(item.p)} changed`);
+    else if (await differs(earlier, item, was.at, top)) found.push(`${name(item.p)} changed`);
     before.delete(item.p);
   }
   for (const p of before.keys()) found.push(`${name(p)} removed`);

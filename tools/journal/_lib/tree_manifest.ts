@@ -12,11 +12,12 @@
  * same entries, untouched in between (any write, chmod, rename or new hard link moves the change
  * time). It reads no content; past MAX_SHAPE_ENTRIES only the top level is listed.
  */
-import { createHash } from "node:crypto";
-import { constants, lstatSync, readlinkSync, type Stats } from "node:fs";
-import { setImmediate } from "node:timers";
+import type { Stats } from "node:fs";
+import { constants } from "node:fs";
+import { open } from "node:fs/promises";
+import { join } from "node:path";
 import { ToolError } from "../../../mcp/tool.ts";
-import { type Dir, NotADirectory, O_NONBLOCK } from "../../_lib/beneath.ts";
+import { type Dir, O_NONBLOCK } from "../../_lib/beneath.ts";
 import type { Sandbox } from "../../_lib/sandbox.ts";
 import { bytes, count } from "../../_lib/units.ts";
 import type { TreeState } from "./journal.ts";
@@ -29,8 +30,18 @@ import {
   sha256,
   touchBlob,
 } from "./snapshots.ts";
-import { join } from "node:path";
-import { lstat, open } from "node:fs/promises";
+import {
+  Changed,
+  digestEntry,
+  enter,
+  identity,
+  linkTarget,
+  lstatEntry,
+  SMALL_FILE,
+  statHeld,
+  turn,
+  vanished,
+} from "./tree_walk.ts";
 
 /** A tree deleted with more entries than this is not kept (delete_file takes 10,000 at most). */
 export const MAX_KEPT_ENTRIES = 10_000;
@@ -41,8 +52,6 @@ export const MAX_SHAPE_ENTRIES = 20_000;
  * (read once, after the call); a bigger one is judged by identity and times alone.
  */
 export const DIGEST_UP_TO = 64 * 1024 * 1024;
-/** Files up to this size are read whole when kept. */
-const SMALL_FILE = 256 * 1024;
 /** Directories deeper than this are not walked (delete_file's and copy_file's bound too). */
 export const MAX_DEPTH = 64;
 
@@ -68,14 +77,25 @@ export interface Manifest {
   content: boolean;
   /** Only the top level is listed (a shape past MAX_SHAPE_ENTRIES). */
   partial?: true;
+  /**
+   * A shape with digests: when its walk began (ms). A file changed within the file system's
+   * clock tick before that may be rewritten without its times moving: it is judged by content.
+   */
+  at?: number;
   items: TreeItem[];
+}
+
+/** Longer than a kernel clock tick (1 to 10 ms), within which file times may not move. */
+export const TICK_MS = 20;
+
+/** Whether a file last changed (`identity`'s change time) within a tick of `at`. */
+export function racy(item: TreeItem, at: number | undefined): boolean {
+  const ctime = Number(item.i?.split(":")[3]);
+  return at !== undefined && !(ctime < at - TICK_MS);
 }
 
 /** Why a tree cannot be kept (too big, a FIFO in it, changed while it was walked). */
 export class NotKept extends Error {}
-
-/** The tree changed under a walk: a directory became something else. */
-export class Changed extends Error {}
 
 export interface Limits {
   entries: number;
@@ -91,51 +111,6 @@ interface Walked {
   special: string[];
   /** The walk stopped at the entry limit. */
   over: boolean;
-}
-
-function identity(info: Stats, times: boolean): string {
-  return times
-    ? `${info.dev}:${info.ino}:${info.mtimeMs}:${info.ctimeMs}`
-    : `${info.dev}:${info.ino}`;
-}
-
-/**
- * Entries are looked at with synchronous calls (microseconds each, where a round trip through
- * the event loop costs more: a walk of 20,000 entries took 1 s with promises); the event loop
- * gets a turn at least every few milliseconds.
- */
-let lastTurn = Date.now();
-async function turn(): Promise<void> {
-  if (Date.now() - lastTurn < 4) return;
-  await new Promise((resolve) => setImmediate(resolve));
-  lastTurn = Date.now();
-}
-
-function lstatEntry(dir: Dir, name: string): Stats {
-  try {
-    return lstatSync(dir.at(name));
-  } catch (error) {
-    return vanished(error);
-  }
-}
-
-/** An entry gone or replaced by a link between the listing and its use: the tree changed. */
-function vanished(error: unknown): never {
-  const code = (error as NodeJS.ErrnoException).code;
-  if (code === "ENOENT" || code === "ELOOP" || code === "ENOTDIR") {
-    throw new Changed(`an entry changed during the walk`);
-  }
-  throw error;
-}
-
-/** Opens subdirectory `name`; anything else there now (a link swapped in) is a change. */
-export async function enter(dir: Dir, name: string): Promise<Dir> {
-  try {
-    return (await dir.child(name)).dir;
-  } catch (error) {
-    if (error instanceof NotADirectory) throw new Changed(`${dir.pathOf(name)} changed`);
-    throw error;
-  }
 }
 
 /**
@@ -201,13 +176,7 @@ async function walk(
         walked.items.push({
           p,
           t: "l",
-          l: (() => {
-            try {
-              return readlinkSync(dir.at(name));
-            } catch (error) {
-              return vanished(error);
-            }
-          })(),
+          l: linkTarget(dir, name),
           ...(shape ? { i: identity(info, true) } : {}),
         });
       } else {
@@ -276,76 +245,41 @@ export async function shapeOfDir(
 ): Promise<{ manifest: Manifest; sha: string; state?: TreeState }> {
   for (let attempt = 0;; attempt++) {
     try {
-      let walked = await walk(dir, info, true, maxEntries, MAX_DEPTH + 1);
-      let manifest: Manifest = { v: 1, content: false, items: walked.items };
+      // Small enough to read (up to `digestUpTo` in all): each file's digest too, taken as it is
+      // met, so that a file rewritten with the same content (an edit, then its undo) is still
+      // known for what it holds. Past that, the digests taken are dropped.
+      let read = 0;
+      const at = Date.now();
+      let walked = await walk(
+        dir,
+        info,
+        true,
+        maxEntries,
+        MAX_DEPTH + 1,
+        digestUpTo > 0
+          ? async (d, name, entry, item) => {
+            read += entry.size;
+            if (read <= digestUpTo) item.s = await digestEntry(d, name, entry);
+          }
+          : undefined,
+      );
+      const digested = digestUpTo > 0 && read <= digestUpTo;
+      if (!digested) { for (const item of walked.items) delete item.s; }
+      let manifest: Manifest = {
+        v: 1,
+        content: false,
+        ...(digested ? { at } : {}),
+        items: walked.items,
+      };
       if (walked.over) {
         walked = await walk(dir, info, true, Infinity, 1);
         manifest = { v: 1, content: false, partial: true, items: walked.items };
-      } else if (walked.bytes <= digestUpTo) {
-        // Small enough to read: each file's digest too, so that a file rewritten with the same
-        // content (an edit, then its undo) is still known for what it holds.
-        const digested = await walk(
-          dir,
-          info,
-          true,
-          maxEntries,
-          MAX_DEPTH + 1,
-          async (d, name, entry, item) => {
-            item.s = await digestEntry(d, name, entry);
-          },
-        );
-        const plain = digested.items.map(({ s: _, ...rest }) => rest);
-        if (JSON.stringify(plain) !== JSON.stringify(walked.items)) throw new Changed("changed");
-        walked = digested;
-        manifest = { v: 1, content: false, items: walked.items };
       }
       const state = keep ? await record(keep, manifest, walked) : undefined;
       return { manifest, sha: state?.manifest ?? manifestDigest(manifest), state };
     } catch (error) {
       if (!(error instanceof Changed) || attempt > 0) throw error;
     }
-  }
-}
-
-/**
- * The SHA-256 of regular file `name` of `dir`, read in its held directory; it must be the file
- * `info` describes, untouched while it is read (else the tree changed).
- */
-export async function digestEntry(dir: Dir, name: string, info: Stats): Promise<string> {
-  const handle = await dir.open(name, constants.O_RDONLY | O_NONBLOCK).catch(vanished);
-  try {
-    const before = await handle.stat();
-    if (!before.isFile() || identity(before, true) !== identity(info, true)) {
-      throw new Changed(`${dir.pathOf(name)} changed`);
-    }
-    const hash = createHash("sha256");
-    const buffer = new Uint8Array(Math.min(before.size + 1, 1 << 20));
-    let at = 0;
-    for (;;) {
-      const { bytesRead } = await handle.read(buffer, 0, buffer.length, at);
-      if (bytesRead === 0) break;
-      hash.update(buffer.subarray(0, bytesRead));
-      at += bytesRead;
-    }
-    const after = await handle.stat();
-    if (at !== before.size || identity(after, true) !== identity(before, true)) {
-      throw new Changed(`${dir.pathOf(name)} changed`);
-    }
-    return hash.digest("hex");
-  } finally {
-    await handle.close();
-  }
-}
-
-/** The stat of a directory held open. */
-export async function statHeld(dir: Dir): Promise<Stats> {
-  // Not held (Windows): looked at by its path, which the walk from the root checked.
-  if (dir.fd === undefined) return await lstat(dir.self);
-  const handle = await open(dir.self, constants.O_RDONLY);
-  try {
-    return await handle.stat();
-  } finally {
-    await handle.close();
   }
 }
 
@@ -361,7 +295,7 @@ export async function keepTree(
   real: string,
   keep: Keep,
   limits: Limits,
-): Promise<TreeState> {
+): Promise<KeptTree> {
   const { dir, info } = await openTree(sandbox, real);
   try {
     for (let attempt = 0;; attempt++) {
@@ -381,7 +315,14 @@ export async function keepTree(
   }
 }
 
-async function keepOnce(top: Dir, topInfo: Stats, keep: Keep, limits: Limits): Promise<TreeState> {
+/**
+ * A kept tree, and its files that changed within a tick before they were kept (by content: the
+ * delete's last look reads them again, since their times may not show a rewrite).
+ */
+export type KeptTree = TreeState & { racy?: { p: string; s: string }[] };
+
+async function keepOnce(top: Dir, topInfo: Stats, keep: Keep, limits: Limits): Promise<KeptTree> {
+  const at = Date.now();
   const counted = await walk(top, topInfo, true, limits.entries, MAX_DEPTH);
   if (counted.over) throw new NotKept(`it holds more than ${count(limits.entries)} entries`);
   if (counted.special.length > 0) {
@@ -441,7 +382,14 @@ async function keepOnce(top: Dir, topInfo: Stats, keep: Keep, limits: Limits): P
     throw new Changed("the tree changed");
   }
   const state = await record(keep, { v: 1, content: true, items: kept.items }, kept);
-  return { ...state, shape: manifestDigest({ v: 1, content: false, items: counted.items }) };
+  const digests = new Map(kept.items.map((item) => [item.p, item.s]));
+  const racyFiles = counted.items.filter((item) => item.t === "f" && racy(item, at))
+    .map((item) => ({ p: item.p, s: digests.get(item.p)! }));
+  return {
+    ...state,
+    shape: manifestDigest({ v: 1, content: false, items: counted.items }),
+    ...(racyFiles.length ? { racy: racyFiles } : {}),
+  };
 }
 
 /** A kept manifest, or undefined when the budget dropped it (or it is damaged). */

@@ -22,8 +22,8 @@ import {
   NotKept,
   refusal,
   shapeOfDir,
-  statHeld,
 } from "./tree_manifest.ts";
+import { statHeld } from "./tree_walk.ts";
 import { treeDifferences } from "./tree_compare.ts";
 import { missingBlob } from "./tree_restore.ts";
 
