@@ -37,14 +37,17 @@ class Side {
         writeFileSync(join(root, "tree", `d${d}`, `f${f}.txt`), `${d} ${f} `.repeat(600));
       }
     }
-    const saved = { ...process.env };
+    const saved = {
+      TOOLHOST_STATE_DIR: process.env.TOOLHOST_STATE_DIR,
+      TOOLHOST_JOURNAL: process.env.TOOLHOST_JOURNAL,
+    };
     process.env.TOOLHOST_STATE_DIR = join(root, ".state");
     process.env.TOOLHOST_JOURNAL = String(journal);
     const server = new ServerProcess(binary, ["--root", root]);
-    process.env.TOOLHOST_STATE_DIR = saved.TOOLHOST_STATE_DIR;
-    process.env.TOOLHOST_JOURNAL = saved.TOOLHOST_JOURNAL;
-    if (saved.TOOLHOST_STATE_DIR === undefined) delete process.env.TOOLHOST_STATE_DIR;
-    if (saved.TOOLHOST_JOURNAL === undefined) delete process.env.TOOLHOST_JOURNAL;
+    for (const [name, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
     await server.initialize();
     return new Side(server, root);
   }

@@ -37,6 +37,7 @@ import {
   identity,
   linkTarget,
   lstatEntry,
+  readSmall,
   SMALL_FILE,
   statHeld,
   turn,
@@ -346,6 +347,11 @@ async function keepOnce(top: Dir, topInfo: Stats, keep: Keep, limits: Limits): P
     limits.entries,
     MAX_DEPTH,
     async (dir, name, info, item) => {
+      // A small file is read whole, synchronously (no 1 MiB buffers, no round trips).
+      if (info.size <= SMALL_FILE) {
+        item.s = await keepBytes(keep, readSmall(dir, name, info, keep.opened));
+        return;
+      }
       // Not blocking: a FIFO swapped in since the lstat must not hold the call.
       const handle = await dir.open(name, constants.O_RDONLY | O_NONBLOCK).catch(vanished);
       try {
@@ -354,14 +360,7 @@ async function keepOnce(top: Dir, topInfo: Stats, keep: Keep, limits: Limits): P
           throw new Changed(`${dir.pathOf(name)} changed`);
         }
         keep.opened?.();
-        // A small file is read whole (one read, no 1 MiB buffers); a larger one in chunks.
-        let sha: string;
-        if (before.size <= SMALL_FILE) {
-          const bytes = new Uint8Array(before.size + 1);
-          const { bytesRead } = await handle.read(bytes, 0, bytes.length, 0);
-          if (bytesRead !== before.size) throw new Changed(`${dir.pathOf(name)} changed`);
-          sha = await keepBytes(keep, bytes.subarray(0, bytesRead));
-        } else sha = (await digestAndKeep(handle, keep)).sha;
+        const { sha } = await digestAndKeep(handle, keep);
         const after = await handle.stat();
         if (identity(after, true) !== identity(before, true) || after.size !== before.size) {
           throw new Changed(`${dir.pathOf(name)} changed`);

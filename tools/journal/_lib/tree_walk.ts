@@ -120,6 +120,20 @@ export async function digestEntry(dir: Dir, name: string, info: Stats): Promise<
  * through the event loop per call cost more than the reading: 2,000 files took 0.2 s).
  */
 function digestSmall(dir: Dir, name: string, info: Stats): string {
+  return createHash("sha256").update(readSmall(dir, name, info)).digest("hex");
+}
+
+/**
+ * Small file `name` of `dir` read whole with synchronous calls, opened without following a link
+ * or blocking; it must be the file `info` describes and stay so while read (else Changed).
+ * `opened` is called once it is open (tests change the tree there).
+ */
+export function readSmall(
+  dir: Dir,
+  name: string,
+  info: Stats,
+  opened?: () => void,
+): Uint8Array {
   let fd: number;
   try {
     fd = openSync(dir.at(name), constants.O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_NOFOLLOW_ANY);
@@ -131,13 +145,14 @@ function digestSmall(dir: Dir, name: string, info: Stats): string {
     if (!before.isFile() || identity(before, true) !== identity(info, true)) {
       throw new Changed(`${dir.pathOf(name)} changed`);
     }
+    opened?.();
     const bytes = new Uint8Array(before.size + 1);
     const read = readSync(fd, bytes, 0, bytes.length, 0);
     const after = fstatSync(fd);
     if (read !== before.size || identity(after, true) !== identity(before, true)) {
       throw new Changed(`${dir.pathOf(name)} changed`);
     }
-    return createHash("sha256").update(bytes.subarray(0, read)).digest("hex");
+    return bytes.subarray(0, read);
   } finally {
     closeSync(fd);
   }
