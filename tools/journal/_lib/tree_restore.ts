@@ -8,7 +8,7 @@
  */
 import { createHash } from "node:crypto";
 import { constants, type Stats } from "node:fs";
-import { type FileHandle, open, stat } from "node:fs/promises";
+import { chmod, type FileHandle, open, stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { ToolError } from "../../../mcp/tool.ts";
 import { temporaryName } from "../../_lib/atomic_write.ts";
@@ -38,6 +38,8 @@ export async function missingBlob(
 /** Gives a directory held open the permissions `mode` (after its content is in). */
 async function chmodHeld(dir: Dir, mode: number): Promise<void> {
   dir.assertBeneath();
+  // Not held (Windows): by its path, which the walk from the root checked.
+  if (dir.fd === undefined) return await chmod(dir.self, mode);
   const handle = await open(dir.self, constants.O_RDONLY);
   try {
     await handle.chmod(mode);
