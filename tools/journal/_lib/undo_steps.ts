@@ -84,7 +84,7 @@ export async function occupant(u: Undoing, path: string, expected: PathState): P
   if (!u.force && expected.kind !== "tree") return { state, matches: false, clear: "tree" };
   if (expected.kind === "tree" && !expected.content) return await shaped(u, path, expected);
   try {
-    const kept = await keepTree(u.sandbox, path, u.keep, limitsOf(u));
+    const { racy: _, ...kept } = await keepTree(u.sandbox, path, u.keep, limitsOf(u));
     return { state: kept, matches: same(kept, expected), clear: "tree" };
   } catch (error) {
     if (!(error instanceof NotKept)) throw error;
@@ -128,7 +128,8 @@ async function keepBeforeRemoving(u: Undoing, path: string, now: Occupant): Prom
   let reason = now.noRedo;
   if (!reason) {
     try {
-      now.state = await keepTree(u.sandbox, path, u.keep, limitsOf(u));
+      const { racy: _, ...kept } = await keepTree(u.sandbox, path, u.keep, limitsOf(u));
+      now.state = kept;
       return;
     } catch (error) {
       if (!(error instanceof NotKept)) throw error;
