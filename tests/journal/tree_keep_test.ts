@@ -144,7 +144,8 @@ test("a tree written to while it is kept is not kept", async () => {
   writeFileSync(join(top, "a"), "one\n");
   writeFileSync(join(top, "b"), "two\n");
   let n = 0;
-  const meddling = { ...keep, opened: () => writeFileSync(join(top, "b"), `changed ${n++}\n`) };
+  // Each write changes the size: times alone may not move within the clock tick.
+  const meddling = { ...keep, opened: () => writeFileSync(join(top, "b"), "x".repeat(5 + n++)) };
   await assert.rejects(
     keepTree(sandbox, top, meddling, BIG),
     (e) => e instanceof NotKept && /changed while it was being kept/.test(e.message),
@@ -222,7 +223,7 @@ test("a tree past the shape's entry limit is judged by its top level only", asyn
   assert.deepEqual(first.manifest.items.map((i) => i.p), ["", "deep", "top.txt"]);
   writeFileSync(join(top, "deep/f0"), "y");
   assert.equal((await shapeOf(sandbox, top, undefined, 10)).sha, first.sha);
-  writeFileSync(join(top, "top.txt"), "y");
+  writeFileSync(join(top, "top.txt"), "yy");
   assert.notEqual((await shapeOf(sandbox, top, undefined, 10)).sha, first.sha);
 });
 

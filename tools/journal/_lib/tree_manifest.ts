@@ -86,8 +86,11 @@ export interface Manifest {
   items: TreeItem[];
 }
 
-/** Longer than a kernel clock tick (1 to 10 ms), within which file times may not move. */
-export const TICK_MS = 20;
+/**
+ * How long file times may stay put while a file changes: a kernel clock tick (1 to 10 ms), but
+ * also whole seconds where times are read at that precision (Deno's fs.stat) and FAT's 2 s.
+ */
+export const TICK_MS = 2_000;
 
 /** Whether a file last changed (`identity`'s change time) within a tick of `at`. */
 export function racy(item: TreeItem, at: number | undefined): boolean {

@@ -137,9 +137,10 @@ async function fill(
 }
 
 /**
- * Rebuilds the tree `manifest` describes (a content manifest whose blobs are kept) at `path`,
- * which must be free: made under a temporary name in its held parent, renamed into place once
- * whole. Missing parent directories are made.
+ * Rebuilds the tree `manifest` describes (a content manifest whose blobs are kept) at `path`:
+ * made under a temporary name in its held parent, renamed into place once whole. The path must
+ * then be free: `beforeRename` takes away what occupies it, once the tree is whole. Missing
+ * parent directories are made.
  */
 export async function restoreTree(
   sandbox: Sandbox,
@@ -147,8 +148,10 @@ export async function restoreTree(
   manifest: Manifest,
   projectDir: string,
   signal?: AbortSignal,
+  beforeRename?: () => Promise<void>,
 ): Promise<void> {
   const shown = sandbox.display(path);
+  let clearing = false;
   await (await sandbox.directory(dirname(path), true)).dir.close();
   const { dir, name } = await sandbox.parent(path);
   const temporary = temporaryName();
@@ -163,6 +166,13 @@ export async function restoreTree(
     } finally {
       await top.close();
     }
+    // Only now is what occupies the path taken away (force): a restore that fails first
+    // leaves it as it was.
+    if (beforeRename) {
+      clearing = true;
+      await beforeRename();
+      clearing = false;
+    }
     // A rename would replace an empty directory put there meanwhile: the name must be free.
     if (await dir.lstat(name).then(() => true, () => false)) {
       throw new ToolError(`${shown} was taken while the tree was being restored`);
@@ -172,6 +182,13 @@ export async function restoreTree(
     await dir.sync();
   } catch (error) {
     if (made) await removeEntry(dir, temporary).catch(() => {});
+    if (clearing) {
+      throw new ToolError(
+        `could not take away what is at ${shown} to restore the tree there: ${
+          (error as Error).message
+        }`,
+      );
+    }
     if (error instanceof ToolError) {
       throw new ToolError(`${error.message}; ${shown} was left as it was.`);
     }

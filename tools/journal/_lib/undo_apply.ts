@@ -26,8 +26,14 @@ export async function apply(u: Undoing, step: Step, signal?: AbortSignal): Promi
   const { change, now } = step;
   const shown = u.sandbox.display(change.path);
   if (step.move) return await moveBack(u, step, signal);
-  await clear(u.sandbox, change.path, now, change.before);
-  await put(u, change.path, change.before, step, signal);
+  const clearing = () => clear(u.sandbox, change.path, now, change.before);
+  // A tree is rebuilt first and what is there taken away only once it is whole.
+  if (change.before.kind === "tree") {
+    await restoreTree(u.sandbox, change.path, step.tree!, u.projectDir, signal, clearing);
+  } else {
+    await clearing();
+    await put(u, change.path, change.before, step, signal);
+  }
   return {
     changes: [{ path: change.path, before: now.state, after: change.before }],
     lines: [`- ${shown}: ${describe(change.before)}`],
