@@ -285,3 +285,18 @@ test("a directory moved over an empty one moves back, and the empty one is there
   assert.ok(existsSync(join(root, "a/README.md")));
   assert.deepEqual(readdirSync(join(root, "b")), []);
 });
+
+test("a tree past 20,000 entries moves back too (judged by its top level); a delete past 10,000 is refused as before", async () => {
+  const root = scratch("jt-huge");
+  for (let d = 0; d < 21; d++) {
+    mkdirSync(join(root, "huge", `d${d}`), { recursive: true });
+    for (let f = 0; f < 1000; f++) writeFileSync(join(root, "huge", `d${d}`, `${f}`), "");
+  }
+  const c = start(root);
+  await ok(c, "move_file", { source: "huge", destination: "moved" });
+  assert.match(await ok(c, "history", { tool: "move_file" }), /\(undoable\)/);
+  assert.match(await ok(c, "undo", {}), /moved: moved back to huge/);
+  assert.equal(readdirSync(join(root, "huge", "d20")).length, 1000);
+  await refused(c, "delete_file", { path: "huge", recursive: true }, /more than 10,000 entries/);
+  assert.ok(existsSync(join(root, "huge", "d0", "0")));
+});
