@@ -4,6 +4,7 @@ import { DELETES_FILES } from "../_lib/annotations.ts";
 import { describeEntry, ENTRY_TYPES, entryType, resolveEntry } from "../_lib/entries.ts";
 import { pathProperty } from "../_lib/path_properties.ts";
 import { Sandbox } from "../_lib/sandbox.ts";
+import { showBeforeRemoving } from "../_lib/tree_witness.ts";
 import { bytes, count } from "../_lib/units.ts";
 import { whileChanging } from "./_lib/file_lock.ts";
 import { MAX_TREE_ENTRIES, measure, newTally, removeContents } from "./_lib/held_tree.ts";
@@ -79,6 +80,8 @@ export default defineTool({
             throw new ToolError(`${shown} changed while it was being opened; try again`);
           }
           try {
+            // The journal compares it with the tree it kept for undo.
+            await showBeforeRemoving(args, inner);
             // Counted first: a tree over the bounds is refused before anything is removed.
             const total = await measure(inner, shown, "bash (rm -r)", ctx.signal);
             ctx.progress(0, total.entries);

@@ -18,13 +18,38 @@ export type PathState =
   | { kind: "absent" }
   | { kind: "file"; sha: string; mode: number; size: number }
   | { kind: "dir" }
-  | { kind: "link"; target: string };
+  | { kind: "link"; target: string }
+  | TreeState;
+
+/**
+ * A directory with what it holds, described by a manifest kept as a blob (trees.ts). With
+ * `content`, every file's content is kept too (a deleted tree, restorable); without, the
+ * manifest holds each entry's identity and times instead (a moved or copied tree: enough to
+ * tell whether it is still as toolhost left it, not to recreate it).
+ */
+export interface TreeState {
+  kind: "tree";
+  content: boolean;
+  /** SHA-256 of the manifest blob. */
+  manifest: string;
+  /** Entries below the top. */
+  entries: number;
+  /** Bytes of its files. */
+  bytes: number;
+  /**
+   * A content manifest: the digest its shape had when it was kept (not kept itself), to tell
+   * whether a call that was to delete the tree left it untouched.
+   */
+  shape?: string;
+}
 
 export interface Change {
   /** The real path. */
   path: string;
   before: PathState;
   after: PathState;
+  /** A directory moved here from this path: undo moves it back (by a rename). */
+  from?: string;
 }
 
 export interface Entry {

@@ -33,7 +33,9 @@ export function matches(entry: Entry, filter: Filter): boolean {
 
 export function describe(entry: Entry): string {
   const files = entry.files?.length ? ` files: ${entry.files.join(", ")}` : "";
-  const undo = entry.changes ? (entry.noUndo ? " (not undoable)" : " (undoable)") : "";
+  const undo = entry.changes
+    ? (entry.noUndo ? ` (not undoable: ${entry.noUndo})` : " (undoable)")
+    : "";
   const args = JSON.stringify(entry.args);
   return `${entry.id} ${entry.time} ${entry.tool} ${entry.outcome} ${entry.ms}ms${files}${undo} ` +
     (args.length > 200 ? args.slice(0, 200) + "…" : args);

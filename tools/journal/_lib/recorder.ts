@@ -7,7 +7,7 @@
  * with it undo); other calls' lines are queued and appended in batches (writer.ts), the reply
  * not waiting for them.
  */
-import { normalize } from "node:path";
+import { normalize, sep } from "node:path";
 import { bounded } from "../../../config/quote.ts";
 import { LEAVES } from "../../../config/keys.ts";
 import type { Settings } from "../../../config/settings.ts";
@@ -20,8 +20,26 @@ import {
 import { resolveEntry } from "../../_lib/entries.ts";
 import { Sandbox } from "../../_lib/sandbox.ts";
 import { projectStateDir } from "../../_lib/state.ts";
-import { type Change, type Entry, journalPath, newId, type PathState } from "./journal.ts";
-import { pathState } from "./snapshots.ts";
+import {
+  type Change,
+  type Entry,
+  journalPath,
+  newId,
+  type PathState,
+  type TreeState,
+} from "./journal.ts";
+import { type Keep, pathState } from "./snapshots.ts";
+import {
+  DIGEST_UP_TO,
+  keepTree,
+  MAX_KEPT_ENTRIES,
+  refusal,
+  shapeOf,
+  shapeOfDir,
+} from "./tree_manifest.ts";
+import { statHeld } from "./tree_walk.ts";
+import { digestAt } from "./tree_compare.ts";
+import { lookBeforeRemoving } from "../../_lib/tree_witness.ts";
 import { BatchWriter } from "./writer.ts";
 import { renameAfter } from "../../_lib/rename_gate.ts";
 
@@ -134,15 +152,22 @@ async function journalOfRoots(
 }
 
 /** What undo did in a call, reported by the tool itself. */
-const reported = new WeakMap<Record<string, unknown>, { undid: string[]; changes: Change[] }>();
+const reported = new WeakMap<
+  Record<string, unknown>,
+  { undid: string[]; changes: Change[]; noUndo?: string }
+>();
 
-/** For undo: the entries it reversed and its own changes, journaled with its call. */
+/**
+ * For undo: the entries it reversed and its own changes, journaled with its call; `noUndo` when
+ * something it removed could not be kept (then it cannot be undone in turn).
+ */
 export function reportUndo(
   args: Record<string, unknown>,
   undid: string[],
   changes: Change[],
+  noUndo?: string,
 ): void {
-  reported.set(args, { undid, changes });
+  reported.set(args, { undid, changes, noUndo });
 }
 
 /** What before() kept for a call, found again by its arguments object. */
@@ -264,12 +289,79 @@ async function snapshot(
       budget,
     );
     if (tooBig) result.noUndo = `${sandbox.display(path)} is larger than the undo budget`;
-    if (state.kind === "dir" && tool !== "create_directory") {
-      result.noUndo = `undo keeps files, not directory trees (${sandbox.display(path)})`;
+    if (state.kind === "dir") {
+      const tree = await treeBefore(tool, sandbox, path, args, { projectDir, budget });
+      if (typeof tree === "string") result.noUndo = tree;
+      else if (tree) {
+        result.before.push({ path, state: tree });
+        continue;
+      }
     }
     result.before.push({ path, state });
   }
   return result;
+}
+
+/**
+ * What undo keeps of a directory a call is about to change: a tree to be deleted is kept whole,
+ * within MAX_KEPT_ENTRIES and the budget. A string: why it is not undoable. Nothing for any
+ * other directory: a tree moved is judged by what the move left (treeAfter), and a directory a
+ * call adds to or replaces when empty needs nothing more.
+ */
+async function treeBefore(
+  tool: string,
+  sandbox: Sandbox,
+  path: string,
+  args: Record<string, unknown>,
+  keep: Keep,
+): Promise<TreeState | string | undefined> {
+  const shown = sandbox.display(path);
+  // A root, or a directory holding one, is never deleted or moved: the tool refuses it.
+  if (sandbox.roots.some((root) => root === path || root.startsWith(path + sep))) return undefined;
+  try {
+    // Without recursive, delete_file refuses a directory: nothing to keep.
+    if (tool === "delete_file" && args.recursive === true) {
+      const { racy, ...kept } = await keepTree(sandbox, path, keep, {
+        entries: MAX_KEPT_ENTRIES,
+        bytes: keep.budget,
+      });
+      // The delete shows the tree just before it removes it: it must still be this one (files
+      // changed within a tick before they were kept: by their content too).
+      lookBeforeRemoving(args, async (dir) => {
+        const seen = await shapeOfDir(dir, await statHeld(dir));
+        for (const file of racy ?? []) {
+          if ((await digestAt(dir, file.p)) !== file.s) return;
+        }
+        removing.set(args, seen.sha);
+      });
+      return kept;
+    }
+  } catch (error) {
+    return `the directory tree ${shown} was not kept: ${refusal(error)}`;
+  }
+  return undefined;
+}
+
+/**
+ * What a directory holds after a call: its shape when the call moved or copied a tree there, or
+ * changed a kept tree (a delete that failed midway); plain otherwise (create_directory).
+ */
+async function treeAfter(
+  tool: string,
+  sandbox: Sandbox,
+  path: string,
+  before: PathState,
+  keep: Keep,
+): Promise<PathState> {
+  if (tool !== "move_file" && tool !== "copy_file" && before.kind !== "tree") {
+    return { kind: "dir" };
+  }
+  // A tree kept for a delete that did not happen (refused, or stopped first) is unchanged.
+  if (before.kind === "tree" && before.shape) {
+    const now = await shapeOf(sandbox, path);
+    if (now.sha === before.shape) return before;
+  }
+  return (await shapeOf(sandbox, path, keep, undefined, DIGEST_UP_TO)).state!;
 }
 
 function same(a: PathState, b: PathState): boolean {
@@ -286,22 +378,34 @@ async function record(call: FinishedCall): Promise<void> {
   const entry = entryOf(call);
   if (kept) {
     const changes: Change[] = [];
+    const keep = { projectDir, budget: call.ctx.config.journal.undoBudgetBytes };
+    let noUndo = kept.noUndo;
     for (const { path, state } of kept.before) {
       // The digest of what was written (remembered by the writer, else read): undo notices a
       // change made since.
-      const now = (await pathState(sandbox, path).catch(() => undefined))?.state;
+      let now = (await pathState(sandbox, path).catch(() => undefined))?.state;
+      if (now?.kind === "dir") {
+        now = await treeAfter(call.tool.name, sandbox, path, state, keep).catch((error) => {
+          noUndo ??= `the directory tree ${sandbox.display(path)} could not be read: ${
+            refusal(error)
+          }`;
+          return { kind: "dir" } as PathState;
+        });
+      }
       if (now && !same(state, now)) changes.push({ path, before: state, after: now });
     }
+    noUndo ??= movedOrDeleted(call, changes);
     if (changes.length > 0) {
       entry.files = changes.map((c) => sandbox.display(c.path));
       entry.changes = changes;
-      if (kept.noUndo) entry.noUndo = kept.noUndo;
+      if (noUndo) entry.noUndo = noUndo;
     }
   }
   const own = reported.get(call.args);
   if (own) {
     reported.delete(call.args);
     entry.undid = own.undid;
+    if (own.noUndo) entry.noUndo = own.noUndo;
     if (own.changes.length > 0) {
       entry.changes = own.changes;
       entry.files = own.changes.map((c) => sandbox.display(c.path));
@@ -322,6 +426,33 @@ function isoNow(): string {
   const ms = Date.now();
   if (ms !== lastTime.ms) lastTime = { ms, iso: new Date(ms).toISOString() };
   return lastTime.iso;
+}
+
+/** The shape of the tree each delete_file call saw just before removing it. */
+const removing = new WeakMap<Record<string, unknown>, string>();
+
+/**
+ * Links a moved directory's destination to its source (undo renames it back), and checks that a
+ * deleted tree is the one kept: delete_file shows the tree just before it removes it, and one
+ * that differs from the kept tree's shape (or was not shown) is not undoable.
+ */
+function movedOrDeleted(call: FinishedCall, changes: Change[]): string | undefined {
+  if (call.tool.name === "move_file" && changes.length === 2) {
+    const [source, destination] = changes;
+    if (destination.after.kind === "tree" && source.after.kind === "absent") {
+      destination.from = source.path;
+    }
+  }
+  const seen = removing.get(call.args);
+  removing.delete(call.args);
+  if (call.tool.name === "delete_file" && changes.length === 1) {
+    const [{ before }] = changes;
+    if (before.kind === "tree" && before.content && seen !== before.shape) {
+      return "the directory tree changed between being kept and being deleted (another program " +
+        "or call was writing in it)";
+    }
+  }
+  return undefined;
 }
 
 function entryOf(call: FinishedCall): Entry {

@@ -100,7 +100,7 @@ export async function pathState(
 }
 
 /** Whether the blob `sha` is kept; if so it becomes the newest (the last to be pruned). */
-async function touchBlob(projectDir: string, sha: string): Promise<boolean> {
+export async function touchBlob(projectDir: string, sha: string): Promise<boolean> {
   const now = new Date();
   return await utimes(join(blobDir(projectDir), sha), now, now).then(() => true, () => false);
 }
@@ -117,7 +117,7 @@ async function touchBlob(projectDir: string, sha: string): Promise<boolean> {
  * Forcing it to disk would not make undo more reliable: the journal line naming it is not forced
  * to disk either.
  */
-async function digestAndKeep(
+export async function digestAndKeep(
   handle: FileHandle,
   keep: Keep | undefined,
   known?: string,
@@ -165,6 +165,39 @@ async function digestAndKeep(
     if (temporary) await rm(temporary, { force: true });
     throw error;
   }
+}
+
+/** Keeps `text` as a blob (a tree's manifest); returns its digest. */
+export function keepText(keep: Keep, text: string): Promise<string> {
+  return keepBytes(keep, new TextEncoder().encode(text));
+}
+
+/**
+ * Keeps `bytes` (a small file of a tree, read whole) as a blob; returns its digest. A blob kept
+ * already is only made the newest: nothing is written.
+ */
+export async function keepBytes(keep: Keep, bytes: Uint8Array): Promise<string> {
+  const sha = sha256(bytes);
+  if (await touchBlob(keep.projectDir, sha)) return sha;
+  const dir = blobDir(keep.projectDir);
+  await mkdir(dir, { recursive: true });
+  const temporary = join(dir, temporaryName());
+  try {
+    const blob = await open(temporary, "wx", 0o600);
+    try {
+      await blob.write(bytes, 0, bytes.length, 0);
+    } finally {
+      await blob.close();
+    }
+    await rename(temporary, join(dir, sha));
+  } catch (error) {
+    await rm(temporary, { force: true });
+    throw error;
+  }
+  const added = (keptSincePrune.get(dir) ?? 0) + bytes.length;
+  keptSincePrune.set(dir, added);
+  if (added > keep.budget / 8) void pruneNow(keep.projectDir, keep.budget).catch(() => {});
+  return sha;
 }
 
 /** Bytes this server kept per blob directory since it last pruned it. */

@@ -1,0 +1,155 @@
+/**
+ * Carrying out undo's steps (undo_steps.ts checked them): what a path holds now is taken away
+ * (a tree removed whole through held directories) and its earlier state put back, or a moved
+ * directory renamed back. Each step returns its own changes, journaled with the undo so that
+ * undoing the undo redoes it.
+ */
+import type { FileHandle } from "node:fs/promises";
+import { dirname } from "node:path";
+import { ToolError } from "../../../mcp/tool.ts";
+import { writeFileAtomic } from "../../_lib/atomic_write.ts";
+import type { Sandbox } from "../../_lib/sandbox.ts";
+import type { Change, PathState } from "./journal.ts";
+import { chunksOf } from "./snapshots.ts";
+import { DIGEST_UP_TO, type Manifest, shapeOf } from "./tree_manifest.ts";
+import { removePath, restoreTree } from "./tree_restore.ts";
+import { describe, type Occupant, type Step, type Undoing } from "./undo_steps.ts";
+
+export interface Applied {
+  changes: Change[];
+  lines: string[];
+  /** Why this undo cannot be undone in turn. */
+  noRedo?: string;
+}
+
+export async function apply(u: Undoing, step: Step, signal?: AbortSignal): Promise<Applied> {
+  const { change, now } = step;
+  const shown = u.sandbox.display(change.path);
+  if (step.move) return await moveBack(u, step, signal);
+  const clearing = () => clear(u.sandbox, change.path, now, change.before);
+  // A tree is rebuilt first and what is there taken away only once it is whole.
+  if (change.before.kind === "tree") {
+    await restoreTree(u.sandbox, change.path, step.tree!, u.projectDir, signal, clearing);
+  } else {
+    await clearing();
+    await put(u, change.path, change.before, step, signal);
+  }
+  return {
+    changes: [{ path: change.path, before: now.state, after: change.before }],
+    lines: [`- ${shown}: ${describe(change.before)}`],
+    noRedo: now.noRedo,
+  };
+}
+
+/** Takes away what `path` holds now, unless the earlier state simply replaces it. */
+async function clear(
+  sandbox: Sandbox,
+  path: string,
+  now: Occupant,
+  before: PathState,
+): Promise<void> {
+  if (now.clear === "none") return;
+  if (now.clear === "tree") return await removePath(sandbox, path);
+  // A file is replaced by a rename when the earlier state is a file too.
+  if (now.clear === "unlink" && before.kind === "file") return;
+  // An empty directory (create_directory) is the earlier state already when that was one.
+  if (now.clear === "rmdir" && before.kind === "dir") return;
+  const { dir, name } = await sandbox.parent(path);
+  try {
+    if (now.clear === "rmdir") await dir.rmdir(name);
+    else await dir.unlink(name);
+  } catch (error) {
+    throw new ToolError(
+      `cannot remove ${sandbox.display(path)}: ${(error as Error).message}`,
+    );
+  } finally {
+    await dir.close();
+  }
+}
+
+/** Puts `state` at `path` (now free, or a file the earlier file replaces), beneath the roots. */
+async function put(
+  u: Undoing,
+  path: string,
+  state: PathState,
+  step: { blob?: FileHandle; tree?: Manifest },
+  signal?: AbortSignal,
+): Promise<void> {
+  const { sandbox } = u;
+  const shown = sandbox.display(path);
+  if (state.kind === "absent") return;
+  if (state.kind === "dir") {
+    await (await sandbox.directory(path, true)).dir.close();
+    return;
+  }
+  if (state.kind === "tree") {
+    return await restoreTree(sandbox, path, step.tree!, u.projectDir, signal);
+  }
+  await (await sandbox.directory(dirname(path), true)).dir.close();
+  if (state.kind === "link") {
+    const { dir, name } = await sandbox.parent(path);
+    try {
+      await dir.symlink(state.target, name);
+    } finally {
+      await dir.close();
+    }
+    return;
+  }
+  // Streamed from the blob held open; one changed since it was checked is refused before the
+  // rename.
+  await writeFileAtomic(path, chunksOf(step.blob!), sandbox, {
+    digest: true,
+    check({ sha }) {
+      if (sha !== state.sha) {
+        throw new ToolError(
+          `the earlier content of ${shown} changed in the undo store; ${shown} was left as it was.`,
+        );
+      }
+    },
+  });
+  const handle = await sandbox.openForReading(path);
+  try {
+    await handle.chmod(state.mode);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Renames the directory at change.path back to change.from, then restores change.path. */
+async function moveBack(u: Undoing, step: Step, signal?: AbortSignal): Promise<Applied> {
+  const { sandbox } = u;
+  const { change, now } = step;
+  const move = step.move!;
+  const [shown, toShown] = [sandbox.display(change.path), sandbox.display(move.to)];
+  await clear(sandbox, move.to, move.now, { kind: "absent" });
+  await (await sandbox.directory(dirname(move.to), true)).dir.close();
+  const from = await sandbox.parent(change.path);
+  try {
+    const into = await sandbox.parent(move.to);
+    try {
+      // A rename would replace an empty directory put there meanwhile: the name must be free.
+      if (await into.dir.lstat(into.name).then(() => true, () => false)) {
+        throw new ToolError(`${toShown} was taken meanwhile; nothing was moved back.`);
+      }
+      await from.dir.rename(from.name, into.dir, into.name);
+    } finally {
+      await into.dir.close();
+    }
+  } catch (error) {
+    if (error instanceof ToolError) throw error;
+    throw new ToolError(`could not move ${shown} back to ${toShown}: ${(error as Error).message}`);
+  } finally {
+    await from.dir.close();
+  }
+  await put(u, change.path, change.before, step, signal);
+  // What the move back left, so that undoing this undo moves it again.
+  const after = (await shapeOf(sandbox, move.to, u.keep, undefined, DIGEST_UP_TO)).state!;
+  return {
+    changes: [
+      { path: change.path, before: now.state, after: change.before },
+      { path: move.to, before: move.now.state, after, from: change.path },
+    ],
+    lines: [`- ${shown}: moved back to ${toShown}`],
+    noRedo: move.now.noRedo,
+  };
+}
