@@ -1,11 +1,17 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { blobDir, openBlob } from "../../tools/journal/_lib/snapshots.ts";
+import {
+  blobDir,
+  keepBytes,
+  openBlob,
+  pruneNow,
+  touchBlob,
+} from "../../tools/journal/_lib/snapshots.ts";
 import { posixOnly } from "../helpers/posix_only.ts";
 
 function store(): string {
@@ -38,3 +44,20 @@ test(
     assert.equal(await openBlob(project, fifoSha), undefined);
   },
 );
+
+test("the budget drops blobs in the order they were kept, even those kept within one clock tick", async () => {
+  const project = store();
+  // A budget the prune below enforces, large enough that keeping never prunes on its own.
+  const keep = { projectDir: project, budget: 1_000_000 };
+  const kept: string[] = [];
+  for (let i = 0; i < 40; i++) kept.push(await keepBytes(keep, new TextEncoder().encode(`b${i}`)));
+  // Reused, the first becomes the newest.
+  assert.equal(await touchBlob(project, kept[0]), true);
+  const order = [...kept.slice(1), kept[0]];
+  await pruneNow(project, 2 * 20); // each blob is 2 or 3 bytes: about the 15 newest stay
+  const left = order.map((sha) => existsSync(join(blobDir(project), sha)));
+  const firstKept = left.indexOf(true);
+  assert.ok(firstKept > 0, "some were dropped");
+  assert.deepEqual(left.slice(firstKept), order.slice(firstKept).map(() => true), "newest kept");
+  assert.deepEqual(left.slice(0, firstKept), order.slice(0, firstKept).map(() => false));
+});

@@ -99,9 +99,21 @@ export async function pathState(
   }
 }
 
+let lastStamp = 0;
+
+/**
+ * The time a blob kept or reused now is stamped with: later than every one this server stamped
+ * before, so the budget drops blobs in the order they were kept even when two are kept within
+ * one tick of the clock (which a tie would leave to chance).
+ */
+function newestStamp(): Date {
+  lastStamp = Math.max(Date.now(), lastStamp + 1);
+  return new Date(lastStamp);
+}
+
 /** Whether the blob `sha` is kept; if so it becomes the newest (the last to be pruned). */
 export async function touchBlob(projectDir: string, sha: string): Promise<boolean> {
-  const now = new Date();
+  const now = newestStamp();
   return await utimes(join(blobDir(projectDir), sha), now, now).then(() => true, () => false);
 }
 
@@ -153,6 +165,8 @@ export async function digestAndKeep(
       const closing = blob;
       blob = undefined;
       await closing.close();
+      const stamp = newestStamp();
+      await utimes(temporary, stamp, stamp);
       // Named by its digest: a blob already kept is replaced by the same bytes, newest again.
       await rename(temporary, join(dir, sha));
       const added = (keptSincePrune.get(dir) ?? 0) + size;
@@ -189,6 +203,8 @@ export async function keepBytes(keep: Keep, bytes: Uint8Array): Promise<string> 
     } finally {
       await blob.close();
     }
+    const stamp = newestStamp();
+    await utimes(temporary, stamp, stamp);
     await rename(temporary, join(dir, sha));
   } catch (error) {
     await rm(temporary, { force: true });
