@@ -153,3 +153,30 @@ test("an rg that fails after reporting files searches again without reporting th
   assert.deepEqual(await found, []);
   assert.deepEqual(reported, [`${dir}/a.txt:1,3`, `${dir}/b.txt:2`]);
 });
+
+test("an rg that fails under the memory cap searches again without it once the guard cleared", {
+  skip,
+}, async () => {
+  const { dir, search } = setUp();
+  const bin = made(mkdtempSync(join(tmpdir(), "toolhost-rg-beside-bin-")));
+  const standIn = join(bin, "rg");
+  // An rg whose allocator cannot start under any data limit.
+  writeFileSync(
+    standIn,
+    `#!/bin/sh
+echo "$(ulimit -d)" >> '${bin}/limits'
+` +
+      `if [ "$(ulimit -d)" != unlimited ]; then echo 'memory allocation failed' >&2; exit 2; fi
+` +
+      `exec '${rg}' "$@"
+`,
+  );
+  chmodSync(standIn, 0o755);
+  const { odd, reported } = await besides(standIn, search, { odd: [], largeFiles: false });
+  assert.deepEqual(odd, []);
+  assert.deepEqual(reported, [`${dir}/a.txt:1,3`, `${dir}/b.txt:2`]);
+  const limits = readFileSync(join(bin, "limits"), "utf8").trim().split("\n");
+  assert.equal(limits.length, 2);
+  assert.notEqual(limits[0], "unlimited", "the first run is capped");
+  assert.equal(limits[1], "unlimited");
+});

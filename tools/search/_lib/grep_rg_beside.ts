@@ -8,9 +8,9 @@
  *   --max-filesize (had it finished, its answer stands: a file it reports is read again and
  *   dropped when too large, so only its time was at stake);
  * - neither: what was held is reported, and the rest as it comes.
- * An rg that fails meanwhile (a huge file may have met the cap) searches again the same way, with
- * --max-filesize and still capped, reporting only files not reported yet: its failure then is
- * the answer.
+ * An rg that fails meanwhile (a huge file may have met the cap, or the cap rg) searches again
+ * once the guard has cleared the tree, with --max-filesize and without the cap, reporting only
+ * files not reported yet: its failure then is the answer.
  */
 import type { SkippedIgnoreFile } from "../../_lib/gitignore_read.ts";
 import type { FileMatches } from "./grep_report.ts";
@@ -70,11 +70,14 @@ export async function searchBesideGuard(
     return found.odd;
   }
   // A failure without --max-filesize (a huge file read before the guard ended may have met the
-  // cap) is not yet rg's answer: it searches again with it. Still capped: an ignore file made a
-  // FIFO or a link to /dev/zero after find passed its directory stays bounded.
+  // cap) is not yet rg's answer: it searches again with it, and without the cap, which may itself
+  // have been the failure (an allocator that reserves more than it uses, on a machine with many
+  // cores); the guard has cleared the tree, so rg runs as it did when the guard ran first.
+  // Stopped for a file over the limit, it stays capped: nothing failed.
   if (again || failure !== undefined) {
     search.stopped = search.unreadable = undefined;
     search.rgWithoutSizeLimit = false;
+    if (failure !== undefined) search.rgDataLimit = undefined;
     for await (const batch of ripgrepBatches(rg, search)) {
       for (const file of batch) if (!shown.has(file.path)) report(file);
     }
