@@ -7,10 +7,7 @@
  * with it undo); other calls' lines are queued and appended in batches (writer.ts), the reply
  * not waiting for them.
  */
-import { normalize, sep } from "node:path";
-import { bounded } from "../../../config/quote.ts";
-import { LEAVES } from "../../../config/keys.ts";
-import type { Settings } from "../../../config/settings.ts";
+import { sep } from "node:path";
 import {
   defineToolHook,
   type FinishedCall,
@@ -20,14 +17,7 @@ import {
 import { resolveEntry } from "../../_lib/entries.ts";
 import { Sandbox } from "../../_lib/sandbox.ts";
 import { projectStateDir } from "../../_lib/state.ts";
-import {
-  type Change,
-  type Entry,
-  journalPath,
-  newId,
-  type PathState,
-  type TreeState,
-} from "./journal.ts";
+import { type Change, journalPath, type PathState, type TreeState } from "./journal.ts";
 import { type Keep, pathState } from "./snapshots.ts";
 import {
   DIGEST_UP_TO,
@@ -41,6 +31,8 @@ import { statHeld } from "./tree_walk.ts";
 import { digestAt } from "./tree_compare.ts";
 import { lookBeforeRemoving } from "../../_lib/tree_witness.ts";
 import { BatchWriter } from "./writer.ts";
+import { entryOf } from "./entry_fields.ts";
+import { endTurn, takeTurn } from "./path_turns.ts";
 import { renameAfter } from "../../_lib/rename_gate.ts";
 
 /**
@@ -50,9 +42,6 @@ import { renameAfter } from "../../_lib/rename_gate.ts";
  * holds the old file, and a rename before that would leave undo the new content.
  */
 const REPLACES = new Set(["write_file", "edit_file", "notebook_edit"]);
-
-/** Characters kept of each string argument. */
-const ARG_CHARS = 300;
 
 /** The arguments naming what each destructive file tool changes; `entry`: the link itself. */
 const TARGETS: Record<string, { arg: string; entry?: boolean }[]> = {
@@ -173,55 +162,6 @@ export function reportUndo(
 /** What before() kept for a call, found again by its arguments object. */
 const pending = new WeakMap<Record<string, unknown>, Promise<Pending | undefined>>();
 
-/**
- * Calls that change the same path go one after another, in the order they came: each call's
- * snapshot is taken once the previous call's change is recorded, so undo steps back one call at
- * a time even when a client sends its edits without waiting for replies. Keyed by the path as
- * given: two names of one file (through a link) are not put in line.
- */
-const lastOnPath = new Map<string, Promise<void>>();
-
-/** Ends a call's turn on its paths, by its arguments object. */
-const turns = new WeakMap<Record<string, unknown>, () => void>();
-
-/**
- * How long a call waits for the one before it on a path at most. Only a call that never got to
- * finished() (a bug) holds its turn that long: it delays the next one, never stops it.
- */
-const TURN_BACKSTOP_MS = 60_000;
-
-/** A call's turn on its paths: `free` when no earlier call on them was still under way. */
-function takeTurn(
-  tool: string,
-  args: Record<string, unknown>,
-): { ready: Promise<void>; free: boolean } {
-  const keys = TARGETS[tool].flatMap(({ arg }) =>
-    typeof args[arg] === "string" ? [normalize(args[arg] as string)] : []
-  );
-  let end!: () => void;
-  const mine = new Promise<void>((resolve) => (end = resolve));
-  const before = keys.flatMap((key) => lastOnPath.get(key) ?? []);
-  for (const key of keys) lastOnPath.set(key, mine);
-  turns.set(args, () => {
-    end();
-    for (const key of keys) if (lastOnPath.get(key) === mine) lastOnPath.delete(key);
-  });
-  if (before.length === 0) return { ready: Promise.resolve(), free: true };
-  const ready = new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, TURN_BACKSTOP_MS);
-    Promise.all(before).then(() => {
-      clearTimeout(timer);
-      resolve();
-    });
-  });
-  return { ready, free: false };
-}
-
-function endTurn(args: Record<string, unknown>): void {
-  turns.get(args)?.();
-  turns.delete(args);
-}
-
 export const journalHook = defineToolHook({
   name: "journal",
   before(tool: Tool, ctx: ToolContext, args: Record<string, unknown>) {
@@ -235,7 +175,7 @@ export const journalHook = defineToolHook({
       ? new Promise<void>((resolve) => (opened = resolve))
       : undefined;
     // Taken at once, so calls on one path keep the order they came in.
-    const turn = takeTurn(tool.name, args);
+    const turn = takeTurn(args, TARGETS[tool.name].map((target) => target.arg));
     // Kept aside: a failure here must not refuse the call (it is only not undoable).
     const kept = turn.ready.then(() => snapshot(tool.name, ctx, args, opened)).catch((error) => {
       ctx.log("warning", `journal: nothing kept for undo of ${tool.name}: ${error.message}`);
@@ -419,15 +359,6 @@ async function record(call: FinishedCall): Promise<void> {
   else writer.push(file, entry, maxBytes);
 }
 
-/** The ISO time of the last entry, reused by entries made in the same millisecond. */
-let lastTime = { ms: -1, iso: "" };
-
-function isoNow(): string {
-  const ms = Date.now();
-  if (ms !== lastTime.ms) lastTime = { ms, iso: new Date(ms).toISOString() };
-  return lastTime.iso;
-}
-
 /** The shape of the tree each delete_file call saw just before removing it. */
 const removing = new WeakMap<Record<string, unknown>, string>();
 
@@ -453,73 +384,4 @@ function movedOrDeleted(call: FinishedCall, changes: Change[]): string | undefin
     }
   }
   return undefined;
-}
-
-function entryOf(call: FinishedCall): Entry {
-  return {
-    id: newId(),
-    time: isoNow(),
-    era: call.era,
-    tool: call.tool.name,
-    args: maskedArguments(call.args, call.ctx.config),
-    outcome: call.outcome,
-    ms: Math.round(call.durationMs * 10) / 10,
-  };
-}
-
-/** The configuration's secret values, and any argument text holding them, masked. */
-export function maskedArguments(
-  args: Record<string, unknown>,
-  config: Readonly<Settings>,
-): Record<string, unknown> {
-  const secrets = secretsOf(config);
-  const mask = (value: unknown): unknown => {
-    if (typeof value === "string") {
-      let text = value;
-      for (const secret of secrets) {
-        if (text.includes(secret)) text = text.split(secret).join("***");
-      }
-      return bounded(text, ARG_CHARS);
-    }
-    if (Array.isArray(value)) return value.slice(0, 20).map(mask);
-    if (value && typeof value === "object") {
-      // A plain loop, not entries mapped back: every call passes here, with no array per field.
-      const masked: Record<string, unknown> = {};
-      for (const key of Object.keys(value)) {
-        const field = mask((value as Record<string, unknown>)[key]);
-        if (key !== "__proto__") masked[key] = field;
-        else {
-          Object.defineProperty(masked, key, {
-            value: field,
-            enumerable: true,
-            writable: true,
-            configurable: true,
-          });
-        }
-      }
-      return masked;
-    }
-    return value;
-  };
-  return mask(args) as Record<string, unknown>;
-}
-
-/** The configuration's secret values (a configuration is not changed in place). */
-const secretsByConfig = new WeakMap<object, string[]>();
-
-function secretsOf(config: Readonly<Settings>): string[] {
-  let secrets = secretsByConfig.get(config);
-  if (secrets) return secrets;
-  secrets = [];
-  for (const leaf of LEAVES) {
-    if (!leaf.secret) continue;
-    const value = leaf.get(config as Settings);
-    if (typeof value !== "string" || value.length < 4) continue;
-    secrets.push(value);
-    // A proxy's password alone, as it may appear elsewhere.
-    const password = URL.canParse(value) ? decodeURIComponent(new URL(value).password) : "";
-    if (password.length >= 4) secrets.push(password);
-  }
-  secretsByConfig.set(config, secrets);
-  return secrets;
 }
