@@ -11,9 +11,8 @@ import { planChange, planMove, type Step, type Undoing } from "./_lib/undo_steps
 
 export default defineTool({
   name: "undo",
-  description: "Reverts the last file-tool change (or `count`, or history `id`): files, and " +
-    "directory trees deleted, moved or copied. `force` overrides a path changed since (what " +
-    "is there is kept first, so undoing the undo brings it back).",
+  description: "Reverts the last file-tool change, directory trees too (or `count`, or history " +
+    "`id`); `force` overrides a changed path.",
   annotations: CHANGES_FILES,
   input: {
     type: "object",

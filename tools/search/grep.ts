@@ -116,8 +116,8 @@ export default defineTool({
     "searched directory. Skips binary files, files over 10 MB, .git, node_modules and what " +
     ".gitignore/.rgignore exclude; hidden files are searched; links are not followed. Output " +
     "stops at 30,000 characters (or `head_limit` entries) and says how much was left. Uses " +
-    "ripgrep when installed, else its own search, with the same results (without ripgrep, " +
-    "nested quantifiers like (a+)+ are refused).",
+    "ripgrep when there is one, else its own search (same results; it refuses nested " +
+    "quantifiers like (a+)+).",
   annotations: READ_ONLY,
   // A search of a large tree can take a while.
   taskSupport: "optional",
