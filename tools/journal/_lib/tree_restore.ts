@@ -163,6 +163,8 @@ export async function restoreTree(
 ): Promise<void> {
   const shown = sandbox.display(path);
   let clearing = false;
+  /** What occupied the path is gone: a failure now does not leave it as it was. */
+  let cleared = false;
   await (await sandbox.directory(dirname(path), true)).dir.close();
   const { dir, name } = await sandbox.parent(path);
   const temporary = temporaryName();
@@ -183,6 +185,7 @@ export async function restoreTree(
       clearing = true;
       await beforeRename();
       clearing = false;
+      cleared = true;
     }
     // A rename would replace an empty directory put there meanwhile: the name must be free.
     if (await dir.lstat(name).then(() => true, () => false)) {
@@ -200,12 +203,9 @@ export async function restoreTree(
         }`,
       );
     }
-    if (error instanceof ToolError) {
-      throw new ToolError(`${error.message}; ${shown} was left as it was.`);
-    }
-    throw new ToolError(
-      `could not restore ${shown}: ${(error as Error).message}; it was left as it was.`,
-    );
+    const left = cleared ? "" : `; ${shown} was left as it was.`;
+    if (error instanceof ToolError) throw new ToolError(`${error.message}${left}`);
+    throw new ToolError(`could not restore ${shown}: ${(error as Error).message}${left}`);
   } finally {
     await dir.close();
   }

@@ -32,18 +32,18 @@ export class StoppedAfterRemoving extends Error {
   }
 }
 
-/** `work`, after `path`'s occupant was removed (when `removed`): a failure says so. */
+/** `work`, once `path`'s occupant may have been removed (`removed()` says): a failure says so. */
 async function afterRemoving(
   sandbox: Sandbox,
   path: string,
   now: Occupant,
-  removed: boolean,
+  removed: () => boolean,
   work: () => Promise<void>,
 ): Promise<void> {
   try {
     await work();
   } catch (error) {
-    if (!removed) throw error;
+    if (!removed()) throw error;
     throw new StoppedAfterRemoving(error, {
       changes: [{ path, before: now.state, after: { kind: "absent" } }],
       lines: [
@@ -61,21 +61,18 @@ export async function apply(u: Undoing, step: Step, signal?: AbortSignal): Promi
   const shown = u.sandbox.display(change.path);
   if (step.move) return await moveBack(u, step, signal);
   const clearing = () => clear(u.sandbox, change.path, now, change.before);
+  let removed = false;
   // A tree is rebuilt first and what is there taken away only once it is whole.
-  if (change.before.kind === "tree") {
-    await restoreTree(u.sandbox, change.path, step.tree!, u.projectDir, signal, async () => {
-      await clearing();
-    });
-  } else {
-    const removed = await clearing();
-    await afterRemoving(
-      u.sandbox,
-      change.path,
-      now,
-      removed,
-      () => put(u, change.path, change.before, step, signal),
-    );
-  }
+  const work = change.before.kind === "tree"
+    ? () =>
+      restoreTree(u.sandbox, change.path, step.tree!, u.projectDir, signal, async () => {
+        removed = await clearing();
+      })
+    : async () => {
+      removed = await clearing();
+      await put(u, change.path, change.before, step, signal);
+    };
+  await afterRemoving(u.sandbox, change.path, now, () => removed, work);
   return {
     changes: [{ path: change.path, before: now.state, after: change.before }],
     lines: [`- ${shown}: ${describe(change.before)}`],
@@ -171,7 +168,7 @@ async function moveBack(u: Undoing, step: Step, signal?: AbortSignal): Promise<A
   const move = step.move!;
   const [shown, toShown] = [sandbox.display(change.path), sandbox.display(move.to)];
   const removed = await clear(sandbox, move.to, move.now, { kind: "absent" });
-  await afterRemoving(sandbox, move.to, move.now, removed, () => moveDirectory(u, step));
+  await afterRemoving(sandbox, move.to, move.now, () => removed, () => moveDirectory(u, step));
   await put(u, change.path, change.before, step, signal);
   // What the move back left, so that undoing this undo moves it again.
   const after = (await shapeOf(sandbox, move.to, u.keep, undefined, DIGEST_UP_TO)).state!;
