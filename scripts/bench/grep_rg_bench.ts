@@ -14,13 +14,14 @@
  * skipped without one).
  */
 import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { findRipgrep } from "../../tools/search/_lib/ripgrep_path.ts";
+import { cpuMs } from "./cpu_time.ts";
 import { markdownTable, ms, times } from "./report.ts";
 import { ServerProcess } from "./server_process.ts";
 import { median } from "./stats.ts";
@@ -106,18 +107,6 @@ const CASES: Case[] = [
   },
 ];
 const PATTERN = "needle|Needle";
-const CLOCK_TICKS_PER_MS = 100 / 1000;
-
-/**
- * CPU milliseconds a process has used: its own, and that of its children it has waited for
- * (/proc/<pid>/stat, in clock ticks of 10 ms). Unlike wall time, hardly moved by other load.
- */
-function cpuMs(pid: number | "self"): { own: number; children: number } {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
-  const ms = (a: number, b: number) => (Number(fields[a]) + Number(fields[b])) / CLOCK_TICKS_PER_MS;
-  return { own: ms(11, 12), children: ms(13, 14) };
-}
-
 /** Milliseconds for `rg` to search `root` and write everything to a pipe read to the end. */
 function timeRg(rg: string, args: string[], root: string): Promise<number> {
   return new Promise((resolve, reject) => {

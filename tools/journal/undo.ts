@@ -6,7 +6,7 @@ import { projectStateDir } from "../_lib/state.ts";
 import { type Change, type Entry, journalPath, readEntries } from "./_lib/journal.ts";
 import { flushJournal, reportUndo } from "./_lib/recorder.ts";
 import { pruneNow } from "./_lib/snapshots.ts";
-import { apply } from "./_lib/undo_apply.ts";
+import { apply, StoppedAfterRemoving } from "./_lib/undo_apply.ts";
 import { planChange, planMove, type Step, type Undoing } from "./_lib/undo_steps.ts";
 
 export default defineTool({
@@ -79,13 +79,26 @@ export default defineTool({
             mine.push(...applied.changes);
             lines.push(...applied.lines);
             if (applied.noRedo) noRedo.push(applied.noRedo);
-          } catch (error) {
+          } catch (failure) {
+            let error = failure;
+            // The step had removed what its path held before it failed: that is done too.
+            if (failure instanceof StoppedAfterRemoving) {
+              mine.push(...failure.done.changes);
+              lines.push(...failure.done.lines);
+              if (failure.done.noRedo) noRedo.push(failure.done.noRedo);
+              error = failure.cause;
+            }
             if (mine.length === 0) throw error;
             // Stopped midway: what was done is journaled (undoing this call reverses it).
             const finished = targets.filter((e) =>
               !plan.some((s, i) => s.entry === e && i >= plan.indexOf(step))
             );
-            reportUndo(args as Record<string, unknown>, finished.map((e) => e.id), mine);
+            reportUndo(
+              args as Record<string, unknown>,
+              finished.map((e) => e.id),
+              mine,
+              noRedo.length ? noRedo.join("; ") : undefined,
+            );
             throw new ToolError(
               `undo stopped: ${(error as Error).message}\nAlready undone before that (journaled: ` +
                 `undo this undo's id from history to reverse it):\n${lines.join("\n")}`,

@@ -22,7 +22,7 @@ export type PathState =
   | TreeState;
 
 /**
- * A directory with what it holds, described by a manifest kept as a blob (trees.ts). With
+ * A directory with what it holds, described by a manifest kept as a blob (tree_manifest.ts). With
  * `content`, every file's content is kept too (a deleted tree, restorable); without, the
  * manifest holds each entry's identity and times instead (a moved or copied tree: enough to
  * tell whether it is still as toolhost left it, not to recreate it).

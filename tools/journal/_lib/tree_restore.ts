@@ -10,9 +10,17 @@ import { createHash } from "node:crypto";
 import { constants, type Stats } from "node:fs";
 import { chmod, type FileHandle, open, stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
+import process from "node:process";
 import { ToolError } from "../../../mcp/tool.ts";
 import { temporaryName } from "../../_lib/atomic_write.ts";
-import { type Dir, NotADirectory, O_NONBLOCK } from "../../_lib/beneath.ts";
+import {
+  type Dir,
+  NotADirectory,
+  O_DIRECTORY,
+  O_NOFOLLOW,
+  O_NOFOLLOW_ANY,
+  O_NONBLOCK,
+} from "../../_lib/beneath.ts";
 import type { Sandbox } from "../../_lib/sandbox.ts";
 import { blobDir, chunksOf, touchBlob } from "./snapshots.ts";
 import { type Manifest, MAX_DEPTH, type TreeItem } from "./tree_manifest.ts";
@@ -36,11 +44,14 @@ export async function missingBlob(
 }
 
 /** Gives a directory held open the permissions `mode` (after its content is in). */
-async function chmodHeld(dir: Dir, mode: number): Promise<void> {
+export async function chmodHeld(dir: Dir, mode: number): Promise<void> {
   dir.assertBeneath();
-  // Not held (Windows): by its path, which the walk from the root checked.
-  if (dir.fd === undefined) return await chmod(dir.self, mode);
-  const handle = await open(dir.self, constants.O_RDONLY);
+  // Windows cannot open a directory: by its path, which the walk from the root checked.
+  if (process.platform === "win32") return await chmod(dir.self, mode);
+  // Not held (macOS): opened by its path without following a link, so one swapped in for the
+  // directory is refused rather than its target's mode changed.
+  const unheld = O_DIRECTORY | O_NOFOLLOW | O_NOFOLLOW_ANY;
+  const handle = await open(dir.self, constants.O_RDONLY | (dir.fd === undefined ? unheld : 0));
   try {
     await handle.chmod(mode);
   } finally {
@@ -152,6 +163,8 @@ export async function restoreTree(
 ): Promise<void> {
   const shown = sandbox.display(path);
   let clearing = false;
+  /** What occupied the path is gone: a failure now does not leave it as it was. */
+  let cleared = false;
   await (await sandbox.directory(dirname(path), true)).dir.close();
   const { dir, name } = await sandbox.parent(path);
   const temporary = temporaryName();
@@ -172,6 +185,7 @@ export async function restoreTree(
       clearing = true;
       await beforeRename();
       clearing = false;
+      cleared = true;
     }
     // A rename would replace an empty directory put there meanwhile: the name must be free.
     if (await dir.lstat(name).then(() => true, () => false)) {
@@ -189,12 +203,9 @@ export async function restoreTree(
         }`,
       );
     }
-    if (error instanceof ToolError) {
-      throw new ToolError(`${error.message}; ${shown} was left as it was.`);
-    }
-    throw new ToolError(
-      `could not restore ${shown}: ${(error as Error).message}; it was left as it was.`,
-    );
+    const left = cleared ? "" : `; ${shown} was left as it was.`;
+    if (error instanceof ToolError) throw new ToolError(`${error.message}${left}`);
+    throw new ToolError(`could not restore ${shown}: ${(error as Error).message}${left}`);
   } finally {
     await dir.close();
   }

@@ -22,18 +22,57 @@ export interface Applied {
   noRedo?: string;
 }
 
+/**
+ * A step failed after it had taken away what its path held (kept first): that removal is
+ * journaled with the undo, so undoing the undo brings it back. `cause` is the failure.
+ */
+export class StoppedAfterRemoving extends Error {
+  constructor(override readonly cause: unknown, readonly done: Applied) {
+    super(cause instanceof Error ? cause.message : String(cause));
+  }
+}
+
+/** `work`, once `path`'s occupant may have been removed (`removed()` says): a failure says so. */
+async function afterRemoving(
+  sandbox: Sandbox,
+  path: string,
+  now: Occupant,
+  removed: () => boolean,
+  work: () => Promise<void>,
+): Promise<void> {
+  try {
+    await work();
+  } catch (error) {
+    if (!removed()) throw error;
+    throw new StoppedAfterRemoving(error, {
+      changes: [{ path, before: now.state, after: { kind: "absent" } }],
+      lines: [
+        `- ${sandbox.display(path)}: what was there removed${
+          now.noRedo ? "" : " (kept: undoing this undo puts it back)"
+        }`,
+      ],
+      noRedo: now.noRedo,
+    });
+  }
+}
+
 export async function apply(u: Undoing, step: Step, signal?: AbortSignal): Promise<Applied> {
   const { change, now } = step;
   const shown = u.sandbox.display(change.path);
   if (step.move) return await moveBack(u, step, signal);
   const clearing = () => clear(u.sandbox, change.path, now, change.before);
+  let removed = false;
   // A tree is rebuilt first and what is there taken away only once it is whole.
-  if (change.before.kind === "tree") {
-    await restoreTree(u.sandbox, change.path, step.tree!, u.projectDir, signal, clearing);
-  } else {
-    await clearing();
-    await put(u, change.path, change.before, step, signal);
-  }
+  const work = change.before.kind === "tree"
+    ? () =>
+      restoreTree(u.sandbox, change.path, step.tree!, u.projectDir, signal, async () => {
+        removed = await clearing();
+      })
+    : async () => {
+      removed = await clearing();
+      await put(u, change.path, change.before, step, signal);
+    };
+  await afterRemoving(u.sandbox, change.path, now, () => removed, work);
   return {
     changes: [{ path: change.path, before: now.state, after: change.before }],
     lines: [`- ${shown}: ${describe(change.before)}`],
@@ -41,19 +80,25 @@ export async function apply(u: Undoing, step: Step, signal?: AbortSignal): Promi
   };
 }
 
-/** Takes away what `path` holds now, unless the earlier state simply replaces it. */
+/**
+ * Takes away what `path` holds now, unless the earlier state simply replaces it: whether
+ * something was removed.
+ */
 async function clear(
   sandbox: Sandbox,
   path: string,
   now: Occupant,
   before: PathState,
-): Promise<void> {
-  if (now.clear === "none") return;
-  if (now.clear === "tree") return await removePath(sandbox, path);
+): Promise<boolean> {
+  if (now.clear === "none") return false;
+  if (now.clear === "tree") {
+    await removePath(sandbox, path);
+    return true;
+  }
   // A file is replaced by a rename when the earlier state is a file too.
-  if (now.clear === "unlink" && before.kind === "file") return;
+  if (now.clear === "unlink" && before.kind === "file") return false;
   // An empty directory (create_directory) is the earlier state already when that was one.
-  if (now.clear === "rmdir" && before.kind === "dir") return;
+  if (now.clear === "rmdir" && before.kind === "dir") return false;
   const { dir, name } = await sandbox.parent(path);
   try {
     if (now.clear === "rmdir") await dir.rmdir(name);
@@ -65,6 +110,7 @@ async function clear(
   } finally {
     await dir.close();
   }
+  return true;
 }
 
 /** Puts `state` at `path` (now free, or a file the earlier file replaces), beneath the roots. */
@@ -121,7 +167,27 @@ async function moveBack(u: Undoing, step: Step, signal?: AbortSignal): Promise<A
   const { change, now } = step;
   const move = step.move!;
   const [shown, toShown] = [sandbox.display(change.path), sandbox.display(move.to)];
-  await clear(sandbox, move.to, move.now, { kind: "absent" });
+  const removed = await clear(sandbox, move.to, move.now, { kind: "absent" });
+  await afterRemoving(sandbox, move.to, move.now, () => removed, () => moveDirectory(u, step));
+  await put(u, change.path, change.before, step, signal);
+  // What the move back left, so that undoing this undo moves it again.
+  const after = (await shapeOf(sandbox, move.to, u.keep, undefined, DIGEST_UP_TO)).state!;
+  return {
+    changes: [
+      { path: change.path, before: now.state, after: change.before },
+      { path: move.to, before: move.now.state, after, from: change.path },
+    ],
+    lines: [`- ${shown}: moved back to ${toShown}`],
+    noRedo: move.now.noRedo,
+  };
+}
+
+/** The rename of moveBack: the directory at change.path to move.to (which must be free). */
+async function moveDirectory(u: Undoing, step: Step): Promise<void> {
+  const { sandbox } = u;
+  const { change } = step;
+  const move = step.move!;
+  const [shown, toShown] = [sandbox.display(change.path), sandbox.display(move.to)];
   await (await sandbox.directory(dirname(move.to), true)).dir.close();
   const from = await sandbox.parent(change.path);
   try {
@@ -141,15 +207,4 @@ async function moveBack(u: Undoing, step: Step, signal?: AbortSignal): Promise<A
   } finally {
     await from.dir.close();
   }
-  await put(u, change.path, change.before, step, signal);
-  // What the move back left, so that undoing this undo moves it again.
-  const after = (await shapeOf(sandbox, move.to, u.keep, undefined, DIGEST_UP_TO)).state!;
-  return {
-    changes: [
-      { path: change.path, before: now.state, after: change.before },
-      { path: move.to, before: move.now.state, after, from: change.path },
-    ],
-    lines: [`- ${shown}: moved back to ${toShown}`],
-    noRedo: move.now.noRedo,
-  };
 }
