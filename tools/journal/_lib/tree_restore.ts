@@ -24,6 +24,7 @@ import {
 import type { Sandbox } from "../../_lib/sandbox.ts";
 import { blobDir, chunksOf, touchBlob } from "./snapshots.ts";
 import { type Manifest, MAX_DEPTH, type TreeItem } from "./tree_manifest.ts";
+import { PendingSyncs } from "./pending_syncs.ts";
 
 /**
  * The first file of `manifest` whose blob is no longer kept (or not of its size), or undefined
@@ -79,6 +80,7 @@ async function restoreFile(
   name: string,
   item: TreeItem,
   projectDir: string,
+  syncs: PendingSyncs,
   signal?: AbortSignal,
 ): Promise<void> {
   let blob: FileHandle;
@@ -112,9 +114,11 @@ async function restoreFile(
         throw new ToolError(`the kept content of ${item.p} changed in the undo store`);
       }
       await output.chmod(item.m ?? 0o644);
-    } finally {
+    } catch (error) {
       await output.close();
+      throw error;
     }
+    await syncs.add(() => output.sync().finally(() => output.close()));
   } finally {
     await blob.close();
   }
@@ -126,23 +130,27 @@ async function fill(
   children: Map<string, TreeItem[]>,
   projectDir: string,
   depth: number,
+  syncs: PendingSyncs,
   signal?: AbortSignal,
 ): Promise<void> {
   if (depth > MAX_DEPTH + 1) throw new ToolError(`the kept tree is nested too deep`);
   for (const item of children.get(rel) ?? []) {
     signal?.throwIfAborted();
     const name = item.p.slice(rel === "" ? 0 : rel.length + 1);
-    if (item.t === "f") await restoreFile(dir, name, item, projectDir, signal);
+    if (item.t === "f") await restoreFile(dir, name, item, projectDir, syncs, signal);
     else if (item.t === "l") await dir.symlink(String(item.l), name);
     else if (item.t === "d") {
       await dir.mkdir(name);
       const sub = (await dir.child(name)).dir;
       try {
-        await fill(sub, item.p, children, projectDir, depth + 1, signal);
+        await fill(sub, item.p, children, projectDir, depth + 1, syncs, signal);
         await chmodHeld(sub, item.m ?? 0o755);
-      } finally {
+      } catch (error) {
         await sub.close();
+        throw error;
       }
+      // Its entries (names, links) on disk too, not only its files' contents.
+      await syncs.add(() => sub.sync().finally(() => sub.close()));
     }
   }
 }
@@ -173,10 +181,15 @@ export async function restoreTree(
     await dir.mkdir(temporary);
     made = true;
     const top = (await dir.child(temporary)).dir;
+    const syncs = new PendingSyncs();
     try {
-      await fill(top, "", childrenOf(manifest), projectDir, 1, signal);
+      await fill(top, "", childrenOf(manifest), projectDir, 1, syncs, signal);
       await chmodHeld(top, manifest.items.find((item) => item.p === "")?.m ?? 0o755);
+      await syncs.drain();
+      await top.sync();
     } finally {
+      // Nothing is left open, whatever failed.
+      await syncs.drain().catch(() => {});
       await top.close();
     }
     // Only now is what occupies the path taken away (force): a restore that fails first
