@@ -52,6 +52,8 @@ export async function searchBesideGuard(
   let failure: unknown;
   try {
     for await (const batch of ripgrepBatches(rg, search)) {
+      // An odd ignore file found: nothing of rg is shown, even what it still hands over.
+      if (findings !== undefined && findings.odd.length > 0) continue;
       if (findings === undefined || again) held.push(batch);
       else {
         for (const file of held.splice(0).flat()) show(file);
