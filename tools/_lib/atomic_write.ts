@@ -99,8 +99,7 @@ export async function writeFileAtomic(
       try {
         if (content instanceof Uint8Array || Array.isArray(content)) {
           const pieces = content instanceof Uint8Array ? [content] : content as Uint8Array[];
-          written = await writeWhole(handle, pieces, options);
-          await owned;
+          written = await writeWhole(handle, pieces, options, owned);
         } else {
           await owned;
           written = await writeChunks(handle, content, options.digest);
@@ -169,9 +168,12 @@ async function writeWhole(
   handle: FileHandle,
   pieces: Uint8Array[],
   options: WriteOptions,
+  owned?: Promise<unknown>,
 ): Promise<{ size: number; sha?: string }> {
   const durable = (async () => {
     for (const piece of pieces) await writeAll(handle, piece);
+    // The mode and owner too are in what the fsync makes durable.
+    await owned;
     await handle.sync();
   })();
   // Awaited below; this only keeps a failure meanwhile from counting as unhandled.
