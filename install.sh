@@ -102,9 +102,10 @@ place() { # FILE TARGET
   # Copied next to the target and renamed over it, so a running program is never overwritten;
   # a fresh name, so a planted symlink or a second install cannot be written through.
   new=$(mktemp "$(dirname -- "$2")/.toolhost.XXXXXX") || die "cannot write in $(dirname -- "$2")"
-  cp "$1" "$new"
-  chmod 755 "$new"
-  mv -f "$new" "$2"
+  if ! { cp "$1" "$new" && chmod 755 "$new" && mv -f "$new" "$2"; }; then
+    rm -f "$new"
+    die "could not install $2"
+  fi
 }
 
 main() {

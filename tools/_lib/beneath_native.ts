@@ -131,6 +131,8 @@ export function modifiedAt(dirfd: number, name: string): number | undefined {
   if (libc!.statx(dirfd, nameBuffer, AT_SYMLINK_NOFOLLOW, STATX_MTIME, statBuffer) !== 0) {
     return undefined;
   }
+  // stx_mask (at 0): a filesystem that could not give the time leaves it unset.
+  if ((statView.getUint32(0, true) & STATX_MTIME) === 0) return undefined;
   const seconds = statView.getUint32(MTIME_OFFSET, true) +
     statView.getInt32(MTIME_OFFSET + 4, true) * 2 ** 32;
   return seconds * 1000 + statView.getUint32(MTIME_OFFSET + 8, true) / 1e6;

@@ -55,8 +55,8 @@ export class HeldReader {
   #buffer = new Uint8Array(64 * 1024);
 
   /**
-   * `openAt` (beneath_native.ts's openEntryAt), where there is one, opens bytesSync()'s entries relative to their
-   * directory's descriptor; otherwise they are opened through /proc/self/fd.
+   * `openAt` (beneath_native.ts's openEntryAt), where there is one, opens bytesSync()'s entries
+   * relative to their directory's descriptor; otherwise they are opened through /proc/self/fd.
    */
   constructor(
     readonly top: Dir | undefined,

@@ -57,7 +57,8 @@ const pool = createWorkerPool<ConvertJob, ConvertedPage | string>({
       ? { error: new Error(reply.error) }
       : { result: "text" in reply ? reply.text : reply.page };
   },
-  crashed: (_request, message) => new Error(`The HTML converter failed: ${message}`),
+  crashed: (request, message) =>
+    new Error(`The ${"text" in request ? "body decoder" : "HTML converter"} failed: ${message}`),
 });
 
 /**

@@ -1,8 +1,8 @@
 /**
  * The text of a page too dense to build into a tree (node_budget.ts), read as it is parsed: what
  * a reader would see (no scripts, styles, forms or hidden elements), each block on lines of its
- * own, each `<br>` a line break, runs of blank lines made one. Memory grows with the text, not with the number of
- * nodes: the parser keeps only its stack of open elements.
+ * own, each `<br>` a line break, runs of blank lines made one. Memory grows with the text, not
+ * with the number of nodes: the parser keeps only its stack of open elements.
  */
 import { Parser } from "htmlparser2";
 import { type DomElement } from "./dom_tree.ts";
