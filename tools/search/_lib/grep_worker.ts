@@ -71,9 +71,9 @@ scope.onmessage = ({ data: { id, options, flags, full, at: addresses, paths: joi
       try {
         return searcher.search(fd, path, full) ?? null;
       } finally {
-        // Forgotten before it is closed: the main thread never closes a number reused since.
-        if (open) Atomics.store(open, 0, -1);
-        closeSync(fd);
+        // Whoever takes it from `open` closes it (this worker, or the main thread once it gave
+        // up on this one): never both, so a number reused since is never closed.
+        if (!open || Atomics.exchange(open, 0, -1) === fd) closeSync(fd);
       }
     });
     reply = { id, outcomes };
