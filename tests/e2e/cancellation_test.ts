@@ -9,6 +9,7 @@ import {
   readdirSync,
   readlinkSync,
   realpathSync,
+  rmSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
@@ -101,5 +102,6 @@ test("a built-in grep cancelled while its worker reads a file leaves no descript
     }
   } finally {
     await c.close();
+    rmSync(root, { recursive: true, force: true });
   }
 });

@@ -13,6 +13,7 @@ import {
   readdirSync,
   readFileSync,
   realpathSync,
+  rmSync,
   statSync,
   writeFileSync,
 } from "node:fs";
@@ -282,5 +283,6 @@ test(
     await ok(c, "list_roots", {});
     assert.match(c.stderr, /nothing kept for undo of edit_file: EFBIG/);
     assert.doesNotMatch(c.stderr, /unhandled rejection/);
+    for (const dir of [root, state]) rmSync(dir, { recursive: true, force: true });
   },
 );
