@@ -3,7 +3,15 @@
  * started stop, no reply is sent, and the id can be used again.
  */
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync } from "node:fs";
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readlinkSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { posixOnlyTest } from "../helpers/posix_only.ts";
@@ -59,5 +67,41 @@ test("a cancel written together with its call stops the command before it does a
     assert.deepEqual((await c.request("ping")).result, {});
     assert.equal(c.messages.some((msg) => msg.id === 7), false, "no reply to a cancelled call");
     await c.close();
+  }
+});
+
+test("a built-in grep cancelled while its worker reads a file leaves no descriptor open", async () => {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), "toolhost-grep-cancel-")));
+  // Lines where `a.*z.*q` backtracks over thousands of characters: seconds a file, each held
+  // open by the search worker meanwhile.
+  const line = "qa" + "z".repeat(5000) + "\n";
+  for (let i = 0; i < 4; i++) writeFileSync(join(root, `f${i}.txt`), line.repeat(200));
+  const c = new RawClient(PRODUCT_BINARY, ["--root", root], root, { TOOLHOST_GREP: "builtin" });
+  const fdDir = `/proc/${c.child.pid}/fd`;
+  const openInRoot = () =>
+    readdirSync(fdDir).filter((fd) => {
+      try {
+        return readlinkSync(join(fdDir, fd)).startsWith(`${root}/f`);
+      } catch {
+        return false; // closed meanwhile
+      }
+    });
+  try {
+    for (const id of [1, 2]) {
+      c.send({
+        jsonrpc: "2.0",
+        id,
+        method: "tools/call",
+        params: modern({ name: "grep", arguments: { pattern: "a.*z.*q", output_mode: "count" } }),
+      });
+      assert.ok(await waitUntil(() => openInRoot().length > 0, 20_000), "a file is being read");
+      c.notify("notifications/cancelled", { requestId: id, reason: "test" });
+      // The walk's directories are closed two seconds after a cancel; the file the terminated
+      // worker held must go too.
+      assert.ok(await waitUntil(() => openInRoot().length === 0, 15_000), openInRoot().join());
+    }
+  } finally {
+    await c.close();
+    rmSync(root, { recursive: true, force: true });
   }
 });

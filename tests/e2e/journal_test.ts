@@ -13,6 +13,7 @@ import {
   readdirSync,
   readFileSync,
   realpathSync,
+  rmSync,
   statSync,
   writeFileSync,
 } from "node:fs";
@@ -261,3 +262,27 @@ test("two servers sharing a state directory never corrupt the journal", async ()
   assert.ok(lines > 10, `${lines} lines`);
   assert.ok(history.split("\n").length >= 10);
 });
+
+test(
+  "a snapshot that cannot be kept (the file-size limit) leaves no unhandled rejection",
+  posixOnly("runs the server under sh with a file-size limit"),
+  async () => {
+    const root = scratch("jr-fsize");
+    const state = scratch("jr-state");
+    // Larger than the limit: the copy kept for undo fails (EFBIG) after its first chunks while
+    // the next is being read; the edited file is small enough to be written.
+    writeFileSync(join(root, "big.txt"), "K".repeat(3_000_000));
+    // SIGXFSZ ignored, as a process that exceeds the limit then gets EFBIG instead of dying.
+    const script = 'trap "" XFSZ; ulimit -f 2000; exec "$0" --root "$1"';
+    const c = new RawClient("/bin/sh", ["-c", script, PRODUCT_BINARY, root], root, {
+      TOOLHOST_STATE_DIR: state,
+    });
+    clients.push(c);
+    const edit = { old_string: "KKKKKKKKKK", new_string: "Z", replace_all: true };
+    assert.match(await ok(c, "edit_file", { path: "big.txt", edits: [edit] }), /Edited big\.txt/);
+    await ok(c, "list_roots", {});
+    assert.match(c.stderr, /nothing kept for undo of edit_file: EFBIG/);
+    assert.doesNotMatch(c.stderr, /unhandled rejection/);
+    for (const dir of [root, state]) rmSync(dir, { recursive: true, force: true });
+  },
+);

@@ -84,3 +84,28 @@ test("entities alone make nodes: a page of them is held to the budget too", () =
   assert.match(page.text, /^&{1000}/);
   assert.match(page.text, /more than 300,000 HTML nodes/);
 });
+
+test("attributes count where the full DOM is needed: a page of few tags and many is held to it", () => {
+  // 4,000 elements of 60 attributes each (valued, then bare): 240,000 attributes in 1.4 MB, which
+  // linkedom built into 400 MB.
+  const valued = Array.from({ length: 60 }, (_, i) => `a${i}=x`).join(" ");
+  const bare = Array.from({ length: 60 }, (_, i) => `b${i}`).join(" ");
+  for (const attributes of [valued, bare]) {
+    const html = "<html><head></head><body><p>first</p>" +
+      `<i ${attributes}>t</i>`.repeat(4000) + "</body></html>";
+    assert.throws(() => checkNodeBudget(html, DOM_MAX_NODES), TooManyNodes);
+    const light = parseLight(html);
+    assert.ok(light.nodeCount + light.attributeCount > DOM_MAX_NODES);
+    for (const format of ["markdown", "html"] as const) {
+      const page = convertSource(html, { url: URL, format, extract: true });
+      assert.match(page.text, /^first\nt+\n\n\[This page has more than 150,000 HTML nodes/);
+    }
+  }
+  // Counted alike with and without a tree.
+  const small = `<p a=1 b c='3' a>x</p><br/ d>`;
+  const counted = parseLight(small);
+  const nodes = counted.nodeCount + counted.attributeCount;
+  assert.equal(nodes, 8); // p, 4 attributes (a twice), "x", br, d
+  assert.doesNotThrow(() => checkNodeBudget(small, nodes));
+  assert.throws(() => checkNodeBudget(small, nodes - 1), TooManyNodes);
+});

@@ -214,6 +214,8 @@ async function writeChunks(
     if (chunk.length === 0) continue;
     await writing;
     writing = writeAll(handle, chunk);
+    // Awaited once the next chunk is here: a failure meanwhile is not unhandled.
+    writing.catch(() => {});
     hash?.update(chunk);
     size += chunk.length;
   }

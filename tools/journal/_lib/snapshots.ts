@@ -155,7 +155,11 @@ export async function digestAndKeep(
       if (bytesRead === 0) break;
       const chunk = buffers[turn].subarray(0, bytesRead);
       await writing;
-      if (blob) writing = blob.write(chunk, 0, chunk.length, size);
+      if (blob) {
+        writing = blob.write(chunk, 0, chunk.length, size);
+        // Awaited after the next read: a failure meanwhile (ENOSPC, EFBIG) is not unhandled.
+        writing.catch(() => {});
+      }
       hash?.update(chunk);
       size += bytesRead;
     }

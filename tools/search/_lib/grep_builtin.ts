@@ -4,7 +4,7 @@
  * (grep_pool.ts), one per core, open each file beneath its held directory, read and search them
  * in batches (grep_file.ts), and the results are reported in walk order.
  */
-import { constants } from "node:fs";
+import { closeSync, constants } from "node:fs";
 import { type FileHandle, open } from "node:fs/promises";
 import { basename } from "node:path";
 import { type Dir, O_NOFOLLOW, O_NOFOLLOW_ANY, O_NONBLOCK } from "../../_lib/beneath.ts";
@@ -129,14 +129,18 @@ export async function* builtinSearch(search: GrepSearch): AsyncGenerator<FileMat
     await Promise.all(dirs.map((dir) => dir.close()));
   };
   const closing: Promise<void>[] = [];
+  /** Each batch's descriptor open in its worker (SearchBatch.open). */
+  const opens: Int32Array[] = [];
   let at: string[] = [];
   let paths: string[] = [];
   const send = () => {
     // Once the report is full, workers count content lines instead of sending them.
     const full = search.reportFull?.() ?? false;
+    const open = new Int32Array(new SharedArrayBuffer(4)).fill(-1);
+    opens.push(open);
     pending.push(
       searchBatch(
-        { options, flags: WORKER_FLAGS, full, at: at.join("\0"), paths: paths.join("\0") },
+        { options, flags: WORKER_FLAGS, full, at: at.join("\0"), paths: paths.join("\0"), open },
         search.signal,
       ).catch((error) => {
         cancelled = true;
@@ -171,6 +175,14 @@ export async function* builtinSearch(search: GrepSearch): AsyncGenerator<FileMat
     // directories it names, the searched one included (its caller closes it next).
     closing.push(closeReleased());
     await Promise.all(closing);
+    // Its worker surely stopped by now (closeReleased waited): a file a cancelled batch's worker
+    // was searching when it was terminated is still open, and would stay open for good.
+    if (cancelled) {
+      for (const open of opens) {
+        const fd = Atomics.exchange(open, 0, -1);
+        if (fd >= 0) closeSync(fd);
+      }
+    }
   }
   if (walk.stopped && walk.stopped !== "cancelled") {
     search.stopped = walk.stopped === "entry limit"

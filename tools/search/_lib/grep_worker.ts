@@ -25,6 +25,12 @@ export interface SearchBatch {
    */
   at: string;
   paths: string;
+  /**
+   * Where the worker keeps the descriptor it has open (-1: none), shared with the main thread:
+   * a worker terminated by a cancel may stop between opening a file and closing it, and the
+   * descriptor is then closed for it (grep_builtin.ts).
+   */
+  open?: Int32Array;
 }
 
 export type SearchBatchReply =
@@ -48,7 +54,7 @@ function searcherFor(options: FileSearchOptions): FileSearcher {
   return last.searcher;
 }
 
-scope.onmessage = ({ data: { id, options, flags, full, at: addresses, paths: joined } }) => {
+scope.onmessage = ({ data: { id, options, flags, full, at: addresses, paths: joined, open } }) => {
   let reply: SearchBatchReply;
   try {
     const searcher = searcherFor(options);
@@ -61,10 +67,13 @@ scope.onmessage = ({ data: { id, options, flags, full, at: addresses, paths: joi
       } catch {
         return "unreadable" as const;
       }
+      if (open) Atomics.store(open, 0, fd);
       try {
         return searcher.search(fd, path, full) ?? null;
       } finally {
-        closeSync(fd);
+        // Whoever takes it from `open` closes it (this worker, or the main thread once it gave
+        // up on this one): never both, so a number reused since is never closed.
+        if (!open || Atomics.exchange(open, 0, -1) === fd) closeSync(fd);
       }
     });
     reply = { id, outcomes };

@@ -45,8 +45,10 @@ function convertWithinBudget(html: string, options: ConvertPageOptions): Convert
   } catch (error) {
     if (!(error instanceof TooManyNodes)) throw error;
     const { title, text } = denseText(html);
-    const note = `[This page has more than ${count(error.limit)} HTML nodes (tags, texts, ` +
-      `comments), too many to convert${options.format === "text" ? "" : ` to ${options.format}`} ` +
+    const note = `[This page has more than ${count(error.limit)} HTML nodes (tags, attributes, ` +
+      `texts, comments), too many to convert${
+        options.format === "text" ? "" : ` to ${options.format}`
+      } ` +
       "in bounded memory: this is its plain text only, without links, headings, lists or " +
       `tables${options.extract ? ", and of the whole page, not only its main content" : ""}.]`;
     return {

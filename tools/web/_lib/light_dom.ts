@@ -292,6 +292,8 @@ export class LightDocument extends LightParent {
   readonly nodeName = "#document";
   /** How many nodes the parser made. */
   nodeCount = 0;
+  /** And attributes: linkedom's tree holds an object for each (node_budget.ts). */
+  attributeCount = 0;
 
   constructor() {
     super(null);
@@ -320,6 +322,7 @@ export function parseLight(html: string, maxNodes = LIGHT_MAX_NODES): LightDocum
   const document = new LightDocument();
   let node: LightParent = document;
   let nodes = 0;
+  let attributes = 0;
   const add = (child: LightNode) => {
     if (++nodes > maxNodes) throw new TooManyNodes(maxNodes);
     node.append(child);
@@ -329,6 +332,9 @@ export function parseLight(html: string, maxNodes = LIGHT_MAX_NODES): LightDocum
       const element = new LightElement(document, name, attributes);
       add(element);
       node = element;
+    },
+    onattribute() {
+      attributes++;
     },
     oncomment(data) {
       add(new LightComment(document, data));
@@ -343,5 +349,6 @@ export function parseLight(html: string, maxNodes = LIGHT_MAX_NODES): LightDocum
   parser.write(html);
   parser.end();
   document.nodeCount = nodes;
+  document.attributeCount = attributes;
   return document;
 }

@@ -423,8 +423,10 @@ export function convertHtml(html: string, options: ConvertPageOptions): Converte
       const page = convertDocument(light as unknown as HtmlDocument, options, false);
       if (page) return page;
     }
-    // linkedom builds the same nodes, at about ten times the cost each.
-    if (light.nodeCount > DOM_MAX_NODES) throw new TooManyNodes(DOM_MAX_NODES);
+    // linkedom builds the same nodes, at about ten times the cost each, and each attribute.
+    if (light.nodeCount + light.attributeCount > DOM_MAX_NODES) {
+      throw new TooManyNodes(DOM_MAX_NODES);
+    }
     counted = true;
   }
   if (!counted) checkNodeBudget(html, DOM_MAX_NODES);
