@@ -11,6 +11,7 @@ import { Sandbox } from "../_lib/sandbox.ts";
 import { bytes, count } from "../_lib/units.ts";
 import { byName, kindOf, SKIPPED_NAMES } from "../_lib/walk.ts";
 import { READ_ONLY } from "../_lib/annotations.ts";
+import { shownName } from "../_lib/shown_name.ts";
 
 const DEFAULT_DEPTH = 2;
 const MAX_DEPTH = 10;
@@ -142,13 +143,15 @@ interface Row {
   entry?: FlatEntry;
 }
 
+/** An entry's line: its name (and a link's target) shown safe (shown_name.ts). */
 function label(node: Node): string {
-  if (node.kind === "directory") return `${node.name}/`;
-  if (node.kind === "symlink") return `${node.name} -> ${node.target}`;
+  const name = shownName(node.name);
+  if (node.kind === "directory") return `${name}/`;
+  if (node.kind === "symlink") return `${name} -> ${shownName(node.target ?? "?")}`;
   if (node.kind === "file") {
-    return `${node.name}  ${node.size === undefined ? "" : bytes(node.size)}`.trimEnd();
+    return `${name}  ${node.size === undefined ? "" : bytes(node.size)}`.trimEnd();
   }
-  return `${node.name}  (special file)`;
+  return `${name}  (special file)`;
 }
 
 /** The tree depth first, as it reads: each entry with its path from the listed directory's. */

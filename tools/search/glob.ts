@@ -12,6 +12,7 @@ import { Walk } from "../_lib/walk.ts";
 import { READ_ONLY } from "../_lib/annotations.ts";
 import { globMatcher } from "./_lib/glob_match.ts";
 import { modifiedAt, nativeLookups } from "../_lib/beneath_native.ts";
+import { shownName } from "../_lib/shown_name.ts";
 
 const MAX_RESULTS = 1_000;
 const MAX_WALK_ENTRIES = 200_000;
@@ -140,28 +141,33 @@ export default defineTool({
     found.sort((a, b) => b.mtime - a.mtime || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 
     const where = sandbox.display(real);
+    const whereShown = shownName(where);
     // A match as display() shows it: its path from the start after the start's own, without a
     // path.relative per match (POSIX: `rel` is "/"-separated names, never "." or "..").
     const under = sep === "/" && !where.endsWith("/")
       ? (rel: string) => (where === "." ? rel : `${where}/${rel}`)
       : undefined;
     const paths: string[] = [];
+    /** The same paths as the text shows them (shown_name.ts): one per line, whatever a name holds. */
+    const lines: string[] = [];
     let chars = 0;
     for (const { path, rel } of found) {
-      const shown = under ? under(rel) : sandbox.display(path);
+      const real = under ? under(rel) : sandbox.display(path);
+      const shown = shownName(real);
       if (paths.length >= MAX_RESULTS || chars + shown.length + 1 > ctx.config.limits.outputChars) {
         break;
       }
-      paths.push(shown);
+      paths.push(real);
+      lines.push(shown);
       chars += shown.length + 1;
     }
     const notes: string[] = [];
     if (found.length === 0) {
       const anyDepth = pattern.includes("/") ? "" : `; to match at any depth use "**/${pattern}"`;
-      notes.push(`[no files under ${where} match ${JSON.stringify(pattern)}${anyDepth}]`);
+      notes.push(`[no files under ${whereShown} match ${JSON.stringify(pattern)}${anyDepth}]`);
     } else {
       notes.push(
-        `[${count(found.length)} file${found.length === 1 ? "" : "s"} under ${where} match ${
+        `[${count(found.length)} file${found.length === 1 ? "" : "s"} under ${whereShown} match ${
           JSON.stringify(pattern)
         }, newest first]`,
       );
@@ -185,9 +191,9 @@ export default defineTool({
         `[the walk stopped early (${stoppedEarly}): results are incomplete; use a narrower path]`,
       );
     }
-    const skipped = skippedIgnoreNote(rules.skipped, (path) => sandbox.display(path));
+    const skipped = skippedIgnoreNote(rules.skipped, (path) => shownName(sandbox.display(path)));
     if (skipped) notes.push(skipped);
-    const body = paths.join("\n");
+    const body = lines.join("\n");
     return {
       content: body ? `${body}\n\n${notes.join("\n")}` : notes.join("\n"),
       structured: { paths, total: found.length, stoppedEarly },

@@ -2,6 +2,7 @@ import { dirname } from "node:path";
 import process from "node:process";
 import { defineTool, ToolError } from "../../mcp/tool.ts";
 import { READ_ONLY } from "../_lib/annotations.ts";
+import { shownName } from "../_lib/shown_name.ts";
 import { sniff } from "../_lib/file_sniff.ts";
 import { IgnoreRules } from "../_lib/gitignore.ts";
 import { type SkippedIgnoreFile, skippedIgnoreNote } from "../_lib/gitignore_read.ts";
@@ -191,7 +192,8 @@ export default defineTool({
     if (!rg) refuseSlowPattern(args.pattern, caseInsensitive);
     const deadline = Date.now() + TIME_LIMIT_MS;
     const sandbox = await Sandbox.of(ctx);
-    const display = (path: string) => sandbox.display(path);
+    // Every name grep writes is shown safe (shown_name.ts): a newline in one cannot add lines.
+    const display = (path: string) => shownName(sandbox.display(path));
     const requested = args.path ?? ".";
     const target = await sandbox.resolve(requested);
     const info = target.exists ? await sandbox.info(target.real) : undefined;
@@ -269,9 +271,9 @@ export default defineTool({
     if (search.unreadable) {
       notes.push("[some files could not be read: the results may miss matches in them]");
     }
-    const skipped = skippedIgnoreNote(rulesAbove.skipped, (path) => sandbox.display(path));
+    const skipped = skippedIgnoreNote(rulesAbove.skipped, display);
     if (skipped) notes.push(skipped);
-    const { text, summary } = report.finish(sandbox.display(target.real), search.stopped, notes);
+    const { text, summary } = report.finish(display(target.real), search.stopped, notes);
     return { content: text, structured: summary };
   },
 });
