@@ -50,6 +50,8 @@ export class ToolCatalog {
   #tools: Tool[];
   #byName: Map<string, Tool>;
   readonly #validators = new ValidatorCache();
+  /** The last call waiting for a validator: calls after it wait behind it (see #run). */
+  #loading: Promise<unknown> | undefined;
   /** Tool descriptions shaped for each protocol version, built on first request. */
   readonly #described = new Map<string, Record<string, unknown>[]>();
   /** The tools' prepare() calls, run once, before the first list or call. */
@@ -179,10 +181,19 @@ export class ToolCatalog {
    */
   #run(tool: Tool, args: Record<string, unknown>, params: Params, call: Call): Outcome {
     const validate = this.#validators.ready(tool.input);
-    if (validate) return this.#checked(validate(args), tool, args, params, call);
-    return this.#validators.get(tool.input).then((compiled) =>
-      this.#checked(compiled(args), tool, args, params, call)
-    );
+    if (validate && !this.#loading) return this.#checked(validate(args), tool, args, params, call);
+    // A validator still loading: this call, and every call after it until it is loaded, start
+    // in the order they came (the journal puts calls on one path in line in that order).
+    const behind = this.#loading;
+    const loaded = this.#validators.get(tool.input).then(async (compiled) => {
+      await behind;
+      return compiled;
+    });
+    const turn: Promise<unknown> = loaded.catch(() => {}).finally(() => {
+      if (this.#loading === turn) this.#loading = undefined;
+    });
+    this.#loading = turn;
+    return loaded.then((compiled) => this.#checked(compiled(args), tool, args, params, call));
   }
 
   #checked(
