@@ -5,6 +5,7 @@
  * Names without them (nearly all) come back as they are; a backslash stays one (Windows paths).
  * Structured results keep the real name.
  */
+// deno-lint-ignore no-control-regex -- control characters are exactly what it looks for
 const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
 const UNSAFE_ALL = new RegExp(UNSAFE.source, "g");
 const NAMED: Record<string, string> = { "\n": "\\n", "\r": "\\r", "\t": "\\t" };
