@@ -6,7 +6,7 @@
  * killed as soon as the guard names such a file, so a FIFO cannot hold the call and /dev/zero
  * cannot take more than the cap (in practice what rg reads until find ends, a few MB).
  */
-import { accessSync, constants } from "node:fs";
+import { canRun } from "./ripgrep_path.ts";
 import type { FileHandle } from "node:fs/promises";
 import { delimiter, join } from "node:path";
 import process from "node:process";
@@ -33,18 +33,9 @@ let beside: boolean | undefined;
  * --max-filesize from the start.
  */
 export function guardBesideRg(): boolean {
-  beside ??= process.platform === "linux" && runnable("/bin/sh") &&
-    (process.env.PATH ?? "").split(delimiter).some((dir) => dir && runnable(join(dir, "find")));
+  beside ??= process.platform === "linux" && canRun("/bin/sh") &&
+    (process.env.PATH ?? "").split(delimiter).some((dir) => dir && canRun(join(dir, "find")));
   return beside;
-}
-
-function runnable(file: string): boolean {
-  try {
-    accessSync(file, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** What the guard found under the searched directory. */

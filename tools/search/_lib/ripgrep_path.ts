@@ -21,7 +21,8 @@ export interface RipgrepPlaces {
   runnable?: (file: string) => boolean;
 }
 
-function canRun(file: string): boolean {
+/** Whether `file` can be run by this process (access X_OK). */
+export function canRun(file: string): boolean {
   try {
     accessSync(file, constants.X_OK);
     return true;
