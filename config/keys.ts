@@ -3,12 +3,13 @@
  * write it, the variables and flag that also set it, how their text is read, and where it lands
  * in Settings. Custom tools, keyed by the user's own names, are handled beside this table.
  */
-import type { Settings, ShellEnv } from "./settings.ts";
+import type { Settings, ShellEnv, ToolProfile } from "./settings.ts";
 
 /** The command-line flags that bear on configuration, as main.ts parsed them. */
 export interface ConfigFlags {
   root?: string[];
   read_only?: boolean;
+  profile?: string;
   allow_private_network?: boolean;
   max_line_mb?: string | number;
   log_level?: string;
@@ -84,6 +85,14 @@ export const LEAVES: readonly Leaf[] = [
     flag: { name: "read_only", text: "--read-only" },
     get: (s) => s.readOnly,
     set: (s, v) => (s.readOnly = v as boolean),
+  },
+  {
+    key: "tools.profile",
+    kind: "choice",
+    env: ["TOOLHOST_TOOLS_PROFILE"],
+    flag: { name: "profile", text: "--profile" },
+    get: (s) => s.toolsProfile,
+    set: (s, v) => (s.toolsProfile = v as ToolProfile),
   },
   {
     key: "tools.allow",

@@ -41,3 +41,15 @@ export function mcpJson(launch: Launch, flags: string[]): string {
   const entry = { command, args: [...args, ...flags], env: {} };
   return `${JSON.stringify({ mcpServers: { toolhost: entry } }, null, 2)}\n`;
 }
+
+/**
+ * Said on stderr beside the entry (stdout stays pasteable) when no profile was named: which one
+ * fits which client.
+ */
+export function profileHint(flags: string[]): string | undefined {
+  if (flags.includes("--profile")) return undefined;
+  return "toolhost: for a client with its own file and shell tools (Claude Code, Cursor, Gemini " +
+    "CLI, Codex), add --profile companion: it offers only what they lack, about half the tool " +
+    "descriptions; --profile read-only offers only tools that change nothing. This entry offers " +
+    "every tool.\n";
+}

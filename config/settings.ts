@@ -4,6 +4,11 @@
  */
 
 export type ShellEnv = "inherit" | "login";
+/**
+ * Which tools a session offers before tools.allow/deny: `full` every tool, `companion` only what a
+ * client with its own file and shell tools lacks, `read-only` only tools annotated read-only.
+ */
+export type ToolProfile = "full" | "companion" | "read-only";
 export type SearchProviderId = "duckduckgo" | "searxng" | "brave" | "wikipedia" | "all";
 
 /** A tool the user declares in the config: a command run with the call's arguments, no shell. */
@@ -25,6 +30,8 @@ export interface Settings {
   roots: string[];
   /** Only tools annotated read-only are offered. */
   readOnly: boolean;
+  /** The named set of tools offered (tools/profiles.ts), then narrowed by allow and deny. */
+  toolsProfile: ToolProfile;
   /** Tool names (with `*` wildcards) offered; empty means all. */
   toolsAllow: string[];
   /** Tool names (with `*` wildcards) never offered; wins over allow. */
@@ -71,6 +78,7 @@ export function defaultSettings(): Settings {
   return {
     roots: [],
     readOnly: false,
+    toolsProfile: "full",
     toolsAllow: [],
     toolsDeny: [],
     limits: {

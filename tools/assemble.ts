@@ -53,7 +53,7 @@ export async function assemble(
     `tools.allow/tools.deny: ${JSON.stringify(name)} matches no tool`
   );
   if (tools.length === 0) {
-    warnings.push("no tool is left after tools.allow, tools.deny and read_only");
+    warnings.push("no tool is left after tools.profile, tools.allow, tools.deny and read_only");
   }
   return { tools, ...withOfferedTools(others, tools), hooks, warnings, removed };
 }

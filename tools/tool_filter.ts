@@ -1,10 +1,11 @@
 /**
- * Which tools a session offers: `tools.allow` (when given, only these), `tools.deny` (never
- * these; wins over allow) and the read-only profile (only tools annotated read-only). Names may
- * use `*` for any run of characters.
+ * Which tools a session offers: the profile (tools/profiles.ts), `tools.allow` (when given, only
+ * these), `tools.deny` (never these; wins over allow) and read_only (only tools annotated
+ * read-only). Names may use `*` for any run of characters.
  */
 import type { Settings } from "../config/settings.ts";
 import type { Tool } from "../mcp/tool.ts";
+import { profileExcludes } from "./profiles.ts";
 
 function pattern(name: string): RegExp {
   const escaped = name.split("*").map((part) => part.replace(/[.+?^${}()|[\]\\-]/g, "\\$&"));
@@ -30,7 +31,10 @@ export function filterTools(tools: Tool[], settings: Settings): Filtered {
   const kept: Tool[] = [];
   const removed: Filtered["removed"] = [];
   for (const tool of tools) {
-    if (settings.toolsAllow.length && !allowed(tool.name)) {
+    const outOfProfile = profileExcludes(settings.toolsProfile, tool);
+    if (outOfProfile) {
+      removed.push({ name: tool.name, why: outOfProfile });
+    } else if (settings.toolsAllow.length && !allowed(tool.name)) {
       removed.push({ name: tool.name, why: "not in tools.allow" });
     } else if (denied(tool.name)) {
       removed.push({ name: tool.name, why: "in tools.deny" });

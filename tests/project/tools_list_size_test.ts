@@ -12,7 +12,7 @@ import assert from "node:assert/strict";
 import { homedir } from "node:os";
 import process from "node:process";
 import { test } from "node:test";
-import { defaultSettings } from "../../config/settings.ts";
+import { defaultSettings, type ToolProfile } from "../../config/settings.ts";
 import { McpConnection } from "../../mcp/connection.ts";
 import { McpService } from "../../mcp/service.ts";
 import { receiveLine } from "../../mcp/stdio.ts";
@@ -24,8 +24,10 @@ import type { Message } from "../helpers/raw_client.ts";
 const BUDGET = 43_377;
 
 /** The tools/list reply line (with its newline) and each tool's share of it. */
-async function toolsListLine(): Promise<{ bytes: number; tools: { name: string }[] }> {
-  const settings = defaultSettings();
+async function toolsListLine(
+  profile: ToolProfile = "full",
+): Promise<{ bytes: number; tools: { name: string }[] }> {
+  const settings = { ...defaultSettings(), toolsProfile: profile };
   const { tools, warnings, removed: _, ...contributions } = await assemble(settings);
   assert.deepEqual(warnings, []);
   const sent: Message[] = [];
@@ -81,3 +83,27 @@ test("the whole tools/list answer stays within 43,377 bytes", async () => {
   );
   console.error(`tools/list: ${bytes} bytes for ${tools.length} tools (budget ${BUDGET})`);
 });
+
+/**
+ * What each smaller profile costs: `companion` leaves out what clients with their own file and
+ * shell tools already have, `read-only` what changes anything. Each must stay well below full,
+ * and within its own budget (README's figures, measured as above).
+ */
+const PROFILE_BUDGETS: Record<Exclude<ToolProfile, "full">, number> = {
+  "companion": 27_500,
+  "read-only": 25_000,
+};
+
+for (const [profile, budget] of Object.entries(PROFILE_BUDGETS)) {
+  test(`profile ${profile}: tools/list stays within ${budget.toLocaleString("en")} bytes`, async () => {
+    const full = await toolsListLine("full");
+    const { bytes, tools } = await toolsListLine(profile as ToolProfile);
+    assert.ok(tools.length < full.tools.length, `${profile} offers every tool`);
+    assert.ok(
+      bytes <= budget,
+      `tools/list under profile ${profile} is ${bytes} bytes for ${tools.length} tools, ` +
+        `${bytes - budget} over its budget`,
+    );
+    console.error(`tools/list, profile ${profile}: ${bytes} bytes for ${tools.length} tools`);
+  });
+}
