@@ -9,9 +9,11 @@ import { fileURLToPath } from "node:url";
 import process from "node:process";
 import { parseArgs } from "node:util";
 import { ConfigError, loadConfig, type LoadedConfig } from "./config/load.ts";
-import { type Launch, mcpJson } from "./config/mcp_json.ts";
+import { type Launch, mcpJson, profileHint } from "./config/mcp_json.ts";
 import { resolvePath, stateDirectory } from "./config/paths.ts";
 import { formatConfig } from "./config/print.ts";
+import { quotedJson } from "./config/quote.ts";
+import { closest } from "./config/suggest.ts";
 import pkg from "./package.json" with { type: "json" };
 import { atLeast, describeLogData, LOG_LEVELS, type LogLevel, stderrLogger } from "./mcp/log.ts";
 import { McpConnection } from "./mcp/connection.ts";
@@ -51,6 +53,9 @@ Settings come from these flags, then TOOLHOST_* environment variables, then the 
 Options:
   --root DIR          let tools work in DIR (repeatable); without it, the client's roots when it
                       offers them, else the directory toolhost was started in
+  --profile NAME      which tools to offer: full (default), companion (only what a client
+                      with its own file and shell tools lacks: Claude Code, Cursor, Gemini
+                      CLI, Codex) or read-only
   --read-only         offer only the tools annotated read-only
   --allow-private-network
                       let fetch_url reach loopback, private, link-local and cloud-metadata
@@ -86,6 +91,7 @@ function loadSettings(flags: ReturnType<typeof parseFlags>): LoadedConfig {
       flags: {
         root: flags.root,
         read_only: flags["read-only"],
+        profile: flags.profile,
         allow_private_network: flags["allow-private-network"],
         max_line_mb: flags["max-line-mb"],
         log_level: flags["log-level"],
@@ -124,7 +130,13 @@ function launch(viaNpm: boolean): Launch {
 
 /** Flags that shape a session, worth repeating in a client's config; others (--list-tools) not. */
 const SESSION_FLAGS = new Set(["--read-only", "--allow-private-network"]);
-const SESSION_OPTIONS = new Set(["--root", "--config", "--max-line-mb", "--log-level"]);
+const SESSION_OPTIONS = new Set([
+  "--root",
+  "--config",
+  "--profile",
+  "--max-line-mb",
+  "--log-level",
+]);
 
 /** Where --http listens; exits 2 when the address cannot be used safely. */
 function httpAddress(flags: ReturnType<typeof parseFlags>) {
@@ -170,32 +182,48 @@ function usageError(message: string): never {
   process.exit(2);
 }
 
+/** The command line's flags, as node:util's parseArgs takes them. */
+const FLAGS = {
+  "help": { type: "boolean", short: "h" },
+  "version": { type: "boolean", short: "V" },
+  "list-tools": { type: "boolean" },
+  "max-line-mb": { type: "string" },
+  "log-level": { type: "string" },
+  "root": { type: "string", multiple: true },
+  "allow-private-network": { type: "boolean" },
+  "read-only": { type: "boolean" },
+  "profile": { type: "string" },
+  "config": { type: "string" },
+  "print-config": { type: "boolean" },
+  "mcp-json": { type: "boolean" },
+  "http": { type: "string" },
+  "http-token": { type: "string" },
+  "http-origin": { type: "string", multiple: true },
+} as const;
+
+const FLAG_NAMES = Object.keys(FLAGS);
+
 function parseFlags(argv: string[]) {
   try {
-    return parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        "help": { type: "boolean", short: "h" },
-        "version": { type: "boolean", short: "V" },
-        "list-tools": { type: "boolean" },
-        "max-line-mb": { type: "string" },
-        "log-level": { type: "string" },
-        "root": { type: "string", multiple: true },
-        "allow-private-network": { type: "boolean" },
-        "read-only": { type: "boolean" },
-        "config": { type: "string" },
-        "print-config": { type: "boolean" },
-        "mcp-json": { type: "boolean" },
-        "http": { type: "string" },
-        "http-token": { type: "string" },
-        "http-origin": { type: "string", multiple: true },
-      },
-    }).values;
+    return parseArgs({ args: argv, strict: true, allowPositionals: false, options: FLAGS }).values;
   } catch (error) {
-    usageError((error as Error).message);
+    usageError(flagProblem(error as Error & { code?: string }));
   }
+}
+
+/** The parser's complaint, and for an unknown flag the known one it most likely meant. */
+function flagProblem(error: Error & { code?: string }): string {
+  const unknown = error.code === "ERR_PARSE_ARGS_UNKNOWN_OPTION"
+    ? error.message.match(/^Unknown option '(-{1,2}[^']*)'/)?.[1]
+    : undefined;
+  // The message repeats what was typed: bounded like any echo.
+  if (unknown === undefined) {
+    return error.message.length > 300 ? `${error.message.slice(0, 300)}…` : error.message;
+  }
+  const name = unknown.replace(/^-+/, "").split("=")[0];
+  const meant = closest(name, [...FLAG_NAMES]);
+  const shown = quotedJson(unknown, 100);
+  return meant ? `unknown flag ${shown}; did you mean --${meant}?` : `unknown flag ${shown}`;
 }
 
 /** The whole shutdown, from the signal or end of input to exit, fits in this. */
@@ -222,7 +250,10 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
   const loaded = loadSettings(flags);
   const { settings, places } = loaded;
   if (flags["mcp-json"]) {
-    process.stdout.write(mcpJson(launch(viaNpm), forwardedFlags(argv)));
+    const forwarded = forwardedFlags(argv);
+    process.stdout.write(mcpJson(launch(viaNpm), forwarded));
+    const hint = profileHint(forwarded);
+    if (hint) process.stderr.write(hint);
     process.exit(0);
   }
   const http = flags.http !== undefined ? httpAddress(flags) : undefined;

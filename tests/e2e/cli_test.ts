@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
+import process from "node:process";
 import { test } from "node:test";
 import { binary, PRODUCT_BINARY, ROOT } from "../helpers/raw_client.ts";
 
@@ -51,4 +52,68 @@ test("an unknown flag or a bad value is an error on stderr with exit 2 and nothi
       /^toolhost: (.+\nRun toolhost --help for the options|the configuration has problems:\n.+)\.?\n$/,
     );
   }
+});
+
+test("an unknown flag names the known flag it most likely meant", () => {
+  for (
+    const [typed, meant] of [
+      ["--rot", "--root"],
+      ["--readonly", "--read-only"],
+      ["--profle", "--profile"],
+      ["--list-tool", "--list-tools"],
+    ]
+  ) {
+    const out = run(typed, "x");
+    assert.equal(out.status, 2, typed);
+    assert.equal(out.stdout, "");
+    assert.match(
+      out.stderr,
+      new RegExp(`^toolhost: unknown flag "${typed}"; did you mean ${meant}\\?\n`),
+    );
+  }
+  const far = run("--zzzzzzzzzz");
+  assert.match(far.stderr, /^toolhost: unknown flag "--zzzzzzzzzz"\n/);
+  // What was typed is repeated bounded, however long.
+  const long = run(`--${"q".repeat(100_000)}`);
+  assert.equal(long.status, 2);
+  assert.ok(long.stderr.length < 1000, `${long.stderr.length} characters on stderr`);
+});
+
+test("--profile: companion leaves out what clients have built in, read-only what changes things", () => {
+  const names = (...args: string[]) =>
+    run("--list-tools", ...args).stdout.trim().split("\n").map((line) => line.split(/\s+/)[0]);
+  const full = names();
+  const companion = names("--profile", "companion");
+  const readOnly = names("--profile", "read-only");
+  for (const builtIn of ["bash", "write_file", "edit_file", "grep", "glob"]) {
+    assert.ok(full.includes(builtIn), builtIn);
+    assert.ok(!companion.includes(builtIn), `companion offers ${builtIn}`);
+  }
+  for (const kept of ["read_file", "fetch_url", "history", "undo", "tasks", "skill"]) {
+    assert.ok(companion.includes(kept), `companion lacks ${kept}`);
+  }
+  assert.ok(readOnly.includes("read_file") && !readOnly.includes("write_file"));
+  assert.deepEqual(names("--read-only"), readOnly);
+  // Composed with tools.deny, and the same through the environment.
+  const env = { ...process.env, TOOLHOST_TOOLS_PROFILE: "companion", TOOLHOST_TOOLS_DENY: "undo" };
+  const out = spawnSync(binary(PRODUCT_BINARY), ["--list-tools"], { encoding: "utf8", env });
+  const viaEnv = out.stdout.trim().split("\n").map((line) => line.split(/\s+/)[0]);
+  assert.deepEqual(viaEnv, companion.filter((name) => name !== "undo"));
+  const bad = run("--profile", "tiny", "--list-tools");
+  assert.equal(bad.status, 2);
+  assert.match(
+    bad.stderr,
+    /tools\.profile is the string "tiny"; allowed: one of "full", "companion", "read-only"/,
+  );
+});
+
+test("--mcp-json suggests a profile on stderr unless one is named, and forwards --profile", () => {
+  const plain = run("--mcp-json");
+  assert.equal(plain.status, 0);
+  JSON.parse(plain.stdout);
+  assert.match(plain.stderr, /--profile companion/);
+  const named = run("--mcp-json", "--profile", "companion");
+  const entry = JSON.parse(named.stdout).mcpServers.toolhost;
+  assert.deepEqual(entry.args.slice(-2), ["--profile", "companion"]);
+  assert.equal(named.stderr, "");
 });
