@@ -2,9 +2,9 @@
  * toolhost: an MCP server over stdio. This file is the command line: flags, wiring, signals and
  * the orderly exit. It is the only place that calls process.exit.
  */
-import { statSync } from "node:fs";
+import { realpathSync, statSync } from "node:fs";
 import { homedir } from "node:os";
-import { basename } from "node:path";
+import { basename, parse } from "node:path";
 import { fileURLToPath } from "node:url";
 import process from "node:process";
 import { parseArgs } from "node:util";
@@ -226,6 +226,44 @@ function flagProblem(error: Error & { code?: string }): string {
   return meant ? `unknown flag ${shown}; did you mean --${meant}?` : `unknown flag ${shown}`;
 }
 
+/**
+ * Whether the working directory is too wide to be the roots nobody named: the whole disk (Claude
+ * Desktop starts servers in /) or the home directory. The file tools then refuse until roots are
+ * named (tools/_lib/sandbox.ts says how); naming / or ~ with --root still allows it.
+ */
+function tooWideToGuess(cwd: string): boolean {
+  const real = (path: string) => {
+    try {
+      return realpathSync(path);
+    } catch {
+      return path;
+    }
+  };
+  const dir = real(cwd);
+  return dir === parse(dir).root || dir === real(homedir());
+}
+
+/** The one line at start that says where the tools may work. */
+function rootsInForce(roots: string[], fallback: string[]): string {
+  if (roots.length > 0) return `roots: ${roots.join(", ")}`;
+  if (fallback.length > 0) {
+    return `roots: the client's when it offers them, else ${fallback.join(", ")} (the working ` +
+      "directory; name others with --root)";
+  }
+  return `roots: the client's when it offers them, else none: started in ${process.cwd()} ` +
+    'without --root, so the file tools refuse until roots are named (--root DIR, "roots" in ' +
+    "the config file, or the client's roots)";
+}
+
+/** Said on stderr when a person starts toolhost in a terminal rather than a client starting it. */
+const BY_HAND =
+  "toolhost is an MCP server: it is waiting for JSON-RPC messages on stdin, one per " +
+  "line, from an MCP client. To use it, put it in your client's configuration (toolhost " +
+  "--mcp-json prints the entry; toolhost --help lists the options), or try it here: paste\n" +
+  '  {"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25",' +
+  '"capabilities":{},"clientInfo":{"name":"me","version":"1"}}}\n' +
+  "and end with Ctrl-D.\n";
+
 /** The whole shutdown, from the signal or end of input to exit, fits in this. */
 const SHUTDOWN_BUDGET_MS = 1800;
 
@@ -266,7 +304,7 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
     }
   }
   // Each root is looked up by name now, once, and held open: a later rename cannot redirect it.
-  const fallback = [process.cwd()];
+  const fallback = tooWideToGuess(process.cwd()) ? [] : [process.cwd()];
   await establishRoots(roots.length > 0 ? roots : fallback);
 
   let assembled: Assembled;
@@ -294,6 +332,8 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
   }
 
   const logger = stderrLogger(logLevel);
+  logger.log("info", rootsInForce(roots, fallback));
+  if (!http && process.stdin.isTTY) process.stderr.write(BY_HAND);
   // What our commands start dies with us even when we are killed outright (SIGKILL).
   enableWatchdog();
   for (const warning of warnings) logger.log("warning", warning);
@@ -325,7 +365,9 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
     stopping = true;
     const deadline = Date.now() + SHUTDOWN_BUDGET_MS;
     const left = () => Math.max(0, deadline - Date.now());
-    logger.log("info", `stopping (${why}) with ${server.inFlight} request(s) in flight`);
+    // The end of input is how every session ends: routine, so not worth an info line.
+    const level = why === "end of input" ? "debug" : "info";
+    logger.log(level, `stopping (${why}) with ${server.inFlight} request(s) in flight`);
     // On end of input, work already under way gets a moment to answer (`echo ... | toolhost`).
     if (graceMs > 0) await server.settled(Math.min(graceMs, left()));
     service.tasks?.close();

@@ -33,6 +33,18 @@ export interface ResolvedPath {
   exists: boolean;
 }
 
+/**
+ * Why there are no roots: toolhost was started in / or the home directory without naming any,
+ * and the client named none either (main.ts leaves the fallback empty then). Working on the whole
+ * disk silently is what a newcomer never meant; naming such a root explicitly still works.
+ */
+const NO_ROOTS = "no directory is allowed: toolhost was started in / or in the home directory " +
+  "without --root, and the client named no roots, so the file tools refuse rather than work on " +
+  "the whole disk. Name the project's directory: --root DIR in the args of toolhost's entry in " +
+  'the client\'s configuration, "roots" in the config file (~/.config/toolhost/config.jsonc or ' +
+  ".toolhost.jsonc) or TOOLHOST_ROOTS, or roots offered by the client. A root of / or ~ is " +
+  "allowed when named so explicitly.";
+
 export class Sandbox {
   /** `roots` are the held roots' real paths (as established), in order. */
   private constructor(
@@ -50,6 +62,7 @@ export class Sandbox {
    */
   static async of(ctx: Pick<ToolContext, "roots">): Promise<Sandbox> {
     const requested = await ctx.roots();
+    if (requested.length === 0) throw new ToolError(NO_ROOTS);
     const held: HeldRoot[] = [];
     const moved: HeldRoot[] = [];
     for (const root of await heldRoots(requested)) {
