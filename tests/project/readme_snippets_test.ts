@@ -7,6 +7,8 @@ import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import { parseJsonc } from "../../config/jsonc.ts";
 import { checkConfig } from "../../config/validate.ts";
+import { sortContributions } from "../../mcp/contribution.ts";
+import { toolModules } from "../../tools/mod.ts";
 import { ROOT } from "../helpers/raw_client.ts";
 
 /** The text of a markdown file from `heading` up to the next heading of the same level. */
@@ -67,4 +69,21 @@ test("the sample configuration in docs/configuration.md is valid JSONC the schem
 test(".mcp.json.example is valid JSON with a command", () => {
   const example = JSON.parse(readFileSync(`${ROOT}.mcp.json.example`, "utf8"));
   assert.equal(typeof example.mcpServers.toolhost.command, "string");
+});
+
+test("docs/tools.md's count, the README's tool table and the profile table match the tools offered", async () => {
+  const { tools } = sortContributions(toolModules);
+  const names = tools.map((tool) => tool.name).sort();
+  const docs = readFileSync(`${ROOT}docs/tools.md`, "utf8");
+  const stated = Number(docs.match(/toolhost offers (\d+) built-in tools/)?.[1]);
+  assert.equal(
+    stated,
+    names.length,
+    `docs/tools.md says ${stated} tools; there are ${names.length}`,
+  );
+  const table = section("README.md", "## Tools");
+  const listed = [...table.matchAll(/^\| `([a-z_]+)` +\|/gm)].map((m) => m[1]).sort();
+  assert.deepEqual(listed, names, "the README's tool table lists every tool, and only those");
+  const full = clients.match(/^\| `full` \(default\) +\| +(\d+) \|/m)?.[1];
+  assert.equal(Number(full), names.length, "the profile table's count for full");
 });
