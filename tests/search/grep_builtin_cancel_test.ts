@@ -16,9 +16,9 @@ import { join } from "node:path";
 import process from "node:process";
 import { test } from "node:test";
 import { IgnoreRules } from "../../tools/_lib/gitignore.ts";
-import { builtinSearch } from "../../tools/search/_lib/grep_builtin.ts";
-import { compilePattern } from "../../tools/search/_lib/grep_pattern.ts";
-import type { GrepSearch } from "../../tools/search/_lib/grep_search.ts";
+import { builtinSearch } from "../../tools/search/_lib/grep/builtin/builtin_search.ts";
+import { compilePattern } from "../../tools/search/_lib/grep/pattern.ts";
+import type { GrepSearch } from "../../tools/search/_lib/grep/query.ts";
 
 /** Descriptors of this process open on something under `root`. */
 function openUnder(root: string): string[] {

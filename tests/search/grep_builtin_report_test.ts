@@ -8,10 +8,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { IgnoreRules } from "../../tools/_lib/gitignore.ts";
-import { builtinSearch } from "../../tools/search/_lib/grep_builtin.ts";
-import { compilePattern } from "../../tools/search/_lib/grep_pattern.ts";
-import { GrepReport } from "../../tools/search/_lib/grep_report.ts";
-import type { GrepSearch } from "../../tools/search/_lib/grep_search.ts";
+import { builtinSearch } from "../../tools/search/_lib/grep/builtin/builtin_search.ts";
+import { compilePattern } from "../../tools/search/_lib/grep/pattern.ts";
+import { GrepReport } from "../../tools/search/_lib/grep/report.ts";
+import type { GrepSearch } from "../../tools/search/_lib/grep/query.ts";
 
 function tree(): string {
   const root = realpathSync(mkdtempSync(join(tmpdir(), "toolhost-grep-full-")));

@@ -9,10 +9,13 @@ import { closeSync, mkdtempSync, openSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { FileSearcher, type FileSearchOptions } from "../../tools/search/_lib/grep_file.ts";
-import { compilePattern } from "../../tools/search/_lib/grep_pattern.ts";
-import { prefilterFor, requiredLiteral } from "../../tools/search/_lib/grep_prefilter.ts";
-import { FileLines, type FileMatches } from "../../tools/search/_lib/grep_report.ts";
+import {
+  FileSearcher,
+  type FileSearchOptions,
+} from "../../tools/search/_lib/grep/builtin/file_searcher.ts";
+import { compilePattern } from "../../tools/search/_lib/grep/pattern.ts";
+import { prefilterFor, requiredLiteral } from "../../tools/search/_lib/grep/builtin/prefilter.ts";
+import { FileLines, type FileMatches } from "../../tools/search/_lib/grep/report.ts";
 import { bomOf } from "../../tools/_lib/text.ts";
 
 const CHUNK = 1024 * 1024;

@@ -19,12 +19,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import { IgnoreRules } from "../../tools/_lib/gitignore.ts";
-import { compilePattern } from "../../tools/search/_lib/grep_pattern.ts";
-import type { FileMatches } from "../../tools/search/_lib/grep_report.ts";
-import { searchBesideGuard } from "../../tools/search/_lib/grep_rg_beside.ts";
-import { guardBesideRg, type GuardFindings } from "../../tools/search/_lib/grep_rg_guard.ts";
-import { findRipgrep } from "../../tools/search/_lib/ripgrep_path.ts";
-import type { GrepSearch } from "../../tools/search/_lib/grep_search.ts";
+import { compilePattern } from "../../tools/search/_lib/grep/pattern.ts";
+import type { FileMatches } from "../../tools/search/_lib/grep/report.ts";
+import { searchBesideGuard } from "../../tools/search/_lib/grep/ripgrep/beside_guard.ts";
+import { guardBesideRg, type GuardFindings } from "../../tools/search/_lib/grep/ripgrep/guard.ts";
+import { findRipgrep } from "../../tools/search/_lib/grep/ripgrep/ripgrep_path.ts";
+import type { GrepSearch } from "../../tools/search/_lib/grep/query.ts";
 
 const rg = findRipgrep();
 const scratch: string[] = [];

@@ -8,16 +8,16 @@ import process from "node:process";
 import { Readable } from "node:stream";
 import { test } from "node:test";
 import { IgnoreRules } from "../../tools/_lib/gitignore.ts";
-import { compilePattern } from "../../tools/search/_lib/grep_pattern.ts";
-import type { FileMatches } from "../../tools/search/_lib/grep_report.ts";
+import { compilePattern } from "../../tools/search/_lib/grep/pattern.ts";
+import type { FileMatches } from "../../tools/search/_lib/grep/report.ts";
 import {
   endEvent,
   jsonLineBatches,
   matchEventLines,
-} from "../../tools/search/_lib/grep_rg_events.ts";
-import { ripgrepSearch } from "../../tools/search/_lib/grep_ripgrep.ts";
-import { findRipgrep } from "../../tools/search/_lib/ripgrep_path.ts";
-import type { GrepSearch } from "../../tools/search/_lib/grep_search.ts";
+} from "../../tools/search/_lib/grep/ripgrep/events.ts";
+import { ripgrepSearch } from "../../tools/search/_lib/grep/ripgrep/ripgrep_batches.ts";
+import { findRipgrep } from "../../tools/search/_lib/grep/ripgrep/ripgrep_path.ts";
+import type { GrepSearch } from "../../tools/search/_lib/grep/query.ts";
 
 const rg = findRipgrep();
 const skip = !rg && "rg is not installed";

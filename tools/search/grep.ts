@@ -6,21 +6,21 @@ import { shownName } from "../_lib/shown_name.ts";
 import { sniff } from "../_lib/file_sniff.ts";
 import { IgnoreRules } from "../_lib/gitignore.ts";
 import { type SkippedIgnoreFile, skippedIgnoreNote } from "../_lib/gitignore_read.ts";
-import { backtrackingRisk } from "./_lib/grep_backtracking.ts";
-import { builtinSearch } from "./_lib/grep_builtin.ts";
-import { compilePattern } from "./_lib/grep_pattern.ts";
-import { GrepReport, type OutputMode } from "./_lib/grep_report.ts";
-import { ripgrepBatches } from "./_lib/grep_ripgrep.ts";
-import { guardBesideRg, guardFindings } from "./_lib/grep_rg_guard.ts";
-import { searchBesideGuard } from "./_lib/grep_rg_beside.ts";
-import { findRipgrep } from "./_lib/ripgrep_path.ts";
+import { backtrackingRisk } from "./_lib/grep/backtracking.ts";
+import { builtinSearch } from "./_lib/grep/builtin/builtin_search.ts";
+import { compilePattern } from "./_lib/grep/pattern.ts";
+import { GrepReport, type OutputMode } from "./_lib/grep/report.ts";
+import { ripgrepBatches } from "./_lib/grep/ripgrep/ripgrep_batches.ts";
+import { guardBesideRg, guardFindings } from "./_lib/grep/ripgrep/guard.ts";
+import { searchBesideGuard } from "./_lib/grep/ripgrep/beside_guard.ts";
+import { findRipgrep } from "./_lib/grep/ripgrep/ripgrep_path.ts";
 import {
   binaryFileError,
   type GrepSearch,
   MAX_FILE_BYTES,
   nameFilter,
   tooLargeError,
-} from "./_lib/grep_search.ts";
+} from "./_lib/grep/query.ts";
 import { pathOrRootProperty } from "../_lib/path_properties.ts";
 import { Sandbox } from "../_lib/sandbox.ts";
 import { quoted } from "../_lib/one_line.ts";

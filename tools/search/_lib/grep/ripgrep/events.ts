@@ -3,8 +3,8 @@
  * events on "\n" only, and each match event's lines with where their first match starts.
  */
 import type { Readable } from "node:stream";
-import { markMatch } from "./grep_lines.ts";
-import { MultilineEventCut } from "./grep_rg_multiline_cut.ts";
+import { markMatch } from "../lines.ts";
+import { MultilineEventCut } from "./multiline_cut.ts";
 
 /** A piece of rg's output: UTF-8 text, or base64 bytes when it was not valid UTF-8. */
 export type Data = { text: string } | { bytes: string };

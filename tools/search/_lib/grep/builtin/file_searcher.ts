@@ -7,13 +7,13 @@
  */
 import { Buffer } from "node:buffer";
 import { fstatSync, readSync } from "node:fs";
-import { compilePattern } from "./grep_pattern.ts";
-import { escapeRegExp, type Prefilter, prefilterFor } from "./grep_prefilter.ts";
-import { FileLines, type FileMatches, type OutputMode } from "./grep_report.ts";
-import { MAX_FILE_BYTES } from "./grep_search.ts";
-import { nulInReportedLines, searchText, type TextSearch } from "./grep_text.ts";
-import { bomOf } from "../../_lib/text.ts";
-import { withoutCr } from "./grep_lines.ts";
+import { compilePattern } from "../pattern.ts";
+import { escapeRegExp, type Prefilter, prefilterFor } from "./prefilter.ts";
+import { FileLines, type FileMatches, type OutputMode } from "../report.ts";
+import { MAX_FILE_BYTES } from "../query.ts";
+import { nulInReportedLines, searchText, type TextSearch } from "../text_search.ts";
+import { bomOf } from "../../../../_lib/text.ts";
+import { withoutCr } from "../lines.ts";
 
 /** What the search of a file needs: plain data, so a worker can be given it. */
 export interface FileSearchOptions {

@@ -11,8 +11,8 @@ import { mkdtemp, open, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import process from "node:process";
-import { ToolError } from "../../../mcp/tool.ts";
-import { FileLines, type FileMatches } from "./grep_report.ts";
+import { ToolError } from "../../../../../mcp/tool.ts";
+import { FileLines, type FileMatches } from "../report.ts";
 import {
   confirms,
   confirmsBytes,
@@ -20,20 +20,20 @@ import {
   HeldReader,
   heldText,
   regularBytes,
-} from "./grep_held.ts";
-import { bomOf } from "../../_lib/text.ts";
+} from "../../grep_held.ts";
+import { bomOf } from "../../../../_lib/text.ts";
 
 /** Files rg reported that are read again (grep_held.ts) at once. */
 const VERIFY_CONCURRENCY = 16;
 /** Longest the synchronous re-reads run before other work on the main thread gets a turn. */
 const SYNC_SLICE_MS = 10;
-import { searchText } from "./grep_builtin.ts";
-import { mayMatchReplacement } from "./grep_pattern_decoding.ts";
-import { nativeLookupsLoaded, openEntryAt } from "../../_lib/beneath_native.ts";
-import { O_NOFOLLOW, O_NOFOLLOW_ANY, O_NONBLOCK } from "../../_lib/beneath.ts";
-import { endEvent, jsonLineBatches, matchEventLines, textOf } from "./grep_rg_events.ts";
-import { binaryFileError, type GrepSearch, MAX_FILE_BYTES } from "./grep_search.ts";
-import { signalGroup, spawnInGroup } from "../../_lib/process_groups.ts";
+import { searchText } from "../builtin/builtin_search.ts";
+import { mayMatchReplacement } from "../pattern_decoding.ts";
+import { nativeLookupsLoaded, openEntryAt } from "../../../../_lib/beneath_native.ts";
+import { O_NOFOLLOW, O_NOFOLLOW_ANY, O_NONBLOCK } from "../../../../_lib/beneath.ts";
+import { endEvent, jsonLineBatches, matchEventLines, textOf } from "./events.ts";
+import { binaryFileError, type GrepSearch, MAX_FILE_BYTES } from "../query.ts";
+import { signalGroup, spawnInGroup } from "../../../../_lib/process_groups.ts";
 
 function argumentsFor(search: GrepSearch, ignoreFile: string | undefined): string[] {
   const args = [

@@ -12,11 +12,11 @@
  * once the guard has cleared the tree, with --max-filesize and without the cap, reporting only
  * files not reported yet: its failure then is the answer.
  */
-import type { SkippedIgnoreFile } from "../../_lib/gitignore_read.ts";
-import type { FileMatches } from "./grep_report.ts";
-import { type GuardFindings, RG_DATA_LIMIT_BYTES } from "./grep_rg_guard.ts";
-import { ripgrepBatches } from "./grep_ripgrep.ts";
-import type { GrepSearch } from "./grep_search.ts";
+import type { SkippedIgnoreFile } from "../../../../_lib/gitignore_read.ts";
+import type { FileMatches } from "../report.ts";
+import { type GuardFindings, RG_DATA_LIMIT_BYTES } from "./guard.ts";
+import { ripgrepBatches } from "./ripgrep_batches.ts";
+import type { GrepSearch } from "../query.ts";
 
 /** Runs the search; returns the odd ignore files found (then nothing was reported). */
 export async function searchBesideGuard(
