@@ -1,5 +1,5 @@
 /**
- * The built-in search of one file (grep_file.ts: chunked reads, the byte prefilter, candidate
+ * The built-in search of one file (file_searcher.ts: chunked reads, the byte prefilter, candidate
  * lines) against a plain reference: the whole file decoded, split into lines and each line
  * matched, as the built-in search did before. Files larger than one read (1 MiB) put matches,
  * NUL bytes and multiline matches across the chunk boundary.

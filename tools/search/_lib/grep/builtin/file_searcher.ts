@@ -1,8 +1,8 @@
 /**
  * The built-in search of one file of a directory, synchronously (in a worker, or between the
  * main thread's turns): read in chunks into one reused buffer, dropped at its first NUL byte
- * (binary) or, for a literal pattern, when its bytes cannot hold a match (grep_prefilter.ts),
- * and decoded and searched (grep_text.ts) only when they may. A file is held whole only when it
+ * (binary) or, for a literal pattern, when its bytes cannot hold a match (prefilter.ts),
+ * and decoded and searched (text_search.ts) only when they may. A file is held whole only when it
  * may match, and never over MAX_FILE_BYTES.
  */
 import { Buffer } from "node:buffer";

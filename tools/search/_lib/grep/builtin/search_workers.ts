@@ -1,6 +1,6 @@
 /**
  * Files searched off the main thread, on every core: a worker_pool.ts pool running
- * grep_worker.ts, none until the first search, reused, at most one per core (two at most), ended
+ * search_worker.ts, none until the first search, reused, at most one per core (two at most), ended
  * when idle or when their call is cancelled. The main thread walks and hands out batches.
  */
 import type { FileOutcome } from "./file_searcher.ts";

@@ -73,7 +73,7 @@ export async function* jsonLineBatches(
   let cutAt = LONG_EVENT_CHARS;
   /** The long line's event, once cut: what follows up to its end is dropped. */
   let kept: string | undefined;
-  /** In multiline mode, the long line's event being cut as it comes (grep_rg_multiline_cut.ts). */
+  /** In multiline mode, the long line's event being cut as it comes (multiline_cut.ts). */
   let cut: MultilineEventCut | undefined;
   for await (const chunk of stream as AsyncIterable<string>) {
     const lines: string[] = [];

@@ -1,10 +1,7 @@
 /** grep's own search of a text: which lines match, context, multiline matches, files mode. */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import {
-  searchText,
-  type TextSearch,
-} from "../../tools/search/_lib/grep/builtin/builtin_search.ts";
+import { searchText, type TextSearch } from "../../tools/search/_lib/grep/text_search.ts";
 import { compilePattern } from "../../tools/search/_lib/grep/pattern.ts";
 import type { OutputMode } from "../../tools/search/_lib/grep/report.ts";
 
