@@ -23,7 +23,7 @@ const ROOT = fileURLToPath(new URL("..", import.meta.url));
 export const WORKER_ENTRYPOINTS = [
   "tools/web/_lib/convert_worker.ts",
   "tools/_lib/documents/worker.ts",
-  "tools/search/_lib/grep_worker.ts",
+  "tools/search/_lib/grep/builtin/search_worker.ts",
 ];
 
 /**

@@ -20,7 +20,7 @@ import { join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { findRipgrep } from "../../tools/search/_lib/ripgrep_path.ts";
+import { findRipgrep } from "../../tools/search/_lib/grep/ripgrep/ripgrep_path.ts";
 import { cpuMs } from "./cpu_time.ts";
 import { markdownTable, ms, times } from "./report.ts";
 import { ServerProcess } from "./server_process.ts";

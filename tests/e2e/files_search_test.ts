@@ -19,7 +19,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import process from "node:process";
 import { afterEach } from "node:test";
-import { findRipgrep } from "../../tools/search/_lib/ripgrep_path.ts";
+import { findRipgrep } from "../../tools/search/_lib/grep/ripgrep/ripgrep_path.ts";
 import { modern, PRODUCT_BINARY, RawClient, ROOT } from "../helpers/raw_client.ts";
 import { posixOnlyTest } from "../helpers/posix_only.ts";
 

@@ -22,7 +22,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { after, afterEach } from "node:test";
-import { findRipgrep } from "../../tools/search/_lib/ripgrep_path.ts";
+import { findRipgrep } from "../../tools/search/_lib/grep/ripgrep/ripgrep_path.ts";
 import { posixOnlyTest } from "../helpers/posix_only.ts";
 import { binary, modern, PRODUCT_BINARY, RawClient } from "../helpers/raw_client.ts";
 

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { after, afterEach, test } from "node:test";
-import { findRipgrep } from "../../tools/search/_lib/ripgrep_path.ts";
+import { findRipgrep } from "../../tools/search/_lib/grep/ripgrep/ripgrep_path.ts";
 import { modern, PRODUCT_BINARY, RawClient } from "../helpers/raw_client.ts";
 
 const rgMissing = findRipgrep() === undefined;

@@ -1,7 +1,7 @@
 /** The patterns the built-in search refuses because they can backtrack exponentially. */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { backtrackingRisk } from "../../tools/search/_lib/grep_backtracking.ts";
+import { backtrackingRisk } from "../../tools/search/_lib/grep/backtracking.ts";
 
 test("a repeated group holding a quantifier or ambiguous alternatives is refused", () => {
   const refused: [string, RegExp][] = [

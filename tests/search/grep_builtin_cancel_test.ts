@@ -15,10 +15,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { test } from "node:test";
-import { IgnoreRules } from "../../tools/_lib/gitignore.ts";
-import { builtinSearch } from "../../tools/search/_lib/grep_builtin.ts";
-import { compilePattern } from "../../tools/search/_lib/grep_pattern.ts";
-import type { GrepSearch } from "../../tools/search/_lib/grep_search.ts";
+import { builtinSearch } from "../../tools/search/_lib/grep/builtin/builtin_search.ts";
+import { grepQuery } from "./grep_query.ts";
 
 /** Descriptors of this process open on something under `root`. */
 function openUnder(root: string): string[] {
@@ -43,19 +41,11 @@ test("a cancelled search leaves no directory open", {
     for (let f = 0; f < 20; f++) writeFileSync(join(root, `d${d}`, "sub", `f${f}.txt`), "needle\n");
   }
   const controller = new AbortController();
-  const search: GrepSearch = {
-    dir: root,
-    label: ".",
-    pattern: compilePattern("needle", { caseInsensitive: false, multiline: false }),
-    multiline: false,
-    caseInsensitive: false,
+  const search = grepQuery(root, "needle", {
     mode: "files_with_matches",
-    before: 0,
-    after: 0,
-    rulesAbove: IgnoreRules.empty(),
     deadline: Date.now() + 60_000,
     signal: controller.signal,
-  };
+  });
   let seen = 0;
   try {
     for await (const _ of builtinSearch(search)) {

@@ -7,11 +7,9 @@ import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { IgnoreRules } from "../../tools/_lib/gitignore.ts";
-import { builtinSearch } from "../../tools/search/_lib/grep_builtin.ts";
-import { compilePattern } from "../../tools/search/_lib/grep_pattern.ts";
-import { GrepReport } from "../../tools/search/_lib/grep_report.ts";
-import type { GrepSearch } from "../../tools/search/_lib/grep_search.ts";
+import { BuiltinEngine } from "../../tools/search/_lib/grep/builtin/builtin_engine.ts";
+import { type FileMatches, GrepReport } from "../../tools/search/_lib/grep/report.ts";
+import { grepQuery } from "./grep_query.ts";
 
 function tree(): string {
   const root = realpathSync(mkdtempSync(join(tmpdir(), "toolhost-grep-full-")));
@@ -33,22 +31,13 @@ async function reportOf(root: string, tellWhenFull: boolean, headLimit?: number)
     context: true,
     display: (path) => path.slice(root.length + 1),
   });
-  const search: GrepSearch = {
-    dir: root,
-    label: ".",
-    pattern: compilePattern("needle", { caseInsensitive: false, multiline: false }),
-    multiline: false,
-    caseInsensitive: false,
-    mode: "content",
-    before: 1,
-    after: 2,
-    rulesAbove: IgnoreRules.empty(),
-    deadline: Date.now() + 60_000,
-    signal: new AbortController().signal,
-    reportFull: tellWhenFull ? () => report.full : undefined,
-  };
-  for await (const file of builtinSearch(search)) report.add(file);
-  return report.finish(".", search.stopped);
+  const query = grepQuery(root, "needle", { before: 1, after: 2, deadline: Date.now() + 60_000 });
+  // Told, or never told, that the report is full.
+  const results = tellWhenFull
+    ? report
+    : { add: (file: FileMatches) => report.add(file), full: false };
+  const { stopped } = await new BuiltinEngine().search(query, results);
+  return report.finish(".", stopped);
 }
 
 test("a full report reads the same whether workers send the lines past it or count them", async () => {

@@ -9,14 +9,13 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { test } from "node:test";
 import { IgnoreRules } from "../../tools/_lib/gitignore.ts";
-import { builtinSearch } from "../../tools/search/_lib/grep_builtin.ts";
-import { compilePattern } from "../../tools/search/_lib/grep_pattern.ts";
-import type { FileMatches, OutputMode } from "../../tools/search/_lib/grep_report.ts";
-import { mayMatchReplacement } from "../../tools/search/_lib/grep_pattern_decoding.ts";
-import { ripgrepSearch } from "../../tools/search/_lib/grep_ripgrep.ts";
-import { findRipgrep } from "../../tools/search/_lib/ripgrep_path.ts";
-import type { GrepSearch } from "../../tools/search/_lib/grep_search.ts";
+import { BuiltinEngine } from "../../tools/search/_lib/grep/builtin/builtin_engine.ts";
+import type { FileMatches, OutputMode } from "../../tools/search/_lib/grep/report.ts";
+import { mayMatchReplacement } from "../../tools/search/_lib/grep/pattern_decoding.ts";
+import { RipgrepEngine } from "../../tools/search/_lib/grep/ripgrep/ripgrep_engine.ts";
+import { findRipgrep } from "../../tools/search/_lib/grep/ripgrep/ripgrep_path.ts";
 import { Sandbox } from "../../tools/_lib/sandbox.ts";
+import { grepQuery } from "./grep_query.ts";
 
 const rg = findRipgrep();
 
@@ -101,35 +100,38 @@ async function run(root: string, engine: "rg" | "builtin", c: Case) {
   const multiline = c.multiline ?? false;
   const caseInsensitive = c.caseInsensitive ?? false;
   const sandbox = await Sandbox.of({ roots: () => Promise.resolve([root]) });
-  const search: GrepSearch = {
-    dir: root,
+  // Held as grep holds it: on Linux rg's files are then read back through descriptors.
+  const within = (await sandbox.directory(root)).dir;
+  const search = grepQuery(root, c.pattern, {
     label: ".",
-    pattern: compilePattern(c.pattern, { caseInsensitive, multiline }),
     multiline,
     caseInsensitive,
     mode: c.mode ?? "content",
-    before: 0,
     after: c.after ?? 0,
     rulesAbove: await IgnoreRules.above(sandbox, root),
     deadline: Date.now() + 20_000,
-    signal: new AbortController().signal,
-  };
-  // Held as grep holds it: on Linux rg's files are then read back through descriptors.
-  search.within = (await sandbox.directory(root)).dir;
-  const files: AsyncGenerator<FileMatches> = engine === "rg"
-    ? ripgrepSearch(rg!, search)
-    : builtinSearch(search);
+    within,
+    roots: {
+      contains: (real) => sandbox.contains(real),
+      open: (real) => sandbox.openForReading(real),
+      display: (path) => sandbox.display(path),
+    },
+  });
+  const searcher = engine === "rg"
+    ? new RipgrepEngine(rg!, () => assert.fail("no ignore file here is one rg cannot read"))
+    : new BuiltinEngine();
   const found: string[] = [];
-  for await (const file of files) {
+  const add = (file: FileMatches) => {
     const rel = file.path.slice(root.length + 1);
     // files_with_matches needs no count: the built-in search stops at a file's first match.
     found.push(search.mode === "files_with_matches" ? rel : `${rel} (${file.matchedLines})`);
     for (const line of file.lines) {
       found.push(`  ${line.number}${line.match ? ":" : "-"}${JSON.stringify(line.text)}`);
     }
-  }
-  await search.within.close();
-  return { found, stopped: search.stopped, unreadable: search.unreadable };
+  };
+  const { stopped, unreadable } = await searcher.search(search, { add, full: false });
+  await within.close();
+  return { found, stopped, unreadable };
 }
 
 export const AWKWARD_CASES: Case[] = [

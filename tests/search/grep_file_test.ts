@@ -1,5 +1,5 @@
 /**
- * The built-in search of one file (grep_file.ts: chunked reads, the byte prefilter, candidate
+ * The built-in search of one file (file_searcher.ts: chunked reads, the byte prefilter, candidate
  * lines) against a plain reference: the whole file decoded, split into lines and each line
  * matched, as the built-in search did before. Files larger than one read (1 MiB) put matches,
  * NUL bytes and multiline matches across the chunk boundary.
@@ -9,10 +9,13 @@ import { closeSync, mkdtempSync, openSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { FileSearcher, type FileSearchOptions } from "../../tools/search/_lib/grep_file.ts";
-import { compilePattern } from "../../tools/search/_lib/grep_pattern.ts";
-import { prefilterFor, requiredLiteral } from "../../tools/search/_lib/grep_prefilter.ts";
-import { FileLines, type FileMatches } from "../../tools/search/_lib/grep_report.ts";
+import {
+  FileSearcher,
+  type FileSearchOptions,
+} from "../../tools/search/_lib/grep/builtin/file_searcher.ts";
+import { compilePattern } from "../../tools/search/_lib/grep/pattern.ts";
+import { prefilterFor, requiredLiteral } from "../../tools/search/_lib/grep/builtin/prefilter.ts";
+import { FileLines, type FileMatches } from "../../tools/search/_lib/grep/report.ts";
 import { bomOf } from "../../tools/_lib/text.ts";
 
 const CHUNK = 1024 * 1024;

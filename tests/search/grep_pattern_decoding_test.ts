@@ -1,7 +1,7 @@
 /** Which patterns make rg decode files first: those some part of which may match U+FFFD. */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { mayMatchReplacement } from "../../tools/search/_lib/grep_pattern_decoding.ts";
+import { mayMatchReplacement } from "../../tools/search/_lib/grep/pattern_decoding.ts";
 
 test("patterns that may match U+FFFD need decoding; the rest match raw bytes alike", () => {
   const decoded = [

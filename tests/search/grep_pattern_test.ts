@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { ToolError } from "../../mcp/tool.ts";
-import { compilePattern } from "../../tools/search/_lib/grep_pattern.ts";
+import { compilePattern } from "../../tools/search/_lib/grep/pattern.ts";
 
 const lineMode = { caseInsensitive: false, multiline: false };
 const rust = (pattern: string, multiline = false) =>

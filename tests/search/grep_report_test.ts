@@ -9,7 +9,7 @@ import {
   MAX_MATCH_LINE_CHARS,
   type OutputMode,
   type ReportOptions,
-} from "../../tools/search/_lib/grep_report.ts";
+} from "../../tools/search/_lib/grep/report.ts";
 
 /** A file with matching lines `matches` and context lines `context`. */
 function file(path: string, matches: number[], context: number[] = []): FileMatches {

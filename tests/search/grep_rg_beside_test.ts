@@ -1,5 +1,5 @@
 /**
- * rg beside the guard (grep_rg_beside.ts), with the guard's findings given and an rg stand-in that
+ * rg beside the guard (beside_guard.ts), with the guard's findings given and an rg stand-in that
  * logs its arguments: held results reported once, rg searching again with --max-filesize when
  * files over the limit exist, nothing of rg reported when an ignore file is odd, and an rg
  * failure passed on.
@@ -18,13 +18,12 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
-import { IgnoreRules } from "../../tools/_lib/gitignore.ts";
-import { compilePattern } from "../../tools/search/_lib/grep_pattern.ts";
-import type { FileMatches } from "../../tools/search/_lib/grep_report.ts";
-import { searchBesideGuard } from "../../tools/search/_lib/grep_rg_beside.ts";
-import { guardBesideRg, type GuardFindings } from "../../tools/search/_lib/grep_rg_guard.ts";
-import { findRipgrep } from "../../tools/search/_lib/ripgrep_path.ts";
-import type { GrepSearch } from "../../tools/search/_lib/grep_search.ts";
+import type { FileMatches } from "../../tools/search/_lib/grep/report.ts";
+import { searchBesideGuard } from "../../tools/search/_lib/grep/ripgrep/beside_guard.ts";
+import { guardBesideRg, type GuardFindings } from "../../tools/search/_lib/grep/ripgrep/guard.ts";
+import { findRipgrep } from "../../tools/search/_lib/grep/ripgrep/ripgrep_path.ts";
+import type { GrepQuery } from "../../tools/search/_lib/grep/query.ts";
+import { grepQuery } from "./grep_query.ts";
 
 const rg = findRipgrep();
 const scratch: string[] = [];
@@ -47,28 +46,21 @@ function setUp(failing = false) {
   chmodSync(standIn, 0o755);
   const runs = () =>
     existsSync(join(bin, "runs")) ? readFileSync(join(bin, "runs"), "utf8").trim().split("\n") : [];
-  const search: GrepSearch = {
-    dir,
-    label: dir,
-    pattern: compilePattern("hit", { caseInsensitive: false, multiline: false }),
-    multiline: false,
-    caseInsensitive: false,
-    mode: "content",
-    before: 0,
-    after: 0,
-    rulesAbove: IgnoreRules.empty(),
-    deadline: Date.now() + 10_000,
-    signal: new AbortController().signal,
-  };
+  const search = grepQuery(dir, "hit");
   return { dir, standIn, runs, search };
 }
 
-async function besides(standIn: string, search: GrepSearch, findings: GuardFindings) {
+async function besides(standIn: string, search: GrepQuery, findings: GuardFindings) {
   const reported: string[] = [];
   const add = (file: FileMatches) =>
     reported.push(`${file.path}:${file.lines.map((l) => l.number)}`);
-  const odd = await searchBesideGuard(standIn, search, Promise.resolve(findings), add);
-  return { odd, reported };
+  const { odd, outcome } = await searchBesideGuard(
+    standIn,
+    search,
+    Promise.resolve(findings),
+    add,
+  );
+  return { odd, outcome, reported };
 }
 
 test("with no file over the limit, rg runs once without --max-filesize", { skip }, async () => {
@@ -78,7 +70,7 @@ test("with no file over the limit, rg runs once without --max-filesize", { skip 
   assert.deepEqual(reported, [`${dir}/a.txt:1,3`, `${dir}/b.txt:2`]);
   assert.equal(runs().length, 1);
   assert.doesNotMatch(runs()[0], /--max-filesize/);
-  assert.equal(search.signal.aborted, false, "the call's own signal is back");
+  assert.equal(search.signal.aborted, false, "the call's own signal is left alone");
 });
 
 test(
@@ -101,19 +93,22 @@ test(
   "an ignore file rg cannot read: rg is stopped at once, nothing of it reported",
   { skip },
   async () => {
-    const { dir, search } = setUp();
+    const { dir, search: quick } = setUp();
     // rg waits on this FIFO for ever: only the kill ends it. Found at once, the kill comes while
     // the process is still being started (its group's mark not readable yet).
     execFileSync("mkfifo", [join(dir, ".gitignore")]);
-    search.deadline = Date.now() + 20_000;
+    const search = { ...quick, deadline: Date.now() + 20_000 };
     const bad = {
       path: join(dir, ".gitignore"),
       why: "is a FIFO (named pipe), not a regular file",
     };
-    const { odd, reported } = await besides(rg!, search, { odd: [bad], largeFiles: false });
+    const { odd, outcome, reported } = await besides(rg!, search, {
+      odd: [bad],
+      largeFiles: false,
+    });
     assert.deepEqual(odd, [bad]);
     assert.deepEqual(reported, []);
-    assert.equal(search.stopped, undefined, "stopped by the kill, not by the time limit");
+    assert.equal(outcome.stopped, undefined, "stopped by the kill, not by the time limit");
   },
 );
 
@@ -150,7 +145,7 @@ test("an rg that fails after reporting files searches again without reporting th
     Promise.resolve({ odd: [], largeFiles: false }),
     (file) => reported.push(`${file.path}:${file.lines.map((l) => l.number)}`),
   );
-  assert.deepEqual(await found, []);
+  assert.deepEqual((await found).odd, []);
   assert.deepEqual(reported, [`${dir}/a.txt:1,3`, `${dir}/b.txt:2`]);
 });
 

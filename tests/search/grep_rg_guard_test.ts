@@ -1,5 +1,5 @@
 /**
- * rg run beside the ignore-file guard (grep_rg_guard.ts): under a cap on its data segment, so a
+ * rg run beside the ignore-file guard (guard.ts): under a cap on its data segment, so a
  * link to /dev/zero read before the guard ends cannot take the machine's memory; the same answer
  * as without the cap; a missing rg still said plainly.
  */
@@ -16,17 +16,15 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
-import { IgnoreRules } from "../../tools/_lib/gitignore.ts";
-import { compilePattern } from "../../tools/search/_lib/grep_pattern.ts";
-import type { FileMatches } from "../../tools/search/_lib/grep_report.ts";
+import type { FileMatches } from "../../tools/search/_lib/grep/report.ts";
 import {
   guardBesideRg,
   guardFindings,
   RG_DATA_LIMIT_BYTES,
-} from "../../tools/search/_lib/grep_rg_guard.ts";
-import { ripgrepSearch } from "../../tools/search/_lib/grep_ripgrep.ts";
-import { findRipgrep } from "../../tools/search/_lib/ripgrep_path.ts";
-import type { GrepSearch } from "../../tools/search/_lib/grep_search.ts";
+} from "../../tools/search/_lib/grep/ripgrep/guard.ts";
+import { ripgrepSearch } from "../../tools/search/_lib/grep/ripgrep/ripgrep_batches.ts";
+import { findRipgrep } from "../../tools/search/_lib/grep/ripgrep/ripgrep_path.ts";
+import { grepQuery } from "./grep_query.ts";
 
 const rg = findRipgrep();
 const scratch: string[] = [];
@@ -45,24 +43,12 @@ function tree(): string {
   return dir;
 }
 
-function search(dir: string, limit?: number): GrepSearch {
-  return {
-    dir,
-    label: dir,
-    pattern: compilePattern("hit", { caseInsensitive: false, multiline: false }),
-    multiline: false,
-    caseInsensitive: false,
-    mode: "content",
-    before: 0,
-    after: 0,
-    rulesAbove: IgnoreRules.empty(),
-    deadline: Date.now() + 10_000,
-    signal: new AbortController().signal,
-    rgDataLimit: limit,
-  };
+/** rg's files under `dir`, run under a data cap of `limit` bytes when given. */
+function search(rg: string, dir: string, limit?: number) {
+  return ripgrepSearch(rg, grepQuery(dir, "hit"), { dataLimit: limit });
 }
 
-async function collect(files: AsyncGenerator<FileMatches>) {
+async function collect(files: AsyncGenerator<FileMatches, unknown>) {
   const out: string[] = [];
   for await (const file of files) out.push(`${file.path}:${file.lines.map((l) => l.number)}`);
   return out;
@@ -78,20 +64,20 @@ test(
     // Writes the data limit it was started under, then hands over to the real rg.
     writeFileSync(standIn, `#!/bin/sh\nulimit -d > '${bin}/limit'\nexec '${rg}' "$@"\n`);
     chmodSync(standIn, 0o755);
-    const capped = await collect(ripgrepSearch(standIn, search(dir, RG_DATA_LIMIT_BYTES)));
+    const capped = await collect(search(standIn, dir, RG_DATA_LIMIT_BYTES));
     assert.equal(
       readFileSync(join(bin, "limit"), "utf8").trim(),
       String(RG_DATA_LIMIT_BYTES / 1024),
     );
     assert.deepEqual(capped, [`${dir}/a.txt:1,3`, `${dir}/b.txt:2`]);
-    assert.deepEqual(await collect(ripgrepSearch(rg!, search(dir))), capped);
+    assert.deepEqual(await collect(search(rg!, dir)), capped);
   },
 );
 
 test("a missing rg is said plainly when it runs under the cap", { skip }, async () => {
   const dir = tree();
   await assert.rejects(
-    collect(ripgrepSearch(join(dir, "no-such-rg"), search(dir, RG_DATA_LIMIT_BYTES))),
+    collect(search(join(dir, "no-such-rg"), dir, RG_DATA_LIMIT_BYTES)),
     /could not run rg at .*no-such-rg/,
   );
 });
@@ -127,7 +113,7 @@ test(
     symlinkSync("/dev/zero", join(dir, ".gitignore"));
     // A small cap, so that rg meets it at once; unbounded, it would grow until the time limit.
     await assert.rejects(
-      collect(ripgrepSearch(rg!, search(dir, 64 * 1024 * 1024))),
+      collect(search(rg!, dir, 64 * 1024 * 1024)),
       /rg (was killed by SIGABRT|failed with exit code)/,
     );
   },

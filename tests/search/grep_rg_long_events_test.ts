@@ -15,8 +15,8 @@ import {
   firstSubmatchOnly,
   jsonLineBatches,
   matchEventLines,
-} from "../../tools/search/_lib/grep_rg_events.ts";
-import { findRipgrep } from "../../tools/search/_lib/ripgrep_path.ts";
+} from "../../tools/search/_lib/grep/ripgrep/events.ts";
+import { findRipgrep } from "../../tools/search/_lib/grep/ripgrep/ripgrep_path.ts";
 
 /** A match event as rg writes it: its fields in rg's order, one submatch per match of `word`. */
 function matchEvent(text: string, word: string, lineNumber = 1): string {

@@ -7,17 +7,16 @@ import { Buffer } from "node:buffer";
 import process from "node:process";
 import { Readable } from "node:stream";
 import { test } from "node:test";
-import { IgnoreRules } from "../../tools/_lib/gitignore.ts";
-import { compilePattern } from "../../tools/search/_lib/grep_pattern.ts";
-import type { FileMatches } from "../../tools/search/_lib/grep_report.ts";
+import { drain } from "../../tools/search/_lib/grep/engine.ts";
+import type { FileMatches } from "../../tools/search/_lib/grep/report.ts";
 import {
   endEvent,
   jsonLineBatches,
   matchEventLines,
-} from "../../tools/search/_lib/grep_rg_events.ts";
-import { ripgrepSearch } from "../../tools/search/_lib/grep_ripgrep.ts";
-import { findRipgrep } from "../../tools/search/_lib/ripgrep_path.ts";
-import type { GrepSearch } from "../../tools/search/_lib/grep_search.ts";
+} from "../../tools/search/_lib/grep/ripgrep/events.ts";
+import { ripgrepSearch } from "../../tools/search/_lib/grep/ripgrep/ripgrep_batches.ts";
+import { findRipgrep } from "../../tools/search/_lib/grep/ripgrep/ripgrep_path.ts";
+import { grepQuery } from "./grep_query.ts";
 
 const rg = findRipgrep();
 const skip = !rg && "rg is not installed";
@@ -31,23 +30,11 @@ function scratch(): string {
   return dir;
 }
 
-function search(dir: string, signal = new AbortController().signal): GrepSearch {
-  return {
-    dir,
-    label: dir,
-    pattern: compilePattern("hit", { caseInsensitive: false, multiline: false }),
-    multiline: false,
-    caseInsensitive: false,
-    mode: "content",
-    before: 0,
-    after: 0,
-    rulesAbove: IgnoreRules.empty(),
-    deadline: Date.now() + 10_000,
-    signal,
-  };
+function search(dir: string, signal = new AbortController().signal) {
+  return grepQuery(dir, "hit", { signal });
 }
 
-async function collect(files: AsyncGenerator<FileMatches>) {
+async function collect(files: AsyncGenerator<FileMatches, unknown>) {
   const out: string[] = [];
   for await (const file of files) {
     out.push(`${file.path}:${file.lines.map((l) => l.number).join(",")}`);
@@ -137,9 +124,9 @@ test("rg killed at the time limit mid-line stops the search early, not with an e
   const dir = realpathSync(mkdtempSync(join(tmpdir(), "toolhost-rg-")));
   writeFileSync(join(dir, "many.txt"), "hit\n".repeat(2_000_000));
   for (let attempt = 0; attempt < 3; attempt++) {
-    const timed = { ...search(dir), mode: "count" as const, deadline: Date.now() + 300 };
-    await collect(ripgrepSearch(rg!, timed));
-    assert.equal(timed.stopped, "time limit reached");
+    const timed = grepQuery(dir, "hit", { mode: "count", deadline: Date.now() + 300 });
+    const { stopped } = await drain(ripgrepSearch(rg!, timed), () => {});
+    assert.equal(stopped, "time limit reached");
   }
 });
 

@@ -4,7 +4,7 @@ import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { locateRipgrep } from "../../tools/search/_lib/ripgrep_path.ts";
+import { locateRipgrep } from "../../tools/search/_lib/grep/ripgrep/ripgrep_path.ts";
 
 /** A runnable stand-in called `name` in a new directory `dir` below `top`. */
 function standIn(top: string, dir: string, name = "rg"): string {

@@ -1,89 +1,27 @@
 import { dirname } from "node:path";
-import process from "node:process";
 import { defineTool, ToolError } from "../../mcp/tool.ts";
 import { READ_ONLY } from "../_lib/annotations.ts";
 import { shownName } from "../_lib/shown_name.ts";
 import { sniff } from "../_lib/file_sniff.ts";
 import { IgnoreRules } from "../_lib/gitignore.ts";
-import { type SkippedIgnoreFile, skippedIgnoreNote } from "../_lib/gitignore_read.ts";
-import { backtrackingRisk } from "./_lib/grep_backtracking.ts";
-import { builtinSearch } from "./_lib/grep_builtin.ts";
-import { compilePattern } from "./_lib/grep_pattern.ts";
-import { GrepReport, type OutputMode } from "./_lib/grep_report.ts";
-import { ripgrepBatches } from "./_lib/grep_ripgrep.ts";
-import { guardBesideRg, guardFindings } from "./_lib/grep_rg_guard.ts";
-import { searchBesideGuard } from "./_lib/grep_rg_beside.ts";
-import { findRipgrep } from "./_lib/ripgrep_path.ts";
+import { skippedIgnoreNote } from "../_lib/gitignore_read.ts";
+import { chooseEngine } from "./_lib/grep/choose_engine.ts";
+import type { GrepOutcome } from "./_lib/grep/engine.ts";
+import { compilePattern } from "./_lib/grep/pattern.ts";
+import { GrepReport, type OutputMode } from "./_lib/grep/report.ts";
 import {
   binaryFileError,
-  type GrepSearch,
+  type GrepQuery,
   MAX_FILE_BYTES,
   nameFilter,
   tooLargeError,
-} from "./_lib/grep_search.ts";
+} from "./_lib/grep/query.ts";
 import { pathOrRootProperty } from "../_lib/path_properties.ts";
 import { Sandbox } from "../_lib/sandbox.ts";
 import { quoted } from "../_lib/one_line.ts";
 
 const TIME_LIMIT_MS = 30_000;
 const MAX_CONTEXT = 50;
-
-/**
- * Which search runs: TOOLHOST_GREP=rg or =builtin forces one (tests compare them); otherwise rg
- * when there is one, on PATH or beside the executable (ripgrep_path.ts).
- */
-function chooseSearch(): string | undefined {
-  const choice = process.env.TOOLHOST_GREP;
-  if (choice === "builtin") return undefined;
-  const rg = findRipgrep();
-  if (choice === "rg" && !rg) {
-    throw new ToolError(
-      "TOOLHOST_GREP=rg is set but there is no rg on PATH or beside toolhost: install ripgrep " +
-        "or unset it",
-    );
-  }
-  return rg;
-}
-
-/**
- * The built-in search refuses patterns that could backtrack for ever; rg takes them all. `why`
- * says why the built-in search is used, and what would let rg run instead.
- */
-function refuseSlowPattern(
-  pattern: string,
-  caseInsensitive: boolean,
-  why = "used when there is no rg",
-  instead = "or install ripgrep (rg), which runs any pattern in linear time",
-): void {
-  const risk = backtrackingRisk(pattern, caseInsensitive);
-  if (!risk) return;
-  throw new ToolError(
-    `pattern ${quoted(pattern, 200)} ${risk}, which can take grep's built-in search ` +
-      `(${why}) exponential time. Write it without repeating such a ` +
-      `group (for example [ab]+ for (a|b)+, \\w+ for (\\w+)+), ${instead}`,
-  );
-}
-
-/**
- * Whether rg may search, given the ignore files the guard found it cannot read: if there are any,
- * the built-in search answers instead (refusing a pattern only rg may run, saying why).
- */
-function fallBackIfOdd(
-  odd: SkippedIgnoreFile[],
-  args: { pattern: string },
-  caseInsensitive: boolean,
-  display: (path: string) => string,
-): boolean {
-  if (odd.length === 0) return true;
-  refuseSlowPattern(
-    args.pattern,
-    caseInsensitive,
-    `used instead of rg here, as rg would hang on or misread the ignore file ` +
-      `${display(odd[0].path)}, which ${odd[0].why}`,
-    "or search a directory without such ignore files",
-  );
-  return false;
-}
 
 /** A file named in `path` must be text within the size limit: say so rather than find nothing. */
 async function checkNamedFile(sandbox: Sandbox, path: string, label: string): Promise<void> {
@@ -188,8 +126,8 @@ export default defineTool({
     const multiline = args.multiline ?? false;
     const caseInsensitive = args.case_insensitive ?? false;
     const pattern = compilePattern(args.pattern, { caseInsensitive, multiline });
-    let rg = chooseSearch();
-    if (!rg) refuseSlowPattern(args.pattern, caseInsensitive);
+    const engine = chooseEngine();
+    engine.check(args.pattern, caseInsensitive);
     const deadline = Date.now() + TIME_LIMIT_MS;
     const sandbox = await Sandbox.of(ctx);
     // Every name grep writes is shown safe (shown_name.ts): a newline in one cannot add lines.
@@ -204,76 +142,53 @@ export default defineTool({
     const named = info.isFile();
     if (named) await checkNamedFile(sandbox, target.real, requested);
     const rulesAbove = named ? IgnoreRules.empty() : await IgnoreRules.above(sandbox, target.real);
-    // rg would wait on a FIFO .gitignore (or read /dev/zero, or rules from out of the roots):
-    // the built-in search skips such files, says so, and gives the answer rg should have.
-    // The guard that finds them runs beside rg where it can (grep_rg_guard.ts), else first.
-    const stopGuard = new AbortController();
-    // Beside rg, it also looks for files over the size limit, so rg need not stat every file.
-    const guard = rg && !named
-      ? guardFindings(
-        target.real,
-        (real) => sandbox.contains(real),
-        (real) => sandbox.openForReading(real),
-        deadline,
-        AbortSignal.any([ctx.signal, stopGuard.signal]),
-        guardBesideRg() ? MAX_FILE_BYTES : undefined,
-      )
-      : undefined;
-    guard?.catch(() => {}); // awaited below; a failure while rg runs must not go unhandled
-    if (
-      guard && !guardBesideRg() && !fallBackIfOdd((await guard).odd, args, caseInsensitive, display)
-    ) rg = undefined;
-    const search: GrepSearch = {
-      // One named file is searched whatever the ignore rules and glob say.
-      dir: named ? dirname(target.real) : target.real,
-      file: named ? target.real : undefined,
-      label: requested,
-      pattern,
-      multiline,
-      caseInsensitive,
-      mode,
-      before: mode === "content" ? args.before ?? 0 : 0,
-      after: mode === "content" ? args.after ?? 0 : 0,
-      filter: !named && args.glob ? nameFilter(args.glob) : undefined,
-      rulesAbove,
-      deadline,
-      signal: ctx.signal,
-      builtinMayRun: !backtrackingRisk(args.pattern, caseInsensitive),
-      reportFull: () => report.full,
-    };
+    const before = mode === "content" ? args.before ?? 0 : 0;
+    const after = mode === "content" ? args.after ?? 0 : 0;
     const report = new GrepReport({
       mode,
       headLimit: args.head_limit,
       maxChars: ctx.config.limits.outputChars,
-      context: search.before > 0 || search.after > 0,
+      context: before > 0 || after > 0,
       display,
     });
+    // One named file is searched whatever the ignore rules and glob say.
+    const dir = named ? dirname(target.real) : target.real;
     // Searched beneath its root (beneath.ts): a directory swapped for a link since is not.
-    search.within = (await sandbox.directory(search.dir)).dir;
+    const within = (await sandbox.directory(dir)).dir;
+    let outcome: GrepOutcome;
     try {
-      if (rg && guard && guardBesideRg()) {
-        const guarded = await searchBesideGuard(rg, search, guard, (file) => report.add(file));
-        if (!fallBackIfOdd(guarded, args, caseInsensitive, display)) rg = undefined;
-      } else if (rg) {
-        for await (const batch of ripgrepBatches(rg, search)) {
-          for (const file of batch) report.add(file);
-        }
-      }
-      if (!rg) {
-        search.signal = ctx.signal;
-        for await (const file of builtinSearch(search)) report.add(file);
-      }
+      const query: GrepQuery = {
+        dir,
+        file: named ? target.real : undefined,
+        within,
+        label: requested,
+        pattern,
+        multiline,
+        caseInsensitive,
+        mode,
+        before,
+        after,
+        filter: !named && args.glob ? nameFilter(args.glob) : undefined,
+        rulesAbove,
+        deadline,
+        signal: ctx.signal,
+        roots: {
+          contains: (real) => sandbox.contains(real),
+          open: (real) => sandbox.openForReading(real),
+          display,
+        },
+      };
+      outcome = await engine.search(query, report);
     } finally {
-      stopGuard.abort();
-      await search.within.close();
+      await within.close();
     }
     const notes: string[] = [];
-    if (search.unreadable) {
+    if (outcome.unreadable) {
       notes.push("[some files could not be read: the results may miss matches in them]");
     }
     const skipped = skippedIgnoreNote(rulesAbove.skipped, display);
     if (skipped) notes.push(skipped);
-    const { text, summary } = report.finish(display(target.real), search.stopped, notes);
+    const { text, summary } = report.finish(display(target.real), outcome.stopped, notes);
     return { content: text, structured: summary };
   },
 });

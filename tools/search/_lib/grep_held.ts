@@ -20,8 +20,8 @@ import {
   O_NONBLOCK,
 } from "../../_lib/beneath.ts";
 import { bomOf } from "../../_lib/text.ts";
-import { withoutCr } from "./grep_lines.ts";
-import { MAX_FILE_BYTES } from "./grep_search.ts";
+import { withoutCr } from "./grep/lines.ts";
+import { MAX_FILE_BYTES } from "./grep/query.ts";
 
 /** A descriptor for entry `name` of the directory open as `dirFd`, or -1 (beneath_native.ts). */
 export type OpenAt = (dirFd: number, name: string, flags: number) => number;

@@ -1,23 +1,22 @@
 /**
  * grep's own search, for machines without rg: the same walk order, ignore rules, binary and size
  * skips as the rg search, with JavaScript regular expressions. The main thread walks; workers
- * (grep_pool.ts), one per core, open each file beneath its held directory, read and search them
- * in batches (grep_file.ts), and the results are reported in walk order.
+ * (search_workers.ts), one per core, open each file beneath its held directory, read and search
+ * them in batches (file_searcher.ts), and the results are reported in walk order.
  */
 import { closeSync, constants } from "node:fs";
 import { type FileHandle, open } from "node:fs/promises";
 import { basename } from "node:path";
-import { type Dir, O_NOFOLLOW, O_NOFOLLOW_ANY, O_NONBLOCK } from "../../_lib/beneath.ts";
-import type { FileOutcome, FileSearchOptions } from "./grep_file.ts";
-import { searchBatch } from "./grep_pool.ts";
-import type { FileMatches } from "./grep_report.ts";
-import { binaryFileError, type GrepSearch, MAX_FILE_BYTES, tooLargeError } from "./grep_search.ts";
-import { searchText, type TextSearch } from "./grep_text.ts";
-import { bomOf } from "../../_lib/text.ts";
-import { count } from "../../_lib/units.ts";
-import { Walk } from "../../_lib/walk.ts";
-
-export { searchText, type TextSearch };
+import { type Dir, O_NOFOLLOW, O_NOFOLLOW_ANY, O_NONBLOCK } from "../../../../_lib/beneath.ts";
+import type { FileOutcome, FileSearchOptions } from "./file_searcher.ts";
+import { searchBatch } from "./search_workers.ts";
+import type { GrepOutcome } from "../engine.ts";
+import type { FileMatches } from "../report.ts";
+import { binaryFileError, type GrepQuery, MAX_FILE_BYTES, tooLargeError } from "../query.ts";
+import { searchText } from "../text_search.ts";
+import { bomOf } from "../../../../_lib/text.ts";
+import { count } from "../../../../_lib/units.ts";
+import { Walk } from "../../../../_lib/walk.ts";
 
 /** Entries a search looks at, at most. */
 const MAX_WALK_ENTRIES = 500_000;
@@ -67,7 +66,7 @@ async function openFile(at: string): Promise<FileHandle> {
 }
 
 /** A file named on its own: a binary or too large one is an error, not a silent skip. */
-async function searchNamedFile(path: string, search: GrepSearch): Promise<FileMatches> {
+async function searchNamedFile(path: string, search: GrepQuery): Promise<FileMatches> {
   const handle =
     await (search.within
       ? search.within.open(basename(path), O_RDONLY | O_NONBLOCK)
@@ -89,13 +88,20 @@ async function searchNamedFile(path: string, search: GrepSearch): Promise<FileMa
  */
 const WORKER_FLAGS = O_RDONLY | O_NOFOLLOW | O_NOFOLLOW_ANY | O_NONBLOCK;
 
-/** Files with matches, in path order: under `search.dir`, or just `search.file`. */
-export async function* builtinSearch(search: GrepSearch): AsyncGenerator<FileMatches> {
+/**
+ * Files with matches, in path order: under `search.dir`, or just `search.file`; then how the
+ * search ended. Once `full()` (the report shows nothing more), content lines are only counted.
+ */
+export async function* builtinSearch(
+  search: GrepQuery,
+  full: () => boolean = () => false,
+): AsyncGenerator<FileMatches, GrepOutcome> {
   if (search.file) {
     const found = await searchNamedFile(search.file, search);
     if (found.matchedLines > 0) yield found;
-    return;
+    return { unreadable: false };
   }
+  let unreadable = false;
   // Directories the walk is done with that hold files handed out, closed once every batch sent
   // until then is done; the others are closed at once.
   let released: Dir[] = [];
@@ -134,13 +140,13 @@ export async function* builtinSearch(search: GrepSearch): AsyncGenerator<FileMat
   let at: string[] = [];
   let paths: string[] = [];
   const send = () => {
-    // Once the report is full, workers count content lines instead of sending them.
-    const full = search.reportFull?.() ?? false;
     const open = new Int32Array(new SharedArrayBuffer(4)).fill(-1);
     opens.push(open);
+    // Once the report is full, workers count content lines instead of sending them.
+    const batch = { options, flags: WORKER_FLAGS, full: full(), open };
     pending.push(
       searchBatch(
-        { options, flags: WORKER_FLAGS, full, at: at.join("\0"), paths: paths.join("\0"), open },
+        { ...batch, at: at.join("\0"), paths: paths.join("\0") },
         search.signal,
       ).catch((error) => {
         cancelled = true;
@@ -153,7 +159,7 @@ export async function* builtinSearch(search: GrepSearch): AsyncGenerator<FileMat
   };
   const report = function* (outcomes: FileOutcome[]) {
     for (const outcome of outcomes) {
-      if (outcome === "unreadable") search.unreadable = true;
+      if (outcome === "unreadable") unreadable = true;
       else if (outcome) yield outcome;
     }
   };
@@ -184,9 +190,9 @@ export async function* builtinSearch(search: GrepSearch): AsyncGenerator<FileMat
       }
     }
   }
-  if (walk.stopped && walk.stopped !== "cancelled") {
-    search.stopped = walk.stopped === "entry limit"
-      ? `after looking at ${count(MAX_WALK_ENTRIES)} entries`
-      : "time limit reached";
-  }
+  if (!walk.stopped || walk.stopped === "cancelled") return { unreadable };
+  const stopped = walk.stopped === "entry limit"
+    ? `after looking at ${count(MAX_WALK_ENTRIES)} entries`
+    : "time limit reached";
+  return { stopped, unreadable };
 }

@@ -6,7 +6,7 @@
  * line no kept one has reached; submatches come in order and never overlap, so the lines marked
  * are the same. The event is rebuilt with those submatches (their text left empty: unused).
  */
-import { lineIndexAt } from "./grep_lines.ts";
+import { lineIndexAt } from "../lines.ts";
 
 /** An event's `lines`: UTF-8 text, or base64 bytes when it was not valid UTF-8. */
 type Lines = { text: string } | { bytes: string };

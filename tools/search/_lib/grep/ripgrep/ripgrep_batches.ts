@@ -11,8 +11,8 @@ import { mkdtemp, open, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import process from "node:process";
-import { ToolError } from "../../../mcp/tool.ts";
-import { FileLines, type FileMatches } from "./grep_report.ts";
+import { ToolError } from "../../../../../mcp/tool.ts";
+import { FileLines, type FileMatches } from "../report.ts";
 import {
   confirms,
   confirmsBytes,
@@ -20,22 +20,34 @@ import {
   HeldReader,
   heldText,
   regularBytes,
-} from "./grep_held.ts";
-import { bomOf } from "../../_lib/text.ts";
+} from "../../grep_held.ts";
+import { bomOf } from "../../../../_lib/text.ts";
+import { backtrackingRisk } from "../backtracking.ts";
+import type { GrepOutcome } from "../engine.ts";
+import { searchText } from "../text_search.ts";
+import { mayMatchReplacement } from "../pattern_decoding.ts";
+import { nativeLookupsLoaded, openEntryAt } from "../../../../_lib/beneath_native.ts";
+import { O_NOFOLLOW, O_NOFOLLOW_ANY, O_NONBLOCK } from "../../../../_lib/beneath.ts";
+import { endEvent, jsonLineBatches, matchEventLines, textOf } from "./events.ts";
+import { binaryFileError, type GrepQuery, MAX_FILE_BYTES } from "../query.ts";
+import { signalGroup, spawnInGroup } from "../../../../_lib/process_groups.ts";
 
 /** Files rg reported that are read again (grep_held.ts) at once. */
 const VERIFY_CONCURRENCY = 16;
 /** Longest the synchronous re-reads run before other work on the main thread gets a turn. */
 const SYNC_SLICE_MS = 10;
-import { searchText } from "./grep_builtin.ts";
-import { mayMatchReplacement } from "./grep_pattern_decoding.ts";
-import { nativeLookupsLoaded, openEntryAt } from "../../_lib/beneath_native.ts";
-import { O_NOFOLLOW, O_NOFOLLOW_ANY, O_NONBLOCK } from "../../_lib/beneath.ts";
-import { endEvent, jsonLineBatches, matchEventLines, textOf } from "./grep_rg_events.ts";
-import { binaryFileError, type GrepSearch, MAX_FILE_BYTES } from "./grep_search.ts";
-import { signalGroup, spawnInGroup } from "../../_lib/process_groups.ts";
 
-function argumentsFor(search: GrepSearch, ignoreFile: string | undefined): string[] {
+/** How one run of rg differs from the plain one (beside_guard.ts runs it capped, maybe twice). */
+export interface RgRun {
+  /** Stops this run (by default the query's signal, which a cancel aborts). */
+  signal?: AbortSignal;
+  /** rg runs under this cap on its data segment, in bytes (guard.ts). */
+  dataLimit?: number;
+  /** rg runs without --max-filesize: the guard looks for files over the limit (beside_guard.ts). */
+  withoutSizeLimit?: boolean;
+}
+
+function argumentsFor(search: GrepQuery, run: RgRun, ignoreFile: string | undefined): string[] {
   const args = [
     "--json",
     "--no-config",
@@ -56,7 +68,7 @@ function argumentsFor(search: GrepSearch, ignoreFile: string | undefined): strin
   // is needed only for a pattern that may match the U+FFFD each invalid sequence becomes.
   if (mayMatchReplacement(search.pattern.source)) args.push("--encoding=utf-8");
   // Larger files are dropped when read again (grep_held.ts); this keeps rg's time off them.
-  if (!search.rgWithoutSizeLimit) args.push(`--max-filesize=${MAX_FILE_BYTES}`);
+  if (!run.withoutSizeLimit) args.push(`--max-filesize=${MAX_FILE_BYTES}`);
   if (search.multiline) args.push("--multiline", "--multiline-dotall");
   if (search.mode === "content") {
     args.push(`--before-context=${search.before}`, `--after-context=${search.after}`);
@@ -74,7 +86,7 @@ function argumentsFor(search: GrepSearch, ignoreFile: string | undefined): strin
 }
 
 /** The named file's bytes, read through the held directory (never following a link). */
-async function namedFileBytes(search: GrepSearch): Promise<Uint8Array> {
+async function namedFileBytes(search: GrepQuery): Promise<Uint8Array> {
   const name = basename(search.file!);
   const handle = search.within
     ? await search.within.open(name, constants.O_RDONLY | O_NONBLOCK)
@@ -97,7 +109,8 @@ function confirmed(
   text: string | undefined,
   found: FileMatches,
   reported: { number: number; text: string }[],
-  search: GrepSearch,
+  search: GrepQuery,
+  builtinMayRun: boolean,
 ): FileMatches | undefined {
   if (text === undefined) return undefined;
   // A NUL byte anywhere makes it binary, which rg, stopping at a first match (--max-count=1),
@@ -107,7 +120,7 @@ function confirmed(
     return undefined;
   }
   if (confirms(text, reported)) return found;
-  if (!search.builtinMayRun) return undefined;
+  if (!builtinMayRun) return undefined;
   const again = searchText(found.path, text, search);
   return again.matchedLines > 0 ? again : undefined;
 }
@@ -120,11 +133,12 @@ function confirmedBytes(
   bytes: Uint8Array | undefined,
   found: FileMatches,
   reported: { number: number; text: string }[],
-  search: GrepSearch,
+  search: GrepQuery,
+  builtinMayRun: boolean,
 ): FileMatches | undefined {
   if (bytes === undefined) return undefined;
   if (bomOf(bytes) || !confirmsBytes(bytes, reported)) {
-    return confirmed(decodeAsRg(bytes), found, reported, search);
+    return confirmed(decodeAsRg(bytes), found, reported, search, builtinMayRun);
   }
   // As confirmed(): without a BOM a NUL byte is a NUL character, and the file is binary.
   if (search.mode === "files_with_matches" && !search.multiline && bytes.includes(0)) {
@@ -133,9 +147,25 @@ function confirmedBytes(
   return found;
 }
 
-/** Files with matches, in path order, as rg finds them: under `search.dir`, or `search.file`. */
-export async function* ripgrepSearch(rg: string, search: GrepSearch): AsyncGenerator<FileMatches> {
-  for await (const batch of ripgrepBatches(rg, search)) yield* batch;
+/**
+ * Files with matches, in path order, as rg finds them: under `search.dir`, or `search.file`;
+ * then how the search ended.
+ */
+export async function* ripgrepSearch(
+  rg: string,
+  search: GrepQuery,
+  run: RgRun = {},
+): AsyncGenerator<FileMatches, GrepOutcome> {
+  const batches = ripgrepBatches(rg, search, run);
+  try {
+    for (;;) {
+      const step = await batches.next();
+      if (step.done) return step.value;
+      yield* step.value;
+    }
+  } finally {
+    await batches.return({ unreadable: false }); // left early: rg is stopped
+  }
 }
 
 /**
@@ -144,10 +174,16 @@ export async function* ripgrepSearch(rg: string, search: GrepSearch): AsyncGener
  */
 export async function* ripgrepBatches(
   rg: string,
-  search: GrepSearch,
-): AsyncGenerator<FileMatches[]> {
+  search: GrepQuery,
+  run: RgRun = {},
+): AsyncGenerator<FileMatches[], GrepOutcome> {
+  const signal = run.signal ?? search.signal;
   // A call cancelled before the search starts runs nothing and reports nothing.
-  if (search.signal.aborted) return;
+  if (signal.aborted) return { unreadable: false };
+  let stopped: string | undefined;
+  // rg's answer for a file its held content disagrees with is searched again by the built-in
+  // matcher, when it cannot backtrack for ever on the pattern.
+  const builtinMayRun = !backtrackingRisk(search.pattern.source, search.caseInsensitive);
   let scratch: string | undefined;
   let ignoreFile: string | undefined;
   const parentLines = search.file ? [] : search.rulesAbove.parentLines;
@@ -158,10 +194,10 @@ export async function* ripgrepBatches(
   }
   let named: Uint8Array | undefined;
   if (search.file) named = await namedFileBytes(search);
-  const args = argumentsFor(search, ignoreFile);
-  const capped = search.rgDataLimit !== undefined;
+  const args = argumentsFor(search, run, ignoreFile);
+  const capped = run.dataLimit !== undefined;
   // A soft limit: one that cannot be set means a lower hard limit is in force already.
-  const cap = `ulimit -S -d ${Math.floor((search.rgDataLimit ?? 0) / 1024)} 2>/dev/null; ` +
+  const cap = `ulimit -S -d ${Math.floor((run.dataLimit ?? 0) / 1024)} 2>/dev/null; ` +
     `exec "$0" "$@"`;
   const child = spawnInGroup(capped ? "/bin/sh" : rg, capped ? ["-c", cap, rg, ...args] : args, {
     // In the directory held open (through this process's descriptor, which rg's chdir follows to
@@ -203,11 +239,11 @@ export async function* ripgrepBatches(
     child.kill("SIGKILL");
   };
   const timer = setTimeout(() => {
-    search.stopped = "time limit reached";
+    stopped = "time limit reached";
     stop();
   }, Math.max(0, search.deadline - Date.now()));
-  search.signal.addEventListener("abort", stop);
-  if (search.signal.aborted) stop();
+  signal.addEventListener("abort", stop);
+  if (signal.aborted) stop();
   const keepLines = search.mode === "content";
   // rg's paths are clean ("./a/b"): joined by hand, as path.join costs far more per file.
   const base = search.dir.endsWith("/") ? search.dir : `${search.dir}/`;
@@ -221,7 +257,7 @@ export async function* ripgrepBatches(
       let since = performance.now();
       for (const line of lines) {
         // What rg had written before the kill reached it is not reported for a cancelled call.
-        if (search.signal.aborted) break read;
+        if (signal.aborted) break read;
         let event;
         try {
           event = endEvent(line) ?? JSON.parse(line);
@@ -255,7 +291,13 @@ export async function* ripgrepBatches(
           } else if (!reader) ready.push(found); // the named file's bytes came from the held directory
           else if (reader.synchronous) {
             // Read now, beneath the held directory (its directories stay held between files).
-            const held = confirmedBytes(reader.bytesSync(rel), found, reported, search);
+            const held = confirmedBytes(
+              reader.bytesSync(rel),
+              found,
+              reported,
+              search,
+              builtinMayRun,
+            );
             if (held) ready.push(held);
             // Synchronous reads hold the thread every request shares: let others in now and then.
             if (performance.now() - since > SYNC_SLICE_MS) {
@@ -270,9 +312,8 @@ export async function* ripgrepBatches(
             const handle = await reader.open(rel);
             const check = reported;
             pending.push(
-              heldText(handle).then((text) => confirmed(text, found, check, search)).catch(() =>
-                undefined
-              ),
+              heldText(handle).then((text) => confirmed(text, found, check, search, builtinMayRun))
+                .catch(() => undefined),
             );
             if (pending.length >= VERIFY_CONCURRENCY) {
               const held = await pending.shift()!;
@@ -289,15 +330,14 @@ export async function* ripgrepBatches(
       if (held) rest.push(held);
     }
     if (rest.length > 0) yield rest;
-    const { code, signal } = await exited;
-    if (killed || code === 0 || code === 1) return;
+    const { code, signal: killedBy } = await exited;
+    if (killed || code === 0 || code === 1) return { stopped, unreadable: false };
     if (capped && code === 127) throw new ToolError(`could not run rg at ${rg}: ${stderr.trim()}`);
     if (code === 2 && !stderr.trim()) {
       // --no-messages: rg says nothing about files it could not read, only that there were some.
-      search.unreadable = true;
-      return;
+      return { stopped, unreadable: true };
     }
-    const how = code === null ? `was killed by ${signal}` : `failed with exit code ${code}`;
+    const how = code === null ? `was killed by ${killedBy}` : `failed with exit code ${code}`;
     const said = stderr.trim() ? `: ${stderr.trim()}` : "";
     throw new ToolError(
       `rg ${how}${said}. Its results would be incomplete, so none are shown; ` +
@@ -310,7 +350,7 @@ export async function* ripgrepBatches(
     throw error;
   } finally {
     clearTimeout(timer);
-    search.signal.removeEventListener("abort", stop);
+    signal.removeEventListener("abort", stop);
     stop();
     await reader?.close();
     if (scratch) await rm(scratch, { recursive: true, force: true });

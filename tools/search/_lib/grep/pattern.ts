@@ -5,7 +5,7 @@
  * JavaScript (lines matched one by one, or whole texts) and for rg, where the escapes whose
  * meanings differ (\d \w \s \b, \u, and punctuation) are spelled out to mean what JavaScript means.
  */
-import { ToolError } from "../../../mcp/tool.ts";
+import { ToolError } from "../../../../mcp/tool.ts";
 
 export interface PatternOptions {
   caseInsensitive: boolean;

@@ -1,11 +1,12 @@
-/** What both of grep's searches (rg and the built-in one) are given, and rules they share. */
+/** What both of grep's engines (rg and the built-in one) are given, and rules they share. */
+import type { FileHandle } from "node:fs/promises";
 import picomatch from "picomatch";
-import { ToolError } from "../../../mcp/tool.ts";
-import type { Dir } from "../../_lib/beneath.ts";
-import type { IgnoreRules } from "../../_lib/gitignore.ts";
-import type { CompiledPattern } from "./grep_pattern.ts";
-import type { OutputMode } from "./grep_report.ts";
-import { bytes } from "../../_lib/units.ts";
+import { ToolError } from "../../../../mcp/tool.ts";
+import type { Dir } from "../../../_lib/beneath.ts";
+import type { IgnoreRules } from "../../../_lib/gitignore.ts";
+import type { CompiledPattern } from "./pattern.ts";
+import type { OutputMode } from "./report.ts";
+import { bytes } from "../../../_lib/units.ts";
 
 /** Larger files are skipped: they are logs and data, and reading one would stall the call. */
 export const MAX_FILE_BYTES = 10 * 1024 * 1024;
@@ -31,50 +32,44 @@ export function nameFilter(glob: string): NameFilter {
   return { matches, rgType: simple ? normalized : undefined };
 }
 
-export interface GrepSearch {
+/** What the searches need of the sandbox beyond `within`: the ignore files rg's guard finds. */
+export interface SearchedRoots {
+  /** Whether a real path lies inside the allowed roots. */
+  contains(real: string): boolean;
+  /** Opens a file inside the roots for reading (Sandbox.openForReading). */
+  open(real: string): Promise<FileHandle>;
+  /** How a path reads in messages. */
+  display(path: string): string;
+}
+
+/** What to search for and where: made once per call, read by the engine, never written. */
+export interface GrepQuery {
   /** Where rg runs and the walk starts: the searched directory, or the named file's directory. */
-  dir: string;
+  readonly dir: string;
   /** A file named on its own (real path): only it is searched, whatever ignore rules and glob say. */
-  file?: string;
+  readonly file?: string;
   /**
    * `dir` opened beneath its root (Sandbox.directory): the built-in search walks it and opens a
    * named file in it, and rg runs in it, so a directory swapped for a link meanwhile is not
    * searched. Without it (tests), `dir` is used by path.
    */
-  within?: Dir;
+  readonly within?: Dir;
   /** How the searched path reads in messages. */
-  label: string;
-  pattern: CompiledPattern;
-  multiline: boolean;
-  caseInsensitive: boolean;
-  mode: OutputMode;
-  before: number;
-  after: number;
-  filter?: NameFilter;
+  readonly label: string;
+  readonly pattern: CompiledPattern;
+  readonly multiline: boolean;
+  readonly caseInsensitive: boolean;
+  readonly mode: OutputMode;
+  readonly before: number;
+  readonly after: number;
+  readonly filter?: NameFilter;
   /** The ignore rules of the directory's parents inside the sandbox root. */
-  rulesAbove: IgnoreRules;
+  readonly rulesAbove: IgnoreRules;
   /** Date.now() after which the search stops. */
-  deadline: number;
+  readonly deadline: number;
   /** Aborted on cancellation: the search stops and reports nothing more. */
-  signal: AbortSignal;
-  /**
-   * Whether the built-in matcher may run the pattern (it cannot backtrack for ever): rg's answer
-   * for a file its held content disagrees with is then searched again by it.
-   */
-  builtinMayRun?: boolean;
-  /**
-   * Whether the report shows nothing more (GrepReport.full): the built-in search then counts
-   * content lines without carrying their text.
-   */
-  reportFull?: () => boolean;
-  /** rg runs under this cap on its data segment, in bytes (grep_rg_guard.ts). */
-  rgDataLimit?: number;
-  /** rg runs without --max-filesize: the guard looks for files over the limit (grep_rg_beside.ts). */
-  rgWithoutSizeLimit?: boolean;
-  /** Set when the search ended before it was complete. */
-  stopped?: string;
-  /** Set when some files could not be read, so the results may miss some. */
-  unreadable?: boolean;
+  readonly signal: AbortSignal;
+  readonly roots: SearchedRoots;
 }
 
 export function binaryFileError(label: string, kind: string): ToolError {

@@ -1,19 +1,19 @@
 /**
  * The built-in search of one file of a directory, synchronously (in a worker, or between the
  * main thread's turns): read in chunks into one reused buffer, dropped at its first NUL byte
- * (binary) or, for a literal pattern, when its bytes cannot hold a match (grep_prefilter.ts),
- * and decoded and searched (grep_text.ts) only when they may. A file is held whole only when it
+ * (binary) or, for a literal pattern, when its bytes cannot hold a match (prefilter.ts),
+ * and decoded and searched (text_search.ts) only when they may. A file is held whole only when it
  * may match, and never over MAX_FILE_BYTES.
  */
 import { Buffer } from "node:buffer";
 import { fstatSync, readSync } from "node:fs";
-import { compilePattern } from "./grep_pattern.ts";
-import { escapeRegExp, type Prefilter, prefilterFor } from "./grep_prefilter.ts";
-import { FileLines, type FileMatches, type OutputMode } from "./grep_report.ts";
-import { MAX_FILE_BYTES } from "./grep_search.ts";
-import { nulInReportedLines, searchText, type TextSearch } from "./grep_text.ts";
-import { bomOf } from "../../_lib/text.ts";
-import { withoutCr } from "./grep_lines.ts";
+import { compilePattern } from "../pattern.ts";
+import { escapeRegExp, type Prefilter, prefilterFor } from "./prefilter.ts";
+import { FileLines, type FileMatches, type OutputMode } from "../report.ts";
+import { MAX_FILE_BYTES } from "../query.ts";
+import { nulInReportedLines, searchText, type TextSearch } from "../text_search.ts";
+import { bomOf } from "../../../../_lib/text.ts";
+import { withoutCr } from "../lines.ts";
 
 /** What the search of a file needs: plain data, so a worker can be given it. */
 export interface FileSearchOptions {

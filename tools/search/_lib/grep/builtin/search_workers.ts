@@ -1,11 +1,11 @@
 /**
  * Files searched off the main thread, on every core: a worker_pool.ts pool running
- * grep_worker.ts, none until the first search, reused, at most one per core (two at most), ended
+ * search_worker.ts, none until the first search, reused, at most one per core (two at most), ended
  * when idle or when their call is cancelled. The main thread walks and hands out batches.
  */
-import type { FileOutcome } from "./grep_file.ts";
-import type { SearchBatch, SearchBatchReply } from "./grep_worker.ts";
-import { createWorkerPool, workerModule } from "../../_lib/worker_pool.ts";
+import type { FileOutcome } from "./file_searcher.ts";
+import type { SearchBatch, SearchBatchReply } from "./search_worker.ts";
+import { createWorkerPool, workerModule } from "../../../../_lib/worker_pool.ts";
 
 export class SearchCancelled extends Error {
   constructor() {
@@ -15,7 +15,7 @@ export class SearchCancelled extends Error {
 }
 
 const pool = createWorkerPool<SearchBatch, FileOutcome[]>({
-  workerUrl: workerModule(import.meta.url, "tools/search/_lib/grep_worker.ts"),
+  workerUrl: workerModule(import.meta.url, "tools/search/_lib/grep/builtin/search_worker.ts"),
   cancelled: () => new SearchCancelled(),
   message: (id, request) => ({ message: { id, ...request } }),
   reply(data) {

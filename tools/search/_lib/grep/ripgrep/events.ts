@@ -3,8 +3,8 @@
  * events on "\n" only, and each match event's lines with where their first match starts.
  */
 import type { Readable } from "node:stream";
-import { markMatch } from "./grep_lines.ts";
-import { MultilineEventCut } from "./grep_rg_multiline_cut.ts";
+import { markMatch } from "../lines.ts";
+import { MultilineEventCut } from "./multiline_cut.ts";
 
 /** A piece of rg's output: UTF-8 text, or base64 bytes when it was not valid UTF-8. */
 export type Data = { text: string } | { bytes: string };
@@ -73,7 +73,7 @@ export async function* jsonLineBatches(
   let cutAt = LONG_EVENT_CHARS;
   /** The long line's event, once cut: what follows up to its end is dropped. */
   let kept: string | undefined;
-  /** In multiline mode, the long line's event being cut as it comes (grep_rg_multiline_cut.ts). */
+  /** In multiline mode, the long line's event being cut as it comes (multiline_cut.ts). */
   let cut: MultilineEventCut | undefined;
   for await (const chunk of stream as AsyncIterable<string>) {
     const lines: string[] = [];

@@ -4,9 +4,9 @@
  * the line pattern: whatever matches a line also matches there in the text) finds the candidate
  * lines, and only they are checked with the line pattern, so a file is never split into lines.
  */
-import type { CompiledPattern } from "./grep_pattern.ts";
-import { markMatch, withoutCr } from "./grep_lines.ts";
-import { FileLines, type FileMatches, type OutputMode } from "./grep_report.ts";
+import type { CompiledPattern } from "./pattern.ts";
+import { markMatch, withoutCr } from "./lines.ts";
+import { FileLines, type FileMatches, type OutputMode } from "./report.ts";
 
 export interface TextSearch {
   pattern: CompiledPattern;

@@ -1,9 +1,9 @@
 /** grep's own search of a text: which lines match, context, multiline matches, files mode. */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { searchText, type TextSearch } from "../../tools/search/_lib/grep_builtin.ts";
-import { compilePattern } from "../../tools/search/_lib/grep_pattern.ts";
-import type { OutputMode } from "../../tools/search/_lib/grep_report.ts";
+import { searchText, type TextSearch } from "../../tools/search/_lib/grep/text_search.ts";
+import { compilePattern } from "../../tools/search/_lib/grep/pattern.ts";
+import type { OutputMode } from "../../tools/search/_lib/grep/report.ts";
 
 function search(
   text: string,

@@ -1,5 +1,5 @@
 /**
- * The worker that searches files for grep's built-in search (grep_pool.ts): a batch
+ * The worker that searches files for grep's built-in search (search_workers.ts): a batch
  * `{ id, options, flags, full, at, paths }` comes in, `{ id, outcomes }` goes back
  * with one outcome per file (null: no match or skipped). Each file is opened at `at` with
  * `flags` (O_NOFOLLOW, O_NONBLOCK): on Linux `/proc/self/fd/N/name`, entry `name` of a directory
@@ -9,9 +9,9 @@
  *
  * stdout is the JSON-RPC channel: the console writes to stderr here, before anything else loads.
  */
-import "../../_lib/worker_console.ts";
+import "../../../../_lib/worker_console.ts";
 import { closeSync, openSync } from "node:fs";
-import { type FileOutcome, FileSearcher, type FileSearchOptions } from "./grep_file.ts";
+import { type FileOutcome, FileSearcher, type FileSearchOptions } from "./file_searcher.ts";
 
 export interface SearchBatch {
   options: FileSearchOptions;
@@ -28,7 +28,7 @@ export interface SearchBatch {
   /**
    * Where the worker keeps the descriptor it has open (-1: none), shared with the main thread:
    * a worker terminated by a cancel may stop between opening a file and closing it, and the
-   * descriptor is then closed for it (grep_builtin.ts).
+   * descriptor is then closed for it (builtin_search.ts).
    */
   open?: Int32Array;
 }
