@@ -4,7 +4,7 @@
  * It splits stdout itself, independently of the server's LineSplitStream.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
@@ -17,6 +17,7 @@ export const PRODUCT_BINARY = process.env.TOOLHOST_BINARY ?? distBinary("toolhos
 export const TEST_BINARY = distBinary("toolhost-test");
 
 let scratch: Record<string, string> | undefined;
+let scratchDir: string | undefined;
 
 /**
  * What every server under test gets in its environment so the developer's own files play no part:
@@ -26,6 +27,7 @@ let scratch: Record<string, string> | undefined;
 export function isolatedEnv(): Record<string, string> {
   if (!scratch) {
     const dir = mkdtempSync(join(tmpdir(), "toolhost-e2e-"));
+    scratchDir = dir;
     mkdirSync(join(dir, "home"));
     scratch = {
       HOME: join(dir, "home"),
@@ -37,6 +39,12 @@ export function isolatedEnv(): Record<string, string> {
     };
   }
   return scratch;
+}
+
+/** Removes isolatedEnv()'s directory: the e2e fixture does, after the file's last test. */
+export function removeIsolatedEnv(): void {
+  if (scratchDir) rmSync(scratchDir, { recursive: true, force: true });
+  scratch = scratchDir = undefined;
 }
 
 export type Message = Record<string, unknown> & {
