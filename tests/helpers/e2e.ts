@@ -44,8 +44,8 @@ export interface ToolReply {
 }
 
 export interface E2e {
-  /** A new empty directory (its real path), removed after the test. */
-  scratch(name?: string): string;
+  /** A new empty directory (its real path) in `under`, removed after the test. */
+  scratch(name?: string, under?: string): string;
   /** Starts a server, closed after the test. */
   server(options?: ServerOptions): RawClient;
   /**
@@ -74,8 +74,8 @@ export function e2eFixture(): E2e {
   });
   // The empty home and scratch state every server of the file shared.
   after(removeIsolatedEnv);
-  const scratch = (name = "e2e") => {
-    const dir = realpathSync(mkdtempSync(join(tmpdir(), `toolhost-${name}-`)));
+  const scratch = (name = "e2e", under = tmpdir()) => {
+    const dir = realpathSync(mkdtempSync(join(under, `toolhost-${name}-`)));
     dirs.push(dir);
     return dir;
   };
