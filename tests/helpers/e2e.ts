@@ -15,6 +15,9 @@
  *   assert.equal(reply.isError, false, reply.text);
  *   assert.equal(readFileSync(join(root, "a.txt"), "utf8"), "hi\n");
  * }); // the server is stopped and the root removed here
+ *
+ * // One server for every test of the file, stopped after the last:
+ * const shared = e2e.file.start();
  * ```
  */
 import assert from "node:assert/strict";
@@ -43,16 +46,25 @@ export interface ToolReply {
   data: Record<string, unknown>;
 }
 
-export interface E2e {
-  /** A new empty directory (its real path) in `under`, removed after the test. */
+/** Servers and scratch directories that go together: made by a test, or shared by a file. */
+export interface Scope {
+  /** A new empty directory (its real path) in `under`, removed with the rest. */
   scratch(name?: string, under?: string): string;
-  /** Starts a server, closed after the test. */
+  /** Starts a server, closed with the rest. */
   server(options?: ServerOptions): RawClient;
   /**
    * Starts a server working in `root` (a new scratch directory unless given): `--root root`, the
    * root as its working directory, then `args`.
    */
   start(options?: ServerOptions & { root?: string }): { root: string; client: RawClient };
+}
+
+export interface E2e extends Scope {
+  /**
+   * What every test of the file shares (a server started once at the top of the file): closed
+   * and removed after the file's last test.
+   */
+  file: Scope;
   /** A 2026-07-28 tools/call; a JSON-RPC error fails the test. */
   call(
     client: RawClient,
@@ -62,41 +74,22 @@ export interface E2e {
   ): Promise<ToolReply>;
 }
 
-/** Registers the clean-up after each test of the file; call it once, at the top of the file. */
+/**
+ * Registers the clean-up after each test of the file, and after its last; call it once, at the
+ * top of the file.
+ */
 export function e2eFixture(): E2e {
-  const clients: RawClient[] = [];
-  const dirs: string[] = [];
-  afterEach(async () => {
-    const closing = clients.splice(0);
-    await Promise.all(closing.map((client) => client.close()));
-    for (const dir of dirs.splice(0)) removeScratch(dir);
-    for (const client of closing) assert.deepEqual(client.strayLines, []);
+  const perTest = new Pool();
+  const perFile = new Pool();
+  afterEach(() => perTest.end());
+  after(async () => {
+    await perFile.end();
+    // The empty home and scratch state every server of the file shared.
+    removeIsolatedEnv();
   });
-  // The empty home and scratch state every server of the file shared.
-  after(removeIsolatedEnv);
-  const scratch = (name = "e2e", under = tmpdir()) => {
-    const dir = realpathSync(mkdtempSync(join(under, `toolhost-${name}-`)));
-    dirs.push(dir);
-    return dir;
-  };
-  const server = (options: ServerOptions = {}) => {
-    const client = new RawClient(
-      options.binary ?? PRODUCT_BINARY,
-      options.args ?? [],
-      options.cwd,
-      options.env ?? {},
-    );
-    clients.push(client);
-    return client;
-  };
   return {
-    scratch,
-    server,
-    start(options = {}) {
-      const root = options.root ?? scratch("root");
-      const args = ["--root", root, ...options.args ?? []];
-      return { root, client: server({ ...options, cwd: options.cwd ?? root, args }) };
-    },
+    ...perTest.scope(),
+    file: perFile.scope(),
     async call(client, name, args, timeoutMs = 30_000) {
       const reply = await client.request(
         "tools/call",
@@ -116,6 +109,47 @@ export function e2eFixture(): E2e {
       };
     },
   };
+}
+
+/** What one scope made, ended together: servers closed first, then directories removed. */
+class Pool {
+  readonly #clients: RawClient[] = [];
+  readonly #dirs: string[] = [];
+
+  scope(): Scope {
+    const scratch = (name = "e2e", under = tmpdir()) => {
+      const dir = realpathSync(mkdtempSync(join(under, `toolhost-${name}-`)));
+      this.#dirs.push(dir);
+      return dir;
+    };
+    const server = (options: ServerOptions = {}) => {
+      const client = new RawClient(
+        options.binary ?? PRODUCT_BINARY,
+        options.args ?? [],
+        options.cwd,
+        options.env ?? {},
+      );
+      this.#clients.push(client);
+      return client;
+    };
+    return {
+      scratch,
+      server,
+      start(options = {}) {
+        const root = options.root ?? scratch("root");
+        const args = ["--root", root, ...options.args ?? []];
+        return { root, client: server({ ...options, cwd: options.cwd ?? root, args }) };
+      },
+    };
+  }
+
+  /** Closes every server (killed if it lingers), removes every directory, then checks stdout. */
+  async end(): Promise<void> {
+    const closing = this.#clients.splice(0);
+    await Promise.all(closing.map((client) => client.close()));
+    for (const dir of this.#dirs.splice(0)) removeScratch(dir);
+    for (const client of closing) assert.deepEqual(client.strayLines, []);
+  }
 }
 
 /** Removes a scratch directory, giving back the permissions a test took away first. */
