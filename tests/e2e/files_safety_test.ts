@@ -14,7 +14,6 @@ import {
   symlinkSync,
   writeFileSync,
 } from "node:fs";
-
 import { join } from "node:path";
 import process from "node:process";
 import { test } from "node:test";

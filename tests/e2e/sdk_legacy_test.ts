@@ -14,12 +14,12 @@ import {
   LoggingMessageNotificationSchema,
   McpError,
 } from "@modelcontextprotocol/sdk/types.js";
-import { mkdtempSync, realpathSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { e2eFixture } from "../helpers/e2e.ts";
 import { binary, isolatedEnv, PRODUCT_BINARY, ROOT, TEST_BINARY } from "../helpers/raw_client.ts";
 import { posixOnly } from "../helpers/posix_only.ts";
+
+const e2e = e2eFixture();
 
 async function connect(path: string) {
   const client = new Client({ name: "sdk-e2e", version: "1.0.0" });
@@ -149,9 +149,7 @@ test("the SDK client receives a 1 MB reply whole through the pipe", async () => 
 });
 
 test("the SDK client's roots become the sandbox, and a roots change is picked up", async () => {
-  const [first, second] = [1, 2].map(() =>
-    realpathSync(mkdtempSync(join(tmpdir(), "toolhost-sdk-root-")))
-  );
+  const [first, second] = [1, 2].map(() => e2e.scratch("sdk-root"));
   let offered = [first];
   const client = new Client(
     { name: "sdk-e2e", version: "1.0.0" },

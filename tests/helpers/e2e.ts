@@ -57,6 +57,11 @@ export interface Scope {
    * root as its working directory, then `args`.
    */
   start(options?: ServerOptions & { root?: string }): { root: string; client: RawClient };
+  /**
+   * Runs `stop` when the scope ends, before its servers close and its directories go: for a
+   * server the fixture did not start (an HTTP one) that works in a scratch directory.
+   */
+  cleanup(stop: () => Promise<unknown> | void): void;
 }
 
 export interface E2e extends Scope {
@@ -115,6 +120,7 @@ export function e2eFixture(): E2e {
 class Pool {
   readonly #clients: RawClient[] = [];
   readonly #dirs: string[] = [];
+  readonly #cleanups: (() => Promise<unknown> | void)[] = [];
 
   scope(): Scope {
     const scratch = (name = "e2e", under = tmpdir()) => {
@@ -140,11 +146,16 @@ class Pool {
         const args = ["--root", root, ...options.args ?? []];
         return { root, client: server({ ...options, cwd: options.cwd ?? root, args }) };
       },
+      cleanup: (stop) => void this.#cleanups.push(stop),
     };
   }
 
-  /** Closes every server (killed if it lingers), removes every directory, then checks stdout. */
+  /**
+   * Runs the clean-ups, closes every server (killed if it lingers), removes every directory,
+   * then checks the servers' stdout.
+   */
   async end(): Promise<void> {
+    for (const stop of this.#cleanups.splice(0)) await stop();
     const closing = this.#clients.splice(0);
     await Promise.all(closing.map((client) => client.close()));
     for (const dir of this.#dirs.splice(0)) removeScratch(dir);
