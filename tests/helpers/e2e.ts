@@ -155,10 +155,25 @@ class Pool {
    * then checks the servers' stdout.
    */
   async end(): Promise<void> {
-    for (const stop of this.#cleanups.splice(0)) await stop();
+    // One step failing leaves none of the others undone; the first failure is reported after.
+    const failures: unknown[] = [];
+    for (const stop of this.#cleanups.splice(0)) {
+      try {
+        await stop();
+      } catch (error) {
+        failures.push(error);
+      }
+    }
     const closing = this.#clients.splice(0);
     await Promise.all(closing.map((client) => client.close()));
-    for (const dir of this.#dirs.splice(0)) removeScratch(dir);
+    for (const dir of this.#dirs.splice(0)) {
+      try {
+        removeScratch(dir);
+      } catch (error) {
+        failures.push(error);
+      }
+    }
+    if (failures.length > 0) throw failures[0];
     for (const client of closing) assert.deepEqual(client.strayLines, []);
   }
 }
