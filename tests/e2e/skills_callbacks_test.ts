@@ -62,13 +62,6 @@ function skillsSetup() {
 const textsOf = (reply: Message) =>
   (reply.result?.content as { type: string; text: string }[]).map((c) => c.text);
 
-async function waitForStderr(c: RawClient, pattern: RegExp): Promise<void> {
-  for (let i = 0; i < 100 && !pattern.test(c.stderr); i++) {
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  assert.match(c.stderr, pattern);
-}
-
 test("skills: discovered, project ones override user ones, invalid ones skipped on stderr, served as a tool", async () => {
   const s = skillsSetup();
   const c = e2e.server({
@@ -85,8 +78,7 @@ test("skills: discovered, project ones override user ones, invalid ones skipped 
   );
   const input = tool.inputSchema as { properties: { name: { enum: string[] } } };
   assert.deepEqual(input.properties.name.enum, ["deploy", "from-config", "review"]);
-  await waitForStderr(
-    c,
+  await c.waitForStderr(
     /toolhost warning: skill: skipped the skill in \S+\/\.agents\/skills\/broken: its front matter has no `description`/,
   );
   assert.match(c.stderr, /skipped the skill in \S+\/Bad-Name: its name "Bad-Name" is not 1–64/);
@@ -181,8 +173,7 @@ test(
       (tool.inputSchema as { properties: { name: { enum: string[] } } }).properties.name.enum,
       ["fine"],
     );
-    await waitForStderr(
-      client,
+    await client.waitForStderr(
       /skipped the skill in \S+\/piped: its SKILL\.md is a FIFO \(named pipe\), not a regular file/,
     );
     const fine = await client.request("tools/call", call("skill", { name: "fine" }), 5000);

@@ -93,6 +93,8 @@ export class RawClient {
   #parts: string[] = [];
   #nextId = 1;
   #waiters: { match: (m: Message) => boolean; resolve: (m: Message) => void }[] = [];
+  /** Woken whenever stderr grows. */
+  #stderrWaiters: (() => void)[] = [];
 
   /** `env` is added to this process's environment (and isolatedEnv()) for the server. */
   constructor(
@@ -109,7 +111,10 @@ export class RawClient {
     this.child.stdout!.setEncoding("utf8");
     this.child.stdout!.on("data", (text: string) => this.#onStdout(text));
     this.child.stderr!.setEncoding("utf8");
-    this.child.stderr!.on("data", (text: string) => (this.stderr += text));
+    this.child.stderr!.on("data", (text: string) => {
+      this.stderr += text;
+      for (const wake of this.#stderrWaiters.splice(0)) wake();
+    });
     this.child.stdin!.on("error", () => {}); // the server may exit first
     this.exited = new Promise((resolve) =>
       this.child.once("exit", (code, signal) => resolve({ code, signal }))
@@ -211,6 +216,26 @@ export class RawClient {
       };
       this.#waiters.push({ match, resolve: done });
     });
+  }
+
+  /**
+   * Waits until the server's stderr matches `pattern`, checking as each piece arrives; fails
+   * after `timeoutMs`, showing what stderr held.
+   */
+  async waitForStderr(pattern: RegExp, timeoutMs = 10_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!pattern.test(this.stderr)) {
+      const left = deadline - Date.now();
+      if (left <= 0) {
+        throw new Error(`stderr never matched ${pattern} in ${timeoutMs} ms:\n${this.stderr}`);
+      }
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        new Promise<void>((wake) => this.#stderrWaiters.push(wake)),
+        new Promise<void>((wake) => (timer = setTimeout(wake, left))),
+      ]);
+      clearTimeout(timer);
+    }
   }
 
   /** The legacy handshake: initialize at `version`, then notifications/initialized. */
