@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import { chmodSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import process from "node:process";
 import { test } from "node:test";
 import { e2eFixture } from "../helpers/e2e.ts";
 import { modern, PRODUCT_BINARY, RawClient } from "../helpers/raw_client.ts";
@@ -196,6 +197,25 @@ test("history survives a restart; secrets are masked; the budget drops the oldes
   assert.match(dropped.text, /no longer kept/);
   assert.equal(readFileSync(join(root, "big.txt"), "utf8"), "b".repeat(2000));
 });
+
+test(
+  "an orderly stop right after calls that changed nothing still records them (the journal's shutdown hook)",
+  posixOnly("sends SIGTERM for an orderly stop (Windows can only terminate)"),
+  async () => {
+    const root = scratch("jr-stop");
+    const state = scratch("jr-state");
+    let c = start(root, state);
+    // Lines of calls that change nothing wait in the queue for more; the stop must write them.
+    await ok(c, "list_roots", {});
+    await ok(c, "list_dir", { path: "." });
+    process.kill(c.child.pid!, "SIGTERM");
+    assert.deepEqual(await c.exited, { code: 0, signal: null });
+    c = start(root, state);
+    const history = await ok(c, "history", {});
+    assert.match(history, /list_dir/, history);
+    assert.match(history, /list_roots/, history);
+  },
+);
 
 test("a server killed right after a write's reply keeps the write's journal line: undo works", async () => {
   const root = scratch("jr-kill");
