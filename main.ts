@@ -16,15 +16,15 @@ import { quotedJson } from "./config/quote.ts";
 import { closest } from "./config/suggest.ts";
 import pkg from "./package.json" with { type: "json" };
 import { atLeast, describeLogData, LOG_LEVELS, type LogLevel, stderrLogger } from "./mcp/log.ts";
-import { McpConnection } from "./mcp/connection.ts";
+import { connect } from "./mcp/connect.ts";
 import { McpService } from "./mcp/service.ts";
+import { runShutdownHooks, type ShutdownHook } from "./mcp/shutdown.ts";
 import { HttpGuard, isLoopbackHost } from "./mcp/http/guard.ts";
 import { serveStdio, StdoutWriter } from "./mcp/stdio.ts";
 import type { Contribution } from "./mcp/contribution.ts";
 import { SUPPORTED_VERSIONS } from "./mcp/versions.ts";
 import { enableWatchdog, killAllGroups } from "./tools/_lib/process_groups.ts";
 import { establishRoots } from "./tools/_lib/held_roots.ts";
-import { flushJournal } from "./tools/journal/_lib/recorder.ts";
 import { assemble, type Assembled } from "./tools/assemble.ts";
 
 declare const TOOLHOST_COMMIT: string | undefined;
@@ -266,6 +266,8 @@ const BY_HAND =
 
 /** The whole shutdown, from the signal or end of input to exit, fits in this. */
 const SHUTDOWN_BUDGET_MS = 1800;
+/** The part of it kept for the shutdown hooks (the journal's flush) once the transport closed. */
+const HOOKS_BUDGET_MS = 500;
 
 export async function main(argv: string[], options: MainOptions = {}): Promise<never> {
   // Before anything else: a client may stop us while we start.
@@ -321,7 +323,7 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
     process.stdout.write(formatConfig(settings, loaded.origins, loaded.files));
     process.exit(0);
   }
-  const { tools, warnings, removed, ...contributions } = assembled;
+  const { tools, warnings, removed, shutdownHooks, ...contributions } = assembled;
   if (flags["list-tools"]) {
     const width = Math.max(...tools.map((t) => t.name.length));
     const lines = tools.map((t) =>
@@ -353,31 +355,19 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
     logger.log("error", `unhandled rejection: ${describeLogData(reason)}`);
   });
   const maxBytes = Math.floor(maxLineMb * 1024 * 1024);
-  if (http) return serveHttp(service, http, maxBytes, (next) => (stop = next));
+  const stopping = (serving: Serving) => (stop = stopper(service, serving, shutdownHooks));
+  if (http) return serveHttp(service, http, maxBytes, stopping);
 
   const writer = new StdoutWriter(process.stdout, () => stop("stdout closed", 0));
-  const server = new McpConnection({ ...service.options, service, send: (m) => writer.send(m) });
+  const server = connect(service, writer);
   service.programLog = (level, logger, data) => server.log(level, logger, data);
-
-  let stopping = false;
-  stop = async (why, graceMs) => {
-    if (stopping) return new Promise<never>(() => {});
-    stopping = true;
-    const deadline = Date.now() + SHUTDOWN_BUDGET_MS;
-    const left = () => Math.max(0, deadline - Date.now());
-    // The end of input is how every session ends: routine, so not worth an info line.
-    const level = why === "end of input" ? "debug" : "info";
-    logger.log(level, `stopping (${why}) with ${server.inFlight} request(s) in flight`);
+  stopping({
+    open: () => `${server.inFlight} request(s) in flight`,
     // On end of input, work already under way gets a moment to answer (`echo ... | toolhost`).
-    if (graceMs > 0) await server.settled(Math.min(graceMs, left()));
-    service.tasks?.close();
-    await server.shutdown(Math.min(1000, left()));
-    killAllGroups();
-    // The journal's queued lines (a crash would lose them; an orderly stop does not).
-    await flushJournal(Math.min(500, left()));
-    await writer.flush(left());
-    process.exit(0);
-  };
+    settle: (ms) => server.settled(ms),
+    close: (ms) => server.shutdown(Math.min(1000, ms)),
+    flush: (ms) => writer.flush(ms),
+  });
 
   try {
     await serveStdio(server, writer, process.stdin, maxBytes);
@@ -389,12 +379,53 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
 
 type Stop = (why: string, graceMs: number) => Promise<never>;
 
+/** What the shutdown asks of the transport being served. */
+interface Serving {
+  /** What is still open, for the log line ("3 request(s) in flight"). */
+  open(): string;
+  /** Waits, at most `ms`, for work under way to answer by itself (on end of input). */
+  settle?(ms: number): Promise<void>;
+  /** Stops what runs, answers it and closes the transport, within about `ms`. */
+  close(ms: number): Promise<void>;
+  /** Writes out what is still queued for the client, within `ms`. */
+  flush?(ms: number): Promise<void>;
+}
+
+/**
+ * The orderly exit, the same for every transport, within SHUTDOWN_BUDGET_MS: tasks stopped, the
+ * transport closed (its calls answered), child processes killed, the modules' shutdown hooks run
+ * (the journal's queued lines), what is left for the client written, then exit.
+ */
+function stopper(service: McpService, serving: Serving, hooks: readonly ShutdownHook[]): Stop {
+  const logger = service.options.logger;
+  let stopping = false;
+  return async (why, graceMs) => {
+    if (stopping) return new Promise<never>(() => {});
+    stopping = true;
+    const deadline = Date.now() + SHUTDOWN_BUDGET_MS;
+    const left = () => Math.max(0, deadline - Date.now());
+    // The end of input is how every session ends: routine, so not worth an info line.
+    logger.log(
+      why === "end of input" ? "debug" : "info",
+      `stopping (${why}) with ${serving.open()}`,
+    );
+    if (graceMs > 0 && serving.settle) await serving.settle(Math.min(graceMs, left()));
+    service.tasks?.close();
+    // What is left after closing is kept for the hooks and the last writes.
+    await serving.close(Math.max(0, left() - HOOKS_BUDGET_MS));
+    killAllGroups();
+    await runShutdownHooks(hooks, Math.min(HOOKS_BUDGET_MS, left()), logger);
+    await serving.flush?.(left());
+    process.exit(0);
+  };
+}
+
 /** --http: serves until a signal; stdin is not read (the server is not a client's child). */
 async function serveHttp(
   service: McpService,
   address: ReturnType<typeof httpAddress>,
   maxBodyBytes: number,
-  setStop: (stop: Stop) => void,
+  stopping: (serving: Serving) => void,
 ): Promise<never> {
   // Loaded here: a stdio server, the common case, never needs them.
   const [{ HttpTransport }, { serve }] = await Promise.all([
@@ -425,19 +456,15 @@ async function serveHttp(
     `also WebSocket (subprotocol mcp) at ws://${shown}:${listening.port}/mcp and the 2024-11-05 ` +
       `HTTP+SSE transport at http://${shown}:${listening.port}/sse`,
   );
-  let stopping = false;
-  const stop: Stop = async (why) => {
-    if (stopping) return new Promise<never>(() => {});
-    stopping = true;
-    logger.log("info", `stopping (${why}) with ${transport.sessions} session(s) open`);
-    service.tasks?.close();
-    const budget = new Promise((resolve) => setTimeout(resolve, SHUTDOWN_BUDGET_MS - 300));
-    await Promise.race([transport.close().then(() => listening.close()), budget]);
-    killAllGroups();
-    await flushJournal(300);
-    process.exit(0);
-  };
-  setStop(stop);
+  stopping({
+    open: () => `${transport.sessions} session(s) open`,
+    async close(ms) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const late = new Promise((resolve) => (timer = setTimeout(resolve, ms)));
+      await Promise.race([transport.close().then(() => listening.close()), late]);
+      clearTimeout(timer);
+    },
+  });
   return new Promise<never>(() => {});
 }
 

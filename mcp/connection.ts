@@ -1,7 +1,7 @@
 /**
  * One client's connection: dispatch, both protocol eras, concurrency, cancellation and flow
  * control. It takes messages its transport decoded and hands every outgoing message to `send`;
- * it knows no transport and no particular tool. What every connection shares is the McpService
+ * it knows no transport (transport.ts is the seam; connect.ts makes one) and no particular tool. What every connection shares is the McpService
  * (service.ts). Its parts: the legacy session's terms (handshake.ts), what the client asked to
  * hear of changes (subscriptions.ts), our requests to the client (requests_to_client.ts), the
  * roots its tools work in (roots.ts), batches (batch.ts), and which era a request is (eras.ts).
@@ -28,9 +28,11 @@ import { atLeast, describeLogData, type Logger, type LogLevel } from "./log.ts";
 import { RequestsToClient } from "./requests_to_client.ts";
 import { Roots } from "./roots.ts";
 import type { Outbox } from "./outbox.ts";
+import type { TransportConnection } from "./transport.ts";
 import { type Connection, handlerFor, McpService, type ServiceOptions } from "./service.ts";
 import { PENDING, settledValue } from "./settled.ts";
 import { Subscriptions } from "./subscriptions.ts";
+import { Unanswered } from "./unanswered.ts";
 import { describeTask } from "./tasks/methods.ts";
 import { TaskStore } from "./tasks/store.ts";
 import { type Era, META_SERVER_INFO } from "./versions.ts";
@@ -49,18 +51,13 @@ const NO_META: Params = Object.freeze({});
 /** What a call still running when the server stops is told, whatever held it up. */
 const STOPPED_TEXT = "Stopped: the server is shutting down.";
 
-export class McpConnection implements Connection {
+export class McpConnection implements Connection, TransportConnection {
   readonly #options: ConnectionOptions;
   readonly #service: McpService;
   /** By id: a Map keeps 1 and "1" apart by itself (SameValueZero), so no key is built. */
   readonly #calls = new Map<RequestId, Call>();
-  /** Requests and batches whose replies are not sent yet, and who waits for that to be none. */
-  #unanswered = 0;
-  #idleWaiters: (() => void)[] = [];
-  /** Requests and batches answered (or dropped) so far. */
-  #answered = 0;
-  /** Who waits for fewer unanswered requests than some number (the transport's read-ahead). */
-  #belowWaiters: { below: number; wake: () => void }[] = [];
+  /** Requests and batches whose replies are not sent yet, and who waits on their number. */
+  readonly #unanswered = new Unanswered();
   readonly #handshake: Handshake;
   /** Shared by every modern result that has no `_meta` of its own; never modified. */
   readonly #serverMeta: Record<string, unknown>;
@@ -129,18 +126,17 @@ export class McpConnection implements Connection {
 
   /** Requests and batches started whose replies are not sent yet (a transport's flow control). */
   get unanswered(): number {
-    return this.#unanswered;
+    return this.#unanswered.count;
   }
 
   /** Requests and batches answered (or dropped, when cancelled) since the start. */
   get answeredCount(): number {
-    return this.#answered;
+    return this.#unanswered.answered;
   }
 
   /** Resolves once fewer than `n` requests and batches are unanswered. */
   whenUnansweredBelow(n: number): Promise<void> {
-    if (this.#unanswered < n) return Promise.resolve();
-    return new Promise((wake) => this.#belowWaiters.push({ below: n, wake }));
+    return this.#unanswered.below(n);
   }
 
   /**
@@ -196,14 +192,7 @@ export class McpConnection implements Connection {
 
   /** Resolves once every request has been answered (or dropped), or after `ms`. */
   settled(ms: number): Promise<void> {
-    if (this.#unanswered === 0) return Promise.resolve();
-    return new Promise((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      this.#idleWaiters.push(() => {
-        clearTimeout(timer);
-        resolve();
-      });
-    });
+    return this.#unanswered.none(ms);
   }
 
   #dispatch(decoded: Decoded): void {
@@ -243,9 +232,9 @@ export class McpConnection implements Connection {
    * already done is answered at once. (`#replyIfAny` is made once, not per request.)
    */
   #answerLater<T>(work: T | Promise<T>, reply: (value: T) => void): void {
-    this.#unanswered++;
+    this.#unanswered.add();
     if (work instanceof Promise) {
-      work.then(reply).finally(() => this.#answeredOne());
+      work.then(reply).finally(() => this.#unanswered.done());
       return;
     }
     try {
@@ -253,26 +242,11 @@ export class McpConnection implements Connection {
     } catch (error) {
       this.#options.logger.log("error", `sending a reply failed: ${describeLogData(error)}`);
     } finally {
-      this.#answeredOne();
+      this.#unanswered.done();
     }
   }
 
   readonly #replyIfAny = (reply: Reply) => reply && this.#reply(reply);
-
-  #answeredOne(): void {
-    this.#answered++;
-    // Every request answered at once brings the count to 0: no array is made unless someone waits.
-    if (--this.#unanswered === 0 && this.#idleWaiters.length > 0) {
-      for (const wake of this.#idleWaiters.splice(0)) wake();
-    }
-    const woken = this.#belowWaiters.length === 0
-      ? this.#belowWaiters
-      : this.#belowWaiters.filter((w) => this.#unanswered < w.below);
-    if (woken.length > 0) {
-      this.#belowWaiters = this.#belowWaiters.filter((w) => this.#unanswered >= w.below);
-      for (const w of woken) w.wake();
-    }
-  }
 
   #handleBatch(items: unknown[]): void {
     const replies = batchReplies(items, this.#handshake.version, {

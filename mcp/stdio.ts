@@ -16,13 +16,15 @@ import {
 } from "./jsonrpc.ts";
 import { type Line, LineSplitter, OversizedLine } from "./lines.ts";
 import { ReadAhead } from "./read_ahead.ts";
+import type { Transport } from "./transport.ts";
 
 /** Characters handed to one write() call at most; larger queues go out in several. */
 const WRITE_CHUNK = 1 << 20;
 /** Characters writeQueued() writes at once at most: a pipe's buffer. */
 const WRITE_AT_ONCE = 64 << 10;
 
-export class StdoutWriter {
+/** The stdio transport's way out: what connect() is given for a stdio connection. */
+export class StdoutWriter implements Transport {
   #queue: string[] = [];
   #backlog = 0;
   #pumping = false;

@@ -8,6 +8,7 @@ import type { Settings } from "../config/settings.ts";
 import { type Contribution, sortContributions, withOfferedTools } from "../mcp/contribution.ts";
 import type { Prompt, PromptFamily } from "../mcp/prompt.ts";
 import type { Resource, ResourceTemplate } from "../mcp/resource.ts";
+import type { ShutdownHook } from "../mcp/shutdown.ts";
 import type { Tool, ToolHook } from "../mcp/tool.ts";
 import { toolModules } from "./mod.ts";
 import { checkInputSchemas, customTools } from "./shell/_lib/custom_tools.ts";
@@ -19,6 +20,8 @@ export interface Assembled {
   templates: ResourceTemplate[];
   prompts: (Prompt | PromptFamily)[];
   hooks: ToolHook[];
+  /** What modules need done when the server stops (main.ts runs them). */
+  shutdownHooks: ShutdownHook[];
   /** Things the user should hear about on stderr, though toolhost runs. */
   warnings: string[];
   /** Each tool left out, and why (for --list-tools and debug logs). */
@@ -33,7 +36,10 @@ export async function assemble(
   settings: Settings,
   extra: readonly Contribution[] = [],
 ): Promise<Assembled> {
-  const { tools: builtIn, hooks, ...others } = sortContributions([...toolModules, ...extra]);
+  const { tools: builtIn, hooks, shutdownHooks, ...others } = sortContributions([
+    ...toolModules,
+    ...extra,
+  ]);
   const custom = customTools(settings.customTools, {
     outputChars: settings.limits.outputChars,
     maxTimeoutMs: settings.limits.bashMaxTimeoutMs,
@@ -55,5 +61,5 @@ export async function assemble(
   if (tools.length === 0) {
     warnings.push("no tool is left after tools.profile, tools.allow, tools.deny and read_only");
   }
-  return { tools, ...withOfferedTools(others, tools), hooks, warnings, removed };
+  return { tools, ...withOfferedTools(others, tools), hooks, shutdownHooks, warnings, removed };
 }

@@ -5,11 +5,11 @@
  * the channel. Requests of 2026-07-28 that come this way are answered statelessly by the same
  * connection, as over stdio.
  */
-import { type Decoded, failure, INTERNAL_ERROR, type JsonRpcMessage } from "../jsonrpc.ts";
-import type { JsonRpcResponse } from "../jsonrpc.ts";
+import { type Decoded, failure, INTERNAL_ERROR } from "../jsonrpc.ts";
 import type { Logger } from "../log.ts";
-import { McpConnection } from "../connection.ts";
+import { connect } from "../connect.ts";
 import type { McpService } from "../service.ts";
+import type { Outgoing, TransportConnection } from "../transport.ts";
 
 /** Requests of one channel running at once at most; past it a request is refused at once. */
 export const MAX_IN_FLIGHT = 256;
@@ -18,7 +18,7 @@ export const MAX_IN_FLIGHT = 256;
 export type ChannelWrite = (json: string) => boolean;
 
 export class ChannelSession {
-  readonly conn: McpConnection;
+  readonly conn: TransportConnection;
   #ended = false;
 
   constructor(
@@ -30,11 +30,7 @@ export class ChannelSession {
     /** Closes the channel from our side (the server stops). */
     readonly closeChannel: () => void,
   ) {
-    this.conn = new McpConnection({
-      ...service.options,
-      service,
-      send: (message) => this.#send(message),
-    });
+    this.conn = connect(service, { send: (message) => this.#send(message) });
   }
 
   get ended(): boolean {
@@ -72,7 +68,7 @@ export class ChannelSession {
   }
 
   /** False for what could not be encoded or sent: a question nobody can receive fails now. */
-  #send(message: JsonRpcMessage | JsonRpcResponse[]): boolean {
+  #send(message: Outgoing): boolean {
     if (this.#ended) return false;
     let json: string;
     try {

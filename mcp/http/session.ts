@@ -4,27 +4,24 @@
  * what belongs to a request (progress, log lines, questions to the client) onto that POST's
  * stream, and the rest (change notifications) onto the session's GET stream.
  */
-import type { JsonRpcMessage, JsonRpcResponse, RequestId } from "../jsonrpc.ts";
+import type { RequestId } from "../jsonrpc.ts";
 import { requestKey } from "../jsonrpc.ts";
 import type { Logger } from "../log.ts";
-import { McpConnection } from "../connection.ts";
+import { connect } from "../connect.ts";
 import type { McpService } from "../service.ts";
+import type { Outgoing, TransportConnection } from "../transport.ts";
 import type { Exchange } from "./exchange.ts";
 import type { SseStream } from "./sse.ts";
 
 export class HttpSession {
-  readonly conn: McpConnection;
+  readonly conn: TransportConnection;
   /** POSTs waiting for their reply, by request id. */
   readonly exchanges = new Map<string, Exchange>();
   stream?: SseStream;
   lastActive = Date.now();
 
   constructor(readonly id: string, service: McpService, readonly logger: Logger) {
-    this.conn = new McpConnection({
-      ...service.options,
-      service,
-      send: (message, related) => this.#send(message, related),
-    });
+    this.conn = connect(service, { send: (message, related) => this.#send(message, related) });
   }
 
   /** Nothing waits on it and no stream is open: it may be ended to make room. */
@@ -41,7 +38,7 @@ export class HttpSession {
   }
 
   /** False only for what could not be encoded, or a request of ours that no stream can carry. */
-  #send(message: JsonRpcMessage | JsonRpcResponse[], related?: RequestId): boolean {
+  #send(message: Outgoing, related?: RequestId): boolean {
     let json: string;
     try {
       json = JSON.stringify(message);

@@ -20,8 +20,9 @@ import {
   type RpcError,
 } from "../jsonrpc.ts";
 import { describeLogData, type Logger, type LogLevel } from "../log.ts";
-import { McpConnection } from "../connection.ts";
+import { connect } from "../connect.ts";
 import type { McpService } from "../service.ts";
+import type { TransportConnection } from "../transport.ts";
 import { readBody } from "./body.ts";
 import { type Accepts, accepts, Exchange, SSE_HEADERS } from "./exchange.ts";
 import type { HttpGuard } from "./guard.ts";
@@ -62,7 +63,7 @@ export class HttpTransport {
   /** In order of use, least recently used first (times alone tie within a millisecond). */
   readonly #sessions = new Map<string, HttpSession>();
   /** Connections of 2026-07-28 requests in flight, to stop on shutdown. */
-  readonly #stateless = new Set<McpConnection>();
+  readonly #stateless = new Set<TransportConnection>();
   /** Sessions of one channel each (a WebSocket, a 2024-11-05 SSE stream). */
   readonly #channels: Channels;
   readonly #path: string;
@@ -398,9 +399,7 @@ export class HttpTransport {
       );
     }
     const exchange = new Exchange(accept, () => conn.cancel(message.id, "stream closed"));
-    const conn: McpConnection = new McpConnection({
-      ...this.#options.service.options,
-      service: this.#options.service,
+    const conn: TransportConnection = connect(this.#options.service, {
       send: (out) => {
         let json: string;
         try {

@@ -4,9 +4,6 @@
  * kind of handler and retries the call by itself.
  */
 import assert from "node:assert/strict";
-import { mkdtempSync, realpathSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { test } from "node:test";
 import { Client as ModernClient } from "@modelcontextprotocol/client";
 import { StdioClientTransport as ModernTransport } from "@modelcontextprotocol/client/stdio";
@@ -15,14 +12,17 @@ import { Client } from "@modelcontextprotocol/sdk/client";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { e2eFixture } from "../helpers/e2e.ts";
 import { binary, PRODUCT_BINARY } from "../helpers/raw_client.ts";
+
+const e2e = e2eFixture();
 
 /**
  * How to start the server: in a scratch home and working directory, so the skill tool reads none
  * of the developer's skills (~/.claude/skills, TOOLHOST_SKILL_DIRS) while it prepares.
  */
 function server() {
-  const home = realpathSync(mkdtempSync(join(tmpdir(), "toolhost-ask-user-")));
+  const home = e2e.scratch("ask-user");
   return {
     command: binary(PRODUCT_BINARY),
     cwd: home,

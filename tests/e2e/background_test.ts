@@ -3,10 +3,10 @@
  * kill whole groups, list, limits, and a clean process table when the client goes away.
  */
 import assert from "node:assert/strict";
-import { afterEach } from "node:test";
 import { posixOnlyTest } from "../helpers/posix_only.ts";
 import { processesWith, waitUntil } from "../helpers/processes.ts";
-import { type Message, modern, PRODUCT_BINARY, RawClient } from "../helpers/raw_client.ts";
+import { e2eFixture } from "../helpers/e2e.ts";
+import { type Message, modern, RawClient } from "../helpers/raw_client.ts";
 
 const test = posixOnlyTest("sh commands, signals, process groups and /proc");
 
@@ -16,16 +16,10 @@ type ToolResult = {
   isError?: boolean;
 };
 
-let client: RawClient | undefined;
-afterEach(async () => {
-  await client?.close();
-  assert.deepEqual(client?.strayLines ?? [], []);
-  client = undefined;
-});
+const e2e = e2eFixture();
 
 function open() {
-  client = new RawClient(PRODUCT_BINARY);
-  return client;
+  return e2e.server();
 }
 
 async function call(c: RawClient, name: string, args: Record<string, unknown>) {
@@ -253,7 +247,6 @@ test("closing stdin with several running leaves no process of ours within 2 s", 
     });
   }
   assert.ok(await waitUntil(() => processesWith(`sleep ${m}`).length >= 8, 5000));
-  client = undefined;
   const before = Date.now();
   c.closeStdin();
   assert.equal((await c.exited).code, 0);

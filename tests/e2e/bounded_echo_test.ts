@@ -3,14 +3,11 @@
  * and its length, never the whole value (config/quote.ts).
  */
 import assert from "node:assert/strict";
-import { afterEach, test } from "node:test";
-import { type Message, modern, PRODUCT_BINARY, RawClient } from "../helpers/raw_client.ts";
+import { test } from "node:test";
+import { e2eFixture } from "../helpers/e2e.ts";
+import { type Message, modern } from "../helpers/raw_client.ts";
 
-let client: RawClient | undefined;
-afterEach(async () => {
-  await client?.close();
-  client = undefined;
-});
+const e2e = e2eFixture();
 
 const MB = 1_000_000;
 const huge = (n: number, fill = "x") => fill.repeat(n);
@@ -24,8 +21,7 @@ function said(reply: Message): string {
 }
 
 test("an 8 MB method name, tool name, prompt name or URI comes back cut, with its length", async () => {
-  client = new RawClient(PRODUCT_BINARY);
-  const c = client;
+  const c = e2e.server();
   const long = huge(8 * MB);
   const cases: [string, Record<string, unknown>][] = [
     [long, modern()],
@@ -58,8 +54,7 @@ test("an 8 MB method name, tool name, prompt name or URI comes back cut, with it
 });
 
 test("a 20 MB bash description is logged as a bounded line", async () => {
-  client = new RawClient(PRODUCT_BINARY, ["--log-level", "debug"]);
-  const c = client;
+  const c = e2e.server({ args: ["--log-level", "debug"] });
   const description = huge(20 * MB, "d");
   const reply = await c.request(
     "tools/call",

@@ -5,21 +5,19 @@
  * back through them one call at a time.
  */
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { after, test } from "node:test";
-import { modern, PRODUCT_BINARY, RawClient } from "../helpers/raw_client.ts";
+import { test } from "node:test";
+import { e2eFixture } from "../helpers/e2e.ts";
+import { modern } from "../helpers/raw_client.ts";
 
-const root = realpathSync(mkdtempSync(join(tmpdir(), "toolhost-order-")));
-const state = realpathSync(mkdtempSync(join(tmpdir(), "toolhost-order-state-")));
-const client = new RawClient(PRODUCT_BINARY, ["--root", root], root, {
-  TOOLHOST_STATE_DIR: state,
-});
-after(async () => {
-  await client.close();
-  rmSync(root, { recursive: true, force: true });
-  rmSync(state, { recursive: true, force: true });
+const e2e = e2eFixture();
+const root = e2e.file.scratch("order");
+const state = e2e.file.scratch("order-state");
+const client = e2e.file.server({
+  args: ["--root", root],
+  cwd: root,
+  env: { TOOLHOST_STATE_DIR: state },
 });
 
 const call = (id: number, name: string, args: Record<string, unknown>) =>

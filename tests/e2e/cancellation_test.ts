@@ -3,20 +3,15 @@
  * started stop, no reply is sent, and the id can be used again.
  */
 import assert from "node:assert/strict";
-import {
-  existsSync,
-  mkdtempSync,
-  readdirSync,
-  readlinkSync,
-  realpathSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { posixOnlyTest } from "../helpers/posix_only.ts";
 import { processesWith, waitUntil } from "../helpers/processes.ts";
-import { modern, PRODUCT_BINARY, RawClient } from "../helpers/raw_client.ts";
+import { e2eFixture } from "../helpers/e2e.ts";
+import { modern } from "../helpers/raw_client.ts";
+
+const e2e = e2eFixture();
 
 const test = posixOnlyTest("sh commands, process groups and /proc");
 
@@ -30,7 +25,7 @@ const bashCall = (id: number, command: string) => ({
 });
 
 test("cancelling a running bash call kills its whole process group and sends no reply", async () => {
-  const c = new RawClient(PRODUCT_BINARY);
+  const c = e2e.server();
   const m = marker();
   c.send(bashCall(1, `sleep ${m}1 & sleep ${m}2; wait`));
   assert.ok(await waitUntil(() => processesWith(`sleep ${m}`).length >= 2, 5000));
@@ -50,7 +45,7 @@ test("cancelling a running bash call kills its whole process group and sends no 
 test("a cancel written together with its call stops the command before it does anything", async () => {
   const dir = mkdtempSync(join(tmpdir(), "toolhost-cancel-"));
   for (let attempt = 0; attempt < 5; attempt++) {
-    const c = new RawClient(PRODUCT_BINARY);
+    const c = e2e.server();
     const flag = join(dir, `ran-${attempt}`);
     const m = marker();
     c.sendLine(
@@ -71,12 +66,12 @@ test("a cancel written together with its call stops the command before it does a
 });
 
 test("a built-in grep cancelled while its worker reads a file leaves no descriptor open", async () => {
-  const root = realpathSync(mkdtempSync(join(tmpdir(), "toolhost-grep-cancel-")));
+  const root = e2e.scratch("grep-cancel");
   // Lines where `a.*z.*q` backtracks over thousands of characters: seconds a file, each held
   // open by the search worker meanwhile.
   const line = "qa" + "z".repeat(5000) + "\n";
   for (let i = 0; i < 4; i++) writeFileSync(join(root, `f${i}.txt`), line.repeat(200));
-  const c = new RawClient(PRODUCT_BINARY, ["--root", root], root, { TOOLHOST_GREP: "builtin" });
+  const c = e2e.server({ args: ["--root", root], cwd: root, env: { TOOLHOST_GREP: "builtin" } });
   const fdDir = `/proc/${c.child.pid}/fd`;
   const openInRoot = () =>
     readdirSync(fdDir).filter((fd) => {

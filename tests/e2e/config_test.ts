@@ -4,11 +4,12 @@
  */
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, realpathSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
-import { afterEach, test } from "node:test";
+import { test } from "node:test";
+import { e2eFixture } from "../helpers/e2e.ts";
 import {
   isolatedEnv,
   type Message,
@@ -18,7 +19,7 @@ import {
 } from "../helpers/raw_client.ts";
 import { posixOnly } from "../helpers/posix_only.ts";
 
-const scratch = (name: string) => realpathSync(mkdtempSync(join(tmpdir(), `toolhost-${name}-`)));
+const scratch = (name: string) => e2e.scratch(name);
 
 /** A project directory with a .toolhost.jsonc, and a user config home with config.jsonc. */
 function setup(project: string, user = "{}") {
@@ -39,11 +40,7 @@ const run = (cwd: string, args: string[], env: Record<string, string> = {}) =>
     env: { ...process.env, ...isolatedEnv(), ...env },
   });
 
-let client: RawClient | undefined;
-afterEach(async () => {
-  await client?.close();
-  client = undefined;
-});
+const e2e = e2eFixture();
 
 async function toolNames(c: RawClient): Promise<string[]> {
   const reply = await c.request("tools/list", modern());
@@ -130,14 +127,14 @@ test("a custom tool's bad {placeholder}: the --config file's line and column, na
 
 test("the read-only profile offers only read-only tools; a deny list hides what it names", async () => {
   const { dir, env } = setup(`{ "tools": { "deny": ["bash*", "fetch_url"] } }`);
-  client = new RawClient(PRODUCT_BINARY, [], dir, env);
+  let client = e2e.server({ cwd: dir, env });
   const denied = await toolNames(client);
   assert.ok(denied.includes("read_file") && denied.includes("write_file"));
   for (const name of ["bash", "bash_background", "bash_output", "fetch_url"]) {
     assert.ok(!denied.includes(name), `${name} is denied`);
   }
   await client.close();
-  client = new RawClient(PRODUCT_BINARY, ["--read-only"], dir, env);
+  client = e2e.server({ args: ["--read-only"], cwd: dir, env });
   const readOnly = await toolNames(client);
   for (const name of ["write_file", "edit_file", "move_file", "create_directory", "tasks"]) {
     assert.ok(!readOnly.includes(name), `${name} writes`);
@@ -165,7 +162,7 @@ test(
       }
     }
   }`);
-    client = new RawClient(PRODUCT_BINARY, [], dir, env);
+    const client = e2e.server({ cwd: dir, env });
     const tools = (await client.request("tools/list", modern())).result?.tools as {
       name: string;
       annotations: Record<string, boolean>;
@@ -194,10 +191,13 @@ test(
     // files do, which must not reach the client.
     writeFileSync(shell, '#!/bin/sh\necho welcome\nFROM_PROFILE=yes exec /bin/sh -c "$4"\n');
     chmodSync(shell, 0o755);
-    client = new RawClient(PRODUCT_BINARY, [], dir, {
-      ...env,
-      SHELL: shell,
-      TOOLHOST_SHELL_ENV: "login",
+    const client = e2e.server({
+      cwd: dir,
+      env: {
+        ...env,
+        SHELL: shell,
+        TOOLHOST_SHELL_ENV: "login",
+      },
     });
     const reply = await client.request(
       "tools/call",
@@ -210,7 +210,7 @@ test(
 
 test("the configured output limit cuts bash's output", async () => {
   const { dir, env } = setup(`{ "limits": { "output_chars": 1000 } }`);
-  client = new RawClient(PRODUCT_BINARY, [], dir, env);
+  const client = e2e.server({ cwd: dir, env });
   const reply = await client.request(
     "tools/call",
     modern({ name: "bash", arguments: { command: "seq 1 5000" } }),

@@ -5,12 +5,12 @@
  * given up, and that memory given back; stdout holds nothing but protocol lines.
  */
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
-import { after, test } from "node:test";
-import { type Message, modern, PRODUCT_BINARY, RawClient } from "../helpers/raw_client.ts";
+import { test } from "node:test";
+import { e2eFixture } from "../helpers/e2e.ts";
+import { type Message, modern } from "../helpers/raw_client.ts";
 import { docx, notebook, pdf, pdfBomb, xlsx, zipBomb } from "../helpers/documents.ts";
 
 type ToolResult = {
@@ -19,7 +19,8 @@ type ToolResult = {
   isError?: boolean;
 };
 
-const root = realpathSync(mkdtempSync(join(tmpdir(), "toolhost-docs-e2e-")));
+const e2e = e2eFixture();
+const root = e2e.file.scratch("docs-e2e");
 writeFileSync(join(root, "report.pdf"), pdf([["First page text"], ["Second page"], []]));
 writeFileSync(join(root, "report.docx"), docx());
 writeFileSync(
@@ -31,11 +32,7 @@ writeFileSync(join(root, "bomb.docx"), zipBomb());
 writeFileSync(join(root, "secret.pdf"), pdf([["x"]], { encrypt: true }));
 writeFileSync(join(root, "huge.pdf"), pdf([["same"]], { count: 100_000 }));
 
-const client = new RawClient(PRODUCT_BINARY, ["--root", root]);
-after(async () => {
-  await client.close();
-  assert.deepEqual(client.strayLines, []);
-});
+const client = e2e.file.server({ args: ["--root", root] });
 
 async function call(args: Record<string, unknown>): Promise<ToolResult> {
   const reply: Message = await client.request(

@@ -6,26 +6,19 @@ import assert from "node:assert/strict";
 import {
   existsSync,
   mkdirSync,
-  mkdtempSync,
   readFileSync,
   readlinkSync,
-  realpathSync,
   symlinkSync,
   writeFileSync,
 } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, test } from "node:test";
-import { modern, PRODUCT_BINARY, RawClient } from "../helpers/raw_client.ts";
+import { test } from "node:test";
+import { e2eFixture } from "../helpers/e2e.ts";
+import { modern, RawClient } from "../helpers/raw_client.ts";
 
-let client: RawClient | undefined;
-afterEach(async () => {
-  await client?.close();
-  assert.deepEqual(client?.strayLines ?? [], []);
-  client = undefined;
-});
+const e2e = e2eFixture();
 
-const scratch = (name: string) => realpathSync(mkdtempSync(join(tmpdir(), `toolhost-${name}-`)));
+const scratch = (name: string) => e2e.scratch(name);
 
 async function call(c: RawClient, name: string, args: Record<string, unknown>) {
   const reply = await c.request("tools/call", modern({ name, arguments: args }), 30_000);
@@ -49,8 +42,7 @@ test("copy a tree, append to a file, read the tails of several files, delete the
   mkdirSync(join(root, "src", "lib"), { recursive: true });
   writeFileSync(join(root, "src", "lib", "a.ts"), "export const a = 1;\n");
   symlinkSync(outside, join(root, "src", "out"));
-  client = new RawClient(PRODUCT_BINARY, ["--root", root]);
-  const c = client;
+  const c = e2e.server({ args: ["--root", root] });
 
   const copied = await call(c, "copy_file", { source: "src", destination: "dst", recursive: true });
   assert.equal(copied.isError, false, copied.text);
@@ -84,7 +76,7 @@ test("copy a tree, append to a file, read the tails of several files, delete the
 });
 
 test("--read-only offers neither copy_file, delete_file nor write_file", async () => {
-  client = new RawClient(PRODUCT_BINARY, ["--root", scratch("cd-ro"), "--read-only"]);
+  const client = e2e.server({ args: ["--root", scratch("cd-ro"), "--read-only"] });
   const reply = await client.request("tools/list", modern({}));
   const names = (reply.result!.tools as { name: string }[]).map((t) => t.name);
   assert.ok(names.includes("read_file"));

@@ -2,29 +2,22 @@
 import assert from "node:assert/strict";
 import {
   chmodSync,
-  mkdtempSync,
   readFileSync,
   realpathSync,
   statSync,
   symlinkSync,
   writeFileSync,
 } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, test } from "node:test";
-import { modern, PRODUCT_BINARY, RawClient } from "../helpers/raw_client.ts";
+import { test } from "node:test";
+import { e2eFixture } from "../helpers/e2e.ts";
+import { modern, type RawClient } from "../helpers/raw_client.ts";
 import { posixOnly } from "../helpers/posix_only.ts";
 
-let client: RawClient | undefined;
-afterEach(async () => {
-  await client?.close();
-  assert.deepEqual(client?.strayLines ?? [], []);
-  client = undefined;
-});
+const e2e = e2eFixture();
 
 function setup() {
-  const root = realpathSync(mkdtempSync(join(tmpdir(), "toolhost-edit-")));
-  client = new RawClient(PRODUCT_BINARY, ["--root", root]);
+  const { root, client } = e2e.start();
   return { root, c: client };
 }
 

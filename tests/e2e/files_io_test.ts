@@ -8,10 +8,8 @@ import {
   existsSync,
   lstatSync,
   mkdirSync,
-  mkdtempSync,
   readdirSync,
   readFileSync,
-  realpathSync,
   statSync,
   symlinkSync,
   writeFileSync,
@@ -19,8 +17,8 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
-import { afterEach } from "node:test";
-import { modern, PRODUCT_BINARY, RawClient } from "../helpers/raw_client.ts";
+import { e2eFixture } from "../helpers/e2e.ts";
+import { modern, RawClient } from "../helpers/raw_client.ts";
 import { posixOnlyTest } from "../helpers/posix_only.ts";
 
 const test = posixOnlyTest(
@@ -33,19 +31,14 @@ type ToolResult = {
   isError?: boolean;
 };
 
-let client: RawClient | undefined;
-afterEach(async () => {
-  await client?.close();
-  assert.deepEqual(client?.strayLines ?? [], []);
-  client = undefined;
-});
+const e2e = e2eFixture();
 
 /**
  * A root (top/app) with a sibling sharing its prefix (top/app2) and symlinks leading out of it,
  * and a server allowed only that root.
  */
 function setup() {
-  const top = realpathSync(mkdtempSync(join(tmpdir(), "toolhost-io-")));
+  const top = e2e.scratch("io");
   const root = join(top, "app");
   const sibling = `${root}2`;
   mkdirSync(root);
@@ -53,7 +46,7 @@ function setup() {
   writeFileSync(join(sibling, "secret.txt"), "secret\n");
   symlinkSync("/etc", join(root, "etc-link"));
   symlinkSync(sibling, join(root, "sibling-link"));
-  client = new RawClient(PRODUCT_BINARY, ["--root", root]);
+  const client = e2e.server({ args: ["--root", root] });
   return { root, sibling, c: client };
 }
 
@@ -245,9 +238,9 @@ const otherFilesystem = existsSync("/dev/shm") &&
 test("a move across filesystems copies, then removes the source", {
   skip: !otherFilesystem && "no second filesystem (/dev/shm) to move across",
 }, async () => {
-  const disk = realpathSync(mkdtempSync(join(tmpdir(), "toolhost-io-")));
-  const memory = realpathSync(mkdtempSync(join("/dev/shm", "toolhost-io-")));
-  client = new RawClient(PRODUCT_BINARY, ["--root", disk, "--root", memory]);
+  const disk = e2e.scratch("io");
+  const memory = e2e.scratch("io", "/dev/shm");
+  const client = e2e.server({ args: ["--root", disk, "--root", memory] });
   mkdirSync(join(disk, "dir/sub"), { recursive: true });
   writeFileSync(join(disk, "dir/sub/file.txt"), "payload");
   symlinkSync("sub/file.txt", join(disk, "dir/link"));

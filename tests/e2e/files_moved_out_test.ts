@@ -4,28 +4,16 @@
  * at most the one change under way, and the reply says truthfully what was done.
  */
 import assert from "node:assert/strict";
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  realpathSync,
-  renameSync,
-  writeFileSync,
-} from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, readdirSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
-import { afterEach, test } from "node:test";
-import { modern, PRODUCT_BINARY, RawClient } from "../helpers/raw_client.ts";
+import { test } from "node:test";
+import { e2eFixture } from "../helpers/e2e.ts";
+import { modern, RawClient } from "../helpers/raw_client.ts";
 
-let client: RawClient | undefined;
-afterEach(async () => {
-  await client?.close();
-  client = undefined;
-});
+const e2e = e2eFixture();
 
-const scratch = (name: string) => realpathSync(mkdtempSync(join(tmpdir(), `toolhost-${name}-`)));
+const scratch = (name: string) => e2e.scratch(name);
 const entries = (path: string) => existsSync(path) ? readdirSync(path).length : -1;
 const tick = () => new Promise((resolve) => setTimeout(resolve, 1));
 const N = 4000;
@@ -46,7 +34,7 @@ test(
     const outside = scratch("mo-out");
     mkdirSync(join(root, "victim", "z"), { recursive: true });
     for (let i = 0; i < N; i++) writeFileSync(join(root, "victim", "z", `f${i}`), "x");
-    client = new RawClient(PRODUCT_BINARY, ["--root", root]);
+    const client = e2e.server({ args: ["--root", root] });
     await start(client, "file_info", { path: "victim" }); // started and warm
     const reply = start(client, "delete_file", { path: "victim", recursive: true });
     while (entries(join(root, "victim", "z")) > N - 100) await tick();
@@ -71,7 +59,7 @@ test(
     const outside = scratch("mo-out");
     mkdirSync(join(root, "src", "z"), { recursive: true });
     for (let i = 0; i < N; i++) writeFileSync(join(root, "src", "z", `f${i}`), "x");
-    client = new RawClient(PRODUCT_BINARY, ["--root", root]);
+    const client = e2e.server({ args: ["--root", root] });
     await start(client, "file_info", { path: "src" });
     const reply = start(client, "copy_file", {
       source: "src",

@@ -1,17 +1,12 @@
 /** notebook_edit through the compiled binary, as raw JSON lines, on a notebook the test makes. */
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, test } from "node:test";
-import { type Message, PRODUCT_BINARY, RawClient } from "../helpers/raw_client.ts";
+import { test } from "node:test";
+import { e2eFixture } from "../helpers/e2e.ts";
+import { type Message, RawClient } from "../helpers/raw_client.ts";
 
-let client: RawClient | undefined;
-afterEach(async () => {
-  await client?.close();
-  assert.deepEqual(client?.strayLines ?? [], []);
-  client = undefined;
-});
+const e2e = e2eFixture();
 
 /** A notebook as Jupyter writes it: one-space indent, sorted keys, a final newline. */
 const NOTEBOOK = JSON.stringify(
@@ -63,7 +58,7 @@ async function call(c: RawClient, name: string, args: Record<string, unknown>) {
 }
 
 async function session(args: string[], env: Record<string, string> = {}): Promise<RawClient> {
-  client = new RawClient(PRODUCT_BINARY, args, undefined, env);
+  const client = e2e.server({ args, env });
   const init: Message = await raw(client, "initialize", {
     protocolVersion: "2025-11-25",
     capabilities: {},
@@ -80,7 +75,7 @@ async function toolNames(c: RawClient) {
 }
 
 test("notebook_edit changes one cell, inserts and deletes; read_file shows the notebook after", async () => {
-  const root = realpathSync(mkdtempSync(join(tmpdir(), "toolhost-nb-")));
+  const root = e2e.scratch("nb");
   const path = join(root, "sales.ipynb");
   writeFileSync(path, NOTEBOOK);
   const c = await session(["--root", root]);
@@ -164,14 +159,14 @@ test("notebook_edit changes one cell, inserts and deletes; read_file shows the n
 });
 
 test("--read-only does not offer notebook_edit; plan mode refuses it", async () => {
-  const root = realpathSync(mkdtempSync(join(tmpdir(), "toolhost-nb-")));
+  const root = e2e.scratch("nb");
   writeFileSync(join(root, "a.ipynb"), NOTEBOOK);
   const readOnly = await session(["--root", root, "--read-only"]);
   assert.equal((await toolNames(readOnly)).some((t) => t.name === "notebook_edit"), false);
   await readOnly.close();
   assert.deepEqual(readOnly.strayLines, []);
 
-  const state = realpathSync(mkdtempSync(join(tmpdir(), "toolhost-nb-state-")));
+  const state = e2e.scratch("nb-state");
   const c = await session(["--root", root], { TOOLHOST_STATE_DIR: state });
   const entered = await call(c, "plan_mode", { action: "enter", goal: "Tidy the notebook" });
   assert.equal(entered.isError, false, entered.text);

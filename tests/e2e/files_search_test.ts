@@ -5,21 +5,11 @@
  */
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import {
-  chmodSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  realpathSync,
-  symlinkSync,
-  utimesSync,
-  writeFileSync,
-} from "node:fs";
-import { tmpdir } from "node:os";
+import { chmodSync, existsSync, mkdirSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import process from "node:process";
-import { afterEach } from "node:test";
 import { findRipgrep } from "../../tools/search/_lib/grep/ripgrep/ripgrep_path.ts";
+import { e2eFixture } from "../helpers/e2e.ts";
 import { modern, PRODUCT_BINARY, RawClient, ROOT } from "../helpers/raw_client.ts";
 import { posixOnlyTest } from "../helpers/posix_only.ts";
 
@@ -37,14 +27,7 @@ const rgMissing = findRipgrep() === undefined;
 /** Whether the binary under test finds an rg beside itself (a release's does). */
 const rgBesideBinary = existsSync(join(dirname(PRODUCT_BINARY), "rg"));
 
-let clients: RawClient[] = [];
-afterEach(async () => {
-  for (const c of clients) {
-    await c.close();
-    assert.deepEqual(c.strayLines, []);
-  }
-  clients = [];
-});
+const e2e = e2eFixture();
 
 /** Starts the binary allowed only `root`, with `env` set (or, when undefined, unset) for it. */
 function start(root: string, env: Record<string, string | undefined> = {}): RawClient {
@@ -57,8 +40,7 @@ function start(root: string, env: Record<string, string | undefined> = {}): RawC
   };
   apply(env);
   try {
-    const c = new RawClient(PRODUCT_BINARY, ["--root", root]);
-    clients.push(c);
+    const c = e2e.server({ args: ["--root", root] });
     return c;
   } finally {
     apply(saved);
@@ -90,7 +72,7 @@ const PNG = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d, 0x49
  * comparing rg with the built-in search (they say "pin", not "needle").
  */
 function fixture() {
-  const top = realpathSync(mkdtempSync(join(tmpdir(), "toolhost-search-")));
+  const top = e2e.scratch("search");
   const root = join(top, "app");
   const sibling = `${root}2`;
   const files: Record<string, string | Uint8Array> = {
@@ -594,7 +576,7 @@ test("glob returns only regular files and links; a nested repository and case co
 });
 
 test("list_dir caps its structured entries as its text: long deep paths cannot swell the reply", async () => {
-  const root = realpathSync(mkdtempSync(join(tmpdir(), "toolhost-deep-")));
+  const root = e2e.scratch("deep");
   let dir = root;
   for (let d = 0; d < 9; d++) {
     dir = join(dir, String.fromCharCode(97 + d).repeat(200));
@@ -618,7 +600,7 @@ test("list_dir caps its structured entries as its text: long deep paths cannot s
 });
 
 test("ignore files that are FIFOs, devices, links out of the roots or over 1 MB are skipped, with a note", async () => {
-  const top = realpathSync(mkdtempSync(join(tmpdir(), "toolhost-ignores-")));
+  const top = e2e.scratch("ignores");
   const root = join(top, "app");
   for (
     const [path, content] of Object.entries({
@@ -732,7 +714,7 @@ test("without rg, grep refuses patterns that can backtrack for ever; rg runs the
 
 /** A directory holding a fake `rg` that prints `stdout` and exits with `code`. */
 function fakeRipgrep(stdout: string, code: number, stderr = ""): string {
-  const dir = realpathSync(mkdtempSync(join(tmpdir(), "toolhost-fake-rg-")));
+  const dir = e2e.scratch("fake-rg");
   const script =
     `#!/bin/sh\ncat <<'EOF'\n${stdout}EOF\nprintf '%s' '${stderr}' >&2\nexit ${code}\n`;
   writeFileSync(join(dir, "rg"), script);

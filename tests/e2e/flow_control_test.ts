@@ -5,19 +5,15 @@
  */
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import { test } from "node:test";
-import {
-  isolatedEnv,
-  modern,
-  PRODUCT_BINARY,
-  RawClient,
-  TEST_BINARY,
-} from "../helpers/raw_client.ts";
+import { e2eFixture } from "../helpers/e2e.ts";
+import { isolatedEnv, modern, PRODUCT_BINARY, TEST_BINARY } from "../helpers/raw_client.ts";
 import { posixOnly } from "../helpers/posix_only.ts";
+
+const e2e = e2eFixture();
 
 const slowCall = (id: number, ms: number) => ({
   jsonrpc: "2.0",
@@ -33,7 +29,7 @@ function peakRssMb(pid: number): number {
 }
 
 test("past 256 unanswered requests, the next ones wait in order; a queued one can be cancelled", async () => {
-  const c = new RawClient(TEST_BINARY);
+  const c = e2e.server({ binary: TEST_BINARY });
   try {
     const started = Date.now();
     const lines: string[] = [];
@@ -59,7 +55,7 @@ test("past 256 unanswered requests, the next ones wait in order; a queued one ca
 });
 
 test("requests still waiting at end of input are answered before the server exits", async () => {
-  const c = new RawClient(TEST_BINARY);
+  const c = e2e.server({ binary: TEST_BINARY });
   const lines: string[] = [];
   for (let id = 1; id <= 300; id++) lines.push(JSON.stringify(slowCall(id, id <= 256 ? 500 : 0)));
   c.sendLine(lines.join("\n"));
@@ -99,7 +95,7 @@ test(
     }
     // Written by cat, as fast as the pipe takes it (this test's own writes would be slower), and
     // kept open until the test ends its stdin; `exec` leaves the binary as the child itself.
-    const file = join(mkdtempSync(join(tmpdir(), "toolhost-flood-")), "requests.jsonl");
+    const file = join(e2e.scratch("flood"), "requests.jsonl");
     writeFileSync(file, lines.join("\n") + "\n");
     const child = spawn("bash", ["-c", 'exec "$1" < <(cat "$0" -)', file, PRODUCT_BINARY], {
       env: { ...process.env, ...isolatedEnv() },

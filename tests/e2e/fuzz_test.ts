@@ -4,12 +4,12 @@
  * The seed is printed so a failure can be replayed with TOOLHOST_FUZZ_SEED.
  */
 import assert from "node:assert/strict";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import process from "node:process";
 import { test } from "node:test";
-import { modern, RawClient, TEST_BINARY } from "../helpers/raw_client.ts";
+import { e2eFixture } from "../helpers/e2e.ts";
+import { modern, TEST_BINARY } from "../helpers/raw_client.ts";
+
+const e2e = e2eFixture();
 
 /** mulberry32: small, seedable, good enough to pick test cases. */
 function random(seed: number) {
@@ -102,8 +102,8 @@ test("fuzz: random and mutated lines never crash the server or dirty stdout", as
     }
   };
 
-  const cwd = mkdtempSync(join(tmpdir(), "toolhost-fuzz-"));
-  const c = new RawClient(TEST_BINARY, [], cwd);
+  const cwd = e2e.scratch("fuzz");
+  const c = e2e.server({ binary: TEST_BINARY, cwd });
   await c.initialize("2025-03-26"); // so that batches are processed, not just refused
   const lines: string[] = [];
   for (let i = 0; i < 5000; i++) {

@@ -7,27 +7,15 @@
  */
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import {
-  mkdirSync,
-  mkdtempSync,
-  realpathSync,
-  symlinkSync,
-  utimesSync,
-  writeFileSync,
-} from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { afterEach } from "node:test";
-import { modern, PRODUCT_BINARY, RawClient } from "../helpers/raw_client.ts";
+import { e2eFixture } from "../helpers/e2e.ts";
+import { modern, RawClient } from "../helpers/raw_client.ts";
 import { posixOnlyTest } from "../helpers/posix_only.ts";
 
 const test = posixOnlyTest("the tree holds a FIFO and the lookups compared are Linux's");
 
-let clients: RawClient[] = [];
-afterEach(async () => {
-  for (const c of clients) await c.close();
-  clients = [];
-});
+const e2e = e2eFixture();
 
 const FILES = [
   "a.ts",
@@ -44,7 +32,7 @@ const FILES = [
 ];
 
 function fixture(): { root: string; other: string } {
-  const top = realpathSync(mkdtempSync(join(tmpdir(), "toolhost-glob-native-")));
+  const top = e2e.scratch("glob-native");
   const root = join(top, "root");
   const other = join(top, "other");
   const base = Date.UTC(2026, 0, 1) / 1000;
@@ -76,8 +64,7 @@ function fixture(): { root: string; other: string } {
 
 function start(root: string, other: string, env: Record<string, string>): RawClient {
   env = { TOOLHOST_GREP: "builtin", ...env };
-  const c = new RawClient(PRODUCT_BINARY, ["--root", root, "--root", other], undefined, env);
-  clients.push(c);
+  const c = e2e.server({ args: ["--root", root, "--root", other], env });
   return c;
 }
 

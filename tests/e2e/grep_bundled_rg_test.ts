@@ -21,9 +21,10 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
-import { after, afterEach } from "node:test";
+import { after } from "node:test";
 import { findRipgrep } from "../../tools/search/_lib/grep/ripgrep/ripgrep_path.ts";
 import { posixOnlyTest } from "../helpers/posix_only.ts";
+import { e2eFixture } from "../helpers/e2e.ts";
 import { binary, modern, PRODUCT_BINARY, RawClient } from "../helpers/raw_client.ts";
 
 const test = posixOnlyTest("the stand-ins are shell scripts");
@@ -60,17 +61,18 @@ function standIn(dir: string, name = "rg"): string {
 const ran = (dir: string) =>
   existsSync(join(dir, "ran")) ? readFileSync(join(dir, "ran"), "utf8").trim().split("\n") : [];
 
-const clients: RawClient[] = [];
-afterEach(async () => {
-  for (const c of clients.splice(0)) await c.close();
-});
+const e2e = e2eFixture();
 
 function start(executable: string, path: string): RawClient {
-  const c = new RawClient(executable, ["--root", root], root, {
-    PATH: path,
-    TOOLHOST_GREP: "",
+  const c = e2e.server({
+    binary: executable,
+    args: ["--root", root],
+    cwd: root,
+    env: {
+      PATH: path,
+      TOOLHOST_GREP: "",
+    },
   });
-  clients.push(c);
   return c;
 }
 

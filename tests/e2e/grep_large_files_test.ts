@@ -9,9 +9,10 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
-import { after, afterEach, test } from "node:test";
+import { after, test } from "node:test";
 import { findRipgrep } from "../../tools/search/_lib/grep/ripgrep/ripgrep_path.ts";
-import { modern, PRODUCT_BINARY, RawClient } from "../helpers/raw_client.ts";
+import { e2eFixture } from "../helpers/e2e.ts";
+import { modern, RawClient } from "../helpers/raw_client.ts";
 
 const rgMissing = findRipgrep() === undefined;
 const LIMIT = 10 * 1024 * 1024;
@@ -28,18 +29,13 @@ mkdirSync(join(root, "ignored"));
 writeFileSync(join(root, ".gitignore"), "ignored/\n");
 writeFileSync(join(root, "ignored", "over.txt"), filled(LIMIT + 1));
 
-let clients: RawClient[] = [];
-afterEach(async () => {
-  for (const c of clients) await c.close();
-  clients = [];
-});
+const e2e = e2eFixture();
 
 function start(engine: string): RawClient {
   const saved = process.env.TOOLHOST_GREP;
   process.env.TOOLHOST_GREP = engine;
   try {
-    const c = new RawClient(PRODUCT_BINARY, ["--root", root]);
-    clients.push(c);
+    const c = e2e.server({ args: ["--root", root] });
     return c;
   } finally {
     if (saved === undefined) delete process.env.TOOLHOST_GREP;

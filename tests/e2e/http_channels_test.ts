@@ -6,8 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, realpathSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import { pathToFileURL } from "node:url";
@@ -23,17 +22,23 @@ import {
   LoggingMessageNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { type HttpServer, rawHttp, startHttpServer } from "../helpers/http_server.ts";
+import { e2eFixture } from "../helpers/e2e.ts";
 import { MODERN_VERSION, PRODUCT_BINARY, ROOT } from "../helpers/raw_client.ts";
 import { posixOnly } from "../helpers/posix_only.ts";
+
+const e2e = e2eFixture();
 
 let server: HttpServer;
 let project: string;
 
 before(async () => {
-  project = realpathSync(mkdtempSync(join(tmpdir(), "toolhost-channels-")));
+  project = e2e.file.scratch("channels");
   writeFileSync(join(project, "notes.txt"), "hello over a channel\n");
   server = await startHttpServer(PRODUCT_BINARY, ["--max-line-mb", "1"], {}, project);
 });
+
+// Also where the last test, which stops it, is skipped.
+e2e.file.cleanup(() => server?.terminate());
 
 const base = () => `http://127.0.0.1:${server.port}`;
 

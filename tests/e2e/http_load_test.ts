@@ -4,10 +4,7 @@
  * getting its own answer; and a client that goes away mid-call, whose command is then killed.
  */
 import assert from "node:assert/strict";
-import { mkdtempSync, realpathSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { after, before, test } from "node:test";
+import { before, test } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client";
 // @ts-types="@modelcontextprotocol/sdk/client/streamableHttp"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -17,25 +14,26 @@ import {
 } from "@modelcontextprotocol/client";
 import { type HttpServer, postModern, SseReader, startHttpServer } from "../helpers/http_server.ts";
 import { processesWith, waitUntil } from "../helpers/processes.ts";
+import { e2eFixture } from "../helpers/e2e.ts";
 import { PRODUCT_BINARY } from "../helpers/raw_client.ts";
 import { posixOnly } from "../helpers/posix_only.ts";
+
+const e2e = e2eFixture();
 
 const CLIENTS = 50;
 
 let server: HttpServer;
 let project: string;
 
-const scratch = (name: string) => realpathSync(mkdtempSync(join(tmpdir(), `toolhost-${name}-`)));
+const scratch = (name: string) => e2e.scratch(name);
 
 before(async () => {
-  project = scratch("http-load");
+  project = e2e.file.scratch("http-load");
   server = await startHttpServer(PRODUCT_BINARY, ["--root", project], {}, project);
 });
 
 // Only a cleanup: Deno does not report failures in node:test's after hooks (the last test checks).
-after(async () => {
-  await server.terminate();
-});
+e2e.file.cleanup(() => server.terminate());
 
 /**
  * A command that answers only once all CLIENTS commands have started (or the deadline passed):

@@ -9,18 +9,15 @@ import { spawn } from "node:child_process";
 import {
   existsSync,
   mkdirSync,
-  mkdtempSync,
   readdirSync,
   readFileSync,
   readlinkSync,
-  realpathSync,
   symlinkSync,
   writeFileSync,
 } from "node:fs";
-import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import process from "node:process";
-import { after, before, test } from "node:test";
+import { before, test } from "node:test";
 import {
   type HttpServer,
   MODERN_META,
@@ -31,8 +28,11 @@ import {
   SseReader,
   startHttpServer,
 } from "../helpers/http_server.ts";
+import { e2eFixture } from "../helpers/e2e.ts";
 import { binary, isolatedEnv, PRODUCT_BINARY } from "../helpers/raw_client.ts";
 import { posixOnly } from "../helpers/posix_only.ts";
+
+const e2e = e2eFixture();
 
 const SECRET = "the-secret-outside-the-root-5501";
 const ALLOWED_ORIGIN = "https://app.example.com";
@@ -40,8 +40,6 @@ const ALLOWED_ORIGIN = "https://app.example.com";
 let server: HttpServer;
 let project: string;
 let outside: string;
-
-const scratch = (name: string) => realpathSync(mkdtempSync(join(tmpdir(), `toolhost-${name}-`)));
 
 function writeSkill(root: string, name: string, body: string): void {
   const dir = join(root, ".claude", "skills", name);
@@ -53,8 +51,8 @@ function writeSkill(root: string, name: string, body: string): void {
 }
 
 before(async () => {
-  project = scratch("http-raw-root");
-  outside = scratch("http-raw-outside");
+  project = e2e.file.scratch("http-raw-root");
+  outside = e2e.file.scratch("http-raw-outside");
   writeFileSync(join(outside, "secret.txt"), `${SECRET}\n`);
   writeFileSync(join(project, "hello.txt"), "hello over raw http\n");
   symlinkSync(join(outside, "secret.txt"), join(project, "escape.txt"));
@@ -69,9 +67,7 @@ before(async () => {
 });
 
 // Only a cleanup: Deno does not report failures in node:test's after hooks (the last test checks).
-after(async () => {
-  await server.terminate();
-});
+e2e.file.cleanup(() => server.terminate());
 
 /** SIGTERM ends the server with exit code 0, and it never wrote to stdout. */
 async function stopCleanly(on: HttpServer): Promise<void> {

@@ -5,8 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { before, test } from "node:test";
-import { mkdtempSync, realpathSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client";
@@ -22,17 +21,23 @@ import {
   StreamableHTTPClientTransport as ModernTransport,
 } from "@modelcontextprotocol/client";
 import { type HttpServer, startHttpServer } from "../helpers/http_server.ts";
+import { e2eFixture } from "../helpers/e2e.ts";
 import { PRODUCT_BINARY } from "../helpers/raw_client.ts";
 import { posixOnly } from "../helpers/posix_only.ts";
+
+const e2e = e2eFixture();
 
 let server: HttpServer;
 let project: string;
 
 before(async () => {
-  project = realpathSync(mkdtempSync(join(tmpdir(), "toolhost-http-")));
+  project = e2e.file.scratch("http");
   writeFileSync(join(project, "notes.txt"), "hello over http\n");
   server = await startHttpServer(PRODUCT_BINARY, ["--root", project]);
 });
+
+// Also where the last test, which stops it, is skipped.
+e2e.file.cleanup(() => server?.terminate());
 
 async function legacyClient() {
   const client = new Client({ name: "http-legacy", version: "1.0.0" });

@@ -7,38 +7,27 @@
  */
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
-import {
-  chmodSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  realpathSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from "node:fs";
-import { tmpdir } from "node:os";
+import { chmodSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, test } from "node:test";
+import process from "node:process";
+import { test } from "node:test";
+import { e2eFixture } from "../helpers/e2e.ts";
 import { modern, PRODUCT_BINARY, RawClient } from "../helpers/raw_client.ts";
 import { posixOnly } from "../helpers/posix_only.ts";
 
-const clients: RawClient[] = [];
-afterEach(async () => {
-  for (const c of clients.splice(0)) {
-    await c.close();
-    assert.deepEqual(c.strayLines, []);
-  }
-});
+const e2e = e2eFixture();
 
-const scratch = (name: string) => realpathSync(mkdtempSync(join(tmpdir(), `toolhost-${name}-`)));
+const scratch = (name: string) => e2e.scratch(name);
 
 function start(root: string, state: string, env: Record<string, string> = {}) {
-  const c = new RawClient(PRODUCT_BINARY, ["--root", root], root, {
-    TOOLHOST_STATE_DIR: state,
-    ...env,
+  const c = e2e.server({
+    args: ["--root", root],
+    cwd: root,
+    env: {
+      TOOLHOST_STATE_DIR: state,
+      ...env,
+    },
   });
-  clients.push(c);
   return c;
 }
 
@@ -194,7 +183,6 @@ test("history survives a restart; secrets are masked; the budget drops the oldes
   await ok(c, "write_file", { path: "big.txt", content: "c".repeat(2000) });
   await ok(c, "write_file", { path: "k.txt", content: "key sekret-key-123" });
   await c.close();
-  clients.splice(0);
   c = start(root, state, env);
   const history = await ok(c, "history", { tool: "write_file" });
   assert.equal(history.split("\n").length, 4, history);
@@ -210,6 +198,25 @@ test("history survives a restart; secrets are masked; the budget drops the oldes
   assert.equal(readFileSync(join(root, "big.txt"), "utf8"), "b".repeat(2000));
 });
 
+test(
+  "an orderly stop right after calls that changed nothing still records them (the journal's shutdown hook)",
+  posixOnly("sends SIGTERM for an orderly stop (Windows can only terminate)"),
+  async () => {
+    const root = scratch("jr-stop");
+    const state = scratch("jr-state");
+    let c = start(root, state);
+    // Lines of calls that change nothing wait in the queue for more; the stop must write them.
+    await ok(c, "list_roots", {});
+    await ok(c, "list_dir", { path: "." });
+    process.kill(c.child.pid!, "SIGTERM");
+    assert.deepEqual(await c.exited, { code: 0, signal: null });
+    c = start(root, state);
+    const history = await ok(c, "history", {});
+    assert.match(history, /list_dir/, history);
+    assert.match(history, /list_roots/, history);
+  },
+);
+
 test("a server killed right after a write's reply keeps the write's journal line: undo works", async () => {
   const root = scratch("jr-kill");
   const state = scratch("jr-state");
@@ -221,7 +228,6 @@ test("a server killed right after a write's reply keeps the write's journal line
   // Killed before any batching wait could have ended: the reply alone must mean "recorded".
   c.child.kill("SIGKILL");
   assert.equal((await c.exited).signal, "SIGKILL");
-  clients.splice(0);
   c = start(root, state);
   const history = await ok(c, "history", {});
   assert.match(history.split("\n")[0], /write_file.*a\.txt/, history);
@@ -274,10 +280,14 @@ test(
     writeFileSync(join(root, "big.txt"), "K".repeat(3_000_000));
     // SIGXFSZ ignored, as a process that exceeds the limit then gets EFBIG instead of dying.
     const script = 'trap "" XFSZ; ulimit -f 2000; exec "$0" --root "$1"';
-    const c = new RawClient("/bin/sh", ["-c", script, PRODUCT_BINARY, root], root, {
-      TOOLHOST_STATE_DIR: state,
+    const c = e2e.server({
+      binary: "/bin/sh",
+      args: ["-c", script, PRODUCT_BINARY, root],
+      cwd: root,
+      env: {
+        TOOLHOST_STATE_DIR: state,
+      },
     });
-    clients.push(c);
     const edit = { old_string: "KKKKKKKKKK", new_string: "Z", replace_all: true };
     assert.match(await ok(c, "edit_file", { path: "big.txt", edits: [edit] }), /Edited big\.txt/);
     await ok(c, "list_roots", {});

@@ -11,37 +11,32 @@ import {
   existsSync,
   lstatSync,
   mkdirSync,
-  mkdtempSync,
   readdirSync,
   readFileSync,
   readlinkSync,
-  realpathSync,
   statSync,
   symlinkSync,
   writeFileSync,
 } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, test } from "node:test";
-import { modern, PRODUCT_BINARY, RawClient } from "../helpers/raw_client.ts";
+import { test } from "node:test";
+import { e2eFixture } from "../helpers/e2e.ts";
+import { modern, RawClient } from "../helpers/raw_client.ts";
 import { posixOnly } from "../helpers/posix_only.ts";
 
-const clients: RawClient[] = [];
-afterEach(async () => {
-  for (const c of clients.splice(0)) {
-    await c.close();
-    assert.deepEqual(c.strayLines, []);
-  }
-});
+const e2e = e2eFixture();
 
-const scratch = (name: string) => realpathSync(mkdtempSync(join(tmpdir(), `toolhost-${name}-`)));
+const scratch = (name: string) => e2e.scratch(name);
 
 function start(root: string, env: Record<string, string> = {}) {
-  const c = new RawClient(PRODUCT_BINARY, ["--root", root], root, {
-    TOOLHOST_STATE_DIR: scratch("jt-state"),
-    ...env,
+  const c = e2e.server({
+    args: ["--root", root],
+    cwd: root,
+    env: {
+      TOOLHOST_STATE_DIR: scratch("jt-state"),
+      ...env,
+    },
   });
-  clients.push(c);
   return c;
 }
 

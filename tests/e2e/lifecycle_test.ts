@@ -5,8 +5,11 @@
 import assert from "node:assert/strict";
 import process from "node:process";
 import { processesWith, waitUntil } from "../helpers/processes.ts";
-import { modern, PRODUCT_BINARY, RawClient, TEST_BINARY } from "../helpers/raw_client.ts";
+import { e2eFixture } from "../helpers/e2e.ts";
+import { modern, RawClient, TEST_BINARY } from "../helpers/raw_client.ts";
 import { posixOnlyTest } from "../helpers/posix_only.ts";
+
+const e2e = e2eFixture();
 
 const test = posixOnlyTest(
   "signals (SIGTERM, SIGINT, SIGHUP) and process groups; Windows can only terminate",
@@ -17,7 +20,7 @@ const test = posixOnlyTest(
  * own, and a bash_background process with a grandchild.
  */
 async function busyServer(marker: string) {
-  const c = new RawClient(PRODUCT_BINARY);
+  const c = e2e.server();
   await c.request("ping"); // running, with its signal handlers installed
   // Distinct sleep durations make our processes easy to find in the process table.
   const background = `sleep ${marker}3 & sleep ${marker}4`;
@@ -63,7 +66,7 @@ for (
 }
 
 test("end of input right after a quick request: the reply is written before exit", async () => {
-  const c = new RawClient(PRODUCT_BINARY);
+  const c = e2e.server();
   c.start("tools/call", modern({ name: "bash", arguments: { command: "echo piped" } }), "q");
   c.closeStdin();
   const status = await c.exited;
@@ -74,7 +77,7 @@ test("end of input right after a quick request: the reply is written before exit
 
 test("end of input with a call whose child ignores SIGTERM: every call is answered as stopped", async () => {
   const marker = String(70000 + Math.floor(Math.random() * 9999));
-  const c = new RawClient(PRODUCT_BINARY);
+  const c = e2e.server();
   await c.request("ping");
   const stubborn = c.start(
     "tools/call",
@@ -102,7 +105,7 @@ test("end of input with a call whose child ignores SIGTERM: every call is answer
 
 test("a client that stops reading stdout: the server notices on its next write, exits, and leaves nothing", async () => {
   const marker = String(80000 + Math.floor(Math.random() * 9999));
-  const c = new RawClient(PRODUCT_BINARY);
+  const c = e2e.server();
   await c.request(
     "tools/call",
     modern({ name: "bash_background", arguments: { command: `sleep ${marker}`, grace_ms: 0 } }),
@@ -119,7 +122,7 @@ test("a client that stops reading stdout: the server notices on its next write, 
 });
 
 test("nothing but JSON-RPC reaches stdout, even when tools and the server log a lot", async () => {
-  const c = new RawClient(undefined, ["--log-level", "debug"]);
+  const c = e2e.server({ binary: TEST_BINARY, args: ["--log-level", "debug"] });
   await c.initialize();
   await c.request("logging/setLevel", { level: "debug" });
   await c.request("tools/call", { name: "logs", arguments: {} });
@@ -134,7 +137,7 @@ test("nothing but JSON-RPC reaches stdout, even when tools and the server log a 
 });
 
 test("end of input while the client has stopped reading: still exits 0 within 2 s", async () => {
-  const c = new RawClient(TEST_BINARY);
+  const c = e2e.server({ binary: TEST_BINARY });
   await c.request("ping");
   c.child.stdout!.pause();
   c.start("tools/call", modern({ name: "big", arguments: { size: 8_000_000 } }));
@@ -152,7 +155,7 @@ test("end of input while the client has stopped reading: still exits 0 within 2 
 });
 
 test("fifty bash calls at once do not hold up ping", async () => {
-  const c = new RawClient(PRODUCT_BINARY);
+  const c = e2e.server();
   const ids = Array.from(
     { length: 50 },
     () => c.start("tools/call", modern({ name: "bash", arguments: { command: "sleep 1" } })),

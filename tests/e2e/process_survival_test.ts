@@ -9,7 +9,10 @@ import assert from "node:assert/strict";
 import process from "node:process";
 import { posixOnlyTest } from "../helpers/posix_only.ts";
 import { processesWith, waitUntil } from "../helpers/processes.ts";
-import { modern, PRODUCT_BINARY, RawClient } from "../helpers/raw_client.ts";
+import { e2eFixture } from "../helpers/e2e.ts";
+import { modern, RawClient } from "../helpers/raw_client.ts";
+
+const e2e = e2eFixture();
 
 const test = posixOnlyTest("signals, sessions, /proc and the watchdog");
 
@@ -69,7 +72,7 @@ for (
 ) {
   test(`${how}: no descendant of any command survives`, { skip }, async () => {
     const m = newMarker();
-    const c = new RawClient(PRODUCT_BINARY);
+    const c = e2e.server();
     // A finished bash call, a background process and a bash call still running.
     await c.request("tools/call", call("bash", { command: `${leave(m, 1)} echo done` }));
     await c.request(
@@ -86,7 +89,7 @@ for (
 
 test("a call's timeout_ms: no descendant survives, the server goes on", { skip }, async () => {
   const m = newMarker();
-  const c = new RawClient(PRODUCT_BINARY);
+  const c = e2e.server();
   const id = c.start(
     "tools/call",
     call("bash", { command: `${leave(m, 1)} sleep ${m}15`, timeout_ms: 1500 }),
@@ -100,7 +103,7 @@ test("a call's timeout_ms: no descendant survives, the server goes on", { skip }
 
 test("notifications/cancelled: no descendant survives", { skip }, async () => {
   const m = newMarker();
-  const c = new RawClient(PRODUCT_BINARY);
+  const c = e2e.server();
   const id = c.start("tools/call", call("bash", { command: `${leave(m, 1)} sleep ${m}15` }));
   await running(m, 5);
   c.notify("notifications/cancelled", { requestId: id });
@@ -110,7 +113,7 @@ test("notifications/cancelled: no descendant survives", { skip }, async () => {
 
 test("bash_kill of a background process: no descendant survives", { skip }, async () => {
   const m = newMarker();
-  const c = new RawClient(PRODUCT_BINARY);
+  const c = e2e.server();
   await c.request(
     "tools/call",
     call("bash_background", { command: `${leave(m, 1)} sleep ${m}15`, grace_ms: 0 }),
@@ -125,7 +128,7 @@ test("outlive_server: true keeps a background process past the server's end, and
   skip,
 }, async () => {
   const m = newMarker();
-  const c = new RawClient(PRODUCT_BINARY);
+  const c = e2e.server();
   await c.request(
     "tools/call",
     call("bash_background", {

@@ -4,22 +4,23 @@
  */
 import assert from "node:assert/strict";
 import { afterEach, test } from "node:test";
-import { modern, PRODUCT_BINARY, RawClient } from "../helpers/raw_client.ts";
+import { e2eFixture } from "../helpers/e2e.ts";
+import { modern, PRODUCT_BINARY, type RawClient, TEST_BINARY } from "../helpers/raw_client.ts";
 import { posixOnly } from "../helpers/posix_only.ts";
 
-let client: RawClient | undefined;
-function open(...args: ConstructorParameters<typeof RawClient>) {
-  client = new RawClient(...args);
+const e2e = e2eFixture();
+const opened: RawClient[] = [];
+function open(binary = TEST_BINARY, args: string[] = []) {
+  const client = e2e.server({ binary, args });
+  opened.push(client);
   return client;
 }
 
-afterEach(async () => {
-  if (!client) return;
-  const c = client;
-  client = undefined;
-  await c.close();
-  assert.deepEqual(c.strayLines, [], "only JSON-RPC messages on stdout");
-  assert.equal(c.unterminated, "", "every message ends with a newline");
+// After the fixture's: the servers are closed, and their stdout checked for stray lines.
+afterEach(() => {
+  for (const c of opened.splice(0)) {
+    assert.equal(c.unterminated, "", "every message ends with a newline");
+  }
 });
 
 test("a modern session by hand: discover, list, call; every result is complete and signed", async () => {

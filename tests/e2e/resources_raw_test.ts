@@ -3,20 +3,16 @@
  * eras: what each lists, reads and completes, and the sandbox holding for file:/// URIs.
  */
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, test } from "node:test";
+import { test } from "node:test";
+import { e2eFixture } from "../helpers/e2e.ts";
 import { type Message, modern, RawClient, TEST_BINARY } from "../helpers/raw_client.ts";
 import { posixOnly } from "../helpers/posix_only.ts";
 
-let client: RawClient | undefined;
-afterEach(async () => {
-  await client?.close();
-  client = undefined;
-});
+const e2e = e2eFixture();
 
-const scratch = (name: string) => realpathSync(mkdtempSync(join(tmpdir(), `toolhost-${name}-`)));
+const scratch = (name: string) => e2e.scratch(name);
 
 /** A project root with a file, a skill, and links that lead out of it. */
 function project() {
@@ -35,8 +31,7 @@ function project() {
 }
 
 function start(root: string, args: string[] = []): RawClient {
-  client = new RawClient(TEST_BINARY, ["--root", root, ...args], root);
-  return client;
+  return e2e.server({ binary: TEST_BINARY, args: ["--root", root, ...args], cwd: root });
 }
 
 const contents = (reply: Message) => reply.result?.contents as Record<string, unknown>[];

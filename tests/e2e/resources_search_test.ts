@@ -4,18 +4,19 @@
  * roots by name, ranked, paginated and bounded, in both eras. Standard clients never call it.
  */
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { after, before, test } from "node:test";
-import { modern, PRODUCT_BINARY, RawClient } from "../helpers/raw_client.ts";
+import { before, test } from "node:test";
+import { e2eFixture } from "../helpers/e2e.ts";
+import { modern, type RawClient } from "../helpers/raw_client.ts";
 
+const e2e = e2eFixture();
 let root: string;
 let client: RawClient;
 
 before(async () => {
-  root = realpathSync(mkdtempSync(join(tmpdir(), "toolhost-search-")));
+  root = e2e.file.scratch("search");
   mkdirSync(join(root, "src", "deep"), { recursive: true });
   mkdirSync(join(root, "ignored"));
   writeFileSync(join(root, ".gitignore"), "ignored/\n");
@@ -23,12 +24,8 @@ before(async () => {
   writeFileSync(join(root, "src", "deep", "planner.ts"), "export {};\n");
   writeFileSync(join(root, "ignored", "plan.txt"), "hidden\n");
   for (let i = 0; i < 120; i++) writeFileSync(join(root, "src", `many_${i}.txt`), "");
-  client = new RawClient(PRODUCT_BINARY, ["--root", root], root);
+  client = e2e.file.server({ args: ["--root", root], cwd: root });
   await client.initialize();
-});
-
-after(async () => {
-  await client.close();
 });
 
 type Found = { uri?: string; uriTemplate?: string; name: string };
@@ -40,7 +37,7 @@ async function search(params: Record<string, unknown>, legacy = true) {
 }
 
 test("it is announced in capabilities.experimental in both eras", async () => {
-  const c = new RawClient(PRODUCT_BINARY, ["--root", root], root);
+  const c = e2e.server({ args: ["--root", root], cwd: root });
   try {
     const init = await c.initialize();
     const caps = (init.result as { capabilities: Record<string, Record<string, unknown>> })

@@ -14,18 +14,18 @@ import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import {
   lstatSync,
   mkdirSync,
-  mkdtempSync,
   readdirSync,
   readFileSync,
-  realpathSync,
   symlinkSync,
   writeFileSync,
 } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { posixOnlyTest } from "../helpers/posix_only.ts";
+import { e2eFixture } from "../helpers/e2e.ts";
 import { binary, isolatedEnv, modern, PRODUCT_BINARY } from "../helpers/raw_client.ts";
+
+const e2e = e2eFixture();
 
 const test = posixOnlyTest("races through descriptors held on Linux");
 
@@ -205,8 +205,7 @@ function snapshot(dir: string): Map<string, string> {
   return out;
 }
 
-const scratchDir = (name: string) =>
-  realpathSync(mkdtempSync(join(tmpdir(), `toolhost-race-${name}-`)));
+const scratchDir = (name: string) => e2e.scratch(`race-${name}`);
 
 test("a directory swapped for a symlink out of the root never lets a tool reach outside", async (t) => {
   const scratch = scratchDir("bin");

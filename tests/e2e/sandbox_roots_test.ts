@@ -21,24 +21,19 @@ import {
   unlinkSync,
   writeFileSync,
 } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
-import { afterEach, test } from "node:test";
-import { modern, PRODUCT_BINARY, RawClient } from "../helpers/raw_client.ts";
+import { test } from "node:test";
+import { e2eFixture } from "../helpers/e2e.ts";
+import { modern, RawClient } from "../helpers/raw_client.ts";
 import { posixOnly } from "../helpers/posix_only.ts";
 
-let clients: RawClient[] = [];
-afterEach(async () => {
-  await Promise.all(clients.map((c) => c.close()));
-  clients = [];
-});
+const e2e = e2eFixture();
 
-const scratch = (name: string) => realpathSync(mkdtempSync(join(tmpdir(), `toolhost-${name}-`)));
+const scratch = (name: string) => e2e.scratch(name);
 
 function open(args: string[]): RawClient {
-  const client = new RawClient(PRODUCT_BINARY, args);
-  clients.push(client);
+  const client = e2e.server({ args });
   return client;
 }
 

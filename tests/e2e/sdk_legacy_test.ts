@@ -14,12 +14,12 @@ import {
   LoggingMessageNotificationSchema,
   McpError,
 } from "@modelcontextprotocol/sdk/types.js";
-import { mkdtempSync, realpathSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { e2eFixture } from "../helpers/e2e.ts";
 import { binary, isolatedEnv, PRODUCT_BINARY, ROOT, TEST_BINARY } from "../helpers/raw_client.ts";
 import { posixOnly } from "../helpers/posix_only.ts";
+
+const e2e = e2eFixture();
 
 async function connect(path: string) {
   const client = new Client({ name: "sdk-e2e", version: "1.0.0" });
@@ -111,8 +111,16 @@ test("through the SDK: progress callbacks fire and an aborted call is cancelled 
     setTimeout(() => controller.abort("test"), 200);
     await assert.rejects(pending);
     // The server logs the cancellation on stderr; wait for it.
-    for (let i = 0; i < 50 && !/cancelled by the client/.test(stderr); i++) {
-      await new Promise((r) => setTimeout(r, 20));
+    if (!/cancelled by the client/.test(stderr)) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, 10_000);
+        transport.stderr?.on("data", () => {
+          if (/cancelled by the client/.test(stderr)) {
+            clearTimeout(timer);
+            resolve();
+          }
+        });
+      });
     }
     assert.match(stderr, /\(tools\/call\) cancelled by the client/);
     await client.ping();
@@ -149,9 +157,7 @@ test("the SDK client receives a 1 MB reply whole through the pipe", async () => 
 });
 
 test("the SDK client's roots become the sandbox, and a roots change is picked up", async () => {
-  const [first, second] = [1, 2].map(() =>
-    realpathSync(mkdtempSync(join(tmpdir(), "toolhost-sdk-root-")))
-  );
+  const [first, second] = [1, 2].map(() => e2e.scratch("sdk-root"));
   let offered = [first];
   const client = new Client(
     { name: "sdk-e2e", version: "1.0.0" },

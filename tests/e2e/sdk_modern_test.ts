@@ -6,7 +6,11 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { e2eFixture } from "../helpers/e2e.ts";
 import { binary, isolatedEnv, PRODUCT_BINARY, ROOT } from "../helpers/raw_client.ts";
+
+// The servers are the SDK's to start; the fixture removes the home and state they share.
+e2eFixture();
 
 test("a dual-era SDK client in auto mode negotiates 2026-07-28 with dist/toolhost and runs bash", async () => {
   const client = new Client(

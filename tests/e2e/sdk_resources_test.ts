@@ -4,8 +4,7 @@
  * (@modelcontextprotocol/client). Both validate every result against their own schemas.
  */
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { Client as ModernClient } from "@modelcontextprotocol/client";
@@ -14,13 +13,16 @@ import { Client as LegacyClient } from "@modelcontextprotocol/sdk/client";
 // The SDK's "./*" export maps types to "*.js.d.ts", which does not exist; name the types here.
 // @ts-types="@modelcontextprotocol/sdk/client/stdio"
 import { StdioClientTransport as LegacyTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { e2eFixture } from "../helpers/e2e.ts";
 import { binary, isolatedEnv, TEST_BINARY } from "../helpers/raw_client.ts";
 import { posixOnly } from "../helpers/posix_only.ts";
 
+const e2e = e2eFixture();
+
 /** A root with a text file, an image, a skill, and a symlink leading out of it. */
 function project() {
-  const root = realpathSync(mkdtempSync(join(tmpdir(), "toolhost-sdk-res-")));
-  const outside = realpathSync(mkdtempSync(join(tmpdir(), "toolhost-sdk-out-")));
+  const root = e2e.scratch("sdk-res");
+  const outside = e2e.scratch("sdk-out");
   writeFileSync(join(outside, "secret.txt"), "top secret");
   symlinkSync(join(outside, "secret.txt"), join(root, "escape.txt"));
   writeFileSync(join(root, "readme.md"), "# Readme\n");

@@ -5,20 +5,16 @@
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, test } from "node:test";
-import { type Message, modern, PRODUCT_BINARY, RawClient } from "../helpers/raw_client.ts";
+import { test } from "node:test";
+import { e2eFixture } from "../helpers/e2e.ts";
+import { type Message, modern, RawClient } from "../helpers/raw_client.ts";
 import { posixOnly } from "../helpers/posix_only.ts";
 
-let client: RawClient | undefined;
-afterEach(async () => {
-  await client?.close();
-  client = undefined;
-});
+const e2e = e2eFixture();
 
-const scratch = (name: string) => realpathSync(mkdtempSync(join(tmpdir(), `toolhost-${name}-`)));
+const scratch = (name: string) => e2e.scratch(name);
 
 /** The server's environment: this home, and no skills directories from the developer's own. */
 const isolated = (home = scratch("home"), skillDirs = "") => ({
@@ -66,22 +62,13 @@ function skillsSetup() {
 const textsOf = (reply: Message) =>
   (reply.result?.content as { type: string; text: string }[]).map((c) => c.text);
 
-async function waitForStderr(c: RawClient, pattern: RegExp): Promise<void> {
-  for (let i = 0; i < 100 && !pattern.test(c.stderr); i++) {
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  assert.match(c.stderr, pattern);
-}
-
 test("skills: discovered, project ones override user ones, invalid ones skipped on stderr, served as a tool", async () => {
   const s = skillsSetup();
-  client = new RawClient(
-    PRODUCT_BINARY,
-    ["--root", s.project],
-    s.project,
-    isolated(s.home, s.configured),
-  );
-  const c = client;
+  const c = e2e.server({
+    args: ["--root", s.project],
+    cwd: s.project,
+    env: isolated(s.home, s.configured),
+  });
   const listed = await c.request("tools/list", modern());
   const tool = (listed.result!.tools as Record<string, unknown>[]).find((t) => t.name === "skill")!;
   assert.ok(tool, "the skill tool is offered");
@@ -91,8 +78,7 @@ test("skills: discovered, project ones override user ones, invalid ones skipped 
   );
   const input = tool.inputSchema as { properties: { name: { enum: string[] } } };
   assert.deepEqual(input.properties.name.enum, ["deploy", "from-config", "review"]);
-  await waitForStderr(
-    c,
+  await c.waitForStderr(
     /toolhost warning: skill: skipped the skill in \S+\/\.agents\/skills\/broken: its front matter has no `description`/,
   );
   assert.match(c.stderr, /skipped the skill in \S+\/Bad-Name: its name "Bad-Name" is not 1–64/);
@@ -137,7 +123,7 @@ test("a skill's result stays within 30,000 characters and says where read_file r
   const project = scratch("skills-big");
   const skills = join(project, ".claude", "skills");
   writeSkill(skills, "big", skillMd("big", "Big", "Step: $ARGUMENTS\n".repeat(300)));
-  client = new RawClient(PRODUCT_BINARY, ["--root", project], project, isolated());
+  const client = e2e.server({ args: ["--root", project], cwd: project, env: isolated() });
   const given = "g".repeat(10_000);
   const reply = await client.request(
     "tools/call",
@@ -178,7 +164,7 @@ test(
     mkdirSync(join(skills, "piped"));
     const made = spawnSync("mkfifo", [join(skills, "piped", "SKILL.md")]);
     assert.equal(made.status, 0, String(made.stderr));
-    client = new RawClient(PRODUCT_BINARY, ["--root", project], project, isolated());
+    const client = e2e.server({ args: ["--root", project], cwd: project, env: isolated() });
     const listed = await client.request("tools/list", modern(), 5000);
     const tool = (listed.result!.tools as Record<string, unknown>[]).find((t) =>
       t.name === "skill"
@@ -187,8 +173,7 @@ test(
       (tool.inputSchema as { properties: { name: { enum: string[] } } }).properties.name.enum,
       ["fine"],
     );
-    await waitForStderr(
-      client,
+    await client.waitForStderr(
       /skipped the skill in \S+\/piped: its SKILL\.md is a FIFO \(named pipe\), not a regular file/,
     );
     const fine = await client.request("tools/call", call("skill", { name: "fine" }), 5000);
@@ -198,7 +183,7 @@ test(
 
 test("a huge skill name or callback_id is echoed cut, not whole", async () => {
   const root = scratch("echo");
-  client = new RawClient(PRODUCT_BINARY, ["--root", root], root, isolated());
+  const client = e2e.server({ args: ["--root", root], cwd: root, env: isolated() });
   const huge = "x".repeat(1_000_000);
   const skill = await client.request("tools/call", call("skill", { name: huge }));
   assert.equal(skill.result?.isError, true);
@@ -224,7 +209,7 @@ const call = (name: string, args: Record<string, unknown>) => modern({ name, arg
 /** A server on a scratch root, with a scratch home. */
 function callbacksClient(name: string): RawClient {
   const root = scratch(name);
-  return new RawClient(PRODUCT_BINARY, ["--root", root], root, isolated());
+  return e2e.server({ args: ["--root", root], cwd: root, env: isolated() });
 }
 
 // The one test that waits for a real timer; the rest of the timing is tested in-process.
@@ -274,8 +259,7 @@ test("a callback fires: logged to the legacy client that asked, reminded once on
 });
 
 test("callbacks: list shows the pending ones, cancel removes one", async () => {
-  client = callbacksClient("callbacks-list");
-  const c = client;
+  const c = callbacksClient("callbacks-list");
   const tools = (args: Record<string, unknown>) =>
     c.request("tools/call", call("set_callback", args));
   await tools({ action: "set", message: "in an hour", delay_seconds: 3600 });
@@ -301,13 +285,12 @@ test("callbacks: list shows the pending ones, cancel removes one", async () => {
   const started = Date.now();
   assert.deepEqual(await c.close(), { code: 0, signal: null });
   assert.ok(Date.now() - started < 2500, `exit took ${Date.now() - started} ms`);
-  client = undefined;
 });
 
 test("with --root, the root's skills are listed even when started elsewhere", async () => {
   const s = skillsSetup();
   const elsewhere = scratch("skills-cwd");
-  client = new RawClient(PRODUCT_BINARY, ["--root", s.project], elsewhere, isolated(s.home));
+  const client = e2e.server({ args: ["--root", s.project], cwd: elsewhere, env: isolated(s.home) });
   const list = await client.request("tools/list", modern());
   const skill = (list.result?.tools as {
     name: string;

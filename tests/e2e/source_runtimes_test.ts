@@ -5,9 +5,12 @@
  */
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { modern, RawClient } from "../helpers/raw_client.ts";
+import { e2eFixture } from "../helpers/e2e.ts";
+import { modern } from "../helpers/raw_client.ts";
 import { BUN, DENO } from "../../scripts/toolchain.ts";
 import { type LocalServer, serveLocally } from "../web/local_site.ts";
+
+const e2e = e2eFixture();
 
 let site: LocalServer;
 before(async () => {
@@ -25,7 +28,7 @@ for (
   ] as const
 ) {
   test(`from source under ${runtime}: discover, a bash call, a fetched page`, async () => {
-    const c = new RawClient(executable, [...args]);
+    const c = e2e.server({ binary: executable, args: [...args] });
     const discover = await c.request("server/discover", modern(), 30_000);
     assert.ok((discover.result?.supportedVersions as string[]).includes("2026-07-28"));
     const call = await c.request(

@@ -5,16 +5,16 @@
  * only what it asked for, and ends with a reply when the server stops.
  */
 import assert from "node:assert/strict";
-import { mkdtempSync, realpathSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { test } from "node:test";
-import { type Message, modern, PRODUCT_BINARY, RawClient } from "../helpers/raw_client.ts";
+import { e2eFixture } from "../helpers/e2e.ts";
+import { type Message, modern } from "../helpers/raw_client.ts";
+
+const e2e = e2eFixture();
 
 const SUBSCRIPTION = "io.modelcontextprotocol/subscriptionId";
 
 function project(): string {
-  return realpathSync(mkdtempSync(join(tmpdir(), "toolhost-subs-")));
+  return e2e.scratch("subs");
 }
 
 const updatedFor = (uri: string) => (m: Message) =>
@@ -22,8 +22,8 @@ const updatedFor = (uri: string) => (m: Message) =>
 
 test("legacy over stdio: toolhost://plan and toolhost://tasks updates, also from a second server", async () => {
   const root = project();
-  const client = new RawClient(PRODUCT_BINARY, ["--root", root]);
-  const other = new RawClient(PRODUCT_BINARY, ["--root", root]);
+  const client = e2e.server({ args: ["--root", root] });
+  const other = e2e.server({ args: ["--root", root] });
   try {
     await client.initialize();
     await other.initialize();
@@ -67,7 +67,7 @@ test("legacy over stdio: toolhost://plan and toolhost://tasks updates, also from
 
 test("2026-07-28 over stdio: listen is acknowledged, tagged, filtered, and ends with a reply", async () => {
   const root = project();
-  const client = new RawClient(PRODUCT_BINARY, ["--root", root]);
+  const client = e2e.server({ args: ["--root", root] });
   try {
     client.start(
       "subscriptions/listen",
@@ -114,8 +114,8 @@ test("2026-07-28 over stdio: listen is acknowledged, tagged, filtered, and ends 
 
 test("list changes over stdio: a background process appears in resources/list, told in both eras", async () => {
   const root = project();
-  const legacy = new RawClient(PRODUCT_BINARY, ["--root", root]);
-  const modernClient = new RawClient(PRODUCT_BINARY, ["--root", root]);
+  const legacy = e2e.server({ args: ["--root", root] });
+  const modernClient = e2e.server({ args: ["--root", root] });
   const listChanged = (m: Message) => m.method === "notifications/resources/list_changed";
   try {
     await legacy.initialize();

@@ -5,14 +5,16 @@
  * cannot take a task result itself, so a raw request starts the task. Each task is a bash call that waits for a file the test creates, so no step depends on timing.
  */
 import assert from "node:assert/strict";
-import { mkdtempSync, realpathSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { postModern, SseReader, startHttpServer } from "../helpers/http_server.ts";
 import { MAX_LISTENERS_PER_TASK } from "../../mcp/tasks/watchers.ts";
+import { e2eFixture } from "../helpers/e2e.ts";
 import { type Message, modern, PRODUCT_BINARY, RawClient } from "../helpers/raw_client.ts";
+
+const e2e = e2eFixture();
 
 const TASKS = {
   "io.modelcontextprotocol/clientCapabilities": {
@@ -23,7 +25,7 @@ const SUBSCRIPTION = "io.modelcontextprotocol/subscriptionId";
 
 /** A bash command that ends (printing `word`) once release() is called. */
 function gate(word: string) {
-  const file = join(realpathSync(mkdtempSync(join(tmpdir(), "toolhost-gate-"))), "open");
+  const file = join(e2e.scratch("gate"), "open");
   return {
     command: `while [ ! -e '${file}' ]; do sleep 0.05; done; echo ${word}`,
     release: () => writeFileSync(file, ""),
@@ -54,7 +56,7 @@ async function startTask(client: RawClient, command: string): Promise<string> {
 }
 
 test("stdio: -32021 without the extension; the acknowledged task is told now and at its end, as tasks/get shows it", async () => {
-  const client = new RawClient(PRODUCT_BINARY);
+  const client = e2e.server();
   try {
     const first = gate("released-one");
     const taskId = await startTask(client, first.command);

@@ -11,6 +11,7 @@ import { Client } from "@modelcontextprotocol/sdk/client";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import { e2eFixture } from "../helpers/e2e.ts";
 import {
   binary,
   isolatedEnv,
@@ -21,6 +22,8 @@ import {
   ROOT,
 } from "../helpers/raw_client.ts";
 
+const e2e = e2eFixture();
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const TASKS = {
   "io.modelcontextprotocol/clientCapabilities": {
@@ -29,7 +32,7 @@ const TASKS = {
 };
 
 async function legacy(): Promise<RawClient> {
-  const client = new RawClient(PRODUCT_BINARY);
+  const client = e2e.server();
   const init = await client.request("initialize", {
     protocolVersion: "2025-11-25",
     capabilities: {},
@@ -172,7 +175,7 @@ test("2025-11-25 raw: a task expires at its ttl, its work stopped", async () => 
 });
 
 test("2026-07-28 raw: a long call becomes a task with its result inline; a quick one answers directly; cancel is an ack", async () => {
-  const client = new RawClient(PRODUCT_BINARY);
+  const client = e2e.server();
   try {
     const quick = resultOf(
       await client.request(

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { after, afterEach, before, test } from "node:test";
+import { after, before, test } from "node:test";
 import {
   type LocalProxy,
   startProxy,
@@ -16,7 +16,8 @@ import {
   type TlsSite,
 } from "../helpers/local_proxy.ts";
 import { scratchDir } from "../helpers/file_tools.ts";
-import { type Message, modern, PRODUCT_BINARY, RawClient, ROOT } from "../helpers/raw_client.ts";
+import { e2eFixture } from "../helpers/e2e.ts";
+import { type Message, modern, RawClient, ROOT } from "../helpers/raw_client.ts";
 import { type LocalServer, serveLocally } from "../web/local_site.ts";
 
 const BINARY = Buffer.from(Array.from({ length: 70_000 }, (_, i) => (i * 31) % 256));
@@ -60,11 +61,7 @@ after(async () => {
   await Promise.all([site.close(), tls.close(), proxy.close(), locked.close()]);
 });
 
-let client: RawClient | undefined;
-afterEach(async () => {
-  await client?.close();
-  client = undefined;
-});
+const e2e = e2eFixture();
 
 /** No proxy variable of the developer's own leaks into a server under test. */
 const NO_PROXIES = Object.fromEntries(
@@ -75,12 +72,15 @@ const NO_PROXIES = Object.fromEntries(
 );
 
 function start(args: string[], env: Record<string, string> = {}): RawClient {
-  client = new RawClient(PRODUCT_BINARY, args, ROOT, {
-    ...NO_PROXIES,
-    NODE_EXTRA_CA_CERTS: TEST_CA_FILE,
-    ...env,
+  return e2e.server({
+    args,
+    cwd: ROOT,
+    env: {
+      ...NO_PROXIES,
+      NODE_EXTRA_CA_CERTS: TEST_CA_FILE,
+      ...env,
+    },
   });
-  return client;
 }
 
 const call = (c: RawClient, name: string, args: Record<string, unknown>) =>

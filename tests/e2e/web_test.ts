@@ -7,10 +7,11 @@ import { Buffer } from "node:buffer";
 import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { after, afterEach, before, test } from "node:test";
+import { after, before, test } from "node:test";
 import { gzipSync } from "node:zlib";
 import { findChromium } from "../../tools/web/_lib/chromium_render.ts";
-import { type Message, modern, PRODUCT_BINARY, RawClient, ROOT } from "../helpers/raw_client.ts";
+import { e2eFixture } from "../helpers/e2e.ts";
+import { type Message, modern, RawClient, ROOT } from "../helpers/raw_client.ts";
 
 const ARTICLE = readFileSync(`${ROOT}tests/fixtures/web/article.html`, "utf8");
 const PNG = Buffer.from(
@@ -131,15 +132,10 @@ after(() => {
   server.close();
 });
 
-let client: RawClient | undefined;
-afterEach(async () => {
-  await client?.close();
-  client = undefined;
-});
+const e2e = e2eFixture();
 
 function start(args = ["--allow-private-network"], env: Record<string, string> = {}): RawClient {
-  client = new RawClient(PRODUCT_BINARY, args, ROOT, env);
-  return client;
+  return e2e.server({ args, cwd: ROOT, env });
 }
 
 const call = (c: RawClient, name: string, args: Record<string, unknown>, timeoutMs = 20_000) =>

@@ -7,35 +7,28 @@ import assert from "node:assert/strict";
 import {
   existsSync,
   mkdirSync,
-  mkdtempSync,
   readdirSync,
   readFileSync,
-  realpathSync,
   symlinkSync,
   writeFileSync,
 } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, test } from "node:test";
-import { modern, PRODUCT_BINARY, RawClient } from "../helpers/raw_client.ts";
+import { test } from "node:test";
+import { e2eFixture } from "../helpers/e2e.ts";
+import { modern, RawClient } from "../helpers/raw_client.ts";
 
-const clients: RawClient[] = [];
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((c) => c.close()));
-});
+const e2e = e2eFixture();
 
-const scratch = (name: string) => realpathSync(mkdtempSync(join(tmpdir(), `toolhost-${name}-`)));
+const scratch = (name: string) => e2e.scratch(name);
 
 /** A server on `roots` that keeps its state in `state`, started in `cwd`. */
 function serve(roots: string | string[], state: string, cwd?: string): RawClient {
   const args = [roots].flat().flatMap((root) => ["--root", root]);
-  const client = new RawClient(PRODUCT_BINARY, args, cwd, { TOOLHOST_STATE_DIR: state });
-  clients.push(client);
+  const client = e2e.server({ args, cwd, env: { TOOLHOST_STATE_DIR: state } });
   return client;
 }
 
 async function stop(client: RawClient): Promise<void> {
-  clients.splice(clients.indexOf(client), 1);
   assert.deepEqual(await client.close(), { code: 0, signal: null });
 }
 

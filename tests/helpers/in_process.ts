@@ -6,6 +6,9 @@ import { receiveLine } from "../../mcp/stdio.ts";
 import type { Tool } from "../../mcp/tool.ts";
 import type { Message } from "./raw_client.ts";
 
+/** How long a test waits for a reply before it fails saying what was sent instead. */
+const RESPONSE_TIMEOUT_MS = 10_000;
+
 export interface Harness {
   server: McpConnection;
   sent: (Message | Message[])[];
@@ -27,6 +30,8 @@ export function harness(
   const sent: (Message | Message[])[] = [];
   const logs: { level: LogLevel; message: string }[] = [];
   const logger: Logger = { log: (level, message) => logs.push({ level, message }) };
+  /** Who waits for a message: woken as it is sent, not by polling. */
+  let waiters: { match: (m: Message) => boolean; wake: (m: Message) => void }[] = [];
   const server = new McpConnection({
     info: { name: "toolhost", version: "9.9.9" },
     instructions: "test instructions",
@@ -41,7 +46,15 @@ export function harness(
       } catch {
         return false;
       }
-      sent.push(JSON.parse(text));
+      const received = JSON.parse(text);
+      sent.push(received);
+      if (!Array.isArray(received) && waiters.length > 0) {
+        waiters = waiters.filter((w) => {
+          if (!w.match(received)) return true;
+          w.wake(received);
+          return false;
+        });
+      }
       return true;
     },
     pageSize,
@@ -51,15 +64,21 @@ export function harness(
   // As stdin's lines reach it: decoded on the stdio side, blank ones skipped.
   const line = (value: unknown) =>
     receiveLine(server, typeof value === "string" ? value : JSON.stringify(value));
-  const responseTo = async (id: string | number | null) => {
-    for (let i = 0; i < 2000; i++) {
-      const found = sent.find((m): m is Message =>
-        !Array.isArray(m) && m.id === id && ("result" in m || "error" in m)
-      );
-      if (found) return found;
-      await new Promise((resolve) => setTimeout(resolve, 2));
-    }
-    throw new Error(`no response to ${JSON.stringify(id)}; sent: ${JSON.stringify(sent)}`);
+  const responseTo = (id: string | number | null): Promise<Message> => {
+    const match = (m: Message) => m.id === id && ("result" in m || "error" in m);
+    const found = sent.find((m): m is Message => !Array.isArray(m) && match(m));
+    if (found) return Promise.resolve(found);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        waiters = waiters.filter((w) => w.wake !== wake);
+        reject(new Error(`no response to ${JSON.stringify(id)}; sent: ${JSON.stringify(sent)}`));
+      }, RESPONSE_TIMEOUT_MS);
+      const wake = (m: Message) => {
+        clearTimeout(timer);
+        resolve(m);
+      };
+      waiters.push({ match, wake });
+    });
   };
   return {
     server,

@@ -4,7 +4,7 @@
  * It splits stdout itself, independently of the server's LineSplitStream.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
@@ -17,6 +17,7 @@ export const PRODUCT_BINARY = process.env.TOOLHOST_BINARY ?? distBinary("toolhos
 export const TEST_BINARY = distBinary("toolhost-test");
 
 let scratch: Record<string, string> | undefined;
+let scratchDir: string | undefined;
 
 /**
  * What every server under test gets in its environment so the developer's own files play no part:
@@ -26,6 +27,7 @@ let scratch: Record<string, string> | undefined;
 export function isolatedEnv(): Record<string, string> {
   if (!scratch) {
     const dir = mkdtempSync(join(tmpdir(), "toolhost-e2e-"));
+    scratchDir = dir;
     mkdirSync(join(dir, "home"));
     scratch = {
       HOME: join(dir, "home"),
@@ -37,6 +39,12 @@ export function isolatedEnv(): Record<string, string> {
     };
   }
   return scratch;
+}
+
+/** Removes isolatedEnv()'s directory: the e2e fixture does, after the file's last test. */
+export function removeIsolatedEnv(): void {
+  if (scratchDir) rmSync(scratchDir, { recursive: true, force: true });
+  scratch = scratchDir = undefined;
 }
 
 export type Message = Record<string, unknown> & {
@@ -85,6 +93,8 @@ export class RawClient {
   #parts: string[] = [];
   #nextId = 1;
   #waiters: { match: (m: Message) => boolean; resolve: (m: Message) => void }[] = [];
+  /** Woken whenever stderr grows. */
+  #stderrWaiters: (() => void)[] = [];
 
   /** `env` is added to this process's environment (and isolatedEnv()) for the server. */
   constructor(
@@ -101,7 +111,10 @@ export class RawClient {
     this.child.stdout!.setEncoding("utf8");
     this.child.stdout!.on("data", (text: string) => this.#onStdout(text));
     this.child.stderr!.setEncoding("utf8");
-    this.child.stderr!.on("data", (text: string) => (this.stderr += text));
+    this.child.stderr!.on("data", (text: string) => {
+      this.stderr += text;
+      for (const wake of this.#stderrWaiters.splice(0)) wake();
+    });
     this.child.stdin!.on("error", () => {}); // the server may exit first
     this.exited = new Promise((resolve) =>
       this.child.once("exit", (code, signal) => resolve({ code, signal }))
@@ -203,6 +216,26 @@ export class RawClient {
       };
       this.#waiters.push({ match, resolve: done });
     });
+  }
+
+  /**
+   * Waits until the server's stderr matches `pattern`, checking as each piece arrives; fails
+   * after `timeoutMs`, showing what stderr held.
+   */
+  async waitForStderr(pattern: RegExp, timeoutMs = 10_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!pattern.test(this.stderr)) {
+      const left = deadline - Date.now();
+      if (left <= 0) {
+        throw new Error(`stderr never matched ${pattern} in ${timeoutMs} ms:\n${this.stderr}`);
+      }
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        new Promise<void>((wake) => this.#stderrWaiters.push(wake)),
+        new Promise<void>((wake) => (timer = setTimeout(wake, left))),
+      ]);
+      clearTimeout(timer);
+    }
   }
 
   /** The legacy handshake: initialize at `version`, then notifications/initialized. */

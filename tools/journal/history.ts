@@ -1,7 +1,8 @@
+import { defineShutdownHook } from "../../mcp/shutdown.ts";
 import { defineTool, ToolError } from "../../mcp/tool.ts";
 import { READ_ONLY } from "../_lib/annotations.ts";
 import { Sandbox } from "../_lib/sandbox.ts";
-import { journalHook } from "./_lib/recorder.ts";
+import { flushJournal, journalHook } from "./_lib/recorder.ts";
 import { describe, matches, projectEntries } from "./_lib/query.ts";
 
 const history = defineTool({
@@ -35,4 +36,7 @@ const history = defineTool({
   },
 });
 
-export default [history, journalHook];
+/** The journal's queued lines are written out on an orderly stop (a crash would lose them). */
+const journalFlush = defineShutdownHook({ name: "journal flush", run: (ms) => flushJournal(ms) });
+
+export default [history, journalHook, journalFlush];
