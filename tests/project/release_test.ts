@@ -696,7 +696,7 @@ testIf(
 
     const bad = spawnSync(launcher, ["--bogus"], { encoding: "utf8", input: "" });
     assert.equal(bad.status, 2);
-    assert.match(bad.stderr, /^toolhost: Unknown option '--bogus'/);
+    assert.match(bad.stderr, /^toolhost: unknown flag "--bogus"/);
     assert.match(spawnSync(launcher, ["--version"], { encoding: "utf8" }).stdout, VERSION_LINE);
   },
 );
