@@ -20,13 +20,23 @@ import {
   O_NONBLOCK,
 } from "../../_lib/beneath.ts";
 import { bomOf } from "../../_lib/text.ts";
-import { withoutCr } from "./grep_lines.ts";
-import { MAX_FILE_BYTES } from "./grep_search.ts";
 
 /** A descriptor for entry `name` of the directory open as `dirFd`, or -1 (beneath_native.ts). */
 export type OpenAt = (dirFd: number, name: string, flags: number) => number;
 
 const utf8 = new TextDecoder();
+
+/**
+ * The largest file read again: grep's own limit (grep_search.ts's MAX_FILE_BYTES, which rg is
+ * given as --max-filesize), repeated here so that the sandbox imports nothing of the search
+ * family; tests/search/grep_held_test.ts keeps the two equal.
+ */
+export const MAX_HELD_FILE_BYTES = 10 * 1024 * 1024;
+
+/** A line without the CR of a CRLF ending, as grep reports it (grep_lines.ts's withoutCr). */
+function withoutCr(line: string): string {
+  return line.endsWith("\r") ? line.slice(0, -1) : line;
+}
 
 /** A file's text as rg reads it with --encoding=utf-8 (BOM dropped, invalid bytes U+FFFD). */
 export function decodeAsRg(bytes: Uint8Array): string {
@@ -38,7 +48,7 @@ export function decodeAsRg(bytes: Uint8Array): string {
 /** Reads a regular file's bytes from an open handle, refusing anything else or a too large one. */
 export async function regularBytes(handle: FileHandle): Promise<Uint8Array | undefined> {
   const info = await handle.stat();
-  if (!info.isFile() || info.size > MAX_FILE_BYTES) return undefined;
+  if (!info.isFile() || info.size > MAX_HELD_FILE_BYTES) return undefined;
   return await handle.readFile();
 }
 
@@ -145,13 +155,13 @@ export class HeldReader {
     }
     try {
       const info = fstatSync(fd);
-      if (!info.isFile() || info.size > MAX_FILE_BYTES) return undefined;
+      if (!info.isFile() || info.size > MAX_HELD_FILE_BYTES) return undefined;
       // Read to the end: the file may have grown since.
       if (this.#buffer.length <= info.size) this.#buffer = new Uint8Array(info.size + 4096);
       let length = 0;
       for (;;) {
         if (length === this.#buffer.length) {
-          if (length > MAX_FILE_BYTES) return undefined;
+          if (length > MAX_HELD_FILE_BYTES) return undefined;
           const bigger = new Uint8Array(length * 2);
           bigger.set(this.#buffer);
           this.#buffer = bigger;
@@ -163,7 +173,7 @@ export class HeldReader {
         // the file grown meanwhile, its lines are checked against what was read, as ever.)
         if (length >= info.size && length < this.#buffer.length) break;
       }
-      return length > MAX_FILE_BYTES ? undefined : this.#buffer.subarray(0, length);
+      return length > MAX_HELD_FILE_BYTES ? undefined : this.#buffer.subarray(0, length);
     } catch {
       return undefined;
     } finally {
