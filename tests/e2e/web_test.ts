@@ -9,7 +9,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { after, afterEach, before, test } from "node:test";
 import { gzipSync } from "node:zlib";
-import { findChromium } from "../../tools/web/_lib/chromium_render.ts";
+import { findChromium } from "../../tools/web/_lib/chromium/render.ts";
 import { type Message, modern, PRODUCT_BINARY, RawClient, ROOT } from "../helpers/raw_client.ts";
 
 const ARTICLE = readFileSync(`${ROOT}tests/fixtures/web/article.html`, "utf8");

@@ -15,7 +15,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { test } from "node:test";
-import { IgnoreRules } from "../../tools/_lib/gitignore.ts";
+import { IgnoreRules } from "../../tools/_lib/walk/gitignore.ts";
 import { builtinSearch } from "../../tools/search/_lib/grep_builtin.ts";
 import { compilePattern } from "../../tools/search/_lib/grep_pattern.ts";
 import type { GrepSearch } from "../../tools/search/_lib/grep_search.ts";

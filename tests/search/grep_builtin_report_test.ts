@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { IgnoreRules } from "../../tools/_lib/gitignore.ts";
+import { IgnoreRules } from "../../tools/_lib/walk/gitignore.ts";
 import { builtinSearch } from "../../tools/search/_lib/grep_builtin.ts";
 import { compilePattern } from "../../tools/search/_lib/grep_pattern.ts";
 import { GrepReport } from "../../tools/search/_lib/grep_report.ts";

@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { test } from "node:test";
-import { IgnoreRules } from "../../tools/_lib/gitignore.ts";
+import { IgnoreRules } from "../../tools/_lib/walk/gitignore.ts";
 import { builtinSearch } from "../../tools/search/_lib/grep_builtin.ts";
 import { compilePattern } from "../../tools/search/_lib/grep_pattern.ts";
 import type { FileMatches, OutputMode } from "../../tools/search/_lib/grep_report.ts";
@@ -16,7 +16,7 @@ import { mayMatchReplacement } from "../../tools/search/_lib/grep_pattern_decodi
 import { ripgrepSearch } from "../../tools/search/_lib/grep_ripgrep.ts";
 import { findRipgrep } from "../../tools/search/_lib/ripgrep_path.ts";
 import type { GrepSearch } from "../../tools/search/_lib/grep_search.ts";
-import { Sandbox } from "../../tools/_lib/sandbox.ts";
+import { Sandbox } from "../../tools/_lib/sandbox/_sandbox.ts";
 
 const rg = findRipgrep();
 

@@ -13,7 +13,7 @@ import { FileSearcher, type FileSearchOptions } from "../../tools/search/_lib/gr
 import { compilePattern } from "../../tools/search/_lib/grep_pattern.ts";
 import { prefilterFor, requiredLiteral } from "../../tools/search/_lib/grep_prefilter.ts";
 import { FileLines, type FileMatches } from "../../tools/search/_lib/grep_report.ts";
-import { bomOf } from "../../tools/_lib/text.ts";
+import { bomOf } from "../../tools/_lib/text/text.ts";
 
 const CHUNK = 1024 * 1024;
 const dir = mkdtempSync(join(tmpdir(), "toolhost-grep-file-"));

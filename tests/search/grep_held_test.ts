@@ -9,7 +9,7 @@ import {
   confirmsBytes,
   decodeAsRg,
   MAX_HELD_FILE_BYTES,
-} from "../../tools/search/_lib/grep_held.ts";
+} from "../../tools/_lib/sandbox/_grep_held.ts";
 import { MAX_FILE_BYTES } from "../../tools/search/_lib/grep_search.ts";
 
 const bytesOf = (text: string) => new TextEncoder().encode(text);

@@ -7,7 +7,7 @@ import { Buffer } from "node:buffer";
 import process from "node:process";
 import { Readable } from "node:stream";
 import { test } from "node:test";
-import { IgnoreRules } from "../../tools/_lib/gitignore.ts";
+import { IgnoreRules } from "../../tools/_lib/walk/gitignore.ts";
 import { compilePattern } from "../../tools/search/_lib/grep_pattern.ts";
 import type { FileMatches } from "../../tools/search/_lib/grep_report.ts";
 import {

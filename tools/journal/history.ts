@@ -1,6 +1,6 @@
 import { defineTool, ToolError } from "../../mcp/tool.ts";
-import { READ_ONLY } from "../_lib/annotations.ts";
-import { Sandbox } from "../_lib/sandbox.ts";
+import { READ_ONLY } from "../_lib/declarations/annotations.ts";
+import { Sandbox } from "../_lib/sandbox/mod.ts";
 import { journalHook } from "./_lib/recorder.ts";
 import { describe, matches, projectEntries } from "./_lib/query.ts";
 

@@ -7,15 +7,18 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { after, test } from "node:test";
 import { Buffer } from "node:buffer";
-import { bodyText } from "../../../tools/web/_lib/body_text.ts";
+import { bodyText } from "../../../tools/web/_lib/convert/body_text.ts";
 import {
   bodyTextInWorker,
   ConversionCancelled,
   converterCount,
   convertInWorker,
   stopConverters,
-} from "../../../tools/web/_lib/convert_pool.ts";
-import { convertHtml, type ConvertPageOptions } from "../../../tools/web/_lib/main_content.ts";
+} from "../../../tools/web/_lib/convert/pool.ts";
+import {
+  convertHtml,
+  type ConvertPageOptions,
+} from "../../../tools/web/_lib/convert/main_content.ts";
 
 const ARTICLE = readFileSync(new URL("../../fixtures/web/article.html", import.meta.url), "utf8");
 const URL_OF_PAGE = "https://example.com/blog/post";

@@ -16,9 +16,7 @@ import {
   utimes,
 } from "node:fs/promises";
 import { join } from "node:path";
-import { temporaryName } from "../../_lib/atomic_write.ts";
-import type { Sandbox } from "../../_lib/sandbox.ts";
-import { writtenDigest } from "../../_lib/written_digests.ts";
+import { type Sandbox, temporaryName, writtenDigest } from "../../_lib/sandbox/mod.ts";
 import { withLock } from "../../_lib/state.ts";
 import type { PathState } from "./journal.ts";
 

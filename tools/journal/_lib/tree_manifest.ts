@@ -17,9 +17,8 @@ import { constants } from "node:fs";
 import { open } from "node:fs/promises";
 import { join } from "node:path";
 import { ToolError } from "../../../mcp/tool.ts";
-import { type Dir, O_NONBLOCK } from "../../_lib/beneath.ts";
-import type { Sandbox } from "../../_lib/sandbox.ts";
-import { bytes, count } from "../../_lib/units.ts";
+import { type Dir, O_NONBLOCK, type Sandbox } from "../../_lib/sandbox/mod.ts";
+import { bytes, count } from "../../_lib/text/units.ts";
 import type { TreeState } from "./journal.ts";
 import {
   blobDir,

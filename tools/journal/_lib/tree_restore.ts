@@ -12,7 +12,6 @@ import { chmod, type FileHandle, open, stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import process from "node:process";
 import { ToolError } from "../../../mcp/tool.ts";
-import { temporaryName } from "../../_lib/atomic_write.ts";
 import {
   type Dir,
   NotADirectory,
@@ -20,8 +19,9 @@ import {
   O_NOFOLLOW,
   O_NOFOLLOW_ANY,
   O_NONBLOCK,
-} from "../../_lib/beneath.ts";
-import type { Sandbox } from "../../_lib/sandbox.ts";
+  type Sandbox,
+  temporaryName,
+} from "../../_lib/sandbox/mod.ts";
 import { blobDir, chunksOf, touchBlob } from "./snapshots.ts";
 import { type Manifest, MAX_DEPTH, type TreeItem } from "./tree_manifest.ts";
 import { PendingSyncs } from "./pending_syncs.ts";

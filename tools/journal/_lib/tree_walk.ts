@@ -22,7 +22,7 @@ import {
   O_NOFOLLOW,
   O_NOFOLLOW_ANY,
   O_NONBLOCK,
-} from "../../_lib/beneath.ts";
+} from "../../_lib/sandbox/mod.ts";
 
 /** Files up to this size are read whole when kept. */
 export const SMALL_FILE = 256 * 1024;

@@ -7,15 +7,15 @@
 import { closeSync, constants } from "node:fs";
 import { type FileHandle, open } from "node:fs/promises";
 import { basename } from "node:path";
-import { type Dir, O_NOFOLLOW, O_NOFOLLOW_ANY, O_NONBLOCK } from "../../_lib/beneath.ts";
+import { type Dir, O_NOFOLLOW, O_NOFOLLOW_ANY, O_NONBLOCK } from "../../_lib/sandbox/mod.ts";
 import type { FileOutcome, FileSearchOptions } from "./grep_file.ts";
 import { searchBatch } from "./grep_pool.ts";
 import type { FileMatches } from "./grep_report.ts";
 import { binaryFileError, type GrepSearch, MAX_FILE_BYTES, tooLargeError } from "./grep_search.ts";
 import { searchText, type TextSearch } from "./grep_text.ts";
-import { bomOf } from "../../_lib/text.ts";
-import { count } from "../../_lib/units.ts";
-import { Walk } from "../../_lib/walk.ts";
+import { bomOf } from "../../_lib/text/text.ts";
+import { count } from "../../_lib/text/units.ts";
+import { Walk } from "../../_lib/walk/walk.ts";
 
 export { searchText, type TextSearch };
 

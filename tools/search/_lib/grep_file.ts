@@ -12,7 +12,7 @@ import { escapeRegExp, type Prefilter, prefilterFor } from "./grep_prefilter.ts"
 import { FileLines, type FileMatches, type OutputMode } from "./grep_report.ts";
 import { MAX_FILE_BYTES } from "./grep_search.ts";
 import { nulInReportedLines, searchText, type TextSearch } from "./grep_text.ts";
-import { bomOf } from "../../_lib/text.ts";
+import { bomOf } from "../../_lib/text/text.ts";
 import { withoutCr } from "./grep_lines.ts";
 
 /** What the search of a file needs: plain data, so a worker can be given it. */

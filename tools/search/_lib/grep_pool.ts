@@ -5,7 +5,7 @@
  */
 import type { FileOutcome } from "./grep_file.ts";
 import type { SearchBatch, SearchBatchReply } from "./grep_worker.ts";
-import { createWorkerPool, workerModule } from "../../_lib/worker_pool.ts";
+import { createWorkerPool, workerModule } from "../../_lib/workers/worker_pool.ts";
 
 export class SearchCancelled extends Error {
   constructor() {

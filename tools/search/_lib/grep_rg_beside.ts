@@ -12,7 +12,7 @@
  * once the guard has cleared the tree, with --max-filesize and without the cap, reporting only
  * files not reported yet: its failure then is the answer.
  */
-import type { SkippedIgnoreFile } from "../../_lib/gitignore_read.ts";
+import type { SkippedIgnoreFile } from "../../_lib/sandbox/mod.ts";
 import type { FileMatches } from "./grep_report.ts";
 import { type GuardFindings, RG_DATA_LIMIT_BYTES } from "./grep_rg_guard.ts";
 import { ripgrepBatches } from "./grep_ripgrep.ts";

@@ -19,9 +19,14 @@ import {
   decodeAsRg,
   HeldReader,
   heldText,
+  nativeLookupsLoaded,
+  O_NOFOLLOW,
+  O_NOFOLLOW_ANY,
+  O_NONBLOCK,
+  openEntryAt,
   regularBytes,
-} from "./grep_held.ts";
-import { bomOf } from "../../_lib/text.ts";
+} from "../../_lib/sandbox/mod.ts";
+import { bomOf } from "../../_lib/text/text.ts";
 
 /** Files rg reported that are read again (grep_held.ts) at once. */
 const VERIFY_CONCURRENCY = 16;
@@ -29,11 +34,9 @@ const VERIFY_CONCURRENCY = 16;
 const SYNC_SLICE_MS = 10;
 import { searchText } from "./grep_builtin.ts";
 import { mayMatchReplacement } from "./grep_pattern_decoding.ts";
-import { nativeLookupsLoaded, openEntryAt } from "../../_lib/beneath_native.ts";
-import { O_NOFOLLOW, O_NOFOLLOW_ANY, O_NONBLOCK } from "../../_lib/beneath.ts";
 import { endEvent, jsonLineBatches, matchEventLines, textOf } from "./grep_rg_events.ts";
 import { binaryFileError, type GrepSearch, MAX_FILE_BYTES } from "./grep_search.ts";
-import { signalGroup, spawnInGroup } from "../../_lib/process_groups.ts";
+import { signalGroup, spawnInGroup } from "../../_lib/processes/mod.ts";
 
 function argumentsFor(search: GrepSearch, ignoreFile: string | undefined): string[] {
   const args = [
