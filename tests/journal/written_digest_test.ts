@@ -1,6 +1,6 @@
 /**
- * The writer's remembered digest (written_digests.ts) must describe the file found at the path:
- * a change by another program between the write and the look at the renamed file must not be
+ * The writer's remembered digest (sandbox/_written_digests.ts) must describe the file found at the
+ * path: a change by another program between the write and the look at the renamed file must not be
  * taken for what was written, or the journal's next snapshot trusts it and undo restores the
  * wrong content.
  */

@@ -1,5 +1,5 @@
 /**
- * The check of rg's lines against the held file (grep_held.ts): on raw bytes it must never
+ * The check of rg's lines against the held file (sandbox/_grep_held.ts): on raw bytes it must never
  * confirm what the decoded text would not, and on valid UTF-8 without a BOM it must agree.
  */
 import assert from "node:assert/strict";

@@ -83,8 +83,8 @@ async function buildTree(
       node.note = "not listed: limit reached";
       continue;
     }
-    // Opened beneath its root (beneath.ts), so a directory swapped for a link since the parent
-    // was listed is not listed; entries are looked at through it.
+    // Opened beneath its root (sandbox/_beneath.ts), so a directory swapped for a link since the
+    // parent was listed is not listed; entries are looked at through it.
     let dir: Dir;
     let listing: Dirent[];
     try {

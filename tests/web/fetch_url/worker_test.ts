@@ -1,5 +1,5 @@
 /**
- * HTML conversion in workers (convert_pool.ts): the same page as converting in place, several
+ * HTML conversion in workers (convert/pool.ts): the same page as converting in place, several
  * conversions at once on at most two workers, and a cancelled conversion that stops at once
  * without breaking the next one.
  */

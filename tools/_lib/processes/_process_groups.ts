@@ -20,7 +20,7 @@ import { endJob, jobFor, type JobHandle } from "./_windows_job.ts";
 
 /**
  * Windows has no process groups: a "group" is the tree under the process we started, ended with
- * taskkill /T /F (windows_tree_kill.ts); no marks are found and no watchdog runs.
+ * taskkill /T /F (_windows_tree_kill.ts); no marks are found and no watchdog runs.
  */
 const WINDOWS = process.platform === "win32";
 
@@ -70,7 +70,7 @@ export function spawnInGroup(
     windowsHide: true,
   });
   const pgid = child.pid;
-  // Windows: a kill-on-close job holds the tree (windows_job.ts); its handle is never closed
+  // Windows: a kill-on-close job holds the tree (_windows_job.ts); its handle is never closed
   // by us, so Windows ends what is left in it when toolhost ends, however it ends.
   if (WINDOWS && pgid !== undefined && !outliveServer) {
     const job = jobFor(pgid);

@@ -1,7 +1,7 @@
 /**
  * The watchdog: a small /bin/sh process in its own session that reads a pipe from the server and,
  * at end-of-file (the server exited, however it exited), kills the groups it was told of and every
- * process carrying the server's token. What it guards is process_groups.ts's.
+ * process carrying the server's token. What it guards is _process_groups.ts's.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import process from "node:process";

@@ -5,7 +5,7 @@
  * whose parent has already exited (which `taskkill /T` cannot find); and the jobs' handles are
  * closed by Windows when toolhost ends in any way, killed outright too, which ends every command
  * still running. Without FFI (Deno from source), or when a call fails, nothing is made and
- * process_groups.ts falls back to taskkill /T /F.
+ * _process_groups.ts falls back to taskkill /T /F.
  *
  * The process is assigned just after it started (node cannot start it suspended): a child it
  * starts in that instant is outside the job, and taskkill /T still runs after the job's end.

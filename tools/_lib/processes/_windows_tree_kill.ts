@@ -2,10 +2,10 @@
  * Stopping a whole process tree on Windows, where there are no process groups or signals to
  * send: `taskkill /PID <pid> /T /F` ends the process and every process whose parent chain leads
  * to it. Pure (the plan and the reading of its exit code), so it is unit-tested on Linux; the
- * spawning is done by process_groups.ts.
+ * spawning is done by _process_groups.ts.
  *
  * Beside it, each command's tree is held by a kill-on-close Job Object where bun:ffi exists
- * (windows_job.ts): that ends what /T cannot find (a process whose parent has exited), and
+ * (_windows_job.ts): that ends what /T cannot find (a process whose parent has exited), and
  * everything left when toolhost itself ends, killed outright too. taskkill stays the fallback
  * (from source under Deno, or when a job could not be made). See docs/security.md.
  */

@@ -2,7 +2,7 @@
  * Replacing a file's content without ever leaving it half written: the new bytes go to a
  * temporary file in the same directory, reach the disk, and only then take the file's name.
  * Content may come in chunks (a large write never needs a second whole copy in memory), and its
- * digest can be taken on the way, for the journal (written_digests.ts).
+ * digest can be taken on the way, for the journal (_written_digests.ts).
  */
 import { createHash, randomBytes } from "node:crypto";
 import { access, constants, type FileHandle, stat } from "node:fs/promises";
@@ -29,7 +29,7 @@ export type Content = Uint8Array | Iterable<Uint8Array> | AsyncIterable<Uint8Arr
 export interface WriteOptions {
   /**
    * Take the SHA-256 of what is written, return it, and remember it for the file now at the
-   * path (written_digests.ts): the journal then knows the new content without reading it back.
+   * path (_written_digests.ts): the journal then knows the new content without reading it back.
    */
   digest?: boolean;
   /** Called with what was written before it takes the file's name; a throw leaves the file as it was. */

@@ -126,7 +126,7 @@ export class Dir {
   }
 
   /**
-   * A held root (see held_roots.ts): on Linux its descriptor, borrowed (close() leaves it open);
+   * A held root (see _held_roots.ts): on Linux its descriptor, borrowed (close() leaves it open);
    * elsewhere its path, opened again (macOS: with no symbolic link in any component) and refused
    * unless it is still the directory `dev`/`ino` established.
    */
@@ -241,7 +241,7 @@ export class Dir {
   /**
    * childSync for walks: subdirectory `name` opened the same way without waiting on the event
    * loop (a few microseconds; where it can, straight from this directory's descriptor with
-   * openat, beneath_native.ts), or undefined when it is not a directory there (any more).
+   * openat, _beneath_native.ts), or undefined when it is not a directory there (any more).
    */
   childSync(name: string): Dir | undefined {
     const path = this.pathOf(name);
@@ -267,7 +267,7 @@ export class Dir {
   entriesSync(): ListedKind[] {
     try {
       // A descriptor of its own (not a held root's, which other calls share) is listed straight
-      // from it where the system allows (beneath_native.ts); else, or when that declines, node's.
+      // from it where the system allows (_beneath_native.ts); else, or when that declines, node's.
       const self = this.self; // throws once closed: its number may belong to another file by now
       const fd = this.#owned && nativeLookups() ? this.#handle?.fd : undefined;
       return (fd !== undefined && listDirectory(fd)) || readdirSync(self, { withFileTypes: true });

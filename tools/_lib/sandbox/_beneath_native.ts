@@ -3,7 +3,7 @@
  * for walks that do it thousands of times: `openat(fd, name, O_NOFOLLOW | O_DIRECTORY)` to enter
  * a subdirectory, `statx(fd, name, AT_SYMLINK_NOFOLLOW)` for an entry's modification time, and
  * `getdents64(fd)` to list it. Each works on the directory open as `fd` itself, as
- * `/proc/self/fd/N` does (beneath.ts), without the detour through procfs (a third of the cost of
+ * `/proc/self/fd/N` does (_beneath.ts), without the detour through procfs (a third of the cost of
  * an open) and without building node's objects. Neither lookup follows a link in `name`.
  *
  * Linux under Bun only. Elsewhere (Deno from source, other systems, a libc without statx) nothing
@@ -102,7 +102,7 @@ export function nativeLookups(): boolean {
 /**
  * Opens subdirectory `name` of directory `dirfd` without following a link there: its descriptor,
  * or undefined when it is not a directory there (any more), or cannot be opened. `name` must be
- * one entry's name (beneath.ts checks it); call only when nativeLookups() is true.
+ * one entry's name (_beneath.ts checks it); call only when nativeLookups() is true.
  */
 export function openDirectoryAt(dirfd: number, name: string): number | undefined {
   if (!putName(name)) return undefined;

@@ -39,7 +39,7 @@ export class IgnoreFileReader {
 
   /**
    * The file's text: "" when it is missing or was skipped (then it is in `skipped`). `at` is
-   * where to open it when not by its path: an address beneath its open directory (beneath.ts).
+   * where to open it when not by its path: an address beneath its open directory (_beneath.ts).
    */
   async read(path: string, at = path): Promise<string> {
     try {

@@ -2,7 +2,7 @@
  * What keeps rg's answers inside the roots. rg walks and opens files by name and follows a
  * symbolic link given to it, so a file (or a directory) swapped for a link while it runs can make
  * it read bytes from outside. Every file rg reports is therefore read again here, beneath the
- * searched directory held open (beneath.ts: each component entered with O_NOFOLLOW, the file
+ * searched directory held open (_beneath.ts: each component entered with O_NOFOLLOW, the file
  * opened with O_NOFOLLOW and required to be a regular file), and only what that content confirms
  * is kept: each line rg reported (matched or context) must be that very line of the held file.
  * A file whose held content disagrees is searched again by the built-in matcher on the held
@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { type Dir, O_DIRECTORY, O_NOFOLLOW, O_NOFOLLOW_ANY, O_NONBLOCK } from "./_beneath.ts";
 import { bomOf } from "../text/text.ts";
 
-/** A descriptor for entry `name` of the directory open as `dirFd`, or -1 (beneath_native.ts). */
+/** A descriptor for entry `name` of the directory open as `dirFd`, or -1 (_beneath_native.ts). */
 export type OpenAt = (dirFd: number, name: string, flags: number) => number;
 
 const utf8 = new TextDecoder();
@@ -59,7 +59,7 @@ export class HeldReader {
   #buffer = new Uint8Array(64 * 1024);
 
   /**
-   * `openAt` (beneath_native.ts's openEntryAt), where there is one, opens bytesSync()'s entries
+   * `openAt` (_beneath_native.ts's openEntryAt), where there is one, opens bytesSync()'s entries
    * relative to their directory's descriptor; otherwise they are opened through /proc/self/fd.
    */
   constructor(

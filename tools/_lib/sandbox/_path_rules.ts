@@ -3,7 +3,7 @@
  * rules are unit-tested on any machine (tests/common/path_rules_test.ts): what is refused before
  * a path is resolved, and whether a resolved (real) path lies in a root.
  * - POSIX: byte-exact comparison by whole segments; nothing refused up front.
- * - Windows: windows_paths.ts (case-insensitive, `\\?\` and UNC forms, whole segments; device
+ * - Windows: _windows_paths.ts (case-insensitive, `\\?\` and UNC forms, whole segments; device
  *   names, the device namespace and alternate data streams refused up front).
  */
 import { posix } from "node:path";

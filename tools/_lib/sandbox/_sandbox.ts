@@ -15,7 +15,7 @@ import { type HeldRoot, heldRoots, inPlace } from "./_held_roots.ts";
 import { pathRulesFor } from "./_path_rules.ts";
 
 /**
- * This platform's path rules (path_rules.ts). Windows: case-insensitive containment, `\\?\` and
+ * This platform's path rules (_path_rules.ts). Windows: case-insensitive containment, `\\?\` and
  * UNC forms, device names and alternate data streams refused. No root is held as a descriptor
  * there: the path is resolved (realpath: junctions, symlinks, 8.3 names) and checked, then used.
  */
@@ -45,7 +45,7 @@ export class Sandbox {
   ) {}
 
   /**
-   * The sandbox of a call: its roots, each established once (see held_roots.ts) and worked in
+   * The sandbox of a call: its roots, each established once (see _held_roots.ts) and worked in
    * through the directory held then, never looked up by name again.
    */
   static async of(ctx: Pick<ToolContext, "roots">): Promise<Sandbox> {

@@ -1,29 +1,43 @@
 /**
- * The sandbox: what keeps every file a tool touches inside the allowed roots. Resolve a path with
- * `Sandbox.of(ctx).resolve(path)`, read and write through the directories it holds open, write
- * files atomically, and take the file lock around a change. The files behind this one are private
- * to the package: import from here.
+ * The sandbox: what keeps every file a tool touches inside the allowed roots. Resolve a path
+ * with `Sandbox.of(ctx).resolve(path)`, read and write through the directories it holds open,
+ * replace files atomically, and take the file lock around a change. The files behind this one
+ * are the package's own: import from here. The examples check with `deno check --doc`.
  *
  * @example Read a file the model named, refusing anything outside the roots
  * ```ts
- * import { Sandbox, whileChanging, writeFileAtomic } from "../_lib/sandbox/mod.ts";
+ * import type { ToolContext } from "../../../mcp/tool.ts";
+ * // From tools/<family>/, the face is "../_lib/sandbox/mod.ts".
+ * import { Sandbox, whileReading } from "./mod.ts";
  *
- * const sandbox = await Sandbox.of(ctx); // the roots in force for this call
- * const target = await sandbox.resolve(args.path); // throws a ToolError when outside the roots
- * const handle = await sandbox.openForReading(target.real);
- * try {
- *   return await handle.readFile({ encoding: "utf8" });
- * } finally {
- *   await handle.close();
+ * export async function readInside(ctx: ToolContext, path: string): Promise<string> {
+ *   const sandbox = await Sandbox.of(ctx); // the roots in force for this call
+ *   const target = await sandbox.resolve(path); // a ToolError when it lies outside them
+ *   return await whileReading(async () => {
+ *     const handle = await sandbox.openForReading(target.real); // no link followed on the way
+ *     try {
+ *       return await handle.readFile({ encoding: "utf8" });
+ *     } finally {
+ *       await handle.close();
+ *     }
+ *   });
  * }
  * ```
  *
  * @example Replace a file atomically, under the lock the other file tools take
  * ```ts
- *  *
- * const sandbox = await Sandbox.of(ctx);
- * const target = await sandbox.resolve(args.path);
- * await whileChanging(() => writeFileAtomic(target.real, new TextEncoder().encode(args.content)));
+ * import type { ToolContext } from "../../../mcp/tool.ts";
+ * import { Sandbox, whileChanging, writeFileAtomic } from "./mod.ts";
+ *
+ * export async function replaceInside(ctx: ToolContext, path: string, text: string) {
+ *   const sandbox = await Sandbox.of(ctx);
+ *   const target = await sandbox.resolve(path);
+ *   // With the sandbox, the temporary file is made and renamed in the parent directory it holds
+ *   // open, so a directory swapped for a link meanwhile cannot send the write outside.
+ *   await whileChanging(() =>
+ *     writeFileAtomic(target.real, new TextEncoder().encode(text), sandbox)
+ *   );
+ * }
  * ```
  * @module
  */

@@ -193,7 +193,7 @@ export class IgnoreRules {
    * These rules plus those of the ignore files in `dir` (`rel` is its path from the start, ""
    * for the start itself; `names` its entries, or at least those in RULE_NAMES, to read only
    * files that are there; `at`, where
-   * to open one of them: an address beneath the open directory, see beneath.ts).
+   * to open one of them: an address beneath the open directory, see sandbox/_beneath.ts).
    */
   async within(
     dir: string,

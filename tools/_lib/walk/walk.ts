@@ -2,11 +2,11 @@
  * Walking a directory tree the way search tools need it: depth first, each directory's entries in
  * byte order of their names (the order `rg --sort path` uses, so both searches list alike),
  * ignore rules honoured, and bounded by an entry limit, a deadline and cancellation.
- * Symbolic links are reported but never followed, so a walk cannot leave the directory it started in.
- * Started from a directory opened beneath a root (Sandbox.directory), each directory is listed
- * and entered through its open parent (beneath.ts), so a directory swapped for a link meanwhile
- * is never entered. Listing and entering are synchronous calls (microseconds each, where the
- * event loop's round trips cost more than the calls), and the walk lets the event loop run at
+ * Symbolic links are reported but never followed, so a walk cannot leave the directory it started
+ * in. Started from a directory opened beneath a root (Sandbox.directory), each directory is listed
+ * and entered through its open parent (sandbox/_beneath.ts), so a directory swapped for a link
+ * meanwhile is never entered. Listing and entering are synchronous calls (microseconds each, where
+ * the event loop's round trips cost more than the calls), and the walk lets the event loop run at
  * least every few milliseconds.
  */
 import { setImmediate } from "node:timers";
@@ -20,8 +20,8 @@ export interface WalkEntry {
   /** Absolute path. */
   path: string;
   /**
-   * Where to open it: an address beneath the open directory that holds it (beneath.ts), valid
-   * until the walk goes on (open it before asking for the next entry).
+   * Where to open it: an address beneath the open directory that holds it (sandbox/_beneath.ts),
+   * valid until the walk goes on (open it before asking for the next entry).
    */
   at: string;
   /** Path from the start, "/"-separated. */

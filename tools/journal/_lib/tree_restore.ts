@@ -1,8 +1,8 @@
 /**
  * Putting a kept directory tree back (undo of a delete) and taking one away (undo of a copy,
  * or what force replaces), beneath the held roots: directories are made, files created with
- * O_EXCL and links made as entries of directories held open (beneath.ts); a link's target is
- * written as it was kept, never followed. A tree is rebuilt under a temporary name beside its
+ * O_EXCL and links made as entries of directories held open (sandbox/_beneath.ts); a link's target
+ * is written as it was kept, never followed. A tree is rebuilt under a temporary name beside its
  * path and takes the name only when whole, so a failure (a blob that no longer checks out, a
  * cancel, a full disk) leaves nothing half restored.
  */

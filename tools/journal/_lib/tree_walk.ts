@@ -1,7 +1,7 @@
 /**
  * The primitives of undo's tree walks: entries looked at and files digested as entries of
- * directories held open (beneath.ts), never following a link; anything found other than what
- * was listed means the tree changed under the walk (Changed), which the walks retry once.
+ * directories held open (sandbox/_beneath.ts), never following a link; anything found other than
+ * what was listed means the tree changed under the walk (Changed), which the walks retry once.
  */
 import { createHash } from "node:crypto";
 import {

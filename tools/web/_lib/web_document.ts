@@ -137,14 +137,14 @@ async function extractedDocument(
   }
 }
 
-/** bodyTextInWorker (convert_pool.ts), whose module loads on first use. */
+/** bodyTextInWorker (convert/pool.ts), whose module loads on first use. */
 async function bodyTextOffThread(job: BodyTextJob, signal?: AbortSignal): Promise<string> {
   const { bodyTextInWorker } = await import("./convert/pool.ts");
   return await bodyTextInWorker(job, signal);
 }
 
 /**
- * `signal` cancels a conversion or decoding under way (they run in a worker: convert_pool.ts). A
+ * `signal` cancels a conversion or decoding under way (they run in a worker: convert/pool.ts). A
  * body converted or decoded there may be moved to the worker: `response.body` is empty afterwards.
  */
 export async function toDocument(

@@ -14,7 +14,7 @@ import {
   writeFileAtomic,
 } from "../../_lib/sandbox/mod.ts";
 
-/** The sandbox to work beneath (beneath.ts) when the plan file lies in its roots. */
+/** The sandbox to work beneath (sandbox/_beneath.ts) when the plan file lies in its roots. */
 function within(sandbox: Sandbox | undefined, path: string): Sandbox | undefined {
   return sandbox?.contains(path) ? sandbox : undefined;
 }

@@ -1,7 +1,7 @@
 /**
  * Renders a web page in headless Chromium and hands back its HTML after scripts have run: for
  * pages whose text only exists once JavaScript has written it. Each render gets its own browser
- * (chromium_cdp.ts speaks to it) in its own process group and a scratch profile; both are gone
+ * (cdp.ts speaks to it) in its own process group and a scratch profile; both are gone
  * when renderPage settles, however it settles. Every request the page makes waits in the Fetch
  * domain until the caller's guard has judged it.
  */

@@ -1,7 +1,7 @@
 /**
  * A fetched body that is not converted as HTML, made ready for the model: text decoded in its
  * charset, JSON pretty-printed, an image as base64. Big JSON and images are done in the
- * converter's worker (convert_pool.ts), so that JSON.parse and stringify of ten megabytes do not
+ * converter's worker (pool.ts), so that JSON.parse and stringify of ten megabytes do not
  * hold the main thread; this module is the work itself, the same in place and in the worker.
  */
 import { Buffer } from "node:buffer";

@@ -2,7 +2,7 @@
  * HTML conversion off the main thread. Parsing, extracting and converting a big page takes
  * hundreds of milliseconds of CPU; on the thread every request shares, that held every other
  * request (a `ping` waited as long as the conversion). Here the work goes to a pool of Workers
- * running convert_worker.ts (tools/_lib/worker_pool.ts), in Deno and in the Bun binary alike:
+ * running worker.ts (tools/_lib/worker_pool.ts), in Deno and in the Bun binary alike:
  *
  * - none starts until the first conversion; a worker is then reused, a second one starts only
  *   while two conversions are wanted at once (at most one per core, at most two), and further
@@ -62,7 +62,7 @@ const pool = createWorkerPool<ConvertJob, ConvertedPage | string>({
 });
 
 /**
- * convertSource (convert_source.ts) in a worker; rejects with ConversionCancelled on `signal`.
+ * convertSource (source.ts) in a worker; rejects with ConversionCancelled on `signal`.
  * A body given as bytes is transferred to the worker when it owns its buffer: the caller's
  * array is empty afterwards.
  */

@@ -1,5 +1,5 @@
 /**
- * What the converter's worker does with one page (convert_worker.ts): the page comes as text, or
+ * What the converter's worker does with one page (worker.ts): the page comes as text, or
  * as the bytes the server sent, decoded here (charset from the header, a BOM or the markup) so
  * that neither the decoding nor a copy of the text costs the main thread anything; a page longer
  * than MAX_CONVERTED_HTML_CHARS is converted up to there, with a note saying so, and a page

@@ -1,5 +1,5 @@
 /**
- * The worker that converts fetched HTML off the main thread (see convert_pool.ts): a message
+ * The worker that converts fetched HTML off the main thread (see pool.ts): a message
  * `{ id, html, options }` comes in (the HTML as text, or the downloaded bytes, transferred),
  * `{ id, page }` or `{ id, error }` goes back; or `{ id, text }` comes in (a body to decode,
  * body_text.ts) and `{ id, text }` goes back. It is its own entry point: `bun build --compile`

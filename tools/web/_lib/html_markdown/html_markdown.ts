@@ -5,7 +5,7 @@
  * ten thousand levels deep cannot overflow the stack.
  *
  * This module walks the tree and says what each element does; the work is done by the block
- * renderer (html_markdown_blocks.ts) on top of the inline one (html_markdown_inline.ts).
+ * renderer (blocks.ts) on top of the inline one (inline.ts).
  */
 import {
   CDATA_SECTION_NODE,
