@@ -2,6 +2,10 @@
  * The watchdog: a small /bin/sh process in its own session that reads a pipe from the server and,
  * at end-of-file (the server exited, however it exited), kills the groups it was told of and every
  * process carrying the server's token. What it guards is _process_groups.ts's.
+ *
+ * The commands it guards run as the same user and can see it. It ignores the signals a process
+ * can catch; killed outright (SIGKILL), it is replaced by the server as soon as the server sees
+ * its exit, and the new one is told of every group.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import process from "node:process";
@@ -16,6 +20,7 @@ import process from "node:process";
  */
 function watchdogScript(variable: string): string {
   return `t=$1
+trap '' HUP INT QUIT TERM USR1 USR2 ALRM
 groups=
 while read -r op pgid; do
   case $op in
@@ -54,8 +59,10 @@ const BATCH_MS = process.platform === "linux" ? 200 : 0;
 
 /**
  * Started at the first spawn after `enableWatchdog()`, just after it (a microtask: the command is
- * already running, and no event is handled in between); started again if it dies (a few times at
- * most). Its own session, so a signal to the server's group does not reach it; its stdout and
+ * already running, and no event is handled in between). Killed by a signal (a command can kill
+ * it: it runs as the same user), it is started again as soon as its exit is seen, however often;
+ * ended on its own (it could not start, or lost its pipe), again at the next spawn, a few times at
+ * most. Its own session, so a signal to the server's group does not reach it; its stdout and
  * stderr go nowhere, so it never holds the server's stdout open.
  */
 export class Watchdog {
@@ -110,11 +117,12 @@ export class Watchdog {
     this.#flush.unref?.();
   }
 
-  #start(): void {
+  /** `replacing`: the one before was killed, which does not count against the starts allowed. */
+  #start(replacing = false): void {
     this.#starting = false;
     const token = this.server.token();
     if (this.#child || !token) return;
-    this.#starts++;
+    if (!replacing) this.#starts++;
     const env = { ...process.env };
     delete env[this.server.variable]; // an outer toolhost's mark: its sweep must not kill us first
     let child: ChildProcess;
@@ -130,8 +138,13 @@ export class Watchdog {
     }
     child.on("error", () => {}); // not started: the exit below, or nothing, follows
     child.stdin?.on("error", () => {});
-    child.once("exit", () => {
-      if (this.#child === child) this.#child = undefined;
+    child.once("exit", (_code, signal) => {
+      if (this.#child !== child) return;
+      this.#child = undefined;
+      // Killed, by a command most likely: replace it now, not at the next spawn, which may not
+      // come before the server itself is killed. The server's own exit ends it with an end of
+      // file, not a signal, and leaves no event loop to get here.
+      if (signal !== null && this.enabled) this.#start(true);
     });
     if (child.pid === undefined) return;
     child.unref();
