@@ -23,8 +23,8 @@ import { HttpGuard, isLoopbackHost } from "./mcp/http/guard.ts";
 import { serveStdio, StdoutWriter } from "./mcp/stdio.ts";
 import type { Contribution } from "./mcp/contribution.ts";
 import { SUPPORTED_VERSIONS } from "./mcp/versions.ts";
-import { enableWatchdog, killAllGroups } from "./tools/_lib/process_groups.ts";
-import { establishRoots } from "./tools/_lib/held_roots.ts";
+import { enableWatchdog, killAllGroups } from "./tools/_lib/processes/mod.ts";
+import { establishRoots } from "./tools/_lib/sandbox/mod.ts";
 import { assemble, type Assembled } from "./tools/assemble.ts";
 
 declare const TOOLHOST_COMMIT: string | undefined;

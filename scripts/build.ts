@@ -21,7 +21,7 @@ const ROOT = fileURLToPath(new URL("..", import.meta.url));
  * what is reachable by import, so each is an entry point of its own beside the program's.
  */
 export const WORKER_ENTRYPOINTS = [
-  "tools/web/_lib/convert_worker.ts",
+  "tools/web/_lib/convert/worker.ts",
   "tools/_lib/documents/worker.ts",
   "tools/search/_lib/grep/builtin/search_worker.ts",
 ];

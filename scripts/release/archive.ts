@@ -6,7 +6,7 @@
 import { Buffer } from "node:buffer";
 import { promisify } from "node:util";
 import { deflateRaw, gunzipSync, gzip } from "node:zlib";
-import { crc32, zipArchive, type ZipRecord } from "../../tools/_lib/zip_write.ts";
+import { crc32, zipArchive, type ZipRecord } from "../../tools/_lib/documents/zip_write.ts";
 
 export interface Entry {
   /** Path inside the archive, "/"-separated; a directory's ends with "/". */

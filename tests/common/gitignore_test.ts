@@ -6,9 +6,9 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import process from "node:process";
 import { test } from "node:test";
-import { IgnoreRules, nestedRule, rulesBelow } from "../../tools/_lib/gitignore.ts";
-import { Sandbox } from "../../tools/_lib/sandbox.ts";
-import { Walk } from "../../tools/_lib/walk.ts";
+import { IgnoreRules, nestedRule, rulesBelow } from "../../tools/_lib/walk/gitignore.ts";
+import { Sandbox } from "../../tools/_lib/sandbox/_sandbox.ts";
+import { Walk } from "../../tools/_lib/walk/walk.ts";
 import { posixOnly } from "../helpers/posix_only.ts";
 
 const git = (() => {

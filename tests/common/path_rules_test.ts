@@ -1,7 +1,7 @@
 /** The sandbox's path rules for each platform, chosen by an injected platform. */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { pathRulesFor } from "../../tools/_lib/path_rules.ts";
+import { pathRulesFor } from "../../tools/_lib/sandbox/_path_rules.ts";
 
 const windows = pathRulesFor("win32");
 const linux = pathRulesFor("linux");

@@ -11,7 +11,7 @@ import {
   signalOwned,
   spawnInGroup,
   terminateGroup,
-} from "../../tools/_lib/process_groups.ts";
+} from "../../tools/_lib/processes/_process_groups.ts";
 import { processesWith, waitUntil } from "../helpers/processes.ts";
 
 const test = posixOnlyTest("process groups, signals, /proc and the /bin/sh watchdog");

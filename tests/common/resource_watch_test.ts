@@ -13,7 +13,7 @@ import type { ResourceTemplate } from "../../mcp/resource.ts";
 import type { Unwatch, WatchContext } from "../../mcp/watch.ts";
 import { background } from "../../tools/shell/_lib/background.ts";
 import { projectStateDir } from "../../tools/_lib/state.ts";
-import { type StartedWatch, WATCH_LIMITS } from "../../tools/_lib/watch_files.ts";
+import { type StartedWatch, WATCH_LIMITS } from "../../tools/_lib/watch/watch_files.ts";
 import { planMode } from "../../tools/workflow/plan_mode.ts";
 import planResource from "../../tools/workflow/plan_resource.ts";
 import processOutput from "../../tools/shell/output_resources.ts";

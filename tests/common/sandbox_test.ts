@@ -5,7 +5,7 @@ import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { posixOnlyTest } from "../helpers/posix_only.ts";
 import { ToolError } from "../../mcp/tool.ts";
-import { Sandbox } from "../../tools/_lib/sandbox.ts";
+import { Sandbox } from "../../tools/_lib/sandbox/_sandbox.ts";
 
 const test = posixOnlyTest(
   "POSIX paths and symlinks to /etc (Windows rules: windows_paths_test.ts)",

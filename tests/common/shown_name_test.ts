@@ -1,7 +1,7 @@
 /** Names shown safe: control characters, line separators and bidi overrides escaped. */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { shownName } from "../../tools/_lib/shown_name.ts";
+import { shownName } from "../../tools/_lib/text/shown_name.ts";
 
 test("a plain name, a backslash and non-ASCII text come back as they are", () => {
   for (const name of ["src/a.ts", "C:\\work\\a.ts", "résumé 日本.md", "emoji 🎉.txt"]) {

@@ -1,7 +1,7 @@
 /** Telling text from binary: signatures that are also how text can start need a NUL byte. */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { binaryKind, decodeText, imageType } from "../../tools/_lib/text.ts";
+import { binaryKind, decodeText, imageType } from "../../tools/_lib/text/text.ts";
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 

@@ -11,7 +11,7 @@ import {
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { test } from "node:test";
-import { Walk, type WalkOptions } from "../../tools/_lib/walk.ts";
+import { Walk, type WalkOptions } from "../../tools/_lib/walk/walk.ts";
 
 function tree(files: string[]): string {
   const root = realpathSync(mkdtempSync(join(tmpdir(), "toolhost-walk-")));

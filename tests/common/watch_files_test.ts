@@ -17,7 +17,7 @@ import {
 import { join } from "node:path";
 import process from "node:process";
 import { after, before, test } from "node:test";
-import { startWatch, WATCH_LIMITS, watchDirectory } from "../../tools/_lib/watch_files.ts";
+import { startWatch, WATCH_LIMITS, watchDirectory } from "../../tools/_lib/watch/watch_files.ts";
 import { scratchDir } from "../helpers/file_tools.ts";
 import { waitUntil } from "../helpers/processes.ts";
 import { posixOnly } from "../helpers/posix_only.ts";
@@ -152,7 +152,7 @@ test("stopping releases the OS watches", { skip: process.platform !== "linux" },
 test("watches left running do not keep the process alive", async () => {
   const root = scratchDir("toolhost-watch-");
   const script = join(root, "child.ts");
-  const module = new URL("../../tools/_lib/watch_files.ts", import.meta.url).pathname;
+  const module = new URL("../../tools/_lib/watch/watch_files.ts", import.meta.url).pathname;
   writeFileSync(
     script,
     `import { watchDirectory } from ${JSON.stringify(module)};\n` +

@@ -8,7 +8,7 @@ import {
   windowsPathKey,
   windowsPathProblem,
   withoutLongPrefix,
-} from "../../tools/_lib/windows_paths.ts";
+} from "../../tools/_lib/sandbox/_windows_paths.ts";
 
 test("drive letters: case-insensitive, / as \\, whole segments only", () => {
   assert.ok(windowsContains("C:\\work\\app", "c:\\WORK\\App\\src\\a.ts"));

@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { workerModule } from "../../tools/_lib/worker_pool.ts";
+import { workerModule } from "../../tools/_lib/workers/worker_pool.ts";
 
 test("from source the worker is the pool's neighbour", () => {
   const url = workerModule(

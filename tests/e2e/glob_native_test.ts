@@ -1,7 +1,7 @@
 /**
- * glob and the built-in grep through the binary with its native calls (beneath_native.ts: openat,
- * statx and getdents64 on the held directories) and without them (TOOLHOST_FFI=off: node:fs by
- * /proc address and by path): the same answers, in the same order, on a tree with tied and
+ * glob and the built-in grep through the binary with its native calls (sandbox/_beneath_native.ts:
+ * openat, statx and getdents64 on the held directories) and without them (TOOLHOST_FFI=off: node:fs
+ * by /proc address and by path): the same answers, in the same order, on a tree with tied and
  * sub-millisecond-apart times, links, a FIFO, names that are not ASCII, a directory too big for
  * one getdents64 call, an ignore file and a second root.
  */

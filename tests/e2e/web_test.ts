@@ -9,7 +9,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { after, before, test } from "node:test";
 import { gzipSync } from "node:zlib";
-import { findChromium } from "../../tools/web/_lib/chromium_render.ts";
+import { findChromium } from "../../tools/web/_lib/chromium/render.ts";
 import { e2eFixture } from "../helpers/e2e.ts";
 import { type Message, modern, RawClient, ROOT } from "../helpers/raw_client.ts";
 

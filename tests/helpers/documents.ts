@@ -5,7 +5,7 @@
  */
 import { Buffer } from "node:buffer";
 import { createDeflate, deflateRawSync, deflateSync } from "node:zlib";
-import { crc32, zipArchive } from "../../tools/_lib/zip_write.ts";
+import { crc32, zipArchive } from "../../tools/_lib/documents/zip_write.ts";
 
 /** A 1×1 red PNG. */
 export const PNG_BASE64 =

@@ -20,7 +20,7 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { Sandbox } from "../../tools/_lib/sandbox.ts";
+import { Sandbox } from "../../tools/_lib/sandbox/_sandbox.ts";
 import { treeDifferences } from "../../tools/journal/_lib/tree_compare.ts";
 import {
   keepTree,

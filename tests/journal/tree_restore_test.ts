@@ -16,8 +16,8 @@ import {
 import { join } from "node:path";
 import process from "node:process";
 import { test } from "node:test";
-import { Dir } from "../../tools/_lib/beneath.ts";
-import { Sandbox } from "../../tools/_lib/sandbox.ts";
+import { Dir } from "../../tools/_lib/sandbox/_beneath.ts";
+import { Sandbox } from "../../tools/_lib/sandbox/_sandbox.ts";
 import { keepTree, loadManifest } from "../../tools/journal/_lib/tree_manifest.ts";
 import { chmodHeld, removePath, restoreTree } from "../../tools/journal/_lib/tree_restore.ts";
 import { scratchDir } from "../helpers/file_tools.ts";

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { Sandbox } from "../../tools/_lib/sandbox.ts";
+import { Sandbox } from "../../tools/_lib/sandbox/_sandbox.ts";
 import type { Entry } from "../../tools/journal/_lib/journal.ts";
 import { blobDir, keepBytes, openBlob } from "../../tools/journal/_lib/snapshots.ts";
 import { keepTree } from "../../tools/journal/_lib/tree_manifest.ts";

@@ -1,6 +1,6 @@
 /**
- * The writer's remembered digest (written_digests.ts) must describe the file found at the path:
- * a change by another program between the write and the look at the renamed file must not be
+ * The writer's remembered digest (sandbox/_written_digests.ts) must describe the file found at the
+ * path: a change by another program between the write and the look at the renamed file must not be
  * taken for what was written, or the journal's next snapshot trusts it and undo restores the
  * wrong content.
  */
@@ -9,8 +9,8 @@ import { appendFileSync, mkdtempSync, readdirSync, realpathSync, statSync } from
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { writeFileAtomic } from "../../tools/_lib/atomic_write.ts";
-import { writtenDigest } from "../../tools/_lib/written_digests.ts";
+import { writeFileAtomic } from "../../tools/_lib/sandbox/_atomic_write.ts";
+import { writtenDigest } from "../../tools/_lib/sandbox/_written_digests.ts";
 
 function scratch(): string {
   return realpathSync(mkdtempSync(join(tmpdir(), "toolhost-digest-")));

@@ -71,7 +71,7 @@ test(".mcp.json.example is valid JSON with a command", () => {
   assert.equal(typeof example.mcpServers.toolhost.command, "string");
 });
 
-test("docs/tools.md's count, the README's tool table and the profile table match the tools offered", async () => {
+test("docs/tools.md's count, the README's tool table and the profile table match the tools offered", () => {
   const { tools } = sortContributions(toolModules);
   const names = tools.map((tool) => tool.name).sort();
   const docs = readFileSync(`${ROOT}docs/tools.md`, "utf8");

@@ -8,13 +8,13 @@ import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { test } from "node:test";
-import { IgnoreRules } from "../../tools/_lib/gitignore.ts";
+import { IgnoreRules } from "../../tools/_lib/walk/gitignore.ts";
 import { BuiltinEngine } from "../../tools/search/_lib/grep/builtin/builtin_engine.ts";
 import type { FileMatches, OutputMode } from "../../tools/search/_lib/grep/report.ts";
 import { mayMatchReplacement } from "../../tools/search/_lib/grep/pattern_decoding.ts";
 import { RipgrepEngine } from "../../tools/search/_lib/grep/ripgrep/ripgrep_engine.ts";
 import { findRipgrep } from "../../tools/search/_lib/grep/ripgrep/ripgrep_path.ts";
-import { Sandbox } from "../../tools/_lib/sandbox.ts";
+import { Sandbox } from "../../tools/_lib/sandbox/_sandbox.ts";
 import { grepQuery } from "./grep_query.ts";
 
 const rg = findRipgrep();

@@ -16,7 +16,7 @@ import {
 import { compilePattern } from "../../tools/search/_lib/grep/pattern.ts";
 import { prefilterFor, requiredLiteral } from "../../tools/search/_lib/grep/builtin/prefilter.ts";
 import { FileLines, type FileMatches } from "../../tools/search/_lib/grep/report.ts";
-import { bomOf } from "../../tools/_lib/text.ts";
+import { bomOf } from "../../tools/_lib/text/text.ts";
 
 const CHUNK = 1024 * 1024;
 const dir = mkdtempSync(join(tmpdir(), "toolhost-grep-file-"));

@@ -1,10 +1,16 @@
 /**
- * The check of rg's lines against the held file (grep_held.ts): on raw bytes it must never
+ * The check of rg's lines against the held file (sandbox/_grep_held.ts): on raw bytes it must never
  * confirm what the decoded text would not, and on valid UTF-8 without a BOM it must agree.
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { confirms, confirmsBytes, decodeAsRg } from "../../tools/search/_lib/grep_held.ts";
+import {
+  confirms,
+  confirmsBytes,
+  decodeAsRg,
+  MAX_HELD_FILE_BYTES,
+} from "../../tools/_lib/sandbox/_grep_held.ts";
+import { MAX_FILE_BYTES } from "../../tools/search/_lib/grep/query.ts";
 
 const bytesOf = (text: string) => new TextEncoder().encode(text);
 const raw = (text: string) => Uint8Array.from(text, (c) => c.charCodeAt(0));
@@ -67,4 +73,8 @@ test("lines confirmed on bytes are confirmed on the decoded text, and agree on v
   const two = bytesOf("one\ntwo\n");
   assert.equal(confirmsBytes(two, [{ number: 2, text: "two" }, { number: 1, text: "one" }]), false);
   assert.equal(confirmsBytes(raw("caf\xe9\n"), [{ number: 1, text: "caf\uFFFD" }]), false);
+});
+
+test("the held reader's size limit is grep's, so no file grep searches is dropped when read again", () => {
+  assert.equal(MAX_HELD_FILE_BYTES, MAX_FILE_BYTES);
 });

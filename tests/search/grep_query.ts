@@ -1,6 +1,6 @@
 /** Queries for grep's engines in tests: a directory searched by path, content mode by default. */
 import { open } from "node:fs/promises";
-import { IgnoreRules } from "../../tools/_lib/gitignore.ts";
+import { IgnoreRules } from "../../tools/_lib/walk/gitignore.ts";
 import { compilePattern } from "../../tools/search/_lib/grep/pattern.ts";
 import type { GrepQuery, SearchedRoots } from "../../tools/search/_lib/grep/query.ts";
 

@@ -12,7 +12,7 @@ import {
   jobsAvailable,
   jobsReady,
   killOnCloseLimits,
-} from "../../tools/_lib/windows_job.ts";
+} from "../../tools/_lib/processes/_windows_job.ts";
 
 test("the limit block is JOBOBJECT_EXTENDED_LIMIT_INFORMATION (x64) with only kill-on-close set", () => {
   const block = killOnCloseLimits();

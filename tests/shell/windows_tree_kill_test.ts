@@ -1,7 +1,7 @@
 /** The Windows kill plan: taskkill over the whole tree, forcibly, and what its exit code means. */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { treeKillOutcome, treeKillPlan } from "../../tools/_lib/windows_tree_kill.ts";
+import { treeKillOutcome, treeKillPlan } from "../../tools/_lib/processes/_windows_tree_kill.ts";
 
 test("taskkill /PID <pid> /T /F from System32", () => {
   assert.deepEqual(treeKillPlan(4242, { SystemRoot: "D:\\Win" }), {

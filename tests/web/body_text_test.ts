@@ -4,7 +4,11 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { bodyText, MAX_PRETTY_CHARS, prettyLengthAtMost } from "../../tools/web/_lib/body_text.ts";
+import {
+  bodyText,
+  MAX_PRETTY_CHARS,
+  prettyLengthAtMost,
+} from "../../tools/web/_lib/convert/body_text.ts";
 
 const encode = (text: string) => new TextEncoder().encode(text);
 

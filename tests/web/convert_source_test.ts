@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { convertSource, MAX_CONVERTED_HTML_CHARS } from "../../tools/web/_lib/convert_source.ts";
+import { convertSource, MAX_CONVERTED_HTML_CHARS } from "../../tools/web/_lib/convert/source.ts";
 
 test("a page cut at the conversion limit is not cut inside a surrogate pair", () => {
   // Emoji (two UTF-16 units each) after three characters: the limit falls between two halves.

@@ -1,7 +1,7 @@
 /** The text of a page too dense for a tree (dense_text.ts), read as it is parsed. */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { denseText } from "../../tools/web/_lib/dense_text.ts";
+import { denseText } from "../../tools/web/_lib/convert/dense_text.ts";
 
 test("what a reader sees: each block on its own lines, <br> a line break, blanks collapsed", () => {
   const { title, text } = denseText(

@@ -5,9 +5,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { parseHTML } from "linkedom";
-import { childrenOf, type DomNode } from "../../tools/web/_lib/dom_tree.ts";
-import { htmlToMarkdown, htmlToText } from "../../tools/web/_lib/html_markdown.ts";
-import { parseLight } from "../../tools/web/_lib/light_dom.ts";
+import { childrenOf, type DomNode } from "../../tools/web/_lib/html_markdown/dom_tree.ts";
+import { htmlToMarkdown, htmlToText } from "../../tools/web/_lib/html_markdown/html_markdown.ts";
+import { parseLight } from "../../tools/web/_lib/convert/light_dom.ts";
 
 const TAGS = ("div p span a b i em strong code pre ul ol li table tr td th thead tbody h1 h2 br " +
   "hr img input blockquote dl dt dd main article nav aside header footer script style template " +

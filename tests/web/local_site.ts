@@ -4,7 +4,7 @@
  */
 import { createServer, type RequestListener } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { HttpGetOptions } from "../../tools/web/_lib/http_get.ts";
+import type { HttpGetOptions } from "../../tools/web/_lib/http/http_get.ts";
 
 /**
  * httpGet's options for a stand-in site: the private network closed, as by default, but the

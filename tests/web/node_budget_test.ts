@@ -4,14 +4,14 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { convertSource } from "../../tools/web/_lib/convert_source.ts";
-import { parseLight } from "../../tools/web/_lib/light_dom.ts";
+import { convertSource } from "../../tools/web/_lib/convert/source.ts";
+import { parseLight } from "../../tools/web/_lib/convert/light_dom.ts";
 import {
   checkNodeBudget,
   DOM_MAX_NODES,
   LIGHT_MAX_NODES,
   TooManyNodes,
-} from "../../tools/web/_lib/node_budget.ts";
+} from "../../tools/web/_lib/convert/node_budget.ts";
 
 const URL = "https://example.com/page";
 

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { httpGet, type HttpGetOptions } from "../../tools/web/_lib/http_get.ts";
+import { httpGet, type HttpGetOptions } from "../../tools/web/_lib/http/http_get.ts";
 import {
   bypassesProxy,
   chromiumProxyArguments,
@@ -14,7 +14,7 @@ import {
   proxyFor,
   proxyHostRefusal,
   proxyRules,
-} from "../../tools/web/_lib/proxy.ts";
+} from "../../tools/web/_lib/http/proxy.ts";
 import {
   type LocalProxy,
   startProxy,

@@ -7,8 +7,11 @@ import assert from "node:assert/strict";
 import type { ServerResponse } from "node:http";
 import process from "node:process";
 import { after, before, test } from "node:test";
-import { chooseAllProviders, mergeResults } from "../../tools/web/_lib/search_provider.ts";
-import { articleUrl, parseWikipedia } from "../../tools/web/_lib/search_wikipedia.ts";
+import {
+  chooseAllProviders,
+  mergeResults,
+} from "../../tools/web/_lib/search_providers/provider.ts";
+import { articleUrl, parseWikipedia } from "../../tools/web/_lib/search_providers/wikipedia.ts";
 import webSearch from "../../tools/web/web_search.ts";
 import { callTool } from "../helpers/file_tools.ts";
 import { type LocalServer, serveLocally } from "./local_site.ts";

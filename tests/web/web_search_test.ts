@@ -4,16 +4,19 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import process from "node:process";
 import { test } from "node:test";
 import { ToolError } from "../../mcp/tool.ts";
-import { parseBrave, plainText, waitSeconds } from "../../tools/web/_lib/search_brave.ts";
-import { parseDuckDuckGoPage, resultTarget } from "../../tools/web/_lib/search_duckduckgo.ts";
+import { parseBrave, plainText, waitSeconds } from "../../tools/web/_lib/search_providers/brave.ts";
+import {
+  parseDuckDuckGoPage,
+  resultTarget,
+} from "../../tools/web/_lib/search_providers/duckduckgo.ts";
 import {
   BRAVE_ENDPOINT,
   chooseProvider,
   collectResults,
   DUCKDUCKGO_ENDPOINT,
   parseSite,
-} from "../../tools/web/_lib/search_provider.ts";
-import { parseSearxng, searxngSearchUrl } from "../../tools/web/_lib/search_searxng.ts";
+} from "../../tools/web/_lib/search_providers/provider.ts";
+import { parseSearxng, searxngSearchUrl } from "../../tools/web/_lib/search_providers/searxng.ts";
 import webSearch from "../../tools/web/web_search.ts";
 import { callTool } from "../helpers/file_tools.ts";
 import { harness, tick } from "../helpers/in_process.ts";

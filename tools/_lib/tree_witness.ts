@@ -6,7 +6,7 @@
  * noticed, and its delete said not undoable. Keyed by the call's arguments object, which the
  * journal's hooks and the tool share.
  */
-import type { Dir } from "./beneath.ts";
+import type { Dir } from "./sandbox/mod.ts";
 
 type Look = (dir: Dir) => Promise<void>;
 

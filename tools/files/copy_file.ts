@@ -1,14 +1,21 @@
 import type { Stats } from "node:fs";
 import { dirname, join, sep } from "node:path";
 import { defineTool, ToolError } from "../../mcp/tool.ts";
-import { REPLACES_FILES } from "../_lib/annotations.ts";
-import { temporaryName } from "../_lib/atomic_write.ts";
-import { type Dir, MovedOutOfRoots } from "../_lib/beneath.ts";
-import { describeEntry, ENTRY_TYPES, entryType, infoIfAny, resolveEntry } from "../_lib/entries.ts";
-import { makeDirectories } from "../_lib/make_directories.ts";
-import { Sandbox } from "../_lib/sandbox.ts";
-import { bytes, count } from "../_lib/units.ts";
-import { whileChanging } from "./_lib/file_lock.ts";
+import { REPLACES_FILES } from "../_lib/declarations/annotations.ts";
+import {
+  describeEntry,
+  type Dir,
+  ENTRY_TYPES,
+  entryType,
+  infoIfAny,
+  makeDirectories,
+  MovedOutOfRoots,
+  resolveEntry,
+  Sandbox,
+  temporaryName,
+  whileChanging,
+} from "../_lib/sandbox/mod.ts";
+import { bytes, count } from "../_lib/text/units.ts";
 import {
   chmodDir,
   copyContents,

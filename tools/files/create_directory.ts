@@ -1,10 +1,7 @@
 import { defineTool, ToolError } from "../../mcp/tool.ts";
-import { describeEntry } from "../_lib/entries.ts";
-import { makeDirectories } from "../_lib/make_directories.ts";
-import { pathProperty } from "../_lib/path_properties.ts";
-import { Sandbox } from "../_lib/sandbox.ts";
-import { CREATES_DIRECTORIES } from "../_lib/annotations.ts";
-import { whileChanging } from "./_lib/file_lock.ts";
+import { describeEntry, makeDirectories, Sandbox, whileChanging } from "../_lib/sandbox/mod.ts";
+import { pathProperty } from "../_lib/declarations/path_properties.ts";
+import { CREATES_DIRECTORIES } from "../_lib/declarations/annotations.ts";
 
 export default defineTool({
   name: "create_directory",

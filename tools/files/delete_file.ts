@@ -1,12 +1,17 @@
 import { sep } from "node:path";
 import { defineTool, ToolError } from "../../mcp/tool.ts";
-import { DELETES_FILES } from "../_lib/annotations.ts";
-import { describeEntry, ENTRY_TYPES, entryType, resolveEntry } from "../_lib/entries.ts";
-import { pathProperty } from "../_lib/path_properties.ts";
-import { Sandbox } from "../_lib/sandbox.ts";
+import { DELETES_FILES } from "../_lib/declarations/annotations.ts";
+import {
+  describeEntry,
+  ENTRY_TYPES,
+  entryType,
+  resolveEntry,
+  Sandbox,
+  whileChanging,
+} from "../_lib/sandbox/mod.ts";
+import { pathProperty } from "../_lib/declarations/path_properties.ts";
 import { showBeforeRemoving } from "../_lib/tree_witness.ts";
-import { bytes, count } from "../_lib/units.ts";
-import { whileChanging } from "./_lib/file_lock.ts";
+import { bytes, count } from "../_lib/text/units.ts";
 import { MAX_TREE_ENTRIES, measure, newTally, removeContents } from "./_lib/held_tree.ts";
 
 export default defineTool({

@@ -1,5 +1,11 @@
 import { defineTool, ToolError } from "../../mcp/tool.ts";
-import { assertWritable, hardLinkNote, writeFileAtomic } from "../_lib/atomic_write.ts";
+import {
+  assertWritable,
+  hardLinkNote,
+  Sandbox,
+  whileChanging,
+  writeFileAtomic,
+} from "../_lib/sandbox/mod.ts";
 import {
   explainMissing,
   fitReplacement,
@@ -9,10 +15,9 @@ import {
   replaceAt,
   showPlaces,
 } from "./_lib/edit_match.ts";
-import { pathProperty } from "../_lib/path_properties.ts";
-import { Sandbox } from "../_lib/sandbox.ts";
+import { pathProperty } from "../_lib/declarations/path_properties.ts";
 import { renameAllowed } from "../_lib/rename_gate.ts";
-import { decodeText } from "../_lib/text.ts";
+import { decodeText } from "../_lib/text/text.ts";
 import {
   aroundRegion,
   type Region,
@@ -21,9 +26,8 @@ import {
   unchanged,
   widened,
 } from "./_lib/changed_region.ts";
-import { whileChanging } from "./_lib/file_lock.ts";
 import { assertUnchanged, editableFile } from "./_lib/edited_file.ts";
-import { CHANGES_FILES } from "../_lib/annotations.ts";
+import { CHANGES_FILES } from "../_lib/declarations/annotations.ts";
 
 const MAX_DIFF_CHARS = 20_000;
 const CONTEXT_LINES = 3;

@@ -1,14 +1,19 @@
 import type { Stats } from "node:fs";
 import type { FromSchema } from "../../mcp/schema_types.ts";
 import { defineTool, ToolError } from "../../mcp/tool.ts";
-import { describeEntry, ENTRY_TYPES, entryType, resolveEntry } from "../_lib/entries.ts";
-import { encodingName, sniff } from "../_lib/file_sniff.ts";
+import {
+  describeEntry,
+  ENTRY_TYPES,
+  entryType,
+  resolveEntry,
+  Sandbox,
+  whileReading,
+} from "../_lib/sandbox/mod.ts";
+import { encodingName, sniff } from "../_lib/text/file_sniff.ts";
 import { LINE_COUNT_BUDGET_BYTES, scanLines } from "./_lib/line_scan.ts";
-import { pathProperty } from "../_lib/path_properties.ts";
-import { Sandbox } from "../_lib/sandbox.ts";
-import { bytes, count } from "../_lib/units.ts";
-import { READ_ONLY } from "../_lib/annotations.ts";
-import { whileReading } from "./_lib/file_lock.ts";
+import { pathProperty } from "../_lib/declarations/path_properties.ts";
+import { bytes, count } from "../_lib/text/units.ts";
+import { READ_ONLY } from "../_lib/declarations/annotations.ts";
 
 const OUTPUT = {
   type: "object",

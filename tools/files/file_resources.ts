@@ -7,15 +7,13 @@
 import { Buffer } from "node:buffer";
 import { defineResourceTemplate, ResourceNotFound } from "../../mcp/resource.ts";
 import { ToolError } from "../../mcp/tool.ts";
-import { describeEntry } from "../_lib/entries.ts";
-import { whileReading } from "./_lib/file_lock.ts";
+import { describeEntry, Sandbox, whileReading } from "../_lib/sandbox/mod.ts";
 import { mimeTypeOf } from "./_lib/mime_types.ts";
 import { completePath } from "./_lib/path_completion.ts";
 import { searchFiles } from "./_lib/file_search.ts";
-import { Sandbox } from "../_lib/sandbox.ts";
-import { decodeText, imageType, SNIFF_BYTES } from "../_lib/text.ts";
-import { bytes } from "../_lib/units.ts";
-import { startWatch, watchFile } from "../_lib/watch_files.ts";
+import { decodeText, imageType, SNIFF_BYTES } from "../_lib/text/text.ts";
+import { bytes } from "../_lib/text/units.ts";
+import { startWatch, watchFile } from "../_lib/watch/watch_files.ts";
 
 /** A resource is read whole, so it is bounded as a whole: the size read_file takes images to. */
 export const MAX_BYTES = 5 * 1024 * 1024;

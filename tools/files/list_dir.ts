@@ -1,17 +1,20 @@
 import type { Dirent } from "node:fs";
-import { quoted } from "../_lib/one_line.ts";
+import { quoted } from "../../config/quote.ts";
 import { join } from "node:path";
-import type { Dir } from "../_lib/beneath.ts";
+import {
+  type Dir,
+  ENTRY_TYPES,
+  type EntryType,
+  Sandbox,
+  skippedIgnoreNote,
+} from "../_lib/sandbox/mod.ts";
 import { defineTool, ToolError } from "../../mcp/tool.ts";
-import { ENTRY_TYPES, type EntryType } from "../_lib/entries.ts";
-import { IgnoreRules } from "../_lib/gitignore.ts";
-import { skippedIgnoreNote } from "../_lib/gitignore_read.ts";
-import { pathOrRootProperty } from "../_lib/path_properties.ts";
-import { Sandbox } from "../_lib/sandbox.ts";
-import { bytes, count } from "../_lib/units.ts";
-import { byName, kindOf, SKIPPED_NAMES } from "../_lib/walk.ts";
-import { READ_ONLY } from "../_lib/annotations.ts";
-import { shownName } from "../_lib/shown_name.ts";
+import { IgnoreRules } from "../_lib/walk/gitignore.ts";
+import { pathOrRootProperty } from "../_lib/declarations/path_properties.ts";
+import { bytes, count } from "../_lib/text/units.ts";
+import { byName, kindOf, SKIPPED_NAMES } from "../_lib/walk/walk.ts";
+import { READ_ONLY } from "../_lib/declarations/annotations.ts";
+import { shownName } from "../_lib/text/shown_name.ts";
 
 const DEFAULT_DEPTH = 2;
 const MAX_DEPTH = 10;
@@ -80,8 +83,8 @@ async function buildTree(
       node.note = "not listed: limit reached";
       continue;
     }
-    // Opened beneath its root (beneath.ts), so a directory swapped for a link since the parent
-    // was listed is not listed; entries are looked at through it.
+    // Opened beneath its root (sandbox/_beneath.ts), so a directory swapped for a link since the
+    // parent was listed is not listed; entries are looked at through it.
     let dir: Dir;
     let listing: Dirent[];
     try {

@@ -1,13 +1,19 @@
 import type { Stats } from "node:fs";
 import { basename, dirname, join, sep } from "node:path";
 import { defineTool, ToolError } from "../../mcp/tool.ts";
-import { describeEntry, ENTRY_TYPES, entryType, infoIfAny, resolveEntry } from "../_lib/entries.ts";
-import { makeDirectories } from "../_lib/make_directories.ts";
+import {
+  describeEntry,
+  type Dir,
+  ENTRY_TYPES,
+  entryType,
+  infoIfAny,
+  makeDirectories,
+  resolveEntry,
+  Sandbox,
+  whileChanging,
+} from "../_lib/sandbox/mod.ts";
 import { moveAcrossDevices } from "./_lib/move_across_devices.ts";
-import { Sandbox } from "../_lib/sandbox.ts";
-import type { Dir } from "../_lib/beneath.ts";
-import { whileChanging } from "./_lib/file_lock.ts";
-import { CHANGES_FILES } from "../_lib/annotations.ts";
+import { CHANGES_FILES } from "../_lib/declarations/annotations.ts";
 
 export default defineTool({
   name: "move_file",

@@ -1,11 +1,15 @@
 import { defineTool, ToolError } from "../../mcp/tool.ts";
-import { assertWritable, hardLinkNote, writeFileAtomic } from "../_lib/atomic_write.ts";
-import { CHANGES_FILES } from "../_lib/annotations.ts";
-import { pathProperty } from "../_lib/path_properties.ts";
-import { Sandbox } from "../_lib/sandbox.ts";
+import {
+  assertWritable,
+  hardLinkNote,
+  Sandbox,
+  whileChanging,
+  writeFileAtomic,
+} from "../_lib/sandbox/mod.ts";
+import { CHANGES_FILES } from "../_lib/declarations/annotations.ts";
+import { pathProperty } from "../_lib/declarations/path_properties.ts";
 import { renameAllowed } from "../_lib/rename_gate.ts";
-import { decodeText, encodeText } from "../_lib/text.ts";
-import { whileChanging } from "./_lib/file_lock.ts";
+import { decodeText, encodeText } from "../_lib/text/text.ts";
 import { assertUnchanged, editableFile } from "./_lib/edited_file.ts";
 import { editNotebook } from "./_lib/notebook_cells.ts";
 

@@ -1,14 +1,12 @@
 import { Buffer } from "node:buffer";
 import type { FileHandle } from "node:fs/promises";
 import { type ContentBlock, defineTool, type ToolContext, ToolError } from "../../mcp/tool.ts";
-import { describeEntry } from "../_lib/entries.ts";
-import { encodingName, sniff } from "../_lib/file_sniff.ts";
-import { pathProperty } from "../_lib/path_properties.ts";
-import { Sandbox } from "../_lib/sandbox.ts";
+import { describeEntry, Sandbox, whileReading } from "../_lib/sandbox/mod.ts";
+import { encodingName, sniff } from "../_lib/text/file_sniff.ts";
+import { pathProperty } from "../_lib/declarations/path_properties.ts";
 import { MAX_LINE_CHARS, type Page, readPage } from "./_lib/text_page.ts";
-import { bytes, count } from "../_lib/units.ts";
-import { READ_ONLY } from "../_lib/annotations.ts";
-import { whileReading } from "./_lib/file_lock.ts";
+import { bytes, count } from "../_lib/text/units.ts";
+import { READ_ONLY } from "../_lib/declarations/annotations.ts";
 import { tailStart } from "./_lib/tail_lines.ts";
 import { DOCUMENT_SCHEMA, readDocument } from "./_lib/documents.ts";
 

@@ -2,17 +2,23 @@ import { constants } from "node:fs";
 import { readlink } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { defineTool, ToolError } from "../../mcp/tool.ts";
-import { assertWritable, hardLinkNote, writeFileAtomic } from "../_lib/atomic_write.ts";
-import { describeEntry, type Entry, resolveEntry } from "../_lib/entries.ts";
-import { makeDirectories } from "../_lib/make_directories.ts";
-import { pathProperty } from "../_lib/path_properties.ts";
-import { Sandbox } from "../_lib/sandbox.ts";
-import { bytes, count } from "../_lib/units.ts";
-import { CHANGES_FILES } from "../_lib/annotations.ts";
-import { O_NONBLOCK } from "../_lib/beneath.ts";
-import { whileChanging } from "./_lib/file_lock.ts";
+import {
+  assertWritable,
+  describeEntry,
+  type Entry,
+  hardLinkNote,
+  makeDirectories,
+  O_NONBLOCK,
+  resolveEntry,
+  Sandbox,
+  whileChanging,
+  writeFileAtomic,
+} from "../_lib/sandbox/mod.ts";
+import { pathProperty } from "../_lib/declarations/path_properties.ts";
+import { bytes, count } from "../_lib/text/units.ts";
+import { CHANGES_FILES } from "../_lib/declarations/annotations.ts";
 import { renameAllowed } from "../_lib/rename_gate.ts";
-import { quoted } from "../_lib/one_line.ts";
+import { quoted } from "../../config/quote.ts";
 import { lineCount, utf8Chunks } from "./_lib/utf8_chunks.ts";
 import { Buffer } from "node:buffer";
 

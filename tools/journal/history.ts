@@ -1,7 +1,7 @@
 import { defineShutdownHook } from "../../mcp/shutdown.ts";
 import { defineTool, ToolError } from "../../mcp/tool.ts";
-import { READ_ONLY } from "../_lib/annotations.ts";
-import { Sandbox } from "../_lib/sandbox.ts";
+import { READ_ONLY } from "../_lib/declarations/annotations.ts";
+import { Sandbox } from "../_lib/sandbox/mod.ts";
 import { flushJournal, journalHook } from "./_lib/recorder.ts";
 import { describe, matches, projectEntries } from "./_lib/query.ts";
 

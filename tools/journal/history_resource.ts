@@ -1,6 +1,6 @@
 /** toolhost://history: the journal's most recent calls for this project, newest first. */
 import { defineResource } from "../../mcp/resource.ts";
-import { Sandbox } from "../_lib/sandbox.ts";
+import { Sandbox } from "../_lib/sandbox/mod.ts";
 import { describe, projectEntries } from "./_lib/query.ts";
 
 export default defineResource({

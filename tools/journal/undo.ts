@@ -1,7 +1,6 @@
 import { defineTool, ToolError } from "../../mcp/tool.ts";
-import { CHANGES_FILES } from "../_lib/annotations.ts";
-import { whileChanging } from "../_lib/file_lock.ts";
-import { Sandbox } from "../_lib/sandbox.ts";
+import { CHANGES_FILES } from "../_lib/declarations/annotations.ts";
+import { Sandbox, whileChanging } from "../_lib/sandbox/mod.ts";
 import { projectStateDir } from "../_lib/state.ts";
 import { type Change, type Entry, journalPath, readEntries } from "./_lib/journal.ts";
 import { flushJournal, reportUndo } from "./_lib/recorder.ts";

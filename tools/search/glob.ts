@@ -1,18 +1,16 @@
 import { lstatSync } from "node:fs";
 import { sep } from "node:path";
-import { quoted } from "../_lib/one_line.ts";
+import { quoted } from "../../config/quote.ts";
 import picomatch from "picomatch";
 import { defineTool, ToolError } from "../../mcp/tool.ts";
-import { IgnoreRules } from "../_lib/gitignore.ts";
-import { skippedIgnoreNote } from "../_lib/gitignore_read.ts";
-import { pathOrRootProperty } from "../_lib/path_properties.ts";
-import { Sandbox } from "../_lib/sandbox.ts";
-import { count } from "../_lib/units.ts";
-import { Walk } from "../_lib/walk.ts";
-import { READ_ONLY } from "../_lib/annotations.ts";
+import { IgnoreRules } from "../_lib/walk/gitignore.ts";
+import { modifiedAt, nativeLookups, Sandbox, skippedIgnoreNote } from "../_lib/sandbox/mod.ts";
+import { pathOrRootProperty } from "../_lib/declarations/path_properties.ts";
+import { count } from "../_lib/text/units.ts";
+import { Walk } from "../_lib/walk/walk.ts";
+import { READ_ONLY } from "../_lib/declarations/annotations.ts";
 import { globMatcher } from "./_lib/glob_match.ts";
-import { modifiedAt, nativeLookups } from "../_lib/beneath_native.ts";
-import { shownName } from "../_lib/shown_name.ts";
+import { shownName } from "../_lib/text/shown_name.ts";
 
 const MAX_RESULTS = 1_000;
 const MAX_WALK_ENTRIES = 200_000;

@@ -1,10 +1,10 @@
 import { dirname } from "node:path";
 import { defineTool, ToolError } from "../../mcp/tool.ts";
-import { READ_ONLY } from "../_lib/annotations.ts";
-import { shownName } from "../_lib/shown_name.ts";
-import { sniff } from "../_lib/file_sniff.ts";
-import { IgnoreRules } from "../_lib/gitignore.ts";
-import { skippedIgnoreNote } from "../_lib/gitignore_read.ts";
+import { READ_ONLY } from "../_lib/declarations/annotations.ts";
+import { shownName } from "../_lib/text/shown_name.ts";
+import { sniff } from "../_lib/text/file_sniff.ts";
+import { IgnoreRules } from "../_lib/walk/gitignore.ts";
+import { Sandbox, skippedIgnoreNote } from "../_lib/sandbox/mod.ts";
 import { chooseEngine } from "./_lib/grep/choose_engine.ts";
 import type { GrepOutcome } from "./_lib/grep/engine.ts";
 import { compilePattern } from "./_lib/grep/pattern.ts";
@@ -16,9 +16,8 @@ import {
   nameFilter,
   tooLargeError,
 } from "./_lib/grep/query.ts";
-import { pathOrRootProperty } from "../_lib/path_properties.ts";
-import { Sandbox } from "../_lib/sandbox.ts";
-import { quoted } from "../_lib/one_line.ts";
+import { pathOrRootProperty } from "../_lib/declarations/path_properties.ts";
+import { quoted } from "../../config/quote.ts";
 
 const TIME_LIMIT_MS = 30_000;
 const MAX_CONTEXT = 50;

@@ -1,7 +1,7 @@
 import type { ElicitRequest, ElicitResult } from "../../mcp/elicit.ts";
 import { InputRequired } from "../../mcp/round_trip.ts";
 import { defineTool, type ToolContext, ToolError } from "../../mcp/tool.ts";
-import { ASKS_THE_USER } from "../_lib/annotations.ts";
+import { ASKS_THE_USER } from "../_lib/declarations/annotations.ts";
 
 const OTHER = "Other";
 

@@ -1,6 +1,6 @@
 import { defineTool } from "../../mcp/tool.ts";
-import { Sandbox } from "../_lib/sandbox.ts";
-import { READ_ONLY } from "../_lib/annotations.ts";
+import { Sandbox } from "../_lib/sandbox/mod.ts";
+import { READ_ONLY } from "../_lib/declarations/annotations.ts";
 
 export default defineTool({
   name: "list_roots",

@@ -4,7 +4,7 @@ import { bounded } from "../../config/quote.ts";
 import { CWD_PROPERTY, workingDirectory } from "./_lib/directory.ts";
 import { commandEnv } from "./_lib/login_env.ts";
 import { COMMAND_PROPERTY, findShell, spawnShell, windowsShellNote } from "./_lib/shell.ts";
-import { RUNS_COMMANDS } from "../_lib/annotations.ts";
+import { RUNS_COMMANDS } from "../_lib/declarations/annotations.ts";
 import { RUN_FACTS_SCHEMA, supervise } from "./_lib/supervise.ts";
 
 export default defineTool({

@@ -4,7 +4,7 @@ import { commandEnv } from "./_lib/login_env.ts";
 import { background, FACTS_PROPERTIES, FACTS_REQUIRED } from "./_lib/background.ts";
 import { CWD_PROPERTY, workingDirectory } from "./_lib/directory.ts";
 import { COMMAND_PROPERTY, windowsShellNote } from "./_lib/shell.ts";
-import { RUNS_COMMANDS } from "../_lib/annotations.ts";
+import { RUNS_COMMANDS } from "../_lib/declarations/annotations.ts";
 
 const GRACE_MS = 500;
 

@@ -1,6 +1,6 @@
 import { defineTool, ToolError } from "../../mcp/tool.ts";
 import { background, FACTS_PROPERTIES, FACTS_REQUIRED, ID_PROPERTY } from "./_lib/background.ts";
-import { RUNS_COMMANDS } from "../_lib/annotations.ts";
+import { RUNS_COMMANDS } from "../_lib/declarations/annotations.ts";
 
 const DEFAULT_WAIT_MS = 500;
 

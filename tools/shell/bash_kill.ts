@@ -1,7 +1,7 @@
 import { defineTool, ToolError } from "../../mcp/tool.ts";
 import { background, FACTS_SCHEMA, ID_PROPERTY } from "./_lib/background.ts";
-import { runAlive } from "../_lib/process_groups.ts";
-import { STOPS_PROCESSES } from "../_lib/annotations.ts";
+import { runAlive } from "../_lib/processes/mod.ts";
+import { STOPS_PROCESSES } from "../_lib/declarations/annotations.ts";
 
 const GRACE_MS = 2_000;
 

@@ -1,6 +1,6 @@
 import { defineTool } from "../../mcp/tool.ts";
 import { background, STATUSES } from "./_lib/background.ts";
-import { READ_ONLY } from "../_lib/annotations.ts";
+import { READ_ONLY } from "../_lib/declarations/annotations.ts";
 
 export default defineTool({
   name: "bash_list",

@@ -1,7 +1,7 @@
 import { defineTool, ToolError } from "../../mcp/tool.ts";
 import { bounded } from "../../config/quote.ts";
 import { background, FACTS_PROPERTIES, FACTS_REQUIRED, ID_PROPERTY } from "./_lib/background.ts";
-import { READS_LIVE_OUTPUT } from "../_lib/annotations.ts";
+import { READS_LIVE_OUTPUT } from "../_lib/declarations/annotations.ts";
 
 const DEFAULT_MAX_CHARS = 30_000;
 

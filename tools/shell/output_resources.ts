@@ -4,8 +4,8 @@
  */
 import { defineResourceTemplate, ResourceNotFound } from "../../mcp/resource.ts";
 import { background, type BackgroundProcess } from "./_lib/background.ts";
-import { count } from "../_lib/units.ts";
-import { safely } from "../_lib/watch_files.ts";
+import { count } from "../_lib/text/units.ts";
+import { safely } from "../_lib/watch/watch_files.ts";
 
 const TEMPLATE = "toolhost://processes/{id}/output";
 

@@ -1,14 +1,14 @@
 import { realpath } from "node:fs/promises";
 import { join } from "node:path";
 import { defineTool } from "../../mcp/tool.ts";
-import { READ_ONLY } from "../_lib/annotations.ts";
-import { Sandbox } from "../_lib/sandbox.ts";
+import { READ_ONLY } from "../_lib/declarations/annotations.ts";
+import { Sandbox } from "../_lib/sandbox/mod.ts";
 import { SKILL_TOOL_INTRO, skillToolDescription } from "./_lib/skill_description.ts";
 import { type BundledFiles, bundledFiles } from "./_lib/skill_files.ts";
 import { discoverSkills, type LoadedSkill, skillForCall } from "./_lib/skills.ts";
 import { sourcesFor } from "./_lib/skill_sources.ts";
 import { ARGUMENTS, fillArguments } from "./_lib/skill_text.ts";
-import { count } from "../_lib/units.ts";
+import { count } from "../_lib/text/units.ts";
 
 /** The whole text result, like every tool's output. */
 const MAX_RESULT_CHARS = 30_000;

@@ -13,7 +13,7 @@ import { watchSkills } from "./_lib/skill_watch.ts";
 import { discoverSkills, MAX_SKILL_BYTES, type Skill, skillForCall } from "./_lib/skills.ts";
 import { sourcesFor } from "./_lib/skill_sources.ts";
 import { ARGUMENTS, fillArguments } from "./_lib/skill_text.ts";
-import { count } from "../_lib/units.ts";
+import { count } from "../_lib/text/units.ts";
 
 /** A prompt's text, like every tool's output. */
 const MAX_PROMPT_CHARS = 30_000;

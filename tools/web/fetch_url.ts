@@ -1,13 +1,13 @@
 import { defineTool, ToolError } from "../../mcp/tool.ts";
-import { READS_THE_WEB } from "../_lib/annotations.ts";
-import { HttpError, httpGet, HttpTimeoutError } from "./_lib/http_get.ts";
+import { READS_THE_WEB } from "../_lib/declarations/annotations.ts";
+import { HttpError, httpGet, HttpTimeoutError } from "./_lib/http/http_get.ts";
 import type { Settings } from "../../config/settings.ts";
-import { proxyRulesOf } from "./_lib/proxy.ts";
+import { proxyRulesOf } from "./_lib/http/proxy.ts";
 import { fetchToFile } from "./_lib/save_body.ts";
 import { TtlCache } from "./_lib/ttl_cache.ts";
-import { bytes, count, duration } from "../_lib/units.ts";
+import { bytes, count, duration } from "../_lib/text/units.ts";
 import { type Format, toDocument, type WebDocument } from "./_lib/web_document.ts";
-import { renderedResponse } from "./_lib/web_render.ts";
+import { renderedResponse } from "./_lib/chromium/web_render.ts";
 
 const DEFAULT_MAX_LENGTH = 20_000;
 const CACHE_TTL_MS = 15 * 60 * 1000;

@@ -1,8 +1,8 @@
 import { defineTool, ToolError } from "../../mcp/tool.ts";
-import { READS_THE_WEB } from "../_lib/annotations.ts";
-import { count } from "../_lib/units.ts";
-import { searchBrave } from "./_lib/search_brave.ts";
-import { searchDuckDuckGo } from "./_lib/search_duckduckgo.ts";
+import { READS_THE_WEB } from "../_lib/declarations/annotations.ts";
+import { count } from "../_lib/text/units.ts";
+import { searchBrave } from "./_lib/search_providers/brave.ts";
+import { searchDuckDuckGo } from "./_lib/search_providers/duckduckgo.ts";
 import {
   asksAll,
   chooseAllProviders,
@@ -19,10 +19,10 @@ import {
   type SearchFindings,
   type SearchNet,
   withSite,
-} from "./_lib/search_provider.ts";
-import { searchWikipedia } from "./_lib/search_wikipedia.ts";
-import { proxyRulesOf } from "./_lib/proxy.ts";
-import { searchSearxng } from "./_lib/search_searxng.ts";
+} from "./_lib/search_providers/provider.ts";
+import { searchWikipedia } from "./_lib/search_providers/wikipedia.ts";
+import { proxyRulesOf } from "./_lib/http/proxy.ts";
+import { searchSearxng } from "./_lib/search_providers/searxng.ts";
 
 const DEFAULT_RESULTS = 8;
 const MAX_RESULTS = 20;

@@ -2,7 +2,7 @@ import { dirname, join } from "node:path";
 import { defineTool, ToolError } from "../../mcp/tool.ts";
 import { refuseOtherFields } from "./_lib/action_fields.ts";
 import { planGate } from "./_lib/plan_gate.ts";
-import { makeDirectories } from "../_lib/make_directories.ts";
+import { makeDirectories, type Sandbox } from "../_lib/sandbox/mod.ts";
 import {
   assertRegular,
   isMarkdown,
@@ -16,10 +16,9 @@ import {
 } from "./_lib/plan_file.ts";
 import { OFF, type PlanState, planStatePath, readPlanState } from "./_lib/plan_state.ts";
 import { projectOf } from "./_lib/project_state.ts";
-import type { Sandbox } from "../_lib/sandbox.ts";
 import { withLock, writeState } from "../_lib/state.ts";
-import { bytes, count, duration } from "../_lib/units.ts";
-import { KEEPS_WORKFLOW_STATE } from "../_lib/annotations.ts";
+import { bytes, count, duration } from "../_lib/text/units.ts";
+import { KEEPS_WORKFLOW_STATE } from "../_lib/declarations/annotations.ts";
 
 const HOW_TO_FINISH = 'write the plan with action "write", then call action "exit" to present it';
 

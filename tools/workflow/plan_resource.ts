@@ -7,16 +7,16 @@ import { defineResource } from "../../mcp/resource.ts";
 import type { WatchContext } from "../../mcp/watch.ts";
 import { MAX_PLAN_CHARS, readPlan } from "./_lib/plan_file.ts";
 import { cachedPlanState, planStatePath } from "./_lib/plan_state.ts";
-import { Sandbox } from "../_lib/sandbox.ts";
+import { Sandbox } from "../_lib/sandbox/mod.ts";
 import { projectStatePath } from "../_lib/state.ts";
-import { bytes, count } from "../_lib/units.ts";
+import { bytes, count } from "../_lib/text/units.ts";
 import {
   serially,
   type StartedWatch,
   startWatch,
   watchFile,
   type WatchGroup,
-} from "../_lib/watch_files.ts";
+} from "../_lib/watch/watch_files.ts";
 
 export default defineResource({
   uri: "toolhost://plan",

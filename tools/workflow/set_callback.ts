@@ -1,8 +1,8 @@
 import { defineTool, defineToolHook, type Tool, ToolError, type ToolHook } from "../../mcp/tool.ts";
 import { type CallbackInfo, Callbacks, MAX_PENDING } from "./_lib/callbacks.ts";
-import { oneLine } from "../_lib/one_line.ts";
-import { duration } from "../_lib/units.ts";
-import { KEEPS_WORKFLOW_STATE } from "../_lib/annotations.ts";
+import { oneLine } from "../_lib/text/one_line.ts";
+import { duration } from "../_lib/text/units.ts";
+import { KEEPS_WORKFLOW_STATE } from "../_lib/declarations/annotations.ts";
 
 const MAX_REPEATS = 100;
 

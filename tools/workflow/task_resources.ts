@@ -6,11 +6,11 @@
  */
 import { join } from "node:path";
 import { defineResource, type ReadContext } from "../../mcp/resource.ts";
-import { Sandbox } from "../_lib/sandbox.ts";
+import { Sandbox } from "../_lib/sandbox/mod.ts";
 import { projectStatePath, readState } from "../_lib/state.ts";
 import { checklist, summary } from "./_lib/task_checklist.ts";
 import { asTaskList, emptyTaskList } from "./_lib/task_list.ts";
-import { startWatch, watchFile } from "../_lib/watch_files.ts";
+import { startWatch, watchFile } from "../_lib/watch/watch_files.ts";
 
 /** The project's task list file, shared by every toolhost on the project. */
 async function tasksFile(ctx: Pick<ReadContext, "roots" | "state">): Promise<string> {

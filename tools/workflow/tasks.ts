@@ -22,7 +22,7 @@ import {
   switchTo,
   type TaskList,
 } from "./_lib/task_list.ts";
-import { KEEPS_WORKFLOW_STATE } from "../_lib/annotations.ts";
+import { KEEPS_WORKFLOW_STATE } from "../_lib/declarations/annotations.ts";
 
 const STATUS = { enum: ["pending", "in_progress", "done"] } as const;
 

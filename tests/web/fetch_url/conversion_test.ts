@@ -5,9 +5,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { parseHTML } from "linkedom";
-import type { DomNode } from "../../../tools/web/_lib/dom_tree.ts";
-import { htmlToMarkdown, htmlToText } from "../../../tools/web/_lib/html_markdown.ts";
-import { convertHtml } from "../../../tools/web/_lib/main_content.ts";
+import type { DomNode } from "../../../tools/web/_lib/html_markdown/dom_tree.ts";
+import { htmlToMarkdown, htmlToText } from "../../../tools/web/_lib/html_markdown/html_markdown.ts";
+import { convertHtml } from "../../../tools/web/_lib/convert/main_content.ts";
 
 const URL = "https://example.com/blog/post";
 

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import { test } from "node:test";
-import type { HttpResponse } from "../../../tools/web/_lib/http_get.ts";
+import type { HttpResponse } from "../../../tools/web/_lib/http/http_get.ts";
 import { toDocument } from "../../../tools/web/_lib/web_document.ts";
 
 const response = (body: string | Uint8Array, type?: string): HttpResponse => ({

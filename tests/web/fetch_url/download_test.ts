@@ -12,8 +12,8 @@ import {
   HttpError,
   httpGet,
   HttpTimeoutError,
-} from "../../../tools/web/_lib/http_get.ts";
-import { decodeText } from "../../../tools/web/_lib/charset.ts";
+} from "../../../tools/web/_lib/http/http_get.ts";
+import { decodeText } from "../../../tools/web/_lib/http/charset.ts";
 import { LOCAL_GET, type LocalServer, serveLocally } from "../local_site.ts";
 
 /** A body of 300,001 bytes where every position differs from its neighbours. */

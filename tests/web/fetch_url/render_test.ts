@@ -21,7 +21,7 @@ import {
   findChromium,
   type RenderOptions,
   renderPage,
-} from "../../../tools/web/_lib/chromium_render.ts";
+} from "../../../tools/web/_lib/chromium/render.ts";
 import { isRunning, processesWith } from "../../helpers/processes.ts";
 import { type LocalServer, serveLocally } from "../local_site.ts";
 import { posixOnlyTest } from "../../helpers/posix_only.ts";

@@ -1,5 +1,5 @@
 /**
- * HTML conversion in workers (convert_pool.ts): the same page as converting in place, several
+ * HTML conversion in workers (convert/pool.ts): the same page as converting in place, several
  * conversions at once on at most two workers, and a cancelled conversion that stops at once
  * without breaking the next one.
  */
@@ -7,15 +7,18 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { after, test } from "node:test";
 import { Buffer } from "node:buffer";
-import { bodyText } from "../../../tools/web/_lib/body_text.ts";
+import { bodyText } from "../../../tools/web/_lib/convert/body_text.ts";
 import {
   bodyTextInWorker,
   ConversionCancelled,
   converterCount,
   convertInWorker,
   stopConverters,
-} from "../../../tools/web/_lib/convert_pool.ts";
-import { convertHtml, type ConvertPageOptions } from "../../../tools/web/_lib/main_content.ts";
+} from "../../../tools/web/_lib/convert/pool.ts";
+import {
+  convertHtml,
+  type ConvertPageOptions,
+} from "../../../tools/web/_lib/convert/main_content.ts";
 
 const ARTICLE = readFileSync(new URL("../../fixtures/web/article.html", import.meta.url), "utf8");
 const URL_OF_PAGE = "https://example.com/blog/post";

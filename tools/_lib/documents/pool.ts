@@ -8,7 +8,7 @@
  */
 import type { Extracted, ExtractReply, ExtractRequest } from "./types.ts";
 import { DocumentError } from "./types.ts";
-import { createWorkerPool, workerModule } from "../worker_pool.ts";
+import { createWorkerPool, workerModule } from "../workers/worker_pool.ts";
 import { DOCUMENT_MEMORY_LIMIT, guardMemory } from "./memory_guard.ts";
 
 /** How long one extraction may take, from when a worker takes it. */

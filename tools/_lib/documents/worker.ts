@@ -6,7 +6,7 @@
  *
  * Its console writes to stderr (stdout is the JSON-RPC channel), before anything else loads.
  */
-import "../worker_console.ts";
+import "../workers/worker_console.ts";
 import { DocumentError, type ExtractReply, type ExtractRequest } from "./types.ts";
 
 /**

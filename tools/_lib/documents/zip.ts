@@ -9,7 +9,7 @@
 import { Buffer } from "node:buffer";
 import { inflateRawSync } from "node:zlib";
 import { DocumentError } from "./types.ts";
-import { zipArchive } from "../zip_write.ts";
+import { zipArchive } from "./zip_write.ts";
 
 /** Bytes all inflated entries may add up to. */
 export const MAX_INFLATED_BYTES = 100 * 1024 * 1024;

@@ -5,7 +5,7 @@
  * a large file is neither diffed nor encoded whole for a small change.
  */
 import { Buffer } from "node:buffer";
-import { encodeText, type Encoding } from "../../_lib/text.ts";
+import { encodeText, type Encoding } from "../../_lib/text/text.ts";
 
 /** Characters at the start (`prefix`) and at the end (`suffix`) an edit left as they were. */
 export interface Region {

@@ -11,7 +11,7 @@ import {
   type DocumentUnit,
   UNITS,
 } from "../../_lib/documents/types.ts";
-import { bytes, count } from "../../_lib/units.ts";
+import { bytes, count } from "../../_lib/text/units.ts";
 
 /** Documents larger than this are not read into memory. */
 export const MAX_DOCUMENT_BYTES = 64 * 1024 * 1024;

@@ -4,7 +4,7 @@
  */
 import type { Stats } from "node:fs";
 import { ToolError } from "../../../mcp/tool.ts";
-import type { Sandbox } from "../../_lib/sandbox.ts";
+import type { Sandbox } from "../../_lib/sandbox/mod.ts";
 
 /** Files larger than this are edited with other means (sed, a script). */
 export const MAX_EDITED_BYTES = 20 * 1024 * 1024;

@@ -5,9 +5,9 @@
  */
 import { pathToFileURL } from "node:url";
 import type { ReadContext, ResourceInfo } from "../../../mcp/resource.ts";
-import { IgnoreRules } from "../../_lib/gitignore.ts";
-import { Sandbox } from "../../_lib/sandbox.ts";
-import { Walk } from "../../_lib/walk.ts";
+import { IgnoreRules } from "../../_lib/walk/gitignore.ts";
+import { Sandbox } from "../../_lib/sandbox/mod.ts";
+import { Walk } from "../../_lib/walk/walk.ts";
 import { mimeTypeOf } from "./mime_types.ts";
 
 /** Entries looked at across the roots: a search answers in moments or says less. */

@@ -8,9 +8,8 @@
 import { constants, type Stats } from "node:fs";
 import { open } from "node:fs/promises";
 import { ToolError } from "../../../mcp/tool.ts";
-import { type Dir, NotADirectory, O_NONBLOCK } from "../../_lib/beneath.ts";
-import { describeEntry } from "../../_lib/entries.ts";
-import { bytes, count } from "../../_lib/units.ts";
+import { describeEntry, type Dir, NotADirectory, O_NONBLOCK } from "../../_lib/sandbox/mod.ts";
+import { bytes, count } from "../../_lib/text/units.ts";
 
 /** What one call may copy or delete below a directory. */
 export const MAX_TREE_ENTRIES = 10_000;

@@ -4,7 +4,7 @@
  * the rest are only counted, within a byte budget so a huge file cannot stall a call.
  */
 import type { FileHandle } from "node:fs/promises";
-import type { Encoding } from "../../_lib/text.ts";
+import type { Encoding } from "../../_lib/text/text.ts";
 
 /** Read size; even, so a UTF-16 code unit never straddles two reads. */
 const CHUNK_BYTES = 1 << 20;

@@ -9,8 +9,7 @@
  */
 import { constants } from "node:fs";
 import { ToolError } from "../../../mcp/tool.ts";
-import { temporaryName } from "../../_lib/atomic_write.ts";
-import type { Dir } from "../../_lib/beneath.ts";
+import { type Dir, temporaryName } from "../../_lib/sandbox/mod.ts";
 import {
   chmodDir,
   copyContents,

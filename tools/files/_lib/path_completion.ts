@@ -5,10 +5,9 @@
  */
 import type { Dir as OpenDir } from "node:fs";
 import { opendir } from "node:fs/promises";
-import type { Dir } from "../../_lib/beneath.ts";
+import { type Dir, Sandbox } from "../../_lib/sandbox/mod.ts";
 import { sep } from "node:path";
 import type { ReadContext } from "../../../mcp/resource.ts";
-import { Sandbox } from "../../_lib/sandbox.ts";
 
 /** Entries looked at in one directory: enough to find a name, bounded for huge directories. */
 const MAX_SCANNED = 50_000;

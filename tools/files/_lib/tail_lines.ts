@@ -5,7 +5,7 @@
  * from the end.
  */
 import type { FileHandle } from "node:fs/promises";
-import type { Encoding } from "../../_lib/text.ts";
+import type { Encoding } from "../../_lib/text/text.ts";
 
 const BLOCK_BYTES = 64 * 1024;
 /** The part before the tail is counted, for line numbers, only up to this size. */

@@ -5,8 +5,8 @@
  */
 import type { FileHandle } from "node:fs/promises";
 import { decodeLine, LINE_COUNT_BUDGET_BYTES, scanLines } from "./line_scan.ts";
-import type { Encoding } from "../../_lib/text.ts";
-import { bytes } from "../../_lib/units.ts";
+import type { Encoding } from "../../_lib/text/text.ts";
+import { bytes } from "../../_lib/text/units.ts";
 
 export const MAX_LINE_CHARS = 2_000;
 /** Enough bytes for MAX_LINE_CHARS UTF-16 code units in UTF-8 (3 bytes each at most) or UTF-16. */

@@ -3,7 +3,7 @@
  * its arguments bounded, with the configuration's secrets masked.
  */
 import { bounded } from "../../../config/quote.ts";
-import { LEAVES } from "../../../config/keys.ts";
+import { secretValues } from "../../../config/secrets.ts";
 import type { Settings } from "../../../config/settings.ts";
 import type { FinishedCall } from "../../../mcp/tool.ts";
 import { type Entry, newId } from "./journal.ts";
@@ -38,7 +38,7 @@ export function maskedArguments(
   args: Record<string, unknown>,
   config: Readonly<Settings>,
 ): Record<string, unknown> {
-  const secrets = secretsOf(config);
+  const secrets = secretValues(config);
   const mask = (value: unknown): unknown => {
     if (typeof value === "string") {
       let text = value;
@@ -68,24 +68,4 @@ export function maskedArguments(
     return value;
   };
   return mask(args) as Record<string, unknown>;
-}
-
-/** The configuration's secret values (a configuration is not changed in place). */
-const secretsByConfig = new WeakMap<object, string[]>();
-
-function secretsOf(config: Readonly<Settings>): string[] {
-  let secrets = secretsByConfig.get(config);
-  if (secrets) return secrets;
-  secrets = [];
-  for (const leaf of LEAVES) {
-    if (!leaf.secret) continue;
-    const value = leaf.get(config as Settings);
-    if (typeof value !== "string" || value.length < 4) continue;
-    secrets.push(value);
-    // A proxy's password alone, as it may appear elsewhere.
-    const password = URL.canParse(value) ? decodeURIComponent(new URL(value).password) : "";
-    if (password.length >= 4) secrets.push(password);
-  }
-  secretsByConfig.set(config, secrets);
-  return secrets;
 }

@@ -1,5 +1,5 @@
 /** The journal as history shows it: filtered, newest first, paged, one line per call. */
-import type { Sandbox } from "../../_lib/sandbox.ts";
+import type { Sandbox } from "../../_lib/sandbox/mod.ts";
 import { projectStatePath } from "../../_lib/state.ts";
 import { type Entry, journalPath, readEntries } from "./journal.ts";
 import { flushJournal } from "./recorder.ts";

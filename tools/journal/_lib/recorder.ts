@@ -14,8 +14,7 @@ import {
   type Tool,
   type ToolContext,
 } from "../../../mcp/tool.ts";
-import { resolveEntry } from "../../_lib/entries.ts";
-import { Sandbox } from "../../_lib/sandbox.ts";
+import { resolveEntry, Sandbox } from "../../_lib/sandbox/mod.ts";
 import { projectStateDir } from "../../_lib/state.ts";
 import { type Change, journalPath, type PathState, type TreeState } from "./journal.ts";
 import { type Keep, pathState } from "./snapshots.ts";

@@ -16,9 +16,7 @@ import {
   utimes,
 } from "node:fs/promises";
 import { join } from "node:path";
-import { temporaryName } from "../../_lib/atomic_write.ts";
-import type { Sandbox } from "../../_lib/sandbox.ts";
-import { writtenDigest } from "../../_lib/written_digests.ts";
+import { type Sandbox, temporaryName, writtenDigest } from "../../_lib/sandbox/mod.ts";
 import { withLock } from "../../_lib/state.ts";
 import type { PathState } from "./journal.ts";
 
@@ -41,9 +39,9 @@ export interface Keep {
   opened?: () => void;
   /**
    * Take the digest of a file this server wrote and nobody touched since from the writer
-   * (written_digests.ts) instead of computing it, and copy nothing when a blob of it is kept
-   * already. For the journal's snapshot before a call: a wrong guess (a same-size change within
-   * the file system's timestamp granularity) only makes a blob that undo refuses, its digest
+   * (sandbox/_written_digests.ts) instead of computing it, and copy nothing when a blob of it is
+   * kept already. For the journal's snapshot before a call: a wrong guess (a same-size change
+   * within the file system's timestamp granularity) only makes a blob that undo refuses, its digest
    * checked. Never for what undo compares.
    */
   trustWritten?: boolean;
@@ -53,7 +51,7 @@ export interface Keep {
  * What is at `real` now. A file's content is digested, read in chunks; with `keep`, it is also
  * kept as a blob, when it is at most `maxBytes` (`tooBig` otherwise, with no digest). Without
  * `keep`, a file this server just wrote and nobody touched since is not read again
- * (written_digests.ts).
+ * (sandbox/_written_digests.ts).
  */
 export async function pathState(
   sandbox: Sandbox,

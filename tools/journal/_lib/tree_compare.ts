@@ -6,7 +6,7 @@
  * recorded shape holds its digest and the file has that content now (an edit and its undo
  * rewrite a file with new times); links and subdirectories are judged by what they are.
  */
-import type { Dir } from "../../_lib/beneath.ts";
+import type { Dir } from "../../_lib/sandbox/mod.ts";
 import { type Manifest, racy, type TreeItem } from "./tree_manifest.ts";
 import { digestEntry, enter } from "./tree_walk.ts";
 

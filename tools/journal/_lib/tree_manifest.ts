@@ -1,7 +1,7 @@
 /**
  * What undo knows of a directory tree: a manifest listing every entry below it, walked through
- * directories held open beneath the roots (beneath.ts), links read and never followed, kept as
- * a blob in the undo store (snapshots.ts) and named in the journal by its digest.
+ * directories held open beneath the roots (sandbox/_beneath.ts), links read and never followed,
+ * kept as a blob in the undo store (snapshots.ts) and named in the journal by its digest.
  *
  * Two kinds. A content manifest (a tree about to be deleted) gives each directory's mode, each
  * file's mode and the digest of its content, kept as a blob, and each link's target: enough to
@@ -17,9 +17,8 @@ import { constants } from "node:fs";
 import { open } from "node:fs/promises";
 import { join } from "node:path";
 import { ToolError } from "../../../mcp/tool.ts";
-import { type Dir, O_NONBLOCK } from "../../_lib/beneath.ts";
-import type { Sandbox } from "../../_lib/sandbox.ts";
-import { bytes, count } from "../../_lib/units.ts";
+import { type Dir, O_NONBLOCK, type Sandbox } from "../../_lib/sandbox/mod.ts";
+import { bytes, count } from "../../_lib/text/units.ts";
 import type { TreeState } from "./journal.ts";
 import {
   blobDir,

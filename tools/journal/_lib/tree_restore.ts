@@ -1,8 +1,8 @@
 /**
  * Putting a kept directory tree back (undo of a delete) and taking one away (undo of a copy,
  * or what force replaces), beneath the held roots: directories are made, files created with
- * O_EXCL and links made as entries of directories held open (beneath.ts); a link's target is
- * written as it was kept, never followed. A tree is rebuilt under a temporary name beside its
+ * O_EXCL and links made as entries of directories held open (sandbox/_beneath.ts); a link's target
+ * is written as it was kept, never followed. A tree is rebuilt under a temporary name beside its
  * path and takes the name only when whole, so a failure (a blob that no longer checks out, a
  * cancel, a full disk) leaves nothing half restored.
  */
@@ -12,7 +12,6 @@ import { chmod, type FileHandle, open, stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import process from "node:process";
 import { ToolError } from "../../../mcp/tool.ts";
-import { temporaryName } from "../../_lib/atomic_write.ts";
 import {
   type Dir,
   NotADirectory,
@@ -20,8 +19,9 @@ import {
   O_NOFOLLOW,
   O_NOFOLLOW_ANY,
   O_NONBLOCK,
-} from "../../_lib/beneath.ts";
-import type { Sandbox } from "../../_lib/sandbox.ts";
+  type Sandbox,
+  temporaryName,
+} from "../../_lib/sandbox/mod.ts";
 import { blobDir, chunksOf, touchBlob } from "./snapshots.ts";
 import { type Manifest, MAX_DEPTH, type TreeItem } from "./tree_manifest.ts";
 import { PendingSyncs } from "./pending_syncs.ts";

@@ -1,7 +1,7 @@
 /**
  * The primitives of undo's tree walks: entries looked at and files digested as entries of
- * directories held open (beneath.ts), never following a link; anything found other than what
- * was listed means the tree changed under the walk (Changed), which the walks retry once.
+ * directories held open (sandbox/_beneath.ts), never following a link; anything found other than
+ * what was listed means the tree changed under the walk (Changed), which the walks retry once.
  */
 import { createHash } from "node:crypto";
 import {
@@ -22,7 +22,7 @@ import {
   O_NOFOLLOW,
   O_NOFOLLOW_ANY,
   O_NONBLOCK,
-} from "../../_lib/beneath.ts";
+} from "../../_lib/sandbox/mod.ts";
 
 /** Files up to this size are read whole when kept. */
 export const SMALL_FILE = 256 * 1024;

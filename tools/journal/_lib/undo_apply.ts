@@ -7,8 +7,7 @@
 import type { FileHandle } from "node:fs/promises";
 import { dirname } from "node:path";
 import { ToolError } from "../../../mcp/tool.ts";
-import { writeFileAtomic } from "../../_lib/atomic_write.ts";
-import type { Sandbox } from "../../_lib/sandbox.ts";
+import { type Sandbox, writeFileAtomic } from "../../_lib/sandbox/mod.ts";
 import type { Change, PathState } from "./journal.ts";
 import { chunksOf } from "./snapshots.ts";
 import { DIGEST_UP_TO, type Manifest, shapeOf } from "./tree_manifest.ts";

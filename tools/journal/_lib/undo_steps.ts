@@ -10,7 +10,7 @@
 import type { FileHandle } from "node:fs/promises";
 import { dirname } from "node:path";
 import { ToolError } from "../../../mcp/tool.ts";
-import type { Sandbox } from "../../_lib/sandbox.ts";
+import type { Sandbox } from "../../_lib/sandbox/mod.ts";
 import type { Change, Entry, PathState, TreeState } from "./journal.ts";
 import { type Keep, openBlob, pathState } from "./snapshots.ts";
 import {

@@ -8,7 +8,7 @@ import type { ChildProcess } from "node:child_process";
 import nodeProcess from "node:process";
 import { ToolError } from "../../../mcp/tool.ts";
 import { OutputWindow } from "./output_window.ts";
-import { terminateGroup } from "../../_lib/process_groups.ts";
+import { terminateGroup } from "../../_lib/processes/mod.ts";
 import { findShell, spawnShell } from "./shell.ts";
 
 export const LIMITS = {

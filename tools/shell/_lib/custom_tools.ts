@@ -32,7 +32,10 @@ import process from "node:process";
 import type { CustomToolSpec } from "../../../config/settings.ts";
 import { compileSchema, type JsonSchema } from "../../../mcp/schema.ts";
 import { type Tool, TOOL_NAME, ToolError } from "../../../mcp/tool.ts";
-import { RUNS_COMMANDS, RUNS_NONDESTRUCTIVE_COMMANDS } from "../../_lib/annotations.ts";
+import {
+  RUNS_COMMANDS,
+  RUNS_NONDESTRUCTIVE_COMMANDS,
+} from "../../_lib/declarations/annotations.ts";
 import { expandSlots, parseSlot, showSlot, unescape, withDefaults } from "./custom_argv.ts";
 import {
   checkDirectory,

@@ -6,7 +6,7 @@
  */
 import { Buffer } from "node:buffer";
 import process from "node:process";
-import { RUN_VARIABLE, spawnInGroup, terminateGroup } from "../../_lib/process_groups.ts";
+import { RUN_VARIABLE, spawnInGroup, terminateGroup } from "../../_lib/processes/mod.ts";
 import type { ToolContext } from "../../../mcp/tool.ts";
 
 const TIMEOUT_MS = 10_000;

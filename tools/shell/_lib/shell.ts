@@ -8,7 +8,7 @@ import { accessSync, constants, rmSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import process from "node:process";
-import { spawnInGroup } from "../../_lib/process_groups.ts";
+import { spawnInGroup } from "../../_lib/processes/mod.ts";
 import { ToolError } from "../../../mcp/tool.ts";
 import {
   chooseWindowsShell,

@@ -7,7 +7,7 @@ import type { ChildProcess } from "node:child_process";
 import type { Readable } from "node:stream";
 import { type ToolContext, ToolError, type ToolReturn } from "../../../mcp/tool.ts";
 import { HeadTailBuffer } from "./output_cap.ts";
-import { groupAlive, terminateGroup } from "../../_lib/process_groups.ts";
+import { groupAlive, terminateGroup } from "../../_lib/processes/mod.ts";
 import process from "node:process";
 
 /** How a stopped command was stopped, as the result says it (Windows has no process groups). */

@@ -2,8 +2,8 @@
  * The skill tool's description as a client sees it: the skills found, each with what it is for,
  * so the model knows when to load one. Bounded, since it rides in every prompt.
  */
-import { oneLine } from "../../_lib/one_line.ts";
-import { count } from "../../_lib/units.ts";
+import { oneLine } from "../../_lib/text/one_line.ts";
+import { count } from "../../_lib/text/units.ts";
 import { type Discovery, MAX_SKILLS } from "./skills.ts";
 import type { SkillSource } from "./skill_sources.ts";
 

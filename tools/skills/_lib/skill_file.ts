@@ -5,9 +5,9 @@
  */
 import { constants } from "node:fs";
 import { type FileHandle, open, stat } from "node:fs/promises";
-import { describeEntry } from "../../_lib/entries.ts";
-import { quoted } from "../../_lib/one_line.ts";
-import { bytes } from "../../_lib/units.ts";
+import { describeEntry } from "../../_lib/sandbox/mod.ts";
+import { quoted } from "../../../config/quote.ts";
+import { bytes } from "../../_lib/text/units.ts";
 
 /** Lowercase letters and digits in hyphen-separated words: also a valid tool-argument value. */
 const SKILL_NAME = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;

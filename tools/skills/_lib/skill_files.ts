@@ -4,7 +4,7 @@
  */
 import { realpath, stat } from "node:fs/promises";
 import { sep } from "node:path";
-import { Walk } from "../../_lib/walk.ts";
+import { Walk } from "../../_lib/walk/walk.ts";
 
 export interface BundledFiles {
   /** Paths relative to the skill's directory, "/"-separated, in walk order. */

@@ -14,7 +14,7 @@ import {
   startWatch,
   watchDirectory,
   type WatchGroup,
-} from "../../_lib/watch_files.ts";
+} from "../../_lib/watch/watch_files.ts";
 
 export function watchSkills(ctx: WatchContext, changed: () => void): StartedWatch {
   return startWatch(ctx, "the skills", async (group) => {

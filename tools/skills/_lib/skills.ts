@@ -8,8 +8,8 @@ import { readdir, realpath, stat } from "node:fs/promises";
 import { join } from "node:path";
 import process from "node:process";
 import { ToolError } from "../../../mcp/tool.ts";
-import { quoted } from "../../_lib/one_line.ts";
-import { pathRulesFor } from "../../_lib/path_rules.ts";
+import { quoted } from "../../../config/quote.ts";
+import { pathRulesFor } from "../../_lib/sandbox/mod.ts";
 import {
   InvalidSkill,
   isSkillName,

@@ -5,15 +5,20 @@
  */
 import { dirname } from "node:path";
 import { ToolError } from "../../../mcp/tool.ts";
-import { assertWritable, hardLinkNote, writeFileAtomic } from "../../_lib/atomic_write.ts";
-import { describeEntry, resolveEntry } from "../../_lib/entries.ts";
-import { whileChanging } from "../../_lib/file_lock.ts";
-import { makeDirectories } from "../../_lib/make_directories.ts";
-import { Sandbox } from "../../_lib/sandbox.ts";
+import {
+  assertWritable,
+  describeEntry,
+  hardLinkNote,
+  makeDirectories,
+  resolveEntry,
+  Sandbox,
+  whileChanging,
+  writeFileAtomic,
+} from "../../_lib/sandbox/mod.ts";
 import type { ToolContext } from "../../../mcp/tool.ts";
-import { bytes as size, count } from "../../_lib/units.ts";
-import { HttpError, httpGet, HttpTimeoutError } from "./http_get.ts";
-import { proxyRulesOf } from "./proxy.ts";
+import { bytes as size, count } from "../../_lib/text/units.ts";
+import { HttpError, httpGet, HttpTimeoutError } from "./http/http_get.ts";
+import { proxyRulesOf } from "./http/proxy.ts";
 
 export interface Saved {
   /** The file as results show paths (relative to the first root when inside it). */

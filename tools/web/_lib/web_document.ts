@@ -3,10 +3,10 @@
  * main content only unless raw), JSON pretty-printed, other text as it is, a displayable image
  * as image content, and any other binary described rather than dumped.
  */
-import type { HttpResponse } from "./http_get.ts";
-import { bodyText, type BodyTextJob } from "./body_text.ts";
-import { binaryKind, imageType, SNIFF_BYTES } from "../../_lib/text.ts";
-import { bytes } from "../../_lib/units.ts";
+import type { HttpResponse } from "./http/http_get.ts";
+import { bodyText, type BodyTextJob } from "./convert/body_text.ts";
+import { binaryKind, imageType, SNIFF_BYTES } from "../../_lib/text/text.ts";
+import { bytes } from "../../_lib/text/units.ts";
 import { recognize } from "../../_lib/documents/formats.ts";
 import { DocumentError } from "../../_lib/documents/types.ts";
 import { ToolError } from "../../../mcp/tool.ts";
@@ -137,14 +137,14 @@ async function extractedDocument(
   }
 }
 
-/** bodyTextInWorker (convert_pool.ts), whose module loads on first use. */
+/** bodyTextInWorker (convert/pool.ts), whose module loads on first use. */
 async function bodyTextOffThread(job: BodyTextJob, signal?: AbortSignal): Promise<string> {
-  const { bodyTextInWorker } = await import("./convert_pool.ts");
+  const { bodyTextInWorker } = await import("./convert/pool.ts");
   return await bodyTextInWorker(job, signal);
 }
 
 /**
- * `signal` cancels a conversion or decoding under way (they run in a worker: convert_pool.ts). A
+ * `signal` cancels a conversion or decoding under way (they run in a worker: convert/pool.ts). A
  * body converted or decoded there may be moved to the worker: `response.body` is empty afterwards.
  */
 export async function toDocument(
@@ -185,7 +185,7 @@ export async function toDocument(
     };
   }
   if (as === "html" && !(options.raw && options.format === "html")) {
-    const { convertInWorker } = await import("./convert_pool.ts");
+    const { convertInWorker } = await import("./convert/pool.ts");
     // The bytes go to the worker, which decodes them (the body is moved there, not copied).
     const page = await convertInWorker(
       { body: response.body, contentType: response.headers["content-type"] },

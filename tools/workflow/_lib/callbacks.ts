@@ -5,8 +5,8 @@
  */
 import { clearTimeout, setTimeout } from "node:timers";
 import { ToolError } from "../../../mcp/tool.ts";
-import { quoted } from "../../_lib/one_line.ts";
-import { duration } from "../../_lib/units.ts";
+import { quoted } from "../../../config/quote.ts";
+import { duration } from "../../_lib/text/units.ts";
 
 export const MAX_PENDING = 50;
 

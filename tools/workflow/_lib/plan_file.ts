@@ -7,12 +7,14 @@ import { constants, type Stats } from "node:fs";
 import { type FileHandle, lstat, mkdir, open } from "node:fs/promises";
 import { dirname } from "node:path";
 import { ToolError } from "../../../mcp/tool.ts";
-import { writeFileAtomic } from "../../_lib/atomic_write.ts";
-import { describeEntry } from "../../_lib/entries.ts";
-import { makeDirectories } from "../../_lib/make_directories.ts";
-import type { Sandbox } from "../../_lib/sandbox.ts";
+import {
+  describeEntry,
+  makeDirectories,
+  type Sandbox,
+  writeFileAtomic,
+} from "../../_lib/sandbox/mod.ts";
 
-/** The sandbox to work beneath (beneath.ts) when the plan file lies in its roots. */
+/** The sandbox to work beneath (sandbox/_beneath.ts) when the plan file lies in its roots. */
 function within(sandbox: Sandbox | undefined, path: string): Sandbox | undefined {
   return sandbox?.contains(path) ? sandbox : undefined;
 }

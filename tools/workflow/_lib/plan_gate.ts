@@ -5,7 +5,7 @@
  */
 import { defineToolHook, type Tool, type ToolContext, ToolError } from "../../../mcp/tool.ts";
 import { cachedPlanState, type PlanState, planStatePath } from "./plan_state.ts";
-import { Sandbox } from "../../_lib/sandbox.ts";
+import { Sandbox } from "../../_lib/sandbox/mod.ts";
 import { projectStatePath } from "../../_lib/state.ts";
 
 /** The tools that may still write while planning, when what they write is the plan file. */

@@ -1,6 +1,6 @@
 /** The project a call works on, as far as saved state goes: keyed by its first root's real path. */
 import type { ToolContext } from "../../../mcp/tool.ts";
-import { Sandbox } from "../../_lib/sandbox.ts";
+import { Sandbox } from "../../_lib/sandbox/mod.ts";
 import { projectStateDir } from "../../_lib/state.ts";
 
 /** The call's sandbox and its project's state directory (created on first use). */

@@ -4,7 +4,8 @@
  * the model remembers still means the same thing later. No disk here.
  */
 import { ToolError } from "../../../mcp/tool.ts";
-import { oneLine, quoted } from "../../_lib/one_line.ts";
+import { oneLine } from "../../_lib/text/one_line.ts";
+import { quoted } from "../../../config/quote.ts";
 
 export type Status = "pending" | "in_progress" | "done";
 

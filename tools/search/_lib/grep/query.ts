@@ -2,11 +2,11 @@
 import type { FileHandle } from "node:fs/promises";
 import picomatch from "picomatch";
 import { ToolError } from "../../../../mcp/tool.ts";
-import type { Dir } from "../../../_lib/beneath.ts";
-import type { IgnoreRules } from "../../../_lib/gitignore.ts";
+import type { Dir } from "../../../_lib/sandbox/mod.ts";
+import type { IgnoreRules } from "../../../_lib/walk/gitignore.ts";
 import type { CompiledPattern } from "./pattern.ts";
 import type { OutputMode } from "./report.ts";
-import { bytes } from "../../../_lib/units.ts";
+import { bytes } from "../../../_lib/text/units.ts";
 
 /** Larger files are skipped: they are logs and data, and reading one would stall the call. */
 export const MAX_FILE_BYTES = 10 * 1024 * 1024;

@@ -3,7 +3,7 @@
  * the same way, then formatted in one deterministic order within a character budget, with notes
  * saying what was left out and how to narrow the search.
  */
-import { count } from "../../../_lib/units.ts";
+import { count } from "../../../_lib/text/units.ts";
 import { withoutCr } from "./lines.ts";
 
 export type OutputMode = "files_with_matches" | "content" | "count";

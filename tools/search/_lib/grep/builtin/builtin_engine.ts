@@ -3,7 +3,7 @@
  * (ripgrep_engine.ts). It refuses patterns that could backtrack for ever; rg takes them all.
  */
 import { ToolError } from "../../../../../mcp/tool.ts";
-import { quoted } from "../../../../_lib/one_line.ts";
+import { quoted } from "../../../../../config/quote.ts";
 import { backtrackingRisk } from "../backtracking.ts";
 import { drain, type GrepEngine, type GrepOutcome, type GrepResults } from "../engine.ts";
 import type { GrepQuery } from "../query.ts";

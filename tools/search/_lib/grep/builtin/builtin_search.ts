@@ -7,16 +7,16 @@
 import { closeSync, constants } from "node:fs";
 import { type FileHandle, open } from "node:fs/promises";
 import { basename } from "node:path";
-import { type Dir, O_NOFOLLOW, O_NOFOLLOW_ANY, O_NONBLOCK } from "../../../../_lib/beneath.ts";
+import { type Dir, O_NOFOLLOW, O_NOFOLLOW_ANY, O_NONBLOCK } from "../../../../_lib/sandbox/mod.ts";
 import type { FileOutcome, FileSearchOptions } from "./file_searcher.ts";
 import { searchBatch } from "./search_workers.ts";
 import type { GrepOutcome } from "../engine.ts";
 import type { FileMatches } from "../report.ts";
 import { binaryFileError, type GrepQuery, MAX_FILE_BYTES, tooLargeError } from "../query.ts";
 import { searchText } from "../text_search.ts";
-import { bomOf } from "../../../../_lib/text.ts";
-import { count } from "../../../../_lib/units.ts";
-import { Walk } from "../../../../_lib/walk.ts";
+import { bomOf } from "../../../../_lib/text/text.ts";
+import { count } from "../../../../_lib/text/units.ts";
+import { Walk } from "../../../../_lib/walk/walk.ts";
 
 /** Entries a search looks at, at most. */
 const MAX_WALK_ENTRIES = 500_000;

@@ -12,7 +12,7 @@ import { escapeRegExp, type Prefilter, prefilterFor } from "./prefilter.ts";
 import { FileLines, type FileMatches, type OutputMode } from "../report.ts";
 import { MAX_FILE_BYTES } from "../query.ts";
 import { nulInReportedLines, searchText, type TextSearch } from "../text_search.ts";
-import { bomOf } from "../../../../_lib/text.ts";
+import { bomOf } from "../../../../_lib/text/text.ts";
 import { withoutCr } from "../lines.ts";
 
 /** What the search of a file needs: plain data, so a worker can be given it. */

@@ -9,7 +9,7 @@
  *
  * stdout is the JSON-RPC channel: the console writes to stderr here, before anything else loads.
  */
-import "../../../../_lib/worker_console.ts";
+import "../../../../_lib/workers/worker_console.ts";
 import { closeSync, openSync } from "node:fs";
 import { type FileOutcome, FileSearcher, type FileSearchOptions } from "./file_searcher.ts";
 

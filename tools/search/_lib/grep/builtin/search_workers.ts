@@ -5,7 +5,7 @@
  */
 import type { FileOutcome } from "./file_searcher.ts";
 import type { SearchBatch, SearchBatchReply } from "./search_worker.ts";
-import { createWorkerPool, workerModule } from "../../../../_lib/worker_pool.ts";
+import { createWorkerPool, workerModule } from "../../../../_lib/workers/worker_pool.ts";
 
 export class SearchCancelled extends Error {
   constructor() {

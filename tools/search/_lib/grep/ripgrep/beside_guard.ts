@@ -12,7 +12,7 @@
  * once the guard has cleared the tree, with --max-filesize and without the cap, reporting only
  * files not reported yet: its failure then is the answer.
  */
-import type { SkippedIgnoreFile } from "../../../../_lib/gitignore_read.ts";
+import type { SkippedIgnoreFile } from "../../../../_lib/sandbox/mod.ts";
 import { COMPLETE, drain, type GrepOutcome } from "../engine.ts";
 import type { GrepQuery } from "../query.ts";
 import type { FileMatches } from "../report.ts";

@@ -10,12 +10,12 @@ import { canRun } from "./ripgrep_path.ts";
 import type { FileHandle } from "node:fs/promises";
 import { delimiter, join } from "node:path";
 import process from "node:process";
-import { signalGroup, spawnInGroup } from "../../../../_lib/process_groups.ts";
+import { signalGroup, spawnInGroup } from "../../../../_lib/processes/mod.ts";
 import {
   IgnoreFileReader,
   MAX_IGNORE_FILE_BYTES,
   type SkippedIgnoreFile,
-} from "../../../../_lib/gitignore_read.ts";
+} from "../../../../_lib/sandbox/mod.ts";
 
 /**
  * rg's data segment (heap) while it runs beside the guard. rg's own peak for the densest file

@@ -19,18 +19,21 @@ import {
   decodeAsRg,
   HeldReader,
   heldText,
+  nativeLookupsLoaded,
+  O_NOFOLLOW,
+  O_NOFOLLOW_ANY,
+  O_NONBLOCK,
+  openEntryAt,
   regularBytes,
-} from "../../grep_held.ts";
-import { bomOf } from "../../../../_lib/text.ts";
+} from "../../../../_lib/sandbox/mod.ts";
+import { bomOf } from "../../../../_lib/text/text.ts";
 import { backtrackingRisk } from "../backtracking.ts";
 import type { GrepOutcome } from "../engine.ts";
 import { searchText } from "../text_search.ts";
 import { mayMatchReplacement } from "../pattern_decoding.ts";
-import { nativeLookupsLoaded, openEntryAt } from "../../../../_lib/beneath_native.ts";
-import { O_NOFOLLOW, O_NOFOLLOW_ANY, O_NONBLOCK } from "../../../../_lib/beneath.ts";
 import { endEvent, jsonLineBatches, matchEventLines, textOf } from "./events.ts";
 import { binaryFileError, type GrepQuery, MAX_FILE_BYTES } from "../query.ts";
-import { signalGroup, spawnInGroup } from "../../../../_lib/process_groups.ts";
+import { signalGroup, spawnInGroup } from "../../../../_lib/processes/mod.ts";
 
 /** Files rg reported that are read again (grep_held.ts) at once. */
 const VERIFY_CONCURRENCY = 16;

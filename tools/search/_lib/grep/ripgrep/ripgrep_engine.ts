@@ -4,7 +4,7 @@
  * one, rg's answer would be wrong or never come: the fallback engine answers instead (the
  * built-in one, chosen in choose_engine.ts), as the built-in walk skips such files and says so.
  */
-import type { SkippedIgnoreFile } from "../../../../_lib/gitignore_read.ts";
+import type { SkippedIgnoreFile } from "../../../../_lib/sandbox/mod.ts";
 import { drain, type GrepEngine, type GrepOutcome, type GrepResults } from "../engine.ts";
 import { type GrepQuery, MAX_FILE_BYTES } from "../query.ts";
 import type { FileMatches } from "../report.ts";

@@ -1,0 +1,378 @@
+/**
+ * Working beneath a directory held open, so that another process renaming things meanwhile cannot
+ * redirect an operation out of the allowed roots. A name resolved earlier is never trusted: every
+ * operation addresses one entry of a directory that was opened, and checked, without following a
+ * symbolic link.
+ *
+ * On Linux an open directory is addressed through procfs: `/proc/self/fd/N/name` is entry `name`
+ * of the directory open as descriptor N, whatever has been renamed since (the magic link leads to
+ * the open directory itself, not to a path). Opening a subdirectory with O_NOFOLLOW, creating a
+ * file with O_EXCL|O_NOFOLLOW, mkdir, rename, unlink, lstat and readdir through such addresses
+ * act on exactly that directory's entries and never follow a link in the last component, so a
+ * walk from a root's descriptor, one component at a time, cannot leave the root. Without /proc
+ * (a Linux that has no procfs mounted) nothing is done: every operation fails closed.
+ *
+ * Elsewhere an entry is addressed by its path. On macOS, opening a file or a directory adds
+ * O_NOFOLLOW_ANY, which refuses a path with a symbolic link in any component, so what is opened
+ * and read is inside the roots; creating, renaming and listing by path stay check-then-use there.
+ * On other systems (Windows) everything is by path: see docs/security.md.
+ */
+import {
+  closeSync,
+  constants,
+  existsSync,
+  lstatSync,
+  openSync,
+  readdirSync,
+  readlinkSync,
+  type Stats,
+} from "node:fs";
+import {
+  type FileHandle,
+  lstat,
+  mkdir,
+  open,
+  readdir,
+  readlink,
+  rename,
+  rmdir,
+  symlink,
+  unlink,
+} from "node:fs/promises";
+import { join } from "node:path";
+import process from "node:process";
+import type { Dirent } from "node:fs";
+import { listDirectory, nativeLookups, openDirectoryAt } from "./_beneath_native.ts";
+
+/** What a walk needs of each entry of a listing: a node Dirent, or beneath_native's own. */
+export type ListedKind = Pick<Dirent, "name" | "isFile" | "isDirectory" | "isSymbolicLink">;
+
+const DARWIN = process.platform === "darwin";
+const LINUX = process.platform === "linux";
+const WINDOWS = process.platform === "win32";
+
+/** Numeric values where node's `fs.constants` lacks them, per platform. */
+export const O_DIRECTORY = constants.O_DIRECTORY ?? (DARWIN ? 0x100000 : 0);
+export const O_NOFOLLOW = constants.O_NOFOLLOW ?? (DARWIN ? 0x100 : LINUX ? 0o400000 : 0);
+export const O_NONBLOCK = constants.O_NONBLOCK ?? 0;
+/** macOS 11+: fail with ELOOP if any component of the path is a symbolic link. */
+export const O_NOFOLLOW_ANY = DARWIN ? 0x20000000 : 0;
+
+/** How entries beneath an open directory are addressed on this system. */
+export type Addressing = "descriptor" | "path without links" | "path";
+
+let procfs: boolean | undefined;
+
+/** "descriptor" (Linux with /proc), "path without links" (macOS) or "path" (other systems). */
+export function addressing(): Addressing {
+  if (LINUX) return "descriptor";
+  return DARWIN ? "path without links" : "path";
+}
+
+function procfsReady(): boolean {
+  procfs ??= existsSync("/proc/self/fd");
+  return procfs;
+}
+
+/**
+ * A directory could not be entered: `info` says what is there instead (a symbolic link, a file),
+ * or nothing is there (`info` undefined, code ENOENT).
+ */
+export class NotADirectory extends Error {
+  constructor(readonly path: string, readonly info: Stats | undefined, readonly code: string) {
+    super(code === "ENOENT" ? `${path} does not exist` : `${path} is not a directory`);
+  }
+}
+
+/**
+ * A directory held open was moved out of its root (or the root itself moved) while a call worked
+ * in it: the call stops before changing anything more there.
+ */
+export class MovedOutOfRoots extends Error {
+  constructor(readonly path: string) {
+    super(`${path} was moved out of the allowed roots during the operation`);
+  }
+}
+
+/** Turns descriptor addresses in an error's message back into paths. */
+function plain<T>(dir: Dir, error: T): T {
+  const e = error as NodeJS.ErrnoException & { dest?: string };
+  if (dir.fd !== undefined && typeof e?.message === "string") {
+    const address = `/proc/self/fd/${dir.fd}`;
+    e.message = e.message.replaceAll(address, dir.path);
+    if (e.path) e.path = e.path.replaceAll(address, dir.path);
+    if (e.dest) e.dest = e.dest.replaceAll(address, dir.path);
+  }
+  return error;
+}
+
+/** What a Dir holds open: a FileHandle, or a descriptor opened synchronously (childSync). */
+interface Held {
+  readonly fd: number;
+  close(): Promise<void>;
+}
+
+/** A directory, held open where the system allows it; its entries are addressed by `at(name)`. */
+export class Dir {
+  #handle: Held | undefined;
+  #closed = false;
+  /** Whether close() closes the descriptor (not for a held root's, which outlives the call). */
+  #owned = true;
+  /** Linux: the held root this directory was reached from, its real path and its descriptor. */
+  #root: { path: string; fd: number } | undefined;
+
+  private constructor(readonly path: string, handle?: Held) {
+    this.#handle = handle;
+  }
+
+  /**
+   * A held root (see _held_roots.ts): on Linux its descriptor, borrowed (close() leaves it open);
+   * elsewhere its path, opened again (macOS: with no symbolic link in any component) and refused
+   * unless it is still the directory `dev`/`ino` established.
+   */
+  static async root(
+    path: string,
+    handle: FileHandle | undefined,
+    identity: { dev: number; ino: number },
+  ): Promise<Dir> {
+    if (handle) {
+      if (!procfsReady()) {
+        throw new Error(
+          "/proc is not mounted: the file tools need it to work beneath the allowed roots safely",
+        );
+      }
+      const dir = new Dir(path, handle);
+      dir.#owned = false;
+      dir.#root = { path, fd: handle.fd };
+      return dir;
+    }
+    if (addressing() === "descriptor") {
+      throw new Error(`${path} is not held open: the file tools refuse to work in it by name`);
+    }
+    let info: Stats;
+    if (DARWIN) {
+      const opened = await open(path, constants.O_RDONLY | O_DIRECTORY | O_NOFOLLOW_ANY);
+      try {
+        info = await opened.stat();
+      } finally {
+        await opened.close();
+      }
+    } else info = await lstat(path);
+    if (!info.isDirectory() || info.dev !== identity.dev || info.ino !== identity.ino) {
+      throw new NotADirectory(path, undefined, "ECHANGED");
+    }
+    return new Dir(path);
+  }
+
+  /** A directory addressed by its path, never held open (the state directory, outside the roots). */
+  static named(path: string): Dir {
+    return new Dir(path);
+  }
+
+  /** The descriptor entries are addressed through, if the directory is held open. */
+  get fd(): number | undefined {
+    return this.#handle?.fd;
+  }
+
+  /** The address of the directory itself: for readdir, opendir, fsync. */
+  get self(): string {
+    if (this.#closed) throw new Error(`${this.path} was used after it was closed`);
+    return this.#handle ? `/proc/self/fd/${this.#handle.fd}` : this.path;
+  }
+
+  /** The address of entry `name` (one component: no "/", never "." or ".."). */
+  at(name: string): string {
+    // On Windows `\` separates too: a name holding one would be a path, not one entry.
+    if (
+      name === "" || name === "." || name === ".." || name.includes("/") ||
+      (WINDOWS && name.includes("\\"))
+    ) {
+      throw new Error(`${JSON.stringify(name)} is not the name of one entry`);
+    }
+    return this.#handle ? `${this.self}/${name}` : join(this.path, name);
+  }
+
+  /** The path of entry `name`, for messages and results. */
+  pathOf(name: string): string {
+    return join(this.path, name);
+  }
+
+  /**
+   * Opens subdirectory `name` without following a symbolic link there; with `create`, makes it
+   * first when it is missing. Throws NotADirectory when something else (or nothing) is there.
+   */
+  async child(name: string, create = false): Promise<{ dir: Dir; created: boolean }> {
+    const path = this.pathOf(name);
+    let created = false;
+    for (let attempt = 0;; attempt++) {
+      try {
+        const flags = constants.O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NOFOLLOW_ANY;
+        if (this.#handle) {
+          const dir = new Dir(path, await open(this.at(name), flags));
+          dir.#root = this.#root;
+          return { dir, created };
+        }
+        if (DARWIN) await (await open(this.at(name), flags)).close();
+        else if (!(await lstat(path)).isDirectory()) {
+          throw Object.assign(new Error(), { code: "ENOTDIR" });
+        }
+        return { dir: new Dir(path), created };
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code ?? "EIO";
+        if (code === "ENOENT" && create && attempt < 2) {
+          try {
+            this.assertBeneath();
+            await mkdir(this.at(name));
+            created = true;
+          } catch (made) {
+            if ((made as NodeJS.ErrnoException).code !== "EEXIST") throw plain(this, made);
+          }
+          continue;
+        }
+        if (code === "ENOENT" || code === "ENOTDIR" || code === "ELOOP") {
+          const info = await lstat(this.at(name)).catch(() => undefined);
+          throw new NotADirectory(path, info, info ? code : "ENOENT");
+        }
+        throw plain(this, error);
+      }
+    }
+  }
+
+  /**
+   * childSync for walks: subdirectory `name` opened the same way without waiting on the event
+   * loop (a few microseconds; where it can, straight from this directory's descriptor with
+   * openat, _beneath_native.ts), or undefined when it is not a directory there (any more).
+   */
+  childSync(name: string): Dir | undefined {
+    const path = this.pathOf(name);
+    const flags = constants.O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NOFOLLOW_ANY;
+    try {
+      if (this.#handle) {
+        const at = this.at(name); // checks that `name` is one entry's name
+        const fd = nativeLookups() ? openDirectoryAt(this.#handle.fd, name) : openSync(at, flags);
+        if (fd === undefined) return undefined;
+        const dir = new Dir(path, { fd, close: () => Promise.resolve(closeSync(fd)) });
+        dir.#root = this.#root;
+        return dir;
+      }
+      if (DARWIN) closeSync(openSync(this.at(name), flags));
+      else if (!lstatSync(path).isDirectory()) return undefined;
+      return new Dir(path);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** entries() without waiting on the event loop, for walks: what each entry is called and is. */
+  entriesSync(): ListedKind[] {
+    try {
+      // A descriptor of its own (not a held root's, which other calls share) is listed straight
+      // from it where the system allows (_beneath_native.ts); else, or when that declines, node's.
+      const self = this.self; // throws once closed: its number may belong to another file by now
+      const fd = this.#owned && nativeLookups() ? this.#handle?.fd : undefined;
+      return (fd !== undefined && listDirectory(fd)) || readdirSync(self, { withFileTypes: true });
+    } catch (error) {
+      throw plain(this, error);
+    }
+  }
+
+  /** Opens entry `name` as a file; a symbolic link there is never followed. */
+  async open(name: string, flags: number, mode?: number): Promise<FileHandle> {
+    if (flags & (constants.O_CREAT | constants.O_WRONLY | constants.O_RDWR)) this.assertBeneath();
+    try {
+      return await open(this.at(name), flags | O_NOFOLLOW | O_NOFOLLOW_ANY, mode);
+    } catch (error) {
+      throw plain(this, error);
+    }
+  }
+
+  /** What entry `name` is (a link is described, not followed). */
+  async lstat(name: string): Promise<Stats> {
+    return await lstat(this.at(name)).catch((error) => Promise.reject(plain(this, error)));
+  }
+
+  async readlink(name: string): Promise<string> {
+    return await readlink(this.at(name)).catch((error) => Promise.reject(plain(this, error)));
+  }
+
+  /**
+   * Linux, a directory reached from a held root: throws MovedOutOfRoots unless the root is still
+   * at its path and this directory still beneath it (readlink of their /proc/self/fd entries).
+   * Called before every change made in the directory, so a directory moved out of the roots
+   * during a walk gets at most the one change already under way.
+   */
+  assertBeneath(): void {
+    const root = this.#root;
+    if (!root || !this.#handle) return;
+    let at: string, rootAt: string;
+    try {
+      at = readlinkSync(`/proc/self/fd/${this.#handle.fd}`);
+      rootAt = readlinkSync(`/proc/self/fd/${root.fd}`);
+    } catch {
+      throw new MovedOutOfRoots(this.path);
+    }
+    const base = root.path.endsWith("/") ? root.path : `${root.path}/`;
+    if (rootAt !== root.path || (at !== root.path && !at.startsWith(base))) {
+      throw new MovedOutOfRoots(this.path);
+    }
+  }
+
+  async mkdir(name: string): Promise<void> {
+    this.assertBeneath();
+    await mkdir(this.at(name)).catch((error) => Promise.reject(plain(this, error)));
+  }
+
+  async unlink(name: string): Promise<void> {
+    this.assertBeneath();
+    await unlink(this.at(name)).catch((error) => Promise.reject(plain(this, error)));
+  }
+
+  /** Removes entry `name` if it is an empty directory (a link there fails with ENOTDIR). */
+  async rmdir(name: string): Promise<void> {
+    this.assertBeneath();
+    await rmdir(this.at(name)).catch((error) => Promise.reject(plain(this, error)));
+  }
+
+  /** Makes entry `name` a symbolic link holding `target` (taken verbatim, never followed). */
+  async symlink(target: string, name: string): Promise<void> {
+    this.assertBeneath();
+    await symlink(target, this.at(name)).catch((error) => Promise.reject(plain(this, error)));
+  }
+
+  async entries(): Promise<Dirent[]> {
+    return await readdir(this.self, { withFileTypes: true }).catch((error) =>
+      Promise.reject(plain(this, error))
+    );
+  }
+
+  /** Renames entry `from` of this directory to entry `to` of `into`. */
+  async rename(from: string, into: Dir, to: string): Promise<void> {
+    this.assertBeneath();
+    into.assertBeneath();
+    try {
+      await rename(this.at(from), into.at(to));
+    } catch (error) {
+      throw plain(into, plain(this, error));
+    }
+  }
+
+  /** Makes a rename in it durable (where the system can fsync a directory). */
+  async sync(): Promise<void> {
+    try {
+      const handle = await open(this.self, constants.O_RDONLY);
+      try {
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+    } catch {
+      // Some systems cannot fsync a directory; the rename itself is still atomic.
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    if (this.#owned) await this.#handle?.close().catch(() => {});
+  }
+}
