@@ -20,6 +20,7 @@ import { ToolError } from "../../../mcp/tool.ts";
 import { type Dir, O_NONBLOCK } from "../../_lib/beneath.ts";
 import type { Sandbox } from "../../_lib/sandbox.ts";
 import { bytes, count } from "../../_lib/units.ts";
+import { isItemPath, objectsWithin } from "./manifest_bounds.ts";
 import type { TreeState } from "./journal.ts";
 import {
   blobDir,
@@ -53,6 +54,13 @@ export const MAX_SHAPE_ENTRIES = 20_000;
  * (read once, after the call); a bigger one is judged by identity and times alone.
  */
 export const DIGEST_UP_TO = 64 * 1024 * 1024;
+/**
+ * A partial shape (a tree past MAX_SHAPE_ENTRIES, its top level only) listing more than this is
+ * not kept as one: the move or copy is then not undoable by its shape.
+ */
+const MAX_PARTIAL_ITEMS = 100_000;
+/** A kept manifest larger than this is damaged (20,000 entries take a few MB). */
+const MAX_MANIFEST_BYTES = 16 * 1024 * 1024;
 /** Directories deeper than this are not walked (delete_file's and copy_file's bound too). */
 export const MAX_DEPTH = 64;
 
@@ -408,19 +416,40 @@ export async function loadManifest(
     let text: string;
     try {
       const info = await handle.stat();
-      if (!info.isFile() || info.size > 64 * 1024 * 1024) return undefined;
+      if (!info.isFile() || info.size > MAX_MANIFEST_BYTES) return undefined;
       text = await handle.readFile("utf8");
     } finally {
       await handle.close();
     }
     if (sha256(new TextEncoder().encode(text)) !== sha) return undefined;
+    // Counted before anything is built.
+    if (!objectsWithin(text, MAX_PARTIAL_ITEMS + 2, 3)) return undefined;
     const manifest = JSON.parse(text) as Manifest;
-    if (manifest.v !== 1 || !Array.isArray(manifest.items)) return undefined;
+    if (!wellFormed(manifest)) return undefined;
     await touchBlob(projectDir, sha);
     return manifest;
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Whether a parsed manifest is one toolhost writes: a content manifest within MAX_KEPT_ENTRIES
+ * (the bound delete_file's trees are kept within), items with a type and a path below the top.
+ */
+function wellFormed(manifest: Manifest): boolean {
+  if (typeof manifest !== "object" || manifest === null) return false;
+  if (manifest.v !== 1 || !Array.isArray(manifest.items)) return false;
+  const max = manifest.content === true
+    ? MAX_KEPT_ENTRIES + 1
+    : manifest.partial
+    ? MAX_PARTIAL_ITEMS
+    : MAX_SHAPE_ENTRIES + 1;
+  if (manifest.items.length > max) return false;
+  return manifest.items.every((item) =>
+    typeof item === "object" && item !== null && isItemPath(item.p) &&
+    (item.t === "d" || item.t === "f" || item.t === "l")
+  );
 }
 
 /** For messages. */

@@ -213,7 +213,8 @@ async function earlier(u: Undoing, step: Step, before: PathState, shown: string)
       );
     }
     step.tree = await loadManifest(u.projectDir, before.manifest);
-    if (!step.tree) throw gone("tree");
+    // Only a content manifest (within MAX_KEPT_ENTRIES, loadManifest checks) is rebuilt.
+    if (!step.tree?.content) throw gone("tree");
     const missing = await missingBlob(u.projectDir, step.tree);
     if (missing !== undefined) throw gone(`content of ${missing} in the tree`);
   }
@@ -272,24 +273,6 @@ export async function planMove(
   };
   await earlier(u, step, change.before, shown);
   return step;
-}
-
-/** How a restored state reads in the result. */
-export function describe(state: PathState): string {
-  switch (state.kind) {
-    case "absent":
-      return "removed";
-    case "dir":
-      return "directory restored";
-    case "link":
-      return `symlink to ${state.target} restored`;
-    case "file":
-      return `content restored (${state.size} bytes, mode ${state.mode.toString(8)})`;
-    case "tree":
-      return `directory tree restored (${state.entries} entr${
-        state.entries === 1 ? "y" : "ies"
-      }, ${state.bytes} bytes of files)`;
-  }
 }
 
 export type { TreeState };
