@@ -69,7 +69,6 @@ async function undoCalls(
   ctx: ToolContext,
   report: (undid: string[], changes: Change[], noRedo: string[]) => void,
 ) {
-  const { sandbox } = u;
   // Alone among the file tools: trees are walked, removed and renamed.
   const { mine, lines, noRedo } = await whileChanging(async () => {
     const plan: Step[] = [];
@@ -78,28 +77,7 @@ async function undoCalls(
     const noRedo: string[] = [];
     try {
       // Everything is checked before anything is restored.
-      for (const entry of targets) {
-        if (entry.noUndo) {
-          throw new ToolError(
-            `${entry.tool} call ${entry.id} cannot be undone: ${entry.noUndo}.`,
-          );
-        }
-        // A moved directory's source is moved back with its destination's step.
-        const done = new Set<string>();
-        for (const change of [...entry.changes!].reverse()) {
-          if (done.has(change.path)) continue;
-          if (!sandbox.contains(change.path) || (change.from && !sandbox.contains(change.from))) {
-            throw new ToolError(
-              `${change.path} is outside the allowed roots; nothing was undone.`,
-            );
-          }
-          if (change.from) {
-            done.add(change.from);
-            const source = entry.changes!.find((c) => c.path === change.from);
-            plan.push(await planMove(u, entry, change, source));
-          } else plan.push(await planChange(u, entry, change));
-        }
-      }
+      await planAll(u, targets, plan);
       for (const step of plan) {
         try {
           ctx.signal.throwIfAborted();
@@ -143,4 +121,35 @@ async function undoCalls(
       ).join(", ")
     }):\n${lines.join("\n")}${note}`,
   };
+}
+
+/** Checks every change of `targets` (nothing is changed yet), adding each step to `plan`. */
+async function planAll(u: Undoing, targets: Entry[], plan: Step[]): Promise<void> {
+  const { sandbox } = u;
+  try {
+    for (const entry of targets) {
+      if (entry.noUndo) {
+        throw new ToolError(`${entry.tool} call ${entry.id} cannot be undone: ${entry.noUndo}.`);
+      }
+      // A moved directory's source is moved back with its destination's step.
+      const done = new Set<string>();
+      for (const change of [...entry.changes!].reverse()) {
+        if (done.has(change.path)) continue;
+        if (!sandbox.contains(change.path) || (change.from && !sandbox.contains(change.from))) {
+          throw new ToolError(`${change.path} is outside the allowed roots; nothing was undone.`);
+        }
+        if (change.from) {
+          done.add(change.from);
+          const source = entry.changes!.find((c) => c.path === change.from);
+          plan.push(await planMove(u, entry, change, source));
+        } else plan.push(await planChange(u, entry, change));
+      }
+    }
+  } catch (error) {
+    const message = (error as Error).message;
+    if (/nothing was undone|cannot be undone/.test(message)) throw error;
+    // A path that cannot be looked at (a link on the way, a permission): said, and that nothing
+    // was done.
+    throw new ToolError(`${message.replace(/[\s.;]+$/, "")}; nothing was undone.`);
+  }
 }

@@ -199,8 +199,8 @@ export async function planChange(u: Undoing, entry: Entry, change: Change): Prom
 async function earlier(u: Undoing, step: Step, before: PathState, shown: string): Promise<void> {
   const gone = (what: string) =>
     new ToolError(
-      `the earlier ${what} of ${shown} is no longer kept (journal.undo_budget_bytes dropped it); ` +
-        "nothing was undone.",
+      `the earlier ${what} of ${shown} is no longer kept (journal.undo_budget_bytes dropped it, ` +
+        "or what is kept is damaged); nothing was undone.",
     );
   if (before.kind === "file") {
     step.blob = await openBlob(u.projectDir, before.sha);
