@@ -19,6 +19,7 @@ import {
   realpathSync,
   rmSync,
   symlinkSync,
+  utimesSync,
   writeFileSync,
   writeSync,
 } from "node:fs";
@@ -260,5 +261,24 @@ test(
     const history = await call(c, "history", {});
     assert.equal(history.isError, false, history.text);
     assert.ok(existsSync(journal));
+  },
+);
+
+test(
+  "a FIFO in place of the journal's and undo's lock files is broken as a stale lock",
+  posixOnly("makes a FIFO"),
+  async () => {
+    const { c, root, dir } = await project("jh-fifo-lock");
+    const write = await call(c, "write_file", { path: "a.txt", content: "a\n" });
+    assert.equal(write.isError, false, write.text);
+    const old = new Date(Date.now() - 60_000);
+    for (const lock of ["journal.jsonl.lock", "journal.undoing.lock"]) {
+      execFileSync("mkfifo", [join(dir, lock)]);
+      utimesSync(join(dir, lock), old, old);
+    }
+    const undo = await call(c, "undo", {});
+    assert.equal(undo.isError, false, undo.text);
+    assert.match(undo.text, /a\.txt: removed/);
+    assert.equal(existsSync(join(root, "a.txt")), false);
   },
 );

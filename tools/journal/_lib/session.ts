@@ -13,5 +13,5 @@ export const SESSION = `${process.pid}-${randomBytes(3).toString("hex")}`;
 /** How an entry's session reads in history and in undo's messages. */
 export function sessionLabel(session: string | undefined): string {
   if (session === SESSION) return "this session";
-  return session === undefined ? "an earlier toolhost (no session recorded)" : `session ${session}`;
+  return session === undefined ? "no session recorded" : `session ${session}`;
 }
