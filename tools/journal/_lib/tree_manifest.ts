@@ -56,9 +56,11 @@ export const MAX_SHAPE_ENTRIES = 20_000;
 export const DIGEST_UP_TO = 64 * 1024 * 1024;
 /**
  * A partial shape (a tree past MAX_SHAPE_ENTRIES, its top level only) listing more than this is
- * not kept as one: the move or copy is then not undoable by its shape.
+ * refused when read back, like a damaged one (a crafted one could list millions): undo then says
+ * what the move or copy left is no longer known. Within MAX_MANIFEST_BYTES at a few hundred bytes
+ * an entry.
  */
-const MAX_PARTIAL_ITEMS = 100_000;
+const MAX_PARTIAL_ITEMS = 40_000;
 /** A kept manifest larger than this is damaged (20,000 entries take a few MB). */
 const MAX_MANIFEST_BYTES = 16 * 1024 * 1024;
 /** Directories deeper than this are not walked (delete_file's and copy_file's bound too). */
