@@ -2,7 +2,7 @@ import { defineTool, ToolError } from "../../mcp/tool.ts";
 import { READ_ONLY } from "../_lib/annotations.ts";
 import { Sandbox } from "../_lib/sandbox.ts";
 import { journalHook } from "./_lib/recorder.ts";
-import { describe, pageNotes, projectPage } from "./_lib/query.ts";
+import { pageNotes, projectPage } from "./_lib/query.ts";
 
 const history = defineTool({
   name: "history",
@@ -27,10 +27,10 @@ const history = defineTool({
     const offset = Math.max(0, args.offset ?? 0);
     const limit = Math.max(1, Math.min(args.limit ?? 20, 200));
     const page = await projectPage(ctx.state.dir, sandbox, args, offset, limit);
-    if (page.entries.length === 0) {
+    if (page.lines.length === 0) {
       return `No recorded calls${page.matched ? " on this page" : ""}.${pageNotes(page, offset)}`;
     }
-    return page.entries.map(describe).join("\n") + pageNotes(page, offset);
+    return page.lines.join("\n") + pageNotes(page, offset);
   },
 });
 

@@ -1,7 +1,7 @@
 /** toolhost://history: the journal's most recent calls for this project, newest first. */
 import { defineResource } from "../../mcp/resource.ts";
 import { Sandbox } from "../_lib/sandbox.ts";
-import { describe, pageNotes, projectPage } from "./_lib/query.ts";
+import { pageNotes, projectPage } from "./_lib/query.ts";
 
 export default defineResource({
   uri: "toolhost://history",
@@ -13,6 +13,6 @@ export default defineResource({
   async read(ctx) {
     const sandbox = await Sandbox.of(ctx);
     const page = await projectPage(ctx.state.dir, sandbox, {}, 0, 50);
-    return page.entries.map(describe).join("\n") + pageNotes(page, 0) + "\n";
+    return page.lines.join("\n") + pageNotes(page, 0) + "\n";
   },
 });

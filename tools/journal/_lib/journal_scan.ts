@@ -8,15 +8,18 @@
  */
 import { constants } from "node:fs";
 import { type FileHandle, open } from "node:fs/promises";
-import { O_NONBLOCK } from "../../_lib/beneath.ts";
+import { O_NOFOLLOW, O_NONBLOCK } from "../../_lib/beneath.ts";
 import type { Change, Entry, PathState } from "./journal.ts";
 
-/** A longer line is no line toolhost wrote (an undo of 50 calls writes some tens of KB). */
-export const MAX_LINE_BYTES = 1 << 20;
+/**
+ * A longer line is no line toolhost wrote: an undo of 50 calls writes some tens of KB, and a
+ * call's arguments are cut (300 characters a string, 20 items an array).
+ */
+export const MAX_LINE_BYTES = 256 << 10;
 /** Lines read at most, over the current file and the rotated ones. */
 export const SCAN_LINES = 100_000;
 /** Bytes read at most, over the current file and the rotated ones. */
-export const SCAN_BYTES = 64 << 20;
+export const SCAN_BYTES = 32 << 20;
 /** A journal line naming more changes than this is damaged (an undo of 50 calls has ~100). */
 export const MAX_CHANGES = 256;
 /** An undo reverses at most 50 calls. */
@@ -38,8 +41,9 @@ export function newScan(): Scan {
 }
 
 /**
- * Calls `visit` with the files' entries, newest first, within the bounds, until it returns false;
- * `scan` says what was read. Lines are read a chunk at a time and visited synchronously.
+ * Calls `visit` with the files' entries (and the length of each one's line), newest first, within
+ * the bounds, until it returns false; `scan` says what was read. Lines are read a chunk at a time
+ * and visited synchronously. What a visitor keeps is its to bound: a line may take MAX_LINE_BYTES.
  *
  * @example
  * const scan = newScan();
@@ -48,12 +52,12 @@ export function newScan(): Scan {
 export async function visitNewestFirst(
   files: string[],
   scan: Scan,
-  visit: (entry: Entry) => boolean | void,
+  visit: (entry: Entry, lineBytes: number) => boolean | void,
 ): Promise<void> {
   for (const file of files) {
     const more = await linesFromEnd(file, scan, (line) => {
       const entry = parseEntry(line);
-      if (entry) return visit(entry);
+      if (entry) return visit(entry, line.length);
       scan.skipped++;
     });
     if (more === false || scan.stopped) return;
@@ -62,7 +66,7 @@ export async function visitNewestFirst(
 
 /** Opens a journal file only if it is a regular file (a FIFO put there must not hold a read). */
 async function openRegular(file: string): Promise<FileHandle | undefined> {
-  const handle = await open(file, constants.O_RDONLY | O_NONBLOCK | constants.O_NOFOLLOW)
+  const handle = await open(file, constants.O_RDONLY | O_NONBLOCK | O_NOFOLLOW)
     .catch(() => undefined);
   if (!handle) return undefined;
   if (!(await handle.stat().then((s) => s.isFile(), () => false))) {

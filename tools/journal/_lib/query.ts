@@ -15,14 +15,15 @@ export interface Filter {
 
 /** One page of the entries `filter` matches, newest first, and how many matched in all. */
 export interface Page {
-  entries: Entry[];
+  /** Each entry of the page as history shows it (describe()): bounded, unlike the entry. */
+  lines: string[];
   matched: number;
   scan: Scan;
 }
 
 /**
- * The page of this project's journal from `offset`, `limit` entries long: only the page is held,
- * the rest counted as the journal is read (within journal_scan.ts's bounds).
+ * The page of this project's journal from `offset`, `limit` entries long: only the page's lines
+ * are held, the rest counted as the journal is read (within journal_scan.ts's bounds).
  */
 export async function projectPage(
   stateDir: string,
@@ -34,11 +35,11 @@ export async function projectPage(
   // This server's queued lines are written first.
   await flushJournal();
   const file = journalPath(projectStatePath(stateDir, sandbox.base));
-  const page: Page = { entries: [], matched: 0, scan: newScan() };
+  const page: Page = { lines: [], matched: 0, scan: newScan() };
   const accepts = matcher(filter);
   await visitNewestFirst(journalFiles(file), page.scan, (entry) => {
     if (!accepts(entry)) return;
-    if (page.matched >= offset && page.entries.length < limit) page.entries.push(entry);
+    if (page.matched >= offset && page.lines.length < limit) page.lines.push(describe(entry));
     page.matched++;
   });
   return page;
@@ -80,7 +81,7 @@ export function describe(entry: Entry): string {
   const undo = entry.changes
     ? (entry.noUndo ? ` (not undoable: ${cut(entry.noUndo)})` : " (undoable)")
     : "";
-  const args = JSON.stringify(entry.args);
+  const args = argumentsPreview(entry.args);
   const ms = Number.isFinite(entry.ms) ? entry.ms : "?";
   return `${entry.id} ${entry.time} [${sessionLabel(entry.session)}] ${entry.tool} ` +
     `${entry.outcome} ${ms}ms${files}${undo} ` +
@@ -90,8 +91,8 @@ export function describe(entry: Entry): string {
 /** What a page leaves out: the entries after it, the lines not read or skipped. */
 export function pageNotes(page: Page, offset: number): string {
   const notes: string[] = [];
-  const after = page.matched - offset - page.entries.length;
-  if (after > 0) notes.push(`${after} more: offset ${offset + page.entries.length}`);
+  const after = page.matched - offset - page.lines.length;
+  if (after > 0) notes.push(`${after} more: offset ${offset + page.lines.length}`);
   if (page.scan.stopped) {
     notes.push(`older lines of the journal were not read: it was read until ${page.scan.stopped}`);
   }
@@ -99,4 +100,21 @@ export function pageNotes(page: Page, offset: number): string {
     notes.push(`${page.scan.skipped} damaged or unreadable journal lines skipped`);
   }
   return notes.length ? `\n(${notes.join("; ")})` : "";
+}
+
+/**
+ * The arguments as JSON for history, without copying what is cut away: strings past 200
+ * characters and arrays past 20 items are cut before they are serialized.
+ */
+function argumentsPreview(args: Record<string, unknown>): string {
+  let budget = 400;
+  return JSON.stringify(args, (_key, value) => {
+    if (budget <= 0) return undefined;
+    if (typeof value === "string") {
+      budget -= Math.min(value.length, 200);
+      return value.length > 200 ? value.slice(0, 200) : value;
+    }
+    if (Array.isArray(value) && value.length > 20) return value.slice(0, 20);
+    return value;
+  }) ?? "{}";
 }

@@ -14,6 +14,11 @@ import { SESSION, sessionLabel } from "./session.ts";
 
 /** Calls undone, by the undo that undid them; beyond this many the scan stops (a crafted file). */
 const MAX_UNDONE = 100_000;
+/**
+ * The journal lines of the calls one undo reverses, in bytes at most: past it, fewer calls are
+ * undone (a line of toolhost's takes about a KB; a crafted one up to MAX_LINE_BYTES).
+ */
+const MAX_TARGET_BYTES = 8 << 20;
 
 export async function chooseTargets(
   file: string,
@@ -24,7 +29,8 @@ export async function chooseTargets(
   const undoneBy = new Map<string, { id: string; session?: string }>();
   const targets: Entry[] = [];
   let named: Entry | undefined;
-  await visitNewestFirst(journalFiles(file), scan, (entry) => {
+  let kept = 0;
+  await visitNewestFirst(journalFiles(file), scan, (entry, lineBytes) => {
     const by = undoneBy.get(entry.id);
     if (id !== undefined && entry.id === id) {
       if (by) {
@@ -49,7 +55,10 @@ export async function chooseTargets(
     }
     if (id !== undefined || by || entry.undid || !entry.changes) return;
     if (entry.session !== SESSION) return;
-    targets.push(entry);
+    kept += lineBytes;
+    if (kept > MAX_TARGET_BYTES && targets.length > 0) return false;
+    // Undo needs the changes, not the arguments (which a line may fill).
+    targets.push({ ...entry, args: {} });
     if (targets.length === count) return false;
   });
   if (named) return [named];
