@@ -115,3 +115,20 @@ test("two servers undoing one call at once: one wins, the other is refused with 
     assert.equal(existsSync(join(root, name)), false);
   }
 });
+
+test("a redo makes its call live again: the next plain undo takes it, not an older one", async () => {
+  const root = scratch("js-redo-root");
+  const a = start(root, scratch("js-redo-state"));
+  await ok(a, "write_file", { path: "r.txt", content: "one\n" });
+  await ok(a, "write_file", { path: "r.txt", content: "two\n" });
+  await ok(a, "undo", {}); // back to one
+  const undoId = (await ok(a, "history", { tool: "undo" })).split(" ")[0];
+  await ok(a, "undo", { id: undoId }); // redo: two again
+  assert.equal(readFileSync(join(root, "r.txt"), "utf8"), "two\n");
+  await ok(a, "undo", {}); // the redone write, again
+  assert.equal(readFileSync(join(root, "r.txt"), "utf8"), "one\n");
+  // The undo that was undone cannot be undone twice.
+  const twice = await call(a, "undo", { id: undoId });
+  assert.equal(twice.isError, true, twice.text);
+  assert.match(twice.text, /already undone by undo call \S+ \(this session\)/);
+});
