@@ -1,5 +1,6 @@
 /** The journal as history shows it: filtered, newest first, paged, one line per call. */
 import type { Sandbox } from "../../_lib/sandbox.ts";
+import { shownName } from "../../_lib/shown_name.ts";
 import { projectStatePath } from "../../_lib/state.ts";
 import { type Entry, journalFiles, journalPath } from "./journal.ts";
 import { newScan, type Scan, visitNewestFirst } from "./journal_scan.ts";
@@ -71,7 +72,7 @@ const FILES_SHOWN = 10;
 const cut = (text: string, max = FIELD_CHARS) =>
   text.length > max ? `${text.slice(0, max)}… (${text.length} characters)` : text;
 
-/** One entry as history shows it: every field from the file bounded. */
+/** One entry as history shows it: every field from the file bounded, on one line. */
 export function describe(entry: Entry): string {
   const listed = entry.files ?? [];
   const more = listed.length > FILES_SHOWN ? ` and ${listed.length - FILES_SHOWN} more` : "";
@@ -83,9 +84,12 @@ export function describe(entry: Entry): string {
     : "";
   const args = argumentsPreview(entry.args);
   const ms = Number.isFinite(entry.ms) ? entry.ms : "?";
-  return `${entry.id} ${entry.time} [${sessionLabel(entry.session)}] ${entry.tool} ` +
-    `${entry.outcome} ${ms}ms${files}${undo} ` +
-    (args.length > 200 ? args.slice(0, 200) + "…" : args);
+  // One line whatever the fields hold: a newline in a name or a forged field is escaped.
+  return shownName(
+    `${entry.id} ${entry.time} [${sessionLabel(entry.session)}] ${entry.tool} ` +
+      `${entry.outcome} ${ms}ms${files}${undo} ` +
+      (args.length > 200 ? args.slice(0, 200) + "…" : args),
+  );
 }
 
 /** What a page leaves out: the entries after it, the lines not read or skipped. */
