@@ -189,10 +189,16 @@ test("history survives a restart; secrets are masked; the budget drops the oldes
   assert.match(history.split("\n")[0], /k\.txt/);
   assert.doesNotMatch(history, /sekret-key-123/);
   assert.match(await ok(c, "history", { path: "big", limit: 1 }), /2 more: offset 1/s);
+  // The calls are the earlier server's (another session): a plain undo leaves them alone, and
+  // each is undone by its id.
+  const plain = await call(c, "undo", {});
+  assert.equal(plain.isError, true, plain.text);
+  assert.match(plain.text, /no file change of this session/);
+  const [k, c3, b2] = history.split("\n").map((line) => line.split(" ")[0]);
   // The a…a content was dropped (only ~3000 bytes of old content are kept): undoing back to it fails.
-  await ok(c, "undo", { count: 1 }); // k.txt removed
-  await ok(c, "undo", {}); // back to b…b
-  const dropped = await call(c, "undo", {});
+  await ok(c, "undo", { id: k }); // k.txt removed
+  await ok(c, "undo", { id: c3 }); // back to b…b
+  const dropped = await call(c, "undo", { id: b2 });
   assert.equal(dropped.isError, true, dropped.text);
   assert.match(dropped.text, /no longer kept/);
   assert.equal(readFileSync(join(root, "big.txt"), "utf8"), "b".repeat(2000));
@@ -232,7 +238,9 @@ test("a server killed right after a write's reply keeps the write's journal line
   const history = await ok(c, "history", {});
   assert.match(history.split("\n")[0], /write_file.*a\.txt/, history);
   assert.match(history, /list_roots/);
-  assert.match(await ok(c, "undo", {}), /a\.txt: content restored/);
+  // The killed server's change is another session's now: undone by its id.
+  const id = history.split(" ")[0];
+  assert.match(await ok(c, "undo", { id }), /a\.txt: content restored/);
   assert.equal(readFileSync(join(root, "a.txt"), "utf8"), "before\n");
 });
 

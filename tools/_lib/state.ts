@@ -4,6 +4,7 @@
  * file so that two servers on one project never interleave their read-modify-write.
  */
 import { createHash, randomBytes } from "node:crypto";
+import { constants } from "node:fs";
 import { mkdir, open, readFile, realpath, rm } from "node:fs/promises";
 import { basename, join } from "node:path";
 import process from "node:process";
@@ -45,17 +46,27 @@ interface LockFile {
   mtimeMs: number;
 }
 
+/**
+ * How a lock file is read: never through a link, never blocking (a FIFO put in a lock's place
+ * would hold the reader for ever; read, it gives no pid and ages like an unwritten lock).
+ */
+const READ_LOCK = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOFOLLOW ?? 0);
+
 async function readLock(path: string): Promise<LockFile | undefined> {
   let handle;
   try {
-    handle = await open(path, "r");
+    handle = await open(path, READ_LOCK);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") return undefined;
+    // A link in the lock's place: a lock nobody holds (its own age decides when it is broken).
+    if (code === "ELOOP") return { text: "", ino: -1, mtimeMs: 0 };
     throw error;
   }
   try {
     // One handle: the text and the inode belong to the same file.
-    const [info, text] = await Promise.all([handle.stat(), handle.readFile("utf8")]);
+    const info = await handle.stat();
+    const text = info.isFile() ? await handle.readFile("utf8") : "";
     const pid = Number(/^\d+/.exec(text)?.[0]);
     return {
       text,
@@ -105,7 +116,8 @@ async function create(path: string, token: string): Promise<boolean> {
 /** Removes `path` only while it holds `token`: a lock that is no longer ours is its holder's. */
 async function removeIfOurs(path: string, token: string): Promise<void> {
   // Its text alone, in one call: every journal append ends here.
-  if ((await readFile(path, "utf8").catch(() => undefined)) === token) {
+  const text = await readFile(path, { encoding: "utf8", flag: READ_LOCK }).catch(() => undefined);
+  if (text === token) {
     await rm(path, { force: true });
   }
 }

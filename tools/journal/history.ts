@@ -3,7 +3,7 @@ import { defineTool, ToolError } from "../../mcp/tool.ts";
 import { READ_ONLY } from "../_lib/declarations/annotations.ts";
 import { Sandbox } from "../_lib/sandbox/mod.ts";
 import { flushJournal, journalHook } from "./_lib/recorder.ts";
-import { describe, matches, projectEntries } from "./_lib/query.ts";
+import { pageNotes, projectPage } from "./_lib/query.ts";
 
 const history = defineTool({
   name: "history",
@@ -25,14 +25,13 @@ const history = defineTool({
       throw new ToolError("the journal is off (journal.enabled in the configuration)");
     }
     const sandbox = await Sandbox.of(ctx);
-    const all = (await projectEntries(ctx.state.dir, sandbox)).filter((e) => matches(e, args));
     const offset = Math.max(0, args.offset ?? 0);
-    const page = all.slice(offset, offset + Math.max(1, Math.min(args.limit ?? 20, 200)));
-    if (page.length === 0) return `No recorded calls${all.length ? " on this page" : ""}.`;
-    const more = all.length > offset + page.length
-      ? `\n(${all.length - offset - page.length} more: offset ${offset + page.length})`
-      : "";
-    return page.map(describe).join("\n") + more;
+    const limit = Math.max(1, Math.min(args.limit ?? 20, 200));
+    const page = await projectPage(ctx.state.dir, sandbox, args, offset, limit);
+    if (page.lines.length === 0) {
+      return `No recorded calls${page.matched ? " on this page" : ""}.${pageNotes(page, offset)}`;
+    }
+    return page.lines.join("\n") + pageNotes(page, offset);
   },
 });
 

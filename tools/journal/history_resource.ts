@@ -1,7 +1,7 @@
 /** toolhost://history: the journal's most recent calls for this project, newest first. */
 import { defineResource } from "../../mcp/resource.ts";
 import { Sandbox } from "../_lib/sandbox/mod.ts";
-import { describe, projectEntries } from "./_lib/query.ts";
+import { pageNotes, projectPage } from "./_lib/query.ts";
 
 export default defineResource({
   uri: "toolhost://history",
@@ -12,7 +12,7 @@ export default defineResource({
   requires: "history",
   async read(ctx) {
     const sandbox = await Sandbox.of(ctx);
-    const entries = await projectEntries(ctx.state.dir, sandbox);
-    return entries.slice(0, 50).map(describe).join("\n") + "\n";
+    const page = await projectPage(ctx.state.dir, sandbox, {}, 0, 50);
+    return page.lines.join("\n") + pageNotes(page, 0) + "\n";
   },
 });

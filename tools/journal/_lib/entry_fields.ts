@@ -1,12 +1,13 @@
 /**
- * A journal line's fields for a finished call: its id, time, era, tool, outcome and duration, and
- * its arguments bounded, with the configuration's secrets masked.
+ * A journal line's fields for a finished call: its id, session, time, era, tool, outcome and
+ * duration, and its arguments bounded, with the configuration's secrets masked.
  */
 import { bounded } from "../../../config/quote.ts";
 import { secretValues } from "../../../config/secrets.ts";
 import type { Settings } from "../../../config/settings.ts";
 import type { FinishedCall } from "../../../mcp/tool.ts";
 import { type Entry, newId } from "./journal.ts";
+import { SESSION } from "./session.ts";
 
 /** Characters kept of each string argument. */
 const ARG_CHARS = 300;
@@ -24,6 +25,7 @@ function isoNow(): string {
 export function entryOf(call: FinishedCall): Entry {
   return {
     id: newId(),
+    session: SESSION,
     time: isoNow(),
     era: call.era,
     tool: call.tool.name,

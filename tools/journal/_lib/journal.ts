@@ -1,14 +1,17 @@
 /**
  * The journal: one JSON line per tool call in the project's state directory (journal.jsonl),
  * appended under the state lock (so two servers never interleave a line), rotated by size
- * (journal.1.jsonl, journal.2.jsonl are kept), read back newest first. A line that does not
- * parse (a crash mid-write) is skipped, never fatal.
+ * (journal.1.jsonl, journal.2.jsonl are kept), read back newest first within bounds
+ * (journal_scan.ts). A line that does not parse (a crash mid-write) is skipped, never fatal.
  */
 import { randomBytes } from "node:crypto";
-import { appendFile, readFile, rename, stat } from "node:fs/promises";
+import { constants } from "node:fs";
+import { open, rename, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { Buffer } from "node:buffer";
+import { O_NOFOLLOW, O_NONBLOCK } from "../../_lib/sandbox/mod.ts";
 import { withLock } from "../../_lib/state.ts";
+import { newScan, type Scan, visitNewestFirst } from "./journal_scan.ts";
 
 /** Rotated files kept besides the current one. */
 export const ROTATED = 2;
@@ -54,6 +57,8 @@ export interface Change {
 
 export interface Entry {
   id: string;
+  /** The session (server process) that made the call (session.ts); none in older lines. */
+  session?: string;
   /** ISO time the call ended. */
   time: string;
   era: string;
@@ -122,27 +127,31 @@ export async function appendMany(file: string, entries: Entry[], maxBytes: numbe
       }
     }
     // One write with O_APPEND: a crash leaves at most a torn last line, which readers skip.
-    await appendFile(file, text, { mode: 0o600 });
+    // Never through a link, never blocking: a FIFO put there would hold the writer for ever.
+    const handle = await open(
+      file,
+      constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | O_NOFOLLOW | O_NONBLOCK,
+      0o600,
+    );
+    try {
+      if (!(await handle.stat()).isFile()) throw new Error(`${file} is not a regular file`);
+      await handle.writeFile(text);
+    } finally {
+      await handle.close();
+    }
   });
 }
 
-/** Every entry kept, newest first; torn or foreign lines are skipped. */
-export async function readEntries(file: string): Promise<Entry[]> {
+/** The current file and the rotated ones, newest first. */
+export function journalFiles(file: string): string[] {
+  return [file, ...Array.from({ length: ROTATED }, (_, n) => rotatedPath(file, n + 1))];
+}
+
+/** Every entry kept, newest first, within the scan's bounds; torn or foreign lines are skipped. */
+export async function readEntries(file: string, scan: Scan = newScan()): Promise<Entry[]> {
   const entries: Entry[] = [];
-  for (let n = 0; n <= ROTATED; n++) {
-    const text = await readFile(n === 0 ? file : rotatedPath(file, n), "utf8").catch(() => "");
-    const lines = text.split("\n");
-    for (let i = lines.length - 1; i >= 0; i--) {
-      if (lines[i] === "") continue;
-      try {
-        const entry = JSON.parse(lines[i]);
-        if (entry && typeof entry.id === "string" && typeof entry.tool === "string") {
-          entries.push(entry);
-        }
-      } catch {
-        // A torn line: skipped.
-      }
-    }
-  }
+  await visitNewestFirst(journalFiles(file), scan, (entry) => {
+    entries.push(entry);
+  });
   return entries;
 }

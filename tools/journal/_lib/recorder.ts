@@ -33,6 +33,7 @@ import { BatchWriter } from "./writer.ts";
 import { entryOf } from "./entry_fields.ts";
 import { endTurn, takeTurn } from "./path_turns.ts";
 import { renameAfter } from "../../_lib/rename_gate.ts";
+import { releaseUndoLock } from "./undo_lock.ts";
 
 /**
  * Tools that change only the file their `path` names, by writing a new one and renaming it over
@@ -201,7 +202,11 @@ export const journalHook = defineToolHook({
         "warning",
         `journal: ${call.tool.name} not recorded: ${(error as Error).message}`,
       );
-    }).finally(() => endTurn(call.args));
+    }).finally(() => {
+      endTurn(call.args);
+      // An undo's lock is given back once its line is in the file (undo_lock.ts).
+      releaseUndoLock(call.args);
+    });
   },
 });
 
@@ -354,7 +359,7 @@ async function record(call: FinishedCall): Promise<void> {
   const maxBytes = call.ctx.config.journal.maxBytes;
   // A change is in the file before the reply goes out: undo must know of every change the
   // client was told of. A call that changed nothing (refused, failed) is queued like any other.
-  if (entry.changes) await writer.write(file, entry, maxBytes);
+  if (entry.changes || own) await writer.write(file, entry, maxBytes);
   else writer.push(file, entry, maxBytes);
 }
 

@@ -62,8 +62,12 @@ export async function pathState(
   let info;
   try {
     info = await sandbox.info(real);
-  } catch {
-    return { state: { kind: "absent" } };
+  } catch (error) {
+    // Only nothing there is "absent": a path that leads through a link, or cannot be looked
+    // at, is not said to hold nothing (undo would report removing what was never reached).
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return { state: { kind: "absent" } };
+    throw error;
   }
   if (info.isDirectory()) return { state: { kind: "dir" } };
   if (info.isSymbolicLink()) {

@@ -1,7 +1,7 @@
 /**
  * What undo knows of a directory tree: a manifest listing every entry below it, walked through
- * directories held open beneath the roots (sandbox/_beneath.ts), links read and never followed,
- * kept as a blob in the undo store (snapshots.ts) and named in the journal by its digest.
+ * directories held open beneath the roots (beneath.ts), links read and never followed, kept as
+ * a blob in the undo store (snapshots.ts) and named in the journal by its digest.
  *
  * Two kinds. A content manifest (a tree about to be deleted) gives each directory's mode, each
  * file's mode and the digest of its content, kept as a blob, and each link's target: enough to
@@ -19,6 +19,7 @@ import { join } from "node:path";
 import { ToolError } from "../../../mcp/tool.ts";
 import { type Dir, O_NONBLOCK, type Sandbox } from "../../_lib/sandbox/mod.ts";
 import { bytes, count } from "../../_lib/text/units.ts";
+import { isItemPath, objectsWithin } from "./manifest_bounds.ts";
 import type { TreeState } from "./journal.ts";
 import {
   blobDir,
@@ -52,6 +53,15 @@ export const MAX_SHAPE_ENTRIES = 20_000;
  * (read once, after the call); a bigger one is judged by identity and times alone.
  */
 export const DIGEST_UP_TO = 64 * 1024 * 1024;
+/**
+ * A partial shape (a tree past MAX_SHAPE_ENTRIES, its top level only) listing more than this is
+ * refused when read back, like a damaged one (a crafted one could list millions): undo then says
+ * what the move or copy left is no longer known. Within MAX_MANIFEST_BYTES at a few hundred bytes
+ * an entry.
+ */
+const MAX_PARTIAL_ITEMS = 40_000;
+/** A kept manifest larger than this is damaged (20,000 entries take a few MB). */
+const MAX_MANIFEST_BYTES = 16 * 1024 * 1024;
 /** Directories deeper than this are not walked (delete_file's and copy_file's bound too). */
 export const MAX_DEPTH = 64;
 
@@ -407,19 +417,40 @@ export async function loadManifest(
     let text: string;
     try {
       const info = await handle.stat();
-      if (!info.isFile() || info.size > 64 * 1024 * 1024) return undefined;
+      if (!info.isFile() || info.size > MAX_MANIFEST_BYTES) return undefined;
       text = await handle.readFile("utf8");
     } finally {
       await handle.close();
     }
     if (sha256(new TextEncoder().encode(text)) !== sha) return undefined;
+    // Counted before anything is built.
+    if (!objectsWithin(text, MAX_PARTIAL_ITEMS + 2, 3)) return undefined;
     const manifest = JSON.parse(text) as Manifest;
-    if (manifest.v !== 1 || !Array.isArray(manifest.items)) return undefined;
+    if (!wellFormed(manifest)) return undefined;
     await touchBlob(projectDir, sha);
     return manifest;
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Whether a parsed manifest is one toolhost writes: a content manifest within MAX_KEPT_ENTRIES
+ * (the bound delete_file's trees are kept within), items with a type and a path below the top.
+ */
+function wellFormed(manifest: Manifest): boolean {
+  if (typeof manifest !== "object" || manifest === null) return false;
+  if (manifest.v !== 1 || !Array.isArray(manifest.items)) return false;
+  const max = manifest.content === true
+    ? MAX_KEPT_ENTRIES + 1
+    : manifest.partial
+    ? MAX_PARTIAL_ITEMS
+    : MAX_SHAPE_ENTRIES + 1;
+  if (manifest.items.length > max) return false;
+  return manifest.items.every((item) =>
+    typeof item === "object" && item !== null && isItemPath(item.p) &&
+    (item.t === "d" || item.t === "f" || item.t === "l")
+  );
 }
 
 /** For messages. */

@@ -60,6 +60,12 @@ export async function chmodHeld(dir: Dir, mode: number): Promise<void> {
   }
 }
 
+/** What a restore made: entries below the top, and bytes of files. */
+export interface Made {
+  entries: number;
+  bytes: number;
+}
+
 /** The items below each directory, by the directory's path. */
 function childrenOf(manifest: Manifest): Map<string, TreeItem[]> {
   const children = new Map<string, TreeItem[]>();
@@ -81,6 +87,7 @@ async function restoreFile(
   item: TreeItem,
   projectDir: string,
   syncs: PendingSyncs,
+  made: Made,
   signal?: AbortSignal,
 ): Promise<void> {
   let blob: FileHandle;
@@ -113,7 +120,8 @@ async function restoreFile(
       if (hash.digest("hex") !== item.s || size !== item.z) {
         throw new ToolError(`the kept content of ${item.p} changed in the undo store`);
       }
-      await output.chmod(item.m ?? 0o644);
+      await output.chmod((item.m ?? 0o644) & 0o7777);
+      made.bytes += size;
     } catch (error) {
       await output.close();
       throw error;
@@ -131,20 +139,23 @@ async function fill(
   projectDir: string,
   depth: number,
   syncs: PendingSyncs,
+  made: Made,
   signal?: AbortSignal,
 ): Promise<void> {
   if (depth > MAX_DEPTH + 1) throw new ToolError(`the kept tree is nested too deep`);
   for (const item of children.get(rel) ?? []) {
     signal?.throwIfAborted();
     const name = item.p.slice(rel === "" ? 0 : rel.length + 1);
-    if (item.t === "f") await restoreFile(dir, name, item, projectDir, syncs, signal);
+    if (item.t === "f") await restoreFile(dir, name, item, projectDir, syncs, made, signal);
     else if (item.t === "l") await dir.symlink(String(item.l), name);
-    else if (item.t === "d") {
-      await dir.mkdir(name);
+    else if (item.t === "d") await dir.mkdir(name);
+    else continue;
+    made.entries++;
+    if (item.t === "d") {
       const sub = (await dir.child(name)).dir;
       try {
-        await fill(sub, item.p, children, projectDir, depth + 1, syncs, signal);
-        await chmodHeld(sub, item.m ?? 0o755);
+        await fill(sub, item.p, children, projectDir, depth + 1, syncs, made, signal);
+        await chmodHeld(sub, (item.m ?? 0o755) & 0o7777);
       } catch (error) {
         await sub.close();
         throw error;
@@ -168,23 +179,25 @@ export async function restoreTree(
   projectDir: string,
   signal?: AbortSignal,
   beforeRename?: () => Promise<void>,
-): Promise<void> {
+): Promise<Made> {
   const shown = sandbox.display(path);
+  const made: Made = { entries: 0, bytes: 0 };
   let clearing = false;
   /** What occupied the path is gone: a failure now does not leave it as it was. */
   let cleared = false;
   await (await sandbox.directory(dirname(path), true)).dir.close();
   const { dir, name } = await sandbox.parent(path);
   const temporary = temporaryName();
-  let made = false;
+  let building = false;
   try {
     await dir.mkdir(temporary);
-    made = true;
+    building = true;
     const top = (await dir.child(temporary)).dir;
     const syncs = new PendingSyncs();
     try {
-      await fill(top, "", childrenOf(manifest), projectDir, 1, syncs, signal);
-      await chmodHeld(top, manifest.items.find((item) => item.p === "")?.m ?? 0o755);
+      await fill(top, "", childrenOf(manifest), projectDir, 1, syncs, made, signal);
+      const mode = manifest.items.find((item) => item.p === "")?.m ?? 0o755;
+      await chmodHeld(top, mode & 0o7777);
       await syncs.drain();
       await top.sync();
     } finally {
@@ -205,10 +218,11 @@ export async function restoreTree(
       throw new ToolError(`${shown} was taken while the tree was being restored`);
     }
     await dir.rename(temporary, dir, name);
-    made = false;
+    building = false;
     await dir.sync();
+    return made;
   } catch (error) {
-    if (made) await removeEntry(dir, temporary).catch(() => {});
+    if (building) await removeEntry(dir, temporary).catch(() => {});
     if (clearing) {
       throw new ToolError(
         `could not take away what is at ${shown} to restore the tree there: ${

@@ -6,13 +6,14 @@
  */
 import type { FileHandle } from "node:fs/promises";
 import { dirname } from "node:path";
+import { quoted } from "../../../config/quote.ts";
 import { ToolError } from "../../../mcp/tool.ts";
 import { type Sandbox, writeFileAtomic } from "../../_lib/sandbox/mod.ts";
 import type { Change, PathState } from "./journal.ts";
 import { chunksOf } from "./snapshots.ts";
 import { DIGEST_UP_TO, type Manifest, shapeOf } from "./tree_manifest.ts";
 import { removePath, restoreTree } from "./tree_restore.ts";
-import { describe, type Occupant, type Step, type Undoing } from "./undo_steps.ts";
+import type { Occupant, Step, Undoing } from "./undo_steps.ts";
 
 export interface Applied {
   changes: Change[];
@@ -61,22 +62,40 @@ export async function apply(u: Undoing, step: Step, signal?: AbortSignal): Promi
   if (step.move) return await moveBack(u, step, signal);
   const clearing = () => clear(u.sandbox, change.path, now, change.before);
   let removed = false;
+  let done = "";
   // A tree is rebuilt first and what is there taken away only once it is whole.
   const work = change.before.kind === "tree"
-    ? () =>
-      restoreTree(u.sandbox, change.path, step.tree!, u.projectDir, signal, async () => {
-        removed = await clearing();
-      })
+    ? async () => {
+      const made = await restoreTree(
+        u.sandbox,
+        change.path,
+        step.tree!,
+        u.projectDir,
+        signal,
+        async () => {
+          removed = await clearing();
+        },
+      );
+      done = madeTree(made);
+    }
     : async () => {
       removed = await clearing();
-      await put(u, change.path, change.before, step, signal);
+      done = await put(u, change.path, change.before, step, signal) ??
+        (removed ? "removed" : "nothing was there; nothing removed");
     };
   await afterRemoving(u.sandbox, change.path, now, () => removed, work);
   return {
     changes: [{ path: change.path, before: now.state, after: change.before }],
-    lines: [`- ${shown}: ${describe(change.before)}`],
+    lines: [`- ${shown}: ${done}`],
     noRedo: now.noRedo,
   };
+}
+
+/** What a rebuilt tree holds, as counted while it was made (not as the journal claims). */
+function madeTree(made: { entries: number; bytes: number }): string {
+  return `directory tree restored (${made.entries} entr${
+    made.entries === 1 ? "y" : "ies"
+  }, ${made.bytes} bytes of files)`;
 }
 
 /**
@@ -112,23 +131,27 @@ async function clear(
   return true;
 }
 
-/** Puts `state` at `path` (now free, or a file the earlier file replaces), beneath the roots. */
+/**
+ * Puts `state` at `path` (now free, or a file the earlier file replaces), beneath the roots:
+ * what was made, as found once made (undefined for "absent": nothing is put).
+ */
 async function put(
   u: Undoing,
   path: string,
   state: PathState,
   step: { blob?: FileHandle; tree?: Manifest },
   signal?: AbortSignal,
-): Promise<void> {
+): Promise<string | undefined> {
   const { sandbox } = u;
   const shown = sandbox.display(path);
-  if (state.kind === "absent") return;
+  if (state.kind === "absent") return undefined;
   if (state.kind === "dir") {
-    await (await sandbox.directory(path, true)).dir.close();
-    return;
+    const { dir, created } = await sandbox.directory(path, true);
+    await dir.close();
+    return created ? "directory restored" : "directory in place (it was there)";
   }
   if (state.kind === "tree") {
-    return await restoreTree(sandbox, path, step.tree!, u.projectDir, signal);
+    return madeTree(await restoreTree(sandbox, path, step.tree!, u.projectDir, signal));
   }
   await (await sandbox.directory(dirname(path), true)).dir.close();
   if (state.kind === "link") {
@@ -138,7 +161,7 @@ async function put(
     } finally {
       await dir.close();
     }
-    return;
+    return `symlink to ${quoted(state.target, 200)} restored`;
   }
   // Streamed from the blob held open; one changed since it was checked is refused before the
   // rename.
@@ -154,7 +177,9 @@ async function put(
   });
   const handle = await sandbox.openForReading(path);
   try {
-    await handle.chmod(state.mode);
+    await handle.chmod(state.mode & 0o7777);
+    const made = await handle.stat();
+    return `content restored (${made.size} bytes, mode ${(made.mode & 0o7777).toString(8)})`;
   } finally {
     await handle.close();
   }

@@ -199,8 +199,8 @@ export async function planChange(u: Undoing, entry: Entry, change: Change): Prom
 async function earlier(u: Undoing, step: Step, before: PathState, shown: string): Promise<void> {
   const gone = (what: string) =>
     new ToolError(
-      `the earlier ${what} of ${shown} is no longer kept (journal.undo_budget_bytes dropped it); ` +
-        "nothing was undone.",
+      `the earlier ${what} of ${shown} is no longer kept (journal.undo_budget_bytes dropped it, ` +
+        "or what is kept is damaged); nothing was undone.",
     );
   if (before.kind === "file") {
     step.blob = await openBlob(u.projectDir, before.sha);
@@ -213,7 +213,8 @@ async function earlier(u: Undoing, step: Step, before: PathState, shown: string)
       );
     }
     step.tree = await loadManifest(u.projectDir, before.manifest);
-    if (!step.tree) throw gone("tree");
+    // Only a content manifest (within MAX_KEPT_ENTRIES, loadManifest checks) is rebuilt.
+    if (!step.tree?.content) throw gone("tree");
     const missing = await missingBlob(u.projectDir, step.tree);
     if (missing !== undefined) throw gone(`content of ${missing} in the tree`);
   }
@@ -272,24 +273,6 @@ export async function planMove(
   };
   await earlier(u, step, change.before, shown);
   return step;
-}
-
-/** How a restored state reads in the result. */
-export function describe(state: PathState): string {
-  switch (state.kind) {
-    case "absent":
-      return "removed";
-    case "dir":
-      return "directory restored";
-    case "link":
-      return `symlink to ${state.target} restored`;
-    case "file":
-      return `content restored (${state.size} bytes, mode ${state.mode.toString(8)})`;
-    case "tree":
-      return `directory tree restored (${state.entries} entr${
-        state.entries === 1 ? "y" : "ies"
-      }, ${state.bytes} bytes of files)`;
-  }
 }
 
 export type { TreeState };

@@ -12,6 +12,7 @@
 import { mkdir } from "node:fs/promises";
 import { dirname } from "node:path";
 import { appendMany, type Entry, newId } from "./journal.ts";
+import { SESSION } from "./session.ts";
 
 type Append = (file: string, entries: Entry[], maxBytes: number) => Promise<void>;
 
@@ -172,6 +173,7 @@ export class BatchWriter {
 function droppedNote(count: number): Entry {
   return {
     id: newId(),
+    session: SESSION,
     time: new Date().toISOString(),
     era: "",
     tool: "journal",
