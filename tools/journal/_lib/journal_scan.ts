@@ -9,7 +9,7 @@
 import { constants } from "node:fs";
 import { type FileHandle, open } from "node:fs/promises";
 import { O_NOFOLLOW, O_NONBLOCK } from "../../_lib/sandbox/mod.ts";
-import type { Change, Entry, PathState } from "./journal.ts";
+import type { Change, Entry, PathState } from "./journal_entry.ts";
 
 /**
  * A longer line is no line toolhost wrote: an undo of 50 calls writes some tens of KB, and a
