@@ -18,6 +18,7 @@ import type {
   SampleResult,
   ToolContext,
 } from "./tool.ts";
+import { CallWrites, type ToolWrites } from "./writes.ts";
 
 /** What a call needs from the server around it. */
 export interface CallEnvironment {
@@ -90,9 +91,15 @@ export class Call {
     this.#controller?.abort();
   }
 
-  /** What a tool may see of this call, with what the program gives every call. */
-  context(program: ProgramContext): ToolContext {
-    return new ToolCallContext(this, program);
+  /**
+   * What a tool may see of this call, with what the program gives every call; `writes`: what
+   * the tool declared it writes, and the call's arguments.
+   */
+  context(
+    program: ProgramContext,
+    writes?: { declared?: ToolWrites; args: Record<string, unknown> },
+  ): ToolContext {
+    return new ToolCallContext(this, program, writes);
   }
 
   /** Whether progress and log messages may still reach the client. */
@@ -183,10 +190,22 @@ export class Call {
 class ToolCallContext implements ToolContext {
   readonly #call: Call;
   readonly #program: ProgramContext;
+  readonly #declared?: { declared?: ToolWrites; args: Record<string, unknown> };
+  #writes?: CallWrites;
 
-  constructor(call: Call, program: ProgramContext) {
+  constructor(
+    call: Call,
+    program: ProgramContext,
+    writes?: { declared?: ToolWrites; args: Record<string, unknown> },
+  ) {
     this.#call = call;
     this.#program = program;
+    this.#declared = writes;
+  }
+
+  /** Made on first use: most calls write nothing and never look. */
+  get writes(): CallWrites {
+    return this.#writes ??= new CallWrites(this.#declared?.declared, this.#declared?.args ?? {});
   }
 
   get config(): ProgramContext["config"] {
