@@ -86,6 +86,8 @@ export interface PlannedWrite {
   readonly tree: boolean;
   /** A move's destination: the path (as given) it came from. */
   readonly from?: string;
+  /** A move's source: the path (as given) it goes to. */
+  readonly to?: string;
   /** The argument that named it; absent for a path named at run time. */
   readonly arg?: string;
 }
@@ -110,7 +112,7 @@ export function onlyAdds(kind: WriteKind): boolean {
  * ```ts
  * plannedWrites({ paths: [{ arg: "source", kind: "moves", to: "destination", link: true }] },
  *   { source: "a", destination: "b" });
- * // [{ path: "a", kind: "removes", link: true, tree: false, arg: "source" },
+ * // [{ path: "a", kind: "removes", link: true, tree: false, to: "b", arg: "source" },
  * //  { path: "b", kind: "receives", link: true, tree: false, from: "a", arg: "destination" }]
  * ```
  */
@@ -124,9 +126,11 @@ export function plannedWrites(
     if (typeof path !== "string" || (write.when && !write.when(args))) continue;
     const link = write.link === true;
     if (write.kind === "moves") {
-      planned.push({ path, kind: "removes", link, tree: false, arg: write.arg });
       const to = write.to === undefined ? undefined : args[write.to];
-      if (typeof to === "string") {
+      if (typeof to !== "string") {
+        planned.push({ path, kind: "removes", link, tree: false, arg: write.arg });
+      } else {
+        planned.push({ path, kind: "removes", link, tree: false, to, arg: write.arg });
         planned.push({ path: to, kind: "receives", link, tree: false, from: path, arg: write.to });
       }
       continue;

@@ -11,7 +11,6 @@ import {
 } from "./_lib/edit_match.ts";
 import { pathProperty } from "../_lib/path_properties.ts";
 import { Sandbox } from "../_lib/sandbox.ts";
-import { renameAllowed } from "../_lib/rename_gate.ts";
 import { decodeText } from "../_lib/text.ts";
 import {
   aroundRegion,
@@ -40,6 +39,7 @@ export default defineTool({
     "own indentation, and the result says so; a miss shows the closest lines. To create or " +
     "replace a whole file, use write_file.",
   annotations: CHANGES_FILES,
+  writes: { paths: [{ arg: "path", kind: "replaces" }] },
   input: {
     type: "object",
     properties: {
@@ -182,7 +182,7 @@ export default defineTool({
             // The journal then knows what the file holds without reading it back.
             digest: ctx.config.journal.enabled,
             // The journal may still be opening the old file for undo.
-            beforeRename: () => renameAllowed(args),
+            beforeRename: () => ctx.writes.replacing(),
           });
           note = hardLinkNote(written.hardLinks);
         } catch (error) {

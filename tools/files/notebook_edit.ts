@@ -3,7 +3,6 @@ import { assertWritable, hardLinkNote, writeFileAtomic } from "../_lib/atomic_wr
 import { CHANGES_FILES } from "../_lib/annotations.ts";
 import { pathProperty } from "../_lib/path_properties.ts";
 import { Sandbox } from "../_lib/sandbox.ts";
-import { renameAllowed } from "../_lib/rename_gate.ts";
 import { decodeText, encodeText } from "../_lib/text.ts";
 import { whileChanging } from "./_lib/file_lock.ts";
 import { assertUnchanged, editableFile } from "./_lib/edited_file.ts";
@@ -21,6 +20,7 @@ export default defineTool({
     "`new_string`; insert a cell before/after it; or delete it. A changed code cell loses its " +
     "outputs and execution count.",
   annotations: CHANGES_FILES,
+  writes: { paths: [{ arg: "path", kind: "replaces" }] },
   input: {
     type: "object",
     properties: {
@@ -87,7 +87,7 @@ export default defineTool({
             // The journal then knows what the file holds without reading it back, and may
             // still be opening the old file for undo.
             digest: ctx.config.journal.enabled,
-            beforeRename: () => renameAllowed(args),
+            beforeRename: () => ctx.writes.replacing(),
           },
         );
         note = hardLinkNote(written.hardLinks);

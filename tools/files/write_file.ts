@@ -11,7 +11,6 @@ import { bytes, count } from "../_lib/units.ts";
 import { CHANGES_FILES } from "../_lib/annotations.ts";
 import { O_NONBLOCK } from "../_lib/beneath.ts";
 import { whileChanging } from "./_lib/file_lock.ts";
-import { renameAllowed } from "../_lib/rename_gate.ts";
 import { quoted } from "../_lib/one_line.ts";
 import { lineCount, utf8Chunks } from "./_lib/utf8_chunks.ts";
 import { Buffer } from "node:buffer";
@@ -36,6 +35,12 @@ export default defineTool({
     "change part of a file, use edit_file.",
   // Not idempotent: appending twice is not appending once.
   annotations: CHANGES_FILES,
+  writes: {
+    paths: [
+      { arg: "path", kind: "replaces", when: (args) => args.mode !== "append" },
+      { arg: "path", kind: "changes", when: (args) => args.mode === "append" },
+    ],
+  },
   input: {
     type: "object",
     properties: {
@@ -131,7 +136,7 @@ export default defineTool({
           digest: ctx.config.journal.enabled,
           meanwhile: () => (lines = lineCount(args.content)),
           // The journal may still be opening the old file for undo.
-          beforeRename: () => renameAllowed(args),
+          beforeRename: () => ctx.writes.replacing(),
         });
         note = hardLinkNote(written.hardLinks);
       } catch (error) {

@@ -14,6 +14,8 @@ export default defineTool({
   description: "Reverts the last file-tool change, directory trees too (or `count`, or history " +
     "`id`); `force` overrides a changed path.",
   annotations: CHANGES_FILES,
+  // The paths its journal entries name: it keeps and reports them itself (Undone).
+  writes: { atRunTime: true },
   input: {
     type: "object",
     properties: {
@@ -94,7 +96,7 @@ export default defineTool({
               !plan.some((s, i) => s.entry === e && i >= plan.indexOf(step))
             );
             reportUndo(
-              args as Record<string, unknown>,
+              ctx,
               finished.map((e) => e.id),
               mine,
               noRedo.length ? noRedo.join("; ") : undefined,
@@ -112,7 +114,7 @@ export default defineTool({
     });
     const undid = targets.map((e) => e.id);
     reportUndo(
-      args as Record<string, unknown>,
+      ctx,
       undid,
       mine,
       noRedo.length ? noRedo.join("; ") : undefined,
