@@ -19,9 +19,12 @@ import type {
   ToolContext,
 } from "./tool.ts";
 import { CallWrites, type ToolWrites } from "./writes.ts";
+import type { SessionMemory } from "./session_memory.ts";
 
 /** What a call needs from the server around it. */
 export interface CallEnvironment {
+  /** What the session (the connection) keeps between its calls. */
+  session: SessionMemory;
   logger: Logger;
   /** `related` is the id of the request the message belongs to, if any. */
   send(message: JsonRpcNotification, related?: RequestId): unknown;
@@ -136,6 +139,10 @@ export class Call {
     return this.#out.roots(this.scope, this.id);
   }
 
+  get session(): SessionMemory {
+    return this.#out.session;
+  }
+
   /** What the tool may ask the client, and the answers a modern retry brought. */
   get questions(): Questions {
     this.#questions ??= new Questions({
@@ -248,6 +255,10 @@ class ToolCallContext implements ToolContext {
 
   roots(): Promise<string[]> {
     return this.#call.roots();
+  }
+
+  get session(): SessionMemory {
+    return this.#call.session;
   }
 
   get canElicit(): boolean {

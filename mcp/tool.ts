@@ -5,6 +5,9 @@ import type { LogLevel } from "./log.ts";
 import type { JsonSchema } from "./schema.ts";
 import type { FromSchema } from "./schema_types.ts";
 import type { CallWrites, ToolWrites } from "./writes.ts";
+import type { SessionMemory } from "./session_memory.ts";
+
+export { SessionKey, SessionMemory } from "./session_memory.ts";
 
 export {
   CallWrites,
@@ -113,6 +116,11 @@ export interface ToolContext extends ProgramContext {
    * the hand-offs between the hooks and the tool.
    */
   readonly writes: CallWrites;
+  /**
+   * What this session (the connection) keeps between its calls, by typed key
+   * (mcp/session_memory.ts): the files it read and wrote, for one.
+   */
+  readonly session: SessionMemory;
 }
 
 /** One question of several asked at once. */

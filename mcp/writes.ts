@@ -192,6 +192,7 @@ export class CallWrites {
   #holds: Promise<unknown>[] = [];
   #listeners: WillWriteListener[] = [];
   #runTime: PlannedWrite[] = [];
+  #reported: string[] = [];
   #handoffs?: Map<Handoff<unknown>, unknown>;
 
   constructor(declared: ToolWrites | undefined, args: Record<string, unknown>) {
@@ -212,6 +213,11 @@ export class CallWrites {
   /** The paths the tool named at run time so far. */
   get named(): readonly PlannedWrite[] {
     return this.#runTime;
+  }
+
+  /** The paths the tool reported it changed by means of its own (undo), real and absolute. */
+  get reported(): readonly string[] {
+    return this.#reported;
   }
 
   // For hooks.
@@ -252,6 +258,15 @@ export class CallWrites {
    */
   async replacing(): Promise<void> {
     for (const hold of this.#holds) await hold.catch(() => {});
+  }
+
+  /**
+   * Reports paths (real, absolute) the call changed by means of its own, having kept what it
+   * needed itself (undo restoring files): nothing is kept for them, but the hooks that follow
+   * what this session wrote learn of them.
+   */
+  report(paths: readonly string[]): void {
+    this.#reported.push(...paths);
   }
 
   /**

@@ -2,6 +2,7 @@ import { defineTool, ToolError } from "../../mcp/tool.ts";
 import { assertWritable, hardLinkNote, writeFileAtomic } from "../_lib/atomic_write.ts";
 import { CHANGES_FILES } from "../_lib/annotations.ts";
 import { pathProperty } from "../_lib/path_properties.ts";
+import { FORCE_PROPERTY } from "./_lib/seen_files.ts";
 import { Sandbox } from "../_lib/sandbox.ts";
 import { decodeText, encodeText } from "../_lib/text.ts";
 import { whileChanging } from "./_lib/file_lock.ts";
@@ -20,7 +21,7 @@ export default defineTool({
     "`new_string`; insert a cell before/after it; or delete it. A changed code cell loses its " +
     "outputs and execution count.",
   annotations: CHANGES_FILES,
-  writes: { paths: [{ arg: "path", kind: "replaces" }] },
+  writes: { paths: [{ arg: "path", kind: "replaces" }], force: "force" },
   input: {
     type: "object",
     properties: {
@@ -39,6 +40,7 @@ export default defineTool({
         description: "Insert: default code. Replace: changes the type.",
       },
       position: { type: "string", enum: ["before", "after"], default: "after" },
+      force: FORCE_PROPERTY,
     },
     required: ["path"],
     additionalProperties: false,
@@ -86,7 +88,7 @@ export default defineTool({
           {
             // The journal then knows what the file holds without reading it back, and may
             // still be opening the old file for undo.
-            digest: ctx.config.journal.enabled,
+            digest: true,
             beforeRename: () => ctx.writes.replacing(),
           },
         );

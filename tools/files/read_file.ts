@@ -9,6 +9,7 @@ import { MAX_LINE_CHARS, type Page, readPage } from "./_lib/text_page.ts";
 import { bytes, count } from "../_lib/units.ts";
 import { READ_ONLY } from "../_lib/annotations.ts";
 import { whileReading } from "./_lib/file_lock.ts";
+import { rememberRead } from "./_lib/seen_files.ts";
 import { tailStart } from "./_lib/tail_lines.ts";
 import { DOCUMENT_SCHEMA, readDocument } from "./_lib/documents.ts";
 
@@ -119,6 +120,8 @@ const readFile = defineTool({
       }
       const handle = await sandbox.openForReading(real);
       try {
+        // A later write of this session checks the file is still what was read.
+        await rememberRead(ctx, real, handle);
         const sniffed = await sniff(handle);
         const base = { path: shown, size: info.size };
         const document = await readDocument(handle, {

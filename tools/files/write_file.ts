@@ -6,6 +6,7 @@ import { assertWritable, hardLinkNote, writeFileAtomic } from "../_lib/atomic_wr
 import { describeEntry, type Entry, resolveEntry } from "../_lib/entries.ts";
 import { makeDirectories } from "../_lib/make_directories.ts";
 import { pathProperty } from "../_lib/path_properties.ts";
+import { FORCE_PROPERTY } from "./_lib/seen_files.ts";
 import { Sandbox } from "../_lib/sandbox.ts";
 import { bytes, count } from "../_lib/units.ts";
 import { CHANGES_FILES } from "../_lib/annotations.ts";
@@ -40,6 +41,7 @@ export default defineTool({
       { arg: "path", kind: "replaces", when: (args) => args.mode !== "append" },
       { arg: "path", kind: "changes", when: (args) => args.mode === "append" },
     ],
+    force: "force",
   },
   input: {
     type: "object",
@@ -47,6 +49,7 @@ export default defineTool({
       path: pathProperty("The file to write"),
       content: { type: "string", description: "The whole new content of the file." },
       mode: { enum: ["overwrite", "append"], description: 'Default "overwrite".' },
+      force: FORCE_PROPERTY,
     },
     required: ["path", "content"],
     additionalProperties: false,
@@ -133,7 +136,7 @@ export default defineTool({
         const content = whole ?? utf8Chunks(args.content);
         const written = await writeFileAtomic(target.real, content, sandbox, {
           // The journal then knows what the file holds without reading it back.
-          digest: ctx.config.journal.enabled,
+          digest: true,
           meanwhile: () => (lines = lineCount(args.content)),
           // The journal may still be opening the old file for undo.
           beforeRename: () => ctx.writes.replacing(),

@@ -162,6 +162,7 @@ export function reportUndo(
   noUndo?: string,
 ): void {
   ctx.writes.give(undone, { undid, changes, noUndo });
+  ctx.writes.report(changes.map((change) => change.path));
 }
 
 export const journalHook = defineToolHook({

@@ -63,7 +63,7 @@ export function saveBody(ctx: ToolContext, path: string, body: Uint8Array): Prom
       hardLinks = (await writeFileAtomic(target.real, body, sandbox, {
         // The journal then knows what the file holds without reading it back, and may still
         // be opening the old file for undo.
-        digest: ctx.config.journal.enabled,
+        digest: true,
         beforeRename: () => ctx.writes.replacing(),
       })).hardLinks;
     } catch (error) {

@@ -1,0 +1,234 @@
+/**
+ * No edit of a person or another agent is lost: toolhost remembers, per session, what each file
+ * was when the session last read or wrote it (device, inode, size, modification time, and the
+ * digest when known). A call that replaces a file (any tool declaring `replaces`, mcp/writes.ts)
+ * while that file has changed since is refused, with what changed, until the session reads it
+ * again or the call passes the tool's `force` argument. A file the session never read or wrote
+ * is written as before. Kept in the session (ctx.session), so two sessions never vouch for each
+ * other; any change counts, made by bash, an editor or another server.
+ */
+import { Buffer } from "node:buffer";
+import { createHash } from "node:crypto";
+import type { Stats } from "node:fs";
+import type { FileHandle } from "node:fs/promises";
+import {
+  defineToolHook,
+  type FinishedCall,
+  type PlannedWrite,
+  SessionKey,
+  type Tool,
+  type ToolContext,
+  ToolError,
+} from "../../../mcp/tool.ts";
+import { resolveEntry } from "../../_lib/entries.ts";
+import { Sandbox } from "../../_lib/sandbox.ts";
+import { bytes, duration } from "../../_lib/units.ts";
+import { writtenDigest } from "../../_lib/written_digests.ts";
+import { firstDifference, keepText, keptText } from "./seen_text.ts";
+
+/** A file as this session last saw it. */
+interface Seen {
+  dev: number;
+  ino: number;
+  size: number;
+  mtimeMs: number;
+  /** When the session read or wrote it (ms since the epoch). */
+  at: number;
+  how: "read" | "wrote";
+  /** SHA-256 of its content, when known without extra reading. */
+  sha?: string;
+}
+
+/** Files remembered per session at most; the oldest are forgotten (then written as before). */
+const MAX_FILES = 4096;
+
+/** Files up to this size are digested (and their text kept for a diff) when read. */
+export const SMALL_FILE = 16 * 1024;
+
+/** A changed file of the same size is digested to compare, up to this size. */
+const DIGEST_UP_TO = 16 << 20;
+
+class SeenFiles {
+  #byPath = new Map<string, Seen>();
+
+  get(real: string): Seen | undefined {
+    return this.#byPath.get(real);
+  }
+
+  set(real: string, seen: Seen): void {
+    this.#byPath.delete(real);
+    this.#byPath.set(real, seen);
+    if (this.#byPath.size > MAX_FILES) this.#byPath.delete(this.#byPath.keys().next().value!);
+  }
+
+  forget(real: string): void {
+    this.#byPath.delete(real);
+  }
+
+  get size(): number {
+    return this.#byPath.size;
+  }
+}
+
+/** The `force` argument of the tools that replace a file. */
+export const FORCE_PROPERTY = {
+  type: "boolean",
+  description: "Overwrite changes made since your last read.",
+} as const;
+
+const seenFiles = new SessionKey("the files this session read or wrote", () => new SeenFiles());
+
+function sha256(data: Uint8Array): string {
+  return createHash("sha256").update(data).digest("hex");
+}
+
+function seen(info: Stats, how: Seen["how"], sha?: string): Seen {
+  const { dev, ino, size, mtimeMs } = info;
+  return { dev, ino, size, mtimeMs, at: Date.now(), how, sha };
+}
+
+function unchanged(was: Seen, now: Stats): boolean {
+  return was.dev === now.dev && was.ino === now.ino && was.size === now.size &&
+    was.mtimeMs === now.mtimeMs;
+}
+
+/**
+ * read_file: the session has read the file open as `handle`, as it is now. A small file's
+ * digest is taken (and its text kept for a diff) by one read of at most SMALL_FILE bytes.
+ */
+export async function rememberRead(
+  ctx: ToolContext,
+  real: string,
+  handle: FileHandle,
+): Promise<void> {
+  const info = await handle.stat();
+  let sha: string | undefined;
+  if (info.size <= SMALL_FILE) {
+    const buffer = Buffer.allocUnsafe(info.size);
+    const { bytesRead } = await handle.read(buffer, 0, info.size, 0);
+    if (bytesRead === info.size) {
+      sha = sha256(buffer);
+      keepText(sha, buffer);
+    }
+  }
+  ctx.session.get(seenFiles).set(real, seen(info, "read", sha));
+}
+
+/** Refuses the replacing writes among `writes` whose file changed since the session saw it. */
+async function refuseChanged(
+  tool: Tool,
+  ctx: ToolContext,
+  writes: readonly PlannedWrite[],
+): Promise<void> {
+  const files = ctx.session.get(seenFiles);
+  const sandbox = await Sandbox.of(ctx);
+  for (const write of writes) {
+    if (write.kind !== "replaces") continue;
+    const target = await sandbox.resolve(write.path).catch(() => undefined);
+    const was = target?.exists ? files.get(target.real) : undefined;
+    if (!target || !was) continue;
+    const now = await sandbox.info(target.real).catch(() => undefined);
+    // Gone, or no longer a file: the tool says what it finds there.
+    if (!now?.isFile() || unchanged(was, now)) continue;
+    // The same size, new times or inode (touched, saved unchanged): the same content counts as
+    // unchanged, when the digest from before is known.
+    let text: Buffer | undefined;
+    if (was.sha && now.size === was.size && now.size <= DIGEST_UP_TO) {
+      const handle = await sandbox.openForReading(target.real);
+      text = await handle.readFile().finally(() => handle.close());
+      if (sha256(text) === was.sha) {
+        files.set(target.real, { ...seen(now, was.how, was.sha), at: was.at });
+        continue;
+      }
+    }
+    throw new ToolError(
+      await describeChange(tool, sandbox, target.real, was, now, text),
+    );
+  }
+}
+
+/** What changed in a file since the session saw it: sizes, times, and the first lines that differ. */
+async function describeChange(
+  tool: Tool,
+  sandbox: Sandbox,
+  real: string,
+  was: Seen,
+  now: Stats,
+  read?: Buffer,
+): Promise<string> {
+  const shown = sandbox.display(real);
+  const size = was.size === now.size
+    ? `the same size (${bytes(now.size)}), different content`
+    : `${bytes(was.size)} then, ${bytes(now.size)} now`;
+  const replaced = was.ino !== now.ino ? ", replaced by a new file" : "";
+  const modified = `modified ${duration(Date.now() - now.mtimeMs)} ago`;
+  let diff = "";
+  const before = was.sha ? keptText(was.sha) : undefined;
+  if (before && now.size <= SMALL_FILE) {
+    let after = read;
+    if (!after) {
+      const handle = await sandbox.openForReading(real).catch(() => undefined);
+      after = await handle?.readFile().finally(() => handle.close());
+    }
+    if (after) diff = firstDifference(before, after);
+  }
+  const force = tool.writes?.force;
+  return `${tool.name} was refused: ${shown} changed since this session ${was.how} it ` +
+    `${duration(Date.now() - was.at)} ago (${size}${replaced}; ${modified}), by another program, ` +
+    `person or session: writing now would lose that change.${diff ? `\n${diff}\n` : " "}` +
+    `Read it again (read_file) and make the change on what it holds now${
+      force ? `, or pass ${force}: true to overwrite it` : ""
+    }.`;
+}
+
+/** Remembers what the session's successful writes left, so its own writes never count as changes. */
+async function rememberWrites(call: FinishedCall): Promise<void> {
+  const writes = call.ctx.writes;
+  const files = call.ctx.session.get(seenFiles);
+  const sandbox = await Sandbox.of(call.ctx);
+  const reals: { real: string; kind: PlannedWrite["kind"] }[] = [];
+  for (const write of [...writes.planned, ...writes.named]) {
+    const target = await resolveEntry(sandbox, write.path).catch(() => undefined);
+    if (target) reals.push({ real: write.link ? target.entry : target.real, kind: write.kind });
+  }
+  for (const real of writes.reported) reals.push({ real, kind: "replaces" });
+  for (const { real, kind } of reals) {
+    const now = await sandbox.info(real).catch(() => undefined);
+    // An append adds to what the session may not have seen: the file is as if never read.
+    if (!now?.isFile() || kind === "changes" || kind === "removes") {
+      files.forget(real);
+      continue;
+    }
+    if (kind !== "replaces" && kind !== "receives") continue;
+    const sha = writtenDigest(real, now);
+    files.set(real, seen(now, "wrote", sha));
+    // A small file's text, for a diff should it change: read back only when not kept already.
+    if (sha && now.size <= SMALL_FILE && !keptText(sha)) {
+      const handle = await sandbox.openForReading(real).catch(() => undefined);
+      const text = await handle?.readFile().finally(() => handle.close());
+      if (text && sha256(text) === sha) keepText(sha, text);
+    }
+  }
+}
+
+export const seenFilesHook = defineToolHook({
+  name: "seen_files",
+  before(tool: Tool, ctx: ToolContext, args: Record<string, unknown>) {
+    const force = tool.writes?.force;
+    if (force !== undefined && args[force] === true) return;
+    if (tool.writes?.atRunTime) {
+      ctx.writes.onWillWrite((named) => refuseChanged(tool, ctx, named));
+    }
+    // Decided at once for the common call: nothing replaced, or nothing seen yet.
+    if (!ctx.session.has(seenFiles) || ctx.session.get(seenFiles).size === 0) return;
+    const writes = ctx.writes.planned;
+    if (!writes.some((write) => write.kind === "replaces")) return;
+    return refuseChanged(tool, ctx, writes);
+  },
+  finished(call: FinishedCall) {
+    if (call.outcome !== "ok") return;
+    const writes = call.ctx.writes;
+    if (writes.planned.length + writes.named.length + writes.reported.length === 0) return;
+    return rememberWrites(call).catch(() => {});
+  },
+});
