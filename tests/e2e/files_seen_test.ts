@@ -135,3 +135,25 @@ test("another server's write counts as a change; each session answers for its ow
   assert.equal(refused.isError, true, refused.text);
   assert.equal(readFileSync(file, "utf8"), "second\n");
 });
+
+test("writes and edits a session sends without waiting are its own: none is refused", async () => {
+  const dir = root();
+  const file = join(dir, "p.txt");
+  writeFileSync(file, "v0\n");
+  const call = server(dir);
+  await call("read_file", { path: "p.txt" });
+  const replies = await Promise.all(
+    Array.from(
+      { length: 10 },
+      (_, i) =>
+        i % 2 === 0
+          ? call("write_file", { path: "p.txt", content: `v${i + 1}\n` })
+          : call("edit_file", {
+            path: "p.txt",
+            edits: [{ old_string: `v${i}`, new_string: `v${i + 1}` }],
+          }),
+    ),
+  );
+  assert.deepEqual(replies.filter((r) => r.isError).map((r) => r.text), []);
+  assert.equal(readFileSync(file, "utf8"), "v10\n");
+});

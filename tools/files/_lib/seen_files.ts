@@ -11,9 +11,11 @@ import { Buffer } from "node:buffer";
 import { createHash } from "node:crypto";
 import type { Stats } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
+import { normalize } from "node:path";
 import {
   defineToolHook,
   type FinishedCall,
+  Handoff,
   type PlannedWrite,
   SessionKey,
   type Tool,
@@ -48,8 +50,38 @@ export const SMALL_FILE = 16 * 1024;
 /** A changed file of the same size is digested to compare, up to this size. */
 const DIGEST_UP_TO = 16 << 20;
 
+/** How long a call waits at most for the session's earlier write of its path (a backstop). */
+const TURN_BACKSTOP_MS = 60_000;
+
 class SeenFiles {
   #byPath = new Map<string, Seen>();
+  /** The session's last write under way on each path (as given): the next one checks after it. */
+  #writing = new Map<string, Promise<void>>();
+
+  /**
+   * A call's turn on `paths` within the session: a write the same client sent before, still under
+   * way, changes the file as this session's own change, so the check waits until it is recorded.
+   */
+  takeTurn(paths: readonly string[]): { ready?: Promise<void>; end(): void } {
+    const keys = [...new Set(paths.map((path) => normalize(path)))];
+    let done!: () => void;
+    const mine = new Promise<void>((resolve) => (done = resolve));
+    const before = keys.flatMap((key) => this.#writing.get(key) ?? []);
+    for (const key of keys) this.#writing.set(key, mine);
+    const end = () => {
+      done();
+      for (const key of keys) if (this.#writing.get(key) === mine) this.#writing.delete(key);
+    };
+    if (before.length === 0) return { end };
+    const ready = new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, TURN_BACKSTOP_MS);
+      Promise.all(before).then(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+    return { ready, end };
+  }
 
   get(real: string): Seen | undefined {
     return this.#byPath.get(real);
@@ -75,6 +107,9 @@ export const FORCE_PROPERTY = {
   type: "boolean",
   description: "Overwrite changes made since your last read.",
 } as const;
+
+/** Ends a call's turn on its paths, from before() to finished(). */
+const turnEnd = new Handoff<() => void>("the end of a write's turn in its session");
 
 const seenFiles = new SessionKey("the files this session read or wrote", () => new SeenFiles());
 
@@ -114,6 +149,23 @@ export async function rememberRead(
   ctx.session.get(seenFiles).set(real, seen(info, "read", sha));
 }
 
+/** A file's SHA-256, read in chunks of at most 1 MiB; its bytes too when it is small. */
+async function digestOf(handle: FileHandle, size: number): Promise<{ sha: string; text?: Buffer }> {
+  const buffer = Buffer.allocUnsafe(Math.min(Math.max(size, 1), 1 << 20));
+  const hash = createHash("sha256");
+  let total = 0;
+  for (;;) {
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, total);
+    if (bytesRead === 0) break;
+    hash.update(buffer.subarray(0, bytesRead));
+    total += bytesRead;
+  }
+  const text = total <= SMALL_FILE && total === size
+    ? Buffer.from(buffer.subarray(0, total))
+    : undefined;
+  return { sha: hash.digest("hex"), text };
+}
+
 /** Refuses the replacing writes among `writes` whose file changed since the session saw it. */
 async function refuseChanged(
   tool: Tool,
@@ -135,8 +187,9 @@ async function refuseChanged(
     let text: Buffer | undefined;
     if (was.sha && now.size === was.size && now.size <= DIGEST_UP_TO) {
       const handle = await sandbox.openForReading(target.real);
-      text = await handle.readFile().finally(() => handle.close());
-      if (sha256(text) === was.sha) {
+      const read = await digestOf(handle, now.size).finally(() => handle.close());
+      text = read.text;
+      if (read.sha === was.sha) {
         files.set(target.real, { ...seen(now, was.how, was.sha), at: was.at });
         continue;
       }
@@ -215,20 +268,27 @@ export const seenFilesHook = defineToolHook({
   name: "seen_files",
   before(tool: Tool, ctx: ToolContext, args: Record<string, unknown>) {
     const force = tool.writes?.force;
-    if (force !== undefined && args[force] === true) return;
-    if (tool.writes?.atRunTime) {
+    const forced = force !== undefined && args[force] === true;
+    if (tool.writes?.atRunTime && !forced) {
       ctx.writes.onWillWrite((named) => refuseChanged(tool, ctx, named));
     }
-    // Decided at once for the common call: nothing replaced, or nothing seen yet.
-    if (!ctx.session.has(seenFiles) || ctx.session.get(seenFiles).size === 0) return;
     const writes = ctx.writes.planned;
-    if (!writes.some((write) => write.kind === "replaces")) return;
-    return refuseChanged(tool, ctx, writes);
+    // Decided at once for the common call: it writes nothing.
+    if (writes.length === 0) return;
+    const files = ctx.session.get(seenFiles);
+    const turn = files.takeTurn(writes.map((write) => write.path));
+    ctx.writes.give(turnEnd, turn.end);
+    // Nothing to check: forced, nothing replaced, or nothing seen and no write of this session
+    // under way on the path.
+    if (forced || !writes.some((write) => write.kind === "replaces")) return;
+    if (!turn.ready) return files.size === 0 ? undefined : refuseChanged(tool, ctx, writes);
+    return turn.ready.then(() => refuseChanged(tool, ctx, writes));
   },
   finished(call: FinishedCall) {
-    if (call.outcome !== "ok") return;
     const writes = call.ctx.writes;
-    if (writes.planned.length + writes.named.length + writes.reported.length === 0) return;
-    return rememberWrites(call).catch(() => {});
+    const end = writes.take(turnEnd);
+    const wrote = writes.planned.length + writes.named.length + writes.reported.length > 0;
+    if (call.outcome !== "ok" || !wrote) return end?.();
+    return rememberWrites(call).catch(() => {}).finally(() => end?.());
   },
 });
