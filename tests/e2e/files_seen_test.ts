@@ -157,3 +157,17 @@ test("writes and edits a session sends without waiting are its own: none is refu
   assert.deepEqual(replies.filter((r) => r.isError).map((r) => r.text), []);
   assert.equal(readFileSync(file, "utf8"), "v10\n");
 });
+
+test("a file the session's undo restored is the session's own: the next write goes through", async () => {
+  const dir = root();
+  const file = join(dir, "u.txt");
+  writeFileSync(file, "before\n");
+  const call = server(dir);
+  await call("read_file", { path: "u.txt" });
+  assert.equal((await call("write_file", { path: "u.txt", content: "after\n" })).isError, false);
+  const undone = await call("undo", {});
+  assert.equal(undone.isError, false, undone.text);
+  assert.equal(readFileSync(file, "utf8"), "before\n");
+  const again = await call("write_file", { path: "u.txt", content: "again\n" });
+  assert.equal(again.isError, false, again.text);
+});
