@@ -120,9 +120,9 @@ const readFile = defineTool({
       }
       const handle = await sandbox.openForReading(real);
       try {
-        // A later write of this session checks the file is still what was read.
-        await rememberRead(ctx, real, handle);
         const sniffed = await sniff(handle);
+        // A later write of this session checks the file is still what was read.
+        rememberRead(ctx, real, info, sniffed.head);
         const base = { path: shown, size: info.size };
         const document = await readDocument(handle, {
           ...args,

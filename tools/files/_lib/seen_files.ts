@@ -10,7 +10,7 @@
 import { Buffer } from "node:buffer";
 import { createHash } from "node:crypto";
 import type { Stats } from "node:fs";
-import type { FileHandle } from "node:fs/promises";
+import { type FileHandle, lstat } from "node:fs/promises";
 import { normalize } from "node:path";
 import {
   defineToolHook,
@@ -108,6 +108,9 @@ export const FORCE_PROPERTY = {
   description: "Overwrite changes made since your last read.",
 } as const;
 
+/** The real paths before() resolved, by the path as given, for finished(). */
+const resolvedPaths = new Handoff<Map<string, string>>("the paths the check resolved");
+
 /** Ends a call's turn on its paths, from before() to finished(). */
 const turnEnd = new Handoff<() => void>("the end of a write's turn in its session");
 
@@ -128,23 +131,20 @@ function unchanged(was: Seen, now: Stats): boolean {
 }
 
 /**
- * read_file: the session has read the file open as `handle`, as it is now. A small file's
- * digest is taken (and its text kept for a diff) by one read of at most SMALL_FILE bytes.
+ * read_file: the session has read the file `info` describes (as it was just before it was
+ * opened). `head` is what was read of its start: when that is the whole file, its digest is
+ * taken and its text kept for a diff, with no further reading.
  */
-export async function rememberRead(
+export function rememberRead(
   ctx: ToolContext,
   real: string,
-  handle: FileHandle,
-): Promise<void> {
-  const info = await handle.stat();
+  info: Stats,
+  head: Uint8Array,
+): void {
   let sha: string | undefined;
-  if (info.size <= SMALL_FILE) {
-    const buffer = Buffer.allocUnsafe(info.size);
-    const { bytesRead } = await handle.read(buffer, 0, info.size, 0);
-    if (bytesRead === info.size) {
-      sha = sha256(buffer);
-      keepText(sha, buffer);
-    }
+  if (head.length === info.size && info.size <= SMALL_FILE) {
+    sha = sha256(head);
+    keepText(sha, head);
   }
   ctx.session.get(seenFiles).set(real, seen(info, "read", sha));
 }
@@ -154,7 +154,8 @@ async function digestOf(handle: FileHandle, size: number): Promise<{ sha: string
   const buffer = Buffer.allocUnsafe(Math.min(Math.max(size, 1), 1 << 20));
   const hash = createHash("sha256");
   let total = 0;
-  for (;;) {
+  // A file still growing is read no further than one byte past the size it had.
+  while (total <= size) {
     const { bytesRead } = await handle.read(buffer, 0, buffer.length, total);
     if (bytesRead === 0) break;
     hash.update(buffer.subarray(0, bytesRead));
@@ -174,11 +175,18 @@ async function refuseChanged(
 ): Promise<void> {
   const files = ctx.session.get(seenFiles);
   const sandbox = await Sandbox.of(ctx);
+  // Handed to finished(), which then need not resolve them again.
+  const resolved = new Map<string, string>();
+  ctx.writes.give(resolvedPaths, resolved);
   for (const write of writes) {
     if (write.kind !== "replaces") continue;
     const target = await sandbox.resolve(write.path).catch(() => undefined);
+    if (target) resolved.set(write.path, target.real);
     const was = target?.exists ? files.get(target.real) : undefined;
     if (!target || !was) continue;
+    // By path first (the common file is unchanged); a change is looked at through the sandbox.
+    const quick = await lstat(target.real).catch(() => undefined);
+    if (quick && unchanged(was, quick)) continue;
     const now = await sandbox.info(target.real).catch(() => undefined);
     // Gone, or no longer a file: the tool says what it finds there.
     if (!now?.isFile() || unchanged(was, now)) continue;
@@ -238,15 +246,23 @@ async function describeChange(
 async function rememberWrites(call: FinishedCall): Promise<void> {
   const writes = call.ctx.writes;
   const files = call.ctx.session.get(seenFiles);
-  const sandbox = await Sandbox.of(call.ctx);
+  const checked = writes.take(resolvedPaths);
+  // Asked for only when something is left to resolve or read.
+  let held: Sandbox | undefined;
+  const sandbox = async () => held ??= await Sandbox.of(call.ctx);
   const reals: { real: string; kind: PlannedWrite["kind"] }[] = [];
   for (const write of [...writes.planned, ...writes.named]) {
-    const target = await resolveEntry(sandbox, write.path).catch(() => undefined);
-    if (target) reals.push({ real: write.link ? target.entry : target.real, kind: write.kind });
+    const known = write.link ? undefined : checked?.get(write.path);
+    const target = known ?? await resolveEntry(await sandbox(), write.path).then(
+      (entry) => write.link ? entry.entry : entry.real,
+      () => undefined,
+    );
+    if (target) reals.push({ real: target, kind: write.kind });
   }
   for (const real of writes.reported) reals.push({ real, kind: "replaces" });
   for (const { real, kind } of reals) {
-    const now = await sandbox.info(real).catch(() => undefined);
+    // By path: what is remembered only decides later checks, which look through the sandbox.
+    const now = await lstat(real).catch(() => undefined);
     // An append adds to what the session may not have seen: the file is as if never read.
     if (!now?.isFile() || kind === "changes" || kind === "removes") {
       files.forget(real);
@@ -257,7 +273,7 @@ async function rememberWrites(call: FinishedCall): Promise<void> {
     files.set(real, seen(now, "wrote", sha));
     // A small file's text, for a diff should it change: read back only when not kept already.
     if (sha && now.size <= SMALL_FILE && !keptText(sha)) {
-      const handle = await sandbox.openForReading(real).catch(() => undefined);
+      const handle = await (await sandbox()).openForReading(real).catch(() => undefined);
       const text = await handle?.readFile().finally(() => handle.close());
       if (text && sha256(text) === sha) keepText(sha, text);
     }
