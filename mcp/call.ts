@@ -18,9 +18,13 @@ import type {
   SampleResult,
   ToolContext,
 } from "./tool.ts";
+import { CallWrites, type ToolWrites } from "./writes.ts";
+import type { SessionMemory } from "./session_memory.ts";
 
 /** What a call needs from the server around it. */
 export interface CallEnvironment {
+  /** What the session (the connection) keeps between its calls. */
+  session: SessionMemory;
   logger: Logger;
   /** `related` is the id of the request the message belongs to, if any. */
   send(message: JsonRpcNotification, related?: RequestId): unknown;
@@ -90,9 +94,15 @@ export class Call {
     this.#controller?.abort();
   }
 
-  /** What a tool may see of this call, with what the program gives every call. */
-  context(program: ProgramContext): ToolContext {
-    return new ToolCallContext(this, program);
+  /**
+   * What a tool may see of this call, with what the program gives every call; `writes`: what
+   * the tool declared it writes, and the call's arguments.
+   */
+  context(
+    program: ProgramContext,
+    writes?: { declared?: ToolWrites; args: Record<string, unknown> },
+  ): ToolContext {
+    return new ToolCallContext(this, program, writes);
   }
 
   /** Whether progress and log messages may still reach the client. */
@@ -127,6 +137,10 @@ export class Call {
 
   roots(): Promise<string[]> {
     return this.#out.roots(this.scope, this.id);
+  }
+
+  get session(): SessionMemory {
+    return this.#out.session;
   }
 
   /** What the tool may ask the client, and the answers a modern retry brought. */
@@ -183,10 +197,22 @@ export class Call {
 class ToolCallContext implements ToolContext {
   readonly #call: Call;
   readonly #program: ProgramContext;
+  readonly #declared?: { declared?: ToolWrites; args: Record<string, unknown> };
+  #writes?: CallWrites;
 
-  constructor(call: Call, program: ProgramContext) {
+  constructor(
+    call: Call,
+    program: ProgramContext,
+    writes?: { declared?: ToolWrites; args: Record<string, unknown> },
+  ) {
     this.#call = call;
     this.#program = program;
+    this.#declared = writes;
+  }
+
+  /** Made on first use: most calls write nothing and never look. */
+  get writes(): CallWrites {
+    return this.#writes ??= new CallWrites(this.#declared?.declared, this.#declared?.args ?? {});
   }
 
   get config(): ProgramContext["config"] {
@@ -229,6 +255,10 @@ class ToolCallContext implements ToolContext {
 
   roots(): Promise<string[]> {
     return this.#call.roots();
+  }
+
+  get session(): SessionMemory {
+    return this.#call.session;
   }
 
   get canElicit(): boolean {

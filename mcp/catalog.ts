@@ -228,7 +228,7 @@ export class ToolCatalog {
       // A cancel (or shutdown) may have come while the validator was loading.
       if (call.reason) throw new ToolError(`${name} was not started: the call was stopped first`);
       call.label = name;
-      const context = ctx = call.context(this.options.program);
+      const context = ctx = call.context(this.options.program, { declared: tool.writes, args });
       // Most hooks decide at once; waiting only on a real promise keeps the common call cheap.
       const checked = this.options.hooks?.before?.(tool, context, args);
       returned = checked ? checked.then(() => tool.run(args, context)) : tool.run(args, context);

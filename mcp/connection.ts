@@ -9,6 +9,7 @@
 import { bounded, quoted, quotedJson } from "../config/quote.ts";
 import { batchReplies } from "./batch.ts";
 import { Call, type CallEnvironment } from "./call.ts";
+import { SessionMemory } from "./session_memory.ts";
 import { modernScope, type Scope } from "./eras.ts";
 import { Handshake } from "./handshake.ts";
 import {
@@ -90,6 +91,7 @@ export class McpConnection implements Connection, TransportConnection {
       () => this.#roots.of(this.#handshake.scope({})),
     );
     this.#environment = {
+      session: new SessionMemory(),
       logger: options.logger,
       send: options.send,
       roots: (scope, related) => this.#roots.of(scope, related),
@@ -148,10 +150,7 @@ export class McpConnection implements Connection, TransportConnection {
     this.#dispatch(decoded);
   }
 
-  /**
-   * Stops taking work: new requests are refused, work in flight is aborted (its results are
-   * still sent). Resolves when everything is answered, or after `ms`.
-   */
+  /** Refuses new requests, aborts work in flight (still answered); resolves then, or after `ms`. */
   async shutdown(ms: number): Promise<void> {
     this.#closing = true;
     for (const call of this.#calls.values()) call.abort("shutdown");

@@ -4,6 +4,20 @@ import type { ElicitRequest, ElicitResult } from "./elicit.ts";
 import type { LogLevel } from "./log.ts";
 import type { JsonSchema } from "./schema.ts";
 import type { FromSchema } from "./schema_types.ts";
+import type { CallWrites, ToolWrites } from "./writes.ts";
+import type { SessionMemory } from "./session_memory.ts";
+
+export { SessionKey, SessionMemory } from "./session_memory.ts";
+
+export {
+  CallWrites,
+  Handoff,
+  type PathWrite,
+  type PlannedWrite,
+  type RunTimeWrite,
+  type ToolWrites,
+  type WriteKind,
+} from "./writes.ts";
 
 export interface ToolAnnotations {
   title?: string;
@@ -38,7 +52,21 @@ export interface ProgramContext {
   serverLog(level: LogLevel, logger: string, data: unknown): void;
 }
 
-/** What a tool's handler may use; nothing about the wire. */
+/**
+ * What a tool's handler may use; nothing about the wire. Made per call.
+ *
+ * @example
+ * ```ts
+ * async run(args, ctx) {
+ *   const sandbox = await Sandbox.of(ctx); // the call's roots
+ *   ctx.progress(0, files.length);
+ *   if (ctx.signal.aborted) throw new ToolError("stopped before anything was written");
+ *   // A file replaced by a rename waits for the journal to hold the old one.
+ *   await writeFileAtomic(real, bytes, sandbox, { beforeRename: () => ctx.writes.replacing() });
+ *   return `Wrote ${sandbox.display(real)}.`;
+ * }
+ * ```
+ */
 export interface ToolContext extends ProgramContext {
   /** Aborted on cancellation or shutdown. */
   readonly signal: AbortSignal;
@@ -82,6 +110,17 @@ export interface ToolContext extends ProgramContext {
    * back under the same keys (ElicitResult, SampleResult or ClientRoot[] by question).
    */
   ask(questions: Record<string, Question>): Promise<Record<string, unknown>>;
+  /**
+   * This call's writes (mcp/writes.ts): the paths its tool declared, resolved for its arguments;
+   * `replacing()` before renaming over a file, `willWrite()` for paths decided at run time, and
+   * the hand-offs between the hooks and the tool.
+   */
+  readonly writes: CallWrites;
+  /**
+   * What this session (the connection) keeps between its calls, by typed key
+   * (mcp/session_memory.ts): the files it read and wrote, for one.
+   */
+  readonly session: SessionMemory;
 }
 
 /** One question of several asked at once. */
@@ -183,6 +222,12 @@ export interface ToolSpec<I extends InputSchema, O extends JsonSchema | undefine
   title?: string;
   description: string;
   annotations?: ToolAnnotations;
+  /**
+   * What a call writes (mcp/writes.ts): the arguments naming the paths it creates, replaces,
+   * changes, removes or moves, or `atRunTime`, or `untracked`. The journal, undo and plan mode
+   * act on it; a destructive tool declares something.
+   */
+  writes?: ToolWrites;
   input: I;
   /** When present, every successful result carries `structured` matching this schema. */
   output?: O;
@@ -210,6 +255,7 @@ export interface Tool {
   title?: string;
   description: string;
   annotations?: ToolAnnotations;
+  writes?: ToolWrites;
   input: InputSchema;
   output?: JsonSchema;
   taskSupport?: TaskSupport;
@@ -219,6 +265,35 @@ export interface Tool {
 
 export const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 
+/**
+ * Makes a tool: its name, description, hints, what it writes, its input schema (the handler's
+ * argument type follows from it) and its handler.
+ *
+ * @example A tool that replaces the file its `path` names
+ * ```ts
+ * export default defineTool({
+ *   name: "upper_case",
+ *   description: "Rewrites a text file in upper case.",
+ *   annotations: REPLACES_FILES,
+ *   // The journal keeps the old file for undo, plan mode refuses the call, and a file changed
+ *   // since this session read it is not overwritten unless `force`.
+ *   writes: { paths: [{ arg: "path", kind: "replaces" }], force: "force" },
+ *   input: {
+ *     type: "object",
+ *     properties: { path: { type: "string" }, force: { type: "boolean" } },
+ *     required: ["path"],
+ *     additionalProperties: false,
+ *   },
+ *   async run(args, ctx) {
+ *     const sandbox = await Sandbox.of(ctx);
+ *     const { real } = await sandbox.resolve(args.path);
+ *     const text = (await readFile(real, "utf8")).toUpperCase();
+ *     await writeFileAtomic(real, text, sandbox, { beforeRename: () => ctx.writes.replacing() });
+ *     return `Rewrote ${sandbox.display(real)}.`;
+ *   },
+ * });
+ * ```
+ */
 export function defineTool<
   const I extends InputSchema,
   const O extends JsonSchema | undefined = undefined,

@@ -10,6 +10,7 @@ import files_list_dir from "./files/list_dir.ts";
 import files_move_file from "./files/move_file.ts";
 import files_notebook_edit from "./files/notebook_edit.ts";
 import files_read_file from "./files/read_file.ts";
+import files_seen_files from "./files/seen_files.ts";
 import files_write_file from "./files/write_file.ts";
 import journal_history from "./journal/history.ts";
 import journal_history_resource from "./journal/history_resource.ts";
@@ -47,6 +48,7 @@ export const toolModules: (Contribution | Contribution[])[] = [
   files_move_file,
   files_notebook_edit,
   files_read_file,
+  files_seen_files,
   files_write_file,
   journal_history,
   journal_history_resource,

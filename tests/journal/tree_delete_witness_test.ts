@@ -8,15 +8,16 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { defaultSettings } from "../../config/settings.ts";
-import type { FinishedCall, Tool, ToolContext } from "../../mcp/tool.ts";
+import { CallWrites, type FinishedCall, type Tool, type ToolContext } from "../../mcp/tool.ts";
 import deleteFile from "../../tools/files/delete_file.ts";
 import { journalPath, readEntries } from "../../tools/journal/_lib/journal.ts";
 import { flushJournal, journalHook } from "../../tools/journal/_lib/recorder.ts";
 import { projectStateDir } from "../../tools/_lib/state.ts";
 import { scratchDir } from "../helpers/file_tools.ts";
 
-function context(root: string, state: string): ToolContext {
+function context(root: string, state: string, args: Record<string, unknown>): ToolContext {
   return {
+    writes: new CallWrites(deleteFile.writes, args),
     signal: new AbortController().signal,
     abortReason: () => undefined,
     onAbort: () => () => {},
@@ -30,8 +31,8 @@ function context(root: string, state: string): ToolContext {
 
 /** Runs delete_file between the journal's hooks; `meanwhile` runs after the tree is kept. */
 async function deleteWithJournal(root: string, state: string, meanwhile: () => void) {
-  const ctx = context(root, state);
   const args: Record<string, unknown> = { path: "tree", recursive: true };
+  const ctx = context(root, state, args);
   const tool = deleteFile as unknown as Tool;
   await journalHook.before!(tool, ctx, args);
   meanwhile();

@@ -35,6 +35,7 @@ export default defineTool({
     "destination is refused unless `overwrite` (a file replaces only a file, a directory only " +
     "an empty directory). Creates missing parents.",
   annotations: REPLACES_FILES,
+  writes: { paths: [{ arg: "destination", kind: "receives", link: true }] },
   input: {
     type: "object",
     properties: {

@@ -11,6 +11,7 @@ export default defineTool({
     "non-directory in the way is an error. write_file, copy_file and move_file create parents " +
     "themselves.",
   annotations: CREATES_DIRECTORIES,
+  writes: { paths: [{ arg: "path", kind: "creates" }] },
   input: {
     type: "object",
     properties: {

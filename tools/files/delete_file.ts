@@ -21,6 +21,7 @@ export default defineTool({
     `\`recursive: true\` (everything in it, up to ${count(MAX_TREE_ENTRIES)} entries and 1 GB). ` +
     "Never an allowed root. Links inside are removed, not followed.",
   annotations: DELETES_FILES,
+  writes: { paths: [{ arg: "path", kind: "removes", link: true, tree: "recursive" }] },
   input: {
     type: "object",
     properties: {
@@ -86,7 +87,7 @@ export default defineTool({
           }
           try {
             // The journal compares it with the tree it kept for undo.
-            await showBeforeRemoving(args, inner);
+            await showBeforeRemoving(ctx, inner);
             // Counted first: a tree over the bounds is refused before anything is removed.
             const total = await measure(inner, shown, "bash (rm -r)", ctx.signal);
             ctx.progress(0, total.entries);

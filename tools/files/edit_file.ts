@@ -16,7 +16,7 @@ import {
   showPlaces,
 } from "./_lib/edit_match.ts";
 import { pathProperty } from "../_lib/declarations/path_properties.ts";
-import { renameAllowed } from "../_lib/rename_gate.ts";
+import { FORCE_PROPERTY } from "./_lib/seen_files.ts";
 import { decodeText } from "../_lib/text/text.ts";
 import {
   aroundRegion,
@@ -44,6 +44,11 @@ export default defineTool({
     "own indentation, and the result says so; a miss shows the closest lines. To create or " +
     "replace a whole file, use write_file.",
   annotations: CHANGES_FILES,
+  // A dry run writes nothing.
+  writes: {
+    paths: [{ arg: "path", kind: "replaces", when: (args) => args.dry_run !== true }],
+    force: "force",
+  },
   input: {
     type: "object",
     properties: {
@@ -67,6 +72,7 @@ export default defineTool({
         },
       },
       dry_run: { type: "boolean", description: "Show the diff without writing (default false)." },
+      force: FORCE_PROPERTY,
     },
     required: ["path", "edits"],
     additionalProperties: false,
@@ -184,9 +190,9 @@ export default defineTool({
         try {
           const written = await writeFileAtomic(real, pieces, sandbox, {
             // The journal then knows what the file holds without reading it back.
-            digest: ctx.config.journal.enabled,
+            digest: true,
             // The journal may still be opening the old file for undo.
-            beforeRename: () => renameAllowed(args),
+            beforeRename: () => ctx.writes.replacing(),
           });
           note = hardLinkNote(written.hardLinks);
         } catch (error) {

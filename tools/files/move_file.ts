@@ -24,6 +24,7 @@ export default defineTool({
     "then a directory replaces only an empty directory, and a file only a file. Creates missing " +
     "parents; across filesystems it copies, then removes the source.",
   annotations: CHANGES_FILES,
+  writes: { paths: [{ arg: "source", kind: "moves", to: "destination", link: true }] },
   input: {
     type: "object",
     properties: {

@@ -8,7 +8,7 @@ import {
 } from "../_lib/sandbox/mod.ts";
 import { CHANGES_FILES } from "../_lib/declarations/annotations.ts";
 import { pathProperty } from "../_lib/declarations/path_properties.ts";
-import { renameAllowed } from "../_lib/rename_gate.ts";
+import { FORCE_PROPERTY } from "./_lib/seen_files.ts";
 import { decodeText, encodeText } from "../_lib/text/text.ts";
 import { assertUnchanged, editableFile } from "./_lib/edited_file.ts";
 import { editNotebook } from "./_lib/notebook_cells.ts";
@@ -25,6 +25,7 @@ export default defineTool({
     "`new_string`; insert a cell before/after it; or delete it. A changed code cell loses its " +
     "outputs and execution count.",
   annotations: CHANGES_FILES,
+  writes: { paths: [{ arg: "path", kind: "replaces" }], force: "force" },
   input: {
     type: "object",
     properties: {
@@ -43,6 +44,7 @@ export default defineTool({
         description: "Insert: default code. Replace: changes the type.",
       },
       position: { type: "string", enum: ["before", "after"], default: "after" },
+      force: FORCE_PROPERTY,
     },
     required: ["path"],
     additionalProperties: false,
@@ -90,8 +92,8 @@ export default defineTool({
           {
             // The journal then knows what the file holds without reading it back, and may
             // still be opening the old file for undo.
-            digest: ctx.config.journal.enabled,
-            beforeRename: () => renameAllowed(args),
+            digest: true,
+            beforeRename: () => ctx.writes.replacing(),
           },
         );
         note = hardLinkNote(written.hardLinks);

@@ -7,6 +7,7 @@ import { pathProperty } from "../_lib/declarations/path_properties.ts";
 import { MAX_LINE_CHARS, type Page, readPage } from "./_lib/text_page.ts";
 import { bytes, count } from "../_lib/text/units.ts";
 import { READ_ONLY } from "../_lib/declarations/annotations.ts";
+import { rememberRead } from "./_lib/seen_files.ts";
 import { tailStart } from "./_lib/tail_lines.ts";
 import { DOCUMENT_SCHEMA, readDocument } from "./_lib/documents.ts";
 
@@ -118,6 +119,8 @@ const readFile = defineTool({
       const handle = await sandbox.openForReading(real);
       try {
         const sniffed = await sniff(handle);
+        // A later write of this session checks the file is still what was read.
+        rememberRead(ctx, real, info, sniffed.head);
         const base = { path: shown, size: info.size };
         const document = await readDocument(handle, {
           ...args,

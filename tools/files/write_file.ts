@@ -15,9 +15,9 @@ import {
   writeFileAtomic,
 } from "../_lib/sandbox/mod.ts";
 import { pathProperty } from "../_lib/declarations/path_properties.ts";
+import { FORCE_PROPERTY } from "./_lib/seen_files.ts";
 import { bytes, count } from "../_lib/text/units.ts";
 import { CHANGES_FILES } from "../_lib/declarations/annotations.ts";
-import { renameAllowed } from "../_lib/rename_gate.ts";
 import { quoted } from "../../config/quote.ts";
 import { lineCount, utf8Chunks } from "./_lib/utf8_chunks.ts";
 import { Buffer } from "node:buffer";
@@ -42,12 +42,20 @@ export default defineTool({
     "change part of a file, use edit_file.",
   // Not idempotent: appending twice is not appending once.
   annotations: CHANGES_FILES,
+  writes: {
+    paths: [
+      { arg: "path", kind: "replaces", when: (args) => args.mode !== "append" },
+      { arg: "path", kind: "changes", when: (args) => args.mode === "append" },
+    ],
+    force: "force",
+  },
   input: {
     type: "object",
     properties: {
       path: pathProperty("The file to write"),
       content: { type: "string", description: "The whole new content of the file." },
       mode: { enum: ["overwrite", "append"], description: 'Default "overwrite".' },
+      force: FORCE_PROPERTY,
     },
     required: ["path", "content"],
     additionalProperties: false,
@@ -134,10 +142,10 @@ export default defineTool({
         const content = whole ?? utf8Chunks(args.content);
         const written = await writeFileAtomic(target.real, content, sandbox, {
           // The journal then knows what the file holds without reading it back.
-          digest: ctx.config.journal.enabled,
+          digest: true,
           meanwhile: () => (lines = lineCount(args.content)),
           // The journal may still be opening the old file for undo.
-          beforeRename: () => renameAllowed(args),
+          beforeRename: () => ctx.writes.replacing(),
         });
         note = hardLinkNote(written.hardLinks);
       } catch (error) {

@@ -16,6 +16,8 @@ export default defineTool({
   description: "Reverts the last file-tool change, directory trees too (or `count`, or history " +
     "`id`); `force` overrides a changed path.",
   annotations: CHANGES_FILES,
+  // The paths its journal entries name: it keeps and reports them itself (Undone).
+  writes: { atRunTime: true },
   input: {
     type: "object",
     properties: {
@@ -33,11 +35,10 @@ export default defineTool({
     const projectDir = await projectStateDir(ctx.state.dir, sandbox.base);
     // One undo at a time on this project, whichever server: held until this undo's line is
     // journaled (the recorder gives it back), so a second undo of the same call reads it.
-    const key = args as Record<string, unknown>;
-    await holdUndoLock(projectDir, key);
+    await holdUndoLock(projectDir, ctx.writes);
     let reported = false;
     const report = (undid: string[], changes: Change[], noRedo: string[]) => {
-      reportUndo(key, undid, changes, noRedo.length ? noRedo.join("; ") : undefined);
+      reportUndo(ctx, undid, changes, noRedo.length ? noRedo.join("; ") : undefined);
       reported = true;
     };
     try {
@@ -56,7 +57,7 @@ export default defineTool({
       };
       return await undoCalls(u, targets, ctx, report);
     } finally {
-      if (!reported) releaseUndoLock(key);
+      if (!reported) releaseUndoLock(ctx.writes);
     }
   },
 });

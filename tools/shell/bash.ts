@@ -35,6 +35,7 @@ export default defineTool({
     }
     : {}),
   annotations: RUNS_COMMANDS,
+  writes: { untracked: "whatever the command writes" },
   // A long build or test run may go on as a task the client polls.
   taskSupport: "optional",
   input: {

@@ -33,6 +33,7 @@ export default defineTool({
     }
     : {}),
   annotations: RUNS_COMMANDS,
+  writes: { untracked: "whatever the command writes" },
   input: {
     type: "object",
     properties: {

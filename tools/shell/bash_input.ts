@@ -12,6 +12,8 @@ export default defineTool({
     "adds a newline, `close_stdin` then sends end-of-file. Returns the output not read yet, " +
     `after waiting up to \`wait_ms\` (default ${DEFAULT_WAIT_MS}).`,
   annotations: RUNS_COMMANDS,
+  // What it sends a running command may make it write anything.
+  writes: { untracked: "whatever the command writes once it reads the input" },
   input: {
     type: "object",
     properties: {

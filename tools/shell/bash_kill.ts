@@ -13,6 +13,7 @@ export default defineTool({
     `process group, grandchildren included, and SIGKILL after ${GRACE_MS / 1000} s if anything ` +
     "is still alive. Its output stays readable with bash_output.",
   annotations: STOPS_PROCESSES,
+  writes: { untracked: "stops processes" },
   input: {
     type: "object",
     properties: {

@@ -84,6 +84,8 @@ export default defineTool({
     "instead. Downloads at most 10 MB; cached 15 minutes. Private-network addresses are " +
     "refused unless the user allowed them. Use web_search to find pages.",
   annotations: READS_THE_WEB,
+  // Only with save_to; the journal does not keep what it replaces (it is not undoable).
+  writes: { paths: [{ arg: "save_to", kind: "replaces" }] },
   taskSupport: "optional",
   input: {
     type: "object",

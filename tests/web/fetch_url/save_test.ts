@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { gzipSync } from "node:zlib";
-import type { ToolContext } from "../../../mcp/tool.ts";
+import { CallWrites, type ToolContext } from "../../../mcp/tool.ts";
 import { defaultSettings, type Settings } from "../../../config/settings.ts";
 import { fetchToFile } from "../../../tools/web/_lib/save_body.ts";
 import { scratchDir } from "../../helpers/file_tools.ts";
@@ -47,6 +47,7 @@ function context(root: string, settings: Partial<Settings> = {}): ToolContext {
     config,
     signal: new AbortController().signal,
     roots: () => Promise.resolve([root]),
+    writes: new CallWrites(undefined, {}),
   } as unknown as ToolContext;
 }
 

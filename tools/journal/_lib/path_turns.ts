@@ -9,32 +9,34 @@ import { normalize } from "node:path";
  */
 const lastOnPath = new Map<string, Promise<void>>();
 
-/** Ends a call's turn on its paths, by its arguments object. */
-const turns = new WeakMap<Record<string, unknown>, () => void>();
-
 /**
  * How long a call waits for the one before it on a path at most. Only a call that never got to
  * finished() (a bug) holds its turn that long: it delays the next one, never stops it.
  */
 const TURN_BACKSTOP_MS = 60_000;
 
-/** A call's turn on its paths: `free` when no earlier call on them was still under way. */
-export function takeTurn(
-  args: Record<string, unknown>,
-  pathArgs: readonly string[],
-): { ready: Promise<void>; free: boolean } {
-  const keys = pathArgs.flatMap((arg) =>
-    typeof args[arg] === "string" ? [normalize(args[arg] as string)] : []
-  );
-  let end!: () => void;
-  const mine = new Promise<void>((resolve) => (end = resolve));
+/** A call's turn on its paths (as given). */
+export interface Turn {
+  /** Settles once every earlier call on these paths has ended its turn. */
+  ready: Promise<void>;
+  /** No earlier call on them was still under way. */
+  free: boolean;
+  /** Ends the turn: the next call on these paths may go. */
+  end(): void;
+}
+
+/** Takes a call's turn on `paths`, behind the calls on them that came before. */
+export function takeTurn(paths: readonly string[]): Turn {
+  const keys = [...new Set(paths.map((path) => normalize(path)))];
+  let done!: () => void;
+  const mine = new Promise<void>((resolve) => (done = resolve));
   const before = keys.flatMap((key) => lastOnPath.get(key) ?? []);
   for (const key of keys) lastOnPath.set(key, mine);
-  turns.set(args, () => {
-    end();
+  const end = () => {
+    done();
     for (const key of keys) if (lastOnPath.get(key) === mine) lastOnPath.delete(key);
-  });
-  if (before.length === 0) return { ready: Promise.resolve(), free: true };
+  };
+  if (before.length === 0) return { ready: Promise.resolve(), free: true, end };
   const ready = new Promise<void>((resolve) => {
     const timer = setTimeout(resolve, TURN_BACKSTOP_MS);
     Promise.all(before).then(() => {
@@ -42,10 +44,5 @@ export function takeTurn(
       resolve();
     });
   });
-  return { ready, free: false };
-}
-
-export function endTurn(args: Record<string, unknown>): void {
-  turns.get(args)?.();
-  turns.delete(args);
+  return { ready, free: false, end };
 }

@@ -1,6 +1,7 @@
 /**
- * The journal's hook: before a destructive file tool runs, what undo needs of the paths its
- * arguments name is kept (content and mode of files, read through the sandbox); once any call
+ * The journal's hook: before a call that declares it writes paths (mcp/writes.ts) runs, and
+ * before each path its tool names at run time changes, what undo needs of them is kept
+ * (content and mode of files, trees to be removed, read through the sandbox); once any call
  * is over, one line is written to the project's journal: time, era, tool, arguments (bounded,
  * configured secrets masked), outcome, duration, and the files it changed. The reply of a call
  * that changed files waits until its line is in the file (a crash after the reply keeps it, and
@@ -9,8 +10,11 @@
  */
 import { sep } from "node:path";
 import {
+  type CallWrites,
   defineToolHook,
   type FinishedCall,
+  Handoff,
+  type PlannedWrite,
   type Tool,
   type ToolContext,
 } from "../../../mcp/tool.ts";
@@ -28,38 +32,36 @@ import {
 } from "./tree_manifest.ts";
 import { statHeld } from "./tree_walk.ts";
 import { digestAt } from "./tree_compare.ts";
-import { lookBeforeRemoving } from "../../_lib/tree_witness.ts";
+import { lastLookAtTree } from "../../_lib/tree_witness.ts";
 import { BatchWriter } from "./writer.ts";
 import { entryOf } from "./entry_fields.ts";
-import { endTurn, takeTurn } from "./path_turns.ts";
-import { renameAfter } from "../../_lib/rename_gate.ts";
+import { takeTurn, type Turn } from "./path_turns.ts";
 import { releaseUndoLock } from "./undo_lock.ts";
 
-/**
- * Tools that change only the file their `path` names, by writing a new one and renaming it over
- * the old (write_file but in append mode): never the old file's content in place. Each must pass
- * `beforeRename: () => renameAllowed(args)` to writeFileAtomic: it starts before the snapshot
- * holds the old file, and a rename before that would leave undo the new content.
- */
-const REPLACES = new Set(["write_file", "edit_file", "notebook_edit"]);
-
-/** The arguments naming what each destructive file tool changes; `entry`: the link itself. */
-const TARGETS: Record<string, { arg: string; entry?: boolean }[]> = {
-  write_file: [{ arg: "path" }],
-  edit_file: [{ arg: "path" }],
-  notebook_edit: [{ arg: "path" }],
-  delete_file: [{ arg: "path", entry: true }],
-  create_directory: [{ arg: "path" }],
-  move_file: [{ arg: "source", entry: true }, { arg: "destination", entry: true }],
-  copy_file: [{ arg: "destination", entry: true }],
-};
+/** What before() kept of one path, for undo. */
+interface Kept {
+  write: PlannedWrite;
+  path: string;
+  state: PathState;
+}
 
 interface Pending {
   sandbox: Sandbox;
   projectDir: string;
-  before: { path: string; state: PathState }[];
+  before: Kept[];
   noUndo?: string;
 }
+
+/** The journal's part of one call that writes, kept on its ctx.writes from before to finished. */
+interface Journaling {
+  /** What was kept before the call (and before each path it named at run time). */
+  kept: Promise<Pending | undefined>[];
+  turn?: Turn;
+  /** The shape of each tree the call showed just before removing it, by path. */
+  removing: Map<string, string>;
+}
+
+const journaling = new Handoff<Journaling>("what the journal kept before the call");
 
 /** The journal lines not yet written, of every project this server serves. */
 let failures = 0;
@@ -141,91 +143,125 @@ async function journalOfRoots(
 }
 
 /** What undo did in a call, reported by the tool itself. */
-const reported = new WeakMap<
-  Record<string, unknown>,
-  { undid: string[]; changes: Change[]; noUndo?: string }
->();
+interface Undone {
+  undid: string[];
+  changes: Change[];
+  noUndo?: string;
+}
+
+const undone = new Handoff<Undone>("what undo did");
 
 /**
  * For undo: the entries it reversed and its own changes, journaled with its call; `noUndo` when
  * something it removed could not be kept (then it cannot be undone in turn).
  */
 export function reportUndo(
-  args: Record<string, unknown>,
+  ctx: ToolContext,
   undid: string[],
   changes: Change[],
   noUndo?: string,
 ): void {
-  reported.set(args, { undid, changes, noUndo });
+  ctx.writes.give(undone, { undid, changes, noUndo });
+  ctx.writes.report(changes.map((change) => change.path));
 }
-
-/** What before() kept for a call, found again by its arguments object. */
-const pending = new WeakMap<Record<string, unknown>, Promise<Pending | undefined>>();
 
 export const journalHook = defineToolHook({
   name: "journal",
-  before(tool: Tool, ctx: ToolContext, args: Record<string, unknown>) {
-    if (!ctx.config.journal.enabled || !TARGETS[tool.name]) return;
-    // A tool that replaces its one file by a rename leaves the old one whole under the
-    // descriptor the snapshot holds: its rename waits until that is open (rename_gate.ts), the
+  before(tool: Tool, ctx: ToolContext) {
+    if (!ctx.config.journal.enabled) return;
+    const writes = ctx.writes;
+    // A tool that names its paths at run time has each kept as it names them.
+    if (tool.writes?.atRunTime) {
+      writes.onWillWrite((named) => keepNamed(tool, ctx, writes, named));
+    }
+    const planned = writes.planned;
+    if (planned.length === 0) return;
+    // A tool that replaces its files by a rename leaves the old ones whole under the descriptors
+    // the snapshot holds: its renames wait until those are open (ctx.writes.replacing()), the
     // copy going on beside it (finished() waits for it). Any other tool waits until everything
     // is kept.
     let opened: () => void = () => {};
-    const early = REPLACES.has(tool.name) && args.mode !== "append"
-      ? new Promise<void>((resolve) => (opened = resolve))
+    const early = planned.every((write) => write.kind === "replaces")
+      ? new Promise<void>((resolve) => {
+        let left = planned.length;
+        opened = () => --left === 0 && resolve();
+      })
       : undefined;
     // Taken at once, so calls on one path keep the order they came in.
-    const turn = takeTurn(args, TARGETS[tool.name].map((target) => target.arg));
+    const turn = takeTurn(planned.map((write) => write.path));
+    const call: Journaling = { kept: [], turn, removing: new Map() };
+    writes.give(journaling, call);
     // Kept aside: a failure here must not refuse the call (it is only not undoable).
-    const kept = turn.ready.then(() => snapshot(tool.name, ctx, args, opened)).catch((error) => {
-      ctx.log("warning", `journal: nothing kept for undo of ${tool.name}: ${error.message}`);
-      return undefined;
-    });
-    pending.set(args, kept);
+    const kept = turn.ready.then(() => snapshot(planned, ctx, call, opened)).catch(
+      (error) => {
+        ctx.log("warning", `journal: nothing kept for undo of ${tool.name}: ${error.message}`);
+        return undefined;
+      },
+    );
+    call.kept.push(kept);
     const done = kept.then(() => {});
     if (!early) return done;
     const held = Promise.race([early, done]);
     // With no earlier call on its path, the tool starts now: what it reads there is what the
     // snapshot reads, and only its rename must wait. Otherwise it waits for its turn as well.
     if (!turn.free) return held;
-    renameAfter(args, held);
+    writes.holdReplacing(held);
   },
   finished(call: FinishedCall) {
     if (!call.ctx.config.journal.enabled) return;
+    const writes = call.ctx.writes;
+    const mine = writes.take(journaling);
+    const own = writes.take(undone);
     // The common call changed no file: its line is queued and nothing is awaited.
-    if (!pending.has(call.args) && !reported.has(call.args)) {
+    if (!mine && !own) {
       writer.push(journalOf(call.ctx), entryOf(call), call.ctx.config.journal.maxBytes);
       return;
     }
-    return record(call).catch((error) => {
+    return record(call, mine, own).catch((error) => {
       call.ctx.log(
         "warning",
         `journal: ${call.tool.name} not recorded: ${(error as Error).message}`,
       );
     }).finally(() => {
-      endTurn(call.args);
+      mine?.turn?.end();
       // An undo's lock is given back once its line is in the file (undo_lock.ts).
-      releaseUndoLock(call.args);
+      releaseUndoLock(writes);
     });
   },
 });
 
-async function snapshot(
-  tool: string,
+/** Keeps what the paths a tool names at run time hold, before it changes them. */
+async function keepNamed(
+  tool: Tool,
   ctx: ToolContext,
-  args: Record<string, unknown>,
+  writes: CallWrites,
+  named: readonly PlannedWrite[],
+): Promise<void> {
+  let call = writes.take(journaling);
+  call ??= { kept: [], removing: new Map() };
+  writes.give(journaling, call);
+  const kept = snapshot(named, ctx, call, () => {}).catch((error) => {
+    ctx.log("warning", `journal: nothing kept for undo of ${tool.name}: ${error.message}`);
+    return undefined;
+  });
+  call.kept.push(kept);
+  await kept;
+}
+
+async function snapshot(
+  planned: readonly PlannedWrite[],
+  ctx: ToolContext,
+  call: Journaling,
   opened: () => void,
 ): Promise<Pending> {
   const sandbox = await Sandbox.of(ctx);
   const projectDir = await cachedProjectDir(ctx.state.dir, sandbox.base);
   const budget = ctx.config.journal.undoBudgetBytes;
   const result: Pending = { sandbox, projectDir, before: [] };
-  for (const target of TARGETS[tool]) {
-    const given = args[target.arg];
-    if (typeof given !== "string") continue;
-    const resolved = await resolveEntry(sandbox, given).catch(() => undefined);
+  for (const write of planned) {
+    const resolved = await resolveEntry(sandbox, write.path).catch(() => undefined);
     if (!resolved) continue;
-    const path = target.entry ? resolved.entry : resolved.real;
+    const path = write.link ? resolved.entry : resolved.real;
     const { state, tooBig } = await pathState(
       sandbox,
       path,
@@ -234,49 +270,50 @@ async function snapshot(
     );
     if (tooBig) result.noUndo = `${sandbox.display(path)} is larger than the undo budget`;
     if (state.kind === "dir") {
-      const tree = await treeBefore(tool, sandbox, path, args, { projectDir, budget });
+      const tree = await treeBefore(write, sandbox, path, ctx, call, { projectDir, budget });
       if (typeof tree === "string") result.noUndo = tree;
       else if (tree) {
-        result.before.push({ path, state: tree });
+        result.before.push({ write, path, state: tree });
         continue;
       }
     }
-    result.before.push({ path, state });
+    result.before.push({ write, path, state });
   }
   return result;
 }
 
 /**
- * What undo keeps of a directory a call is about to change: a tree to be deleted is kept whole,
+ * What undo keeps of a directory a call is about to change: a tree to be removed is kept whole,
  * within MAX_KEPT_ENTRIES and the budget. A string: why it is not undoable. Nothing for any
  * other directory: a tree moved is judged by what the move left (treeAfter), and a directory a
  * call adds to or replaces when empty needs nothing more.
  */
 async function treeBefore(
-  tool: string,
+  write: PlannedWrite,
   sandbox: Sandbox,
   path: string,
-  args: Record<string, unknown>,
+  ctx: ToolContext,
+  call: Journaling,
   keep: Keep,
 ): Promise<TreeState | string | undefined> {
   const shown = sandbox.display(path);
   // A root, or a directory holding one, is never deleted or moved: the tool refuses it.
   if (sandbox.roots.some((root) => root === path || root.startsWith(path + sep))) return undefined;
   try {
-    // Without recursive, delete_file refuses a directory: nothing to keep.
-    if (tool === "delete_file" && args.recursive === true) {
+    // Without its tree argument, a tool that removes refuses a directory: nothing to keep.
+    if (write.kind === "removes" && write.tree) {
       const { racy, ...kept } = await keepTree(sandbox, path, keep, {
         entries: MAX_KEPT_ENTRIES,
         bytes: keep.budget,
       });
-      // The delete shows the tree just before it removes it: it must still be this one (files
+      // The tool shows the tree just before it removes it: it must still be this one (files
       // changed within a tick before they were kept: by their content too).
-      lookBeforeRemoving(args, async (dir) => {
+      ctx.writes.give(lastLookAtTree, async (dir) => {
         const seen = await shapeOfDir(dir, await statHeld(dir));
         for (const file of racy ?? []) {
           if ((await digestAt(dir, file.p)) !== file.s) return;
         }
-        removing.set(args, seen.sha);
+        call.removing.set(path, seen.sha);
       });
       return kept;
     }
@@ -287,19 +324,18 @@ async function treeBefore(
 }
 
 /**
- * What a directory holds after a call: its shape when the call moved or copied a tree there, or
- * changed a kept tree (a delete that failed midway); plain otherwise (create_directory).
+ * What a directory holds after a call: its shape when the call moved or copied a tree there (or
+ * away from there), or changed a kept tree (a delete that failed midway); plain otherwise
+ * (create_directory).
  */
 async function treeAfter(
-  tool: string,
+  kept: Kept,
   sandbox: Sandbox,
-  path: string,
-  before: PathState,
   keep: Keep,
 ): Promise<PathState> {
-  if (tool !== "move_file" && tool !== "copy_file" && before.kind !== "tree") {
-    return { kind: "dir" };
-  }
+  const { write, path, state: before } = kept;
+  const moved = write.kind === "receives" || write.to !== undefined;
+  if (!moved && before.kind !== "tree") return { kind: "dir" };
   // A tree kept for a delete that did not happen (refused, or stopped first) is unchanged.
   if (before.kind === "tree" && before.shape) {
     const now = await shapeOf(sandbox, path);
@@ -312,42 +348,49 @@ function same(a: PathState, b: PathState): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
-async function record(call: FinishedCall): Promise<void> {
-  const kept = await pending.get(call.args);
-  pending.delete(call.args);
-  const sandbox = kept?.sandbox ?? await Sandbox.of(call.ctx).catch(() => undefined);
+async function record(
+  call: FinishedCall,
+  mine: Journaling | undefined,
+  own: Undone | undefined,
+): Promise<void> {
+  const all = mine ? await Promise.all(mine.kept) : [];
+  const kept = all.filter((pending) => pending !== undefined);
+  const sandbox = kept[0]?.sandbox ?? await Sandbox.of(call.ctx).catch(() => undefined);
   if (!sandbox) return;
-  const projectDir = kept?.projectDir ??
+  const projectDir = kept[0]?.projectDir ??
     await cachedProjectDir(call.ctx.state.dir, sandbox.base);
   const entry = entryOf(call);
-  if (kept) {
+  if (kept.length > 0) {
     const changes: Change[] = [];
+    const changed: PlannedWrite[] = [];
     const keep = { projectDir, budget: call.ctx.config.journal.undoBudgetBytes };
-    let noUndo = kept.noUndo;
-    for (const { path, state } of kept.before) {
+    let noUndo = kept.find((pending) => pending.noUndo)?.noUndo;
+    for (const before of kept.flatMap((pending) => pending.before)) {
+      const { path, state } = before;
       // The digest of what was written (remembered by the writer, else read): undo notices a
       // change made since.
       let now = (await pathState(sandbox, path).catch(() => undefined))?.state;
       if (now?.kind === "dir") {
-        now = await treeAfter(call.tool.name, sandbox, path, state, keep).catch((error) => {
+        now = await treeAfter(before, sandbox, keep).catch((error) => {
           noUndo ??= `the directory tree ${sandbox.display(path)} could not be read: ${
             refusal(error)
           }`;
           return { kind: "dir" } as PathState;
         });
       }
-      if (now && !same(state, now)) changes.push({ path, before: state, after: now });
+      if (now && !same(state, now)) {
+        changes.push({ path, before: state, after: now });
+        changed.push(before.write);
+      }
     }
-    noUndo ??= movedOrDeleted(call, changes);
+    noUndo ??= movedOrRemoved(changes, changed, mine!);
     if (changes.length > 0) {
       entry.files = changes.map((c) => sandbox.display(c.path));
       entry.changes = changes;
       if (noUndo) entry.noUndo = noUndo;
     }
   }
-  const own = reported.get(call.args);
   if (own) {
-    reported.delete(call.args);
     entry.undid = own.undid;
     if (own.noUndo) entry.noUndo = own.noUndo;
     if (own.changes.length > 0) {
@@ -363,26 +406,28 @@ async function record(call: FinishedCall): Promise<void> {
   else writer.push(file, entry, maxBytes);
 }
 
-/** The shape of the tree each delete_file call saw just before removing it. */
-const removing = new WeakMap<Record<string, unknown>, string>();
-
 /**
  * Links a moved directory's destination to its source (undo renames it back), and checks that a
- * deleted tree is the one kept: delete_file shows the tree just before it removes it, and one
- * that differs from the kept tree's shape (or was not shown) is not undoable.
+ * removed tree is the one kept: the tool shows the tree just before it removes it, and one that
+ * differs from the kept tree's shape (or was not shown) is not undoable.
  */
-function movedOrDeleted(call: FinishedCall, changes: Change[]): string | undefined {
-  if (call.tool.name === "move_file" && changes.length === 2) {
-    const [source, destination] = changes;
-    if (destination.after.kind === "tree" && source.after.kind === "absent") {
+function movedOrRemoved(
+  changes: Change[],
+  writes: PlannedWrite[],
+  call: Journaling,
+): string | undefined {
+  for (const [i, write] of writes.entries()) {
+    if (write.from === undefined) continue;
+    const destination = changes[i];
+    const source = changes[writes.findIndex((w) => w.to === write.path)];
+    if (source && destination.after.kind === "tree" && source.after.kind === "absent") {
       destination.from = source.path;
     }
   }
-  const seen = removing.get(call.args);
-  removing.delete(call.args);
-  if (call.tool.name === "delete_file" && changes.length === 1) {
-    const [{ before }] = changes;
-    if (before.kind === "tree" && before.content && seen !== before.shape) {
+  for (const [i, write] of writes.entries()) {
+    const { before, path } = changes[i];
+    if (write.kind !== "removes" || !write.tree) continue;
+    if (before.kind === "tree" && before.content && call.removing.get(path) !== before.shape) {
       return "the directory tree changed between being kept and being deleted (another program " +
         "or call was writing in it)";
     }

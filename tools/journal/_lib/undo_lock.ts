@@ -5,6 +5,7 @@
  * undos of one call, the second reads the first's line and is refused, saying who undid it.
  */
 import { join } from "node:path";
+import { Handoff, type ToolContext } from "../../../mcp/tool.ts";
 import { withLock } from "../../_lib/state.ts";
 
 /**
@@ -13,30 +14,32 @@ import { withLock } from "../../_lib/state.ts";
  */
 const BACKSTOP_MS = 120_000;
 
-const held = new WeakMap<Record<string, unknown>, () => void>();
+/** The release of the lock an undo call holds, handed from undo to the recorder on its ctx. */
+const held = new Handoff<() => void>("the project's undo lock");
+
+type Writes = ToolContext["writes"];
 
 /**
- * Takes the project's undo lock for the undo call whose arguments are `args`; releaseUndoLock
+ * Takes the project's undo lock for the undo call whose ctx.writes is `writes`; releaseUndoLock
  * gives it back.
  *
  * @example
- * await holdUndoLock(projectDir, args);
- * try { await undoThings(); } finally { if (!reported) releaseUndoLock(args); }
+ * await holdUndoLock(projectDir, ctx.writes);
+ * try { await undoThings(); } finally { if (!reported) releaseUndoLock(ctx.writes); }
  */
-export async function holdUndoLock(projectDir: string, args: Record<string, unknown>) {
+export async function holdUndoLock(projectDir: string, writes: Writes) {
   const release = await new Promise<() => void>((taken, failed) => {
     withLock(join(projectDir, "journal.undoing"), () => new Promise<void>((done) => taken(done)))
       .catch(failed);
   });
   const timer = setTimeout(release, BACKSTOP_MS);
-  held.set(args, () => {
+  writes.give(held, () => {
     clearTimeout(timer);
     release();
   });
 }
 
-/** Gives back the lock holdUndoLock took for `args`, if it is still held. */
-export function releaseUndoLock(args: Record<string, unknown>): void {
-  held.get(args)?.();
-  held.delete(args);
+/** Gives back the lock holdUndoLock took for the call of `writes`, if it is still held. */
+export function releaseUndoLock(writes: Writes): void {
+  writes.take(held)?.();
 }

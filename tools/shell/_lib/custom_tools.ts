@@ -153,6 +153,8 @@ function customTool(name: string, raw: CustomToolSpec, options: CustomToolOption
     title: name,
     description,
     annotations,
+    // A command the config calls not destructive is taken at its word.
+    ...(spec.destructive === false ? {} : { writes: { untracked: "whatever the command writes" } }),
     // A user's command may run as long as bash's.
     taskSupport: "optional",
     input,

@@ -65,7 +65,12 @@ export function saveBody(ctx: ToolContext, path: string, body: Uint8Array): Prom
     if (ctx.signal.aborted) throw new ToolError("not saved: the call was stopped first");
     let hardLinks = 1;
     try {
-      hardLinks = (await writeFileAtomic(target.real, body, sandbox)).hardLinks;
+      hardLinks = (await writeFileAtomic(target.real, body, sandbox, {
+        // The journal then knows what the file holds without reading it back, and may still
+        // be opening the old file for undo.
+        digest: true,
+        beforeRename: () => ctx.writes.replacing(),
+      })).hardLinks;
     } catch (error) {
       throw new ToolError(`could not save to ${shown}: ${(error as Error).message}.`);
     }

@@ -1,22 +1,34 @@
 /**
  * Plan mode's gate: while plan mode is on for a call's project, every tool annotated destructive
- * is refused, so the model investigates and plans before it changes anything. plan_mode's
- * module exports it beside the tool, and it runs before every tool call of the server.
+ * is refused, and every call whose declared writes (mcp/writes.ts) do more than add, so the model
+ * investigates and plans before it changes anything. Only the plan file may be written, by a
+ * call that writes files and nothing else. plan_mode's module exports it beside the tool, and it
+ * runs before every tool call of the server.
  */
-import { defineToolHook, type Tool, type ToolContext, ToolError } from "../../../mcp/tool.ts";
+import {
+  defineToolHook,
+  type PlannedWrite,
+  type Tool,
+  type ToolContext,
+  ToolError,
+} from "../../../mcp/tool.ts";
+import { onlyAdds, plannedWrites } from "../../../mcp/writes.ts";
 import { cachedPlanState, type PlanState, planStatePath } from "./plan_state.ts";
 import { Sandbox } from "../../_lib/sandbox/mod.ts";
 import { projectStatePath } from "../../_lib/state.ts";
 
-/** The tools that may still write while planning, when what they write is the plan file. */
-const PLAN_WRITERS = new Set(["write_file", "edit_file"]);
+/**
+ * The writes of a call that plan mode refuses although its tool is not marked destructive: what
+ * it declares beyond adding (fetch_url's `save_to`), when its arguments ask for it.
+ */
+function declaredWrites(tool: Tool, args: Record<string, unknown>): PlannedWrite[] {
+  return plannedWrites(tool.writes, args).filter((write) => !onlyAdds(write.kind));
+}
 
-/** Arguments that make a call of a tool not marked destructive write a file all the same. */
-const WRITING_ARGUMENTS = new Map([["fetch_url", "save_to"]]);
-
-function writesAFile(tool: Tool, args: Record<string, unknown>): boolean {
-  const argument = WRITING_ARGUMENTS.get(tool.name);
-  return argument !== undefined && args[argument] !== undefined;
+/** Whether the call only writes files in place or by replacing them: it may write the plan. */
+function editsFiles(tool: Tool, planned: PlannedWrite[]): boolean {
+  return planned.length > 0 && !tool.writes?.atRunTime && tool.writes?.untracked === undefined &&
+    planned.every((write) => write.kind === "replaces" || write.kind === "changes");
 }
 
 function refuseDestructiveInPlanMode(
@@ -25,7 +37,9 @@ function refuseDestructiveInPlanMode(
   args: Record<string, unknown>,
 ): Promise<void> | undefined {
   // Decided at once for the tools plan mode never blocks.
-  if (tool.annotations?.destructiveHint !== true && !writesAFile(tool, args)) return undefined;
+  if (tool.annotations?.destructiveHint !== true && declaredWrites(tool, args).length === 0) {
+    return undefined;
+  }
   return refuseIfPlanning(tool, ctx, args);
 }
 
@@ -51,16 +65,23 @@ async function refuseIfPlanning(
   if (!state.active) return;
   // File tools may write the plan file only inside this call's roots, so only then is it offered.
   const planInRoots = sandbox.contains(state.planFile);
-  if (planInRoots && PLAN_WRITERS.has(tool.name) && typeof args.path === "string") {
-    const target = await sandbox.resolve(args.path).catch(() => null);
-    if (target?.real === state.planFile) return;
+  const planned = plannedWrites(tool.writes, args);
+  if (planInRoots && editsFiles(tool, planned)) {
+    const targets = await Promise.all(
+      planned.map((write) => sandbox.resolve(write.path).catch(() => null)),
+    );
+    if (targets.every((target) => target?.real === state.planFile)) return;
   }
   const fileTools = planInRoots
     ? `, or write_file/edit_file on ${sandbox.display(state.planFile)}`
     : "";
   throw new ToolError(
     `${tool.name} was refused: plan mode is on (goal: ${state.goal}), and it blocks ` +
-      `${writesAFile(tool, args) ? "writing files (save_to)" : "destructive tools"}. Keep ` +
+      `${
+        tool.annotations?.destructiveHint === true
+          ? "destructive tools"
+          : `writing files (${declaredWrites(tool, args).map((write) => write.arg).join(", ")})`
+      }. Keep ` +
       "investigating with read-only tools, finish the plan " +
       `(plan_mode with action "write"${fileTools}), then call plan_mode with action "exit" to ` +
       "present it to the person; they decide whether it is carried out.",
