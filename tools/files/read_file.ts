@@ -164,6 +164,7 @@ const readFile = defineTool({
           firstNumber: tail ? from : undefined,
           limit: args.limit ?? DEFAULT_LIMIT,
           maxChars: args.max_chars ?? ctx.config.limits.outputChars,
+          size: info.size,
           signal: ctx.signal,
         });
         if (page.lines.length === 0 && page.total > 0) {
