@@ -1,3 +1,4 @@
+import { quoted } from "../../config/quote.ts";
 import { defineTool, ToolError } from "../../mcp/tool.ts";
 import { CHANGES_FILES } from "../_lib/annotations.ts";
 import { whileChanging } from "../_lib/file_lock.ts";
@@ -131,7 +132,7 @@ export default defineTool({
 function chooseTargets(entries: Entry[], id: string | undefined, count: number): Entry[] {
   if (id !== undefined) {
     const entry = entries.find((e) => e.id === id);
-    if (!entry) throw new ToolError(`no journaled call has id ${id}; history lists them.`);
+    if (!entry) throw new ToolError(`no journaled call has id ${quoted(id)}; history lists them.`);
     if (!entry.changes) throw new ToolError(`${entry.tool} call ${id} changed no file.`);
     return [entry];
   }
