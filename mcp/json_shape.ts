@@ -25,13 +25,23 @@ const OPEN_OBJECT = 0x7b;
 const CLOSE_ARRAY = 0x5d;
 const CLOSE_OBJECT = 0x7d;
 
+/** Bounds other than a message's (a file's JSON: a notebook). */
+export interface ShapeLimits {
+  depth: number;
+  values: number;
+}
+
 /**
  * Why `text` must not be parsed (too deep, too many values), or undefined. Text that is not JSON
  * passes when its shape is within bounds: JSON.parse then says what is wrong with it.
  */
-export function shapeProblem(text: string): string | undefined {
+export function shapeProblem(
+  text: string,
+  limits: ShapeLimits = { depth: MAX_JSON_DEPTH, values: MAX_JSON_VALUES },
+): string | undefined {
+  const { depth: maxDepth, values: maxValues } = limits;
   // Text this short cannot nest deeper than the limit nor hold that many values.
-  if (text.length <= MAX_JSON_DEPTH) return undefined;
+  if (text.length <= Math.min(maxDepth, maxValues)) return undefined;
   let depth = 0;
   let values = 0;
   for (let i = 0; i < text.length; i++) {
@@ -48,16 +58,16 @@ export function shapeProblem(text: string): string | undefined {
       }
       i = end;
     } else if (c === OPEN_ARRAY || c === OPEN_OBJECT) {
-      if (++depth > MAX_JSON_DEPTH) return `it nests deeper than ${MAX_JSON_DEPTH} levels`;
-      if (++values > MAX_JSON_VALUES) return tooMany();
+      if (++depth > maxDepth) return `it nests deeper than ${maxDepth} levels`;
+      if (++values > maxValues) return tooMany(maxValues);
     } else if (c === CLOSE_ARRAY || c === CLOSE_OBJECT) {
       depth--;
     } else if (c === COMMA) {
-      if (++values > MAX_JSON_VALUES) return tooMany();
+      if (++values > maxValues) return tooMany(maxValues);
     }
   }
   return undefined;
 }
 
-const tooMany = () =>
-  `it holds more than ${MAX_JSON_VALUES.toLocaleString("en-US")} arrays, objects and elements`;
+const tooMany = (max: number) =>
+  `it holds more than ${max.toLocaleString("en-US")} arrays, objects and elements`;
