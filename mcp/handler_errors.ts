@@ -34,7 +34,7 @@ export function handlerFailure(
   context: { era: Era; logger: Logger; uri?: string },
 ): RpcError {
   if (error instanceof RpcError) return error;
-  const data = context.uri === undefined ? undefined : { uri: context.uri };
+  const data = context.uri === undefined ? undefined : { uri: bounded(context.uri, 300) };
   if (error instanceof ResourceNotFound && context.uri !== undefined) {
     return resourceNotFound(context.uri, context.era, error.message || undefined);
   }

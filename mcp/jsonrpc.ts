@@ -1,5 +1,6 @@
 /** JSON-RPC 2.0 messages as MCP uses them: decode one line into a message or an error to send. */
 import { bounded } from "../config/quote.ts";
+import { shapeProblem } from "./json_shape.ts";
 
 /** Characters of an error message at most (far more than any message needs). */
 const MAX_ERROR_MESSAGE = 2000;
@@ -81,11 +82,23 @@ export function failure(id: RequestId | null, code: number, message: string, dat
   return { jsonrpc: "2.0", id, error } as JsonRpcFailure;
 }
 
+/** Characters at the start of a refused message searched for its id. */
+const ID_SEARCH_CHARS = 4096;
+
 /**
  * Parses one JSON text (a line of stdin, or an HTTP body) and classifies it; text that is not
- * JSON becomes a parse error to send (-32700, id null).
+ * JSON becomes a parse error to send (-32700, id null), and text that would build more than any
+ * message needs (json_shape.ts) is refused unparsed, with its id when it can be found.
  */
 export function decodeLine(line: string): Decoded {
+  const problem = shapeProblem(line);
+  if (problem !== undefined) {
+    return invalid(
+      peekTopLevelId(line.slice(0, ID_SEARCH_CHARS)),
+      INVALID_REQUEST,
+      `Invalid Request: the message was refused unparsed: ${problem}`,
+    );
+  }
   let value: unknown;
   try {
     value = JSON.parse(line);

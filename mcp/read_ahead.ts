@@ -1,11 +1,12 @@
 /**
  * How far the stdio transport reads ahead of its answers. A client may pipeline requests much
  * faster than they are answered; every request started costs memory until its reply is written
- * (its call, its promise chain), so requests start only while fewer than MAX_UNANSWERED are
- * unanswered and the output is not backed up. The rest wait here, decoded (each line is parsed
- * once: it must be, to tell a request from a cancellation), up to READ_AHEAD_CHARS of the lines
- * they arrived as; past that, stdin is not read until the queue is below half of it, so the pipe
- * pushes back on the client.
+ * (its call, its promise chain, what it read and the reply it builds), so requests start only
+ * while fewer than MAX_UNANSWERED are unanswered, while their replies, at the size replies have
+ * had lately, would come to less than IN_FLIGHT_CHARS, and while the output is not backed up. The
+ * rest wait here, decoded (each line is parsed once: it must be, to tell a request from a
+ * cancellation), up to READ_AHEAD_CHARS of the lines they arrived as; past that, stdin is not
+ * read until the queue is below half of it, so the pipe pushes back on the client.
  *
  * Reading goes on below that budget so that what must not wait behind queued requests is seen
  * at once: notifications (a cancellation for a request in flight, or for one still queued here,
@@ -22,8 +23,13 @@ import { type Decoded, decodeLine, type JsonRpcFailure, type RequestId } from ".
 
 /** Requests started and not yet answered at most; more wait in the queue. */
 export const MAX_UNANSWERED = 256;
-/** Once at the maximum, starting resumes below this. */
-const RESUME_UNANSWERED = 192;
+/**
+ * Characters of replies the requests in flight may build, reckoned at the size replies have had
+ * lately: the count alone let 256 read_file calls of a 100 KB file build their pages at once.
+ * Whatever the replies' size, MIN_UNANSWERED may run.
+ */
+export const IN_FLIGHT_CHARS = 2 << 20;
+const MIN_UNANSWERED = 8;
 /** Requests wait while this many characters of output wait to be written. */
 export const HOLD_AT_BACKLOG = 1 << 20;
 /**
@@ -40,6 +46,8 @@ const STALL_MS = 5_000;
 /** What read-ahead needs of the writer: how much is waiting, and a way to wait for less. */
 export interface OutputBacklog {
   readonly backlog: number;
+  /** A running average of the messages' sizes, in characters. */
+  readonly averageMessageChars: number;
   drained(): Promise<unknown>;
 }
 
@@ -146,8 +154,14 @@ export class ReadAhead {
 
   #hasRoom(): boolean {
     return this.#flushing || (
-      this.connection.unanswered < MAX_UNANSWERED && this.writer.backlog <= HOLD_AT_BACKLOG
+      this.connection.unanswered < this.#maxUnanswered() && this.writer.backlog <= HOLD_AT_BACKLOG
     );
+  }
+
+  /** How many requests may be unanswered now: fewer when replies have been large. */
+  #maxUnanswered(): number {
+    const bySize = Math.floor(IN_FLIGHT_CHARS / Math.max(1, this.writer.averageMessageChars));
+    return Math.max(MIN_UNANSWERED, Math.min(MAX_UNANSWERED, bySize));
   }
 
   /** A cancellation for a request still queued: it never starts, and gets no reply. */
@@ -213,8 +227,10 @@ export class ReadAhead {
           await this.writer.drained();
           continue;
         }
-        if (!this.#flushing && this.connection.unanswered >= MAX_UNANSWERED) {
-          await this.connection.whenUnansweredBelow(RESUME_UNANSWERED);
+        const max = this.#maxUnanswered();
+        if (!this.#flushing && this.connection.unanswered >= max) {
+          // Resumes a quarter below the maximum, so requests start in runs, not one by one.
+          await this.connection.whenUnansweredBelow(max - (max >> 2));
           continue;
         }
         const next = this.#next();

@@ -14,6 +14,7 @@ import {
   type JsonRpcResponse,
   peekTopLevelId,
 } from "./jsonrpc.ts";
+import { heapPressure } from "./heap_pressure.ts";
 import { type Line, LineSplitter, OversizedLine } from "./lines.ts";
 import { ReadAhead } from "./read_ahead.ts";
 import type { Transport } from "./transport.ts";
@@ -22,6 +23,11 @@ import type { Transport } from "./transport.ts";
 const WRITE_CHUNK = 1 << 20;
 /** Characters writeQueued() writes at once at most: a pipe's buffer. */
 const WRITE_AT_ONCE = 64 << 10;
+/**
+ * What the running average of message sizes starts from, before any is sent: large, so a burst
+ * of large replies at start-up is not started hundreds at once before their size is known.
+ */
+const FIRST_AVERAGE_CHARS = 8 << 10;
 
 /** The stdio transport's way out: what connect() is given for a stdio connection. */
 export class StdoutWriter implements Transport {
@@ -32,6 +38,7 @@ export class StdoutWriter implements Transport {
   #scheduled = false;
   #broken = false;
   #waiters: (() => void)[] = [];
+  #averageChars = FIRST_AVERAGE_CHARS;
 
   /** `onBroken` runs once if the reader goes away (EPIPE and the like). */
   constructor(readonly out: Writable, readonly onBroken: (error: unknown) => void) {
@@ -41,6 +48,11 @@ export class StdoutWriter implements Transport {
   /** Characters queued whose write has not completed yet. */
   get backlog(): number {
     return this.#backlog;
+  }
+
+  /** A running average of the sizes of the messages sent, in characters (read_ahead.ts). */
+  get averageMessageChars(): number {
+    return this.#averageChars;
   }
 
   /** Queues one message; false when it cannot be encoded as JSON (nothing is written then). */
@@ -56,6 +68,9 @@ export class StdoutWriter implements Transport {
     // Kept without its newline: the pump adds them as it joins, saving a copy per message.
     this.#queue.push(json);
     this.#backlog += json.length + 1;
+    // Each message weighs 1/16: a run of large replies shows within a few of them.
+    this.#averageChars += (json.length - this.#averageChars) / 16;
+    heapPressure.noteWork(json.length);
     if (!this.#pumping && !this.#scheduled) {
       this.#scheduled = true;
       // After I/O callbacks, not in a microtask: replies finished in the same turn then share
@@ -165,6 +180,7 @@ export async function serveStdio(
   const ahead = new ReadAhead(connection, writer);
   const take = async (lines: Line[]) => {
     for (const line of lines) {
+      heapPressure.noteWork(line.length);
       // Over the read-ahead budget: no more input is read until there is room.
       let full: Promise<void> | undefined;
       if (line instanceof OversizedLine) {

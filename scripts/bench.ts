@@ -23,6 +23,7 @@ import { grepRgReport } from "./bench/grep_rg_bench.ts";
 import { filesReport } from "./bench/files_bench.ts";
 import { journalTreesReport } from "./bench/journal_trees_bench.ts";
 import { journalFloodReport } from "./bench/journal_flood_bench.ts";
+import { memoryFloodsReport } from "./bench/memory_floods_bench.ts";
 import { searchReport } from "./bench/search_bench.ts";
 import { against, markdownTable, mb, ms, perSecond, times, us } from "./bench/report.ts";
 import { median, percentile } from "./bench/stats.ts";
@@ -222,6 +223,9 @@ process.stdout.write("\n" + await grepRgReport(ROOT, progress) + "\n");
 process.stdout.write("\n" + await filesReport(ROOT, progress) + "\n");
 process.stdout.write("\n" + await journalTreesReport(ROOT, progress) + "\n");
 process.stdout.write("\n" + await journalFloodReport(ROOT, progress) + "\n");
+
+// Peak memory under bursts: pipelined reads, a deeply nested line (scripts/bench/memory_floods_bench.ts).
+process.stdout.write("\n" + await memoryFloodsReport(ROOT, progress) + "\n");
 
 // grep's built-in search vs GNU grep, glob vs rg --files (scripts/bench/search_bench.ts).
 process.stdout.write("\n" + await searchReport(ROOT, progress) + "\n");

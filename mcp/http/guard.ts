@@ -11,6 +11,18 @@ export function isLoopbackHost(host: string): boolean {
   return LOOPBACK_NAMES.has(host.toLowerCase()) || /^127(\.\d{1,3}){3}$/.test(host);
 }
 
+/**
+ * The path the request asks for; undefined when no URL can be made of it: the runtime builds the
+ * URL from the Host header, so an empty one (or none, in HTTP/1.0) leaves nothing to parse.
+ */
+export function requestPath(request: Request): string | undefined {
+  try {
+    return new URL(request.url).pathname;
+  } catch {
+    return undefined;
+  }
+}
+
 export interface GuardOptions {
   /** The host the server listens on. */
   host: string;

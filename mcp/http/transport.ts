@@ -25,7 +25,7 @@ import type { McpService } from "../service.ts";
 import type { TransportConnection } from "../transport.ts";
 import { readBody } from "./body.ts";
 import { type Accepts, accepts, Exchange, SSE_HEADERS } from "./exchange.ts";
-import type { HttpGuard } from "./guard.ts";
+import { type HttpGuard, requestPath } from "./guard.ts";
 import { checkModernHeaders, type HeaderParam, headerParamsOf } from "./headers.ts";
 import { errorResponse, modernStatus } from "./replies.ts";
 import { HttpSession } from "./session.ts";
@@ -108,7 +108,18 @@ export class HttpTransport {
   };
 
   async #route(request: Request, upgrade?: Upgrade): Promise<Response> {
-    const path = new URL(request.url).pathname;
+    const path = requestPath(request);
+    if (path === undefined) {
+      this.#options.logger.log(
+        "warning",
+        "HTTP: refused a request with no usable Host header (400)",
+      );
+      return errorResponse(
+        400,
+        INVALID_REQUEST,
+        "Bad Request: send a Host header naming the server",
+      );
+    }
     if (path !== this.#path && path !== SSE_PATH && path !== MESSAGES_PATH) {
       return new Response(`Not found: the MCP endpoint is ${this.#path}\n`, { status: 404 });
     }

@@ -82,8 +82,9 @@ test("wait_ms returns as soon as output arrives, not at the deadline", async () 
   const c = open();
   await call(c, "bash_background", { command: "sleep 0.3; echo late", grace_ms: 0 });
   const before = Date.now();
-  const read = await call(c, "bash_output", { id: "p1", wait_ms: 10_000 });
-  assert.ok(Date.now() - before < 3000);
+  const read = await call(c, "bash_output", { id: "p1", wait_ms: 60_000 });
+  // Measured against the deadline asked for, not a guess at the machine's speed.
+  assert.ok(Date.now() - before < 60_000, "it waited out the deadline");
   assert.match(read.text, /^late\n/);
 });
 

@@ -1,10 +1,19 @@
 /**
  * A directory held open by delete_file's or copy_file's walk, renamed out of the root while the
  * walk runs (Linux: the file tools check /proc/self/fd before every change): the walk stops after
- * at most the one change under way, and the reply says truthfully what was done.
+ * at most the one change under way, and the reply says truthfully what was done. The server is
+ * stopped (SIGSTOP) while the directory is moved and counted, so what is compared does not
+ * depend on how fast either side runs.
  */
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, readdirSync, renameSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import { test } from "node:test";
@@ -16,6 +25,34 @@ const e2e = e2eFixture();
 const scratch = (name: string) => e2e.scratch(name);
 const entries = (path: string) => existsSync(path) ? readdirSync(path).length : -1;
 const tick = () => new Promise((resolve) => setTimeout(resolve, 1));
+
+/** Whether every thread of `pid` is stopped (SIGSTOP takes effect after kill() returns). */
+function allStopped(pid: number): boolean {
+  return readdirSync(`/proc/${pid}/task`).every((task) => {
+    const stat = readFileSync(`/proc/${pid}/task/${task}/stat`, "utf8");
+    return /^\S+ \(.*\) [Tt] /s.test(stat);
+  });
+}
+
+/**
+ * Stops the server, and once `ready()` holds while it is stopped, runs `move` before letting it
+ * go on: the walk takes no step between the check, the move and the count `move` returns.
+ */
+async function moveWhileStopped<T>(c: RawClient, ready: () => boolean, move: () => T) {
+  const pid = c.child.pid!;
+  for (;;) {
+    process.kill(pid, "SIGSTOP");
+    try {
+      while (!allStopped(pid)) await tick();
+      if (ready()) return move();
+    } finally {
+      process.kill(pid, "SIGCONT");
+    }
+    // A few milliseconds of running between looks: the walk goes on by some dozens of entries.
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
 const N = 4000;
 const linux = { skip: process.platform !== "linux" && "the check reads /proc/self/fd" };
 
@@ -37,9 +74,14 @@ test(
     const client = e2e.server({ args: ["--root", root] });
     await start(client, "file_info", { path: "victim" }); // started and warm
     const reply = start(client, "delete_file", { path: "victim", recursive: true });
-    while (entries(join(root, "victim", "z")) > N - 100) await tick();
-    renameSync(join(root, "victim", "z"), join(outside, "z"));
-    const atMove = entries(join(outside, "z"));
+    const atMove = await moveWhileStopped(
+      client,
+      () => entries(join(root, "victim", "z")) <= N - 100,
+      () => {
+        renameSync(join(root, "victim", "z"), join(outside, "z"));
+        return entries(join(outside, "z"));
+      },
+    );
     assert.ok(atMove > 0, "the walk was under way, not done");
     const result = await reply;
     const after = entries(join(outside, "z"));
@@ -67,12 +109,17 @@ test(
       recursive: true,
     });
     let temporary: string | undefined;
-    while (!temporary || entries(join(root, temporary, "z")) < 100) {
-      temporary ??= readdirSync(root).find((name) => name.startsWith(".toolhost-"));
-      await tick();
-    }
-    renameSync(join(root, temporary), join(outside, "stolen"));
-    const atMove = entries(join(outside, "stolen", "z"));
+    const atMove = await moveWhileStopped(
+      client,
+      () => {
+        temporary ??= readdirSync(root).find((name) => name.startsWith(".toolhost-"));
+        return temporary !== undefined && entries(join(root, temporary, "z")) >= 100;
+      },
+      () => {
+        renameSync(join(root, temporary!), join(outside, "stolen"));
+        return entries(join(outside, "stolen", "z"));
+      },
+    );
     assert.ok(atMove < N, "the walk was under way, not done");
     const result = await reply;
     const after = entries(join(outside, "stolen", "z"));

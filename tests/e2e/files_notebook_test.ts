@@ -175,3 +175,24 @@ test("--read-only does not offer notebook_edit; plan mode refuses it", async () 
   assert.match(refused.text, /^notebook_edit was refused: plan mode is on/);
   assert.equal(readFileSync(join(root, "a.ipynb"), "utf8"), NOTEBOOK);
 });
+
+test("a notebook nested a million levels deep is refused with a reason before it is parsed, and left as it was", async () => {
+  const dir = e2e.scratch("nb-deep");
+  const path = join(dir, "deep.ipynb");
+  const depth = 1_000_000;
+  const text = `{"nbformat":4,"nbformat_minor":5,"metadata":${'{"a":'.repeat(depth)}1${
+    "}".repeat(depth)
+  },"cells":[{"cell_type":"code","id":"c","source":["x"],"metadata":{},"outputs":[]}]}`;
+  writeFileSync(path, text);
+  const c = await session(["--root", dir]);
+  // Before: "Maximum call stack size exceeded", after seconds of parsing on the main thread.
+  const edit = await call(c, "notebook_edit", { path, cell: "c", source: "y" });
+  assert.equal(edit.isError, true);
+  assert.match(
+    edit.text,
+    /cannot be edited: it nests deeper than 1000 levels.*nothing was changed/,
+  );
+  assert.equal(readFileSync(path, "utf8"), text);
+  // The server goes on answering.
+  assert.deepEqual((await raw(c, "ping", {})).result, {});
+});

@@ -158,13 +158,11 @@ test("fifty bash calls at once do not hold up ping", async () => {
   const c = e2e.server();
   const ids = Array.from(
     { length: 50 },
-    () => c.start("tools/call", modern({ name: "bash", arguments: { command: "sleep 1" } })),
+    () => c.start("tools/call", modern({ name: "bash", arguments: { command: "sleep 600" } })),
   );
-  await new Promise((r) => setTimeout(r, 200));
-  const before = Date.now();
-  await c.request("ping");
-  const pingMs = Date.now() - before;
-  assert.ok(pingMs < 1000, `ping took ${pingMs} ms`);
-  await Promise.all(ids.map((id) => c.responseTo(id, 20_000)));
+  // Answered while every call still runs, however slow the machine: order, not time.
+  assert.deepEqual((await c.request("ping", undefined, 60_000)).result, {});
+  assert.equal(c.messages.filter((m) => ids.includes(m.id as string | number)).length, 0);
+  for (const id of ids) c.notify("notifications/cancelled", { requestId: id });
   await c.close();
 });

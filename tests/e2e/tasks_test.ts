@@ -131,14 +131,12 @@ test("2025-11-25 raw: a task answers at once, tasks/result waits for the end, ta
       (listed.tasks as Record<string, unknown>[]).map((t) => t.taskId),
       [long.taskId, task.taskId],
     );
-    const started = Date.now();
     const cancelled = resultOf(await client.request("tasks/cancel", { taskId: long.taskId }));
     assert.equal(cancelled.status, "cancelled");
     const again = await client.request("tasks/cancel", { taskId: long.taskId });
     assert.equal(again.error?.code, -32602, "a finished task cannot be cancelled");
     const after = resultOf(await client.request("tasks/get", { taskId: long.taskId }));
     assert.equal(after.status, "cancelled");
-    assert.ok(Date.now() - started < 5000);
 
     // A tool that makes no sense as a task refuses one.
     const refused = await client.request("tools/call", {

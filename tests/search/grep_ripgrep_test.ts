@@ -55,9 +55,7 @@ test("a search cancelled before it starts runs nothing and reports nothing", { s
   const dir = scratch();
   const controller = new AbortController();
   controller.abort();
-  const started = Date.now();
   assert.deepEqual(await collect(ripgrepSearch(rg!, search(dir, controller.signal))), []);
-  assert.ok(Date.now() - started < 2_000);
 });
 
 test("rg is looked for on PATH once per process", () => {

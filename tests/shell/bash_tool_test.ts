@@ -61,10 +61,10 @@ test("a non-zero exit is an error result carrying the code", async () => {
 });
 
 test("stdin is closed: commands that read it get end-of-file at once", async () => {
-  const started = Date.now();
+  // Were stdin open, cat would wait for it until the call timed out, and nothing would be read.
   const { result } = await run({ command: 'cat; read line; echo "read:[$line]"' });
   assert.match(result.content[0].text, /^read:\[\]/);
-  assert.ok(Date.now() - started < 5000);
+  assert.notEqual(result.structuredContent.timedOut, true);
 });
 
 test("a timeout stops the whole process group, grandchildren included, and keeps the output so far", async () => {
@@ -92,7 +92,8 @@ test("a command that ignores SIGTERM is killed with SIGKILL after the grace peri
   });
   const elapsed = Date.now() - started;
   assert.equal(result.structuredContent.signal, "SIGKILL");
-  assert.ok(elapsed >= 2000 && elapsed < 6000, `took ${elapsed} ms`);
+  // Only the grace period is a bound: a busy machine may take any longer.
+  assert.ok(elapsed >= 2000, `took ${elapsed} ms`);
   assert.match(result.content[0].text, /stubborn/);
 });
 
@@ -160,9 +161,8 @@ test("with a progress token, a long command reports progress at least once a sec
 
 test("a background process holding the output open does not hold up the result", async () => {
   const dir = scratch();
-  const started = Date.now();
+  // Waiting for the output to close would have taken the 20 s of sleep and no note.
   const { result } = await run({ command: `sleep 20 & echo $! > ${dir}/pid; echo started` });
-  assert.ok(Date.now() - started < 3000);
   assert.match(result.content[0].text, /^started\n/);
   assert.match(result.content[0].text, /still hold the output open/);
   process.kill(Number(readFileSync(join(dir, "pid"), "utf8")));

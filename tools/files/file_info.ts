@@ -91,7 +91,7 @@ export default defineTool({
         if (at.exists) facts.realPath = sandbox.display(at.real);
       }
       if (info.isFile() && at.exists) {
-        Object.assign(facts, await contents(sandbox, at.real, ctx.signal));
+        Object.assign(facts, await contents(sandbox, at.real, info.size, ctx.signal));
       }
       return { content: describe(facts, info), structured: facts };
     });
@@ -102,6 +102,7 @@ export default defineTool({
 async function contents(
   sandbox: Sandbox,
   real: string,
+  size: number,
   signal: AbortSignal,
 ): Promise<Partial<Facts>> {
   // An unreadable file still has the facts stat gave; only what it holds stays unknown.
@@ -116,6 +117,7 @@ async function contents(
       encoding: sniffed.encoding,
       start: sniffed.bomBytes,
       countBudget: LINE_COUNT_BUDGET_BYTES,
+      size,
       signal,
     });
     return {

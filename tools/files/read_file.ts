@@ -1,5 +1,6 @@
 import { Buffer } from "node:buffer";
 import type { FileHandle } from "node:fs/promises";
+import { bounded } from "../../config/quote.ts";
 import { type ContentBlock, defineTool, type ToolContext, ToolError } from "../../mcp/tool.ts";
 import { describeEntry, Sandbox, whileReading } from "../_lib/sandbox/mod.ts";
 import { encodingName, sniff } from "../_lib/text/file_sniff.ts";
@@ -165,6 +166,7 @@ const readFile = defineTool({
           firstNumber: tail ? from : undefined,
           limit: args.limit ?? DEFAULT_LIMIT,
           maxChars: args.max_chars ?? ctx.config.limits.outputChars,
+          size: info.size,
           signal: ctx.signal,
         });
         if (page.lines.length === 0 && page.total > 0) {
@@ -256,12 +258,14 @@ async function readSeveral(args: Args, ctx: ToolContext) {
       content.push({
         type: "text",
         text: `[not read, the limits of one call being reached: ${
-          paths.slice(i).join(", ")
+          bounded(paths.slice(i).join(", "), 1_000)
         }; read them in another call]`,
       });
       break;
     }
-    const header = `==> ${path} <==\n`;
+    // The path as given, bounded: it is the client's text until the file is found.
+    const named = bounded(path, 300);
+    const header = `==> ${named} <==\n`;
     let result;
     try {
       result = await readFile.run(
@@ -272,7 +276,7 @@ async function readSeveral(args: Args, ctx: ToolContext) {
       if (!(error instanceof ToolError)) throw error;
       failed++;
       content.push({ type: "text", text: `${header}[error: ${error.message}]` });
-      files.push({ path, error: error.message });
+      files.push({ path: named, error: error.message });
       continue;
     }
     const blocks: ContentBlock[] = typeof result.content === "string"

@@ -61,7 +61,7 @@ export default defineTool({
         filter = new RegExp(args.filter);
       } catch (error) {
         throw new ToolError(
-          `filter is not a valid regular expression: ${(error as Error).message}`,
+          `filter is not a valid regular expression: ${bounded((error as Error).message, 300)}`,
         );
       }
     }

@@ -118,13 +118,11 @@ test("a body comes whole with or without a declared length, and cut at the cap",
 });
 
 test("a server that never answers, or stalls mid-body, meets the deadline", async () => {
-  const start = Date.now();
   await assert.rejects(httpGet(`${base}/hang`, { ...LOCAL_GET, timeoutMs: 300 }), HttpTimeoutError);
   await assert.rejects(
     httpGet(`${base}/slow-body`, { ...LOCAL_GET, timeoutMs: 300 }),
     /started answering but sent only 7 bytes within 300 ms/,
   );
-  assert.ok(Date.now() - start < 2000);
 });
 
 test("cancelling ends the request at once with the caller's reason", async () => {

@@ -5,12 +5,24 @@
  */
 import type { FileHandle } from "node:fs/promises";
 import type { Encoding } from "../../_lib/text/text.ts";
+import { scanSlots } from "./scan_slots.ts";
 
-/** Read size; even, so a UTF-16 code unit never straddles two reads. */
+/** Read size at most; even, so a UTF-16 code unit never straddles two reads. */
 const CHUNK_BYTES = 1 << 20;
 
 /** How far past the last line handed over lines are still counted. */
 export const LINE_COUNT_BUDGET_BYTES = 64 * 1024 * 1024;
+
+/**
+ * A read buffer sized to what is left to read, never more than CHUNK_BYTES: every read_file of a
+ * tiny file allocated a whole MiB. Two bytes over what is left, rounded up to even, so that the
+ * read that finds the end fits too.
+ */
+function readBuffer(left: number | undefined): Uint8Array {
+  return new Uint8Array(
+    left === undefined ? CHUNK_BYTES : Math.min(CHUNK_BYTES, left + 2 + (left % 2)),
+  );
+}
 
 export interface ScannedLine {
   /** 1-based line number. */
@@ -35,6 +47,8 @@ export interface ScanOptions {
   onLine?(line: ScannedLine): boolean;
   /** Stop counting this many bytes after the last line handed over (after the start without onLine). */
   countBudget: number;
+  /** The file's size when known: the read buffer is then no larger than what is left of it. */
+  size?: number;
   signal?: AbortSignal;
 }
 
@@ -71,10 +85,25 @@ function isCarriageReturn(encoding: Encoding, view: Uint8Array, at: number): boo
 }
 
 export async function scanLines(handle: FileHandle, options: ScanOptions): Promise<ScanResult> {
+  // A few scans at a time hold a buffer and build lines; the others wait for a slot.
+  const release = await scanSlots.take(options.signal);
+  try {
+    const left = options.size === undefined ? undefined : Math.max(0, options.size - options.start);
+    return await scanWith(readBuffer(left), handle, options);
+  } finally {
+    release();
+  }
+}
+
+async function scanWith(
+  buffer: Uint8Array,
+  handle: FileHandle,
+  options: ScanOptions,
+): Promise<ScanResult> {
   const { encoding, from = 1, keepBytes = 0, onLine } = options;
+  const chunkBytes = buffer.length;
   const unit = encoding === "utf-8" ? 1 : 2;
   const findNewline = newlineFinder(encoding);
-  const buffer = new Uint8Array(CHUNK_BYTES);
   let position = options.start; // file offset of buffer[0]
   let carried = 0; // bytes at the start of buffer left over from the previous read
   let lines = 0; // lines ended so far
@@ -122,7 +151,7 @@ export async function scanLines(handle: FileHandle, options: ScanOptions): Promi
     const { bytesRead } = await handle.read(
       buffer,
       carried,
-      CHUNK_BYTES - carried,
+      chunkBytes - carried,
       position + carried,
     );
     const filled = carried + bytesRead;

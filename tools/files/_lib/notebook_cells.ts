@@ -4,6 +4,8 @@
  * line endings, trailing newline, ASCII escapes), every other cell's content as it was.
  */
 import { randomBytes } from "node:crypto";
+import { quoted } from "../../../config/quote.ts";
+import { shapeProblem } from "../../../mcp/json_shape.ts";
 import { ToolError } from "../../../mcp/tool.ts";
 import { joined, type Notebook, type NotebookCell } from "../../_lib/documents/notebook.ts";
 import { explainMissing, occurrences } from "./edit_match.ts";
@@ -71,8 +73,19 @@ export function sourceLines(source: string): string[] {
   return source.match(/[^\n]*\n|[^\n]+$/g) ?? [];
 }
 
+/** Levels of arrays and objects a notebook may nest; nbformat's own structure needs about six. */
+const MAX_NOTEBOOK_DEPTH = 1_000;
+
 /** The notebook's text parsed, checked to be nbformat 4 with cells that have a type. */
 export function parseForEdit(text: string, shown: string): Notebook {
+  // Looked at before parsing: a notebook nested a million levels deep overflowed the stack of
+  // the code that walks it, and held every other request for seconds while it was parsed.
+  const problem = shapeProblem(text, { depth: MAX_NOTEBOOK_DEPTH, values: Infinity });
+  if (problem !== undefined) {
+    throw new ToolError(
+      `${shown} cannot be edited: ${problem} (a notebook nests a few); nothing was changed`,
+    );
+  }
   let notebook: Notebook;
   try {
     notebook = JSON.parse(text.replace(/^\uFEFF/, ""));
@@ -114,7 +127,7 @@ export function findCell(cells: NotebookCell[], ref: string | number): number {
     const byId = cells.findIndex((c) => c.id === ref);
     if (byId >= 0) return byId;
     if (!/^\d+$/.test(ref.trim())) {
-      throw new ToolError(`no cell has id ${JSON.stringify(ref)}: ${available(cells)}`);
+      throw new ToolError(`no cell has id ${quoted(ref)}: ${available(cells)}`);
     }
     ref = Number(ref.trim());
   }

@@ -25,6 +25,8 @@ export interface PageRequest {
   limit: number;
   /** Characters of numbered lines at most; at least one line is always shown. */
   maxChars: number;
+  /** The file's size, when known: reads are sized to it. */
+  size?: number;
   signal?: AbortSignal;
 }
 
@@ -69,6 +71,7 @@ export async function readPage(handle: FileHandle, request: PageRequest): Promis
     from: request.from,
     keepBytes: KEEP_BYTES,
     countBudget: LINE_COUNT_BUDGET_BYTES,
+    size: request.size,
     signal: request.signal,
     onLine(line) {
       const decoded = decodeLine(line, request.encoding);

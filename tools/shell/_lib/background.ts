@@ -6,6 +6,7 @@
  */
 import type { ChildProcess } from "node:child_process";
 import nodeProcess from "node:process";
+import { quoted } from "../../../config/quote.ts";
 import { ToolError } from "../../../mcp/tool.ts";
 import { OutputWindow } from "./output_window.ts";
 import { terminateGroup } from "../../_lib/processes/mod.ts";
@@ -265,7 +266,7 @@ class Registry {
     if (!process) {
       const known = [...this.#processes.keys()];
       throw new ToolError(
-        `no background process ${JSON.stringify(id)}; ` +
+        `no background process ${quoted(id)}; ` +
           (known.length ? `known ids: ${known.join(", ")}` : "none has been started"),
       );
     }

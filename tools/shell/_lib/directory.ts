@@ -2,6 +2,7 @@
 import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import process from "node:process";
+import { quoted } from "../../../config/quote.ts";
 import { ToolError } from "../../../mcp/tool.ts";
 
 /**
@@ -16,7 +17,7 @@ export async function workingDirectory(
   const path = resolve(base, cwd ?? ".");
   const info = await stat(path).catch(() => null);
   if (!info?.isDirectory()) {
-    throw new ToolError(`cwd ${JSON.stringify(path)} is not an existing directory`);
+    throw new ToolError(`cwd ${quoted(path)} is not an existing directory`);
   }
   return path;
 }

@@ -5,6 +5,7 @@
  * JavaScript (lines matched one by one, or whole texts) and for rg, where the escapes whose
  * meanings differ (\d \w \s \b, \u, and punctuation) are spelled out to mean what JavaScript means.
  */
+import { bounded, quoted } from "../../../../config/quote.ts";
 import { ToolError } from "../../../../mcp/tool.ts";
 
 export interface PatternOptions {
@@ -55,7 +56,7 @@ const CARRIAGE_RETURN_REFUSAL = "matches a carriage return (\\r), which grep mat
   "is never matched";
 
 function refuse(pattern: string, why: string): never {
-  throw new ToolError(`pattern ${JSON.stringify(pattern)} ${why}`);
+  throw new ToolError(`pattern ${quoted(pattern)} ${why}`);
 }
 
 interface Translation {
@@ -238,7 +239,8 @@ export function compilePattern(pattern: string, options: PatternOptions): Compil
   try {
     new RegExp(pattern, flags);
   } catch (error) {
-    refuse(pattern, `is not a valid regular expression: ${(error as Error).message}`);
+    // The runtime's message may quote the whole pattern.
+    refuse(pattern, `is not a valid regular expression: ${bounded((error as Error).message, 300)}`);
   }
   return {
     source: pattern,
