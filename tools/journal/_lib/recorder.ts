@@ -41,13 +41,14 @@ import { renameAfter } from "../../_lib/rename_gate.ts";
  * `beforeRename: () => renameAllowed(args)` to writeFileAtomic: it starts before the snapshot
  * holds the old file, and a rename before that would leave undo the new content.
  */
-const REPLACES = new Set(["write_file", "edit_file", "notebook_edit"]);
+const REPLACES = new Set(["write_file", "edit_file", "notebook_edit", "symbol_edit"]);
 
 /** The arguments naming what each destructive file tool changes; `entry`: the link itself. */
 const TARGETS: Record<string, { arg: string; entry?: boolean }[]> = {
   write_file: [{ arg: "path" }],
   edit_file: [{ arg: "path" }],
   notebook_edit: [{ arg: "path" }],
+  symbol_edit: [{ arg: "path" }],
   delete_file: [{ arg: "path", entry: true }],
   create_directory: [{ arg: "path" }],
   move_file: [{ arg: "source", entry: true }, { arg: "destination", entry: true }],
