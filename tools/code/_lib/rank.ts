@@ -1,7 +1,7 @@
 /**
  * The project map's order (aider's repo-map idea, without the graph): a definition ranks by how
- * often its name occurs in the files parsed, its own definitions not counted, and the map takes
- * the best-ranked definitions that fit the budget, shown file by file.
+ * many of the files parsed use its name, and the map takes the best-ranked definitions that fit
+ * the budget, shown file by file.
  */
 import type { CodeSymbol } from "./parse/mod.ts";
 import type { FileOutline } from "./outlines.ts";
@@ -9,15 +9,21 @@ import type { FileOutline } from "./outlines.ts";
 export interface RankedSymbol {
   file: FileOutline;
   symbol: CodeSymbol;
+  /** Other files that use its name. */
   refs: number;
+  score: number;
 }
 
-/** Every definition of `files` with its reference count, best first. */
+/**
+ * Every definition of `files` with its rank, best first: how many other files use its name,
+ * shared among the definitions of that name, a tenth for names defined in more than five places
+ * or shorter than four characters, members counting half.
+ */
 export function rankDefinitions(files: FileOutline[]): RankedSymbol[] {
-  const uses = new Map<string, number>();
+  const usedIn = new Map<string, number>();
   for (const file of files) {
-    for (const [word, count] of Object.entries(file.identifiers ?? {})) {
-      uses.set(word, (uses.get(word) ?? 0) + count);
+    for (const word of Object.keys(file.identifiers ?? {})) {
+      usedIn.set(word, (usedIn.get(word) ?? 0) + 1);
     }
   }
   const definitions = new Map<string, number>();
@@ -29,12 +35,16 @@ export function rankDefinitions(files: FileOutline[]): RankedSymbol[] {
   const ranked: RankedSymbol[] = [];
   for (const file of files) {
     for (const symbol of file.symbols) {
-      const refs = Math.max(0, (uses.get(symbol.name) ?? 0) - definitions.get(symbol.name)!);
-      ranked.push({ file, symbol, refs });
+      const refs = Math.max(0, (usedIn.get(symbol.name) ?? 0) - 1);
+      const defined = definitions.get(symbol.name)!;
+      // As aider weighs them: a name defined in many places, or a very short one, says little.
+      const telling = (defined > 5 ? 0.1 : 1) * (symbol.name.length < 4 ? 0.1 : 1);
+      const score = (refs / defined) * telling * (symbol.parent === undefined ? 1 : 0.5);
+      ranked.push({ file, symbol, refs, score });
     }
   }
-  // Containers before their members at equal rank, then by place, so the order is stable.
+  // Then by place, so the order is stable.
   return ranked.sort((a, b) =>
-    b.refs - a.refs || a.file.shown.localeCompare(b.file.shown) || a.symbol.start - b.symbol.start
+    b.score - a.score || a.file.shown.localeCompare(b.file.shown) || a.symbol.start - b.symbol.start
   );
 }

@@ -79,6 +79,12 @@ function describe(
       if (!name) return undefined;
       return { name, kind: inClass ? "method" : "function" };
     }
+    case "property_signature":
+    case "method_signature":
+    case "public_field_definition":
+    case "field_definition":
+      // A member of an inline type (`(x as { a: string }).a`) is no one's definition.
+      return parent ? named(node, kind) : undefined;
     case "function_signature_item":
       return named(node, inClass ? "method" : "function");
     case "field_declaration": {

@@ -8,7 +8,7 @@ import type { ParseJob, ParseReply, ParseRequest } from "./worker.ts";
 import type { ParseOutcome } from "./types.ts";
 
 /** One file may take this long to parse; tree-sitter itself stops then. */
-export const FILE_PARSE_MS = 5_000;
+export const FILE_PARSE_MS = 10_000;
 /** Loading the runtime and a grammar, on top of the parses. */
 const LOAD_MS = 15_000;
 

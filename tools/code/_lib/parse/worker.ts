@@ -9,6 +9,7 @@ import { grammarBytes } from "./grammar_bytes.ts";
 import { GRAMMARS, type LanguageId, RUNTIME } from "./languages.ts";
 import { extractSymbols } from "./extract.ts";
 import { syntaxErrors } from "./syntax_errors.ts";
+import { identifiersIn } from "./identifiers.ts";
 import type { ParsedFile, ParseOutcome } from "./types.ts";
 
 /** One file to parse: `symbols` false when only its syntax errors are wanted. */
@@ -71,20 +72,11 @@ async function parseOne(job: ParseJob, fileMs: number): Promise<ParseOutcome> {
     const errors = syntaxErrors(tree.rootNode);
     const symbols = job.symbols ? extractSymbols(tree.rootNode, job.lang, job.text) : [];
     const parsed: ParsedFile = { symbols, ...errors };
-    if (job.identifiers) parsed.identifiers = identifiersIn(job.text);
+    if (job.identifiers) parsed.identifiers = identifiersIn(tree, job.text);
     return parsed;
   } finally {
     tree.delete();
   }
-}
-
-const IDENTIFIER = /[A-Za-z_$][\w$]+/g;
-
-/** Each identifier-like word of `text` (two characters or more) and how often it occurs. */
-function identifiersIn(text: string): Record<string, number> {
-  const counts: Record<string, number> = Object.create(null);
-  for (const [word] of text.matchAll(IDENTIFIER)) counts[word] = (counts[word] ?? 0) + 1;
-  return counts;
 }
 
 scope.onmessage = async ({ data }: MessageEvent<ParseRequest>) => {
