@@ -103,10 +103,10 @@ test("insert_before puts the new definition above the doc comment and decorators
     text: "def first(self):\n    return 0",
   });
   assert.equal(result.isError, undefined, text);
-  assert.match(
-    readFileSync(path, "utf8"),
-    /"""A service\."""\n\n    def first\(self\):\n        return 0\n\n    # Cached size\.\n    @functools\.cache/,
-  );
+  const now = readFileSync(path, "utf8");
+  const expected = '"""A service."""\n\n    def first(self):\n        return 0\n\n' +
+    "    # Cached size.\n    @functools.cache";
+  assert.ok(now.includes(expected), now);
 });
 
 test("replace_definition with its own decorators replaces the old ones", async () => {
@@ -119,10 +119,8 @@ test("replace_definition with its own decorators replaces the old ones", async (
     text: "@property\ndef size(self):\n    return 1",
   });
   const now = readFileSync(path, "utf8");
-  assert.match(
-    now,
-    /    # Cached size\.\n    @property\n    def size\(self\):\n        return 1\n/,
-  );
+  const expected = "    # Cached size.\n    @property\n    def size(self):\n        return 1\n";
+  assert.ok(now.includes(expected), now);
   assert.doesNotMatch(now, /functools\.cache/);
 });
 
