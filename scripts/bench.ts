@@ -23,6 +23,7 @@ import { grepRgReport } from "./bench/grep_rg_bench.ts";
 import { filesReport } from "./bench/files_bench.ts";
 import { journalTreesReport } from "./bench/journal_trees_bench.ts";
 import { searchReport } from "./bench/search_bench.ts";
+import { codeReport } from "./bench/code_bench.ts";
 import { against, markdownTable, mb, ms, perSecond, times, us } from "./bench/report.ts";
 import { median, percentile } from "./bench/stats.ts";
 import { binaryServer, sdkServer } from "./bench/servers.ts";
@@ -223,3 +224,6 @@ process.stdout.write("\n" + await journalTreesReport(ROOT, progress) + "\n");
 
 // grep's built-in search vs GNU grep, glob vs rg --files (scripts/bench/search_bench.ts).
 process.stdout.write("\n" + await searchReport(ROOT, progress) + "\n");
+
+// symbols: outline, map and find on this repository, cold and warm (scripts/bench/code_bench.ts).
+process.stdout.write("\n" + await codeReport(ROOT, progress) + "\n");
