@@ -52,6 +52,9 @@ export default defineTool({
 
   run(args, ctx) {
     return whileChanging(async () => {
+      if (args.text.trim() === "" && args.operation !== "replace_body") {
+        throw new ToolError(`text is empty; ${args.operation} needs the code to put there`);
+      }
       const sandbox = await Sandbox.of(ctx);
       const { real, exists } = await sandbox.resolve(args.path);
       const shown = shownName(sandbox.display(real));

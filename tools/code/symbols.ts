@@ -6,7 +6,7 @@ import { matchesName, namePattern } from "./_lib/name_path.ts";
 import { outlinesOf } from "./_lib/outlines.ts";
 import { type CodeSymbol, languageOf } from "./_lib/parse/mod.ts";
 import { rankDefinitions } from "./_lib/rank.ts";
-import { listSources, readSource } from "./_lib/source_files.ts";
+import { listSources, MAX_SOURCE_FILES, readSource } from "./_lib/source_files.ts";
 import { mapLines, symbolLine, type SymbolRow, type Walked } from "./_lib/symbol_lines.ts";
 
 const FIND_PAGE = 100;
@@ -95,7 +95,6 @@ export default defineTool({
     const walked = await walkedSources(sandbox, args.path, ctx.signal, () => ctx.roots());
     if (args.operation === "map") {
       const { files, skipped } = await outlinesOf(sandbox, walked.files, {
-        identifiers: true,
         signal: ctx.signal,
         progress: (done) => ctx.progress(done, walked.files.length),
       });
@@ -227,7 +226,9 @@ async function walkedSources(
     stoppedEarly ??= listed.stoppedEarly;
   }
   if (signal.aborted) throw new ToolError("cancelled");
-  return { files: [...new Set(files)], stoppedEarly };
+  const unique = [...new Set(files)];
+  if (unique.length > MAX_SOURCE_FILES) stoppedEarly ??= `at ${MAX_SOURCE_FILES} source files`;
+  return { files: unique.slice(0, MAX_SOURCE_FILES), stoppedEarly };
 }
 
 function notesOf(walked: Walked, parsed: number, skipped: { shown: string; why: string }[]) {

@@ -20,18 +20,34 @@ interface Cached {
   identifiers?: Record<string, number>;
 }
 
-/** Files kept; the oldest go first. */
-const MAX_CACHED_FILES = 50_000;
+/**
+ * What is kept, counted in symbols plus distinct identifiers (about 100 bytes each); the files
+ * parsed longest ago go first.
+ */
+const MAX_CACHED_ENTRIES = 1_000_000;
 const cache = new Map<string, Cached>();
+let cachedEntries = 0;
+
+function weight(entry: Cached): number {
+  return entry.symbols.length + Object.keys(entry.identifiers ?? {}).length;
+}
 
 /** Files in one message to the worker, and text in one. */
 const BATCH_FILES = 64;
 const BATCH_CHARS = 2 * 1024 * 1024;
 
 function remember(real: string, entry: Cached): void {
-  cache.delete(real);
+  forget(real);
   cache.set(real, entry);
-  if (cache.size > MAX_CACHED_FILES) cache.delete(cache.keys().next().value!);
+  cachedEntries += weight(entry);
+  while (cachedEntries > MAX_CACHED_ENTRIES && cache.size > 1) forget(cache.keys().next().value!);
+}
+
+function forget(real: string): void {
+  const old = cache.get(real);
+  if (!old) return;
+  cachedEntries -= weight(old);
+  cache.delete(real);
 }
 
 export interface Outlines {
@@ -41,13 +57,14 @@ export interface Outlines {
 }
 
 /**
- * The outlines of `reals`, in order. `identifiers` also counts the words each file uses.
+ * The outlines of `reals`, in order, with the identifiers each file uses (counted in the same
+ * pass, so that a map after a find parses nothing again).
  * `progress` is told how many files are done.
  */
 export async function outlinesOf(
   sandbox: Sandbox,
   reals: string[],
-  options: { identifiers?: boolean; signal: AbortSignal; progress?: (done: number) => void },
+  options: { signal: AbortSignal; progress?: (done: number) => void },
 ): Promise<Outlines> {
   const files: FileOutline[] = [];
   const skipped: Outlines["skipped"] = [];
@@ -65,7 +82,7 @@ export async function outlinesOf(
       lang: s.lang,
       text: s.text,
       symbols: true,
-      identifiers: options.identifiers,
+      identifiers: true,
     }));
     running.push(
       parseBatch(jobs, options.signal).then((outcomes: ParseOutcome[]) => {
@@ -98,10 +115,7 @@ export async function outlinesOf(
     // A file unchanged since it was parsed is not read again.
     const info = await sandbox.info(real).catch(() => undefined);
     const known = cache.get(real);
-    if (
-      info && known && known.version === versionOf(info) &&
-      (!options.identifiers || known.identifiers)
-    ) {
+    if (info && known && known.version === versionOf(info)) {
       files.push({ real, shown: sandbox.display(real), ...known });
       continue;
     }

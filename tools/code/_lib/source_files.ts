@@ -14,6 +14,8 @@ import { type LanguageId, languageOf } from "./parse/mod.ts";
 export const MAX_PARSE_BYTES = 2 * 1024 * 1024;
 /** At most this many entries are looked at in one walk, and for at most this long. */
 const MAX_WALK_ENTRIES = 200_000;
+/** At most this many source files in one map or find. */
+export const MAX_SOURCE_FILES = 20_000;
 const WALK_MS = 20_000;
 
 export interface SourceText {
@@ -96,13 +98,18 @@ export async function listSources(
   const files: string[] = [];
   const start = (await sandbox.directory(real)).dir;
   try {
-    for await (const batch of walk.batches(start)) {
-      for (const entry of batch) files.push(entry.path);
+    walking: for await (const batch of walk.batches(start)) {
+      for (const entry of batch) {
+        if (files.length >= MAX_SOURCE_FILES) break walking;
+        files.push(entry.path);
+      }
     }
   } finally {
     await start.close();
   }
-  const stoppedEarly = walk.stopped === "entry limit"
+  const stoppedEarly = files.length >= MAX_SOURCE_FILES
+    ? `at ${MAX_SOURCE_FILES} source files`
+    : walk.stopped === "entry limit"
     ? `after ${MAX_WALK_ENTRIES} entries`
     : walk.stopped === "time limit"
     ? `after ${WALK_MS / 1000} s`
