@@ -84,30 +84,32 @@ export async function outlinesOf(
       symbols: true,
       identifiers: true,
     }));
-    running.push(
-      parseBatch(jobs, options.signal).then((outcomes: ParseOutcome[]) => {
-        for (const [i, outcome] of outcomes.entries()) {
-          const source = sources[i];
-          if ("failed" in outcome) {
-            skipped.push({ shown: source.shown, why: outcome.failed });
-            continue;
-          }
-          remember(source.real, {
-            version: source.version,
-            symbols: outcome.symbols,
-            identifiers: outcome.identifiers,
-          });
-          files.push({
-            real: source.real,
-            shown: source.shown,
-            symbols: outcome.symbols,
-            identifiers: outcome.identifiers,
-          });
+    const parsed = parseBatch(jobs, options.signal).then((outcomes: ParseOutcome[]) => {
+      for (const [i, outcome] of outcomes.entries()) {
+        const source = sources[i];
+        if ("failed" in outcome) {
+          skipped.push({ shown: source.shown, why: outcome.failed });
+          continue;
         }
-        done += sources.length;
-        options.progress?.(done);
-      }),
-    );
+        remember(source.real, {
+          version: source.version,
+          symbols: outcome.symbols,
+          identifiers: outcome.identifiers,
+        });
+        files.push({
+          real: source.real,
+          shown: source.shown,
+          symbols: outcome.symbols,
+          identifiers: outcome.identifiers,
+        });
+      }
+      done += sources.length;
+      options.progress?.(done);
+    });
+    // Awaited below; marked handled now, so that a batch failing while another is awaited (a
+    // cancel fails both) is not an unhandled rejection.
+    parsed.catch(() => {});
+    running.push(parsed);
   };
 
   for (const real of reals) {
