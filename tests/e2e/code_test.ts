@@ -188,3 +188,22 @@ test("the official SDK client gets outline results that match the output schema"
     await client.close();
   }
 });
+
+test("a map cancelled while it parses sends no reply, and the next call is answered", async () => {
+  const root = scratch("code-cancel");
+  const chunk = "[1,2,{b:function(){return 3}}],".repeat(32 * 1024);
+  for (let i = 0; i < 3; i++) writeFileSync(join(root, `b${i}.js`), `var a${i}=${chunk}0;`);
+  writeFileSync(join(root, "small.py"), "def small():\n    pass\n");
+  const c = start(root);
+  c.send({
+    jsonrpc: "2.0",
+    id: "map",
+    method: "tools/call",
+    params: modern({ name: "symbols", arguments: { operation: "map" } }),
+  });
+  c.notify("notifications/cancelled", { requestId: "map", reason: "test" });
+  const outline = await call(c, "symbols", { operation: "outline", path: "small.py" });
+  assert.equal(outline.isError, false, outline.text);
+  assert.match(outline.text, /small\.py:1-2 function small/);
+  assert.equal(c.messages.filter((m) => m.id === "map").length, 0);
+});
