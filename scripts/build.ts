@@ -13,7 +13,7 @@ import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { commit } from "./release/source.ts";
 import { BUN, EXE } from "./toolchain.ts";
-import { WASM_FILES } from "../tools/code/_lib/parse/wasm_files.ts";
+import { WASM_FILES } from "../tools/code/_lib/parse/mod.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 

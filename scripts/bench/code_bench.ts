@@ -15,7 +15,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
-import { WASM_FILES } from "../../tools/code/_lib/parse/wasm_files.ts";
+import { WASM_FILES } from "../../tools/code/_lib/parse/mod.ts";
 import { markdownTable, mb, ms } from "./report.ts";
 import { ServerProcess } from "./server_process.ts";
 import { median } from "./stats.ts";

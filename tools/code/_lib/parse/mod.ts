@@ -12,3 +12,4 @@ export { KNOWN_EXTENSIONS, type LanguageId, languageOf } from "./languages.ts";
 export { FILE_PARSE_MS, parseBatch, ParseCancelled, stopParseWorkers } from "./parse_pool.ts";
 export type { CodeSymbol, ParsedFile, ParseOutcome, SyntaxPlace } from "./types.ts";
 export type { ParseJob } from "./worker.ts";
+export { WASM_FILES } from "./wasm_files.ts";
