@@ -9,7 +9,7 @@ import { shownName } from "../_lib/shown_name.ts";
 import { encodeText } from "../_lib/text.ts";
 import { matchesName, namePattern } from "./_lib/name_path.ts";
 import { type CodeSymbol, parseBatch, type ParseOutcome } from "./_lib/parse/mod.ts";
-import { readSource, versionOf } from "./_lib/source_files.ts";
+import { readSource, Unparsable, versionOf } from "./_lib/source_files.ts";
 import { type EditOperation, SpliceError, spliceFor } from "./_lib/symbol_splice.ts";
 import { changedLines } from "./_lib/changed_lines.ts";
 
@@ -61,7 +61,8 @@ export default defineTool({
       if (!exists) throw new ToolError(`${shown} does not exist`);
       await assertWritable(real, shown);
       const source = await readSource(sandbox, real).catch((error) => {
-        throw new ToolError((error as Error).message);
+        if (!(error instanceof Unparsable)) throw error;
+        throw new ToolError(`${error.message}; use edit_file instead`);
       });
       if (source.decoded.invalid > 0) {
         throw new ToolError(

@@ -6,7 +6,7 @@ import { matchesName, namePattern } from "./_lib/name_path.ts";
 import { outlinesOf } from "./_lib/outlines.ts";
 import { type CodeSymbol, languageOf } from "./_lib/parse/mod.ts";
 import { rankDefinitions } from "./_lib/rank.ts";
-import { listSources, MAX_SOURCE_FILES, readSource } from "./_lib/source_files.ts";
+import { listSources, MAX_SOURCE_FILES, readSource, Unparsable } from "./_lib/source_files.ts";
 import { mapLines, symbolLine, type SymbolRow, type Walked } from "./_lib/symbol_lines.ts";
 
 const FIND_PAGE = 100;
@@ -84,7 +84,8 @@ export default defineTool({
       }
       // Read once here, so that a file that cannot be parsed says why as the call's error.
       await readSource(sandbox, real).catch((error) => {
-        throw new ToolError((error as Error).message);
+        if (!(error instanceof Unparsable)) throw error;
+        throw new ToolError(`${error.message}; use grep or read_file on it`);
       });
       const { files, skipped } = await outlinesOf(sandbox, [real], { signal: ctx.signal });
       if (skipped.length > 0) throw new ToolError(`${shownName(shown)}: ${skipped[0].why}`);

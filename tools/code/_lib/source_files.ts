@@ -48,7 +48,7 @@ export async function readSource(sandbox: Sandbox, real: string): Promise<Source
       throw new Unparsable(
         `${shown} is ${megabytes(info.size)}, over the ${
           megabytes(MAX_PARSE_BYTES)
-        } limit for parsing (a minified or generated file?); use grep or read_file on it`,
+        } limit for parsing (a minified or generated file?)`,
       );
     }
     const bytes = await handle.readFile();

@@ -67,7 +67,7 @@ const EXTENSIONS: Record<string, LanguageId> = {
 /** The language of a file by its name, or undefined when tier 1 has none for it. */
 export function languageOf(path: string): LanguageId | undefined {
   const dot = path.lastIndexOf(".");
-  if (dot < 0 || dot < path.lastIndexOf("/")) return undefined;
+  if (dot < 0 || dot < Math.max(path.lastIndexOf("/"), path.lastIndexOf("\\"))) return undefined;
   return EXTENSIONS[path.slice(dot).toLowerCase()];
 }
 
