@@ -207,3 +207,15 @@ test("a map cancelled while it parses sends no reply, and the next call is answe
   assert.match(outline.text, /small\.py:1-2 function small/);
   assert.equal(c.messages.filter((m) => m.id === "map").length, 0);
 });
+
+test("--read-only offers symbols but not symbol_edit", async () => {
+  const root = project();
+  const c = new RawClient(PRODUCT_BINARY, ["--root", root, "--read-only"], root, {
+    TOOLHOST_STATE_DIR: scratch("code-state"),
+  });
+  clients.push(c);
+  const list = await c.request("tools/list", modern(), 30_000);
+  const names = (list.result?.tools as { name: string }[]).map((t) => t.name);
+  assert.ok(names.includes("symbols"));
+  assert.ok(!names.includes("symbol_edit"));
+});
