@@ -122,14 +122,14 @@ test("outline refuses a binary file, a file too large to parse, and a directory,
   assert.equal(binary.text, "blob.py is a binary file, not python source");
   const huge = await callTool(symbols, [root], { operation: "outline", path: "huge.min.js" });
   assert.equal(huge.result.isError, true);
-  assert.match(huge.text, /huge\.min\.js is 2\.3 MiB, over the 2\.0 MiB limit for parsing/);
+  assert.match(huge.text, /huge\.min\.js is 2\.3 MiB, over the 1\.0 MiB limit for parsing/);
   const dir = await callTool(symbols, [root], { operation: "outline", path: "." });
   assert.match(dir.text, /is a directory; outline takes a file \(use operation "map"/);
   const map = await callTool(symbols, [root], { operation: "map" });
   assert.match(map.text, /\[2 files not parsed, e\.g\. /);
 });
 
-test("deeply nested code is parsed without exhausting any stack", async () => {
+test("code nested past 1,000 levels is refused before parsing; 500 levels are outlined", async () => {
   const root = scratchDir("toolhost-symbols-");
   const depth = 100_000;
   writeFileSync(
@@ -138,11 +138,14 @@ test("deeply nested code is parsed without exhausting any stack", async () => {
   );
   writeFileSync(
     join(root, "deep.ts"),
-    `${"namespace n { ".repeat(3000)}function inner() {}${" }".repeat(3000)}\n`,
+    `${"namespace n { ".repeat(500)}function inner() {}${" }".repeat(500)}\n`,
   );
   const py = await callTool(symbols, [root], { operation: "outline", path: "deep.py" });
-  assert.deepEqual((py.data.symbols as Row[]).map((r) => r.namePath), ["after"]);
+  assert.equal(py.result.isError, true);
+  assert.equal(py.text, "deep.py: its brackets nest more than 1000 levels deep");
   const ts = await callTool(symbols, [root], { operation: "outline", path: "deep.ts" });
   assert.equal(ts.result.isError, undefined, ts.text);
-  assert.ok((ts.data.total as number) > 1000);
+  assert.equal(ts.data.total, 501);
+  const inner = await callTool(symbols, [root], { operation: "find", name: "inner" });
+  assert.equal((inner.data.symbols as Row[])[0].namePath, `${"n/".repeat(500)}inner`);
 });

@@ -127,10 +127,11 @@ test("an edit that would not parse is refused with its place, and nothing is wri
 test("hostile files get a sentence each, and a ping is answered while files are parsed", async () => {
   const root = scratch("code-hostile");
   writeFileSync(join(root, "blob.rs"), new Uint8Array(4096).map((_, i) => (i * 7) % 256));
-  // 50 MB of minified JavaScript on one line.
-  const chunk = "[1,2,{b:function(){return 3}}],".repeat(32 * 1024);
-  writeFileSync(join(root, "huge.min.js"), `var a=${chunk.repeat(50)}0;`);
-  // Minified files under the size limit: each takes tree-sitter a while.
+  // 900 KiB of minified JavaScript, under the 1 MiB limit (each takes tree-sitter a while), and
+  // 50 MB of it on one line.
+  const chunk = "[1,2,{b:function(){return 3}}],".repeat(28 * 1024);
+  writeFileSync(join(root, "huge.min.js"), `var a=${chunk.repeat(57)}0;`);
+  writeFileSync(join(root, "deep.py"), `x = ${"(".repeat(100_000)}${")".repeat(100_000)}\n`);
   mkdirSync(join(root, "bundles"));
   for (let i = 0; i < 3; i++) {
     writeFileSync(join(root, "bundles", `b${i}.js`), `var a${i}=${chunk.repeat(1)}0;`);
@@ -141,9 +142,14 @@ test("hostile files get a sentence each, and a ping is answered while files are 
     true,
     "blob.rs is a binary file, not rust source",
   ]);
+  const deep = await call(c, "symbols", { operation: "outline", path: "deep.py" });
+  assert.deepEqual([deep.isError, deep.text], [
+    true,
+    "deep.py: its brackets nest more than 1000 levels deep",
+  ]);
   const huge = await call(c, "symbols", { operation: "outline", path: "huge.min.js" });
   assert.equal(huge.isError, true);
-  assert.match(huge.text, /huge\.min\.js is 4\d\.\d MiB, over the 2\.0 MiB limit for parsing/);
+  assert.match(huge.text, /huge\.min\.js is 4\d\.\d MiB, over the 1\.0 MiB limit for parsing/);
   const mapping = c.request(
     "tools/call",
     modern({ name: "symbols", arguments: { operation: "map", path: "bundles" } }),
@@ -191,7 +197,7 @@ test("the official SDK client gets outline results that match the output schema"
 
 test("a map cancelled while it parses sends no reply, and the next call is answered", async () => {
   const root = scratch("code-cancel");
-  const chunk = "[1,2,{b:function(){return 3}}],".repeat(32 * 1024);
+  const chunk = "[1,2,{b:function(){return 3}}],".repeat(28 * 1024);
   for (let i = 0; i < 3; i++) writeFileSync(join(root, `b${i}.js`), `var a${i}=${chunk}0;`);
   writeFileSync(join(root, "small.py"), "def small():\n    pass\n");
   const c = start(root);

@@ -62,7 +62,9 @@ export default defineTool({
       await assertWritable(real, shown);
       const source = await readSource(sandbox, real).catch((error) => {
         if (!(error instanceof Unparsable)) throw error;
-        throw new ToolError(`${error.message}; use edit_file instead`);
+        throw new ToolError(
+          error.tooLarge ? `${error.message}; use edit_file instead` : error.message,
+        );
       });
       if (source.decoded.invalid > 0) {
         throw new ToolError(

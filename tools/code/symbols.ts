@@ -85,7 +85,9 @@ export default defineTool({
       // Read once here, so that a file that cannot be parsed says why as the call's error.
       await readSource(sandbox, real).catch((error) => {
         if (!(error instanceof Unparsable)) throw error;
-        throw new ToolError(`${error.message}; use grep or read_file on it`);
+        throw new ToolError(
+          error.tooLarge ? `${error.message}; use grep or read_file on it` : error.message,
+        );
       });
       const { files, skipped } = await outlinesOf(sandbox, [real], { signal: ctx.signal });
       if (skipped.length > 0) throw new ToolError(`${shownName(shown)}: ${skipped[0].why}`);

@@ -10,8 +10,12 @@ import { type DecodedText, decodeText } from "../../_lib/text.ts";
 import { Walk } from "../../_lib/walk.ts";
 import { type LanguageId, languageOf } from "./parse/mod.ts";
 
-/** Files larger than this are not parsed (a minified bundle, a generated table). */
-export const MAX_PARSE_BYTES = 2 * 1024 * 1024;
+/**
+ * Files larger than this are not parsed (a minified bundle, a generated table): tree-sitter's
+ * tree of a pathological file (one expression of a million operators) takes about 200 bytes per
+ * byte of text.
+ */
+export const MAX_PARSE_BYTES = 1024 * 1024;
 /** At most this many entries are looked at in one walk, and for at most this long. */
 const MAX_WALK_ENTRIES = 200_000;
 /** At most this many source files in one map or find. */
@@ -30,7 +34,11 @@ export interface SourceText {
 }
 
 /** Why a file is not parsed, as a sentence's end: "is binary", "is 50 MB, over ...". */
-export class Unparsable extends Error {}
+export class Unparsable extends Error {
+  constructor(message: string, readonly tooLarge = false) {
+    super(message);
+  }
+}
 
 /** Reads one source file; throws Unparsable with a sentence when it is not one tier 1 reads. */
 export async function readSource(sandbox: Sandbox, real: string): Promise<SourceText> {
@@ -49,6 +57,7 @@ export async function readSource(sandbox: Sandbox, real: string): Promise<Source
         `${shown} is ${megabytes(info.size)}, over the ${
           megabytes(MAX_PARSE_BYTES)
         } limit for parsing (a minified or generated file?)`,
+        true,
       );
     }
     const bytes = await handle.readFile();

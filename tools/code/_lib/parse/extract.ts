@@ -3,7 +3,7 @@
  * that is not a container (a function's body holds no outline entries), iterative so that
  * deeply nested code cannot exhaust the stack.
  */
-import type { Node } from "web-tree-sitter";
+import type { Node, Tree } from "web-tree-sitter";
 import { COMMENTS, DECORATIONS, type LanguageId, RULES, WRAPPERS } from "./languages.ts";
 import type { CodeSymbol } from "./types.ts";
 
@@ -18,34 +18,48 @@ const FUNCTION_VALUES = new Set([
   "generator_function",
 ]);
 
-/** The symbols of `root`, in the order they appear, parents before their members. */
-export function extractSymbols(root: Node, lang: LanguageId, text: string): CodeSymbol[] {
+/**
+ * The symbols of `tree`, in the order they appear, parents before their members. A cursor walks
+ * the tree: a node object is made only where a definition may be, so a file of a million
+ * expressions costs no memory beyond tree-sitter's own.
+ */
+export function extractSymbols(tree: Tree, lang: LanguageId, text: string): CodeSymbol[] {
   const rules = RULES[lang];
   const symbols: CodeSymbol[] = [];
-  const stack: { node: Node; parent: number }[] = [{ node: root, parent: -1 }];
-  while (stack.length > 0 && symbols.length < MAX_SYMBOLS_PER_FILE) {
-    const { node, parent } = stack.pop()!;
-    const rule = rules[node.type];
-    let here = parent;
-    let descend = true;
-    if (rule) {
-      const found = describe(node, lang, rule.kind, parent >= 0 ? symbols[parent] : undefined);
-      if (found) {
-        here = symbols.length;
-        symbols.push(made(node, found, parent >= 0 ? symbols[parent] : undefined, text));
-        descend = rule.container === true && found.kind !== "function";
-      } else if (node.type === "variable_declarator" || node.type === "field_declaration") {
-        descend = false;
+  const cursor = tree.walk();
+  /** The symbol each open level belongs to (-1: none). */
+  const owners: number[] = [-1];
+  try {
+    for (;;) {
+      const owner = owners[owners.length - 1];
+      let here = owner;
+      let enter = true;
+      const rule = rules[cursor.nodeType];
+      if (rule) {
+        const node = cursor.currentNode;
+        const parent = owner >= 0 ? symbols[owner] : undefined;
+        const found = describe(node, lang, rule.kind, parent);
+        if (found) {
+          here = symbols.length;
+          symbols.push(made(node, found, parent, text));
+          if (symbols.length >= MAX_SYMBOLS_PER_FILE) return symbols;
+          enter = rule.container === true && found.kind !== "function";
+        } else if (node.type === "variable_declarator" || node.type === "field_declaration") {
+          enter = false;
+        }
+      }
+      if (enter && cursor.gotoFirstChild()) {
+        owners.push(here);
+        continue;
+      }
+      while (!cursor.gotoNextSibling()) {
+        if (!cursor.gotoParent()) return symbols;
+        owners.pop();
       }
     }
-    if (!descend) continue;
-    const children = node.namedChildren;
-    for (let i = children.length - 1; i >= 0; i--) {
-      const child = children[i];
-      if (child) stack.push({ node: child, parent: here });
-    }
+  } finally {
+    cursor.delete();
   }
-  return symbols;
 }
 
 /** Its name and kind, or undefined when this node is not a definition after all. */

@@ -2,13 +2,20 @@
 import type { Node } from "web-tree-sitter";
 import type { SyntaxPlace } from "./types.ts";
 
-/** Counts ERROR and missing nodes, descending only where tree-sitter says errors are. */
+/** Nodes looked at, at most: a file that is nothing but errors is counted in part. */
+const MAX_VISITED = 100_000;
+
+/**
+ * Counts ERROR and missing nodes, descending only where tree-sitter says errors are (the count
+ * stops growing after MAX_VISITED nodes: enough to tell an edit that adds errors).
+ */
 export function syntaxErrors(root: Node): { errors: number; firstError?: SyntaxPlace } {
   if (!root.hasError) return { errors: 0 };
   let errors = 0;
   let firstError: SyntaxPlace | undefined;
   const stack: Node[] = [root];
-  while (stack.length > 0) {
+  let visited = 0;
+  while (stack.length > 0 && visited++ < MAX_VISITED) {
     const node = stack.pop()!;
     if (node.isError || node.isMissing) {
       errors++;

@@ -10,6 +10,7 @@ import { GRAMMARS, type LanguageId, RUNTIME } from "./languages.ts";
 import { extractSymbols } from "./extract.ts";
 import { syntaxErrors } from "./syntax_errors.ts";
 import { identifiersIn } from "./identifiers.ts";
+import { MAX_NESTING, nestingDepth } from "./nesting.ts";
 import type { ParsedFile, ParseOutcome } from "./types.ts";
 
 /** One file to parse: `symbols` false when only its syntax errors are wanted. */
@@ -56,6 +57,9 @@ function language(lang: LanguageId): Promise<Language> {
 
 async function parseOne(job: ParseJob, fileMs: number): Promise<ParseOutcome> {
   if (job.text.includes("\0")) return { failed: "it holds NUL bytes (binary data)" };
+  if (nestingDepth(job.text) > MAX_NESTING) {
+    return { failed: `its brackets nest more than ${MAX_NESTING} levels deep` };
+  }
   const grammar = await language(job.lang);
   parser ??= new Parser();
   parser.setLanguage(grammar);
@@ -70,7 +74,7 @@ async function parseOne(job: ParseJob, fileMs: number): Promise<ParseOutcome> {
   }
   try {
     const errors = syntaxErrors(tree.rootNode);
-    const symbols = job.symbols ? extractSymbols(tree.rootNode, job.lang, job.text) : [];
+    const symbols = job.symbols ? extractSymbols(tree, job.lang, job.text) : [];
     const parsed: ParsedFile = { symbols, ...errors };
     if (job.identifiers) parsed.identifiers = identifiersIn(tree, job.text);
     return parsed;
