@@ -175,3 +175,24 @@ test("a name path defined twice asks for a line, and the line picks one", async 
     "function f() {\n  return 1;\n}\n\nfunction f() {\n  return 3;\n}\n",
   );
 });
+
+test("a file that already has a syntax error elsewhere can still be edited, but not made worse", async () => {
+  const text = "def good():\n    return 1\n\n\ndef bad(:\n    pass\n";
+  const { root, path } = setUp("broken.py", text);
+  const fine = await callTool(symbolEdit, [root], {
+    path: "broken.py",
+    operation: "replace_body",
+    name_path: "good",
+    text: "return 2",
+  });
+  assert.equal(fine.result.isError, undefined, fine.text);
+  assert.ok(readFileSync(path, "utf8").startsWith("def good():\n    return 2\n"));
+  const worse = await callTool(symbolEdit, [root], {
+    path: "broken.py",
+    operation: "replace_body",
+    name_path: "good",
+    text: "return (2",
+  });
+  assert.equal(worse.result.isError, true);
+  assert.ok(readFileSync(path, "utf8").startsWith("def good():\n    return 2\n"));
+});
