@@ -25,6 +25,7 @@ import { journalTreesReport } from "./bench/journal_trees_bench.ts";
 import { journalFloodReport } from "./bench/journal_flood_bench.ts";
 import { memoryFloodsReport } from "./bench/memory_floods_bench.ts";
 import { searchReport } from "./bench/search_bench.ts";
+import { codeReport } from "./bench/code_bench.ts";
 import { against, markdownTable, mb, ms, perSecond, times, us } from "./bench/report.ts";
 import { median, percentile } from "./bench/stats.ts";
 import { binaryServer, sdkServer } from "./bench/servers.ts";
@@ -229,3 +230,6 @@ process.stdout.write("\n" + await memoryFloodsReport(ROOT, progress) + "\n");
 
 // grep's built-in search vs GNU grep, glob vs rg --files (scripts/bench/search_bench.ts).
 process.stdout.write("\n" + await searchReport(ROOT, progress) + "\n");
+
+// symbols: outline, map and find on this repository, cold and warm (scripts/bench/code_bench.ts).
+process.stdout.write("\n" + await codeReport(ROOT, progress) + "\n");

@@ -13,6 +13,7 @@ import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { commit } from "./release/source.ts";
 import { BUN, EXE } from "./toolchain.ts";
+import { WASM_FILES } from "../tools/code/_lib/parse/mod.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 
@@ -24,6 +25,7 @@ export const WORKER_ENTRYPOINTS = [
   "tools/web/_lib/convert/worker.ts",
   "tools/_lib/documents/worker.ts",
   "tools/search/_lib/grep/builtin/search_worker.ts",
+  "tools/code/_lib/parse/worker.ts",
 ];
 
 /**
@@ -54,6 +56,9 @@ export function compileArguments(
     outfile,
     entry,
     ...WORKER_ENTRYPOINTS,
+    // tree-sitter's runtime and grammars: embedded files the parse worker finds in
+    // Bun.embeddedFiles (tools/code/_lib/parse/grammar_bytes.ts).
+    ...WASM_FILES,
   ];
 }
 

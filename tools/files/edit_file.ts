@@ -15,8 +15,7 @@ import {
   replaceAt,
   showPlaces,
 } from "./_lib/edit_match.ts";
-import { pathProperty } from "../_lib/declarations/path_properties.ts";
-import { FORCE_PROPERTY } from "./_lib/seen_files.ts";
+import { FORCE_PROPERTY, pathProperty } from "../_lib/declarations/path_properties.ts";
 import { decodeText } from "../_lib/text/text.ts";
 import {
   aroundRegion,

@@ -7,8 +7,7 @@ import {
   writeFileAtomic,
 } from "../_lib/sandbox/mod.ts";
 import { CHANGES_FILES } from "../_lib/declarations/annotations.ts";
-import { pathProperty } from "../_lib/declarations/path_properties.ts";
-import { FORCE_PROPERTY } from "./_lib/seen_files.ts";
+import { FORCE_PROPERTY, pathProperty } from "../_lib/declarations/path_properties.ts";
 import { decodeText, encodeText } from "../_lib/text/text.ts";
 import { assertUnchanged, editableFile } from "./_lib/edited_file.ts";
 import { editNotebook } from "./_lib/notebook_cells.ts";

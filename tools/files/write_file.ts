@@ -14,8 +14,7 @@ import {
   whileChanging,
   writeFileAtomic,
 } from "../_lib/sandbox/mod.ts";
-import { pathProperty } from "../_lib/declarations/path_properties.ts";
-import { FORCE_PROPERTY } from "./_lib/seen_files.ts";
+import { FORCE_PROPERTY, pathProperty } from "../_lib/declarations/path_properties.ts";
 import { bytes, count } from "../_lib/text/units.ts";
 import { CHANGES_FILES } from "../_lib/declarations/annotations.ts";
 import { quoted } from "../../config/quote.ts";

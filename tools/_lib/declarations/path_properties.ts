@@ -17,3 +17,12 @@ export function pathProperty(what: string) {
 export function pathOrRootProperty(what: string) {
   return { type: "string", description: `${what} (default: the first allowed root).` } as const;
 }
+
+/**
+ * The `force` argument of the tools that replace a file (their `writes.force`): overwrite a file
+ * changed since this session last read it (tools/files/seen_files.ts refuses otherwise).
+ */
+export const FORCE_PROPERTY = {
+  type: "boolean",
+  description: "Overwrite changes made since your last read.",
+} as const;

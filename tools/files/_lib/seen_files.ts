@@ -100,12 +100,6 @@ class SeenFiles {
   }
 }
 
-/** The `force` argument of the tools that replace a file. */
-export const FORCE_PROPERTY = {
-  type: "boolean",
-  description: "Overwrite changes made since your last read.",
-} as const;
-
 /** The real paths before() resolved, by the path as given, for finished(). */
 const resolvedPaths = new Handoff<Map<string, string>>("the paths the check resolved");
 

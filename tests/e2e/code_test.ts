@@ -1,0 +1,227 @@
+/**
+ * The code family's tier 1 through the compiled binary: outline, find and map in every tier-1
+ * language over raw JSON lines and through the official SDK client (whose output-schema check
+ * sees structuredContent), symbol edits on decorated code and their undo, a syntax error
+ * refused with nothing written, and hostile files answered with a sentence while a ping is
+ * answered during a long parse.
+ */
+import assert from "node:assert/strict";
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, test } from "node:test";
+import { Client } from "@modelcontextprotocol/sdk/client";
+// @ts-types="@modelcontextprotocol/sdk/client/stdio"
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { isolatedEnv, modern, PRODUCT_BINARY, RawClient } from "../helpers/raw_client.ts";
+import { SAMPLES } from "../helpers/code_samples.ts";
+
+const clients: RawClient[] = [];
+afterEach(async () => {
+  for (const c of clients.splice(0)) {
+    await c.close();
+    assert.deepEqual(c.strayLines, []);
+  }
+});
+
+const scratch = (name: string) => realpathSync(mkdtempSync(join(tmpdir(), `toolhost-${name}-`)));
+
+function project(): string {
+  const root = scratch("code");
+  mkdirSync(join(root, "src"));
+  for (const sample of SAMPLES) writeFileSync(join(root, "src", sample.file), sample.text);
+  return root;
+}
+
+function start(root: string) {
+  const c = new RawClient(PRODUCT_BINARY, ["--root", root], root, {
+    TOOLHOST_STATE_DIR: scratch("code-state"),
+  });
+  clients.push(c);
+  return c;
+}
+
+interface Called {
+  text: string;
+  isError: boolean;
+  data: Record<string, unknown>;
+}
+
+async function call(c: RawClient, name: string, args: Record<string, unknown>): Promise<Called> {
+  const reply = await c.request("tools/call", modern({ name, arguments: args }), 60_000);
+  assert.ok(reply.result, JSON.stringify(reply.error));
+  const result = reply.result as {
+    content: { text?: string }[];
+    isError?: boolean;
+    structuredContent?: Record<string, unknown>;
+  };
+  return {
+    text: result.content.map((b) => b.text ?? "").join("\n"),
+    isError: !!result.isError,
+    data: result.structuredContent ?? {},
+  };
+}
+
+test("outline and find answer in every tier-1 language; the map covers them all", async () => {
+  const root = project();
+  const c = start(root);
+  for (const sample of SAMPLES) {
+    const outline = await call(c, "symbols", { operation: "outline", path: `src/${sample.file}` });
+    assert.equal(outline.isError, false, outline.text);
+    for (const entry of sample.outline) {
+      const [kind, namePath] = entry.split(" ");
+      assert.match(
+        outline.text,
+        new RegExp(`:\\d+(-\\d+)? ${kind} ${namePath.replaceAll("/", "\\/")}`),
+      );
+    }
+    const found = await call(c, "symbols", { operation: "find", name: sample.member });
+    assert.ok(
+      (found.data.symbols as { path: string }[]).some((s) => s.path === `src/${sample.file}`),
+      found.text,
+    );
+  }
+  const map = await call(c, "symbols", { operation: "map", max_chars: 20_000 });
+  assert.equal(map.data.files, SAMPLES.length);
+  for (const sample of SAMPLES) assert.match(map.text, new RegExp(`src/${sample.file}:`));
+});
+
+test("symbol edits on decorated code are written, journaled and undone", async () => {
+  const root = project();
+  const c = start(root);
+  for (const sample of SAMPLES) {
+    const edited = await call(c, "symbol_edit", {
+      path: `src/${sample.file}`,
+      operation: "replace_definition",
+      name_path: sample.member,
+      text: sample.definition,
+    });
+    assert.equal(edited.isError, false, edited.text);
+    assert.equal(readFileSync(join(root, "src", sample.file), "utf8"), sample.afterDefinition);
+  }
+  const undone = await call(c, "undo", {});
+  assert.equal(undone.isError, false, undone.text);
+  const last = SAMPLES.at(-1)!;
+  assert.equal(readFileSync(join(root, "src", last.file), "utf8"), last.text);
+  assert.match((await call(c, "history", {})).text, /symbol_edit/);
+});
+
+test("an edit that would not parse is refused with its place, and nothing is written", async () => {
+  const root = project();
+  const c = start(root);
+  const sample = SAMPLES.find((s) => s.file === "Greeter.java")!;
+  const refused = await call(c, "symbol_edit", {
+    path: "src/Greeter.java",
+    operation: "replace_body",
+    name_path: "Greeter/toString",
+    text: "return (;",
+  });
+  assert.equal(refused.isError, true);
+  assert.match(
+    refused.text,
+    /syntax error in src\/Greeter\.java at line 10, column \d+ \(java parser\); nothing was written/,
+  );
+  assert.equal(readFileSync(join(root, "src", "Greeter.java"), "utf8"), sample.text);
+});
+
+test("hostile files get a sentence each, and a ping is answered while files are parsed", async () => {
+  const root = scratch("code-hostile");
+  writeFileSync(join(root, "blob.rs"), new Uint8Array(4096).map((_, i) => (i * 7) % 256));
+  // 900 KiB of minified JavaScript, under the 1 MiB limit (each takes tree-sitter a while), and
+  // 50 MB of it on one line.
+  const chunk = "[1,2,{b:function(){return 3}}],".repeat(28 * 1024);
+  writeFileSync(join(root, "huge.min.js"), `var a=${chunk.repeat(57)}0;`);
+  writeFileSync(join(root, "deep.py"), `x = ${"(".repeat(100_000)}${")".repeat(100_000)}\n`);
+  mkdirSync(join(root, "bundles"));
+  for (let i = 0; i < 3; i++) {
+    writeFileSync(join(root, "bundles", `b${i}.js`), `var a${i}=${chunk.repeat(1)}0;`);
+  }
+  const c = start(root);
+  const binary = await call(c, "symbols", { operation: "outline", path: "blob.rs" });
+  assert.deepEqual([binary.isError, binary.text], [
+    true,
+    "blob.rs is a binary file, not rust source",
+  ]);
+  const deep = await call(c, "symbols", { operation: "outline", path: "deep.py" });
+  assert.deepEqual([deep.isError, deep.text], [
+    true,
+    "deep.py: its brackets nest more than 1000 levels deep",
+  ]);
+  const huge = await call(c, "symbols", { operation: "outline", path: "huge.min.js" });
+  assert.equal(huge.isError, true);
+  assert.match(huge.text, /huge\.min\.js is 4\d\.\d MiB, over the 1\.0 MiB limit for parsing/);
+  const mapping = c.request(
+    "tools/call",
+    modern({ name: "symbols", arguments: { operation: "map", path: "bundles" } }),
+    120_000,
+  );
+  const ping = c.request("ping", modern(), 60_000);
+  const first = await Promise.race([mapping.then(() => "map"), ping.then(() => "ping")]);
+  assert.equal(first, "ping");
+  const map = await mapping;
+  assert.ok(map.result, JSON.stringify(map.error));
+});
+
+test("the official SDK client gets outline results that match the output schema", async () => {
+  const root = project();
+  const client = new Client({ name: "code-e2e", version: "1.0.0" });
+  const transport = new StdioClientTransport({
+    command: PRODUCT_BINARY,
+    args: ["--root", root],
+    cwd: root,
+    env: { ...isolatedEnv(), TOOLHOST_STATE_DIR: scratch("code-state") },
+    stderr: "pipe",
+  });
+  await client.connect(transport);
+  try {
+    const { tools } = await client.listTools();
+    const edit = tools.find((t) => t.name === "symbol_edit");
+    assert.equal(edit?.annotations?.destructiveHint, true);
+    assert.equal(tools.find((t) => t.name === "symbols")?.annotations?.readOnlyHint, true);
+    // The SDK checks structuredContent against the tool's output schema.
+    const result = await client.callTool({
+      name: "symbols",
+      arguments: { operation: "outline", path: "src/point.rs" },
+    });
+    const rows = (result.structuredContent as { symbols: { namePath: string }[] }).symbols;
+    assert.deepEqual(rows.map((r) => r.namePath), ["Point", "Point", "Point/x", "Point/y"]);
+    const found = await client.callTool({
+      name: "symbols",
+      arguments: { operation: "find", name: "index", include_body: true },
+    });
+    assert.match(JSON.stringify(found.structuredContent), /return 1;/);
+  } finally {
+    await client.close();
+  }
+});
+
+test("a map cancelled while it parses sends no reply, and the next call is answered", async () => {
+  const root = scratch("code-cancel");
+  const chunk = "[1,2,{b:function(){return 3}}],".repeat(28 * 1024);
+  for (let i = 0; i < 3; i++) writeFileSync(join(root, `b${i}.js`), `var a${i}=${chunk}0;`);
+  writeFileSync(join(root, "small.py"), "def small():\n    pass\n");
+  const c = start(root);
+  c.send({
+    jsonrpc: "2.0",
+    id: "map",
+    method: "tools/call",
+    params: modern({ name: "symbols", arguments: { operation: "map" } }),
+  });
+  c.notify("notifications/cancelled", { requestId: "map", reason: "test" });
+  const outline = await call(c, "symbols", { operation: "outline", path: "small.py" });
+  assert.equal(outline.isError, false, outline.text);
+  assert.match(outline.text, /small\.py:1-2 function small/);
+  assert.equal(c.messages.filter((m) => m.id === "map").length, 0);
+});
+
+test("--read-only offers symbols but not symbol_edit", async () => {
+  const root = project();
+  const c = new RawClient(PRODUCT_BINARY, ["--root", root, "--read-only"], root, {
+    TOOLHOST_STATE_DIR: scratch("code-state"),
+  });
+  clients.push(c);
+  const list = await c.request("tools/list", modern(), 30_000);
+  const names = (list.result?.tools as { name: string }[]).map((t) => t.name);
+  assert.ok(names.includes("symbols"));
+  assert.ok(!names.includes("symbol_edit"));
+});

@@ -1,0 +1,301 @@
+/**
+ * The symbols of one parsed file: a walk of its syntax tree that stops at every definition
+ * that is not a container (a function's body holds no outline entries), iterative so that
+ * deeply nested code cannot exhaust the stack.
+ */
+import type { Node, Tree } from "web-tree-sitter";
+import { COMMENTS, DECORATIONS, type LanguageId, RULES, WRAPPERS } from "./languages.ts";
+import type { CodeSymbol } from "./types.ts";
+
+/** At most this many symbols of one file (a generated file can define 100,000 things). */
+export const MAX_SYMBOLS_PER_FILE = 5_000;
+const MAX_SIGNATURE_CHARS = 160;
+
+const FUNCTION_VALUES = new Set([
+  "arrow_function",
+  "function_expression",
+  "function",
+  "generator_function",
+]);
+
+/**
+ * The symbols of `tree`, in the order they appear, parents before their members. A cursor walks
+ * the tree: a node object is made only where a definition may be, so a file of a million
+ * expressions costs no memory beyond tree-sitter's own.
+ */
+export function extractSymbols(tree: Tree, lang: LanguageId, text: string): CodeSymbol[] {
+  const rules = RULES[lang];
+  const symbols: CodeSymbol[] = [];
+  const cursor = tree.walk();
+  /** The symbol each open level belongs to (-1: none). */
+  const owners: number[] = [-1];
+  try {
+    for (;;) {
+      const owner = owners[owners.length - 1];
+      let here = owner;
+      let enter = true;
+      const rule = rules[cursor.nodeType];
+      if (rule) {
+        const node = cursor.currentNode;
+        const parent = owner >= 0 ? symbols[owner] : undefined;
+        const found = describe(node, lang, rule.kind, parent);
+        if (found) {
+          here = symbols.length;
+          symbols.push(made(node, found, parent, text));
+          if (symbols.length >= MAX_SYMBOLS_PER_FILE) return symbols;
+          enter = rule.container === true && found.kind !== "function";
+        } else if (node.type === "variable_declarator" || node.type === "field_declaration") {
+          enter = false;
+        }
+      }
+      if (enter && cursor.gotoFirstChild()) {
+        owners.push(here);
+        continue;
+      }
+      while (!cursor.gotoNextSibling()) {
+        if (!cursor.gotoParent()) return symbols;
+        owners.pop();
+      }
+    }
+  } finally {
+    cursor.delete();
+  }
+}
+
+/** Its name and kind, or undefined when this node is not a definition after all. */
+function describe(
+  node: Node,
+  lang: LanguageId,
+  kind: string,
+  parent: CodeSymbol | undefined,
+): { name: string; kind: string; owner?: string } | undefined {
+  const inClass = parent !== undefined && parent.kind !== "namespace" &&
+    parent.kind !== "module";
+  switch (node.type) {
+    case "variable_declarator": {
+      const name = node.childForFieldName("name");
+      if (name?.type !== "identifier") return undefined;
+      const holder = node.parent;
+      const top = holder?.parent;
+      const atTop = top?.type === "program" ||
+        (top?.type === "export_statement" && top.parent?.type === "program");
+      if (!atTop) return undefined;
+      const value = node.childForFieldName("value");
+      if (value && FUNCTION_VALUES.has(value.type)) return { name: name.text, kind: "function" };
+      if (value?.type === "class") return { name: name.text, kind: "class" };
+      return { name: name.text, kind: holder?.text.startsWith("const") ? "constant" : "variable" };
+    }
+    case "function_definition":
+    case "function_item": {
+      const name = lang === "c" || lang === "cpp"
+        ? declaratorName(node.childForFieldName("declarator"))
+        : node.childForFieldName("name")?.text;
+      if (!name) return undefined;
+      return { name, kind: inClass ? "method" : "function" };
+    }
+    case "property_signature":
+    case "method_signature":
+    case "public_field_definition":
+    case "field_definition":
+      // A member of an inline type (`(x as { a: string }).a`) is no one's definition.
+      return parent ? named(node, kind) : undefined;
+    case "function_signature_item":
+      return named(node, inClass ? "method" : "function");
+    case "field_declaration": {
+      const declarator = node.childForFieldName("declarator");
+      if (lang === "java") {
+        const name = declarator?.childForFieldName("name")?.text;
+        return name ? { name, kind } : undefined;
+      }
+      const name = declaratorName(declarator);
+      if (!name) return undefined;
+      const isMethod = declarator?.type === "function_declarator";
+      return { name, kind: isMethod ? "method" : "field" };
+    }
+    case "type_definition": {
+      const name = declaratorName(node.childForFieldName("declarator"));
+      return name ? { name, kind } : undefined;
+    }
+    case "struct_specifier":
+    case "union_specifier":
+    case "enum_specifier":
+    case "class_specifier":
+      if (!node.childForFieldName("body")) return undefined;
+      return named(node, kind);
+    case "method_declaration": {
+      if (lang !== "go") return named(node, kind);
+      const name = node.childForFieldName("name")?.text;
+      if (!name) return undefined;
+      return { name, kind, owner: receiverType(node) };
+    }
+    case "type_spec": {
+      const type = node.childForFieldName("type")?.type;
+      const shown = type === "struct_type"
+        ? "struct"
+        : type === "interface_type"
+        ? "interface"
+        : "type";
+      return named(node, shown);
+    }
+    case "impl_item": {
+      const type = node.childForFieldName("type")?.text;
+      return type ? { name: withoutGenerics(type), kind } : undefined;
+    }
+    case "const_spec": {
+      if (node.parent?.parent?.type !== "source_file") return undefined;
+      return named(node, kind);
+    }
+    default:
+      return named(node, kind);
+  }
+}
+
+function named(node: Node, kind: string): { name: string; kind: string } | undefined {
+  const name = node.childForFieldName("name") ?? node.childForFieldName("property");
+  return name ? { name: name.text, kind } : undefined;
+}
+
+/** A C/C++ declarator's name: the identifier at the end of its chain of declarators. */
+function declaratorName(start: Node | null): string | undefined {
+  let node = start;
+  for (let depth = 0; node && depth < 64; depth++) {
+    switch (node.type) {
+      case "identifier":
+      case "field_identifier":
+      case "type_identifier":
+      case "qualified_identifier":
+      case "destructor_name":
+      case "operator_name":
+        return node.text;
+    }
+    node = node.childForFieldName("declarator") ??
+      node.namedChildren.find((child) => child?.type.endsWith("declarator")) ?? null;
+  }
+  return undefined;
+}
+
+/** A Go method's receiver type, without `*` and type parameters. */
+function receiverType(node: Node): string | undefined {
+  const receiver = node.childForFieldName("receiver");
+  const parameter = receiver?.namedChildren.find((c) => c?.type === "parameter_declaration");
+  const type = parameter?.childForFieldName("type")?.text;
+  return type ? withoutGenerics(type.replace(/^\*/, "")) : undefined;
+}
+
+function withoutGenerics(type: string): string {
+  const cut = type.search(/[<[]/);
+  return (cut < 0 ? type : type.slice(0, cut)).trim();
+}
+
+/** The outermost node that is still this definition: `export`, decorators, a template. */
+function outerOf(node: Node): Node {
+  let outer = node;
+  for (let depth = 0; depth < 4; depth++) {
+    const parent = outer.parent;
+    if (!parent || !WRAPPERS.has(parent.type)) break;
+    if (parent.type === "template_declaration") {
+      outer = parent;
+      continue;
+    }
+    // A declaration of several names (`const a = 1, b = 2`) is no one name's definition.
+    const definitions = parent.namedChildren.filter((c) =>
+      c && !DECORATIONS.has(c.type) && !COMMENTS.has(c.type)
+    );
+    if (definitions.length > 1) break;
+    outer = parent;
+  }
+  return outer;
+}
+
+/**
+ * The comments and decorations directly above `outer` (no blank line between, each on a line
+ * of its own): where its whole definition starts, and where its first decoration does.
+ */
+function leading(outer: Node, text: string): { start: number; decorations?: number } {
+  let start = outer.startIndex;
+  let decorations: number | undefined;
+  let row = outer.startPosition.row;
+  for (let sibling = outer.previousNamedSibling; sibling; sibling = sibling.previousNamedSibling) {
+    const isComment = COMMENTS.has(sibling.type);
+    if (!isComment && !DECORATIONS.has(sibling.type)) break;
+    if (sibling.endPosition.row < row - 1) break;
+    const lineStart = text.lastIndexOf("\n", sibling.startIndex - 1) + 1;
+    if (text.slice(lineStart, sibling.startIndex).trim() !== "") break;
+    start = sibling.startIndex;
+    if (!isComment) decorations = sibling.startIndex;
+    row = sibling.startPosition.row;
+  }
+  if (decorations === undefined) {
+    const first = outer.namedChildren.find((c) => c && DECORATIONS.has(c.type));
+    if (first) decorations = first.startIndex;
+    else {
+      const modifiers = outer.namedChildren.find((c) => c?.type === "modifiers");
+      const annotation = modifiers?.namedChildren.find((c) => c && DECORATIONS.has(c.type));
+      if (annotation) decorations = annotation.startIndex;
+    }
+  }
+  return { start, decorations };
+}
+
+/**
+ * Where the definition proper starts: after its decorators, annotations and attributes, so that
+ * a replacement without any keeps them.
+ */
+function headOf(node: Node, inner: Node): Node {
+  for (const child of node.children) {
+    if (!child || DECORATIONS.has(child.type) || COMMENTS.has(child.type)) continue;
+    if (child.type === "modifiers") {
+      const kept = child.children.find((m) => m && !DECORATIONS.has(m.type));
+      if (kept) return kept;
+      continue;
+    }
+    const holdsInner = child.startIndex <= inner.startIndex && child.endIndex >= inner.endIndex;
+    return holdsInner ? headOf(child, inner) : child;
+  }
+  return node;
+}
+
+/** The part a replace_body swaps: inside the braces, or the indented block after the colon. */
+function bodyOf(node: Node): Node | null {
+  const value = node.type === "variable_declarator" ? node.childForFieldName("value") : null;
+  const holder = value && FUNCTION_VALUES.has(value.type) ? value : node;
+  return holder.childForFieldName("body");
+}
+
+function made(
+  node: Node,
+  found: { name: string; kind: string; owner?: string },
+  parent: CodeSymbol | undefined,
+  text: string,
+): CodeSymbol {
+  const outer = outerOf(node);
+  const { start, decorations } = leading(outer, text);
+  const headNode = headOf(outer, node);
+  const head = headNode.startIndex;
+  const prefix = parent ? `${parent.namePath}/` : found.owner ? `${found.owner}/` : "";
+  const lineEnd = text.indexOf("\n", head);
+  const signature = text.slice(head, lineEnd < 0 ? undefined : lineEnd).trim();
+  const body = bodyOf(node);
+  const symbol: CodeSymbol = {
+    name: found.name,
+    kind: found.kind,
+    // C++'s `Class::method` defined outside its class is found as Class/method too.
+    namePath: prefix + found.name.replaceAll("::", "/"),
+    line: headNode.startPosition.row + 1,
+    endLine: outer.endPosition.row + 1,
+    start,
+    decorations: decorations ?? head,
+    head,
+    end: outer.endIndex,
+    signature: signature.length > MAX_SIGNATURE_CHARS
+      ? `${signature.slice(0, MAX_SIGNATURE_CHARS)}…`
+      : signature,
+    parent: parent?.namePath,
+  };
+  if (body) {
+    symbol.body = { start: body.startIndex, end: body.endIndex };
+    const before = body.previousSibling;
+    if (before?.type === ":") symbol.body.colon = before.endIndex;
+  }
+  return symbol;
+}

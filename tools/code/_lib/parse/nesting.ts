@@ -1,0 +1,26 @@
+/**
+ * How deeply brackets nest in a text, counted up to a limit: tree-sitter's parse of text nested
+ * 500,000 levels deep takes hundreds of megabytes, and no real code nests past a few dozen.
+ */
+
+/** Deeper than this is refused before parsing. */
+export const MAX_NESTING = 1_000;
+
+const OPEN = new Set([0x28, 0x5b, 0x7b]); // ( [ {
+const CLOSE = new Set([0x29, 0x5d, 0x7d]); // ) ] }
+
+/** The deepest bracket nesting of `text`, or MAX_NESTING + 1 once it is deeper than that. */
+export function nestingDepth(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (OPEN.has(c)) {
+      if (++depth > deepest) {
+        deepest = depth;
+        if (deepest > MAX_NESTING) return deepest;
+      }
+    } else if (CLOSE.has(c) && depth > 0) depth--;
+  }
+  return deepest;
+}

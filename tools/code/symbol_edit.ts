@@ -1,0 +1,212 @@
+import { defineTool, ToolError } from "../../mcp/tool.ts";
+import { CHANGES_FILES } from "../_lib/declarations/annotations.ts";
+import {
+  assertWritable,
+  hardLinkNote,
+  Sandbox,
+  whileChanging,
+  writeFileAtomic,
+} from "../_lib/sandbox/mod.ts";
+import { FORCE_PROPERTY, pathProperty } from "../_lib/declarations/path_properties.ts";
+import { shownName } from "../_lib/text/shown_name.ts";
+import { encodeText } from "../_lib/text/text.ts";
+import { matchesName, namePattern } from "./_lib/name_path.ts";
+import { type CodeSymbol, parseBatch, type ParseOutcome } from "./_lib/parse/mod.ts";
+import { readSource, Unparsable, versionOf } from "./_lib/source_files.ts";
+import { type EditOperation, SpliceError, spliceFor } from "./_lib/symbol_splice.ts";
+import { changedLines } from "./_lib/changed_lines.ts";
+
+export default defineTool({
+  name: "symbol_edit",
+  title: "Edit a code symbol",
+  description:
+    "Edits the definition `name_path` (as symbols shows it) in `path`: `replace_body` (what " +
+    "is inside), `replace_definition` (keeps its doc comment and decorators unless `text` " +
+    "has its own), `insert_before`/`insert_after` (with the file's blank lines). `text` is " +
+    "re-indented to fit. A result that does not parse is refused.",
+  annotations: CHANGES_FILES,
+  writes: { paths: [{ arg: "path", kind: "replaces" }], force: "force" },
+  input: {
+    type: "object",
+    properties: {
+      path: pathProperty("The source file"),
+      operation: {
+        type: "string",
+        enum: ["replace_body", "replace_definition", "insert_before", "insert_after"],
+      },
+      name_path: { type: "string", minLength: 1, maxLength: 500 },
+      text: { type: "string", maxLength: 1_000_000 },
+      line: { type: "integer", minimum: 1, description: "Picks one of same-named symbols" },
+      force: FORCE_PROPERTY,
+    },
+    required: ["path", "operation", "name_path", "text"],
+    additionalProperties: false,
+  },
+  output: {
+    type: "object",
+    properties: {
+      path: { type: "string" },
+      namePath: { type: "string" },
+      line: { type: "integer" },
+      endLine: { type: "integer" },
+      written: { type: "boolean" },
+    },
+    required: ["path", "namePath", "line", "endLine", "written"],
+    additionalProperties: false,
+  },
+
+  run(args, ctx) {
+    return whileChanging(async () => {
+      if (args.text.trim() === "" && args.operation !== "replace_body") {
+        throw new ToolError(`text is empty; ${args.operation} needs the code to put there`);
+      }
+      const sandbox = await Sandbox.of(ctx);
+      const { real, exists } = await sandbox.resolve(args.path);
+      const shown = shownName(sandbox.display(real));
+      if (!exists) throw new ToolError(`${shown} does not exist`);
+      await assertWritable(real, shown);
+      const source = await readSource(sandbox, real).catch((error) => {
+        if (!(error instanceof Unparsable)) throw error;
+        throw new ToolError(
+          error.tooLarge ? `${error.message}; use edit_file instead` : error.message,
+        );
+      });
+      if (source.decoded.invalid > 0) {
+        throw new ToolError(
+          `${shown} has ${source.decoded.invalid} byte sequences that are not valid ${source.decoded.encoding}; editing it here would change them`,
+        );
+      }
+      const crlf = source.text.includes("\r\n") && !/(^|[^\r])\n/.test(source.text);
+      const before = crlf ? source.text.replaceAll("\r\n", "\n") : source.text;
+      const [parsed] = await parseBatch(
+        [{ lang: source.lang, text: before, symbols: true }],
+        ctx.signal,
+      );
+      const outline = parsedOrThrow(parsed, shown);
+      const symbol = pick(outline.symbols, args.name_path, args.line, shown);
+      let splice;
+      try {
+        splice = spliceFor(
+          before,
+          symbol,
+          outline.symbols,
+          args.operation as EditOperation,
+          crlf ? args.text.replaceAll("\r\n", "\n") : args.text,
+          source.lang === "python",
+        );
+      } catch (error) {
+        if (error instanceof SpliceError) throw new ToolError(error.message);
+        throw error;
+      }
+      const after = before.slice(0, splice.from) + splice.insert + before.slice(splice.to);
+      if (after === before) {
+        throw new ToolError(`the edit changes nothing in ${shown}; nothing was written`);
+      }
+      const [check] = await parseBatch(
+        [{ lang: source.lang, text: after, symbols: false }],
+        ctx.signal,
+      );
+      const checked = parsedOrThrow(check, shown);
+      if (checked.errors > outline.errors) {
+        const place = checked.firstError;
+        throw new ToolError(
+          `the edit would leave a syntax error in ${shown}${
+            place ? ` at line ${place.line}, column ${place.column}` : ""
+          } (${source.lang} parser); nothing was written. Fix the text and try again:\n${
+            changedLines(after, splice.from, splice.from + splice.insert.length, place?.line)
+          }`,
+        );
+      }
+      const now = await sandbox.info(real);
+      if (versionOf(now) !== source.version) {
+        throw new ToolError(
+          `${shown} changed while it was being edited (by another program); nothing was written. Try again.`,
+        );
+      }
+      const bytes = encodeText(
+        crlf ? after.replaceAll("\n", "\r\n") : after,
+        source.decoded.encoding,
+        source.decoded.bom,
+      );
+      let note = "";
+      try {
+        const written = await writeFileAtomic(real, bytes, sandbox, {
+          digest: ctx.config.journal.enabled,
+          // The journal may still be opening the old file for undo.
+          beforeRename: () => ctx.writes.replacing(),
+        });
+        note = hardLinkNote(written.hardLinks);
+      } catch (error) {
+        throw new ToolError(
+          `could not write ${shown}: ${(error as Error).message}. The file was left as it was.`,
+        );
+      }
+      const first = lineOf(after, splice.from);
+      const last = lineOf(after, Math.max(splice.from, splice.from + splice.insert.length - 1));
+      const verb = VERBS[args.operation as EditOperation];
+      return {
+        content: `${verb} ${symbol.kind} ${shownName(symbol.namePath)} in ${shown} ` +
+          `(now lines ${first}-${last})${note}:\n` +
+          changedLines(after, splice.from, splice.from + splice.insert.length),
+        structured: {
+          path: sandbox.display(real),
+          namePath: symbol.namePath,
+          line: first,
+          endLine: last,
+          written: true,
+        },
+      };
+    });
+  },
+});
+
+const VERBS: Record<EditOperation, string> = {
+  replace_body: "Replaced the body of",
+  replace_definition: "Replaced",
+  insert_before: "Inserted before",
+  insert_after: "Inserted after",
+};
+
+function lineOf(text: string, at: number): number {
+  let line = 1;
+  for (let i = text.indexOf("\n"); i >= 0 && i < at; i = text.indexOf("\n", i + 1)) line++;
+  return line;
+}
+
+function parsedOrThrow(outcome: ParseOutcome, shown: string) {
+  if ("failed" in outcome) throw new ToolError(`${shown} could not be parsed: ${outcome.failed}`);
+  return outcome;
+}
+
+/** The one symbol `namePath` (and `line`, when given) names, or an error listing the choices. */
+function pick(
+  symbols: CodeSymbol[],
+  namePath: string,
+  line: number | undefined,
+  shown: string,
+): CodeSymbol {
+  const pattern = namePattern(namePath, false);
+  let found = symbols.filter((s) => matchesName(s.namePath, pattern));
+  if (line !== undefined) found = found.filter((s) => s.line <= line && line <= s.endLine);
+  if (found.length === 1) return found[0];
+  if (found.length === 0) {
+    const last = pattern.segments.at(-1)?.toLowerCase() ?? "";
+    const close = symbols.filter((s) => s.name.toLowerCase().includes(last)).slice(0, 10);
+    const listing = (close.length ? close : symbols.slice(0, 10))
+      .map((s) => `${s.line} ${s.kind} ${shownName(s.namePath)}`).join("\n");
+    throw new ToolError(
+      `no definition ${JSON.stringify(namePath)}${
+        line === undefined ? "" : ` at line ${line}`
+      } in ${shown}${listing ? `; ${close.length ? "similar" : "some"} there:\n${listing}` : ""}`,
+    );
+  }
+  // Nested matches: the innermost around `line` is meant.
+  if (line !== undefined) return found.reduce((a, b) => (b.start >= a.start ? b : a));
+  throw new ToolError(
+    `${found.length} definitions match ${
+      JSON.stringify(namePath)
+    } in ${shown}; give a longer name path or \`line\`:\n${
+      found.slice(0, 10).map((s) => `${s.line} ${s.kind} ${shownName(s.namePath)}`).join("\n")
+    }`,
+  );
+}
