@@ -362,12 +362,14 @@ export class ToolCatalog {
     if (!described) {
       const structured = call.era === "modern" || features.structuredOutput(call.version);
       const annotated = call.era === "modern" || features.toolAnnotations(call.version);
+      const iconic = call.era === "modern" || features.icons(call.version);
       described = this.#tools.map((tool) => {
         const d: Record<string, unknown> = { name: tool.name };
         if (structured && tool.title) d.title = tool.title;
         d.description = tool.description;
         d.inputSchema = tool.input;
         if (structured && tool.output) d.outputSchema = tool.output;
+        if (iconic && tool.icons?.length) d.icons = tool.icons;
         if (annotated && tool.annotations) {
           d.annotations = tool.title && !structured
             ? { title: tool.title, ...tool.annotations }

@@ -445,12 +445,15 @@ export class McpConnection implements Connection {
     return modernScope(meta) ?? this.#handshake.scope(params);
   }
 
-  /** Modern results name their type and the server. Handlers return fresh objects: edit in place. */
+  /**
+   * Modern results name their type and the server (server/discover's own serverInfo, with icons,
+   * wins). Handlers return fresh objects: edit in place.
+   */
   #decorate(result: Record<string, unknown>, era: Era): Record<string, unknown> {
     if (era === "legacy") return result;
     result.resultType ??= "complete";
     result._meta = isPlainObject(result._meta)
-      ? { ...result._meta, [META_SERVER_INFO]: this.#options.info }
+      ? { [META_SERVER_INFO]: this.#options.info, ...result._meta }
       : this.#serverMeta;
     return result;
   }

@@ -15,6 +15,7 @@ import { complete } from "./completion.ts";
 import type { Scope } from "./eras.ts";
 import { INVALID_PARAMS, METHOD_NOT_FOUND, type Params, RpcError } from "./jsonrpc.ts";
 import { describeLogData, type Logger, type LogLevel } from "./log.ts";
+import type { Icon } from "./icons.ts";
 import type { Prompt, PromptFamily } from "./prompt.ts";
 import { PromptCatalog } from "./prompts.ts";
 import type { Resource, ResourceTemplate } from "./resource.ts";
@@ -37,6 +38,7 @@ import {
   META_CLIENT_CAPABILITIES,
   META_LOG_LEVEL,
   META_PROTOCOL_VERSION,
+  META_SERVER_INFO,
   MODERN_VERSIONS,
   SUPPORTED_VERSIONS,
 } from "./versions.ts";
@@ -50,6 +52,11 @@ export interface ServerInfo {
 
 export interface ServiceOptions {
   info: ServerInfo;
+  /**
+   * The server's icons: in serverInfo where the version has them (initialize of 2025-11-25,
+   * server/discover), not in the serverInfo every 2026-07-28 result carries.
+   */
+  icons?: readonly Icon[];
   instructions?: string;
   tools: Tool[];
   /** Resources with fixed URIs, resource templates and prompts (each optional). */
@@ -306,6 +313,9 @@ export class McpService implements ChangeSources {
       cacheScope: "public",
     };
     if (this.options.instructions) result.instructions = this.options.instructions;
+    if (this.options.icons?.length) {
+      result._meta = { [META_SERVER_INFO]: { ...this.options.info, icons: this.options.icons } };
+    }
     return result;
   }
 }

@@ -1,6 +1,7 @@
 /** The tool contract: defineTool(), what a tool's handler receives, and what it may return. */
 import type { Settings } from "../config/settings.ts";
 import type { ElicitRequest, ElicitResult } from "./elicit.ts";
+import type { Icon } from "./icons.ts";
 import type { LogLevel } from "./log.ts";
 import type { JsonSchema } from "./schema.ts";
 import type { FromSchema } from "./schema_types.ts";
@@ -183,6 +184,8 @@ export interface ToolSpec<I extends InputSchema, O extends JsonSchema | undefine
   title?: string;
   description: string;
   annotations?: ToolAnnotations;
+  /** Shown by clients of 2025-11-25 and later; a tool without its own gets its family's. */
+  icons?: readonly Icon[];
   input: I;
   /** When present, every successful result carries `structured` matching this schema. */
   output?: O;
@@ -210,6 +213,7 @@ export interface Tool {
   title?: string;
   description: string;
   annotations?: ToolAnnotations;
+  icons?: readonly Icon[];
   input: InputSchema;
   output?: JsonSchema;
   taskSupport?: TaskSupport;

@@ -9,7 +9,8 @@ import { type Contribution, sortContributions, withOfferedTools } from "../mcp/c
 import type { Prompt, PromptFamily } from "../mcp/prompt.ts";
 import type { Resource, ResourceTemplate } from "../mcp/resource.ts";
 import type { Tool, ToolHook } from "../mcp/tool.ts";
-import { toolModules } from "./mod.ts";
+import { FAMILY_ICONS } from "./icons.ts";
+import { moduleFamilies, toolModules } from "./mod.ts";
 import { checkInputSchemas, customTools } from "./shell/_lib/custom_tools.ts";
 import { filterTools } from "./tool_filter.ts";
 
@@ -33,7 +34,10 @@ export async function assemble(
   settings: Settings,
   extra: readonly Contribution[] = [],
 ): Promise<Assembled> {
-  const { tools: builtIn, hooks, ...others } = sortContributions([...toolModules, ...extra]);
+  const { tools: builtIn, hooks, ...others } = sortContributions([
+    ...toolModules.map((module, i) => withFamilyIcon(module, moduleFamilies[i])),
+    ...extra,
+  ]);
   const custom = customTools(settings.customTools, {
     outputChars: settings.limits.outputChars,
     maxTimeoutMs: settings.limits.bashMaxTimeoutMs,
@@ -56,4 +60,16 @@ export async function assemble(
     warnings.push("no tool is left after tools.profile, tools.allow, tools.deny and read_only");
   }
   return { tools, ...withOfferedTools(others, tools), hooks, warnings, removed };
+}
+
+/** A module's tools that show no icon of their own get their family's (the same object). */
+function withFamilyIcon(
+  module: Contribution | Contribution[],
+  family: string | undefined,
+): Contribution | Contribution[] {
+  const icon = family === undefined ? undefined : FAMILY_ICONS[family];
+  if (!icon) return module;
+  const give = (item: Contribution): Contribution =>
+    "kind" in item || (item as Tool).icons ? item : { ...item, icons: [icon] };
+  return Array.isArray(module) ? module.map(give) : give(module);
 }

@@ -2,7 +2,8 @@
  * Every tool description costs the user context on every turn: the whole tools/list answer, as a
  * 2025-11-25 client gets it from toolhost with default settings, stays within what 23 tools cost
  * (43,377 bytes, the reply line of `dist/toolhost` started in /work/main with home /root) although
- * tools are added. Computed in-process: the tools assembled from tools/mod.ts as main.ts does,
+ * tools are added, plus the family icons 2025-11-25 lists with each tool (7,082 bytes for 28
+ * tools, about 250 each: 50,459 when they came). Computed in-process: the tools assembled from tools/mod.ts as main.ts does,
  * listed through the same service and connection, the reply serialized as the stdio writer does.
  * The skill tool's description names the directories it looked in (the working and home
  * directories): they are counted as on that machine, so the budget does not depend on where the
@@ -21,7 +22,7 @@ import { scratchDir } from "../helpers/file_tools.ts";
 import { initializeParams } from "../helpers/in_process.ts";
 import type { Message } from "../helpers/raw_client.ts";
 
-const BUDGET = 43_377;
+const BUDGET = 50_460;
 
 /** The tools/list reply line (with its newline) and each tool's share of it. */
 async function toolsListLine(
@@ -68,7 +69,7 @@ async function toolsListLine(
   };
 }
 
-test("the whole tools/list answer stays within 43,377 bytes", async () => {
+test("the whole tools/list answer stays within 50,460 bytes", async () => {
   const { bytes, tools } = await toolsListLine();
   const sizes = tools.map((tool) => ({
     name: tool.name,
@@ -87,11 +88,12 @@ test("the whole tools/list answer stays within 43,377 bytes", async () => {
 /**
  * What each smaller profile costs: `companion` leaves out what clients with their own file and
  * shell tools already have, `read-only` what changes anything. Each must stay well below full,
- * and within its own budget (README's figures, measured as above).
+ * and within its own budget (README's figures, measured as above; read-only grew by 3,347 bytes
+ * with the family icons, to 25,277).
  */
 const PROFILE_BUDGETS: Record<Exclude<ToolProfile, "full">, number> = {
   "companion": 27_500,
-  "read-only": 25_000,
+  "read-only": 25_300,
 };
 
 for (const [profile, budget] of Object.entries(PROFILE_BUDGETS)) {
