@@ -8,6 +8,7 @@ import { answersOf, callDigest, InputRequired, inputRequiredResult } from "./rou
 import { INVALID_PARAMS, isPlainObject, type Params, RpcError } from "./jsonrpc.ts";
 import { describeLogData, type Logger } from "./log.ts";
 import { pageOf } from "./pages.ts";
+import { traceTag } from "./trace.ts";
 import { type Validator, ValidatorCache } from "./schema.ts";
 import { PENDING, settledValue } from "./settled.ts";
 import { closest } from "../config/suggest.ts";
@@ -284,7 +285,7 @@ export class ToolCatalog {
     }
     // A tool stopped by a cancel or shutdown failing on its way out is no bug.
     const level = call.reason ? "debug" : "error";
-    this.logger.log(level, `tool ${name} threw: ${describeLogData(error)}`);
+    this.logger.log(level, `tool ${name} threw: ${describeLogData(error)}${traceTag(call.trace)}`);
     const message = error instanceof Error ? error.message : String(error);
     return this.#finished(
       errorResult(`${name} failed: ${message}`),

@@ -33,6 +33,7 @@ import { PENDING, settledValue } from "./settled.ts";
 import { Subscriptions } from "./subscriptions.ts";
 import { describeTask } from "./tasks/methods.ts";
 import { TaskStore } from "./tasks/store.ts";
+import { traceOf } from "./trace.ts";
 import { type Era, META_SERVER_INFO } from "./versions.ts";
 
 export interface ConnectionOptions extends ServiceOptions, Outbox {
@@ -394,6 +395,7 @@ export class McpConnection implements Connection {
         typeof token === "string" || typeof token === "number" ? token : undefined,
         this.#environment,
       );
+      if (meta !== NO_META) call.trace = traceOf(meta);
       this.#calls.set(id, call);
       result = run(params, call, this);
     } catch (error) {

@@ -3,6 +3,7 @@ import type { Settings } from "../config/settings.ts";
 import type { ElicitRequest, ElicitResult } from "./elicit.ts";
 import type { Icon } from "./icons.ts";
 import type { LogLevel } from "./log.ts";
+import type { TraceContext } from "./trace.ts";
 import type { JsonSchema } from "./schema.ts";
 import type { FromSchema } from "./schema_types.ts";
 
@@ -43,6 +44,11 @@ export interface ProgramContext {
 export interface ToolContext extends ProgramContext {
   /** Aborted on cancellation or shutdown. */
   readonly signal: AbortSignal;
+  /**
+   * The W3C trace context the client sent in the request's `_meta` (SEP-414), well formed and
+   * bounded, for what the call starts (withTraceEnv) or logs; undefined when none came.
+   */
+  readonly trace?: TraceContext;
   /** Why `signal` was aborted, once it is. */
   abortReason(): "cancelled" | "shutdown" | undefined;
   /**

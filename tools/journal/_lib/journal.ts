@@ -9,6 +9,7 @@ import { appendFile, readFile, rename, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { Buffer } from "node:buffer";
 import { withLock } from "../../_lib/state.ts";
+import type { TraceContext } from "../../../mcp/trace.ts";
 
 /** Rotated files kept besides the current one. */
 export const ROTATED = 2;
@@ -71,6 +72,8 @@ export interface Entry {
   undid?: string[];
   /** A note of the writer (tool "journal"): entries dropped when its queue overflowed. */
   dropped?: number;
+  /** The trace the client named for the call (traceparent, tracestate, baggage; bounded). */
+  trace?: TraceContext;
 }
 
 /** Random hex for ids, drawn in bulk: one call into crypto per 512 ids, not one per call. */
