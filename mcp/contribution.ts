@@ -1,13 +1,21 @@
 /**
- * What a module in tools/ may export: tools, resources, resource templates, prompts and tool
- * hooks, alone or in an array. This sorts them by kind and drops what belongs to a tool that is
+ * What a module in tools/ may export: tools, resources, resource templates, prompts, tool
+ * hooks and protocol extensions, alone or in an array. This sorts them by kind and drops what belongs to a tool that is
  * not offered.
  */
+import type { Extension } from "./extension.ts";
 import type { Prompt, PromptFamily } from "./prompt.ts";
 import type { Resource, ResourceTemplate } from "./resource.ts";
 import type { Tool, ToolHook } from "./tool.ts";
 
-export type Contribution = Tool | Resource | ResourceTemplate | Prompt | PromptFamily | ToolHook;
+export type Contribution =
+  | Tool
+  | Resource
+  | ResourceTemplate
+  | Prompt
+  | PromptFamily
+  | ToolHook
+  | Extension;
 
 export interface Contributions {
   tools: Tool[];
@@ -15,11 +23,19 @@ export interface Contributions {
   templates: ResourceTemplate[];
   prompts: (Prompt | PromptFamily)[];
   hooks: ToolHook[];
+  extensions: Extension[];
 }
 
 /** Tools carry no `kind`: they came first, and every tool module keeps working unchanged. */
 export function sortContributions(all: readonly (Contribution | Contribution[])[]): Contributions {
-  const sorted: Contributions = { tools: [], resources: [], templates: [], prompts: [], hooks: [] };
+  const sorted: Contributions = {
+    tools: [],
+    resources: [],
+    templates: [],
+    prompts: [],
+    hooks: [],
+    extensions: [],
+  };
   for (const item of all.flat()) {
     const kind = "kind" in item ? item.kind : undefined;
     if (kind === "resource") sorted.resources.push(item as Resource);
@@ -27,6 +43,7 @@ export function sortContributions(all: readonly (Contribution | Contribution[])[
     else if (kind === "prompt" || kind === "prompt_family") {
       sorted.prompts.push(item as Prompt | PromptFamily);
     } else if (kind === "tool_hook") sorted.hooks.push(item as ToolHook);
+    else if (kind === "extension") sorted.extensions.push(item as Extension);
     else sorted.tools.push(item as Tool);
   }
   return sorted;
@@ -44,5 +61,6 @@ export function withOfferedTools(
     resources: keep(sorted.resources),
     templates: keep(sorted.templates),
     prompts: keep(sorted.prompts),
+    extensions: keep(sorted.extensions),
   };
 }

@@ -6,6 +6,7 @@
  */
 import type { Settings } from "../config/settings.ts";
 import { type Contribution, sortContributions, withOfferedTools } from "../mcp/contribution.ts";
+import type { Extension } from "../mcp/extension.ts";
 import type { Prompt, PromptFamily } from "../mcp/prompt.ts";
 import type { Resource, ResourceTemplate } from "../mcp/resource.ts";
 import type { Tool, ToolHook } from "../mcp/tool.ts";
@@ -20,6 +21,8 @@ export interface Assembled {
   templates: ResourceTemplate[];
   prompts: (Prompt | PromptFamily)[];
   hooks: ToolHook[];
+  /** Protocol extensions the families speak (the skills extension), with their methods. */
+  extensions: Extension[];
   /** Things the user should hear about on stderr, though toolhost runs. */
   warnings: string[];
   /** Each tool left out, and why (for --list-tools and debug logs). */
