@@ -42,6 +42,8 @@ import {
 import { posixOnly } from "../helpers/posix_only.ts";
 
 const EXTENSION = "io.modelcontextprotocol/skills";
+/** The fixture links files out of a skill, which Windows allows only some users. */
+const LINKS = posixOnly("the fixture uses symbolic links");
 
 type Entry = {
   uri: string;
@@ -140,7 +142,7 @@ async function checkManifest(
 for (const era of ["2025-11-25", "2026-07-28"] as const) {
   test(
     `raw lines (${era}): capabilities, skills/list, skills/get, reads and directory reads`,
-    posixOnly("the fixture uses symbolic links"),
+    LINKS,
     async () => {
       const { root, alpha } = project();
       const c = start(root);
@@ -223,42 +225,46 @@ for (const era of ["2025-11-25", "2026-07-28"] as const) {
   );
 }
 
-test("raw lines (2025-11-25): a subscribed SKILL.md and the list tell of changes", async () => {
-  const { root, skills } = project();
-  const c = start(root);
-  await c.initialize("2025-11-25");
-  // The list is watched once someone listed it.
-  ok(await c.request("resources/list", {}));
-  ok(await c.request("resources/subscribe", { uri: "skill://beta/SKILL.md" }));
-  // A watch starts a moment after the subscription's reply: the change is made again until
-  // it is heard of (each time a real change), never timed.
-  let round = 0;
-  await untilHeard(
-    c,
-    () =>
-      writeFileSync(
-        join(skills, "beta", "SKILL.md"),
-        `---\nname: beta\ndescription: Changed.\n---\n${++round}\n`,
-      ),
-    (m) =>
-      m.method === "notifications/resources/updated" && m.params?.uri === "skill://beta/SKILL.md",
-  );
-  await untilHeard(
-    c,
-    () => {
-      const dir = join(skills, `gamma${++round}`);
-      mkdirSync(dir);
-      writeFileSync(join(dir, "SKILL.md"), `---\nname: gamma${round}\ndescription: G.\n---\n`);
-    },
-    (m) => m.method === "notifications/resources/list_changed",
-  );
-  const listed = ok(await c.request("skills/list", {}));
-  assert.ok((listed.skills as Entry[]).some((s) => s.uri.startsWith("skill://gamma")));
-  const got = ok(await c.request("skills/get", { uri: "skill://beta/SKILL.md" }));
-  assert.equal((got.skill as Entry).frontmatter.description, "Changed.");
-});
+test(
+  "raw lines (2025-11-25): a subscribed SKILL.md and the list tell of changes",
+  LINKS,
+  async () => {
+    const { root, skills } = project();
+    const c = start(root);
+    await c.initialize("2025-11-25");
+    // The list is watched once someone listed it.
+    ok(await c.request("resources/list", {}));
+    ok(await c.request("resources/subscribe", { uri: "skill://beta/SKILL.md" }));
+    // A watch starts a moment after the subscription's reply: the change is made again until
+    // it is heard of (each time a real change), never timed.
+    let round = 0;
+    await untilHeard(
+      c,
+      () =>
+        writeFileSync(
+          join(skills, "beta", "SKILL.md"),
+          `---\nname: beta\ndescription: Changed.\n---\n${++round}\n`,
+        ),
+      (m) =>
+        m.method === "notifications/resources/updated" && m.params?.uri === "skill://beta/SKILL.md",
+    );
+    await untilHeard(
+      c,
+      () => {
+        const dir = join(skills, `gamma${++round}`);
+        mkdirSync(dir);
+        writeFileSync(join(dir, "SKILL.md"), `---\nname: gamma${round}\ndescription: G.\n---\n`);
+      },
+      (m) => m.method === "notifications/resources/list_changed",
+    );
+    const listed = ok(await c.request("skills/list", {}));
+    assert.ok((listed.skills as Entry[]).some((s) => s.uri.startsWith("skill://gamma")));
+    const got = ok(await c.request("skills/get", { uri: "skill://beta/SKILL.md" }));
+    assert.equal((got.skill as Entry).frontmatter.description, "Changed.");
+  },
+);
 
-test("raw HTTP (2026-07-28): skills/list and skills/get on the HTTP transport", async () => {
+test("raw HTTP (2026-07-28): skills/list and skills/get on the HTTP transport", LINKS, async () => {
   const { root } = project();
   const server = await startHttpServer(PRODUCT_BINARY, ["--root", root], {
     TOOLHOST_STATE_DIR: join(root, ".state"),
@@ -282,36 +288,41 @@ test("raw HTTP (2026-07-28): skills/list and skills/get on the HTTP transport", 
   }
 });
 
-test("the legacy SDK client sees the extension and lists, gets and reads skills", async () => {
-  const { root } = project();
-  const client = new LegacyClient({ name: "skills-legacy", version: "1.0.0" });
-  await client.connect(
-    new LegacyStdio({
-      command: binary(PRODUCT_BINARY),
-      args: ["--root", root],
-      cwd: root,
-      env: { ...isolatedEnv(), TOOLHOST_STATE_DIR: join(root, ".state") },
-      stderr: "pipe",
-    }),
-  );
-  try {
-    const extensions = (client.getServerCapabilities() as { extensions?: Record<string, unknown> })
-      .extensions;
-    assert.deepEqual(extensions?.[EXTENSION], { directoryRead: true });
-    const listed = await client.request({ method: "skills/list", params: {} }, ResultSchema);
-    const skills = (listed as { skills: Entry[] }).skills;
-    assert.deepEqual(skills.map((s) => s.frontmatter.name), ["alpha", "beta"]);
-    const got = await client.request(
-      { method: "skills/get", params: { uri: "skill://alpha/SKILL.md" } },
-      ResultSchema,
+test(
+  "the legacy SDK client sees the extension and lists, gets and reads skills",
+  LINKS,
+  async () => {
+    const { root } = project();
+    const client = new LegacyClient({ name: "skills-legacy", version: "1.0.0" });
+    await client.connect(
+      new LegacyStdio({
+        command: binary(PRODUCT_BINARY),
+        args: ["--root", root],
+        cwd: root,
+        env: { ...isolatedEnv(), TOOLHOST_STATE_DIR: join(root, ".state") },
+        stderr: "pipe",
+      }),
     );
-    assert.deepEqual((got as { skill: Entry }).skill, skills[0]);
-    const read = await client.readResource({ uri: "skill://alpha/references/guide.md" });
-    assert.equal((read.contents[0] as { text: string }).text, "# Guide\n");
-  } finally {
-    await client.close();
-  }
-});
+    try {
+      const extensions =
+        (client.getServerCapabilities() as { extensions?: Record<string, unknown> })
+          .extensions;
+      assert.deepEqual(extensions?.[EXTENSION], { directoryRead: true });
+      const listed = await client.request({ method: "skills/list", params: {} }, ResultSchema);
+      const skills = (listed as { skills: Entry[] }).skills;
+      assert.deepEqual(skills.map((s) => s.frontmatter.name), ["alpha", "beta"]);
+      const got = await client.request(
+        { method: "skills/get", params: { uri: "skill://alpha/SKILL.md" } },
+        ResultSchema,
+      );
+      assert.deepEqual((got as { skill: Entry }).skill, skills[0]);
+      const read = await client.readResource({ uri: "skill://alpha/references/guide.md" });
+      assert.equal((read.contents[0] as { text: string }).text, "# Guide\n");
+    } finally {
+      await client.close();
+    }
+  },
+);
 
 /** A Standard Schema that takes any result as it is (the extension's types are not the SDK's). */
 const anyResult = {
@@ -322,38 +333,43 @@ const anyResult = {
   },
 };
 
-test("the 2026-07-28 SDK client sees the extension and lists, gets and reads skills", async () => {
-  const { root } = project();
-  const client = new Client(
-    { name: "skills-modern", version: "1.0.0" },
-    { versionNegotiation: { mode: { pin: "2026-07-28" } } },
-  );
-  await client.connect(
-    new StdioClientTransport({
-      command: binary(PRODUCT_BINARY),
-      args: ["--root", root],
-      cwd: root,
-      env: { ...isolatedEnv(), TOOLHOST_STATE_DIR: join(root, ".state") },
-      stderr: "pipe",
-    }),
-  );
-  try {
-    const extensions = (client.getServerCapabilities() as { extensions?: Record<string, unknown> })
-      .extensions;
-    assert.deepEqual(extensions?.[EXTENSION], { directoryRead: true });
-    const listed = await client.request({ method: "skills/list", params: {} }, anyResult);
-    const skills = (listed as { skills: Entry[] }).skills;
-    assert.deepEqual(skills.map((s) => s.frontmatter.name), ["alpha", "beta"]);
-    const dir = await client.request(
-      { method: "resources/directory/read", params: { uri: "skill://alpha/scripts" } },
-      anyResult,
+test(
+  "the 2026-07-28 SDK client sees the extension and lists, gets and reads skills",
+  LINKS,
+  async () => {
+    const { root } = project();
+    const client = new Client(
+      { name: "skills-modern", version: "1.0.0" },
+      { versionNegotiation: { mode: { pin: "2026-07-28" } } },
     );
-    assert.deepEqual((dir as { resources: { name: string }[] }).resources.map((r) => r.name), [
-      "run.sh",
-    ]);
-    const read = await client.readResource({ uri: "skill://alpha/SKILL.md" });
-    assert.match((read.contents[0] as { text: string }).text, /^---\nname: alpha/);
-  } finally {
-    await client.close();
-  }
-});
+    await client.connect(
+      new StdioClientTransport({
+        command: binary(PRODUCT_BINARY),
+        args: ["--root", root],
+        cwd: root,
+        env: { ...isolatedEnv(), TOOLHOST_STATE_DIR: join(root, ".state") },
+        stderr: "pipe",
+      }),
+    );
+    try {
+      const extensions =
+        (client.getServerCapabilities() as { extensions?: Record<string, unknown> })
+          .extensions;
+      assert.deepEqual(extensions?.[EXTENSION], { directoryRead: true });
+      const listed = await client.request({ method: "skills/list", params: {} }, anyResult);
+      const skills = (listed as { skills: Entry[] }).skills;
+      assert.deepEqual(skills.map((s) => s.frontmatter.name), ["alpha", "beta"]);
+      const dir = await client.request(
+        { method: "resources/directory/read", params: { uri: "skill://alpha/scripts" } },
+        anyResult,
+      );
+      assert.deepEqual((dir as { resources: { name: string }[] }).resources.map((r) => r.name), [
+        "run.sh",
+      ]);
+      const read = await client.readResource({ uri: "skill://alpha/SKILL.md" });
+      assert.match((read.contents[0] as { text: string }).text, /^---\nname: alpha/);
+    } finally {
+      await client.close();
+    }
+  },
+);

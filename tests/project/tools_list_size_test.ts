@@ -2,9 +2,9 @@
  * Every tool description costs the user context on every turn: the whole tools/list answer, as a
  * 2025-11-25 client gets it from toolhost with default settings, stays within what 23 tools cost
  * (43,377 bytes, the reply line of `dist/toolhost` started in /work/main with home /root) although
- * tools are added, plus the family icons 2025-11-25 lists with each tool (7,082 bytes for 28
- * tools, about 250 each: 50,459 when they came). Computed in-process: the tools assembled from tools/mod.ts as main.ts does,
- * listed through the same service and connection, the reply serialized as the stdio writer does.
+ * tools are added, plus the family icons 2025-11-25 lists with each tool (7,088 bytes for 28
+ * tools, about 250 each: 43,371 became 50,459 when they came). Computed in-process: the tools
+ * assembled from tools/mod.ts as main.ts does, listed through the same service and connection, the reply serialized as the stdio writer does.
  * The skill tool's description names the directories it looked in (the working and home
  * directories): they are counted as on that machine, so the budget does not depend on where the
  * test runs.
