@@ -3,8 +3,8 @@
  * eras; skills/list and skills/get give each skill's front matter as written and a manifest whose
  * digests and sizes are those of the bytes resources/read serves; resources/directory/read walks a
  * skill's directories; what leads out of a skill (a linked file, `..`, a project skill whose
- * SKILL.md leads out of the project) is neither listed nor served; a subscribed SKILL.md and the
- * list tell of changes. Driven by raw lines (stdio, both eras), raw HTTP (2026-07-28), the
+ * SKILL.md leads out of the project) is neither listed nor served; a subscribed SKILL.md (legacy
+ * resources/subscribe, 2026-07-28 subscriptions/listen) and the list tell of changes. Driven by raw lines (stdio, both eras), raw HTTP (2026-07-28), the
  * official legacy client (@modelcontextprotocol/sdk) and the 2026-07-28 one
  * (@modelcontextprotocol/client).
  */
@@ -371,5 +371,34 @@ test(
     } finally {
       await client.close();
     }
+  },
+);
+
+test(
+  "raw lines (2026-07-28): subscriptions/listen tells of a skill file's change",
+  LINKS,
+  async () => {
+    const { root, skills } = project();
+    const c = start(root);
+    c.start(
+      "subscriptions/listen",
+      modern({ notifications: { resourceSubscriptions: ["skill://beta/SKILL.md"] } }),
+      "listen-skill",
+    );
+    const ack = await c.waitFor((m) => m.method === "notifications/subscriptions/acknowledged");
+    assert.deepEqual((ack.params as { notifications: unknown }).notifications, {
+      resourceSubscriptions: ["skill://beta/SKILL.md"],
+    });
+    let round = 0;
+    await untilHeard(
+      c,
+      () =>
+        writeFileSync(
+          join(skills, "beta", "SKILL.md"),
+          `---\nname: beta\ndescription: Again.\n---\n${++round}\n`,
+        ),
+      (m) =>
+        m.method === "notifications/resources/updated" && m.params?.uri === "skill://beta/SKILL.md",
+    );
   },
 );
