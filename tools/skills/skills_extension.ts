@@ -55,6 +55,8 @@ async function listSkills(params: Params, ctx: ExtensionContext) {
   const page = pageOf(skills, params.cursor, ctx.pageSize, "skills");
   const entries: SkillEntry[] = [];
   for (const { name } of page.items) {
+    // A cancelled listing stops between skills: each may mean hashing megabytes.
+    ctx.signal.throwIfAborted();
     try {
       const { skill, tree } = await servedSkill(name, ctx);
       entries.push(await entryOf(skill, tree));
