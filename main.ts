@@ -26,6 +26,7 @@ import { SUPPORTED_VERSIONS } from "./mcp/versions.ts";
 import { enableWatchdog, killAllGroups } from "./tools/_lib/processes/mod.ts";
 import { establishRoots } from "./tools/_lib/sandbox/mod.ts";
 import { assemble, type Assembled } from "./tools/assemble.ts";
+import { SERVER_ICON } from "./tools/icons.ts";
 
 declare const TOOLHOST_COMMIT: string | undefined;
 /** Defined by scripts/build.ts: present only in a compiled binary. */
@@ -342,6 +343,7 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
   for (const { name, why } of removed) logger.log("debug", `tool ${name} is off: ${why}`);
   const service = new McpService({
     info: { name: "toolhost", title: "toolhost", version: pkg.version },
+    icons: [SERVER_ICON],
     instructions: INSTRUCTIONS,
     tools,
     ...contributions,

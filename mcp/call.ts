@@ -7,6 +7,7 @@ import type { JsonRpcNotification, Params, RequestId } from "./jsonrpc.ts";
 import { atLeast, describeLogData, type Logger, type LogLevel } from "./log.ts";
 import type { Scope } from "./eras.ts";
 import { Questions } from "./questions.ts";
+import { type TraceContext, traceTag } from "./trace.ts";
 import type { Task } from "./tasks/store.ts";
 import { META_RELATED_TASK } from "./versions.ts";
 import type {
@@ -54,6 +55,8 @@ export class Call {
   task?: Task;
   /** Names the source of progress and log messages (the tool, for tools/call). */
   label: string;
+  /** The trace the request named in `_meta` (SEP-414), checked and bounded. */
+  trace?: TraceContext;
   #lastProgress = -Infinity;
   #questions?: Questions;
   // Made on first use: most calls never look at their signal, and each controller costs memory.
@@ -181,7 +184,7 @@ export class Call {
   }
 
   log(level: LogLevel, data: unknown): void {
-    this.#out.logger.log(level, `${this.label}: ${describeLogData(data)}`);
+    this.#out.logger.log(level, `${this.label}: ${describeLogData(data)}${traceTag(this.trace)}`);
     const threshold = this.scope.logLevel;
     const min = typeof threshold === "function" ? threshold() : threshold;
     if (min === null || !this.#audible || this.reason === "cancelled") return;
@@ -229,6 +232,10 @@ class ToolCallContext implements ToolContext {
 
   get signal(): AbortSignal {
     return this.#call.signal;
+  }
+
+  get trace(): TraceContext | undefined {
+    return this.#call.trace;
   }
 
   abortReason(): AbortReason | undefined {

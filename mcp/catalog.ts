@@ -8,6 +8,7 @@ import { answersOf, callDigest, InputRequired, inputRequiredResult } from "./rou
 import { INVALID_PARAMS, isPlainObject, type Params, RpcError } from "./jsonrpc.ts";
 import { describeLogData, type Logger } from "./log.ts";
 import { pageOf } from "./pages.ts";
+import { traceTag } from "./trace.ts";
 import { type Validator, ValidatorCache } from "./schema.ts";
 import { PENDING, settledValue } from "./settled.ts";
 import { closest } from "../config/suggest.ts";
@@ -284,7 +285,7 @@ export class ToolCatalog {
     }
     // A tool stopped by a cancel or shutdown failing on its way out is no bug.
     const level = call.reason ? "debug" : "error";
-    this.logger.log(level, `tool ${name} threw: ${describeLogData(error)}`);
+    this.logger.log(level, `tool ${name} threw: ${describeLogData(error)}${traceTag(call.trace)}`);
     const message = error instanceof Error ? error.message : String(error);
     return this.#finished(
       errorResult(`${name} failed: ${message}`),
@@ -362,12 +363,14 @@ export class ToolCatalog {
     if (!described) {
       const structured = call.era === "modern" || features.structuredOutput(call.version);
       const annotated = call.era === "modern" || features.toolAnnotations(call.version);
+      const iconic = call.era === "modern" || features.icons(call.version);
       described = this.#tools.map((tool) => {
         const d: Record<string, unknown> = { name: tool.name };
         if (structured && tool.title) d.title = tool.title;
         d.description = tool.description;
         d.inputSchema = tool.input;
         if (structured && tool.output) d.outputSchema = tool.output;
+        if (iconic && tool.icons?.length) d.icons = tool.icons;
         if (annotated && tool.annotations) {
           d.annotations = tool.title && !structured
             ? { title: tool.title, ...tool.annotations }

@@ -36,6 +36,7 @@ import { Subscriptions } from "./subscriptions.ts";
 import { Unanswered } from "./unanswered.ts";
 import { describeTask } from "./tasks/methods.ts";
 import { TaskStore } from "./tasks/store.ts";
+import { traceOf } from "./trace.ts";
 import { type Era, META_SERVER_INFO } from "./versions.ts";
 
 export interface ConnectionOptions extends ServiceOptions, Outbox {
@@ -367,6 +368,7 @@ export class McpConnection implements Connection, TransportConnection {
         typeof token === "string" || typeof token === "number" ? token : undefined,
         this.#environment,
       );
+      if (meta !== NO_META) call.trace = traceOf(meta);
       this.#calls.set(id, call);
       result = run(params, call, this);
     } catch (error) {
@@ -418,12 +420,15 @@ export class McpConnection implements Connection, TransportConnection {
     return modernScope(meta) ?? this.#handshake.scope(params);
   }
 
-  /** Modern results name their type and the server. Handlers return fresh objects: edit in place. */
+  /**
+   * Modern results name their type and the server (server/discover's own serverInfo, with icons,
+   * wins). Handlers return fresh objects: edit in place.
+   */
   #decorate(result: Record<string, unknown>, era: Era): Record<string, unknown> {
     if (era === "legacy") return result;
     result.resultType ??= "complete";
     result._meta = isPlainObject(result._meta)
-      ? { ...result._meta, [META_SERVER_INFO]: this.#options.info }
+      ? { [META_SERVER_INFO]: this.#options.info, ...result._meta }
       : this.#serverMeta;
     return result;
   }

@@ -1,8 +1,9 @@
 /**
- * What a module in tools/ may export: tools, resources, resource templates, prompts, tool hooks
- * and shutdown hooks, alone or in an array. This sorts them by kind and drops what belongs to a tool that is
+ * What a module in tools/ may export: tools, resources, resource templates, prompts, tool hooks,
+ * shutdown hooks and protocol extensions, alone or in an array. This sorts them by kind and drops what belongs to a tool that is
  * not offered.
  */
+import type { Extension } from "./extension.ts";
 import type { Prompt, PromptFamily } from "./prompt.ts";
 import type { Resource, ResourceTemplate } from "./resource.ts";
 import type { ShutdownHook } from "./shutdown.ts";
@@ -15,7 +16,8 @@ export type Contribution =
   | Prompt
   | PromptFamily
   | ToolHook
-  | ShutdownHook;
+  | ShutdownHook
+  | Extension;
 
 export interface Contributions {
   tools: Tool[];
@@ -25,6 +27,7 @@ export interface Contributions {
   hooks: ToolHook[];
   /** What must happen when the server stops (kept whichever tools are offered). */
   shutdownHooks: ShutdownHook[];
+  extensions: Extension[];
 }
 
 /** Tools carry no `kind`: they came first, and every tool module keeps working unchanged. */
@@ -36,6 +39,7 @@ export function sortContributions(all: readonly (Contribution | Contribution[])[
     prompts: [],
     hooks: [],
     shutdownHooks: [],
+    extensions: [],
   };
   for (const item of all.flat()) {
     const kind = "kind" in item ? item.kind : undefined;
@@ -45,6 +49,7 @@ export function sortContributions(all: readonly (Contribution | Contribution[])[
       sorted.prompts.push(item as Prompt | PromptFamily);
     } else if (kind === "tool_hook") sorted.hooks.push(item as ToolHook);
     else if (kind === "shutdown_hook") sorted.shutdownHooks.push(item as ShutdownHook);
+    else if (kind === "extension") sorted.extensions.push(item as Extension);
     else sorted.tools.push(item as Tool);
   }
   return sorted;
@@ -62,5 +67,6 @@ export function withOfferedTools(
     resources: keep(sorted.resources),
     templates: keep(sorted.templates),
     prompts: keep(sorted.prompts),
+    extensions: keep(sorted.extensions),
   };
 }

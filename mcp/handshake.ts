@@ -7,7 +7,7 @@ import { LOG_LEVEL_LIST, type Scope, type SessionTerms } from "./eras.ts";
 import { INVALID_PARAMS, isPlainObject, type Params, RpcError } from "./jsonrpc.ts";
 import { isLogLevel, type LogLevel } from "./log.ts";
 import type { McpService, ServiceOptions } from "./service.ts";
-import { negotiateLegacy } from "./versions.ts";
+import { features, negotiateLegacy } from "./versions.ts";
 
 export class Handshake {
   #terms: SessionTerms | null = null;
@@ -18,7 +18,7 @@ export class Handshake {
 
   constructor(
     readonly service: McpService,
-    readonly options: Pick<ServiceOptions, "info" | "instructions">,
+    readonly options: Pick<ServiceOptions, "info" | "instructions" | "icons">,
   ) {}
 
   /** What `initialize` settled, or null before it has run. */
@@ -49,7 +49,9 @@ export class Handshake {
     const result: Record<string, unknown> = {
       protocolVersion: version,
       capabilities: this.service.capabilities(version),
-      serverInfo: this.options.info,
+      serverInfo: this.options.icons?.length && features.icons(version)
+        ? { ...this.options.info, icons: this.options.icons }
+        : this.options.info,
     };
     if (this.options.instructions) result.instructions = this.options.instructions;
     return result;

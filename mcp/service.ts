@@ -15,11 +15,13 @@ import { complete } from "./completion.ts";
 import type { Scope } from "./eras.ts";
 import { INVALID_PARAMS, METHOD_NOT_FOUND, type Params, RpcError } from "./jsonrpc.ts";
 import { describeLogData, type Logger, type LogLevel } from "./log.ts";
+import type { Extension } from "./extension.ts";
+import type { Icon } from "./icons.ts";
 import type { Prompt, PromptFamily } from "./prompt.ts";
 import { PromptCatalog } from "./prompts.ts";
-import type { Resource, ResourceTemplate } from "./resource.ts";
+import type { ReadContext, Resource, ResourceTemplate } from "./resource.ts";
 import { ResourceCatalog, SEARCH_MAX_QUERY, SEARCH_MAX_RESULTS } from "./resources.ts";
-import type { ProgramContext, Tool, ToolHooks, ToolState } from "./tool.ts";
+import type { ProgramContext, Tool, ToolContext, ToolHooks, ToolState } from "./tool.ts";
 import { combineHooks } from "./tool_hooks.ts";
 import {
   cancelTask,
@@ -37,6 +39,7 @@ import {
   META_CLIENT_CAPABILITIES,
   META_LOG_LEVEL,
   META_PROTOCOL_VERSION,
+  META_SERVER_INFO,
   MODERN_VERSIONS,
   SUPPORTED_VERSIONS,
 } from "./versions.ts";
@@ -50,12 +53,19 @@ export interface ServerInfo {
 
 export interface ServiceOptions {
   info: ServerInfo;
+  /**
+   * The server's icons: in serverInfo where the version has them (initialize of 2025-11-25,
+   * server/discover), not in the serverInfo every 2026-07-28 result carries.
+   */
+  icons?: readonly Icon[];
   instructions?: string;
   tools: Tool[];
   /** Resources with fixed URIs, resource templates and prompts (each optional). */
   resources?: Resource[];
   templates?: ResourceTemplate[];
   prompts?: (Prompt | PromptFamily)[];
+  /** Extensions the families speak: their methods, announced in capabilities.extensions. */
+  extensions?: Extension[];
   /** Diagnostics; goes to stderr, never to the client's stdout. */
   logger: Logger;
   /** Items per page of every list method. */
@@ -244,7 +254,25 @@ export class McpService implements ChangeSources {
       methods.set("completion/complete", { run: (p, c) => complete(p, c, catalogs), eras: BOTH });
     }
     methods.set("subscriptions/listen", { run: (p, c, conn) => conn.listen(p, c), eras: MODERN });
+    this.#addExtensions(methods);
     return methods;
+  }
+
+  /** Each extension's methods, in both eras; a name the server already answers is refused. */
+  #addExtensions(methods: Map<string, Method>): void {
+    const terms = { pageSize: this.options.pageSize ?? 100, cacheTtlMs: CACHE_TTL_MS };
+    for (const extension of this.options.extensions ?? []) {
+      for (const [name, method] of Object.entries(extension.methods)) {
+        if (methods.has(name)) {
+          throw new Error(`Extension ${extension.id}: the method ${name} is answered already`);
+        }
+        methods.set(name, {
+          run: (p, c) =>
+            method(p, { ...extensionView(c.context(this.program)), era: c.era, ...terms }),
+          eras: BOTH,
+        });
+      }
+    }
   }
 
   /** Where a call's tasks live: the process's for 2026-07-28, else its connection's. */
@@ -289,8 +317,13 @@ export class McpService implements ChangeSources {
     if (completes && (version === null || features.completionsCapability(version))) {
       capabilities.completions = {};
     }
+    const extensions: Record<string, unknown> = {};
+    for (const extension of this.options.extensions ?? []) {
+      extensions[extension.id] = extension.settings;
+    }
+    if (Object.keys(extensions).length) capabilities.extensions = extensions;
     if (this.tasks) {
-      if (version === null) capabilities.extensions = { [TASKS_EXTENSION]: {} };
+      if (version === null) capabilities.extensions = { ...extensions, [TASKS_EXTENSION]: {} };
       else if (features.tasks(version)) {
         capabilities.tasks = { list: {}, cancel: {}, requests: { tools: { call: {} } } };
       }
@@ -306,8 +339,22 @@ export class McpService implements ChangeSources {
       cacheScope: "public",
     };
     if (this.options.instructions) result.instructions = this.options.instructions;
+    if (this.options.icons?.length) {
+      result._meta = { [META_SERVER_INFO]: { ...this.options.info, icons: this.options.icons } };
+    }
     return result;
   }
+}
+
+/** A resource read's view of a call's context (what ExtensionContext adds its terms to). */
+function extensionView(ctx: ToolContext): ReadContext {
+  return {
+    signal: ctx.signal,
+    roots: () => ctx.roots(),
+    log: (level, data) => ctx.log(level, data),
+    config: ctx.config,
+    state: ctx.state,
+  };
 }
 
 function defaultStateDir(): string {

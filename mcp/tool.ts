@@ -1,7 +1,9 @@
 /** The tool contract: defineTool(), what a tool's handler receives, and what it may return. */
 import type { Settings } from "../config/settings.ts";
 import type { ElicitRequest, ElicitResult } from "./elicit.ts";
+import type { Icon } from "./icons.ts";
 import type { LogLevel } from "./log.ts";
+import type { TraceContext } from "./trace.ts";
 import type { JsonSchema } from "./schema.ts";
 import type { FromSchema } from "./schema_types.ts";
 import type { CallWrites, ToolWrites } from "./writes.ts";
@@ -70,6 +72,11 @@ export interface ProgramContext {
 export interface ToolContext extends ProgramContext {
   /** Aborted on cancellation or shutdown. */
   readonly signal: AbortSignal;
+  /**
+   * The W3C trace context the client sent in the request's `_meta` (SEP-414), well formed and
+   * bounded, for what the call starts (withTraceEnv) or logs; undefined when none came.
+   */
+  readonly trace?: TraceContext;
   /** Why `signal` was aborted, once it is. */
   abortReason(): "cancelled" | "shutdown" | undefined;
   /**
@@ -228,6 +235,8 @@ export interface ToolSpec<I extends InputSchema, O extends JsonSchema | undefine
    * act on it; a destructive tool declares something.
    */
   writes?: ToolWrites;
+  /** Shown by clients of 2025-11-25 and later; a tool without its own gets its family's. */
+  icons?: readonly Icon[];
   input: I;
   /** When present, every successful result carries `structured` matching this schema. */
   output?: O;
@@ -256,6 +265,7 @@ export interface Tool {
   description: string;
   annotations?: ToolAnnotations;
   writes?: ToolWrites;
+  icons?: readonly Icon[];
   input: InputSchema;
   output?: JsonSchema;
   taskSupport?: TaskSupport;

@@ -45,6 +45,8 @@ export const features = {
   elicitation: (version: string) => version >= "2025-06-18",
   /** Tasks (`tasks/*`, `execution.taskSupport`, `params.task`) arrived in 2025-11-25. */
   tasks: (version: string) => version >= "2025-11-25",
+  /** `icons` on the server's and tools' descriptions arrived in 2025-11-25. */
+  icons: (version: string) => version >= "2025-11-25",
 };
 
 /** `_meta` key tying a message to the task it belongs to (tasks utility and extension). */

@@ -11,7 +11,14 @@
  * one that now passes. The suite needs Node > 20, so it runs under the bun we already ship with.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { createWriteStream, existsSync, mkdtempSync, rmSync } from "node:fs";
+import {
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -110,6 +117,21 @@ function summaryOf(output: string): string {
   return output.trimEnd().split("\n").slice(-40).join("\n");
 }
 
+/**
+ * A project skill in the server's working directory, with a file in a subdirectory: the skills
+ * extension's scenarios (SEP-2640) find what to list, get, read and walk through skills/list.
+ */
+function writeSkillFixture(work: string): void {
+  const skill = join(work, ".claude", "skills", "conformance-demo");
+  mkdirSync(join(skill, "references"), { recursive: true });
+  writeFileSync(
+    join(skill, "SKILL.md"),
+    "---\nname: conformance-demo\ndescription: A skill the conformance suite reads.\n" +
+      "license: MIT\n---\nRead references/guide.md first.\n",
+  );
+  writeFileSync(join(skill, "references", "guide.md"), "# Guide\n");
+}
+
 async function main(): Promise<number> {
   const { binary, suiteArgs } = parseArgs(process.argv.slice(2));
   // The suite writes results/ into its working directory, and the server's sandbox is its own:
@@ -118,6 +140,7 @@ async function main(): Promise<number> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}/mcp`;
 
+  writeSkillFixture(work);
   const serverLog = createWriteStream(join(work, "server.log"));
   const server = spawn(binary, ["--http", `127.0.0.1:${port}`], {
     cwd: work,

@@ -57,6 +57,11 @@ export function renderBarrel(files: string[]): string {
     ...names.map((name) => `  ${name},`),
     "];",
     "",
+    "/** The family (folder) of each of toolModules, in the same order: a tool gets its icon. */",
+    "export const moduleFamilies: readonly string[] = [",
+    ...files.map((file) => `  ${JSON.stringify(file.split("/")[0])},`),
+    "];",
+    "",
   ];
   return lines.join("\n");
 }

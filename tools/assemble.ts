@@ -6,11 +6,13 @@
  */
 import type { Settings } from "../config/settings.ts";
 import { type Contribution, sortContributions, withOfferedTools } from "../mcp/contribution.ts";
+import type { Extension } from "../mcp/extension.ts";
 import type { Prompt, PromptFamily } from "../mcp/prompt.ts";
 import type { Resource, ResourceTemplate } from "../mcp/resource.ts";
 import type { ShutdownHook } from "../mcp/shutdown.ts";
 import type { Tool, ToolHook } from "../mcp/tool.ts";
-import { toolModules } from "./mod.ts";
+import { FAMILY_ICONS } from "./icons.ts";
+import { moduleFamilies, toolModules } from "./mod.ts";
 import { checkInputSchemas, customTools } from "./shell/_lib/custom_tools.ts";
 import { filterTools } from "./tool_filter.ts";
 
@@ -22,6 +24,8 @@ export interface Assembled {
   hooks: ToolHook[];
   /** What modules need done when the server stops (main.ts runs them). */
   shutdownHooks: ShutdownHook[];
+  /** Protocol extensions the families speak (the skills extension), with their methods. */
+  extensions: Extension[];
   /** Things the user should hear about on stderr, though toolhost runs. */
   warnings: string[];
   /** Each tool left out, and why (for --list-tools and debug logs). */
@@ -37,7 +41,7 @@ export async function assemble(
   extra: readonly Contribution[] = [],
 ): Promise<Assembled> {
   const { tools: builtIn, hooks, shutdownHooks, ...others } = sortContributions([
-    ...toolModules,
+    ...toolModules.map((module, i) => withFamilyIcon(module, moduleFamilies[i])),
     ...extra,
   ]);
   const custom = customTools(settings.customTools, {
@@ -62,4 +66,16 @@ export async function assemble(
     warnings.push("no tool is left after tools.profile, tools.allow, tools.deny and read_only");
   }
   return { tools, ...withOfferedTools(others, tools), hooks, shutdownHooks, warnings, removed };
+}
+
+/** A module's tools that show no icon of their own get their family's (the same object). */
+function withFamilyIcon(
+  module: Contribution | Contribution[],
+  family: string | undefined,
+): Contribution | Contribution[] {
+  const icon = family === undefined ? undefined : FAMILY_ICONS[family];
+  if (!icon) return module;
+  const give = (item: Contribution): Contribution =>
+    "kind" in item || (item as Tool).icons ? item : { ...item, icons: [icon] };
+  return Array.isArray(module) ? module.map(give) : give(module);
 }

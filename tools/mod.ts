@@ -30,6 +30,7 @@ import shell_bash_output from "./shell/bash_output.ts";
 import shell_output_resources from "./shell/output_resources.ts";
 import skills_skill from "./skills/skill.ts";
 import skills_skill_resources from "./skills/skill_resources.ts";
+import skills_skills_extension from "./skills/skills_extension.ts";
 import web_fetch_url from "./web/fetch_url.ts";
 import web_web_search from "./web/web_search.ts";
 import workflow_plan_mode from "./workflow/plan_mode.ts";
@@ -70,6 +71,7 @@ export const toolModules: (Contribution | Contribution[])[] = [
   shell_output_resources,
   skills_skill,
   skills_skill_resources,
+  skills_skills_extension,
   web_fetch_url,
   web_web_search,
   workflow_plan_mode,
@@ -77,4 +79,46 @@ export const toolModules: (Contribution | Contribution[])[] = [
   workflow_set_callback,
   workflow_task_resources,
   workflow_tasks,
+];
+
+/** The family (folder) of each of toolModules, in the same order: a tool gets its icon. */
+export const moduleFamilies: readonly string[] = [
+  "code",
+  "code",
+  "files",
+  "files",
+  "files",
+  "files",
+  "files",
+  "files",
+  "files",
+  "files",
+  "files",
+  "files",
+  "files",
+  "files",
+  "journal",
+  "journal",
+  "journal",
+  "search",
+  "search",
+  "session",
+  "session",
+  "shell",
+  "shell",
+  "shell",
+  "shell",
+  "shell",
+  "shell",
+  "shell",
+  "skills",
+  "skills",
+  "skills",
+  "web",
+  "web",
+  "workflow",
+  "workflow",
+  "workflow",
+  "workflow",
+  "workflow",
 ];

@@ -51,6 +51,7 @@ test(
       completions: {},
       experimental: { "resources/search": { maxQueryLength: 200, maxResults: 500 } },
       tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
+      extensions: { "io.modelcontextprotocol/skills": { directoryRead: true } },
     });
     const listed = await c.request("resources/list");
     const uris = (listed.result?.resources as { uri: string }[]).map((r) => r.uri);
@@ -58,12 +59,18 @@ test(
       "toolhost://history",
       "toolhost://plan",
       "toolhost://tasks",
+      "skill://release-notes/SKILL.md",
       "toolhost://skills/release-notes",
     ]);
     const templates = await c.request("resources/templates/list");
     assert.deepEqual(
       (templates.result?.resourceTemplates as { uriTemplate: string }[]).map((t) => t.uriTemplate),
-      ["file:///{+path}", "toolhost://processes/{id}/output", "toolhost://skills/{name}"],
+      [
+        "file:///{+path}",
+        "skill://{name}/{+path}",
+        "toolhost://processes/{id}/output",
+        "toolhost://skills/{name}",
+      ],
     );
 
     const file = await c.request("resources/read", { uri: `file://${root}/hello.txt` });
@@ -191,12 +198,12 @@ test("resources go with their tools: read-only mode drops the plan, tasks and pr
   // history is read-only, so its resource stays.
   assert.deepEqual(
     (listed.result?.resources as { uri: string }[]).map((r) => r.uri),
-    ["toolhost://history", "toolhost://skills/release-notes"],
+    ["toolhost://history", "skill://release-notes/SKILL.md", "toolhost://skills/release-notes"],
   );
   const templates = await c.request("resources/templates/list");
   assert.deepEqual(
     (templates.result?.resourceTemplates as { uriTemplate: string }[]).map((t) => t.uriTemplate),
-    ["file:///{+path}", "toolhost://skills/{name}"],
+    ["file:///{+path}", "skill://{name}/{+path}", "toolhost://skills/{name}"],
   );
   const plan = await c.request("resources/read", { uri: "toolhost://plan" });
   assert.equal(plan.error?.code, -32002);

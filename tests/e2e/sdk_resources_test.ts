@@ -59,10 +59,11 @@ async function exercise(client: Common, root: string, missingCode: number) {
     "toolhost://history",
     "toolhost://plan",
     "toolhost://tasks",
+    "skill://explain/SKILL.md",
     "toolhost://skills/explain",
   ]);
   const { resourceTemplates } = await client.listResourceTemplates();
-  assert.equal(resourceTemplates.length, 3);
+  assert.equal(resourceTemplates.length, 4);
   const readme = await client.readResource({ uri: `file://${root}/readme.md` });
   assert.deepEqual(readme.contents, [
     { uri: `file://${root}/readme.md`, mimeType: "text/markdown", text: "# Readme\n" },

@@ -48,10 +48,10 @@ test("every tool's schemas are valid JSON Schema 2020-12, without unknown keywor
   }
 });
 
-test("the resources, templates and prompts in tools/ belong to tools that exist", () => {
-  const { tools, resources, templates, prompts } = sortContributions(toolModules);
+test("the resources, templates, prompts and extensions in tools/ belong to tools that exist", () => {
+  const { tools, resources, templates, prompts, extensions } = sortContributions(toolModules);
   const names = new Set(tools.map((tool) => tool.name));
-  for (const item of [...resources, ...templates, ...prompts]) {
+  for (const item of [...resources, ...templates, ...prompts, ...extensions]) {
     if (item.requires) assert.ok(names.has(item.requires), `no tool ${item.requires}`);
   }
   assert.deepEqual(resources.map((r) => r.uri).sort(), [
@@ -61,9 +61,11 @@ test("the resources, templates and prompts in tools/ belong to tools that exist"
   ]);
   assert.deepEqual(templates.map((t) => t.uriTemplate).sort(), [
     "file:///{+path}",
+    "skill://{name}/{+path}",
     "toolhost://processes/{id}/output",
     "toolhost://skills/{name}",
   ]);
+  assert.deepEqual(extensions.map((e) => e.id), ["io.modelcontextprotocol/skills"]);
 });
 
 test("the generator picks the family folders' modules only, and its barrel compiles", () => {

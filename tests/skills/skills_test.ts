@@ -36,6 +36,8 @@ test("a SKILL.md gives its name, description, body and where the body starts", a
     description: "Folded text.",
     body: "# Title\nBody\n",
     bodyLine: 8,
+    // As written, for the skills extension: every field, the description untrimmed.
+    frontMatter: { name: "demo", description: "Folded text.\n", license: "MIT" },
   });
 });
 

@@ -32,6 +32,7 @@ export function entryOf(call: FinishedCall): Entry {
     args: maskedArguments(call.args, call.ctx.config),
     outcome: call.outcome,
     ms: Math.round(call.durationMs * 10) / 10,
+    ...(call.ctx.trace ? { trace: call.ctx.trace } : {}),
   };
 }
 

@@ -2,6 +2,7 @@
  * What one journal line holds: the call, and what undo needs of each path it changed. Apart from
  * journal.ts so the reader (journal_scan.ts) and the writer share the types without a circle.
  */
+import type { TraceContext } from "../../../mcp/trace.ts";
 
 /** What undo needs of one path: its state before the call and after it. */
 export type PathState =
@@ -61,6 +62,8 @@ export interface Entry {
   noUndo?: string;
   /** An undo call: the entries it reversed. */
   undid?: string[];
+  /** The trace the client named for the call (traceparent, tracestate, baggage; bounded). */
+  trace?: TraceContext;
   /** A note of the writer (tool "journal"): entries dropped when its queue overflowed. */
   dropped?: number;
 }

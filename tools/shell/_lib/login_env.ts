@@ -8,6 +8,7 @@ import { Buffer } from "node:buffer";
 import process from "node:process";
 import { RUN_VARIABLE, spawnInGroup, terminateGroup } from "../../_lib/processes/mod.ts";
 import type { ToolContext } from "../../../mcp/tool.ts";
+import { withTraceEnv } from "../../../mcp/trace.ts";
 
 const TIMEOUT_MS = 10_000;
 const MARK = "__toolhost_env_7f3a__";
@@ -19,6 +20,13 @@ let loaded: Promise<NodeJS.ProcessEnv> | undefined;
  * stopped while the login shell is still being asked: the command must then not start at all.
  */
 export function commandEnv(
+  ctx: Pick<ToolContext, "config" | "serverLog" | "trace"> & { signal?: AbortSignal },
+): Promise<NodeJS.ProcessEnv> {
+  return inherited(ctx).then((env) => withTraceEnv(env, ctx.trace));
+}
+
+/** The environment before the call's trace: toolhost's, or the login shell's. */
+function inherited(
   ctx: Pick<ToolContext, "config" | "serverLog"> & { signal?: AbortSignal },
 ): Promise<NodeJS.ProcessEnv> {
   if (ctx.config.shellEnv !== "login") return Promise.resolve(process.env);

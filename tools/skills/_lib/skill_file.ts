@@ -26,6 +26,8 @@ export interface SkillText {
   body: string;
   /** The line of SKILL.md (1-based) the body starts on. */
   bodyLine: number;
+  /** The front matter as written (every field, `description` untrimmed), for the extension. */
+  frontMatter: Record<string, unknown>;
 }
 
 /** Why a SKILL.md cannot be used, as a sentence that says what to fix. */
@@ -48,7 +50,7 @@ export async function parseSkill(text: string, dirName: string): Promise<SkillTe
   let header: unknown;
   try {
     // "error": YAML's warnings would otherwise be printed by the library itself.
-    header = parse(lines.slice(1, end).join("\n"), { logLevel: "error" });
+    header = parse(lines.slice(1, end).join("\n").replace(/\r$/gm, ""), { logLevel: "error" });
   } catch (error) {
     throw new InvalidSkill(`its front matter is not valid YAML: ${(error as Error).message}`);
   }
@@ -85,6 +87,7 @@ export async function parseSkill(text: string, dirName: string): Promise<SkillTe
     description: description.trim(),
     body: lines.slice(end + 1).join("\n").replace(/\r$/gm, ""),
     bodyLine: end + 2,
+    frontMatter: header as Record<string, unknown>,
   };
 }
 
