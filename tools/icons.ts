@@ -31,4 +31,5 @@ export const FAMILY_ICONS: Readonly<Record<string, Icon>> = {
   skills: drawing('<path d="M8 1l2 5h5l-4 3 2 6-5-4-5 4 2-6-4-3h5z"/>', true),
   session: drawing('<path d="M2 2h12v9H7l-4 3v-3H2z"/>'),
   journal: drawing('<circle cx="8" cy="8" r="6.5"/><path d="M8 4v4l3 2"/>'),
+  code: drawing('<path d="M5 3L1 8l4 5M11 3l4 5-4 5M9.5 2l-3 12"/>'),
 };
