@@ -34,6 +34,7 @@ import { BatchWriter } from "./writer.ts";
 import { entryOf } from "./entry_fields.ts";
 import { endTurn, takeTurn } from "./path_turns.ts";
 import { renameAfter } from "../../_lib/rename_gate.ts";
+import { onDeclaredWrites } from "../../_lib/declared_writes.ts";
 
 /**
  * Tools that change only the file their `path` names, by writing a new one and renaming it over
@@ -165,7 +166,21 @@ const pending = new WeakMap<Record<string, unknown>, Promise<Pending | undefined
 export const journalHook = defineToolHook({
   name: "journal",
   before(tool: Tool, ctx: ToolContext, args: Record<string, unknown>) {
-    if (!ctx.config.journal.enabled || !TARGETS[tool.name]) return;
+    if (!ctx.config.journal.enabled) return;
+    if (!TARGETS[tool.name]) {
+      // A destructive tool that names its files only while it runs declares them first.
+      if (tool.annotations?.destructiveHint) {
+        onDeclaredWrites(args, (paths) => {
+          const kept = snapshot(paths.map((path) => ({ path })), ctx, () => {}).catch((error) => {
+            ctx.log("warning", `journal: nothing kept for undo of ${tool.name}: ${error.message}`);
+            return undefined;
+          });
+          pending.set(args, kept);
+          return kept.then(() => {});
+        });
+      }
+      return;
+    }
     // A tool that replaces its one file by a rename leaves the old one whole under the
     // descriptor the snapshot holds: its rename waits until that is open (rename_gate.ts), the
     // copy going on beside it (finished() waits for it). Any other tool waits until everything
@@ -177,7 +192,13 @@ export const journalHook = defineToolHook({
     // Taken at once, so calls on one path keep the order they came in.
     const turn = takeTurn(args, TARGETS[tool.name].map((target) => target.arg));
     // Kept aside: a failure here must not refuse the call (it is only not undoable).
-    const kept = turn.ready.then(() => snapshot(tool.name, ctx, args, opened)).catch((error) => {
+    const targets = TARGETS[tool.name].flatMap((target) => {
+      const given = args[target.arg];
+      return typeof given === "string"
+        ? [{ path: given, entry: target.entry, tool: tool.name }]
+        : [];
+    });
+    const kept = turn.ready.then(() => snapshot(targets, ctx, opened, args)).catch((error) => {
       ctx.log("warning", `journal: nothing kept for undo of ${tool.name}: ${error.message}`);
       return undefined;
     });
@@ -206,19 +227,25 @@ export const journalHook = defineToolHook({
   },
 });
 
+/** A path a call will change: `entry` means the link itself; `tool` for a tree it may delete. */
+interface Target {
+  path: string;
+  entry?: boolean;
+  tool?: string;
+}
+
 async function snapshot(
-  tool: string,
+  targets: Target[],
   ctx: ToolContext,
-  args: Record<string, unknown>,
   opened: () => void,
+  args: Record<string, unknown> = {},
 ): Promise<Pending> {
   const sandbox = await Sandbox.of(ctx);
   const projectDir = await cachedProjectDir(ctx.state.dir, sandbox.base);
   const budget = ctx.config.journal.undoBudgetBytes;
   const result: Pending = { sandbox, projectDir, before: [] };
-  for (const target of TARGETS[tool]) {
-    const given = args[target.arg];
-    if (typeof given !== "string") continue;
+  for (const target of targets) {
+    const given = target.path;
     const resolved = await resolveEntry(sandbox, given).catch(() => undefined);
     if (!resolved) continue;
     const path = target.entry ? resolved.entry : resolved.real;
@@ -229,8 +256,8 @@ async function snapshot(
       budget,
     );
     if (tooBig) result.noUndo = `${sandbox.display(path)} is larger than the undo budget`;
-    if (state.kind === "dir") {
-      const tree = await treeBefore(tool, sandbox, path, args, { projectDir, budget });
+    if (state.kind === "dir" && target.tool) {
+      const tree = await treeBefore(target.tool, sandbox, path, args, { projectDir, budget });
       if (typeof tree === "string") result.noUndo = tree;
       else if (tree) {
         result.before.push({ path, state: tree });
