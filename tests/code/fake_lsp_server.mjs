@@ -1,0 +1,69 @@
+// A language server that misbehaves on purpose, for tests only (run by node). Its first
+// argument says how: "ok" answers like a small server; "hang-initialize" never answers
+// initialize; "hang-references" answers everything but references, and writes its pid to the
+// file named by FAKE_LSP_PID so the test can kill it mid-request; "flood" writes an endless
+// header without a body; "crash" exits at its first request after initialize.
+import { writeFileSync } from "node:fs";
+import process from "node:process";
+
+const mode = process.argv[2] ?? "ok";
+if (process.env.FAKE_LSP_PID) writeFileSync(process.env.FAKE_LSP_PID, String(process.pid));
+
+function send(message) {
+  const body = Buffer.from(JSON.stringify({ jsonrpc: "2.0", ...message }));
+  process.stdout.write(`Content-Length: ${body.length}\r\n\r\n`);
+  process.stdout.write(body);
+}
+
+if (mode === "flood") {
+  const chunk = "X".repeat(65536);
+  const again = () => process.stdout.write(chunk, again);
+  again();
+}
+
+let buffer = Buffer.alloc(0);
+process.stdin.on("data", (chunk) => {
+  buffer = Buffer.concat([buffer, chunk]);
+  for (;;) {
+    const end = buffer.indexOf("\r\n\r\n");
+    if (end < 0) return;
+    const length = Number(/Content-Length: (\d+)/i.exec(buffer.subarray(0, end).toString())[1]);
+    if (buffer.length < end + 4 + length) return;
+    const message = JSON.parse(buffer.subarray(end + 4, end + 4 + length).toString());
+    buffer = buffer.subarray(end + 4 + length);
+    handle(message);
+  }
+});
+
+function handle(message) {
+  const { id, method, params } = message;
+  if (id === undefined) return;
+  if (method === "initialize") {
+    if (mode === "hang-initialize" || mode === "flood") return;
+    send({
+      id,
+      result: {
+        capabilities: {
+          textDocumentSync: 1,
+          definitionProvider: true,
+          referencesProvider: true,
+          documentSymbolProvider: true,
+        },
+      },
+    });
+    return;
+  }
+  if (mode === "crash") process.exit(3);
+  if (method === "shutdown") return send({ id, result: null });
+  if (method === "textDocument/references" && mode === "hang-references") {
+    if (process.env.FAKE_LSP_PID) writeFileSync(`${process.env.FAKE_LSP_PID}.refs`, "");
+    return;
+  }
+  if (method === "textDocument/documentSymbol") {
+    const at = { start: { line: 0, character: 4 }, end: { line: 0, character: 9 } };
+    return send({ id, result: [{ name: "thing", kind: 12, range: at, selectionRange: at }] });
+  }
+  const uri = params?.textDocument?.uri;
+  const here = { uri, range: { start: { line: 0, character: 4 }, end: { line: 0, character: 9 } } };
+  send({ id, result: method === "textDocument/references" ? [here, here] : here });
+}
