@@ -2,7 +2,8 @@
  * Every tool description costs the user context on every turn: the whole tools/list answer, as a
  * 2025-11-25 client gets it from toolhost with default settings, stays within what 23 tools cost
  * (43,377 bytes, the reply line of `dist/toolhost` started in /work/main with home /root) although
- * tools are added. Computed in-process: the tools assembled from tools/mod.ts as main.ts does,
+ * tools are added, plus the two language-server tools of issue 29 (code_nav about 1,800 and
+ * rename_symbol about 1,200 bytes with their output schemas: 2,994 bytes together), 46,371. Computed in-process: the tools assembled from tools/mod.ts as main.ts does,
  * listed through the same service and connection, the reply serialized as the stdio writer does.
  * The skill tool's description names the directories it looked in (the working and home
  * directories): they are counted as on that machine, so the budget does not depend on where the
@@ -21,7 +22,7 @@ import { scratchDir } from "../helpers/file_tools.ts";
 import { initializeParams } from "../helpers/in_process.ts";
 import type { Message } from "../helpers/raw_client.ts";
 
-const BUDGET = 43_377;
+const BUDGET = 46_371;
 
 /** The tools/list reply line (with its newline) and each tool's share of it. */
 async function toolsListLine(): Promise<{ bytes: number; tools: { name: string }[] }> {
@@ -66,7 +67,7 @@ async function toolsListLine(): Promise<{ bytes: number; tools: { name: string }
   };
 }
 
-test("the whole tools/list answer stays within 43,377 bytes", async () => {
+test("the whole tools/list answer stays within 46,371 bytes", async () => {
   const { bytes, tools } = await toolsListLine();
   const sizes = tools.map((tool) => ({
     name: tool.name,

@@ -52,34 +52,23 @@ export default defineTool({
   name: "code_nav",
   title: "Navigate code with a language server",
   description:
-    "Asks the project's language server (TypeScript/JavaScript, Deno, Python, C/C++, Go, Rust, " +
-    "or one configured; started on first use, never downloaded) about code: definition, " +
-    "references (grouped per file with counts), implementations, type_definition, hover, " +
-    "incoming_calls, outgoing_calls at a place given by `path` with `line`/`column` (1-based) " +
-    "or a `symbol` name path such as Class/method; workspace_symbols matching `query`; " +
-    "diagnostics of a file, or of a directory (what the running servers have checked). Says " +
-    "which server answered and when it was still loading. Pages with `cursor`. Without a " +
-    "server, the `symbols` tool still outlines and finds symbols.",
+    "Asks the project's language server (started on first use; never downloaded) about the " +
+    "code at `path` + `line`/`column` (1-based) or a `symbol` name path (Class/method): " +
+    "definition, references (per file, with counts), implementations, type_definition, hover, " +
+    "incoming_calls, outgoing_calls; also workspace_symbols (`query`) and diagnostics of a file " +
+    "or a directory. Names the server and says when it was still loading. Without a server, " +
+    "`symbols` still answers.",
   annotations: READ_ONLY,
   input: {
     type: "object",
     properties: {
       operation: { enum: OPERATIONS },
       path: pathProperty("The source file (a directory for project diagnostics)"),
-      line: { type: "integer", minimum: 1, description: "1-based line." },
-      column: {
-        type: "integer",
-        minimum: 1,
-        description: "1-based column (default: the line's first non-blank character).",
-      },
-      symbol: {
-        type: "string",
-        minLength: 1,
-        maxLength: 500,
-        description: "Name path, e.g. Class/method.",
-      },
-      query: { type: "string", maxLength: 500, description: "For workspace_symbols." },
-      cursor: { type: "integer", minimum: 0, description: "From a previous page's next_cursor." },
+      line: { type: "integer", minimum: 1 },
+      column: { type: "integer", minimum: 1, description: "Default: the first non-blank." },
+      symbol: { type: "string", minLength: 1, maxLength: 500 },
+      query: { type: "string", maxLength: 500 },
+      cursor: { type: "integer", minimum: 0, description: "A previous page's next_cursor." },
     },
     required: ["operation", "path"],
     additionalProperties: false,

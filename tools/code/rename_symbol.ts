@@ -28,10 +28,10 @@ export default defineTool({
   name: "rename_symbol",
   title: "Rename a symbol across files",
   description:
-    "Renames the symbol at `path` + `line`/`column` (1-based) or named by `symbol` (a name " +
-    "path such as Class/method) everywhere the language server finds it, applying its edits to " +
-    "every file at once or not at all: refused whole if a file is outside the allowed roots or " +
-    "changed meanwhile. Lists each file and its edit count; one `undo` reverts them all.",
+    "Renames the symbol at `path` + `line`/`column` (1-based) or `symbol` (a name path, " +
+    "Class/method) everywhere the language server finds it: every file or none (refused if " +
+    "one is outside the roots or changed meanwhile). Lists each file's edits; one `undo` " +
+    "reverts all.",
   annotations: CHANGES_FILES,
   input: {
     type: "object",
@@ -39,12 +39,7 @@ export default defineTool({
       path: pathProperty("The file where the symbol is"),
       line: { type: "integer", minimum: 1 },
       column: { type: "integer", minimum: 1 },
-      symbol: {
-        type: "string",
-        minLength: 1,
-        maxLength: 500,
-        description: "Name path, e.g. Class/method.",
-      },
+      symbol: { type: "string", minLength: 1, maxLength: 500 },
       new_name: { type: "string", minLength: 1, maxLength: 200, pattern: "^[^\\r\\n]+$" },
     },
     required: ["path", "new_name"],

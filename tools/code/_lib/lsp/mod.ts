@@ -35,3 +35,5 @@ export { compareErrors, diagnosticLine, severityName } from "./_diagnostics.ts";
 export { currentDiagnostics, fileDiagnostics } from "./_file_diagnostics.ts";
 export { applyEdits, editsByUri, type TextEdit } from "./_workspace_edit.ts";
 export { changedBy, reportChanged } from "./_changed.ts";
+/** The base protocol's framing, also for the benchmark's bare client. */
+export { frame, FrameReader } from "./_framing.ts";
