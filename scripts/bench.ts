@@ -23,6 +23,7 @@ import { grepRgReport } from "./bench/grep_rg_bench.ts";
 import { filesReport } from "./bench/files_bench.ts";
 import { journalTreesReport } from "./bench/journal_trees_bench.ts";
 import { searchReport } from "./bench/search_bench.ts";
+import { codeLspReport } from "./bench/code_lsp_bench.ts";
 import { against, markdownTable, mb, ms, perSecond, times, us } from "./bench/report.ts";
 import { median, percentile } from "./bench/stats.ts";
 import { binaryServer, sdkServer } from "./bench/servers.ts";
@@ -223,3 +224,6 @@ process.stdout.write("\n" + await journalTreesReport(ROOT, progress) + "\n");
 
 // grep's built-in search vs GNU grep, glob vs rg --files (scripts/bench/search_bench.ts).
 process.stdout.write("\n" + await searchReport(ROOT, progress) + "\n");
+
+// code_nav and diagnostics after edits against a bare LSP client (scripts/bench/code_lsp_bench.ts).
+process.stdout.write("\n" + await codeLspReport(ROOT, progress) + "\n");

@@ -188,6 +188,30 @@ export function chooseServer(
   top: string,
   configured: Record<string, LanguageServerSpec>,
 ): ServerChoice | Missing | undefined {
+  // Looked up again after CHOICE_TTL_MS: a server installed meanwhile is found then.
+  let known = choices.get(configured);
+  if (!known) choices.set(configured, known = new Map());
+  const key = `${dirname(file)}\0${extname(file).toLowerCase()}\0${top}`;
+  const hit = known.get(key);
+  if (hit && Date.now() - hit.at < CHOICE_TTL_MS) return hit.choice;
+  const choice = lookUp(file, top, configured);
+  if (known.size >= 1000) known.clear();
+  known.set(key, { at: Date.now(), choice });
+  return choice;
+}
+
+/** How long a directory's choice of server is kept (every query asks). */
+const CHOICE_TTL_MS = 10_000;
+const choices = new WeakMap<
+  object,
+  Map<string, { at: number; choice: ServerChoice | Missing | undefined }>
+>();
+
+function lookUp(
+  file: string,
+  top: string,
+  configured: Record<string, LanguageServerSpec>,
+): ServerChoice | Missing | undefined {
   const extension = extname(file).toLowerCase();
   const dir = dirname(file);
   for (const [id, spec] of Object.entries(configured)) {

@@ -15,7 +15,8 @@ export async function syncForQuery(
   sandbox: Sandbox,
   files: string[],
 ): Promise<string[]> {
-  for (const { uri, path, gone } of await server.changedOnDisk()) {
+  const changed = await server.changedOnDisk();
+  for (const { uri, path, gone } of changed) {
     if (gone || !sandbox.contains(path)) {
       server.closeDocument(uri, gone);
       continue;
@@ -26,6 +27,12 @@ export async function syncForQuery(
   }
   const texts: string[] = [];
   for (const file of files) {
+    // An open document unchanged on disk (size and time) is what the server has: not read again.
+    const open = server.openText(uriOf(file));
+    if (open !== undefined && !changed.some((c) => c.path === file)) {
+      texts.push(open);
+      continue;
+    }
     const source = await readSource(sandbox, file);
     server.syncDocument(uriOf(file), source.text, source.mtimeMs, source.size);
     texts.push(source.text);
