@@ -39,7 +39,7 @@ function startFake(mode: string) {
   const pidFile = join(root, "..", `${root.split("/").pop()}.pid`);
   const c = startOn(root, ["--config", config], { FAKE_LSP_PID: pidFile });
   clients.push(c);
-  return { c, pidFile };
+  return { c, pidFile, root };
 }
 
 function alive(pid: number): boolean {
@@ -125,3 +125,30 @@ test("a server that crashes at every request is not started a fourth time", POSI
   assert.equal(refused.isError, true);
   assert.match(refused.text, /ended 3 times .*not started again until toolhost restarts/);
 });
+
+test(
+  "a binary file and one over 4 MB with a source extension are refused, never sent",
+  POSIX,
+  async () => {
+    const { c, root } = startFake("ok");
+    writeFileSync(join(root, "bin.fake"), new Uint8Array([0x7f, 0x45, 0x4c, 0x46, 0, 1, 2]));
+    writeFileSync(join(root, "big.fake"), "x".repeat(5 * 1024 * 1024));
+    const binary = await call(c, "code_nav", {
+      operation: "definition",
+      path: "bin.fake",
+      line: 1,
+    });
+    assert.equal(binary.isError, true);
+    assert.match(binary.text, /bin\.fake is a binary file, not source code/);
+    const big = await call(c, "code_nav", { operation: "definition", path: "big.fake", line: 1 });
+    assert.equal(big.isError, true);
+    assert.match(big.text, /big\.fake is 5242880 bytes, over the 4194304-byte limit/);
+    const fine = await ok(c, "code_nav", {
+      operation: "definition",
+      path: "x.fake",
+      line: 1,
+      column: 5,
+    });
+    assert.match(fine.text, /^fake: 1 result/);
+  },
+);

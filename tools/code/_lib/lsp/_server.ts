@@ -403,7 +403,7 @@ export class LanguageServer {
     if (mb !== undefined && mb > this.limits.memoryMb) {
       this.connection.kill(
         `it held ${Math.round(mb)} MB, over the code.server_memory_mb ceiling of ` +
-          `${this.limits.memoryMb} MB, and was stopped`,
+          `${this.limits.memoryMb} MB, and was killed`,
       );
     }
   }
