@@ -2,7 +2,8 @@
 // argument says how: "ok" answers like a small server; "hang-initialize" never answers
 // initialize; "hang-references" answers everything but references, and writes its pid to the
 // file named by FAKE_LSP_PID so the test can kill it mid-request; "flood" writes an endless
-// header without a body; "crash" exits at its first request after initialize.
+// header without a body; "crash" exits at its first request after initialize; "pull" answers
+// textDocument/diagnostic (and publishes nothing) with an error on each line holding BAD.
 import { writeFileSync } from "node:fs";
 import process from "node:process";
 
@@ -35,8 +36,16 @@ process.stdin.on("data", (chunk) => {
   }
 });
 
+const texts = new Map();
+
 function handle(message) {
   const { id, method, params } = message;
+  if (method === "textDocument/didOpen") {
+    texts.set(params.textDocument.uri, params.textDocument.text);
+  }
+  if (method === "textDocument/didChange") {
+    texts.set(params.textDocument.uri, params.contentChanges.at(-1).text);
+  }
   if (id === undefined) return;
   if (method === "initialize") {
     if (mode === "hang-initialize" || mode === "flood") return;
@@ -48,6 +57,7 @@ function handle(message) {
           definitionProvider: true,
           referencesProvider: true,
           documentSymbolProvider: true,
+          ...(mode === "pull" ? { diagnosticProvider: { interFileDependencies: false } } : {}),
         },
       },
     });
@@ -58,6 +68,19 @@ function handle(message) {
   if (method === "textDocument/references" && mode === "hang-references") {
     if (process.env.FAKE_LSP_PID) writeFileSync(`${process.env.FAKE_LSP_PID}.refs`, "");
     return;
+  }
+  if (method === "textDocument/diagnostic") {
+    const lines = (texts.get(params.textDocument.uri) ?? "").split("\n");
+    const items = lines.flatMap((line, at) =>
+      line.includes("BAD")
+        ? [{
+          range: { start: { line: at, character: 0 }, end: { line: at, character: 3 } },
+          severity: 1,
+          message: "BAD is not allowed here",
+        }]
+        : []
+    );
+    return send({ id, result: { kind: "full", items } });
   }
   if (method === "textDocument/documentSymbol") {
     const at = { start: { line: 0, character: 4 }, end: { line: 0, character: 9 } };

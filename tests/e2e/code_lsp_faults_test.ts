@@ -152,3 +152,26 @@ test(
     assert.match(fine.text, /^fake: 1 result/);
   },
 );
+
+test(
+  "a pull-only server (textDocument/diagnostic): an edit's new error, then its fix",
+  POSIX,
+  async () => {
+    const { c } = startFake("pull");
+    const none = await ok(c, "code_nav", { operation: "diagnostics", path: "x.fake" });
+    assert.match(none.text, /^fake: 0 results/);
+    const broke = await ok(c, "edit_file", {
+      path: "x.fake",
+      edits: [{ old_string: "thing", new_string: "BAD" }],
+    });
+    assert.match(
+      broke.text,
+      /diagnostics \(fake\): this edit introduced 1 error\nx\.fake:1:1 error BAD is not allowed here$/,
+    );
+    const fixed = await ok(c, "edit_file", {
+      path: "x.fake",
+      edits: [{ old_string: "BAD", new_string: "thing" }],
+    });
+    assert.match(fixed.text, /diagnostics \(fake\): no new errors; 1 fixed$/);
+  },
+);
