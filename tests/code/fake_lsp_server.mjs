@@ -8,6 +8,8 @@ import { writeFileSync } from "node:fs";
 import process from "node:process";
 
 const mode = process.argv[2] ?? "ok";
+// Like a server that ignores the end of its input: only a kill ends it.
+setInterval(() => {}, 1 << 30);
 if (process.env.FAKE_LSP_PID) writeFileSync(process.env.FAKE_LSP_PID, String(process.pid));
 
 function send(message) {

@@ -175,3 +175,12 @@ test(
     assert.match(fixed.text, /diagnostics \(fake\): no new errors; 1 fixed$/);
   },
 );
+
+test("SIGKILL of toolhost: the watchdog ends its language server too", POSIX, async () => {
+  const { c, pidFile } = startFake("ok");
+  await ok(c, "code_nav", { operation: "definition", path: "x.fake", line: 1, column: 5 });
+  const server = Number(readFileSync(pidFile, "utf8"));
+  assert.ok(alive(server));
+  c.child.kill("SIGKILL");
+  await until(() => !alive(server), "the watchdog to kill the server");
+});
