@@ -59,6 +59,7 @@ function handle(message) {
           definitionProvider: true,
           referencesProvider: true,
           documentSymbolProvider: true,
+          renameProvider: true,
           ...(mode === "pull" ? { diagnosticProvider: { interFileDependencies: false } } : {}),
         },
       },
@@ -83,6 +84,14 @@ function handle(message) {
         : []
     );
     return send({ id, result: { kind: "full", items } });
+  }
+  if (method === "textDocument/rename") {
+    // The file itself and, with FAKE_LSP_OUTSIDE, a file outside the project too.
+    const range = { start: { line: 0, character: 4 }, end: { line: 0, character: 9 } };
+    const edit = [{ range, newText: params.newName }];
+    const changes = { [params.textDocument.uri]: edit };
+    if (process.env.FAKE_LSP_OUTSIDE) changes[`file://${process.env.FAKE_LSP_OUTSIDE}`] = edit;
+    return send({ id, result: { changes } });
   }
   if (method === "textDocument/documentSymbol") {
     const at = { start: { line: 0, character: 4 }, end: { line: 0, character: 9 } };

@@ -25,7 +25,7 @@ afterEach(async () => {
 });
 
 /** toolhost on a project of one `.fake` file, the fake server configured in `mode`. */
-function startFake(mode: string) {
+function startFake(mode: string, env: Record<string, string> = {}) {
   const root = project(`fake-${mode}`, { "x.fake": "let thing = 1;\n" });
   const config = join(mkdtempSync(join(tmpdir(), "toolhost-fake-config-")), "config.jsonc");
   writeFileSync(
@@ -37,7 +37,7 @@ function startFake(mode: string) {
     }),
   );
   const pidFile = join(root, "..", `${root.split("/").pop()}.pid`);
-  const c = startOn(root, ["--config", config], { FAKE_LSP_PID: pidFile });
+  const c = startOn(root, ["--config", config], { FAKE_LSP_PID: pidFile, ...env });
   clients.push(c);
   return { c, pidFile, root };
 }
@@ -184,3 +184,38 @@ test("SIGKILL of toolhost: the watchdog ends its language server too", POSIX, as
   c.child.kill("SIGKILL");
   await until(() => !alive(server), "the watchdog to kill the server");
 });
+
+test("a rename that would change a file outside the roots is refused whole", POSIX, async () => {
+  const outside = join(mkdtempSync(join(tmpdir(), "toolhost-outside-")), "victim.fake");
+  writeFileSync(outside, "let thing = 2;\n");
+  const { c, root } = startFake("ok", { FAKE_LSP_OUTSIDE: outside });
+  const refused = await call(c, "rename_symbol", {
+    path: "x.fake",
+    symbol: "thing",
+    new_name: "other",
+  });
+  assert.equal(refused.isError, true);
+  assert.match(
+    refused.text,
+    /would change 1 file\(s\) outside the allowed roots .*victim\.fake.*nothing was changed/,
+  );
+  assert.equal(readFileSync(outside, "utf8"), "let thing = 2;\n");
+  assert.equal(readFileSync(join(root, "x.fake"), "utf8"), "let thing = 1;\n");
+});
+
+test(
+  "a rename inside the roots: the reply counts the edits, one undo reverts it",
+  POSIX,
+  async () => {
+    const { c, root } = startFake("ok");
+    const renamed = await ok(c, "rename_symbol", {
+      path: "x.fake",
+      symbol: "thing",
+      new_name: "other",
+    });
+    assert.match(renamed.text, /^fake: renamed to other: 1 edit in 1 file\nx\.fake \(1\)$/);
+    assert.equal(readFileSync(join(root, "x.fake"), "utf8"), "let other = 1;\n");
+    await ok(c, "undo", {});
+    assert.equal(readFileSync(join(root, "x.fake"), "utf8"), "let thing = 1;\n");
+  },
+);

@@ -160,6 +160,8 @@ async function afterEdit(call: FinishedCall): Promise<void> {
       const base = taken.find((t) => t.server === server && t.real === real);
       // A file the server already had open was checked before; one first opened now was not.
       if (!base && !known) return;
+      // A server that neither answers pulls nor ever published anything gives no diagnostics.
+      if (!server.pulls && server.sequence === 0) return;
       labels.add(server.choice.label);
       const after = await currentDiagnostics(server, uri, deadline);
       const before = base ? await within(base.before, deadline) : previous;

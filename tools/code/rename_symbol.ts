@@ -170,7 +170,10 @@ export default defineTool({
       const total = planned.reduce((n, p) => n + p.edits, 0);
       const lines = planned.map((p) => `${p.shown} (${p.edits})`);
       return {
-        content: `${server.choice.label}: renamed to ${args.new_name}: ${total} edits in ` +
+        content:
+          `${server.choice.label}: renamed to ${args.new_name}: ${total} edit${
+            total === 1 ? "" : "s"
+          } in ` +
           `${planned.length} file${planned.length === 1 ? "" : "s"}\n${lines.join("\n")}`,
         structured: {
           server: server.choice.label,
