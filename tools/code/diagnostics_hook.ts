@@ -4,6 +4,8 @@
  * before the edit are taken while the tool runs, those after it within a deadline, and only the
  * new errors are appended, a few lines at most ("diagnostics still pending" past the deadline).
  * Every file tool's changes (moves, deletes, undo too) are sent to the running servers.
+ * The lines are appended in `finished`, which the reply waits for when it returns a promise:
+ * `after` is synchronous and is not given the call's tool and arguments.
  */
 import {
   type ContentBlock,
