@@ -29,7 +29,8 @@ export type LeafKind =
   | "choice"
   | "text"
   | "path"
-  | "program";
+  | "program"
+  | "object";
 
 export interface Leaf {
   /** The key as files write it: "limits.output_chars". */
@@ -191,6 +192,37 @@ export const LEAVES: readonly Leaf[] = [
     env: ["TOOLHOST_UNDO_BUDGET_BYTES"],
     get: (s) => s.journal.undoBudgetBytes,
     set: (s, v) => (s.journal = { ...s.journal, undoBudgetBytes: v as number }),
+  },
+  {
+    key: "code.diagnostics_after_edit",
+    kind: "boolean",
+    env: ["TOOLHOST_CODE_DIAGNOSTICS"],
+    get: (s) => s.code.diagnosticsAfterEdit,
+    set: (s, v) => (s.code = { ...s.code, diagnosticsAfterEdit: v as boolean }),
+  },
+  {
+    key: "code.server_idle_seconds",
+    kind: "number",
+    env: ["TOOLHOST_CODE_SERVER_IDLE_SECONDS"],
+    get: (s) => s.code.serverIdleSeconds,
+    set: (s, v) => (s.code = { ...s.code, serverIdleSeconds: v as number }),
+  },
+  {
+    key: "code.server_memory_mb",
+    kind: "number",
+    env: ["TOOLHOST_CODE_SERVER_MEMORY_MB"],
+    get: (s) => s.code.serverMemoryMb,
+    set: (s, v) => (s.code = { ...s.code, serverMemoryMb: v as number }),
+  },
+  {
+    key: "code.language_servers",
+    kind: "object",
+    env: [],
+    get: (s) => s.code.languageServers,
+    set: (
+      s,
+      v,
+    ) => (s.code = { ...s.code, languageServers: v as Settings["code"]["languageServers"] }),
   },
   {
     key: "log_level",

@@ -25,6 +25,22 @@ export interface CustomToolSpec {
   destructive?: boolean;
 }
 
+/** A language server the user declares (`code.language_servers`): started for its extensions. */
+export interface LanguageServerSpec {
+  /** The program and its arguments; it speaks LSP on its stdin and stdout. */
+  command: string[];
+  /** File extensions it answers for (".lua" or "lua"). */
+  extensions: string[];
+  /** The LSP languageId of its files; default: the extension without its dot. */
+  language_id?: string;
+  /** Files or directories that mark a project root for it (nearest wins; default the root). */
+  root_markers?: string[];
+  initialization_options?: Record<string, unknown>;
+  /** Answered to the server's workspace/configuration requests. */
+  settings?: Record<string, unknown>;
+  env?: Record<string, string>;
+}
+
 export interface Settings {
   /** Directories tools may work in; empty means the client's roots, else the working directory. */
   roots: string[];
@@ -70,6 +86,16 @@ export interface Settings {
     /** Bytes of replaced and deleted content kept for undo; the oldest go first. */
     undoBudgetBytes: number;
   };
+  /** Language servers (tools/code): which, how long they live, diagnostics after edits. */
+  code: {
+    /** Append the errors an edit introduced, where a server runs for the file. */
+    diagnosticsAfterEdit: boolean;
+    /** A server unused this long is stopped. */
+    serverIdleSeconds: number;
+    /** A server whose processes together hold more than this is stopped. */
+    serverMemoryMb: number;
+    languageServers: Record<string, LanguageServerSpec>;
+  };
   logLevel: string;
   customTools: Record<string, CustomToolSpec>;
 }
@@ -97,6 +123,12 @@ export function defaultSettings(): Settings {
     skillDirs: [],
     stateDir: "",
     journal: { enabled: true, maxBytes: 4 * 1024 * 1024, undoBudgetBytes: 64 * 1024 * 1024 },
+    code: {
+      diagnosticsAfterEdit: true,
+      serverIdleSeconds: 600,
+      serverMemoryMb: 4096,
+      languageServers: {},
+    },
     logLevel: "info",
     customTools: {},
   };

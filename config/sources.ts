@@ -52,6 +52,17 @@ function normalized(leaf: Leaf, value: unknown, base: string, ctx: SourceContext
       return value === "" ? value : resolvePath(value as string, base, home, platform);
     case "program":
       return resolveProgram(value as string, base, home, platform);
+    case "object":
+      // Language servers: a program given by a relative path is the config file's neighbour.
+      return Object.fromEntries(
+        Object.entries(value as Record<string, Config>).map(([name, spec]) => {
+          const [program, ...args] = spec.command as string[];
+          return [name, {
+            ...spec,
+            command: [resolveProgram(program, base, home, platform), ...args],
+          }];
+        }),
+      );
   }
   return value;
 }

@@ -26,6 +26,7 @@ import { journalFloodReport } from "./bench/journal_flood_bench.ts";
 import { memoryFloodsReport } from "./bench/memory_floods_bench.ts";
 import { searchReport } from "./bench/search_bench.ts";
 import { codeReport } from "./bench/code_bench.ts";
+import { codeLspReport } from "./bench/code_lsp_bench.ts";
 import { against, markdownTable, mb, ms, perSecond, times, us } from "./bench/report.ts";
 import { median, percentile } from "./bench/stats.ts";
 import { binaryServer, sdkServer } from "./bench/servers.ts";
@@ -233,3 +234,5 @@ process.stdout.write("\n" + await searchReport(ROOT, progress) + "\n");
 
 // symbols: outline, map and find on this repository, cold and warm (scripts/bench/code_bench.ts).
 process.stdout.write("\n" + await codeReport(ROOT, progress) + "\n");
+// code_nav and diagnostics after edits against a bare LSP client (scripts/bench/code_lsp_bench.ts).
+process.stdout.write("\n" + await codeLspReport(ROOT, progress) + "\n");

@@ -216,7 +216,7 @@ test("schema errors point at the line and column, say what is allowed, and come 
       `${s.projectFile}:4:25: limits.fetch_timeout_ms is 5, below the minimum 1000; allowed: an integer from 1000 to 600000`,
       `${s.projectFile}:6:3: unknown key "tols"; did you mean "tools"? allowed: $schema, roots, ` +
       "read_only, tools, limits, shell, shell_env, allow_private_network, proxy, search, " +
-      "skill_dirs, state_dir, journal, log_level, custom_tools",
+      "skill_dirs, state_dir, journal, code, log_level, custom_tools",
       `${s.projectFile}:7:16: log_level is the string "verbose"; allowed: one of "debug", "info", ` +
       '"notice", "warning", "error", "critical", "alert", "emergency"',
     ].join("\n"),
@@ -526,7 +526,15 @@ test("on Windows, lists are separated by ; and paths resolve the Windows way", (
 });
 
 test("the schema documents every key, closes every object it should, and matches the loader", () => {
-  const open = new Set(["custom_tools", "custom_tools.*.input", "custom_tools.*.env"]);
+  const open = new Set([
+    "custom_tools",
+    "custom_tools.*.input",
+    "custom_tools.*.env",
+    "code.language_servers",
+    "code.language_servers.*.initialization_options",
+    "code.language_servers.*.settings",
+    "code.language_servers.*.env",
+  ]);
   const walk = (node: Record<string, unknown>, path: string) => {
     const properties = node.properties as Record<string, Record<string, unknown>> | undefined;
     if (node.type === "object" && !open.has(path)) {
@@ -541,6 +549,7 @@ test("the schema documents every key, closes every object it should, and matches
   walk(schema as Record<string, unknown>, "");
   const defs = (schema as { $defs: Record<string, Record<string, unknown>> }).$defs;
   walk(defs.custom_tool, "custom_tools.*");
+  walk(defs.language_server, "code.language_servers.*");
   for (const def of Object.values(defs)) assert.equal(typeof def.description, "string");
 
   // Every key the loader knows is in the schema, and every leaf of the schema is in the loader.

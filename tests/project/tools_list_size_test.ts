@@ -2,12 +2,12 @@
  * Every tool description costs the user context on every turn: the whole tools/list answer, as a
  * 2025-11-25 client gets it from toolhost with default settings, stays within what 23 tools cost
  * (43,377 bytes, the reply line of `dist/toolhost` started in /work/main with home /root), plus
- * 258 + 88 for the `force` argument of the tools that replace files, 2,976 for the code family's
- * tier 1 (`symbols` and `symbol_edit`, each with an output schema) and the family icon
- * 2025-11-25 lists with each tool (about 254 bytes a tool: 7,088 for the 28 tools there were
- * when they came), although tools are added. Computed in-process: the tools assembled from
- * tools/mod.ts as main.ts does, listed through the same service and connection, the reply
- * serialized as the stdio writer does.
+ * 258 + 88 for the `force` argument of the tools that replace files, the code family's tools
+ * (`symbols` and `symbol_edit` 2,976 bytes, `code_nav` and `rename_symbol` 2,994, each with an
+ * output schema) and the family icon 2025-11-25 lists with each tool (about 254 bytes a tool:
+ * 7,088 for the 28 tools there were when they came), although tools are added. Computed
+ * in-process: the tools assembled from tools/mod.ts as main.ts does, listed through the same
+ * service and connection, the reply serialized as the stdio writer does.
  * The skill tool's description names the directories it looked in (the working and home
  * directories): they are counted as on that machine, so the budget does not depend on where the
  * test runs.
@@ -25,8 +25,8 @@ import { scratchDir } from "../helpers/file_tools.ts";
 import { initializeParams } from "../helpers/in_process.ts";
 import type { Message } from "../helpers/raw_client.ts";
 
-/** The 23 tools' bytes, `force`, the code family's tier 1, and an icon for each of 30 tools. */
-const BUDGET = 43_377 + 258 + 88 + 2_976 + 30 * 254;
+/** The 23 tools' bytes, `force`, the code family's four tools, and an icon for each of 32. */
+const BUDGET = 43_377 + 258 + 88 + 2_976 + 2_994 + 32 * 254;
 
 /** The tools/list reply line (with its newline) and each tool's share of it. */
 async function toolsListLine(

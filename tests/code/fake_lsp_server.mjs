@@ -1,0 +1,103 @@
+// A language server that misbehaves on purpose, for tests only (run by node). Its first
+// argument says how: "ok" answers like a small server; "hang-initialize" never answers
+// initialize; "hang-references" answers everything but references, and writes its pid to the
+// file named by FAKE_LSP_PID so the test can kill it mid-request; "flood" writes an endless
+// header without a body; "crash" exits at its first request after initialize; "pull" answers
+// textDocument/diagnostic (and publishes nothing) with an error on each line holding BAD.
+import { writeFileSync } from "node:fs";
+import process from "node:process";
+
+const mode = process.argv[2] ?? "ok";
+// Like a server that ignores the end of its input: only a kill ends it.
+setInterval(() => {}, 1 << 30);
+if (process.env.FAKE_LSP_PID) writeFileSync(process.env.FAKE_LSP_PID, String(process.pid));
+
+function send(message) {
+  const body = Buffer.from(JSON.stringify({ jsonrpc: "2.0", ...message }));
+  process.stdout.write(`Content-Length: ${body.length}\r\n\r\n`);
+  process.stdout.write(body);
+}
+
+if (mode === "flood") {
+  const chunk = "X".repeat(65536);
+  const again = () => process.stdout.write(chunk, again);
+  again();
+}
+
+let buffer = Buffer.alloc(0);
+process.stdin.on("data", (chunk) => {
+  buffer = Buffer.concat([buffer, chunk]);
+  for (;;) {
+    const end = buffer.indexOf("\r\n\r\n");
+    if (end < 0) return;
+    const length = Number(/Content-Length: (\d+)/i.exec(buffer.subarray(0, end).toString())[1]);
+    if (buffer.length < end + 4 + length) return;
+    const message = JSON.parse(buffer.subarray(end + 4, end + 4 + length).toString());
+    buffer = buffer.subarray(end + 4 + length);
+    handle(message);
+  }
+});
+
+const texts = new Map();
+
+function handle(message) {
+  const { id, method, params } = message;
+  if (method === "textDocument/didOpen") {
+    texts.set(params.textDocument.uri, params.textDocument.text);
+  }
+  if (method === "textDocument/didChange") {
+    texts.set(params.textDocument.uri, params.contentChanges.at(-1).text);
+  }
+  if (id === undefined) return;
+  if (method === "initialize") {
+    if (mode === "hang-initialize" || mode === "flood") return;
+    send({
+      id,
+      result: {
+        capabilities: {
+          textDocumentSync: 1,
+          definitionProvider: true,
+          referencesProvider: true,
+          documentSymbolProvider: true,
+          renameProvider: true,
+          ...(mode === "pull" ? { diagnosticProvider: { interFileDependencies: false } } : {}),
+        },
+      },
+    });
+    return;
+  }
+  if (mode === "crash") process.exit(3);
+  if (method === "shutdown") return send({ id, result: null });
+  if (method === "textDocument/references" && mode === "hang-references") {
+    if (process.env.FAKE_LSP_PID) writeFileSync(`${process.env.FAKE_LSP_PID}.refs`, "");
+    return;
+  }
+  if (method === "textDocument/diagnostic") {
+    const lines = (texts.get(params.textDocument.uri) ?? "").split("\n");
+    const items = lines.flatMap((line, at) =>
+      line.includes("BAD")
+        ? [{
+          range: { start: { line: at, character: 0 }, end: { line: at, character: 3 } },
+          severity: 1,
+          message: "BAD is not allowed here",
+        }]
+        : []
+    );
+    return send({ id, result: { kind: "full", items } });
+  }
+  if (method === "textDocument/rename") {
+    // The file itself and, with FAKE_LSP_OUTSIDE, a file outside the project too.
+    const range = { start: { line: 0, character: 4 }, end: { line: 0, character: 9 } };
+    const edit = [{ range, newText: params.newName }];
+    const changes = { [params.textDocument.uri]: edit };
+    if (process.env.FAKE_LSP_OUTSIDE) changes[`file://${process.env.FAKE_LSP_OUTSIDE}`] = edit;
+    return send({ id, result: { changes } });
+  }
+  if (method === "textDocument/documentSymbol") {
+    const at = { start: { line: 0, character: 4 }, end: { line: 0, character: 9 } };
+    return send({ id, result: [{ name: "thing", kind: 12, range: at, selectionRange: at }] });
+  }
+  const uri = params?.textDocument?.uri;
+  const here = { uri, range: { start: { line: 0, character: 4 }, end: { line: 0, character: 9 } } };
+  send({ id, result: method === "textDocument/references" ? [here, here] : here });
+}

@@ -1,0 +1,221 @@
+/**
+ * Language servers that misbehave, through the compiled binary: a fake server (configured with
+ * code.language_servers) that is killed mid-request, never answers initialize, floods its
+ * output, or crashes at every request. Each call ends with a sentence saying what happened, the
+ * rest of the server keeps answering, and no server process outlives toolhost.
+ */
+import assert from "node:assert/strict";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import process from "node:process";
+import { afterEach, test } from "node:test";
+import { type RawClient, ROOT } from "../helpers/raw_client.ts";
+import { call, ok, project, startOn } from "../helpers/code_servers.ts";
+import { posixOnly } from "../helpers/posix_only.ts";
+
+const POSIX = posixOnly("the fake server is a node script started through a POSIX PATH");
+const FAKE = join(ROOT, "tests", "code", "fake_lsp_server.mjs");
+const clients: RawClient[] = [];
+afterEach(async () => {
+  for (const c of clients.splice(0)) {
+    await c.close();
+    assert.deepEqual(c.strayLines, []);
+  }
+});
+
+/** toolhost on a project of one `.fake` file, the fake server configured in `mode`. */
+function startFake(mode: string, env: Record<string, string> = {}) {
+  const root = project(`fake-${mode}`, { "x.fake": "let thing = 1;\n" });
+  const config = join(mkdtempSync(join(tmpdir(), "toolhost-fake-config-")), "config.jsonc");
+  writeFileSync(
+    config,
+    JSON.stringify({
+      code: {
+        language_servers: { fake: { command: ["node", FAKE, mode], extensions: [".fake"] } },
+      },
+    }),
+  );
+  const pidFile = join(root, "..", `${root.split("/").pop()}.pid`);
+  const c = startOn(root, ["--config", config], { FAKE_LSP_PID: pidFile, ...env });
+  clients.push(c);
+  return { c, pidFile, root };
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function until(check: () => boolean, what: string) {
+  for (let i = 0; i < 600; i++) {
+    if (check()) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`waited 30 s for ${what}`);
+}
+
+test("a server killed mid-request: the call says so, the next one restarts it", POSIX, async () => {
+  const { c, pidFile } = startFake("hang-references");
+  const pending = call(c, "code_nav", {
+    operation: "references",
+    path: "x.fake",
+    line: 1,
+    column: 5,
+  });
+  await until(() => existsSync(`${pidFile}.refs`), "the references request to reach the server");
+  const first = Number(readFileSync(pidFile, "utf8"));
+  process.kill(first, "SIGKILL");
+  const killed = await pending;
+  assert.equal(killed.isError, true);
+  assert.match(killed.text, /^fake \(.*\): the server it exited \(signal SIGKILL\)/);
+  const again = await ok(c, "code_nav", {
+    operation: "definition",
+    path: "x.fake",
+    line: 1,
+    column: 5,
+  });
+  assert.match(again.text, /^fake: 1 result\nx\.fake:1:5$/);
+  const second = Number(readFileSync(pidFile, "utf8"));
+  assert.notEqual(second, first);
+  await c.close();
+  await until(() => !alive(second), "the server to end with toolhost");
+});
+
+test(
+  "a server that never answers initialize: refused after the time limit; ping still answers",
+  POSIX,
+  async () => {
+    const { c } = startFake("hang-initialize");
+    const pending = call(c, "code_nav", { operation: "definition", path: "x.fake", line: 1 });
+    const ping = await c.request("ping", undefined, 5000);
+    assert.deepEqual(ping.result, {}, "ping answered while the server hangs");
+    const hung = await pending;
+    assert.equal(hung.isError, true);
+    assert.match(
+      hung.text,
+      /fake could not be started for .*: initialize got no answer within 30 s/,
+    );
+  },
+);
+
+test(
+  "a server that floods its output with a header that never ends is stopped",
+  POSIX,
+  async () => {
+    const { c } = startFake("flood");
+    const flooded = await call(c, "code_nav", { operation: "definition", path: "x.fake", line: 1 });
+    assert.equal(flooded.isError, true);
+    assert.match(flooded.text, /wrote a header longer than 8192 bytes/);
+  },
+);
+
+test("a server that crashes at every request is not started a fourth time", POSIX, async () => {
+  const { c } = startFake("crash");
+  for (let i = 0; i < 3; i++) {
+    const crashed = await call(c, "code_nav", { operation: "definition", path: "x.fake", line: 1 });
+    assert.equal(crashed.isError, true);
+    assert.match(crashed.text, /exited \(code 3\)/);
+  }
+  const refused = await call(c, "code_nav", { operation: "definition", path: "x.fake", line: 1 });
+  assert.equal(refused.isError, true);
+  assert.match(refused.text, /ended 3 times .*not started again until toolhost restarts/);
+});
+
+test(
+  "a binary file and one over 4 MB with a source extension are refused, never sent",
+  POSIX,
+  async () => {
+    const { c, root } = startFake("ok");
+    writeFileSync(join(root, "bin.fake"), new Uint8Array([0x7f, 0x45, 0x4c, 0x46, 0, 1, 2]));
+    writeFileSync(join(root, "big.fake"), "x".repeat(5 * 1024 * 1024));
+    const binary = await call(c, "code_nav", {
+      operation: "definition",
+      path: "bin.fake",
+      line: 1,
+    });
+    assert.equal(binary.isError, true);
+    assert.match(binary.text, /bin\.fake is a binary file, not source code/);
+    const big = await call(c, "code_nav", { operation: "definition", path: "big.fake", line: 1 });
+    assert.equal(big.isError, true);
+    assert.match(big.text, /big\.fake is 5242880 bytes, over the 4194304-byte limit/);
+    const fine = await ok(c, "code_nav", {
+      operation: "definition",
+      path: "x.fake",
+      line: 1,
+      column: 5,
+    });
+    assert.match(fine.text, /^fake: 1 result/);
+  },
+);
+
+test(
+  "a pull-only server (textDocument/diagnostic): an edit's new error, then its fix",
+  POSIX,
+  async () => {
+    const { c } = startFake("pull");
+    const none = await ok(c, "code_nav", { operation: "diagnostics", path: "x.fake" });
+    assert.match(none.text, /^fake: 0 results/);
+    const broke = await ok(c, "edit_file", {
+      path: "x.fake",
+      edits: [{ old_string: "thing", new_string: "BAD" }],
+    });
+    assert.match(
+      broke.text,
+      /diagnostics \(fake\): this edit introduced 1 error\nx\.fake:1:1 error BAD is not allowed here$/,
+    );
+    const fixed = await ok(c, "edit_file", {
+      path: "x.fake",
+      edits: [{ old_string: "BAD", new_string: "thing" }],
+    });
+    assert.match(fixed.text, /diagnostics \(fake\): no new errors; 1 fixed$/);
+  },
+);
+
+test("SIGKILL of toolhost: the watchdog ends its language server too", POSIX, async () => {
+  const { c, pidFile } = startFake("ok");
+  await ok(c, "code_nav", { operation: "definition", path: "x.fake", line: 1, column: 5 });
+  const server = Number(readFileSync(pidFile, "utf8"));
+  assert.ok(alive(server));
+  c.child.kill("SIGKILL");
+  await until(() => !alive(server), "the watchdog to kill the server");
+});
+
+test("a rename that would change a file outside the roots is refused whole", POSIX, async () => {
+  const outside = join(mkdtempSync(join(tmpdir(), "toolhost-outside-")), "victim.fake");
+  writeFileSync(outside, "let thing = 2;\n");
+  const { c, root } = startFake("ok", { FAKE_LSP_OUTSIDE: outside });
+  const refused = await call(c, "rename_symbol", {
+    path: "x.fake",
+    symbol: "thing",
+    new_name: "other",
+  });
+  assert.equal(refused.isError, true);
+  assert.match(
+    refused.text,
+    /would change 1 file\(s\) outside the allowed roots .*victim\.fake.*nothing was changed/,
+  );
+  assert.equal(readFileSync(outside, "utf8"), "let thing = 2;\n");
+  assert.equal(readFileSync(join(root, "x.fake"), "utf8"), "let thing = 1;\n");
+});
+
+test(
+  "a rename inside the roots: the reply counts the edits, one undo reverts it",
+  POSIX,
+  async () => {
+    const { c, root } = startFake("ok");
+    const renamed = await ok(c, "rename_symbol", {
+      path: "x.fake",
+      symbol: "thing",
+      new_name: "other",
+    });
+    assert.match(renamed.text, /^fake: renamed to other: 1 edit in 1 file\nx\.fake \(1\)$/);
+    assert.equal(readFileSync(join(root, "x.fake"), "utf8"), "let other = 1;\n");
+    await ok(c, "undo", {});
+    assert.equal(readFileSync(join(root, "x.fake"), "utf8"), "let thing = 1;\n");
+  },
+);

@@ -1,0 +1,245 @@
+/**
+ * One language server process and the JSON-RPC conversation with it over its stdio: requests
+ * with ids and time limits, notifications both ways, and the few requests servers make of a
+ * client answered here. The process is started like every process toolhost starts (its own
+ * group, marked, killed with toolhost and by the watchdog if toolhost is killed outright).
+ */
+import type { ChildProcess } from "node:child_process";
+import process from "node:process";
+import { spawnInGroup, terminateGroup } from "../../../_lib/processes/mod.ts";
+import { frame, FrameReader } from "./_framing.ts";
+
+/** TOOLHOST_LSP_TRACE=1: every message's method (or id) and size to stderr, for debugging. */
+const TRACE = process.env.TOOLHOST_LSP_TRACE === "1";
+
+function trace(direction: string, message: Record<string, unknown>): void {
+  if (!TRACE) return;
+  const text = JSON.stringify(message);
+  console.error(`lsp ${direction} ${Date.now() % 100000} ${text.slice(0, 300)}`);
+}
+
+/** How much of a server's stderr is kept to explain a failure. */
+const STDERR_TAIL = 4096;
+
+export class RequestFailed extends Error {
+  constructor(message: string, readonly code?: number) {
+    super(message);
+  }
+}
+
+export interface Spawned {
+  command: string;
+  args: string[];
+  cwd: string;
+  env?: Record<string, string>;
+}
+
+type Handler = (params: unknown) => unknown;
+
+interface Waiting {
+  resolve(value: unknown): void;
+  reject(error: Error): void;
+  timer: ReturnType<typeof setTimeout>;
+}
+
+export class Connection {
+  readonly child: ChildProcess;
+  readonly pid: number | undefined;
+  #nextId = 1;
+  #waiting = new Map<number, Waiting>();
+  #reader = new FrameReader();
+  #notifications = new Map<string, Handler>();
+  #requests = new Map<string, Handler>();
+  #stderr = "";
+  #closed: string | undefined;
+  #stopping = false;
+  #onClose: ((why: string) => void)[] = [];
+
+  constructor(spec: Spawned) {
+    this.child = spawnInGroup(spec.command, spec.args, {
+      cwd: spec.cwd,
+      env: { ...process.env, ...spec.env },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    this.pid = this.child.pid;
+    this.child.stdout!.on("data", (chunk: Uint8Array) => this.#receive(chunk));
+    this.child.stderr!.on("data", (chunk: Uint8Array) => {
+      this.#stderr = (this.#stderr + new TextDecoder().decode(chunk)).slice(-STDERR_TAIL);
+    });
+    this.child.stdin!.on("error", () => {}); // an exit shows on "exit"
+    this.child.on("error", (error) => this.#close(`it could not be started: ${error.message}`));
+    this.child.on("exit", (code, signal) =>
+      this.#close(
+        this.#stopping
+          ? "it was stopped"
+          : `it exited (${signal ? `signal ${signal}` : `code ${code}`})`,
+      ));
+  }
+
+  /** Why the connection is over, once it is. */
+  get closed(): string | undefined {
+    return this.#closed;
+  }
+
+  /** The last lines the server wrote to stderr, for an error message. */
+  get stderrTail(): string {
+    return this.#stderr.trim().split("\n").slice(-5).join("\n").slice(-1000);
+  }
+
+  onClose(listener: (why: string) => void): void {
+    if (this.#closed) listener(this.#closed);
+    else this.#onClose.push(listener);
+  }
+
+  onNotification(method: string, handler: Handler): void {
+    this.#notifications.set(method, handler);
+  }
+
+  /** Answers a request the server makes; an unknown one gets "method not found". */
+  onRequest(method: string, handler: Handler): void {
+    this.#requests.set(method, handler);
+  }
+
+  request<T = unknown>(
+    method: string,
+    params: unknown,
+    timeoutMs: number,
+    signal?: AbortSignal,
+  ): Promise<T> {
+    if (this.#closed) return Promise.reject(new RequestFailed(`the server ${this.#closed}`));
+    const id = this.#nextId++;
+    return new Promise<T>((resolve, reject) => {
+      const stop = () => {
+        this.#settle(id);
+        this.notify("$/cancelRequest", { id });
+        reject(new RequestFailed(`${method} was stopped`));
+      };
+      const timer = setTimeout(() => {
+        signal?.removeEventListener("abort", stop);
+        this.#waiting.delete(id);
+        this.notify("$/cancelRequest", { id });
+        reject(new RequestFailed(`${method} got no answer within ${timeoutMs / 1000} s`));
+      }, timeoutMs);
+      this.#waiting.set(id, {
+        resolve: (value) => {
+          signal?.removeEventListener("abort", stop);
+          resolve(value as T);
+        },
+        reject: (error) => {
+          signal?.removeEventListener("abort", stop);
+          reject(error);
+        },
+        timer,
+      });
+      signal?.addEventListener("abort", stop, { once: true });
+      this.#send({ jsonrpc: "2.0", id, method, params });
+    });
+  }
+
+  notify(method: string, params: unknown): void {
+    if (!this.#closed) this.#send({ jsonrpc: "2.0", method, params });
+  }
+
+  /** Asks the server to shut down, then ends its process group whatever it does. */
+  async stop(graceMs = 1000): Promise<void> {
+    this.#stopping = true;
+    if (!this.#closed) {
+      await this.request("shutdown", null, graceMs).catch(() => {});
+      this.notify("exit", null);
+    }
+    if (this.pid !== undefined) await terminateGroup(this.pid, graceMs);
+    this.#close("it was stopped");
+  }
+
+  /** Ends the process group at once (a crash of ours, a memory ceiling, a hang). */
+  kill(why: string): void {
+    if (this.pid !== undefined) void terminateGroup(this.pid, 0, "SIGKILL");
+    this.#close(why);
+  }
+
+  #send(message: Record<string, unknown>): void {
+    trace(">", message);
+    try {
+      this.child.stdin!.write(frame(message));
+    } catch {
+      // the exit handler reports it
+    }
+  }
+
+  #settle(id: number): Waiting | undefined {
+    const waiting = this.#waiting.get(id);
+    if (!waiting) return undefined;
+    clearTimeout(waiting.timer);
+    this.#waiting.delete(id);
+    return waiting;
+  }
+
+  #receive(chunk: Uint8Array): void {
+    let messages: unknown[];
+    try {
+      messages = this.#reader.push(chunk);
+    } catch (error) {
+      this.kill(`it wrote ${(error as Error).message} on its output`);
+      return;
+    }
+    for (const message of messages) this.#dispatch(message as Record<string, unknown>);
+  }
+
+  #dispatch(message: Record<string, unknown>): void {
+    if (message === null || typeof message !== "object") return;
+    trace("<", message);
+    const { id, method } = message;
+    if (typeof method !== "string") {
+      if (typeof id !== "number") return;
+      const waiting = this.#settle(id);
+      if (!waiting) return;
+      const error = message.error as { message?: unknown; code?: unknown } | undefined;
+      if (error) {
+        waiting.reject(
+          new RequestFailed(
+            String(error.message ?? "error").slice(0, 500),
+            typeof error.code === "number" ? error.code : undefined,
+          ),
+        );
+      } else waiting.resolve(message.result ?? null);
+      return;
+    }
+    if (id === undefined) {
+      try {
+        this.#notifications.get(method)?.(message.params);
+      } catch {
+        // a handler's fault must not stop the stream
+      }
+      return;
+    }
+    const handler = this.#requests.get(method);
+    if (!handler) {
+      this.#send({ jsonrpc: "2.0", id, error: { code: -32601, message: "not supported" } });
+      return;
+    }
+    let result: unknown = null;
+    try {
+      result = handler(message.params) ?? null;
+    } catch (error) {
+      this.#send({ jsonrpc: "2.0", id, error: { code: -32603, message: String(error) } });
+      return;
+    }
+    this.#send({ jsonrpc: "2.0", id, result });
+  }
+
+  #close(why: string): void {
+    if (this.#closed) return;
+    this.#closed = why;
+    for (const id of [...this.#waiting.keys()]) {
+      this.#settle(id)!.reject(new RequestFailed(`the server ${why}`));
+    }
+    try {
+      this.child.stdin?.destroy();
+      this.child.stdout?.destroy();
+      this.child.stderr?.destroy();
+    } catch {
+      // already gone
+    }
+    for (const listener of this.#onClose.splice(0)) listener(why);
+  }
+}

@@ -1,0 +1,82 @@
+/**
+ * Source files as a language server sees them: read through the sandbox (never through a link
+ * out of the roots), bounded, text only; and the conversions between the 1-based line and column
+ * a model gives and LSP's 0-based UTF-16 positions.
+ */
+import { ToolError } from "../../../../mcp/tool.ts";
+import type { Sandbox } from "../../../_lib/sandbox/mod.ts";
+
+/** Larger files are not sent to a server (a minified bundle would only slow it down). */
+export const MAX_SOURCE_BYTES = 4 * 1024 * 1024;
+
+export interface Source {
+  text: string;
+  mtimeMs: number;
+  size: number;
+}
+
+/** Reads `real` (a path the sandbox checked) as UTF-8 text, refusing big or binary files. */
+export async function readSource(sandbox: Sandbox, real: string): Promise<Source> {
+  const handle = await sandbox.openForReading(real);
+  try {
+    const info = await handle.stat();
+    if (info.size > MAX_SOURCE_BYTES) {
+      throw new ToolError(
+        `${sandbox.display(real)} is ${info.size} bytes, over the ${MAX_SOURCE_BYTES}-byte limit ` +
+          "for a language server query; use grep or read_file on it",
+      );
+    }
+    const bytes = await handle.readFile();
+    if (bytes.includes(0)) {
+      throw new ToolError(`${sandbox.display(real)} is a binary file, not source code`);
+    }
+    let text: string;
+    try {
+      // The BOM is kept as a character, so what is written back is byte for byte the same.
+      text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
+    } catch {
+      throw new ToolError(`${sandbox.display(real)} is not UTF-8 text`);
+    }
+    return { text, mtimeMs: info.mtimeMs, size: info.size };
+  } finally {
+    await handle.close();
+  }
+}
+
+export interface Position {
+  line: number;
+  character: number;
+}
+
+/** The LSP position of 1-based `line` and `column` in `text`, or a clear refusal. */
+export function positionIn(text: string, line: number, column: number, shown: string): Position {
+  const lines = text.split("\n");
+  if (text.endsWith("\n")) lines.pop();
+  if (line > lines.length) {
+    throw new ToolError(
+      `line ${line} is past the end of ${shown} (${lines.length} lines); give a line in 1..${lines.length}`,
+    );
+  }
+  const length = lines[line - 1].replace(/\r$/, "").length;
+  if (column > length + 1) {
+    throw new ToolError(
+      `column ${column} is past the end of line ${line} of ${shown} (${length} characters); ` +
+        `give a column in 1..${length + 1}`,
+    );
+  }
+  return { line: line - 1, character: column - 1 };
+}
+
+/** The text offset of an LSP position (clamped to the text, as servers may round). */
+export function offsetOf(text: string, position: Position, starts = lineStarts(text)): number {
+  const line = Math.min(Math.max(position.line, 0), starts.length - 1);
+  const start = starts[line];
+  const end = line + 1 < starts.length ? starts[line + 1] : text.length;
+  return Math.min(start + Math.max(position.character, 0), end);
+}
+
+export function lineStarts(text: string): number[] {
+  const starts = [0];
+  for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) starts.push(i + 1);
+  return starts;
+}

@@ -1,0 +1,38 @@
+/**
+ * Language servers for the code tools: which server answers a file, a running server kept in
+ * step with the files (toolhost's own writes and anyone else's), and the conversions between
+ * paths and the URIs servers speak. The tools see only this face.
+ *
+ * @example
+ * const server = await serverFor(real, sandbox.roots[0], shown, ctx.config);
+ * await syncForQuery(server, sandbox, [real]);
+ * const result = await server.connection.request("textDocument/hover", params, 10_000);
+ */
+export { runningFor, runningServers, serverFor } from "./_pool.ts";
+export type { Diagnostic, LanguageServer } from "./_server.ts";
+export { RequestFailed } from "./_connection.ts";
+export { lineStarts, offsetOf, type Position, positionIn, readSource } from "./_documents.ts";
+export { findProgram } from "./_servers.ts";
+export { pathOf, uriOf } from "./_uris.ts";
+export {
+  groupedLines,
+  hoverText,
+  type Place,
+  placeLines,
+  placeOf,
+  placesOf,
+} from "./_locations.ts";
+export { resolveNamePath } from "./_symbols.ts";
+export { ask, syncForQuery } from "./_sync.ts";
+export {
+  LOADING_WAIT_MS,
+  type PointArgs,
+  type Target,
+  targetFile,
+  targetPosition,
+} from "./_target.ts";
+export { compareErrors, diagnosticLine, severityName } from "./_diagnostics.ts";
+export { currentDiagnostics, fileDiagnostics } from "./_file_diagnostics.ts";
+export { applyEdits, editsByUri, type TextEdit } from "./_workspace_edit.ts";
+/** The base protocol's framing, also for the benchmark's bare client. */
+export { frame, FrameReader } from "./_framing.ts";
