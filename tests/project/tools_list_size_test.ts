@@ -25,8 +25,11 @@ import { scratchDir } from "../helpers/file_tools.ts";
 import { initializeParams } from "../helpers/in_process.ts";
 import type { Message } from "../helpers/raw_client.ts";
 
-/** The 23 tools' bytes, `force`, the code family's four tools, and an icon for each of 32. */
-const BUDGET = 43_377 + 258 + 88 + 2_976 + 2_994 + 32 * 254;
+/**
+ * The 23 tools' bytes, `force`, the code family's four tools, an icon for each of 32, and the 18
+ * bytes the merged whole measured beyond those sums.
+ */
+const BUDGET = 43_377 + 258 + 88 + 2_976 + 2_994 + 18 + 32 * 254;
 
 /** The tools/list reply line (with its newline) and each tool's share of it. */
 async function toolsListLine(
@@ -96,8 +99,9 @@ test(`the whole tools/list answer stays within ${BUDGET.toLocaleString("en")} by
  * with the family icons, to 25,277).
  */
 const PROFILE_BUDGETS: Record<Exclude<ToolProfile, "full">, number> = {
-  "companion": 27_500,
-  "read-only": 25_300,
+  // Measured with the code family and icons: 31,675 and 29,274 bytes.
+  "companion": 31_700,
+  "read-only": 29_300,
 };
 
 for (const [profile, budget] of Object.entries(PROFILE_BUDGETS)) {
