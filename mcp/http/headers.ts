@@ -137,3 +137,9 @@ export function decodeHeaderValue(raw: string, label: string): string {
     throw mismatch(`${label} does not decode to UTF-8 text`);
   }
 }
+
+/** Whether a request's params name a 2026-07-28 version in `_meta` (else it is legacy). */
+export function isModern(params: unknown): boolean {
+  return isPlainObject(params) && isPlainObject(params._meta) &&
+    META_PROTOCOL_VERSION in params._meta;
+}

@@ -26,7 +26,7 @@ import type { TransportConnection } from "../transport.ts";
 import { readBody } from "./body.ts";
 import { type Accepts, accepts, Exchange, SSE_HEADERS } from "./exchange.ts";
 import { type HttpGuard, requestPath } from "./guard.ts";
-import { checkModernHeaders, type HeaderParam, headerParamsOf } from "./headers.ts";
+import { checkModernHeaders, type HeaderParam, headerParamsOf, isModern } from "./headers.ts";
 import { errorResponse, modernStatus } from "./replies.ts";
 import { HttpSession } from "./session.ts";
 import { SseStream } from "./sse.ts";
@@ -496,9 +496,4 @@ export class HttpTransport {
       }
     }
   }
-}
-
-function isModern(params: unknown): boolean {
-  return isPlainObject(params) && isPlainObject(params._meta) &&
-    META_PROTOCOL_VERSION in params._meta;
 }
