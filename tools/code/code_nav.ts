@@ -2,21 +2,11 @@ import { defineTool, type ToolContext, ToolError } from "../../mcp/tool.ts";
 import { READ_ONLY } from "../_lib/declarations/annotations.ts";
 import { pathProperty } from "../_lib/declarations/path_properties.ts";
 import { Sandbox } from "../_lib/sandbox/mod.ts";
-import {
-  ask,
-  diagnosticLine,
-  fileDiagnostics,
-  groupedLines,
-  hoverText,
-  pathOf,
-  type Place,
-  placeLines,
-  placeOf,
-  placesOf,
-  runningServers,
-  targetFile,
-  targetPosition,
-} from "./_lib/lsp/mod.ts";
+import type { Place } from "./_lib/lsp/mod.ts";
+import { loadLsp, type Lsp } from "./_lib/lsp_load.ts";
+
+/** The language-server package, loaded by the first call (lsp_load.ts): never at start-up. */
+let lsp: Lsp;
 
 const OPERATIONS = [
   "definition",
@@ -98,6 +88,7 @@ export default defineTool({
     required: ["server", "count"],
   },
   async run(args, ctx) {
+    lsp = await loadLsp();
     const operation = args.operation as Operation;
     if (operation === "diagnostics") {
       const sandbox = await Sandbox.of(ctx);
@@ -106,21 +97,21 @@ export default defineTool({
         return page(projectDiagnostics(sandbox, resolved.real), "running servers", args, ctx);
       }
     }
-    const target = await targetFile(args.path, ctx);
+    const target = await lsp.targetFile(args.path, ctx);
     const server = target.server;
     let answer: Answer;
     if (operation === "diagnostics") {
-      const found = await fileDiagnostics(target, ctx.signal);
+      const found = await lsp.fileDiagnostics(target, ctx.signal);
       answer = {
-        lines: found.items.map((d) => diagnosticLine(target.shown, d)),
+        lines: found.items.map((d) => lsp.diagnosticLine(target.shown, d)),
         places: found.items.map((d) =>
-          placeOf(target.uri, d.range, target.sandbox, d.message.split("\n")[0])
+          lsp.placeOf(target.uri, d.range, target.sandbox, d.message.split("\n")[0])
         ),
         count: found.items.length,
         note: found.note,
       };
     } else if (operation === "workspace_symbols") {
-      const symbols = await ask<unknown[]>(server, "workspace/symbol", {
+      const symbols = await lsp.ask<unknown[]>(server, "workspace/symbol", {
         query: args.query ?? "",
       }, ctx.signal);
       const places = (symbols ?? []).flatMap((s) => {
@@ -130,11 +121,11 @@ export default defineTool({
         };
         if (!location?.uri) return [];
         const range = location.range ?? { start: { line: 0, character: 0 } };
-        return [placeOf(location.uri, range, target.sandbox, name)];
+        return [lsp.placeOf(location.uri, range, target.sandbox, name)];
       });
-      answer = { lines: placeLines(places), places, count: places.length };
+      answer = { lines: lsp.placeLines(places), places, count: places.length };
     } else {
-      const position = await targetPosition(target, args, ctx);
+      const position = await lsp.targetPosition(target, args, ctx);
       const at = { textDocument: { uri: target.uri }, position };
       answer = await navigate(operation, target, at, ctx);
     }
@@ -169,20 +160,20 @@ export default defineTool({
 
 async function navigate(
   operation: Operation,
-  target: Awaited<ReturnType<typeof targetFile>>,
+  target: Awaited<ReturnType<typeof lsp.targetFile>>,
   at: { textDocument: { uri: string }; position: { line: number; character: number } },
   ctx: ToolContext,
 ): Promise<Answer> {
   const { server, sandbox } = target;
   switch (operation) {
     case "hover": {
-      const hover = await ask<{ contents?: unknown } | null>(
+      const hover = await lsp.ask<{ contents?: unknown } | null>(
         server,
         "textDocument/hover",
         at,
         ctx.signal,
       );
-      const text = hoverText(hover?.contents).trim();
+      const text = lsp.hoverText(hover?.contents).trim();
       return {
         lines: text ? [text.slice(0, 6000)] : ["(no hover information here)"],
         places: [],
@@ -190,21 +181,21 @@ async function navigate(
       };
     }
     case "references": {
-      const found = await ask<unknown>(server, "textDocument/references", {
+      const found = await lsp.ask<unknown>(server, "textDocument/references", {
         ...at,
         context: { includeDeclaration: true },
       }, ctx.signal);
-      const places = placesOf(found, sandbox);
+      const places = lsp.placesOf(found, sandbox);
       const files = new Set(places.map((p) => p.path)).size;
       return {
-        lines: [`${places.length} references in ${files} files`, ...groupedLines(places)],
+        lines: [`${places.length} references in ${files} files`, ...lsp.groupedLines(places)],
         places,
         count: places.length,
       };
     }
     case "incoming_calls":
     case "outgoing_calls": {
-      const items = await ask<unknown[] | null>(
+      const items = await lsp.ask<unknown[] | null>(
         server,
         "textDocument/prepareCallHierarchy",
         at,
@@ -214,7 +205,7 @@ async function navigate(
         return { lines: ["(no callable symbol here)"], places: [], count: 0 };
       }
       const incoming = operation === "incoming_calls";
-      const calls = await ask<Record<string, unknown>[] | null>(
+      const calls = await lsp.ask<Record<string, unknown>[] | null>(
         server,
         incoming ? "callHierarchy/incomingCalls" : "callHierarchy/outgoingCalls",
         { item: items[0] },
@@ -226,16 +217,16 @@ async function navigate(
           uri: string;
           selectionRange: { start: { line: number; character: number } };
         };
-        return placeOf(item.uri, item.selectionRange, sandbox, item.name);
+        return lsp.placeOf(item.uri, item.selectionRange, sandbox, item.name);
       });
-      return { lines: placeLines(places), places, count: places.length };
+      return { lines: lsp.placeLines(places), places, count: places.length };
     }
     default: {
       const method = METHODS[operation];
       if (!method) throw new ToolError(`unknown operation ${operation}`);
-      const found = await ask<unknown>(server, method, at, ctx.signal);
-      const places = placesOf(found, sandbox);
-      return { lines: placeLines(places), places, count: places.length };
+      const found = await lsp.ask<unknown>(server, method, at, ctx.signal);
+      const places = lsp.placesOf(found, sandbox);
+      return { lines: lsp.placeLines(places), places, count: places.length };
     }
   }
 }
@@ -244,19 +235,22 @@ async function navigate(
 function projectDiagnostics(sandbox: Sandbox, dir: string): Answer {
   const lines: { severity: number; line: string }[] = [];
   const places: Place[] = [];
-  for (const server of runningServers()) {
+  for (const server of lsp.runningServers()) {
     for (const [uri, items] of server.allPublished()) {
-      const path = pathOf(uri);
+      const path = lsp.pathOf(uri);
       if (!path || !(path === dir || path.startsWith(dir + "/")) || !sandbox.contains(path)) {
         continue;
       }
       for (const d of items) {
-        lines.push({ severity: d.severity ?? 1, line: diagnosticLine(sandbox.display(path), d) });
-        places.push(placeOf(uri, d.range, sandbox, d.message.split("\n")[0]));
+        lines.push({
+          severity: d.severity ?? 1,
+          line: lsp.diagnosticLine(sandbox.display(path), d),
+        });
+        places.push(lsp.placeOf(uri, d.range, sandbox, d.message.split("\n")[0]));
       }
     }
   }
-  if (runningServers().length === 0) {
+  if (lsp.runningServers().length === 0) {
     throw new ToolError(
       `no language server is running for ${sandbox.display(dir)}; ask for a file's diagnostics ` +
         "first (that starts its server), then the directory's",

@@ -16,17 +16,11 @@ import {
   type ToolContext,
 } from "../../mcp/tool.ts";
 import { Sandbox } from "../_lib/sandbox/mod.ts";
-import {
-  compareErrors,
-  currentDiagnostics,
-  type Diagnostic,
-  diagnosticLine,
-  type LanguageServer,
-  readSource,
-  runningFor,
-  runningServers,
-  uriOf,
-} from "./_lib/lsp/mod.ts";
+import type { Diagnostic, LanguageServer } from "./_lib/lsp/mod.ts";
+import { type Lsp, lspIfLoaded } from "./_lib/lsp_load.ts";
+
+/** Set once a code tool has loaded the language-server package (lsp_load.ts); before, none runs. */
+let lsp: Lsp;
 
 /** The tools whose edits are checked; the keys name the argument holding the file, if one. */
 export const DIAGNOSTICS_DEADLINE_MS = 2000;
@@ -55,7 +49,7 @@ function editedPaths(ctx: ToolContext): string[] {
 export default defineToolHook({
   name: "code_diagnostics",
   before(_tool: Tool, ctx: ToolContext) {
-    if (!ctx.config.code.diagnosticsAfterEdit || runningServers().length === 0) return;
+    if (!ctx.config.code.diagnosticsAfterEdit || !serversRunning()) return;
     // Driven by what the tool declares it writes, never by its name.
     const [path] = editedPaths(ctx);
     if (path === undefined) return;
@@ -72,26 +66,34 @@ export default defineToolHook({
     const writes = call.ctx.writes;
     const wrote = writes.planned.length > 0 || writes.named.length > 0 ||
       writes.reported.length > 0;
-    if (!wrote || runningServers().length === 0) return;
+    if (!wrote || !serversRunning()) return;
     return afterEdit(call).catch((error) => {
       call.ctx.log("debug", `code diagnostics: ${(error as Error).message}`);
     });
   },
 });
 
+/** Whether a language server runs; none can before a code tool has loaded the package. */
+function serversRunning(): boolean {
+  const loaded = lspIfLoaded();
+  if (loaded === undefined) return false;
+  lsp = loaded;
+  return loaded.runningServers().length > 0;
+}
+
 /** Opens `path` in the servers running for it and starts taking its diagnostics as they are. */
 async function baseline(path: string, ctx: ToolContext): Promise<Baseline[]> {
   const sandbox = await Sandbox.of(ctx);
   const { real, exists } = await sandbox.resolve(path);
-  const servers = runningFor(real, ctx.config);
+  const servers = lsp.runningFor(real, ctx.config);
   if (servers.length === 0) return [];
-  const source = exists ? await readSource(sandbox, real).catch(() => undefined) : undefined;
+  const source = exists ? await lsp.readSource(sandbox, real).catch(() => undefined) : undefined;
   const deadline = Date.now() + 10_000; // bounded again by the deadline after the edit
   return servers.map((server) => {
-    const uri = uriOf(real);
+    const uri = lsp.uriOf(real);
     if (source) server.syncDocument(uri, source.text, source.mtimeMs, source.size);
     const before = source
-      ? currentDiagnostics(server, uri, deadline).then((found) =>
+      ? lsp.currentDiagnostics(server, uri, deadline).then((found) =>
         found.note ? undefined : found.items
       )
       : Promise.resolve([]);
@@ -112,7 +114,7 @@ async function afterEdit(call: FinishedCall): Promise<void> {
     set.add(real);
     touched.set(server, set);
   };
-  for (const server of runningServers()) {
+  for (const server of lsp.runningServers()) {
     for (const { uri, path, gone } of await server.changedOnDisk()) {
       if (gone || !sandbox.contains(path)) {
         server.closeDocument(uri, gone);
@@ -128,8 +130,8 @@ async function afterEdit(call: FinishedCall): Promise<void> {
     if (resolved) named.push(resolved.real);
   }
   for (const real of new Set(named)) {
-    for (const server of runningFor(real, ctx.config)) {
-      server.fileChanged(uriOf(real), 2);
+    for (const server of lsp.runningFor(real, ctx.config)) {
+      server.fileChanged(lsp.uriOf(real), 2);
       note(server, real);
     }
   }
@@ -146,8 +148,8 @@ async function afterEdit(call: FinishedCall): Promise<void> {
   const labels = new Set<string>();
   await Promise.all([...touched].flatMap(([server, reals]) =>
     [...reals].map(async (real) => {
-      const uri = uriOf(real);
-      const source = await readSource(sandbox, real).catch(() => undefined);
+      const uri = lsp.uriOf(real);
+      const source = await lsp.readSource(sandbox, real).catch(() => undefined);
       if (!source) {
         server.closeDocument(uri, true);
         return;
@@ -163,7 +165,7 @@ async function afterEdit(call: FinishedCall): Promise<void> {
       // A server that neither answers pulls nor ever published anything gives no diagnostics.
       if (!server.pulls && server.sequence === 0) return;
       labels.add(server.choice.label);
-      const after = await currentDiagnostics(server, uri, deadline);
+      const after = await lsp.currentDiagnostics(server, uri, deadline);
       const before = base ? await within(base.before, deadline) : previous;
       if (after.note && before !== undefined && !before.some((d) => (d.severity ?? 1) === 1)) {
         // Some servers (typescript-language-server) publish nothing when a clean file stays
@@ -179,13 +181,13 @@ async function afterEdit(call: FinishedCall): Promise<void> {
         // What it had before is not known: its errors now, said as such.
         const errors = after.items.filter((d) => (d.severity ?? 1) === 1);
         unknown += errors.length;
-        for (const d of errors) lines.push(diagnosticLine(sandbox.display(real), d));
+        for (const d of errors) lines.push(lsp.diagnosticLine(sandbox.display(real), d));
         return;
       }
-      const { introduced, fixed } = compareErrors(before, after.items);
+      const { introduced, fixed } = lsp.compareErrors(before, after.items);
       introducedCount += introduced.length;
       fixedCount += fixed;
-      for (const d of introduced) lines.push(diagnosticLine(sandbox.display(real), d));
+      for (const d of introduced) lines.push(lsp.diagnosticLine(sandbox.display(real), d));
     })
   ));
   if (!check || labels.size === 0) return;

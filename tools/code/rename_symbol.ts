@@ -2,15 +2,7 @@ import { defineTool, ToolError } from "../../mcp/tool.ts";
 import { CHANGES_FILES } from "../_lib/declarations/annotations.ts";
 import { whileChanging, writeFileAtomic } from "../_lib/sandbox/mod.ts";
 import { pathProperty } from "../_lib/declarations/path_properties.ts";
-import {
-  applyEdits,
-  ask,
-  editsByUri,
-  pathOf,
-  readSource,
-  targetFile,
-  targetPosition,
-} from "./_lib/lsp/mod.ts";
+import { loadLsp } from "./_lib/lsp_load.ts";
 
 interface Planned {
   real: string;
@@ -61,7 +53,8 @@ export default defineTool({
     required: ["server", "edits", "files"],
   },
   async run(args, ctx) {
-    const target = await targetFile(args.path, ctx);
+    const lsp = await loadLsp();
+    const target = await lsp.targetFile(args.path, ctx);
     const { server, sandbox } = target;
     if (target.loading) {
       throw new ToolError(
@@ -69,14 +62,14 @@ export default defineTool({
           "could miss places. Try again shortly; nothing was changed.",
       );
     }
-    const position = await targetPosition(target, args, ctx);
+    const position = await lsp.targetPosition(target, args, ctx);
     const at = { textDocument: { uri: target.uri }, position };
     const provider = server.capabilities.renameProvider;
     if (!provider) throw new ToolError(`${server.choice.label} does not offer renames`);
     if (
       typeof provider === "object" && (provider as { prepareProvider?: boolean }).prepareProvider
     ) {
-      const prepared = await ask(server, "textDocument/prepareRename", at, ctx.signal).catch(
+      const prepared = await lsp.ask(server, "textDocument/prepareRename", at, ctx.signal).catch(
         (error) => {
           throw new ToolError(`${(error as Error).message}; nothing was changed`);
         },
@@ -90,17 +83,17 @@ export default defineTool({
         );
       }
     }
-    const edit = await ask(
+    const edit = await lsp.ask(
       server,
       "textDocument/rename",
       { ...at, newName: args.new_name },
       ctx.signal,
     );
-    const byUri = editsByUri(edit);
+    const byUri = lsp.editsByUri(edit);
     const outside: string[] = [];
     const files: { uri: string; real: string; shown: string }[] = [];
     for (const uri of byUri.keys()) {
-      const path = pathOf(uri);
+      const path = lsp.pathOf(uri);
       const resolved = path === undefined
         ? undefined
         : await sandbox.resolve(path).catch(() => undefined);
@@ -118,7 +111,7 @@ export default defineTool({
     return await whileChanging(async () => {
       const planned: Planned[] = [];
       for (const file of files) {
-        const source = await readSource(sandbox, file.real);
+        const source = await lsp.readSource(sandbox, file.real);
         const seen = server.openText(file.uri);
         if (seen !== undefined && seen !== source.text) {
           throw new ToolError(
@@ -127,7 +120,7 @@ export default defineTool({
           );
         }
         const edits = byUri.get(file.uri)!;
-        const after = applyEdits(source.text, edits, file.shown);
+        const after = lsp.applyEdits(source.text, edits, file.shown);
         if (after !== source.text) {
           planned.push({ ...file, before: source.text, after, edits: edits.length });
         }
