@@ -9,11 +9,19 @@
   const TOKEN_KEY = "toolhost-token";
   const HOST_TIMEOUT_MS = 30000;
   const POLL_MS = 1500;
+  const LIST_EVERY = 4;
   let framed = globalThis.parent !== globalThis;
   let nextId = 1;
   const waiting = new Map();
   const $ = (selector) => document.querySelector(selector);
-  const state = { side: false, offset: 0, generation: 0, polling: undefined, procs: new Map() };
+  const state = {
+    side: false,
+    offset: 0,
+    generation: 0,
+    polling: undefined,
+    pollRun: 0,
+    procs: new Map(),
+  };
 
   function el(tag, attrs, ...children) {
     const node = document.createElement(tag);
@@ -411,9 +419,23 @@
   }
 
   // --- Background processes ---
-  async function pollProcesses() {
+  // Output is read (resources/read, which toolhost does not journal) every tick; the list, a
+  // journaled bash_list call, every LIST_EVERY ticks, after a Stop, and on Refresh.
+  async function pollProcesses(tick = 0, run = ++state.pollRun) {
     state.polling = undefined;
     const list = $("#processes");
+    if (tick % LIST_EVERY !== 0) {
+      let running = false;
+      for (const [id, entry] of state.procs) {
+        if (entry.done || !entry.node.isConnected) continue;
+        running = true;
+        await readOutput(id, entry, false);
+      }
+      if (running && !document.hidden && run === state.pollRun) {
+        state.polling = setTimeout(() => pollProcesses(tick + 1, run), POLL_MS);
+      }
+      return;
+    }
     let processes;
     try {
       const result = await callTool("bash_list", {});
@@ -433,7 +455,10 @@
       running ||= proc.status === "running";
       await showProcess(proc, list);
     }
-    if (running && !document.hidden) state.polling = setTimeout(pollProcesses, POLL_MS);
+    // A newer round (Refresh, Stop) took over while this one waited.
+    if (running && !document.hidden && run === state.pollRun) {
+      state.polling = setTimeout(() => pollProcesses(tick + 1, run), POLL_MS);
+    }
   }
 
   async function showProcess(proc, list) {
@@ -470,17 +495,20 @@
       Math.round(proc.runtimeMs / 1000)
     } s · ${proc.outputBytes} bytes of output`;
     entry.stop.disabled = proc.status !== "running";
-    if (entry.done) return;
+    if (!entry.done) await readOutput(proc.id, entry, proc.status !== "running");
+  }
+
+  async function readOutput(id, entry, finished) {
     try {
       const result = await request("resources/read", {
-        uri: `toolhost://processes/${proc.id}/output`,
+        uri: `toolhost://processes/${id}/output`,
       });
       const text = (result.contents || []).map((c) => c.text || "").join("");
       const atEnd =
         entry.output.scrollTop + entry.output.clientHeight >= entry.output.scrollHeight - 4;
       if (entry.output.textContent !== text) entry.output.textContent = text;
       if (atEnd) entry.output.scrollTop = entry.output.scrollHeight;
-      entry.done = proc.status !== "running";
+      entry.done = finished;
     } catch (error) {
       entry.output.textContent = `(output cannot be read: ${error.message})`;
     }
