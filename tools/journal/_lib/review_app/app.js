@@ -407,6 +407,9 @@
     } finally {
       button.disabled = false;
     }
+    // The list was drawn again: focus goes back to this call's button, or to what was said.
+    const again = document.querySelector(`[data-change-id="${CSS.escape(id)}"] [data-action=undo]`);
+    (again || $("#status")).focus();
   }
 
   function toggleView(button) {
