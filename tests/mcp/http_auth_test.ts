@@ -144,6 +144,7 @@ function challenge(response: Response): Record<string, string> {
   return Object.fromEntries([...header.matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1], m[2]]));
 }
 
+/** Headers and body, to look for what must not be there. */
 async function text(response: Response): Promise<string> {
   const body = await response.text();
   return [...response.headers.entries()].map(([k, v]) => `${k}: ${v}`).join("\n") + "\n" + body;
@@ -259,11 +260,10 @@ test("tokens that must not pass: expired, another audience, another issuer, forg
     assert.equal(params.error, "invalid_token", name);
     assert.equal(params.resource_metadata, PRM, name);
     assert.match(params.error_description, why, name);
-    const body = await response.text();
-    assert.ok(
-      !body.includes(bad) && !body.includes(bad.split(".")[1] ?? bad),
-      `${name}: no token text in the body`,
-    );
+    const whole = await text(response);
+    for (const part of bad.split(".").filter((p) => p.length > 8)) {
+      assert.ok(!whole.includes(part), `${name}: no token text in the headers or body`);
+    }
   }
   await t.close();
 });
