@@ -363,6 +363,11 @@ test("a legacy session checks each POST's own token; the SSE channel answers a J
   const done = await post(call, write, session);
   assert.equal(done.status, 200);
   assert.match(await done.text(), /changed/);
+  // The session belongs to the subject whose token opened it.
+  const stranger = await token({ scope: WRITE, sub: "someone-else" });
+  const taken = await post(call, stranger, session);
+  assert.equal(taken.status, 404);
+  assert.match((await taken.json()).error.message, /another user's token opened it/);
 
   // 2024-11-05 HTTP+SSE: the call is not its own request, so the error comes on the stream.
   const stream = await t.handle(
@@ -417,6 +422,7 @@ test("a legacy session checks each POST's own token; the SSE channel answers a J
   assert.match(await nextData(), /changed/);
   const bad = await message({ ...call, id: 4 }, "not-a-token");
   assert.equal(bad.status, 401);
+  assert.equal((await message({ ...call, id: 5 }, stranger)).status, 404);
   await reader.cancel();
   await t.close();
 });

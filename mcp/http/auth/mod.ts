@@ -145,12 +145,13 @@ class OAuthResource implements Authorizer {
         judgement.invalid,
       );
     }
-    const { scope, scp, exp } = judgement.payload as Record<string, unknown>;
+    const { scope, scp, exp, sub } = judgement.payload as Record<string, unknown>;
     return {
       scopes: new Set(scopesOf(scope ?? scp)),
       readScope: this.#options.readScope,
       writeScope: this.#options.writeScope,
       expiresAt: typeof exp === "number" ? exp * 1000 : undefined,
+      subject: typeof sub === "string" ? sub : undefined,
     };
   }
 
