@@ -53,6 +53,12 @@ export function authPlan(
       );
     }
   }
+  if (auth.resource !== undefined && safeUrl(auth.resource) && new URL(auth.resource).hash) {
+    problems.push(
+      `${where("http.auth.resource")}: http.auth.resource ${auth.resource} has a fragment, ` +
+        "which a resource URI may not have (RFC 8707)",
+    );
+  }
   if (auth.readScope === auth.writeScope) {
     problems.push(
       `${where("http.auth.write_scope")}: http.auth.write_scope is the same as read_scope ` +

@@ -84,6 +84,12 @@ test("start-up checks: http only on loopback, distinct scopes, the secret taken 
     {},
   );
   assert.ok(Array.isArray(same) && /must differ/.test(same[0]));
+  const fragment = authPlan(
+    settings({ issuer: "https://as.example", resource: "https://me.example/mcp#x" }),
+    where,
+    {},
+  );
+  assert.ok(Array.isArray(fragment) && /has a fragment/.test(fragment[0]));
   const env: Record<string, string | undefined> = { TOOLHOST_HTTP_AUTH_CLIENT_SECRET: "s3cret" };
   const plan = authPlan(
     settings({
