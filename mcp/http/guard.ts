@@ -20,6 +20,17 @@ export function isLoopbackHost(host: string): boolean {
   return LOOPBACK_NAMES.has(host.toLowerCase()) || /^127(\.\d{1,3}){3}$/.test(host);
 }
 
+/** An https URL, or an http one to this machine: where OAuth may fetch from or point to. */
+export function isHttpsOrLoopback(text: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return false;
+  }
+  return url.protocol === "https:" || (url.protocol === "http:" && isLoopbackHost(url.hostname));
+}
+
 /**
  * The path the request asks for; undefined when no URL can be made of it: the runtime builds the
  * URL from the Host header, so an empty one (or none, in HTTP/1.0) leaves nothing to parse.
