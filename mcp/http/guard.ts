@@ -1,7 +1,8 @@
 /**
  * Who may talk to the HTTP endpoint: requests whose Origin or Host betray DNS rebinding (a web
  * page that made its own name point at this machine) are refused, and so is anyone without
- * the bearer token when one is set.
+ * the bearer token when one is set, or, with OAuth (an Authorizer), without an access token it
+ * accepts; what such a token allows (its Grant) goes on with the request.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import {
