@@ -2,9 +2,11 @@
  * HTTP answers that are not a server reply: refusals with a status and a JSON-RPC error saying
  * why, and the status a 2026-07-28 error maps to (clients tell the eras apart by it).
  */
+import type { Logger } from "../log.ts";
 import {
   failure,
   INTERNAL_ERROR,
+  INVALID_REQUEST,
   type JsonRpcResponse,
   METHOD_NOT_FOUND,
   type RequestId,
@@ -32,4 +34,10 @@ export function modernStatus(response: JsonRpcResponse): number {
   if (code === INTERNAL_ERROR) return 500;
   const invalid = (code <= -32600 && code >= -32700) || (code <= -32020 && code >= -32022);
   return invalid ? 400 : 200;
+}
+
+/** A request whose Host names nothing (empty or missing): 400, and one log line saying so. */
+export function noHost(logger: Logger): Response {
+  logger.log("warning", "HTTP: refused a request with no usable Host header (400)");
+  return errorResponse(400, INVALID_REQUEST, "Bad Request: send a Host header naming the server");
 }
