@@ -4,7 +4,8 @@
  * WebSocket on /mcp. On each, in every era the channel carries (initialize at 2024-11-05 and
  * 2025-11-25, and 2026-07-28's stateless requests): the extension announced, skills/list,
  * skills/get, resources/directory/read, a manifest file read back with its digest, and what leads
- * out of a skill refused. Driven by raw messages, the official legacy client
+ * out of a skill refused; a changed SKILL.md told of to a 2026-07-28 subscriptions/listen on each
+ * channel. Driven by raw messages, the official legacy client
  * (@modelcontextprotocol/sdk: SSEClientTransport, WebSocketClientTransport, with a subscribed
  * SKILL.md told of its change) and the 2026-07-28 one (@modelcontextprotocol/client's
  * SSEClientTransport and its SkillsClient, which checks each file against the manifest); the
@@ -71,6 +72,8 @@ interface Channel {
   send(message: Record<string, unknown>): Promise<void>;
   /** The next message (of those not taken yet) with this id. */
   reply(id: number): Promise<Message>;
+  /** The first message that matches, of those that came or come within `ms`; undefined if none. */
+  waitFor(match: (m: Message) => boolean, ms: number): Promise<Message | undefined>;
   close(): void;
 }
 
@@ -85,10 +88,25 @@ class Inbox {
   }
 
   async reply(id: number): Promise<Message> {
-    for (;;) {
-      const found = this.messages.find((m) => m.id === id && !("method" in m));
-      if (found) return found;
-      await new Promise<void>((resolve) => (this.#wake = resolve));
+    return (await this.waitFor((m) => m.id === id && !("method" in m), Infinity))!;
+  }
+
+  async waitFor(match: (m: Message) => boolean, ms: number): Promise<Message | undefined> {
+    let timedOut = false;
+    const timer = Number.isFinite(ms)
+      ? setTimeout(() => {
+        timedOut = true;
+        this.#wake();
+      }, ms)
+      : undefined;
+    try {
+      for (;;) {
+        const found = this.messages.find(match);
+        if (found || timedOut) return found;
+        await new Promise<void>((resolve) => (this.#wake = resolve));
+      }
+    } finally {
+      clearTimeout(timer);
     }
   }
 }
@@ -135,6 +153,7 @@ async function sseChannel(): Promise<Channel> {
       assert.equal(response.status, 202);
     },
     reply: (id) => inbox.reply(id),
+    waitFor: (match, ms) => inbox.waitFor(match, ms),
     close: () => abort.abort(),
   };
 }
@@ -152,6 +171,7 @@ async function webSocketChannel(): Promise<Channel> {
   return {
     send: (message) => Promise.resolve(socket.send(JSON.stringify(message))),
     reply: (id) => inbox.reply(id),
+    waitFor: (match, ms) => inbox.waitFor(match, ms),
     close: () => socket.close(),
   };
 }
@@ -237,6 +257,47 @@ for (const [name, open] of Object.entries(channels)) {
   }
 }
 
+for (const [name, open] of Object.entries(channels)) {
+  test(
+    `raw ${name}, 2026-07-28: subscriptions/listen tells of a SKILL.md's change`,
+    LINKS,
+    async () => {
+      const channel = await open();
+      try {
+        await channel.send({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "subscriptions/listen",
+          params: modern({ notifications: { resourceSubscriptions: ["skill://beta/SKILL.md"] } }),
+        });
+        const ack = await channel.waitFor(
+          (m) => m.method === "notifications/subscriptions/acknowledged",
+          20_000,
+        );
+        assert.deepEqual((ack?.params as { notifications?: unknown })?.notifications, {
+          resourceSubscriptions: ["skill://beta/SKILL.md"],
+        });
+        // The watch starts a moment after the acknowledgement: the change is made again (each
+        // time a real one) until it is heard of, never timed.
+        const updated = (m: Message) =>
+          m.method === "notifications/resources/updated" &&
+          m.params?.uri === "skill://beta/SKILL.md";
+        let heard: Message | undefined;
+        for (let i = 0; i < 30 && !heard; i++) {
+          writeFileSync(
+            join(skillsDir, "beta", "SKILL.md"),
+            `---\nname: beta\ndescription: Beta.\n---\nlisten ${name} ${i}\n`,
+          );
+          heard = await channel.waitFor(updated, 700);
+        }
+        assert.ok(heard, "no notification of the change came");
+      } finally {
+        channel.close();
+      }
+    },
+  );
+}
+
 /** The legacy SDK client over a channel: the extension's methods, and a subscribed SKILL.md. */
 async function exerciseLegacySdk(transport: LegacySse | WebSocketClientTransport, round: string) {
   const client = new LegacyClient({ name: "skills-channel-sdk", version: "1.0.0" });
@@ -319,6 +380,7 @@ for (const mode of ["legacy", { pin: "2026-07-28" }] as const) {
       );
       await client.connect(new SSEClientTransport(new URL(`http://127.0.0.1:${server.port}/sse`)));
       try {
+        assert.equal(client.getNegotiatedProtocolVersion(), era);
         const skills = new SkillsClient(client);
         assert.equal(skills.supported, true);
         assert.equal(skills.directoryRead, true);
