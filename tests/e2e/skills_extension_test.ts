@@ -6,7 +6,8 @@
  * SKILL.md leads out of the project) is neither listed nor served; a subscribed SKILL.md (legacy
  * resources/subscribe, 2026-07-28 subscriptions/listen) and the list tell of changes. Driven by raw lines (stdio, both eras), raw HTTP (2026-07-28), the
  * official legacy client (@modelcontextprotocol/sdk) and the 2026-07-28 one
- * (@modelcontextprotocol/client).
+ * (@modelcontextprotocol/client, its SkillsClient over stdio and Streamable HTTP). The SSE and
+ * WebSocket channels are skills_channels_test.ts's.
  */
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
@@ -27,8 +28,9 @@ import { Client as LegacyClient } from "@modelcontextprotocol/sdk/client";
 import { StdioClientTransport as LegacyStdio } from "@modelcontextprotocol/sdk/client/stdio.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import { ResultSchema } from "@modelcontextprotocol/sdk/types.js";
-import { Client } from "@modelcontextprotocol/client";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { SkillsClient } from "@modelcontextprotocol/client/ext/skills";
 import { startHttpServer } from "../helpers/http_server.ts";
 import { postModern } from "../helpers/http_server.ts";
 import {
@@ -359,13 +361,9 @@ test(
       const listed = await client.request({ method: "skills/list", params: {} }, anyResult);
       const skills = (listed as { skills: Entry[] }).skills;
       assert.deepEqual(skills.map((s) => s.frontmatter.name), ["alpha", "beta"]);
-      const dir = await client.request(
-        { method: "resources/directory/read", params: { uri: "skill://alpha/scripts" } },
-        anyResult,
-      );
-      assert.deepEqual((dir as { resources: { name: string }[] }).resources.map((r) => r.name), [
-        "run.sh",
-      ]);
+      // Through the SDK's SkillsClient, which checks each result's shape (ttlMs, cacheScope).
+      const dir = await new SkillsClient(client).readDirectory("skill://alpha/scripts");
+      assert.deepEqual(dir.resources.map((r) => r.name), ["run.sh"]);
       const read = await client.readResource({ uri: "skill://alpha/SKILL.md" });
       assert.match((read.contents[0] as { text: string }).text, /^---\nname: alpha/);
     } finally {
@@ -400,5 +398,39 @@ test(
       (m) =>
         m.method === "notifications/resources/updated" && m.params?.uri === "skill://beta/SKILL.md",
     );
+  },
+);
+
+test(
+  "the 2026-07-28 SDK client's SkillsClient over Streamable HTTP lists, reads and walks skills",
+  LINKS,
+  async () => {
+    const { root } = project();
+    const server = await startHttpServer(PRODUCT_BINARY, ["--root", root], {
+      TOOLHOST_STATE_DIR: join(root, ".state"),
+    }, root);
+    const client = new Client(
+      { name: "skills-modern-http", version: "1.0.0" },
+      { versionNegotiation: { mode: { pin: "2026-07-28" } } },
+    );
+    try {
+      await client.connect(new StreamableHTTPClientTransport(new URL(server.url)));
+      const skills = new SkillsClient(client);
+      assert.equal(skills.supported, true);
+      const listing = await skills.list();
+      assert.deepEqual(listing.skills.map((s) => s.uri), [
+        "skill://alpha/SKILL.md",
+        "skill://beta/SKILL.md",
+      ]);
+      const guide = await skills.read(listing.skills[0], "references/guide.md");
+      assert.equal(guide.verified, true);
+      assert.equal(guide.text, "# Guide\n");
+      const dir = await skills.readDirectory("skill://alpha/references");
+      assert.deepEqual(dir.resources.map((r) => r.uri), ["skill://alpha/references/guide.md"]);
+      assert.equal(dir.cacheScope, "private");
+    } finally {
+      await client.close();
+      await server.stop();
+    }
   },
 );

@@ -190,7 +190,7 @@ test("with no skills at start any name is accepted, so one added since can be lo
   const tool = (listed.result!.tools as Record<string, Record<string, unknown>>[])[0];
   assert.match(String(tool.description), /No skills were found when the server started/);
   assert.deepEqual(tool.inputSchema.properties, {
-    name: { type: "string", minLength: 1, description: "The skill to load." },
+    name: { type: "string", minLength: 1 },
     arguments: (tool.inputSchema.properties as Record<string, unknown>).arguments,
   });
   writeSkill(p.projectAgents, "late", skillMd("late", "Added late", "Late body\n"));

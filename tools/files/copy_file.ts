@@ -39,7 +39,7 @@ export default defineTool({
   input: {
     type: "object",
     properties: {
-      source: { type: "string", minLength: 1, description: "What to copy." },
+      source: { type: "string", minLength: 1 },
       destination: { type: "string", minLength: 1, description: "The copy's path." },
       overwrite: { type: "boolean", description: "Replace an existing destination." },
       recursive: { type: "boolean", description: "Needed to copy a directory." },

@@ -60,7 +60,7 @@ export default defineTool({
           type: "object",
           properties: {
             old_string: { type: "string", minLength: 1, description: "The exact text to replace." },
-            new_string: { type: "string", description: "The text to put there (taken literally)." },
+            new_string: { type: "string", description: "The text to put there." },
             replace_all: {
               type: "boolean",
               description: "Replace every occurrence instead of requiring exactly one.",
@@ -70,7 +70,7 @@ export default defineTool({
           additionalProperties: false,
         },
       },
-      dry_run: { type: "boolean", description: "Show the diff without writing (default false)." },
+      dry_run: { type: "boolean", description: "Show the diff without writing." },
       force: FORCE_PROPERTY,
     },
     required: ["path", "edits"],

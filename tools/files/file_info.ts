@@ -44,11 +44,10 @@ type Facts = FromSchema<typeof OUTPUT>;
 export default defineTool({
   name: "file_info",
   title: "Describe a file",
-  description:
-    "Describes a path without reading it all: type (file, directory, symlink and its target, " +
-    "FIFO, …), size, times (ISO 8601), permissions (rwxr-xr-x and " +
-    "octal), contents (text and encoding, image, binary) and a text file's line count (a lower " +
-    "bound past 64 MB). A symlink's size, times and permissions are its target's.",
+  description: "Describes a path without reading it all: type (file, directory, symlink and " +
+    "its target, FIFO, …), size, times, permissions, contents (text and encoding, image, " +
+    "binary) and a text file's line count (a lower bound past 64 MB). A symlink's size, times " +
+    "and permissions are its target's.",
   annotations: READ_ONLY,
   input: {
     type: "object",

@@ -178,13 +178,11 @@ function rows(node: Node, indent: string, prefix: string, out: Row[]): void {
 export default defineTool({
   name: "list_dir",
   title: "List a directory tree",
-  description:
-    "Shows the tree under a directory (default: the first allowed root) to `depth` levels " +
-    "(default 2, at most 10): directories first (trailing /), files with sizes, symlinks with " +
-    "targets (never followed). .git, node_modules and gitignored directories are shown but not " +
-    "opened unless include_ignored; gitignored files are marked. At most 100 entries per " +
-    "directory, 1,000 in all and 30,000 characters, with a count of what was left out. To find " +
-    "files by name, use glob.",
+  description: "Shows the tree under a directory to `depth` levels: directories first " +
+    "(trailing /), files with sizes, symlinks with targets (never followed). .git, node_modules " +
+    "and gitignored directories are shown but not opened unless include_ignored; gitignored " +
+    "files are marked. At most 100 entries per directory, 1,000 in all and 30,000 characters, " +
+    "with a count of what was left out. To find files by name, use glob.",
   annotations: READ_ONLY,
   input: {
     type: "object",
@@ -198,7 +196,7 @@ export default defineTool({
       },
       include_ignored: {
         type: "boolean",
-        description: "Also open .git, node_modules and gitignored directories (default false).",
+        description: "Also open .git, node_modules and gitignored directories.",
       },
     },
     additionalProperties: false,

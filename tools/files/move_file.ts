@@ -28,7 +28,7 @@ export default defineTool({
   input: {
     type: "object",
     properties: {
-      source: { type: "string", minLength: 1, description: "What to move." },
+      source: { type: "string", minLength: 1 },
       destination: {
         type: "string",
         minLength: 1,
@@ -36,7 +36,7 @@ export default defineTool({
       },
       overwrite: {
         type: "boolean",
-        description: "Replace an existing destination (default false).",
+        description: "Replace an existing destination.",
       },
     },
     required: ["source", "destination"],

@@ -21,9 +21,8 @@ const readFile = defineTool({
   name: "read_file",
   title: "Read a file",
   description:
-    "Reads a text file as numbered lines (`cat -n` style) from `offset` (1-based; negative: " +
-    `the last lines, -50 the last 50) for \`limit\` lines (default ${count(DEFAULT_LIMIT)}), ` +
-    `stopping at about ${count(DEFAULT_MAX_CHARS)} characters (\`max_chars\`); lines over ` +
+    "Reads a text file as numbered lines (`cat -n` style) from `offset` (negative: the last " +
+    "lines) for `limit` lines, stopping at `max_chars` characters; lines over " +
     `${count(MAX_LINE_CHARS)} characters are cut. The result gives the total line count and ` +
     "the offset of the next part. `paths` reads several files within the same caps. UTF-8 and " +
     "UTF-16 (with a BOM) are decoded; CRLF is shown without the \\r. PNG, JPEG, GIF and WebP " +

@@ -52,7 +52,7 @@ export default defineTool({
     type: "object",
     properties: {
       path: pathProperty("The file to write"),
-      content: { type: "string", description: "The whole new content of the file." },
+      content: { type: "string" },
       mode: { enum: ["overwrite", "append"], description: 'Default "overwrite".' },
       force: FORCE_PROPERTY,
     },
@@ -64,7 +64,7 @@ export default defineTool({
     properties: {
       path: { type: "string" },
       created: { type: "boolean", description: "false when an existing file was overwritten" },
-      bytes: { type: "integer", description: "bytes written" },
+      bytes: { type: "integer" },
       previousBytes: { type: ["integer", "null"], description: "the size it replaced" },
       createdDirectory: {
         type: ["string", "null"],

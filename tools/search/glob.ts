@@ -30,19 +30,14 @@ function walkBounds(pattern: string): (rel: string, depth: number) => boolean {
 export default defineTool({
   name: "glob",
   title: "Find files by name",
-  description:
-    "Finds files whose path from `path` (default: the first allowed root) matches a glob " +
-    "pattern, newest first. Use it to locate files by name or extension before reading them. " +
-    "Patterns: `*` and `?` within a name, `**` for any number of directories, `{a,b}`, " +
-    "`[abc]`; `*.ts` matches only at the top, `**/*.ts` at any depth, `src/**/*.test.ts` " +
-    "under src. Dotfiles match like other files. Returns regular files and symbolic links, " +
-    "not directories (use list_dir for those) or special files; links are never followed. " +
-    "Skips .git, node_modules and what .gitignore and .rgignore files exclude (a directory " +
-    "holding .git starts afresh) unless include_ignored is true; an ignore file that is not " +
-    "a regular file of at most 1 MB inside the allowed roots is not read, and a note says " +
-    "so. At most 1,000 paths " +
-    "(and 30,000 characters) with a count of the rest; the walk stops after 200,000 entries " +
-    "or 10 s and then says the results are incomplete.",
+  description: "Finds files whose path from `path` matches a glob pattern, newest first: to " +
+    "locate files by name or extension before reading them. `*` and `?` within a name, `**` any " +
+    "number of directories, `{a,b}`, `[abc]`; `*.ts` matches only at the top, `**/*.ts` at any " +
+    "depth. Dotfiles match like other files. Returns regular files and symlinks (never " +
+    "followed), not directories (use list_dir) or special files. Skips .git, node_modules and " +
+    "what .gitignore and .rgignore exclude (a directory holding .git starts afresh) unless " +
+    "include_ignored. At most 1,000 paths (and 30,000 characters) with a count of the rest; the " +
+    "walk stops after 200,000 entries or 10 s and says the results are incomplete.",
   annotations: READ_ONLY,
   taskSupport: "optional",
   input: {
@@ -56,7 +51,7 @@ export default defineTool({
       path: pathOrRootProperty("Directory to search"),
       include_ignored: {
         type: "boolean",
-        description: "Also search .git, node_modules and gitignored files (default false).",
+        description: "Also search .git, node_modules and gitignored files.",
       },
     },
     required: ["pattern"],

@@ -43,26 +43,24 @@ async function checkNamedFile(sandbox: Sandbox, path: string, label: string): Pr
 export default defineTool({
   name: "grep",
   title: "Search file contents",
-  description:
-    "Searches file contents for a regular expression under a directory (default: the first " +
-    "allowed root) or in one file. output_mode: files_with_matches (default), content " +
-    "(path:line:text; `before`/`after` context as path-line-text, -- between groups), count. " +
-    "Sorted by path, then line. JavaScript regular expressions without lookaround or " +
-    "backreferences (\\d \\w \\b ASCII); a line is matched without its line break (`.` never " +
-    "matches it; \\r is refused) unless `multiline`, where matches span lines. UTF-8 (UTF-16 " +
-    "with a BOM). `glob`: `*.ts` matches names at any depth, `src/**/*.ts` paths from the " +
-    "searched directory. Skips binary files, files over 10 MB, .git, node_modules and what " +
+  description: "Searches file contents for a regular expression, in a directory or one file. " +
+    "output_mode: files_with_matches, content (path:line:text; `before`/`after` context as " +
+    "path-line-text, -- between groups), count. Sorted by path, then line. JavaScript regular " +
+    "expressions without lookaround or backreferences (\\d \\w \\b ASCII); a line is matched " +
+    "without its line break (`.` never matches it; \\r is refused) unless `multiline`. UTF-8 " +
+    "(UTF-16 with a BOM). `glob`: `*.ts` matches names at any depth, `src/**/*.ts` paths from " +
+    "the searched directory. Skips binary files, files over 10 MB, .git, node_modules and what " +
     ".gitignore/.rgignore exclude; hidden files are searched; links are not followed. Output " +
     "stops at 30,000 characters (or `head_limit` entries) and says how much was left. Uses " +
-    "ripgrep when there is one, else its own search (same results; it refuses nested " +
-    "quantifiers like (a+)+).",
+    "ripgrep when there is one, else its own search (same results; it refuses nested quantifiers " +
+    "like (a+)+).",
   annotations: READ_ONLY,
   // A search of a large tree can take a while.
   taskSupport: "optional",
   input: {
     type: "object",
     properties: {
-      pattern: { type: "string", minLength: 1, description: "Regular expression to search for." },
+      pattern: { type: "string", minLength: 1 },
       path: pathOrRootProperty("File or directory to search"),
       glob: {
         type: "string",
@@ -86,10 +84,10 @@ export default defineTool({
         maximum: MAX_CONTEXT,
         description: "Lines of context after each match (content mode).",
       },
-      case_insensitive: { type: "boolean", description: "Ignore case (default false)." },
+      case_insensitive: { type: "boolean", description: "Ignore case." },
       multiline: {
         type: "boolean",
-        description: "Let matches span lines; `.` then matches newlines too (default false).",
+        description: "Let matches span lines; `.` then matches newlines too.",
       },
       head_limit: {
         type: "integer",
@@ -104,12 +102,12 @@ export default defineTool({
     type: "object",
     properties: {
       mode: { type: "string", enum: ["files_with_matches", "content", "count"] },
-      files: { type: "integer", description: "files with matches" },
+      files: { type: "integer" },
       lines: {
         type: ["integer", "null"],
         description: "matching lines (null in files_with_matches mode)",
       },
-      shown: { type: "integer", description: "entries shown" },
+      shown: { type: "integer" },
       omitted: { type: "integer", description: "entries left out by head_limit or the size cap" },
       stoppedEarly: {
         type: ["string", "null"],

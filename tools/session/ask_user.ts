@@ -10,10 +10,9 @@ export default defineTool({
   title: "Ask the user",
   description:
     "Puts 1 to 4 multiple-choice questions to the person as a form in their client and returns " +
-    "the answers. Each has a short `header`, 2 to 6 `options` (label and meaning) and may allow " +
-    'several (`multi_select`); "Other" with free text is always offered. Use it for decisions ' +
-    "that are theirs (design choices, risky steps, unclear requirements). If the client cannot " +
-    "show forms, the result says so: ask in the chat.",
+    'the answers; "Other" with free text is always offered. Use it for decisions that are theirs ' +
+    "(design choices, risky steps, unclear requirements). If the client cannot show forms, the " +
+    "result says so: ask in the chat.",
   annotations: ASKS_THE_USER,
   input: {
     type: "object",
@@ -29,7 +28,6 @@ export default defineTool({
               type: "string",
               minLength: 1,
               maxLength: 1000,
-              description: "The full question.",
             },
             header: {
               type: "string",
@@ -57,7 +55,7 @@ export default defineTool({
             },
             multi_select: {
               type: "boolean",
-              description: "Allow several options (default false).",
+              description: "Allow several options.",
             },
           },
           required: ["question", "header", "options"],

@@ -8,9 +8,8 @@ export default defineTool({
   name: "bash_input",
   title: "Type into a background command",
   description:
-    "Writes `text` to the stdin of a bash_background process (a REPL, a prompt); `newline` " +
-    "adds a newline, `close_stdin` then sends end-of-file. Returns the output not read yet, " +
-    `after waiting up to \`wait_ms\` (default ${DEFAULT_WAIT_MS}).`,
+    "Writes `text` to the stdin of a bash_background process (a REPL, a prompt) and returns the " +
+    "output not read yet, after waiting up to `wait_ms`.",
   annotations: RUNS_COMMANDS,
   // What it sends a running command may make it write anything.
   writes: { untracked: "whatever the command writes once it reads the input" },
@@ -18,8 +17,8 @@ export default defineTool({
     type: "object",
     properties: {
       id: ID_PROPERTY,
-      text: { type: "string", description: "What to write to the process's stdin." },
-      newline: { type: "boolean", description: "Add a newline after text (default false)." },
+      text: { type: "string" },
+      newline: { type: "boolean", description: "Add a newline after text." },
       close_stdin: { type: "boolean", description: "Close stdin after writing (end-of-file)." },
       wait_ms: {
         type: "integer",

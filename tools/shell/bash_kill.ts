@@ -9,9 +9,9 @@ export default defineTool({
   name: "bash_kill",
   title: "Stop a background command",
   description:
-    "Stops a process started with bash_background: sends `signal` (default SIGTERM) to its whole " +
-    `process group, grandchildren included, and SIGKILL after ${GRACE_MS / 1000} s if anything ` +
-    "is still alive. Its output stays readable with bash_output.",
+    "Stops a process started with bash_background: sends `signal` to its whole process group, " +
+    `grandchildren included, and SIGKILL after ${GRACE_MS / 1000} s if anything is still alive. ` +
+    "Its output stays readable with bash_output.",
   annotations: STOPS_PROCESSES,
   writes: { untracked: "stops processes" },
   input: {

@@ -9,10 +9,9 @@ export default defineTool({
   name: "bash_output",
   title: "Read a background command's output",
   description:
-    "Returns output of a bash_background process: by default all not read yet, or from an " +
-    "absolute character `offset`. `wait_ms` (up to 60 s) waits for new output or the end; " +
-    "`filter` keeps lines matching a regular expression. The result gives the next offset, the " +
-    "status, and says when output was dropped from the 10 MB window or more is waiting.",
+    "Returns output of a bash_background process: by default all not read yet. `wait_ms` waits " +
+    "for new output or the end; `filter` keeps matching lines. The result gives the next offset, " +
+    "the status, and says when output was dropped from the 10 MB window or more is waiting.",
   annotations: READS_LIVE_OUTPUT,
   input: {
     type: "object",

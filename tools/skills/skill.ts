@@ -18,7 +18,7 @@ const MAX_FILES_CHARS = 5_000;
 const INPUT = {
   type: "object",
   properties: {
-    name: { type: "string", minLength: 1, description: "The skill to load." },
+    name: { type: "string", minLength: 1 },
     arguments: {
       type: "string",
       maxLength: 10_000,

@@ -115,11 +115,12 @@ async function readDirectory(params: Params, ctx: ExtensionContext) {
   }
   const children = childrenOf(at.name, served.tree, at.rel);
   const page = pageOf(children, params.cursor, ctx.pageSize, "directory");
-  return {
-    resultType: "complete",
+  // The extension's result carries the cache terms as skills/list's does (the official
+  // client refuses one without them).
+  return cacheable(ctx, {
     resources: page.items,
     ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}),
-  };
+  });
 }
 
 const extension = defineExtension({

@@ -89,13 +89,10 @@ async function searchAll(
 export default defineTool({
   name: "web_search",
   title: "Search the web",
-  description:
-    "Searches the web and returns the top results as title, URL and snippet, most relevant " +
-    "first. Use it to find pages about a topic, current information, or documentation; then " +
-    "read a page with fetch_url. `site` keeps results to one domain and its subdomains " +
-    "(e.g. docs.python.org). Up to 20 results (default 8). The provider is DuckDuckGo unless " +
-    "the user chose another (or all at once); failures say so. Snippets are the engine's, not " +
-    "the page's text.",
+  description: "Searches the web and returns the top results as title, URL and snippet, most " +
+    "relevant first: to find pages about a topic, current information, or documentation; then " +
+    "read a page with fetch_url. The provider is DuckDuckGo unless the user chose another (or " +
+    "all at once); failures say so. Snippets are the engine's, not the page's text.",
   annotations: READS_THE_WEB,
   taskSupport: "optional",
   input: {
@@ -112,8 +109,7 @@ export default defineTool({
         minimum: 1,
         maximum: MAX_RESULTS,
         default: DEFAULT_RESULTS,
-        description:
-          `How many results to return, 1 to ${MAX_RESULTS} (default ${DEFAULT_RESULTS}).`,
+        description: "How many results to return.",
       },
       site: {
         type: "string",

@@ -37,16 +37,15 @@ export const planMode = defineTool({
   description:
     "Plan before changing anything. `enter` with a `goal`: until `exit`, every destructive tool " +
     "(bash, write_file, edit_file, …) is refused on this project; reading and searching work. " +
-    "`write` replaces the whole plan with `text` (markdown, at most 30,000 characters), kept in " +
-    '`plan_file` (at enter: a new .md file inside the roots, or an existing one starting "# ' +
-    "Plan\") or in toolhost's state directory. `status` reports it. `exit` turns plan mode off and " +
-    "returns the plan: show it to the person and wait for their go-ahead. `reset` turns it off " +
-    "without the plan. It survives restarts.",
+    "`write` replaces the whole plan with `text`, kept in `plan_file` or in toolhost's state " +
+    "directory. `status` reports it. `exit` turns plan mode off and returns the plan: show it to " +
+    "the person and wait for their go-ahead. `reset` turns it off without the plan. It survives " +
+    "restarts.",
   annotations: KEEPS_WORKFLOW_STATE,
   input: {
     type: "object",
     properties: {
-      action: { enum: ["enter", "status", "write", "exit", "reset"], description: "What to do." },
+      action: { enum: ["enter", "status", "write", "exit", "reset"] },
       goal: {
         type: "string",
         minLength: 1,

@@ -32,15 +32,15 @@ export function setCallbackTool(callbacks: Callbacks): [Tool, ToolHook] {
     title: "Set a reminder",
     description:
       "Sets a reminder that fires after a delay (check on a background build, come back to " +
-      "something, keep a time box). `set`: `message`, `delay_seconds` (1–3600), `repeat_count` " +
-      "(default 1, up to 100); returns its id. `list` shows the pending ones; `cancel` takes " +
-      "`callback_id`. A fired reminder, marked ⏰, is attached to the next result of any tool " +
-      `you call (it cannot wake you). At most ${MAX_PENDING} pending; they last as long as the server.`,
+      "something, keep a time box). `set` returns its id, `list` shows the pending ones, " +
+      "`cancel` takes `callback_id`. A fired reminder, marked ⏰, is attached to the next " +
+      "result of any tool you call (it cannot wake you). " +
+      `At most ${MAX_PENDING} pending; they last as long as the server.`,
     annotations: KEEPS_WORKFLOW_STATE,
     input: {
       type: "object",
       properties: {
-        action: { enum: ["set", "list", "cancel"], description: "What to do." },
+        action: { enum: ["set", "list", "cancel"] },
         message: {
           type: "string",
           minLength: 1,

@@ -43,10 +43,10 @@ export default defineTool({
   title: "Task list",
   description:
     "Your task list for this project, shared by its sessions and kept across restarts: plan " +
-    'multi-step work and track it. "create" a task (`text`: its title; the first becomes ' +
-    'current), "add" a step (`text`) to `task_id` (default: the current task), "start"/"complete" ' +
-    'a task (`task_id`) or step (`step_id`), "switch" the current task, "remove", "list", ' +
-    '"pending" (optional `task_id`). Ids are never reused: tasks t1, t2, …; steps t1.1, …. ' +
+    'multi-step work and track it. "create" a task (the first becomes current), "add" a step to ' +
+    '`task_id` (default: the current task), "start"/"complete" a task or a step (`step_id`), ' +
+    '"switch" the current task, "remove", "list", "pending" (optional `task_id`). Ids are never ' +
+    "reused: tasks t1, t2, …; steps t1.1, …. " +
     `At most ${MAX_TASKS} tasks of ${MAX_STEPS} steps.`,
   annotations: KEEPS_WORKFLOW_STATE,
   input: {
@@ -54,7 +54,6 @@ export default defineTool({
     properties: {
       action: {
         enum: ["create", "add", "start", "complete", "list", "pending", "switch", "remove"],
-        description: "What to do.",
       },
       text: {
         type: "string",

@@ -9,7 +9,7 @@ export function pathProperty(what: string) {
   return {
     type: "string",
     minLength: 1,
-    description: `${what}; relative paths start at the first allowed root.`,
+    description: `${what}; relative to the first allowed root.`,
   } as const;
 }
 

@@ -25,6 +25,6 @@ export async function workingDirectory(
 /** The `cwd` input of the tools that run commands. */
 export const CWD_PROPERTY = {
   type: "string",
-  description: "Directory to run in; relative paths start at the first root given with --root " +
-    "or the config's roots, else the server's working directory.",
+  description: "Directory to run in; relative to the first root of --root or the config, " +
+    "else to the server's working directory.",
 } as const;

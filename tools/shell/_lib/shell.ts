@@ -19,12 +19,8 @@ import {
 
 const WINDOWS = process.platform === "win32";
 
-/** The `command` input of the tools that run a command line with the shell. */
-export const COMMAND_PROPERTY = {
-  type: "string",
-  minLength: 1,
-  description: "The command line to run.",
-} as const;
+/** The `command` input of the tools that run a command line with the shell (its name says it). */
+export const COMMAND_PROPERTY = { type: "string", minLength: 1 } as const;
 
 let shell: string | undefined;
 

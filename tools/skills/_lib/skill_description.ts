@@ -14,16 +14,16 @@ const MAX_SHOWN_DESCRIPTION = 300;
 export const SKILL_TOOL_INTRO =
   "Loads an Agent Skill: instructions for a kind of task (a SKILL.md), with the " +
   "scripts, references or templates bundled beside it. When a task matches a skill's " +
-  "description, call this with its `name` before starting, then follow what it returns. " +
-  "`arguments` replaces $ARGUMENTS in the skill's text.";
+  "description, call this with its `name` before starting, then follow what it returns.";
 
 export function skillToolDescription(found: Discovery, sources: SkillSource[]): string {
   if (found.skills.length === 0) {
-    return `${SKILL_TOOL_INTRO}\n\nNo skills were found when the server started. Skills are read from ` +
-      ".claude/skills/ and .agents/skills/ in the project and the home directory, and from the " +
-      `directories in TOOLHOST_SKILL_DIRS (looked in ${
-        sources.map((s) => s.dir).join(", ")
-      }). A skill added since (<skills dir>/<name>/SKILL.md) can be loaded by its name.`;
+    // The places looked in, which are also where a skill may be added (the project's and the
+    // home directory's .claude/skills and .agents/skills, then TOOLHOST_SKILL_DIRS).
+    return `${SKILL_TOOL_INTRO}\n\nNo skills were found when the server started (looked in ${
+      sources.map((s) => s.dir).join(", ")
+    }; TOOLHOST_SKILL_DIRS adds more). A skill added since (<skills dir>/<name>/SKILL.md) can be ` +
+      "loaded by its name.";
   }
   const overriding = new Map(found.overrides.map((o) => [o.winner.name, o.hidden.scope]));
   const lines: string[] = [];
