@@ -33,6 +33,7 @@ import shell_bash_kill from "./shell/bash_kill.ts";
 import shell_bash_list from "./shell/bash_list.ts";
 import shell_bash_output from "./shell/bash_output.ts";
 import shell_output_resources from "./shell/output_resources.ts";
+import shell_processes_resource from "./shell/processes_resource.ts";
 import skills_skill from "./skills/skill.ts";
 import skills_skill_resources from "./skills/skill_resources.ts";
 import skills_skills_extension from "./skills/skills_extension.ts";
@@ -79,6 +80,7 @@ export const toolModules: (Contribution | Contribution[])[] = [
   shell_bash_list,
   shell_bash_output,
   shell_output_resources,
+  shell_processes_resource,
   skills_skill,
   skills_skill_resources,
   skills_skills_extension,
@@ -119,6 +121,7 @@ export const moduleFamilies: readonly string[] = [
   "search",
   "session",
   "session",
+  "shell",
   "shell",
   "shell",
   "shell",

@@ -172,6 +172,27 @@ test(
   },
 );
 
+test(
+  "toolhost://processes is bash_list's answer as JSON, a finished process with its exit code",
+  posixOnly("runs printf with the default shell (PowerShell on Windows)"),
+  async () => {
+    const root = scratchDir();
+    const proc = background.start("printf 'done\\n'", root);
+    await proc.waitForEnd(5000, new AbortController().signal);
+    const h = server(root);
+    const reply = await read(h, "toolhost://processes");
+    const content = (reply.result?.contents as { mimeType: string; text: string }[])[0];
+    assert.equal(content.mimeType, "application/json");
+    const { processes } = JSON.parse(content.text) as {
+      processes: { id: string; status: string; exitCode: number; outputBytes: number }[];
+    };
+    const row = processes.find((p) => p.id === proc.id);
+    assert.equal(row?.status, "exited");
+    assert.equal(row?.exitCode, 0);
+    assert.equal(row?.outputBytes, 5);
+  },
+);
+
 test("toolhost://plan is the plan in progress, and says when plan mode is off", async () => {
   const root = scratchDir();
   const h = server(root);

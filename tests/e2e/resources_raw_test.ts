@@ -61,6 +61,7 @@ test(
     assert.deepEqual(uris, [
       "toolhost://history",
       "toolhost://plan",
+      "toolhost://processes",
       "toolhost://tasks",
       "skill://release-notes/SKILL.md",
       "toolhost://skills/release-notes",

@@ -58,6 +58,7 @@ async function exercise(client: Common, root: string, missingCode: number) {
   assert.deepEqual(resources.map((r) => r.uri), [
     "toolhost://history",
     "toolhost://plan",
+    "toolhost://processes",
     "toolhost://tasks",
     "skill://explain/SKILL.md",
     "toolhost://skills/explain",

@@ -67,6 +67,7 @@ test("the resources, templates, prompts and extensions in tools/ belong to tools
   assert.deepEqual(resources.map((r) => r.uri).sort(), [
     "toolhost://history",
     "toolhost://plan",
+    "toolhost://processes",
     "toolhost://tasks",
     "ui://toolhost/review",
   ]);

@@ -1,5 +1,6 @@
 import { defineTool } from "../../mcp/tool.ts";
 import { background, STATUSES } from "./_lib/background.ts";
+import { processRows } from "./_lib/process_list.ts";
 import { READ_ONLY } from "../_lib/declarations/annotations.ts";
 
 export default defineTool({
@@ -55,15 +56,7 @@ export default defineTool({
     );
     return Promise.resolve({
       content: lines.length ? lines.join("\n") : "No background processes have been started.",
-      structured: {
-        processes: processes.map((p) => ({
-          ...p.facts(),
-          name: p.name ?? null,
-          command: p.command,
-          runtimeMs: p.runtimeMs,
-          outputBytes: p.bytes,
-        })),
-      },
+      structured: { processes: processRows() },
     });
   },
 });
