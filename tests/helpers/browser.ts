@@ -1,0 +1,115 @@
+/**
+ * A headless Chromium for browser tests, driven with puppeteer-core over a DevTools pipe: frames
+ * (the sandboxed app's too), selectors, clicks and screenshots. The product's own DevTools client
+ * (tools/web/_lib/chromium) only renders a page and reads its HTML; it has none of these.
+ *
+ * @example
+ * ```ts
+ * const executable = findChromium();
+ * test("...", { skip: executable ? false : "no Chromium found" }, async () => {
+ *   const browser = await launchBrowser(executable!, e2e.scratch("profile"));
+ *   try { ... } finally { await browser.close(); }
+ * });
+ * ```
+ */
+import process from "node:process";
+import puppeteer, { type Browser, type Frame, type Page } from "puppeteer-core";
+
+export { findChromium } from "../../tools/web/_lib/chromium/render.ts";
+export type { Browser, Frame, Page };
+
+/** Starts Chromium headless with a scratch profile; no network but loopback is needed. */
+export async function launchBrowser(executable: string, profile: string): Promise<Browser> {
+  const args = [
+    "--no-first-run",
+    "--no-default-browser-check",
+    "--disable-extensions",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--no-proxy-server",
+    "--hide-scrollbars",
+    "--mute-audio",
+  ];
+  // Chromium refuses to start its own sandbox as root (CI runs as root).
+  if (process.getuid?.() === 0) args.push("--no-sandbox");
+  return await puppeteer.launch({
+    executablePath: executable,
+    headless: true,
+    pipe: true,
+    userDataDir: profile,
+    args,
+    defaultViewport: { width: 1000, height: 760 },
+  });
+}
+
+/**
+ * The app's frame: the srcdoc document inside the sandbox proxy, once `selector` matches in it
+ * (say `body[data-ready=true]`).
+ */
+export async function appFrame(page: Page, selector: string, timeoutMs = 30_000): Promise<Frame> {
+  const frame = await page.waitForFrame((candidate) => candidate.url() === "about:srcdoc", {
+    timeout: timeoutMs,
+  }).catch(async (error) => {
+    throw new Error(`no app frame: ${error.message}; the host: ${await hostState(page)}`);
+  });
+  await frame.waitForSelector(selector, { timeout: timeoutMs }).catch(async (error) => {
+    throw new Error(
+      `the app never matched ${selector}: ${error.message}; the host: ${await hostState(page)}`,
+    );
+  });
+  return frame;
+}
+
+/** What the test host page (apps_host/host.ts) recorded, as JSON, for a failure's message. */
+export async function hostState(page: Page): Promise<string> {
+  return await page.evaluate(() =>
+    JSON.stringify((globalThis as { hostState?: unknown }).hostState)
+  ).catch((error) => `unreadable (${error.message})`);
+}
+
+/** A tools/call made by the test host as the model would make it (apps_host/host.ts). */
+export async function hostCall(
+  page: Page,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<{ content: { type: string; text?: string }[]; isError?: boolean }> {
+  return await page.evaluate(
+    `globalThis.testHost.call(${JSON.stringify(name)}, ${JSON.stringify(args)})`,
+  ) as { content: { type: string; text?: string }[]; isError?: boolean };
+}
+
+/** Opens a tool's app in the test host beside the result of a fresh call of it. */
+export async function hostOpen(page: Page, tool: string): Promise<void> {
+  await page.evaluate(`globalThis.testHost.open(${JSON.stringify(tool)})`);
+}
+
+/** The text of the first element `selector` matches in `frame`, or null when none does. */
+export async function textIn(frame: Frame, selector: string): Promise<string | null> {
+  return await frame.evaluate(
+    `document.querySelector(${JSON.stringify(selector)})?.textContent ?? null`,
+  ) as string | null;
+}
+
+/** Waits until the text of what `selector` matches in `frame` includes every one of `texts`. */
+export async function waitForText(
+  frame: Frame,
+  selector: string,
+  texts: string[],
+  timeoutMs = 30_000,
+): Promise<string> {
+  const condition = `(() => {
+    const text = document.querySelector(${JSON.stringify(selector)})?.textContent ?? "";
+    return ${JSON.stringify(texts)}.every((part) => text.includes(part));
+  })()`;
+  await frame.waitForFunction(condition, { timeout: timeoutMs }).catch(async (error) => {
+    throw new Error(
+      `${selector} never said ${JSON.stringify(texts)} (${error.message}); it says: ${
+        JSON.stringify(await textIn(frame, selector))
+      }`,
+    );
+  });
+  return (await textIn(frame, selector)) ?? "";
+}
