@@ -113,3 +113,33 @@ export async function waitForText(
   });
   return (await textIn(frame, selector)) ?? "";
 }
+
+/** A tools/call the app made through the test host, and its result. */
+export interface AppCall {
+  name: string;
+  arguments?: Record<string, unknown>;
+  result: { content: { type: string; text?: string }[]; isError?: boolean };
+}
+
+/** How many tools/call the app has made through the test host so far. */
+export async function appCallCount(page: Page): Promise<number> {
+  return await page.evaluate("globalThis.hostState.appCalls.length") as number;
+}
+
+/**
+ * Waits for the app's first call of `tool` after the first `after` calls to have its result (an
+ * app also makes calls of its own: listing, polling output).
+ */
+export async function appCall(
+  page: Page,
+  tool: string,
+  after: number,
+  timeoutMs = 30_000,
+): Promise<AppCall> {
+  const found = `globalThis.hostState.appCalls.slice(${after})
+    .find((call) => call.name === ${JSON.stringify(tool)} && call.result !== undefined)`;
+  await page.waitForFunction(`Boolean(${found})`, { timeout: timeoutMs }).catch(async (error) => {
+    throw new Error(`the app made no ${tool} call: ${error.message}; ${await hostState(page)}`);
+  });
+  return await page.evaluate(found) as AppCall;
+}

@@ -27,13 +27,11 @@ interface HostState {
   resourceUri?: string;
   mimeType?: string;
   appInfo?: unknown;
-  /** Every tools/call the app made through the bridge, by tool name. */
-  appCalls: string[];
-  /** The proxied calls' results, in order: what the app was told. */
-  appResults: unknown[];
+  /** Every tools/call the app made through the bridge, in order, with what it was told. */
+  appCalls: { name: string; arguments?: unknown; result?: unknown }[];
 }
 
-const state: HostState = { phase: "starting", appCalls: [], appResults: [] };
+const state: HostState = { phase: "starting", appCalls: [] };
 (globalThis as unknown as { hostState: HostState }).hostState = state;
 
 /** The tallest the app may ask its frame to be. */
@@ -122,10 +120,10 @@ async function openApp(
   // connect() made the bridge forward the app's tools/call to toolhost; this only records them.
   const forward = bridge.oncalltool!;
   bridge.oncalltool = async (params, extra) => {
-    state.appCalls.push(params.name);
-    const result = await forward(params, extra);
-    state.appResults.push(result);
-    return result;
+    const call: HostState["appCalls"][number] = { name: params.name, arguments: params.arguments };
+    state.appCalls.push(call);
+    call.result = await forward(params, extra);
+    return call.result as Awaited<ReturnType<typeof forward>>;
   };
   frame.src = sandboxUrl.href;
   await initialized;
