@@ -19,7 +19,11 @@ import {
   AppBridge,
   getToolUiResourceUri,
   PostMessageTransport,
+  RESOURCE_MIME_TYPE,
 } from "@modelcontextprotocol/ext-apps/app-bridge";
+
+/** The extension's key in capabilities (the SDK exports it only from its server entry). */
+const APPS_EXTENSION = "io.modelcontextprotocol/ui";
 
 interface HostState {
   phase: string;
@@ -52,7 +56,12 @@ async function main(): Promise<void> {
   const token = query.get("token");
 
   state.phase = "connecting";
-  const client = new Client({ name: "toolhost-test-host", version: "1.0.0" });
+  // A host that renders apps says so (SEP-1865): servers may offer _meta.ui only to such hosts.
+  const client = new Client({ name: "toolhost-test-host", version: "1.0.0" }, {
+    capabilities: {
+      extensions: { [APPS_EXTENSION]: { mimeTypes: [RESOURCE_MIME_TYPE] } },
+    },
+  });
   const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
   await client.connect(
     new StreamableHTTPClientTransport(new URL(mcpUrl), { requestInit: { headers } }),
