@@ -23,6 +23,7 @@ import type {
 import { MissingClientCapability, ToolError } from "./tool.ts";
 import { missingCapability } from "./handler_errors.ts";
 import { features } from "./versions.ts";
+import { appOnly, rendersApps, toolUiMeta } from "./apps.ts";
 import { runAsTask, taskPlan } from "./tasks/start.ts";
 import type { TaskStore } from "./tasks/store.ts";
 
@@ -147,13 +148,19 @@ export class ToolCatalog {
     if (typeof name !== "string") {
       throw new RpcError(INVALID_PARAMS, "Invalid params: tools/call needs params.name (a string)");
     }
-    const tool = this.#byName.get(name);
+    const found = this.#byName.get(name);
+    // A tool meant for an app is unknown to a client that renders none (it was never listed).
+    const tool = found && appOnly(found.ui) && !rendersApps(call.clientCapabilities)
+      ? undefined
+      : found;
     if (!tool) {
-      const guess = closest(name, [...this.#byName.keys()]);
+      const apps = rendersApps(call.clientCapabilities);
+      const names = this.#tools.filter((t) => apps || !appOnly(t.ui)).map((t) => t.name);
+      const guess = closest(name, names);
       throw new RpcError(
         INVALID_PARAMS,
         `Unknown tool ${quoted(name)}${guess ? ` (did you mean ${guess}?)` : ""}. ` +
-          `Available tools: ${[...this.#byName.keys()].join(", ")}`,
+          `Available tools: ${names.join(", ")}`,
       );
     }
     const args = params.arguments ?? {};
@@ -358,13 +365,15 @@ export class ToolCatalog {
   }
 
   #describe(call: Call): Record<string, unknown>[] {
-    const key = call.era === "modern" ? "modern" : call.version;
+    const apps = rendersApps(call.clientCapabilities);
+    const key = `${call.era === "modern" ? "modern" : call.version}${apps ? " apps" : ""}`;
     let described = this.#described.get(key);
     if (!described) {
       const structured = call.era === "modern" || features.structuredOutput(call.version);
       const annotated = call.era === "modern" || features.toolAnnotations(call.version);
       const iconic = call.era === "modern" || features.icons(call.version);
-      described = this.#tools.map((tool) => {
+      const offered = apps ? this.#tools : this.#tools.filter((tool) => !appOnly(tool.ui));
+      described = offered.map((tool) => {
         const d: Record<string, unknown> = { name: tool.name };
         if (structured && tool.title) d.title = tool.title;
         d.description = tool.description;
@@ -380,6 +389,7 @@ export class ToolCatalog {
         if (call.era === "legacy" && features.tasks(call.version) && tool.taskSupport) {
           d.execution = { taskSupport: tool.taskSupport };
         }
+        if (apps && tool.ui) d._meta = toolUiMeta(tool.ui);
         return d;
       });
       this.#described.set(key, described);

@@ -20,10 +20,13 @@ export interface ResourceInfo {
   size?: number;
 }
 
-/** One part of what a read returns: text, or bytes as base64. `uri` defaults to the one read. */
+/**
+ * One part of what a read returns: text, or bytes as base64. `uri` defaults to the one read;
+ * `meta` goes out as the part's `_meta` (an app page's `ui` settings, say).
+ */
 export type ResourceBody =
-  | { text: string; mimeType?: string; uri?: string }
-  | { blob: string; mimeType?: string; uri?: string };
+  | { text: string; mimeType?: string; uri?: string; meta?: Record<string, unknown> }
+  | { blob: string; mimeType?: string; uri?: string; meta?: Record<string, unknown> };
 
 /** Text (with the resource's mimeType), one body, or several. */
 export type ReadReturn = string | ResourceBody | ResourceBody[];

@@ -8,7 +8,9 @@ import { handlerFailure, resourceNotFound } from "./handler_errors.ts";
 import { INVALID_PARAMS, type Params, RpcError } from "./jsonrpc.ts";
 import { describeLogData, type Logger } from "./log.ts";
 import { pageOf } from "./pages.ts";
+import { APP_MIME_TYPE } from "./apps.ts";
 import type {
+  ReadContext,
   ReadReturn,
   Resource,
   ResourceBody,
@@ -141,6 +143,7 @@ export class ResourceCatalog {
       uri: body.uri ?? uri,
       ...(body.mimeType ?? mimeType ? { mimeType: body.mimeType ?? mimeType } : {}),
       ..."text" in body ? { text: body.text } : { blob: body.blob },
+      ...(body.meta ? { _meta: body.meta } : {}),
     }));
     return cacheable({ contents }, call, DYNAMIC_TTL_MS);
   }
@@ -198,6 +201,17 @@ export class ResourceCatalog {
     if (page.nextCursor) result.nextCursor = page.nextCursor;
     if (ranked.length > SEARCH_MAX_RESULTS) result.truncated = true;
     return cacheable(result, call, DYNAMIC_TTL_MS);
+  }
+
+  /**
+   * The app page (MCP Apps) at `uri`, a fixed `ui://` resource of the app MIME type, as HTML for
+   * a browser; undefined when there is none. Read outside any request: it may not use roots.
+   */
+  async appPage(uri: string, ctx: ReadContext): Promise<string | undefined> {
+    const page = this.#resources.find((r) => r.uri === uri && r.mimeType === APP_MIME_TYPE);
+    if (!page || !uri.startsWith("ui://")) return undefined;
+    const [body] = bodies(await page.read(ctx));
+    return body && "text" in body ? body.text : undefined;
   }
 
   /**

@@ -1,5 +1,6 @@
 /** The tool contract: defineTool(), what a tool's handler receives, and what it may return. */
 import type { Settings } from "../config/settings.ts";
+import type { ToolUi } from "./apps.ts";
 import type { ElicitRequest, ElicitResult } from "./elicit.ts";
 import type { Icon } from "./icons.ts";
 import type { LogLevel } from "./log.ts";
@@ -242,6 +243,8 @@ export interface ToolSpec<I extends InputSchema, O extends JsonSchema | undefine
   output?: O;
   /** Whether a call may run as a task; absent means never. */
   taskSupport?: TaskSupport;
+  /** Its app (MCP Apps, mcp/apps.ts): listed as `_meta.ui` to clients that render apps. */
+  ui?: ToolUi;
   run(
     args: FromSchema<I>,
     ctx: ToolContext,
@@ -269,6 +272,7 @@ export interface Tool {
   input: InputSchema;
   output?: JsonSchema;
   taskSupport?: TaskSupport;
+  ui?: ToolUi;
   run(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolReturn<unknown>>;
   prepare?(env: PrepareEnvironment): Promise<{ description?: string; input?: InputSchema }>;
 }

@@ -1,7 +1,7 @@
 /**
  * `deno task gen`: rewrites tools/mod.ts, the static barrel of every module in tools/<family>/ (tools,
- * resources, resource templates and prompts alike), and the configuration schema's precompiled
- * validator (see gen_config_validator.ts).
+ * resources, resource templates and prompts alike), the configuration schema's precompiled
+ * validator (see gen_config_validator.ts) and the review app's page (gen_review_app.ts).
  * Static imports are what `bun build --compile` bundles; reading tools/ at run time would not
  * work inside the binary. tests/project/tools_barrel_test.ts fails when the barrel is stale.
  */
@@ -9,6 +9,7 @@ import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { CONFIG_VALIDATOR, renderConfigValidator } from "./gen_config_validator.ts";
+import { renderReviewPageModule, REVIEW_PAGE_MODULE } from "./gen_review_app.ts";
 
 export const TOOLS_DIR = fileURLToPath(new URL("../tools/", import.meta.url));
 export const BARREL = `${TOOLS_DIR}mod.ts`;
@@ -70,6 +71,7 @@ if (import.meta.main) {
   const files = toolFiles();
   writeIfChanged(BARREL, renderBarrel(files), `${files.length} module(s)`);
   writeIfChanged(CONFIG_VALIDATOR, renderConfigValidator(), "the configuration validator");
+  writeIfChanged(REVIEW_PAGE_MODULE, renderReviewPageModule(), "the review app's page");
 }
 
 function writeIfChanged(path: string, text: string, what: string): void {

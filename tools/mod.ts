@@ -18,7 +18,9 @@ import files_read_file from "./files/read_file.ts";
 import files_seen_files from "./files/seen_files.ts";
 import files_write_file from "./files/write_file.ts";
 import journal_history from "./journal/history.ts";
+import journal_history_changes from "./journal/history_changes.ts";
 import journal_history_resource from "./journal/history_resource.ts";
+import journal_review from "./journal/review.ts";
 import journal_undo from "./journal/undo.ts";
 import search_glob from "./search/glob.ts";
 import search_grep from "./search/grep.ts";
@@ -62,7 +64,9 @@ export const toolModules: (Contribution | Contribution[])[] = [
   files_seen_files,
   files_write_file,
   journal_history,
+  journal_history_changes,
   journal_history_resource,
+  journal_review,
   journal_undo,
   search_glob,
   search_grep,
@@ -106,6 +110,8 @@ export const moduleFamilies: readonly string[] = [
   "files",
   "files",
   "files",
+  "journal",
+  "journal",
   "journal",
   "journal",
   "journal",

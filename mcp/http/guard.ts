@@ -49,9 +49,10 @@ export class HttpGuard {
 
   /**
    * Why `request` may not proceed, or undefined when it may. A CORS preflight carries no
-   * token (browsers never send one with it): only where it comes from counts.
+   * token (browsers never send one with it): only where it comes from counts; nor does a page
+   * opened in a browser (`token: false`, app_pages.ts).
    */
-  check(request: Request): Refusal | undefined {
+  check(request: Request, { token = true } = {}): Refusal | undefined {
     const origin = request.headers.get("origin");
     if (origin !== null && !this.#originAllowed(origin)) {
       return {
@@ -69,7 +70,7 @@ export class HttpGuard {
         };
       }
     }
-    if (this.#tokenDigest && request.method !== "OPTIONS") {
+    if (this.#tokenDigest && token && request.method !== "OPTIONS") {
       const given = request.headers.get("authorization")?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
       if (!given || !timingSafeEqual(digest(given), this.#tokenDigest)) {
         return {

@@ -4,7 +4,8 @@
  * legacy session that `initialize` opened, named by Mcp-Session-Id, with a GET stream for what
  * concerns no request and DELETE to end it. Beside it: a WebSocket upgrade on the same endpoint
  * (websocket.ts) and the 2024-11-05 HTTP+SSE transport on /sse and /messages (legacy_sse.ts),
- * each session one channel; every way in passes the same guard and shares the session cap.
+ * each session one channel; every way in passes the same guard and shares the session cap. App
+ * pages for browsers are served under /ui/ (app_pages.ts).
  */
 import { quotedJson } from "../../config/quote.ts";
 import {
@@ -34,6 +35,7 @@ import { META_PROTOCOL_VERSION, SUPPORTED_VERSIONS } from "../versions.ts";
 import { Channels } from "./channels.ts";
 import { MESSAGES_PATH, SSE_PATH } from "./legacy_sse.ts";
 import type { Upgrade } from "./serve.ts";
+import { APP_PAGES, appPage } from "./app_pages.ts";
 
 export interface HttpOptions {
   service: McpService;
@@ -120,6 +122,7 @@ export class HttpTransport {
         "Bad Request: send a Host header naming the server",
       );
     }
+    if (path.startsWith(APP_PAGES)) return await appPage(request, path, this.#options);
     if (path !== this.#path && path !== SSE_PATH && path !== MESSAGES_PATH) {
       return new Response(`Not found: the MCP endpoint is ${this.#path}\n`, { status: 404 });
     }
@@ -488,10 +491,8 @@ export class HttpTransport {
     for (const [id, session] of this.#sessions) {
       if (session.idle && session.lastActive < before) {
         this.#sessions.delete(id);
-        this.#options.logger.log(
-          "info",
-          `session ${id} ended after ${idleMs / 60000} idle minutes`,
-        );
+        const minutes = idleMs / 60000;
+        this.#options.logger.log("info", `session ${id} ended after ${minutes} idle minutes`);
         session.close().catch(() => {});
       }
     }

@@ -10,6 +10,7 @@ import { checkConfig } from "../../config/validate.ts";
 import { sortContributions } from "../../mcp/contribution.ts";
 import { toolModules } from "../../tools/mod.ts";
 import { ROOT } from "../helpers/raw_client.ts";
+import { appOnly } from "../../mcp/apps.ts";
 
 /** The text of a markdown file from `heading` up to the next heading of the same level. */
 function section(file: string, heading: string): string {
@@ -73,8 +74,12 @@ test(".mcp.json.example is valid JSON with a command", () => {
 
 test("docs/tools.md's count, the README's tool table and the profile table match the tools offered", () => {
   const { tools } = sortContributions(toolModules);
-  const names = tools.map((tool) => tool.name).sort();
+  // A tool for an app alone (MCP Apps) is no tool of the model's: docs name it apart.
+  const names = tools.filter((tool) => !appOnly(tool.ui)).map((tool) => tool.name).sort();
   const docs = readFileSync(`${ROOT}docs/tools.md`, "utf8");
+  for (const tool of tools.filter((tool) => appOnly(tool.ui))) {
+    assert.ok(docs.includes(`\`${tool.name}\``), `docs/tools.md does not name ${tool.name}`);
+  }
   const stated = Number(docs.match(/toolhost offers (\d+) built-in tools/)?.[1]);
   assert.equal(
     stated,

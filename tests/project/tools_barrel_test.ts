@@ -10,12 +10,22 @@ import { TOOL_NAME } from "../../mcp/tool.ts";
 import { BARREL, renderBarrel, toolFiles } from "../../scripts/gen.ts";
 import { toolModules } from "../../tools/mod.ts";
 import { DENO } from "../../scripts/toolchain.ts";
+import { renderReviewPageModule, REVIEW_PAGE_MODULE } from "../../scripts/gen_review_app.ts";
 
 test("tools/mod.ts imports exactly the modules in tools/<family>/ (run `deno task gen` if this fails)", () => {
   assert.equal(
     readFileSync(BARREL, "utf8"),
     renderBarrel(toolFiles()),
     "tools/mod.ts is stale: a tool module was added, renamed or removed. Run `deno task gen`.",
+  );
+});
+
+test("the review app's page module is built from its sources (run `deno task gen` if this fails)", () => {
+  assert.equal(
+    readFileSync(REVIEW_PAGE_MODULE, "utf8"),
+    renderReviewPageModule(),
+    "tools/journal/_lib/review_app/page.generated.ts is stale: app.html, app.css or app.js " +
+      "changed. Run `deno task gen`.",
   );
 });
 
@@ -58,6 +68,7 @@ test("the resources, templates, prompts and extensions in tools/ belong to tools
     "toolhost://history",
     "toolhost://plan",
     "toolhost://tasks",
+    "ui://toolhost/review",
   ]);
   assert.deepEqual(templates.map((t) => t.uriTemplate).sort(), [
     "file:///{+path}",
@@ -65,7 +76,10 @@ test("the resources, templates, prompts and extensions in tools/ belong to tools
     "toolhost://processes/{id}/output",
     "toolhost://skills/{name}",
   ]);
-  assert.deepEqual(extensions.map((e) => e.id), ["io.modelcontextprotocol/skills"]);
+  assert.deepEqual(extensions.map((e) => e.id).sort(), [
+    "io.modelcontextprotocol/skills",
+    "io.modelcontextprotocol/ui",
+  ]);
 });
 
 test("the generator picks the family folders' modules only, and its barrel compiles", () => {

@@ -34,6 +34,7 @@ const BUDGET = 43_377 + 258 + 88 + 2_976 + 2_994 + 18 + 32 * 254;
 /** The tools/list reply line (with its newline) and each tool's share of it. */
 async function toolsListLine(
   profile: ToolProfile = "full",
+  capabilities: Record<string, unknown> = {},
 ): Promise<{ bytes: number; tools: { name: string }[] }> {
   const settings = { ...defaultSettings(), toolsProfile: profile };
   const { tools, warnings, removed: _, ...contributions } = await assemble(settings);
@@ -54,7 +55,12 @@ async function toolsListLine(
     send: (message) => (sent.push(message as unknown as Message), true),
   });
   const line = (value: unknown) => receiveLine(server, JSON.stringify(value));
-  line({ jsonrpc: "2.0", id: 1, method: "initialize", params: initializeParams("2025-11-25") });
+  line({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: { ...initializeParams("2025-11-25"), capabilities },
+  });
   line({ jsonrpc: "2.0", method: "notifications/initialized" });
   line({ jsonrpc: "2.0", id: 2, method: "tools/list" });
   let reply: Message | undefined;
@@ -117,3 +123,22 @@ for (const [profile, budget] of Object.entries(PROFILE_BUDGETS)) {
     console.error(`tools/list, profile ${profile}: ${bytes} bytes for ${tools.length} tools`);
   });
 }
+
+/**
+ * A client that renders MCP Apps (it announces io.modelcontextprotocol/ui) is also told of the
+ * review app: `_meta.ui` on history and undo and the app-only history_changes, which its host
+ * keeps from the model (its icon and output schema included). Measured: 1,309 bytes more than
+ * full.
+ */
+const APPS_EXTRA_BUDGET = 1_320;
+
+test(`a client that renders apps pays at most ${APPS_EXTRA_BUDGET} bytes more`, async () => {
+  const full = await toolsListLine("full");
+  const apps = await toolsListLine("full", {
+    extensions: { "io.modelcontextprotocol/ui": { mimeTypes: ["text/html;profile=mcp-app"] } },
+  });
+  assert.equal(apps.tools.length, full.tools.length + 1);
+  const extra = apps.bytes - full.bytes;
+  assert.ok(extra > 0 && extra <= APPS_EXTRA_BUDGET, `the apps client pays ${extra} bytes more`);
+  console.error(`tools/list for a client that renders apps: ${extra} bytes more than full`);
+});

@@ -4,11 +4,13 @@ import { READ_ONLY } from "../_lib/declarations/annotations.ts";
 import { Sandbox } from "../_lib/sandbox/mod.ts";
 import { flushJournal, journalHook } from "./_lib/recorder.ts";
 import { pageNotes, projectPage } from "./_lib/query.ts";
+import { REVIEW_URI } from "./_lib/review.ts";
 
 const history = defineTool({
   name: "history",
   description: "Tool calls made, newest first: outcome, changed files, ids for undo.",
   annotations: READ_ONLY,
+  ui: { resourceUri: REVIEW_URI },
   input: {
     type: "object",
     properties: {

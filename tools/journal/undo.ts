@@ -10,12 +10,14 @@ import { holdUndoLock, releaseUndoLock } from "./_lib/undo_lock.ts";
 import { pruneNow } from "./_lib/snapshots.ts";
 import { apply, StoppedAfterRemoving } from "./_lib/undo_apply.ts";
 import { planChange, planMove, type Step, type Undoing } from "./_lib/undo_steps.ts";
+import { REVIEW_URI } from "./_lib/review.ts";
 
 export default defineTool({
   name: "undo",
   description: "Reverts the last file-tool change, directory trees too (or `count`, or history " +
     "`id`); `force` overrides a changed path.",
   annotations: CHANGES_FILES,
+  ui: { resourceUri: REVIEW_URI },
   // The paths its journal entries name: it keeps and reports them itself (Undone).
   writes: { atRunTime: true },
   input: {

@@ -46,7 +46,8 @@ export async function projectPage(
   return page;
 }
 
-function matcher(filter: Filter): (entry: Entry) => boolean {
+/** Whether an entry passes `filter` (tool, time range, a path it names). */
+export function matcher(filter: Filter): (entry: Entry) => boolean {
   const since = filter.since ? new Date(filter.since).toISOString() : undefined;
   const until = filter.until ? new Date(filter.until).toISOString() : undefined;
   return (entry) => {

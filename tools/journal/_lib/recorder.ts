@@ -9,6 +9,7 @@
  * not waiting for them.
  */
 import { sep } from "node:path";
+import { appOnly } from "../../../mcp/apps.ts";
 import {
   type CallWrites,
   defineToolHook,
@@ -208,7 +209,8 @@ export const journalHook = defineToolHook({
     writes.holdReplacing(held);
   },
   finished(call: FinishedCall) {
-    if (!call.ctx.config.journal.enabled) return;
+    // A tool meant for an app alone (the review app's data) is no call of the agent's.
+    if (!call.ctx.config.journal.enabled || appOnly(call.tool.ui)) return;
     const writes = call.ctx.writes;
     const mine = writes.take(journaling);
     const own = writes.take(undone);

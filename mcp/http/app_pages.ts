@@ -1,0 +1,103 @@
+/**
+ * App pages for a plain browser: GET /ui/<name> serves the `ui://<name>` page of the resource
+ * catalog (MCP Apps, mcp/apps.ts) to people whose client renders no apps. The page is code, not
+ * data: it passes the Origin and Host checks like /mcp, and asks for the token itself when /mcp
+ * refuses it (a navigation cannot send a bearer token). Its inline script and style are allowed
+ * by their digests alone, and it may talk only to this origin.
+ */
+import { createHash } from "node:crypto";
+import { describeLogData, type Logger } from "../log.ts";
+import type { ReadContext } from "../resource.ts";
+import type { McpService } from "../service.ts";
+import type { HttpGuard } from "./guard.ts";
+
+export const APP_PAGES = "/ui/";
+
+interface PageOptions {
+  service: McpService;
+  logger: Logger;
+  guard: HttpGuard;
+}
+
+const text = (status: number, body: string, headers: Record<string, string> = {}) =>
+  new Response(`${body}\n`, {
+    status,
+    headers: { "content-type": "text/plain; charset=utf-8", ...headers },
+  });
+
+/**
+ * The answer to a request under /ui/.
+ *
+ * @example
+ * ```ts
+ * if (path.startsWith(APP_PAGES)) return await appPage(request, path, options);
+ * ```
+ */
+export async function appPage(
+  request: Request,
+  path: string,
+  options: PageOptions,
+): Promise<Response> {
+  const refusal = options.guard.check(request, { token: false });
+  if (refusal) return text(refusal.status, refusal.message, refusal.headers);
+  if (request.method !== "GET" && request.method !== "HEAD") {
+    return text(405, `Method not allowed: ${request.method}; app pages take GET`, {
+      allow: "GET, HEAD",
+    });
+  }
+  const name = path.slice(APP_PAGES.length);
+  const catalog = options.service.resources;
+  const html = /^[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)*$/.test(name) && catalog
+    ? await catalog.appPage(`ui://${name}`, readContext(request, options))
+    : undefined;
+  if (html === undefined) return text(404, `Not found: no app page is served at ${path}`);
+  return new Response(request.method === "HEAD" ? null : html, {
+    headers: {
+      "content-type": "text/html; charset=utf-8",
+      "content-security-policy": policyOf(html),
+      "x-content-type-options": "nosniff",
+      "referrer-policy": "no-referrer",
+      "cache-control": "no-store",
+    },
+  });
+}
+
+/** A page read belongs to no request of a client: it has no roots to ask for. */
+function readContext(request: Request, { service, logger }: PageOptions): ReadContext {
+  return {
+    signal: request.signal,
+    roots: () => Promise.reject(new Error("an app page is read outside any MCP request")),
+    log: (level, data) => logger.log(level, `app page: ${describeLogData(data)}`),
+    config: service.program.config,
+    state: service.program.state,
+  };
+}
+
+/** The policy of the last page served (pages do not change while the server runs). */
+let lastPolicy: { html: string; policy: string } | undefined;
+
+/**
+ * Nothing but the page's own inline scripts and styles (by digest), data: images, and requests to
+ * this origin; it may not be framed, change its base or submit forms.
+ */
+export function policyOf(html: string): string {
+  if (lastPolicy?.html === html) return lastPolicy.policy;
+  const digests = (tag: string) => {
+    const found = [...html.matchAll(new RegExp(`<${tag}>([\\s\\S]*?)</${tag}>`, "g"))].map(
+      (match) => `'sha256-${createHash("sha256").update(match[1]).digest("base64")}'`,
+    );
+    return found.length ? found.join(" ") : "'none'";
+  };
+  const policy = [
+    "default-src 'none'",
+    `script-src ${digests("script")}`,
+    `style-src ${digests("style")}`,
+    "img-src data:",
+    "connect-src 'self'",
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+  ].join("; ");
+  lastPolicy = { html, policy };
+  return policy;
+}
