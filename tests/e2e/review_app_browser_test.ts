@@ -91,7 +91,7 @@ test(
     assert.equal(edit.isError ?? false, false, textOf(edit));
     assert.equal(readFileSync(join(root, "notes.txt"), "utf8"), AFTER);
     const started = await hostCall(page, "bash_background", {
-      command: "echo review-background-output; exec sleep 600",
+      command: 'echo review-background-output; read line; echo "later: $line"; exec sleep 600',
     });
     assert.equal(started.isError ?? false, false, textOf(started));
     const processId = textOf(started).match(/\bp\d+\b/)?.[0];
@@ -133,6 +133,15 @@ test(
 
     const processSelector = `[data-process-id="${processId}"]`;
     await waitForText(app, `${processSelector} .output`, ["review-background-output"]);
+    // Live: what the process prints while the app is open appears in it.
+    const typed = await hostCall(page, "bash_input", {
+      id: processId,
+      text: "typed-after-opening",
+      newline: true,
+      wait_ms: 0,
+    });
+    assert.equal(typed.isError ?? false, false, textOf(typed));
+    await waitForText(app, `${processSelector} .output`, ["later: typed-after-opening"]);
 
     // The filters: by path, then by tool, each undone.
     const writeChange = `[data-change-id="${writeId}"]`;
