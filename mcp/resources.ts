@@ -8,7 +8,7 @@ import { handlerFailure, resourceNotFound } from "./handler_errors.ts";
 import { INVALID_PARAMS, type Params, RpcError } from "./jsonrpc.ts";
 import { describeLogData, type Logger } from "./log.ts";
 import { pageOf } from "./pages.ts";
-import { APP_MIME_TYPE } from "./apps.ts";
+import { APP_MIME_TYPE, rendersApps } from "./apps.ts";
 import type {
   ReadContext,
   ReadReturn,
@@ -77,8 +77,11 @@ export class ResourceCatalog {
         return [];
       }
     }));
+    // An app's page is listed to clients that render apps alone (SEP-1865 lets servers omit it).
+    const apps = rendersApps(call.clientCapabilities);
+    const offered = this.#resources.filter((r) => apps || r.mimeType !== APP_MIME_TYPE);
     const all: ResourceInfo[] = [
-      ...this.#resources.map(({ uri, name, title, description, mimeType }) => ({
+      ...offered.map(({ uri, name, title, description, mimeType }) => ({
         uri,
         name,
         title,

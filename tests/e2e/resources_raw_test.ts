@@ -51,7 +51,10 @@ test(
       completions: {},
       experimental: { "resources/search": { maxQueryLength: 200, maxResults: 500 } },
       tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
-      extensions: { "io.modelcontextprotocol/skills": { directoryRead: true } },
+      extensions: {
+        "io.modelcontextprotocol/skills": { directoryRead: true },
+        "io.modelcontextprotocol/ui": { mimeTypes: ["text/html;profile=mcp-app"] },
+      },
     });
     const listed = await c.request("resources/list");
     const uris = (listed.result?.resources as { uri: string }[]).map((r) => r.uri);

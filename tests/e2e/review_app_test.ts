@@ -96,7 +96,7 @@ test("a client that does not announce the extension gets plain tools and no app-
   }
 });
 
-test("resources/read gives the page: the app MIME type, small, self-contained, with the hooks hosts use", async () => {
+test("resources/read gives the page: the app MIME type, small, self-contained, with the hooks hosts use; only apps clients see it listed", async () => {
   const { client } = e2e.start();
   const reply = await client.request("resources/read", modern({ uri: PAGE }));
   const [content] = (reply.result as { contents: Record<string, unknown>[] }).contents;
@@ -111,9 +111,13 @@ test("resources/read gives the page: the app MIME type, small, self-contained, w
   for (const hook of ["data-change-id", '"data-action": "undo"', "filter-path", "filter-tool"]) {
     assert.ok(html.includes(hook), `the page lacks ${hook}`);
   }
-  const list = await client.request("resources/list", modern());
-  const listed = (list.result as { resources: { uri: string; mimeType: string }[] }).resources;
-  assert.equal(listed.find((r) => r.uri === PAGE)?.mimeType, MIME);
+  // Listed to clients that render apps alone (read by anyone who asks for it).
+  const listed = async (meta: Record<string, unknown>) => {
+    const list = await client.request("resources/list", modern({}, meta));
+    return (list.result as { resources: { uri: string; mimeType: string }[] }).resources;
+  };
+  assert.equal((await listed(appsMeta)).find((r) => r.uri === PAGE)?.mimeType, MIME);
+  assert.ok(!(await listed({})).some((r) => r.uri === PAGE));
 });
 
 test("history_changes gives an edit_file change as a diff, marks it undone once undo ran, and is not journaled", async () => {

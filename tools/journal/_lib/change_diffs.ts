@@ -38,9 +38,10 @@ export const MAX_DIFF_LINES = 2_000;
 /** The most edits the diff looks for before it gives up (its work stays bounded). */
 const MAX_EDIT_LENGTH = 4_000;
 
-/** What a page of diffs may still read, shared by its changes. */
+/** What a page of diffs may still read and show, shared by its changes. */
 export interface DiffBudget {
   bytes: number;
+  lines: number;
 }
 
 type Side = { text: string } | { note: string };
@@ -80,7 +81,7 @@ export async function diffOf(
     maxEditLength: MAX_EDIT_LENGTH,
   });
   if (!patch) return { path, kind, note: "too many changed lines to show as a diff" };
-  let left = MAX_DIFF_LINES;
+  let left = Math.min(MAX_DIFF_LINES, budget.lines);
   let truncated = false;
   const hunks: Hunk[] = [];
   for (const hunk of patch.hunks) {
@@ -93,6 +94,7 @@ export async function diffOf(
     left -= lines.length;
     hunks.push({ ...hunk, lines });
   }
+  budget.lines -= Math.min(MAX_DIFF_LINES, budget.lines) - left;
   if (hunks.length === 0) {
     const note = before.kind === "file" && after.kind === "file" && before.mode !== after.mode
       ? `mode ${octal(before.mode)} → ${octal(after.mode)}`
@@ -136,7 +138,7 @@ async function sideOf(
   if (state.kind === "absent") return { text: "" };
   if (state.kind !== "file") return { note: describe(state) };
   if (state.size > MAX_SIDE_BYTES) return { note: `${state.size} bytes, too large to show` };
-  if (state.size > budget.bytes) {
+  if (state.size > budget.bytes || budget.lines <= 0) {
     return { note: "not shown: this page read its share of files; filter by path" };
   }
   let handle: FileHandle | undefined = state.sha

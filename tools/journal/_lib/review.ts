@@ -51,8 +51,9 @@ const MAX_CHANGES_SHOWN = 20;
 const MAX_TOOL_NAMES = 100;
 /** Undo links remembered while the journal is read (an undo names at most 50 calls). */
 const MAX_UNDO_LINKS = 20_000;
-/** Bytes of file content one page may read to make its diffs. */
-const PAGE_DIFF_BYTES = 8 << 20;
+/** Bytes of file content one page may read to make its diffs, and diff lines it may show. */
+const PAGE_DIFF_BYTES = 4 << 20;
+const PAGE_DIFF_LINES = 20_000;
 
 /**
  * The calls `filter` matches from `offset`, `limit` of them, newest first; `all` includes calls
@@ -84,7 +85,7 @@ export async function reviewPage(
     if (matched >= offset && entries.length < limit) entries.push(entry);
     matched++;
   });
-  const budget = { bytes: PAGE_DIFF_BYTES };
+  const budget = { bytes: PAGE_DIFF_BYTES, lines: PAGE_DIFF_LINES };
   const calls: ReviewedCall[] = [];
   for (const entry of entries) {
     const changes: FileDiff[] = [];

@@ -396,24 +396,20 @@
   }
 
   async function undo(id, button) {
-    const focused = document.activeElement === button;
     button.disabled = true;
     say(`Undoing ${id}…`);
     try {
       const result = await callTool("undo", { id });
       say(textOf(result) || (result.isError ? "undo failed" : "Undone."), result.isError);
       if (!result.isError) await refresh();
-      // The list was drawn anew: a keyboard user stays on this call's Undo, not at the top.
-      if (focused && !button.isConnected) {
-        const again = [...document.querySelectorAll("[data-change-id]")]
-          .find((node) => node.dataset.changeId === id);
-        again?.querySelector("button[data-action=undo]")?.focus();
-      }
     } catch (error) {
       say(`undo was not run: ${error.message}`, true);
     } finally {
       button.disabled = false;
     }
+    // The list was drawn again: focus goes back to this call's button, or to what was said.
+    const again = document.querySelector(`[data-change-id="${CSS.escape(id)}"] [data-action=undo]`);
+    (again || $("#status")).focus();
   }
 
   function toggleView(button) {
