@@ -143,6 +143,14 @@ test(
     assert.equal(typed.isError ?? false, false, textOf(typed));
     await waitForText(app, `${processSelector} .output`, ["later: typed-after-opening"]);
 
+    // Every control has a name a screen reader can say (its text, label or aria-label).
+    const unnamed = await app.evaluate(`[...document.querySelectorAll("button, input, select")]
+      .filter((node) => !node.hidden && !node.closest("[hidden]"))
+      .filter((node) => !(node.getAttribute("aria-label") || node.textContent.trim() ||
+        (node.labels && [...node.labels].some((label) => label.textContent.trim()))))
+      .map((node) => node.outerHTML.slice(0, 120))`);
+    assert.deepEqual(unnamed, []);
+
     // The filters: by path, then by tool, each undone.
     const writeChange = `[data-change-id="${writeId}"]`;
     await app.type('input[name="filter-path"]', "notes");
@@ -265,10 +273,26 @@ test(
       timeout: 30_000,
     });
     assert.equal(await app.$(`[data-change-id="${editId}"]`), null);
-    await tokenInput!.type(token);
+    // A wrong token is refused by /mcp, and the page asks again, saying so.
+    await tokenInput!.type("not-the-token");
     await tokenInput!.press("Enter");
+    await waitForText(app, '[role="status"]', ["refused"]);
+    assert.equal(await app.$(`[data-change-id="${editId}"]`), null);
+    const again = await app.waitForSelector("form#token input[name=token]", {
+      visible: true,
+      timeout: 30_000,
+    });
+    await again!.type(token);
+    await again!.press("Enter");
     await app.waitForSelector("body[data-ready=true]", { timeout: 30_000 });
     const change = `[data-change-id="${editId}"]`;
+    await waitForText(app, `${change} .diff`, [
+      "old line: the colour of the sky",
+      "new line: the color of the sea",
+    ]);
+    // Side by side, the same change in two columns.
+    await click(app, 'button[data-action="view"]');
+    await app.waitForSelector(`${change} .diff table.side`, { timeout: 30_000 });
     await waitForText(app, `${change} .diff`, [
       "old line: the colour of the sky",
       "new line: the color of the sea",
