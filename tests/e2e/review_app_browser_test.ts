@@ -76,6 +76,14 @@ test(
     e2e.cleanup(() => browser.close());
 
     const page = await browser.newPage();
+    // What the page and the app's frames report: a script error or a CSP violation shows here.
+    const complaints: string[] = [];
+    page.on("console", (message) => {
+      if (message.type() === "error") {
+        complaints.push(`${message.text()} (${message.location().url})`);
+      }
+    });
+    page.on("pageerror", (error) => complaints.push(String(error)));
     await page.goto(pages.hostUrl({ mcp: server.url }));
     await page.waitForSelector("body[data-host=connected]", { timeout: 30_000 })
       .catch(async (error) => assert.fail(`${error.message}; the host: ${await hostState(page)}`));
@@ -211,6 +219,7 @@ test(
     assert.ok(entry, textOf(listed));
     assert.notEqual(entry.status, "running", textOf(listed));
     assert.match((await textIn(app, processSelector)) ?? "", /stopped|killed|exited|SIGTERM/i);
+    assert.deepEqual(complaints, []);
   },
 );
 

@@ -33,7 +33,7 @@ export const APP_CSP = "default-src 'none'; script-src 'unsafe-inline'; " +
 
 const HOST_HTML = `<!doctype html>
 <html lang="en">
-<head><meta charset="utf-8"><title>toolhost test host</title>
+<head><meta charset="utf-8"><title>toolhost test host</title><link rel="icon" href="data:,">
 <style>body { font: 14px system-ui, sans-serif; margin: 0; background: #f3f3f3; }
 header { padding: 6px 12px; background: #23272e; color: #fff; }
 #app { margin: 8px; background: #fff; } #error { color: #b00020; white-space: pre-wrap; }</style>
