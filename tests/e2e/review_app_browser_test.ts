@@ -273,6 +273,13 @@ test(
     const browser = await launchBrowser(chromium!, e2e.scratch("profile"));
     e2e.cleanup(() => browser.close());
     const page = await browser.newPage();
+    const complaints: string[] = [];
+    page.on("console", (message) => {
+      if (message.type() === "error") {
+        complaints.push(`${message.text()} (${message.location().url})`);
+      }
+    });
+    page.on("pageerror", (error) => complaints.push(String(error)));
     const response = await page.goto(pageUrl);
     assert.equal(response?.status(), 200);
     const app = page.mainFrame();
@@ -309,5 +316,7 @@ test(
     await click(app, `${change} button[data-action="undo"]`);
     await waitForText(app, '[role="status"]', ["notes.txt", "restored"]);
     assert.equal(readFileSync(join(root, "notes.txt"), "utf8"), BEFORE);
+    // The refused token's 401 is the only thing the page may complain of.
+    assert.deepEqual(complaints.filter((text) => !/status of 401/.test(text)), []);
   },
 );
