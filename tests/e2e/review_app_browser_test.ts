@@ -99,7 +99,8 @@ test(
     assert.equal(edit.isError ?? false, false, textOf(edit));
     assert.equal(readFileSync(join(root, "notes.txt"), "utf8"), AFTER);
     const started = await hostCall(page, "bash_background", {
-      command: 'echo review-background-output; read line; echo "later: $line"; exec sleep 600',
+      command: "echo 'review-background-output <i>out</i>'; read line; echo \"later: $line\"; " +
+        "exec sleep 600",
     });
     assert.equal(started.isError ?? false, false, textOf(started));
     const processId = textOf(started).match(/\bp\d+\b/)?.[0];
@@ -135,12 +136,15 @@ test(
       "old line: the colour of the sky",
       "new line: the color of the sea",
     ]);
-    await waitForText(app, `[data-change-id="${writeId}"]`, [hostile, "<b>bold</b>"]);
-    assert.equal(await app.$("img, b"), null, "markup from a file name or content was rendered");
-    assert.equal(await app.evaluate("document.body.dataset.pwned ?? null"), null);
-
     const processSelector = `[data-process-id="${processId}"]`;
-    await waitForText(app, `${processSelector} .output`, ["review-background-output"]);
+    await waitForText(app, `${processSelector} .output`, ["review-background-output <i>out</i>"]);
+    await waitForText(app, `[data-change-id="${writeId}"]`, [hostile, "<b>bold</b>"]);
+    assert.equal(
+      await app.$("img, b, i"),
+      null,
+      "markup from a file name, its content or a process's output was rendered",
+    );
+    assert.equal(await app.evaluate("document.body.dataset.pwned ?? null"), null);
     // Live: what the process prints while the app is open appears in it.
     const typed = await hostCall(page, "bash_input", {
       id: processId,
