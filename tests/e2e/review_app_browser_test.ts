@@ -165,9 +165,17 @@ test(
 
     // The filters: by path, then by tool, each undone.
     const writeChange = `[data-change-id="${writeId}"]`;
+    const frameHeight = "document.querySelector('#app iframe').getBoundingClientRect().height";
+    const fullHeight = await page.evaluate(frameHeight) as number;
     await app.type('input[name="filter-path"]', "notes");
     await app.waitForSelector(writeChange, { hidden: true, timeout: 30_000 });
     await app.waitForSelector(change, { timeout: 30_000 });
+    // The app tells the host its new size (ui/notifications/size-changed): a shorter list, a
+    // shorter frame, not the old height with a blank below.
+    await page.waitForFunction(`${frameHeight} < ${fullHeight}`, { timeout: 30_000 })
+      .catch(() =>
+        assert.fail(`the frame stayed ${fullHeight} px high after the list got shorter`)
+      );
     if (process.env.TOOLHOST_UPDATE_SCREENSHOT === "1") {
       await page.screenshot({ path: SCREENSHOT, fullPage: true });
     }
