@@ -26,6 +26,7 @@ import {
   hostOpen,
   hostState,
   launchBrowser,
+  lowContrastText,
   textIn,
   waitForText,
 } from "../helpers/browser.ts";
@@ -332,3 +333,43 @@ test(
     assert.deepEqual(complaints.filter((text) => !/status of 401/.test(text)), []);
   },
 );
+
+for (const theme of ["light", "dark"] as const) {
+  test(`the review app's text has a contrast of at least 4.5:1 in a host's ${theme} theme`, {
+    skip,
+  }, async () => {
+    const root = e2e.scratch("root");
+    writeFileSync(join(root, "notes.txt"), BEFORE);
+    const pages = await startHostPages(e2e.scratch("host"));
+    e2e.cleanup(() => pages.close());
+    const server = await startHttpServer(PRODUCT_BINARY, ["--root", root], {}, root);
+    e2e.cleanup(() => server.terminate());
+    const browser = await launchBrowser(chromium!, e2e.scratch("profile"));
+    e2e.cleanup(() => browser.close());
+    const page = await browser.newPage();
+    await page.goto(pages.hostUrl({ mcp: server.url, theme }));
+    await page.waitForSelector("body[data-host=connected]", { timeout: 30_000 });
+    await hostCall(page, "edit_file", {
+      path: "notes.txt",
+      edits: [{
+        old_string: "old line: the colour of the sky",
+        new_string: "new line: the color of the sea",
+      }],
+    });
+    await hostCall(page, "bash_background", { command: "echo some-output; exec sleep 600" });
+    await hostOpen(page, "history");
+    const app = await appFrame(page, "body[data-ready=true]");
+    await waitForText(app, "[data-process-id] .output", ["some-output"]);
+    // Undone, then refused (the error's colour counts too).
+    const change = `[data-change-id="${await app.evaluate(
+      `document.querySelector("[data-change-id]").dataset.changeId`,
+    )}"] button[data-action=undo]`;
+    await click(app, change);
+    await waitForText(app, '[role="status"]', ["restored"]);
+    await app.waitForSelector(`${change}:not([disabled])`, { timeout: 30_000 });
+    await click(app, change);
+    await app.waitForSelector('[role="status"].error', { timeout: 30_000 });
+    assert.equal(await app.evaluate("document.documentElement.dataset.theme"), theme);
+    assert.deepEqual(await lowContrastText(app), []);
+  });
+}

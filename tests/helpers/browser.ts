@@ -143,3 +143,39 @@ export async function appCall(
   });
   return await page.evaluate(found) as AppCall;
 }
+
+/**
+ * The visible text in `frame` whose colour against its background is below WCAG AA's 4.5:1
+ * (applied to all text, large or not), as "ratio tag.class: text" lines.
+ */
+export async function lowContrastText(frame: Frame): Promise<string[]> {
+  return await frame.evaluate(`(() => {
+    const rgba = (colour) => colour.match(/[\\d.]+/g).map(Number);
+    const channel = (value) => {
+      value /= 255;
+      return value <= 0.03928 ? value / 12.92 : ((value + 0.055) / 1.055) ** 2.4;
+    };
+    const luminance = ([r, g, b]) => 0.2126 * channel(r) + 0.7152 * channel(g) + 0.0722 * channel(b);
+    const background = (node) => {
+      for (; node; node = node.parentElement) {
+        const colour = rgba(getComputedStyle(node).backgroundColor);
+        if (colour.length < 4 || colour[3] > 0) return colour;
+      }
+      return [255, 255, 255];
+    };
+    const low = new Set();
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    for (let text = walker.nextNode(); text; text = walker.nextNode()) {
+      const node = text.parentElement;
+      if (!text.textContent.trim() || !node.checkVisibility()) continue;
+      const [light, dark] = [luminance(rgba(getComputedStyle(node).color)), luminance(background(node))]
+        .sort((a, b) => b - a);
+      const ratio = (light + 0.05) / (dark + 0.05);
+      if (ratio < 4.5) {
+        low.add(ratio.toFixed(2) + " " + node.tagName.toLowerCase() + "." + node.className + ": " +
+          text.textContent.trim().slice(0, 40));
+      }
+    }
+    return [...low];
+  })()`) as string[];
+}

@@ -8,8 +8,8 @@
  * the app has initialized sends it the tool's input and the result of a real call.
  *
  * The page's query says where things are: `mcp` (toolhost's /mcp URL), `sandbox` (the proxy's
- * URL), `token` (optional bearer token) and `app` (optional: an HTML URL used instead of the
- * tool's resource, for a placeholder app). Once connected, `document.body.dataset.host` is
+ * URL), `token` (optional bearer token), `theme` (the host context's: light unless "dark") and
+ * `app` (optional: an HTML URL used instead of the tool's resource, for a placeholder app). Once connected, `document.body.dataset.host` is
  * "connected" and `globalThis.testHost` makes calls as the model would (`call`) and opens a
  * tool's app beside the result of a fresh call (`open`), as a chat shows it. What happened is kept
  * in `globalThis.hostState`; a failure sets `data-host="failed"`.
@@ -102,7 +102,7 @@ async function openApp(
     { serverTools: {}, serverResources: {}, logging: {} },
     {
       hostContext: {
-        theme: "light",
+        theme: new URLSearchParams(location.search).get("theme") === "dark" ? "dark" : "light",
         displayMode: "inline",
         availableDisplayModes: ["inline"],
         platform: "web",

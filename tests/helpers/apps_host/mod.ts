@@ -47,7 +47,7 @@ export interface HostPages {
   /** The sandbox proxy's origin: another port, so another origin. */
   sandboxOrigin: string;
   /** The host page's URL for toolhost's /mcp URL and the query's other keys (host.ts). */
-  hostUrl(query: { mcp: string; token?: string; app?: string }): string;
+  hostUrl(query: { mcp: string; token?: string; theme?: "light" | "dark"; app?: string }): string;
   /** The placeholder app's URL, on the host's origin. */
   placeholderUrl: string;
   close(): Promise<void>;
