@@ -125,6 +125,9 @@ test(
     const state = JSON.parse(await hostState(page));
     assert.equal(state.resourceUri, "ui://toolhost/review");
     assert.equal(state.mimeType, "text/html;profile=mcp-app");
+    // It declares no domain to reach or load from: the strictest policy, which the proxy applies.
+    const csp = (state.resourceUi?.csp ?? {}) as Record<string, unknown[]>;
+    assert.deepEqual(Object.values(csp).flat(), [], JSON.stringify(state.resourceUi));
 
     // Inside a host the app talks through the bridge: it never asks for toolhost's token.
     const tokenForm = await app.$("form#token");

@@ -1,6 +1,6 @@
 /// <reference lib="dom" />
 /**
- * The host page's script, bundled for the browser (bundle.ts): an MCP Apps host as a web client
+ * The host page's script, bundled for the browser (mod.ts): an MCP Apps host as a web client
  * builds one with the ext-apps SDK's host side. It connects the official MCP client to toolhost
  * over Streamable HTTP, reads the tool's `_meta.ui.resourceUri`, fetches that resource with
  * resources/read, loads it through a sandbox proxy on another origin (sandbox.html), connects an
@@ -9,10 +9,11 @@
  *
  * The page's query says where things are: `mcp` (toolhost's /mcp URL), `sandbox` (the proxy's
  * URL), `token` (optional bearer token), `theme` (the host context's: light unless "dark") and
- * `app` (optional: an HTML URL used instead of the tool's resource, for a placeholder app). Once connected, `document.body.dataset.host` is
- * "connected" and `globalThis.testHost` makes calls as the model would (`call`) and opens a
- * tool's app beside the result of a fresh call (`open`), as a chat shows it. What happened is kept
- * in `globalThis.hostState`; a failure sets `data-host="failed"`.
+ * `app` (optional: an HTML URL used instead of the tool's resource, for a placeholder app). Once
+ * connected, `document.body.dataset.host` is "connected" and `globalThis.testHost` makes calls as
+ * the model would (`call`) and opens a tool's app beside the result of a fresh call (`open`), as a
+ * chat shows it. What happened is kept in `globalThis.hostState`; a failure sets
+ * `data-host="failed"`.
  */
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import {
@@ -30,6 +31,11 @@ interface HostState {
   error?: string;
   resourceUri?: string;
   mimeType?: string;
+  /**
+   * The resource's `_meta.ui` (csp, permissions, ...): the sandbox applies the strict policy of
+   * an app that declares no domains, so a test checks that it declares none.
+   */
+  resourceUi?: unknown;
   appInfo?: unknown;
   /** Every tools/call the app made through the bridge, in order, with what it was told. */
   appCalls: { name: string; arguments?: unknown; result?: unknown }[];
@@ -164,6 +170,7 @@ async function appHtml(
   const content = contents.find((item) => item.uri === uri) ?? contents[0];
   if (!content || !("text" in content)) throw new Error(`resources/read of ${uri} gave no text`);
   state.mimeType = content.mimeType;
+  state.resourceUi = (content._meta as { ui?: unknown } | undefined)?.ui;
   return content.text;
 }
 
