@@ -573,9 +573,11 @@
         post({ jsonrpc: "2.0", method: "ui/notifications/initialized", params: {} });
         let sent = "";
         new ResizeObserver(() => {
+          // The root's own box, not scrollHeight: that never falls below the frame the host
+          // already gave, so a shorter list would keep the old height with a blank below.
           const size = {
             width: document.documentElement.scrollWidth,
-            height: document.documentElement.scrollHeight,
+            height: Math.ceil(document.documentElement.getBoundingClientRect().height),
           };
           if (JSON.stringify(size) === sent) return;
           sent = JSON.stringify(size);
