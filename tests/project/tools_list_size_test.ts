@@ -122,7 +122,7 @@ for (const [profile, budget] of Object.entries(PROFILE_BUDGETS)) {
 /**
  * A client that renders MCP Apps (it announces io.modelcontextprotocol/ui) is also told of the
  * review app: `_meta.ui` on history and undo and the app-only history_changes, which its host
- * keeps from the model (its icon and output schema included). Measured: 1,309 bytes more than
+ * keeps from the model (its icon and output schema included). Measured: 1,281 bytes more than
  * full.
  */
 const APPS_EXTRA_BUDGET = 1_320;

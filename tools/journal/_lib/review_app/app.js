@@ -9,7 +9,6 @@
   const TOKEN_KEY = "toolhost-token";
   const HOST_TIMEOUT_MS = 30000;
   const POLL_MS = 1500;
-  const LIST_EVERY = 4;
   let framed = globalThis.parent !== globalThis;
   let nextId = 1;
   const waiting = new Map();
@@ -422,28 +421,16 @@
   }
 
   // --- Background processes ---
-  // Output is read (resources/read, which toolhost does not journal) every tick; the list, a
-  // journaled bash_list call, every LIST_EVERY ticks, after a Stop, and on Refresh.
-  async function pollProcesses(tick = 0, run = ++state.pollRun) {
+  // Every tick reads the list (toolhost://processes) and the running ones' output: both are
+  // resources/read, which toolhost does not journal, so an open page leaves history alone.
+  async function pollProcesses(run = ++state.pollRun) {
     state.polling = undefined;
     const list = $("#processes");
-    if (tick % LIST_EVERY !== 0) {
-      let running = false;
-      for (const [id, entry] of state.procs) {
-        if (entry.done || !entry.node.isConnected) continue;
-        running = true;
-        await readOutput(id, entry, false);
-      }
-      if (running && !document.hidden && run === state.pollRun) {
-        state.polling = setTimeout(() => pollProcesses(tick + 1, run), POLL_MS);
-      }
-      return;
-    }
     let processes;
     try {
-      const result = await callTool("bash_list", {});
-      if (result.isError) throw new Error(textOf(result));
-      processes = (result.structuredContent && result.structuredContent.processes) || [];
+      const result = await request("resources/read", { uri: "toolhost://processes" });
+      const text = (result.contents || []).map((c) => c.text || "").join("");
+      processes = JSON.parse(text).processes || [];
     } catch (error) {
       list.replaceChildren(
         el("p", { class: "note", text: `Background processes cannot be shown: ${error.message}` }),
@@ -460,7 +447,7 @@
     }
     // A newer round (Refresh, Stop) took over while this one waited.
     if (running && !document.hidden && run === state.pollRun) {
-      state.polling = setTimeout(() => pollProcesses(tick + 1, run), POLL_MS);
+      state.polling = setTimeout(() => pollProcesses(run), POLL_MS);
     }
   }
 
