@@ -20,6 +20,7 @@ import { connect } from "./mcp/connect.ts";
 import { McpService } from "./mcp/service.ts";
 import { runShutdownHooks, type ShutdownHook } from "./mcp/shutdown.ts";
 import { HttpGuard, isLoopbackHost } from "./mcp/http/guard.ts";
+import { authPlan } from "./mcp/http/auth_settings.ts";
 import { serveStdio, StdoutWriter } from "./mcp/stdio.ts";
 import type { Contribution } from "./mcp/contribution.ts";
 import { SUPPORTED_VERSIONS } from "./mcp/versions.ts";
@@ -65,7 +66,8 @@ Options:
                       stdio (HOST defaults to 127.0.0.1; PORT 0 picks a free one); also
                       WebSocket on /mcp and the 2024-11-05 HTTP+SSE transport on /sse
   --http-token TOKEN  require "Authorization: Bearer TOKEN"; needed whenever HOST is not a
-                      loopback address. Prefer TOOLHOST_HTTP_TOKEN: other users of this
+                      loopback address, unless OAuth is on (http.auth.issuer in the user
+                      config; docs/http.md). Prefer TOOLHOST_HTTP_TOKEN: other users of this
                       machine can read a process's arguments
   --http-origin URL   also accept browser requests from this origin (repeatable); loopback
                       origins are always accepted, others are refused (DNS rebinding)
@@ -139,8 +141,8 @@ const SESSION_OPTIONS = new Set([
   "--log-level",
 ]);
 
-/** Where --http listens; exits 2 when the address cannot be used safely. */
-function httpAddress(flags: ReturnType<typeof parseFlags>) {
+/** Where --http listens, and how; exits 2 when the address cannot be used safely. */
+function httpAddress(flags: ReturnType<typeof parseFlags>, loaded: LoadedConfig) {
   const spec = flags.http!;
   const match = spec.match(/^(?:(\[[0-9a-fA-F:.]+\]|[^:\s]+):)?(\d{1,5})$/);
   const port = Number(match?.[2]);
@@ -150,7 +152,18 @@ function httpAddress(flags: ReturnType<typeof parseFlags>) {
   const host = (match[1] ?? "127.0.0.1").replace(/^\[(.*)\]$/, "$1");
   const token = flags["http-token"] ?? process.env.TOOLHOST_HTTP_TOKEN ?? undefined;
   delete process.env.TOOLHOST_HTTP_TOKEN; // commands we run must not see it
-  if (!isLoopbackHost(host) && !token) {
+  const places = loaded.places;
+  const auth = authPlan(loaded.settings.http.auth, (key) => places.get(key) ?? key, process.env);
+  if (Array.isArray(auth)) configError(auth.join("\n"));
+  if (auth && token) {
+    usageError(
+      `--http-token (or TOOLHOST_HTTP_TOKEN) and http.auth.issuer (${
+        places.get("http.auth.issuer")
+      }) cannot both be set: clients send one bearer token, an OAuth access token or the ` +
+        "static one; drop one of them",
+    );
+  }
+  if (!isLoopbackHost(host) && !token && !auth) {
     usageError(
       `--http ${spec} listens beyond this machine: set a token with --http-token or ` +
         "TOOLHOST_HTTP_TOKEN (clients then send Authorization: Bearer <token>)",
@@ -161,7 +174,7 @@ function httpAddress(flags: ReturnType<typeof parseFlags>) {
       usageError(`--http-origin takes an origin like https://example.com, not ${origin}`);
     }
   }
-  return { host, port, token: token || undefined, origins: flags["http-origin"] ?? [] };
+  return { host, port, token: token || undefined, origins: flags["http-origin"] ?? [], auth };
 }
 
 /** The session flags given, with paths absolute (as the server itself reads them). */
@@ -297,7 +310,7 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
     if (hint) process.stderr.write(hint);
     process.exit(0);
   }
-  const http = flags.http !== undefined ? httpAddress(flags) : undefined;
+  const http = flags.http !== undefined ? httpAddress(flags, loaded) : undefined;
   const maxLineMb = settings.limits.maxLineMb;
   const logLevel = settings.logLevel as LogLevel;
   const roots = settings.roots;
@@ -430,16 +443,21 @@ async function serveHttp(
   stopping: (serving: Serving) => void,
 ): Promise<never> {
   // Loaded here: a stdio server, the common case, never needs them.
-  const [{ HttpTransport }, { serve }] = await Promise.all([
+  const [{ HttpTransport }, { serve }, oauth] = await Promise.all([
     import("./mcp/http/transport.ts"),
     import("./mcp/http/serve.ts"),
+    address.auth ? import("./mcp/http/auth/mod.ts") : undefined,
   ]);
   const logger = service.options.logger;
+  // The default resource URI names the port, known once listening (before any request).
+  let resource = address.auth?.resource;
+  const auth = address.auth &&
+    oauth?.createAuthorizer({ ...address.auth, resource: () => resource!, logger });
   const transport = new HttpTransport({
     service,
     logger,
     maxBodyBytes,
-    guard: new HttpGuard({ host: address.host, origins: address.origins, token: address.token }),
+    guard: new HttpGuard({ ...address, auth }),
   });
   service.programLog = (level, logger, data) => transport.log(level, logger, data);
   let listening;
@@ -452,7 +470,11 @@ async function serveHttp(
     process.exit(1);
   }
   const shown = address.host.includes(":") ? `[${address.host}]` : address.host;
+  resource ??= `http://${shown}:${listening.port}/mcp`;
   logger.log("info", `serving MCP at http://${shown}:${listening.port}/mcp`);
+  if (address.auth) {
+    logger.log("info", `OAuth: access tokens of ${address.auth.issuer} for ${resource}`);
+  }
   logger.log(
     "debug",
     `also WebSocket (subprotocol mcp) at ws://${shown}:${listening.port}/mcp and the 2024-11-05 ` +

@@ -69,6 +69,19 @@ function search(key: string, field: keyof Search, env: string[], kind: LeafKind 
   };
 }
 
+type HttpAuth = Settings["http"]["auth"];
+
+/** `http.auth.*`: user file only (config/load.ts), so no variable or flag sets them. */
+function httpAuth(key: string, field: keyof HttpAuth, kind: LeafKind = "text"): Leaf {
+  return {
+    key: `http.auth.${key}`,
+    kind,
+    env: [],
+    get: (s) => s.http.auth[field],
+    set: (s, v) => (s.http = { ...s.http, auth: { ...s.http.auth, [field]: v } }),
+  };
+}
+
 /** In the order --print-config shows them, which is the order of the schema. */
 export const LEAVES: readonly Leaf[] = [
   {
@@ -224,6 +237,14 @@ export const LEAVES: readonly Leaf[] = [
       v,
     ) => (s.code = { ...s.code, languageServers: v as Settings["code"]["languageServers"] }),
   },
+  httpAuth("issuer", "issuer"),
+  httpAuth("resource", "resource"),
+  httpAuth("jwks_uri", "jwksUri"),
+  httpAuth("introspection_url", "introspectionUrl"),
+  httpAuth("client_id", "clientId"),
+  httpAuth("read_scope", "readScope"),
+  httpAuth("write_scope", "writeScope"),
+  httpAuth("jwks_cooldown_seconds", "jwksCooldownSeconds", "number"),
   {
     key: "log_level",
     kind: "choice",

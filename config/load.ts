@@ -84,6 +84,19 @@ const USER_ONLY = new Map<string, string>([
     "code.language_servers",
     "it would run its programs whenever code_nav is used, in read-only mode too",
   ],
+  ...[
+    "issuer",
+    "resource",
+    "jwks_uri",
+    "introspection_url",
+    "client_id",
+    "read_scope",
+    "write_scope",
+    "jwks_cooldown_seconds",
+  ].map((key): [string, string] => [
+    `http.auth.${key}`,
+    "it would decide who may use toolhost over HTTP",
+  ]),
 ]);
 
 /**

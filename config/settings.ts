@@ -41,6 +41,20 @@ export interface LanguageServerSpec {
   env?: Record<string, string>;
 }
 
+/** `http.auth`: toolhost as an OAuth 2.1 protected resource. */
+export interface HttpAuthSettings {
+  issuer?: string;
+  /** Default: the URL of /mcp on the address listened on. */
+  resource?: string;
+  /** Default: from the issuer's metadata. */
+  jwksUri?: string;
+  introspectionUrl?: string;
+  clientId?: string;
+  readScope: string;
+  writeScope: string;
+  jwksCooldownSeconds: number;
+}
+
 export interface Settings {
   /** Directories tools may work in; empty means the client's roots, else the working directory. */
   roots: string[];
@@ -96,6 +110,11 @@ export interface Settings {
     serverMemoryMb: number;
     languageServers: Record<string, LanguageServerSpec>;
   };
+  /** The --http listener. */
+  http: {
+    /** OAuth 2.1 (mcp/http/auth); on when `issuer` is set. User file only. */
+    auth: HttpAuthSettings;
+  };
   logLevel: string;
   customTools: Record<string, CustomToolSpec>;
 }
@@ -128,6 +147,9 @@ export function defaultSettings(): Settings {
       serverIdleSeconds: 600,
       serverMemoryMb: 4096,
       languageServers: {},
+    },
+    http: {
+      auth: { readScope: "toolhost:read", writeScope: "toolhost:write", jwksCooldownSeconds: 30 },
     },
     logLevel: "info",
     customTools: {},

@@ -6,6 +6,7 @@ import type { ElicitRequest, ElicitResult } from "./elicit.ts";
 import type { JsonRpcNotification, Params, RequestId } from "./jsonrpc.ts";
 import { atLeast, describeLogData, type Logger, type LogLevel } from "./log.ts";
 import type { Scope } from "./eras.ts";
+import type { Grant } from "./grant.ts";
 import { Questions } from "./questions.ts";
 import { type TraceContext, traceTag } from "./trace.ts";
 import type { Task } from "./tasks/store.ts";
@@ -57,6 +58,8 @@ export class Call {
   label: string;
   /** The trace the request named in `_meta` (SEP-414), checked and bounded. */
   trace?: TraceContext;
+  /** What the caller may do, when the transport knows (HTTP with OAuth). */
+  grant?: Grant;
   #lastProgress = -Infinity;
   #questions?: Questions;
   // Made on first use: most calls never look at their signal, and each controller costs memory.

@@ -23,6 +23,7 @@ import type {
 import { MissingClientCapability, ToolError } from "./tool.ts";
 import { missingCapability } from "./handler_errors.ts";
 import { features } from "./versions.ts";
+import { mayCall } from "./grant.ts";
 import { runAsTask, taskPlan } from "./tasks/start.ts";
 import type { TaskStore } from "./tasks/store.ts";
 
@@ -80,6 +81,13 @@ export class ToolCatalog {
     return this.#byName.get(name)?.input;
   }
 
+  /** Whether the tool of this name changes things, by its annotations; undefined: no such tool. */
+  kindOf = (name: string): "read-only" | "changes" | undefined => {
+    const tool = this.#byName.get(name);
+    if (!tool) return undefined;
+    return tool.annotations?.readOnlyHint ? "read-only" : "changes";
+  };
+
   /**
    * Lets tools whose description depends on the disk (skills) fill it in, once, in the roots of
    * the first request. A tool that takes too long or fails is listed as it was defined.
@@ -121,14 +129,20 @@ export class ToolCatalog {
 
   async list(params: Params, call: Call): Promise<Record<string, unknown>> {
     if (!this.#ready) await this.#prepare(call);
-    const all = this.#describe(call);
+    const described = this.#describe(call);
+    // A caller with a narrower grant (OAuth scopes) sees only the tools it may call.
+    const grant = call.grant;
+    const all = grant
+      ? described.filter((tool) => mayCall(grant, this.kindOf(tool.name as string)))
+      : described;
     const page = pageOf(all, params.cursor, this.options.pageSize, "tools");
     const result: Record<string, unknown> = { tools: page.items };
     if (page.nextCursor) result.nextCursor = page.nextCursor;
     if (call.era === "modern") {
       result.ttlMs = this.options.cacheTtlMs;
-      // Descriptions a tool prepared from this user's files (skills) are theirs alone.
-      result.cacheScope = this.#personal ? "private" : "public";
+      // Descriptions a tool prepared from this user's files (skills) are theirs alone, and so
+      // is a list narrowed to what a caller's grant allows.
+      result.cacheScope = this.#personal || grant ? "private" : "public";
     }
     return result;
   }

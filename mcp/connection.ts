@@ -11,6 +11,7 @@ import { batchReplies } from "./batch.ts";
 import { Call, type CallEnvironment } from "./call.ts";
 import { SessionMemory } from "./session_memory.ts";
 import { modernScope, type Scope } from "./eras.ts";
+import { expired, FORBIDDEN, type Grant, missingScope, refusalText } from "./grant.ts";
 import { Handshake } from "./handshake.ts";
 import {
   type Decoded,
@@ -147,8 +148,8 @@ export class McpConnection implements Connection, TransportConnection {
    * every problem becomes a reply or a stderr line. How many requests run at once is the
    * transport's to bound (stdio: read_ahead.ts).
    */
-  receive(decoded: Decoded): void {
-    this.#dispatch(decoded);
+  receive(decoded: Decoded, grant?: Grant): void {
+    this.#dispatch(decoded, grant);
   }
 
   /** Refuses new requests, aborts work in flight (still answered); resolves then, or after `ms`. */
@@ -195,7 +196,7 @@ export class McpConnection implements Connection, TransportConnection {
     return this.#unanswered.none(ms);
   }
 
-  #dispatch(decoded: Decoded): void {
+  #dispatch(decoded: Decoded, grant: Grant | undefined): void {
     switch (decoded.kind) {
       case "invalid":
         this.#reply(decoded.reply);
@@ -204,7 +205,7 @@ export class McpConnection implements Connection, TransportConnection {
         this.#options.logger.log("warning", `ignored a malformed notification: ${decoded.why}`);
         return;
       case "batch":
-        this.#handleBatch(decoded.items);
+        this.#handleBatch(decoded.items, grant);
         return;
       case "notification":
         this.#handleNotification(decoded.message);
@@ -215,7 +216,7 @@ export class McpConnection implements Connection, TransportConnection {
       case "request":
         if (decoded.message.method === "initialize") {
           this.#initializing++;
-          this.#answerLater(this.#handleRequest(decoded.message), (reply) => {
+          this.#answerLater(this.#handleRequest(decoded.message, grant), (reply) => {
             if (reply) this.#write(reply);
             if (--this.#initializing === 0) {
               for (const held of this.#held.splice(0)) this.#write(held);
@@ -223,7 +224,7 @@ export class McpConnection implements Connection, TransportConnection {
           });
           return;
         }
-        this.#answerLater(this.#handleRequest(decoded.message), this.#replyIfAny);
+        this.#answerLater(this.#handleRequest(decoded.message, grant), this.#replyIfAny);
     }
   }
 
@@ -248,10 +249,10 @@ export class McpConnection implements Connection, TransportConnection {
 
   readonly #replyIfAny = (reply: Reply) => reply && this.#reply(reply);
 
-  #handleBatch(items: unknown[]): void {
+  #handleBatch(items: unknown[], grant: Grant | undefined): void {
     const replies = batchReplies(items, this.#handshake.version, {
       notification: (message) => this.#handleNotification(message),
-      request: (message) => Promise.resolve(this.#handleRequest(message)),
+      request: (message) => Promise.resolve(this.#handleRequest(message, grant)),
     });
     if (!Array.isArray(replies)) {
       this.#reply(replies);
@@ -340,7 +341,7 @@ export class McpConnection implements Connection, TransportConnection {
    * A request's reply (null: none is sent), at once when its handler finished at once, else a
    * promise of it: the common call then costs no promise job at all.
    */
-  #handleRequest(message: JsonRpcRequest): Reply | Promise<Reply> {
+  #handleRequest(message: JsonRpcRequest, grant?: Grant): Reply | Promise<Reply> {
     const { id, method } = message;
     if (this.#calls.has(id)) {
       // A client bug; answering under that id is still clearer than silence.
@@ -359,6 +360,7 @@ export class McpConnection implements Connection, TransportConnection {
       const params = message.params ?? {};
       const meta = isPlainObject(params._meta) ? params._meta : NO_META;
       const scope = this.#scope(params, meta);
+      if (grant) this.#authorize(grant, method, params);
       const run = handlerFor(this.#service.methods, method, scope, this.#handshake.terms !== null);
       const token = meta.progressToken;
       call = new Call(
@@ -369,6 +371,7 @@ export class McpConnection implements Connection, TransportConnection {
         this.#environment,
       );
       if (meta !== NO_META) call.trace = traceOf(meta);
+      if (grant) call.grant = grant;
       this.#calls.set(id, call);
       result = run(params, call, this);
     } catch (error) {
@@ -413,6 +416,19 @@ export class McpConnection implements Connection, TransportConnection {
   #finish(id: RequestId, call: Call): void {
     call.finished = true;
     if (this.#calls.get(id) === call) this.#calls.delete(id);
+  }
+
+  /** Throws the JSON-RPC error for a request the caller's authorization does not cover. */
+  #authorize(grant: Grant, method: string, params: Params): void {
+    if (expired(grant)) {
+      throw new RpcError(
+        FORBIDDEN,
+        "Unauthorized: the access token this channel was opened with has expired; connect " +
+          "again with a new one",
+      );
+    }
+    const missing = missingScope(grant, method, params, this.#service.catalog.kindOf);
+    if (missing) throw new RpcError(FORBIDDEN, refusalText(grant, method, missing));
   }
 
   /** A request's era and declarations; modern `_meta` is checked before anything else. */

@@ -5,6 +5,7 @@
  * sees it (`TransportConnection`): where decoded messages go in, and how to stop.
  */
 import type { Decoded, JsonRpcMessage, JsonRpcResponse, RequestId } from "./jsonrpc.ts";
+import type { Grant } from "./grant.ts";
 import type { LogLevel } from "./log.ts";
 
 /** One message the connection sends, or the replies to one batch. */
@@ -46,9 +47,10 @@ export interface Transport {
 export interface TransportConnection {
   /**
    * Handles one decoded message (a line of stdin, an HTTP body, a WebSocket frame). Never
-   * throws; every problem becomes a reply or a stderr line.
+   * throws; every problem becomes a reply or a stderr line. With a `grant` (HTTP with OAuth),
+   * a request it does not cover is answered with an error instead of being run.
    */
-  receive(decoded: Decoded): void;
+  receive(decoded: Decoded, grant?: Grant): void;
   /**
    * Stops taking work: new requests are refused, work in flight is aborted and answered.
    * Resolves when everything is answered, or after `ms`; then the connection is closed.

@@ -6,6 +6,7 @@
  * connection, as over stdio.
  */
 import { type Decoded, failure, INTERNAL_ERROR } from "../jsonrpc.ts";
+import type { Grant } from "../grant.ts";
 import type { Logger } from "../log.ts";
 import { connect } from "../connect.ts";
 import type { McpService } from "../service.ts";
@@ -37,8 +38,11 @@ export class ChannelSession {
     return this.#ended;
   }
 
-  /** One decoded message from the client. */
-  receive(decoded: Decoded): void {
+  /** What the channel's own token allows (a WebSocket's, from its handshake). */
+  grant?: Grant;
+
+  /** One decoded message from the client, under the grant of the request that carried it. */
+  receive(decoded: Decoded, grant = this.grant): void {
     if (this.#ended) return;
     if (decoded.kind === "request" && this.conn.unanswered >= MAX_IN_FLIGHT) {
       this.#send(failure(
@@ -49,7 +53,7 @@ export class ChannelSession {
       ));
       return;
     }
-    this.conn.receive(decoded);
+    this.conn.receive(decoded, grant);
   }
 
   /** The channel closed (the client went away): what runs is stopped, and nothing more is sent. */

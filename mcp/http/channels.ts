@@ -3,6 +3,7 @@
  * the 2024-11-05 HTTP+SSE transport on /sse and /messages (legacy_sse.ts). The transport routes
  * to them and shares its session cap through `makeRoom`.
  */
+import type { Grant } from "../grant.ts";
 import type { Logger } from "../log.ts";
 import { decodeLine, INTERNAL_ERROR, INVALID_REQUEST } from "../jsonrpc.ts";
 import type { McpService } from "../service.ts";
@@ -92,7 +93,7 @@ export class Channels {
   }
 
   /** POST /messages?sessionId=…: one message for a 2024-11-05 session; answers go on its stream. */
-  async sseMessage(request: Request): Promise<Response> {
+  async sseMessage(request: Request, grant?: Grant): Promise<Response> {
     if (request.method !== "POST") {
       return errorResponse(
         405,
@@ -131,12 +132,12 @@ export class Channels {
         headers: { "content-type": "application/json" },
       });
     }
-    session.receive(decoded);
+    session.receive(decoded, grant);
     return new Response(null, { status: 202 });
   }
 
   /** A WebSocket handshake on the endpoint: a legacy session for as long as the socket lasts. */
-  webSocket(request: Request, upgrade: Upgrade | undefined): Response {
+  webSocket(request: Request, upgrade: Upgrade | undefined, grant?: Grant): Response {
     if (request.method !== "GET" || !upgrade) {
       return errorResponse(
         400,
@@ -161,6 +162,7 @@ export class Channels {
       maxMessageChars: this.#options.maxBodyBytes,
       onEnd: this.#ended,
     });
+    session.grant = grant;
     const response = upgrade(SUBPROTOCOL, events);
     if (response.status < 300) this.#channels.set(session.id, session);
     return response;

@@ -4,6 +4,15 @@
  * the bearer token when one is set.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
+import {
+  type Grant,
+  missingForMessage,
+  missingScope,
+  refusalText,
+  type ToolKind,
+} from "../grant.ts";
+import { type Decoded, INVALID_REQUEST, type RequestId } from "../jsonrpc.ts";
+import { errorResponse } from "./replies.ts";
 
 const LOOPBACK_NAMES = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
 
@@ -30,9 +39,28 @@ export interface GuardOptions {
   origins: readonly string[];
   /** Required as `Authorization: Bearer <token>` when set. */
   token?: string;
+  /** OAuth (mcp/http/auth, loaded only when configured): access tokens instead of `token`. */
+  auth?: Authorizer;
 }
 
-export type Refusal = { status: 401 | 403; message: string; headers?: Record<string, string> };
+export type Refusal = {
+  status: 401 | 403 | 503;
+  message: string;
+  headers?: Record<string, string>;
+};
+
+/**
+ * Access tokens of an authorization server (mcp/http/auth/mod.ts implements it): what a
+ * request's token allows, and the answers that point a client to where it gets one.
+ */
+export interface Authorizer {
+  /** The protected resource metadata document when `path` is where it is served. */
+  metadata(request: Request, path: string): Response | undefined;
+  /** What the request's bearer token allows, or the refusal (401, or 503 when the AS is away). */
+  authorize(request: Request): Promise<Grant | Refusal>;
+  /** The 403 for a request that needs `scope`, which the grant lacks. */
+  insufficient(scope: string, message: string): Refusal;
+}
 
 export class HttpGuard {
   readonly #origins: Set<string>;
@@ -81,6 +109,39 @@ export class HttpGuard {
       }
     }
     return undefined;
+  }
+
+  /**
+   * Lets a request in or answers it: check(), then under OAuth its token, whose grant (the
+   * scopes it holds) comes back. Anything but a POST needs the read scope at least; what a
+   * POST carries is judged by its messages (refuseScope).
+   */
+  async admit(request: Request): Promise<Response | Grant | undefined> {
+    const refusal = this.check(request);
+    if (refusal) return refusalResponse(refusal);
+    const auth = this.options.auth;
+    if (!auth || request.method === "OPTIONS") return undefined;
+    const grant = await auth.authorize(request);
+    if ("status" in grant) return refusalResponse(grant);
+    const missing = request.method === "POST"
+      ? undefined
+      : missingScope(grant, request.method, undefined, () => undefined);
+    if (missing) {
+      return refusalResponse(
+        auth.insufficient(missing, refusalText(grant, request.method, missing)),
+      );
+    }
+    return grant;
+  }
+
+  /** The 403 for a message (a batch) the grant does not cover, on the request that carried it. */
+  refuseScope(grant: Grant, decoded: Decoded, kindOf: ToolKind): Response | undefined {
+    const missing = missingForMessage(grant, decoded, kindOf);
+    if (!missing || !this.options.auth) return undefined;
+    const method = decoded.kind === "request" ? decoded.message.method : "this message";
+    const refusal = this.options.auth.insufficient(missing, refusalText(grant, method, missing));
+    const id = decoded.kind === "request" ? decoded.message.id : null;
+    return refusalResponse(refusal, id);
   }
 
   /** The answer to a browser's preflight, from an origin check() let through. */
@@ -140,6 +201,10 @@ const CORS_HEADERS = new Set([
 function hostnameOf(host: string): string {
   const match = host.match(/^(\[[0-9a-fA-F:.]+\]|[^:@\[\]]+)(?::\d*)?$/);
   return match ? match[1] : "";
+}
+
+function refusalResponse(refusal: Refusal, id: RequestId | null = null): Response {
+  return errorResponse(refusal.status, INVALID_REQUEST, refusal.message, id, refusal.headers);
 }
 
 /** Equal-length digests, so comparing them takes the same time whatever was sent. */

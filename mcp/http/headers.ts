@@ -83,6 +83,25 @@ export interface HeaderParam {
   path: string[];
 }
 
+/**
+ * headerParamsOf for tools by name, each worked out once. Only tools that exist are remembered:
+ * a client may name any number that do not.
+ */
+export function headerParamsCache(
+  schemaOf: (tool: string) => unknown,
+): (tool: string) => HeaderParam[] {
+  const known = new Map<string, HeaderParam[]>();
+  return (tool) => {
+    const found = known.get(tool);
+    if (found) return found;
+    const schema = schemaOf(tool);
+    if (schema === undefined) return [];
+    const params = headerParamsOf(schema);
+    known.set(tool, params);
+    return params;
+  };
+}
+
 /** The `x-mcp-header` properties of a schema, reached through `properties` alone. */
 export function headerParamsOf(schema: unknown, path: string[] = []): HeaderParam[] {
   if (!isPlainObject(schema) || !isPlainObject(schema.properties)) return [];

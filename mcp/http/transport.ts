@@ -21,12 +21,13 @@ import {
 } from "../jsonrpc.ts";
 import { describeLogData, type Logger, type LogLevel } from "../log.ts";
 import { connect } from "../connect.ts";
+import type { Grant } from "../grant.ts";
 import type { McpService } from "../service.ts";
 import type { TransportConnection } from "../transport.ts";
 import { readBody } from "./body.ts";
 import { type Accepts, accepts, Exchange, SSE_HEADERS } from "./exchange.ts";
 import { type HttpGuard, requestPath } from "./guard.ts";
-import { checkModernHeaders, type HeaderParam, headerParamsOf, isModern } from "./headers.ts";
+import { checkModernHeaders, headerParamsCache, isModern } from "./headers.ts";
 import { errorResponse, modernStatus } from "./replies.ts";
 import { HttpSession } from "./session.ts";
 import { SseStream } from "./sse.ts";
@@ -67,7 +68,9 @@ export class HttpTransport {
   /** Sessions of one channel each (a WebSocket, a 2024-11-05 SSE stream). */
   readonly #channels: Channels;
   readonly #path: string;
-  readonly #headerParams = new Map<string, HeaderParam[]>();
+  readonly #headerParamsOf = headerParamsCache((tool) =>
+    this.#options.service.catalog.inputSchema(tool)
+  );
   readonly #sweep: ReturnType<typeof setInterval>;
   #closing = false;
 
@@ -120,23 +123,23 @@ export class HttpTransport {
         "Bad Request: send a Host header naming the server",
       );
     }
+    const metadata = this.#options.guard.options.auth?.metadata(request, path);
+    if (metadata) return metadata;
     if (path !== this.#path && path !== SSE_PATH && path !== MESSAGES_PATH) {
       return new Response(`Not found: the MCP endpoint is ${this.#path}\n`, { status: 404 });
     }
-    const refusal = this.#options.guard.check(request);
-    if (refusal) {
-      return errorResponse(refusal.status, INVALID_REQUEST, refusal.message, null, refusal.headers);
-    }
+    const grant = await this.#options.guard.admit(request);
+    if (grant instanceof Response) return grant;
     if (this.#closing) return errorResponse(503, INTERNAL_ERROR, "The server is shutting down");
     if (request.method === "OPTIONS") return this.#options.guard.preflight(request);
     if (path === SSE_PATH) return this.#channels.openSse(request);
-    if (path === MESSAGES_PATH) return await this.#channels.sseMessage(request);
+    if (path === MESSAGES_PATH) return await this.#channels.sseMessage(request, grant);
     if (request.headers.get("upgrade")?.toLowerCase() === "websocket") {
-      return this.#channels.webSocket(request, upgrade);
+      return this.#channels.webSocket(request, upgrade, grant);
     }
     switch (request.method) {
       case "POST":
-        return await this.#post(request);
+        return await this.#post(request, grant);
       case "GET":
         return this.#get(request);
       case "DELETE":
@@ -173,7 +176,7 @@ export class HttpTransport {
     this.#channels.clear();
   }
 
-  async #post(request: Request): Promise<Response> {
+  async #post(request: Request, grant: Grant | undefined): Promise<Response> {
     const type = request.headers.get("content-type") ?? "";
     if (!/^application\/json\s*(;|$)/i.test(type)) {
       return errorResponse(
@@ -199,13 +202,16 @@ export class HttpTransport {
         headers: { "content-type": "application/json" },
       });
     }
+    const kindOf = this.#options.service.catalog.kindOf;
+    const forbidden = grant && this.#options.guard.refuseScope(grant, decoded, kindOf);
+    if (forbidden) return forbidden;
     if (decoded.kind === "request" && isModern(decoded.message.params)) {
-      return this.#modern(request, decoded, accept);
+      return this.#modern(request, decoded, accept, grant);
     }
     const sessionId = request.headers.get("mcp-session-id");
     if (sessionId === null) {
       if (decoded.kind === "request" && decoded.message.method === "initialize") {
-        return this.#initialize(request, decoded, accept);
+        return this.#initialize(request, decoded, accept, grant);
       }
       if (decoded.kind === "notification") return new Response(null, { status: 202 });
       return errorResponse(
@@ -218,7 +224,7 @@ export class HttpTransport {
     }
     const session = this.#session(sessionId, request);
     if (session instanceof Response) return session;
-    return this.#legacy(request, session, decoded, accept);
+    return this.#legacy(request, session, decoded, accept, grant);
   }
 
   /** The session a request names, checked against the version it says it speaks. */
@@ -251,6 +257,7 @@ export class HttpTransport {
     request: Request,
     decoded: Extract<Decoded, { kind: "request" }>,
     accept: Accepts,
+    grant: Grant | undefined,
   ): Promise<Response> | Response {
     const version = request.headers.get("mcp-protocol-version");
     if (version !== null && !SUPPORTED_VERSIONS.includes(version)) {
@@ -276,7 +283,7 @@ export class HttpTransport {
     this.#sessions.set(id, session);
     const exchange = this.#legacyExchange(request, session, [decoded.message.id], accept);
     exchange.setHeader("mcp-session-id", id);
-    session.conn.receive(decoded);
+    session.conn.receive(decoded, grant);
     return exchange.response.then((response) => {
       // A failed initialize opens nothing.
       if (session.conn.sessionVersion === undefined) {
@@ -310,6 +317,7 @@ export class HttpTransport {
     session: HttpSession,
     decoded: Decoded,
     accept: Accepts,
+    grant: Grant | undefined,
   ): Promise<Response> | Response {
     const ids: RequestId[] = [];
     if (decoded.kind === "request") ids.push(decoded.message.id);
@@ -331,7 +339,7 @@ export class HttpTransport {
       }
     }
     if (ids.length === 0) {
-      session.conn.receive(decoded);
+      session.conn.receive(decoded, grant);
       if (decoded.kind === "notification" && decoded.message.method === "notifications/cancelled") {
         const id = decoded.message.params?.requestId;
         if (typeof id === "string" || typeof id === "number") session.cancelled(id);
@@ -351,7 +359,7 @@ export class HttpTransport {
     // Bun tells of a client that hangs up through request.signal either way. (Deno tells only
     // through a stream it was given: there a hang-up before the first byte goes unnoticed.)
     const exchange = this.#legacyExchange(request, session, ids, accept);
-    session.conn.receive(decoded);
+    session.conn.receive(decoded, grant);
     return exchange.response;
   }
 
@@ -377,10 +385,11 @@ export class HttpTransport {
     request: Request,
     decoded: Extract<Decoded, { kind: "request" }>,
     accept: Accepts,
+    grant: Grant | undefined,
   ): Promise<Response> | Response {
     const { message } = decoded;
     try {
-      checkModernHeaders(request.headers, message, (tool) => this.#headerParamsOf(tool));
+      checkModernHeaders(request.headers, message, this.#headerParamsOf);
     } catch (error) {
       const { code, message: text, data } = error as RpcError;
       return errorResponse(400, code, text, message.id, {}, data);
@@ -427,23 +436,12 @@ export class HttpTransport {
     this.#stateless.add(conn);
     request.signal.addEventListener("abort", () => exchange.gone(), { once: true });
     if (message.method === "subscriptions/listen") exchange.stream();
-    conn.receive(decoded);
+    conn.receive(decoded, grant);
     conn.settled(MAX_TIMER_MS).then(() => {
       this.#stateless.delete(conn);
       conn.close();
     });
     return exchange.response;
-  }
-
-  /** Only tools that exist are remembered: a client may name any number that do not. */
-  #headerParamsOf(tool: string): HeaderParam[] {
-    const known = this.#headerParams.get(tool);
-    if (known) return known;
-    const schema = this.#options.service.catalog.inputSchema(tool);
-    if (schema === undefined) return [];
-    const found = headerParamsOf(schema);
-    this.#headerParams.set(tool, found);
-    return found;
   }
 
   /** The session a GET or DELETE names in Mcp-Session-Id, or the 405 (`missing`) without one. */

@@ -216,7 +216,7 @@ test("schema errors point at the line and column, say what is allowed, and come 
       `${s.projectFile}:4:25: limits.fetch_timeout_ms is 5, below the minimum 1000; allowed: an integer from 1000 to 600000`,
       `${s.projectFile}:6:3: unknown key "tols"; did you mean "tools"? allowed: $schema, roots, ` +
       "read_only, tools, limits, shell, shell_env, allow_private_network, proxy, search, " +
-      "skill_dirs, state_dir, journal, code, log_level, custom_tools",
+      "skill_dirs, state_dir, journal, code, http, log_level, custom_tools",
       `${s.projectFile}:7:16: log_level is the string "verbose"; allowed: one of "debug", "info", ` +
       '"notice", "warning", "error", "critical", "alert", "emergency"',
     ].join("\n"),
@@ -553,12 +553,15 @@ test("the schema documents every key, closes every object it should, and matches
   for (const def of Object.values(defs)) assert.equal(typeof def.description, "string");
 
   // Every key the loader knows is in the schema, and every leaf of the schema is in the loader.
+  const leavesOf = (node: unknown, path: string): string[] => {
+    const members = (node as { properties?: Record<string, unknown> }).properties;
+    if (!members) return [path];
+    return Object.entries(members).flatMap(([key, child]) => leavesOf(child, `${path}.${key}`));
+  };
   const schemaLeaves: string[] = [];
   for (const [key, child] of Object.entries(schema.properties)) {
-    const members = (child as { properties?: Record<string, unknown> }).properties;
     if (key === "$schema" || key === "custom_tools") continue;
-    if (members) schemaLeaves.push(...Object.keys(members).map((m) => `${key}.${m}`));
-    else schemaLeaves.push(key);
+    schemaLeaves.push(...leavesOf(child, key));
   }
   assert.deepEqual(LEAVES.map((leaf) => leaf.key), schemaLeaves);
 });

@@ -1,0 +1,124 @@
+/**
+ * Opaque access tokens, asked about at the introspection endpoint (RFC 7662) as the configured
+ * client. Answers are kept briefly in a small cache keyed by a digest of the token (never the
+ * token): an active one until it expires or a minute passes, an inactive one for ten seconds.
+ */
+import { createHash } from "node:crypto";
+import { type FetchBounds, fetchJsonObject } from "./_fetch.ts";
+import { Unavailable } from "./_outcome.ts";
+import type { Judgement } from "./_jwt.ts";
+
+export interface IntrospectionOptions {
+  url: string;
+  clientId: string;
+  clientSecret: string;
+  issuer: string;
+  audience: () => string;
+  bounds: FetchBounds;
+}
+
+const MAX_ENTRIES = 1000;
+const ACTIVE_TTL_MS = 60_000;
+const INACTIVE_TTL_MS = 10_000;
+/** Different tokens being asked about at once, at most; past it a token is not checked now. */
+const MAX_ASKING = 64;
+
+interface Entry {
+  judgement: Judgement;
+  until: number;
+}
+
+export class Introspector {
+  /** By token digest, oldest first. */
+  readonly #cache = new Map<string, Entry>();
+  /** Questions in flight, by token digest: one request however many calls bring the token. */
+  readonly #asking = new Map<string, Promise<Judgement>>();
+
+  constructor(readonly options: IntrospectionOptions) {}
+
+  get cached(): number {
+    return this.#cache.size;
+  }
+
+  /** Whether a digest of this token is cached (for tests: the token itself never is). */
+  has(digest: string): boolean {
+    return this.#cache.has(digest);
+  }
+
+  async check(token: string): Promise<Judgement> {
+    const key = tokenDigest(token);
+    const now = Date.now();
+    const hit = this.#cache.get(key);
+    if (hit && hit.until > now) return hit.judgement;
+    if (hit) this.#cache.delete(key);
+    let asking = this.#asking.get(key);
+    if (!asking) {
+      if (this.#asking.size >= MAX_ASKING) {
+        throw new Unavailable("too many tokens are being introspected at once");
+      }
+      asking = this.#ask(token).finally(() => this.#asking.delete(key));
+      this.#asking.set(key, asking);
+    }
+    const judgement = await asking;
+    this.#remember(key, judgement);
+    return judgement;
+  }
+
+  async #ask(token: string): Promise<Judgement> {
+    const { url, clientId, clientSecret, bounds } = this.options;
+    const basic = btoa(`${encodeURIComponent(clientId)}:${encodeURIComponent(clientSecret)}`);
+    let answer: Record<string, unknown>;
+    try {
+      answer = await fetchJsonObject(url, bounds, {
+        method: "POST",
+        headers: {
+          accept: "application/json",
+          "content-type": "application/x-www-form-urlencoded",
+          authorization: `Basic ${basic}`,
+        },
+        body: new URLSearchParams({ token, token_type_hint: "access_token" }).toString(),
+      });
+    } catch (error) {
+      throw new Unavailable(`token introspection failed: ${(error as Error).message}`);
+    }
+    return this.#judge(answer);
+  }
+
+  #judge(answer: Record<string, unknown>): Judgement {
+    if (answer.active !== true) return { invalid: "the token is not active" };
+    const now = Date.now() / 1000;
+    if (typeof answer.exp === "number" && answer.exp <= now) {
+      return { invalid: "the token has expired" };
+    }
+    if (answer.iss !== undefined && answer.iss !== this.options.issuer) {
+      return { invalid: "the token was not issued by the configured issuer" };
+    }
+    const aud = answer.aud;
+    const audiences = Array.isArray(aud) ? aud : [aud];
+    if (!audiences.includes(this.options.audience())) {
+      return { invalid: "the token was not issued for this resource" };
+    }
+    const payload: Record<string, unknown> = {};
+    if (typeof answer.scope === "string") payload.scope = answer.scope;
+    if (typeof answer.exp === "number") payload.exp = answer.exp;
+    if (typeof answer.sub === "string") payload.sub = answer.sub;
+    return { payload };
+  }
+
+  #remember(key: string, judgement: Judgement): void {
+    const now = Date.now();
+    let until = now + ("payload" in judgement ? ACTIVE_TTL_MS : INACTIVE_TTL_MS);
+    const exp = "payload" in judgement ? judgement.payload.exp : undefined;
+    if (typeof exp === "number") until = Math.min(until, exp * 1000);
+    this.#cache.delete(key);
+    this.#cache.set(key, { judgement, until });
+    while (this.#cache.size > MAX_ENTRIES) {
+      this.#cache.delete(this.#cache.keys().next().value!);
+    }
+  }
+}
+
+/** What the cache keys on. */
+export function tokenDigest(token: string): string {
+  return createHash("sha256").update(token).digest("base64url");
+}
