@@ -15,6 +15,8 @@ export interface Grant {
   readonly readScope: string;
   /** Holding it allows everything, tools that change things included. */
   readonly writeScope: string;
+  /** Who the token speaks for (its `sub`): a session is used only by tokens of who opened it. */
+  readonly subject?: string;
   /** When the authorization ends (ms since the epoch), for channels that outlive a request. */
   readonly expiresAt?: number;
 }

@@ -4,7 +4,7 @@
  * that package so checking costs a stdio start-up nothing.
  */
 import type { HttpAuthSettings } from "../../config/settings.ts";
-import { isLoopbackHost } from "./guard.ts";
+import { isHttpsOrLoopback } from "./guard.ts";
 
 /** The variable the introspection client's secret comes from (never a file). */
 export const CLIENT_SECRET_VARIABLE = "TOOLHOST_HTTP_AUTH_CLIENT_SECRET";
@@ -46,12 +46,20 @@ export function authPlan(
     ["introspection_url", auth.introspectionUrl],
   ];
   for (const [key, value] of urls) {
-    if (value !== undefined && !safeUrl(value)) {
+    if (value !== undefined && !isHttpsOrLoopback(value)) {
       problems.push(
         `${where(`http.auth.${key}`)}: http.auth.${key} ${value} is not allowed: it must be ` +
           "https, or http on a loopback host (127.0.0.1, localhost, ::1)",
       );
     }
+  }
+  if (
+    auth.resource !== undefined && isHttpsOrLoopback(auth.resource) && new URL(auth.resource).hash
+  ) {
+    problems.push(
+      `${where("http.auth.resource")}: http.auth.resource ${auth.resource} has a fragment, ` +
+        "which a resource URI may not have (RFC 8707)",
+    );
   }
   if (auth.readScope === auth.writeScope) {
     problems.push(
@@ -80,14 +88,4 @@ export function authPlan(
     writeScope: auth.writeScope,
     cooldownMs: auth.jwksCooldownSeconds * 1000,
   };
-}
-
-function safeUrl(text: string): boolean {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    return false;
-  }
-  return url.protocol === "https:" || (url.protocol === "http:" && isLoopbackHost(url.hostname));
 }

@@ -40,6 +40,8 @@ export class ChannelSession {
 
   /** What the channel's own token allows (a WebSocket's, from its handshake). */
   grant?: Grant;
+  /** The subject of the token that opened it (OAuth): tokens of another cannot use it. */
+  owner?: string;
 
   /** One decoded message from the client, under the grant of the request that carried it. */
   receive(decoded: Decoded, grant = this.grant): void {

@@ -62,7 +62,7 @@ export class Channels {
   };
 
   /** GET /sse: a 2024-11-05 session, whose stream names where to POST. */
-  openSse(request: Request): Response {
+  openSse(request: Request, grant?: Grant): Response {
     if (request.method !== "GET") {
       return errorResponse(
         405,
@@ -88,6 +88,7 @@ export class Channels {
       this.#options.logger,
       this.#ended,
     );
+    session.owner = grant?.subject;
     this.#channels.set(session.id, session);
     return response;
   }
@@ -105,7 +106,7 @@ export class Channels {
     }
     const id = new URL(request.url).searchParams.get("sessionId");
     const session = id === null ? undefined : this.#channels.get(id);
-    if (!session || session.kind !== "sse" || session.ended) {
+    if (!session || session.kind !== "sse" || session.ended || session.owner !== grant?.subject) {
       return errorResponse(
         id === null ? 400 : 404,
         INVALID_REQUEST,
@@ -163,6 +164,7 @@ export class Channels {
       onEnd: this.#ended,
     });
     session.grant = grant;
+    session.owner = grant?.subject;
     const response = upgrade(SUBPROTOCOL, events);
     if (response.status < 300) this.#channels.set(session.id, session);
     return response;

@@ -1,7 +1,8 @@
 /**
  * Who may talk to the HTTP endpoint: requests whose Origin or Host betray DNS rebinding (a web
  * page that made its own name point at this machine) are refused, and so is anyone without
- * the bearer token when one is set.
+ * the bearer token when one is set, or, with OAuth (an Authorizer), without an access token it
+ * accepts; what such a token allows (its Grant) goes on with the request.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import {
@@ -18,6 +19,17 @@ const LOOPBACK_NAMES = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
 
 export function isLoopbackHost(host: string): boolean {
   return LOOPBACK_NAMES.has(host.toLowerCase()) || /^127(\.\d{1,3}){3}$/.test(host);
+}
+
+/** An https URL, or an http one to this machine: where OAuth may fetch from or point to. */
+export function isHttpsOrLoopback(text: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return false;
+  }
+  return url.protocol === "https:" || (url.protocol === "http:" && isLoopbackHost(url.hostname));
 }
 
 /**

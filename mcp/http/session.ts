@@ -19,6 +19,8 @@ export class HttpSession {
   readonly exchanges = new Map<string, Exchange>();
   stream?: SseStream;
   lastActive = Date.now();
+  /** The subject of the token that opened it (OAuth): tokens of another cannot use it. */
+  owner?: string;
 
   constructor(readonly id: string, service: McpService, readonly logger: Logger) {
     this.conn = connect(service, { send: (message, related) => this.#send(message, related) });

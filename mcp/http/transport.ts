@@ -132,7 +132,7 @@ export class HttpTransport {
     if (grant instanceof Response) return grant;
     if (this.#closing) return errorResponse(503, INTERNAL_ERROR, "The server is shutting down");
     if (request.method === "OPTIONS") return this.#options.guard.preflight(request);
-    if (path === SSE_PATH) return this.#channels.openSse(request);
+    if (path === SSE_PATH) return this.#channels.openSse(request, grant);
     if (path === MESSAGES_PATH) return await this.#channels.sseMessage(request, grant);
     if (request.headers.get("upgrade")?.toLowerCase() === "websocket") {
       return this.#channels.webSocket(request, upgrade, grant);
@@ -141,9 +141,9 @@ export class HttpTransport {
       case "POST":
         return await this.#post(request, grant);
       case "GET":
-        return this.#get(request);
+        return this.#get(request, grant);
       case "DELETE":
-        return await this.#delete(request);
+        return await this.#delete(request, grant);
       default:
         return errorResponse(
           405,
@@ -222,20 +222,20 @@ export class HttpTransport {
         decoded.kind === "request" ? decoded.message.id : null,
       );
     }
-    const session = this.#session(sessionId, request);
+    const session = this.#session(sessionId, request, grant);
     if (session instanceof Response) return session;
     return this.#legacy(request, session, decoded, accept, grant);
   }
 
-  /** The session a request names, checked against the version it says it speaks. */
-  #session(id: string, request: Request): HttpSession | Response {
+  /** The session a request names, checked against its token's subject and its version. */
+  #session(id: string, request: Request, grant: Grant | undefined): HttpSession | Response {
     const session = this.#sessions.get(id);
-    if (!session) {
+    if (!session || session.owner !== grant?.subject) {
       return errorResponse(
         404,
         INVALID_REQUEST,
-        "Not Found: no session has this Mcp-Session-Id (it ended or never existed); send " +
-          "initialize again without one",
+        "Not Found: no session has this Mcp-Session-Id (it ended, never existed, or another " +
+          "user's token opened it); send initialize again without one",
       );
     }
     const version = request.headers.get("mcp-protocol-version");
@@ -280,6 +280,7 @@ export class HttpTransport {
     }
     const id = crypto.randomUUID();
     const session = new HttpSession(id, this.#options.service, this.#options.logger);
+    session.owner = grant?.subject;
     this.#sessions.set(id, session);
     const exchange = this.#legacyExchange(request, session, [decoded.message.id], accept);
     exchange.setHeader("mcp-session-id", id);
@@ -445,17 +446,18 @@ export class HttpTransport {
   }
 
   /** The session a GET or DELETE names in Mcp-Session-Id, or the 405 (`missing`) without one. */
-  #namedSession(request: Request, missing: string): HttpSession | Response {
+  #namedSession(request: Request, missing: string, grant?: Grant): HttpSession | Response {
     const id = request.headers.get("mcp-session-id");
     if (id === null) return errorResponse(405, INVALID_REQUEST, missing, null, ALLOW);
-    return this.#session(id, request);
+    return this.#session(id, request, grant);
   }
 
-  #get(request: Request): Response {
+  #get(request: Request, grant: Grant | undefined): Response {
     const session = this.#namedSession(
       request,
       "Method Not Allowed: GET opens the stream of a session of MCP 2025-11-25 and earlier " +
         "(send Mcp-Session-Id); MCP 2026-07-28 clients use subscriptions/listen",
+      grant,
     );
     if (session instanceof Response) return session;
     if (!accepts(request.headers.get("accept")).sse) {
@@ -469,11 +471,12 @@ export class HttpTransport {
     return new Response(stream.body, { headers: SSE_HEADERS });
   }
 
-  async #delete(request: Request): Promise<Response> {
+  async #delete(request: Request, grant: Grant | undefined): Promise<Response> {
     const session = this.#namedSession(
       request,
       "Method Not Allowed: DELETE ends a session of MCP 2025-11-25 and earlier " +
         "(send its Mcp-Session-Id)",
+      grant,
     );
     if (session instanceof Response) return session;
     this.#sessions.delete(session.id);

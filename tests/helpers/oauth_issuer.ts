@@ -20,8 +20,9 @@ export interface TestIssuer {
   issuer: string;
   jwksUri: string;
   introspectionUrl: string;
-  /** How many times the JWK Set was fetched. */
+  /** How many times the JWK Set was fetched, and when last (ms since the epoch). */
   jwksFetches: number;
+  lastJwksFetch: number;
   /** Metadata fetches, by path. */
   metadataFetches: string[];
   /** The keys published now; a test may replace them (rotation). */
@@ -71,6 +72,7 @@ export async function signToken(
 export async function startIssuer(keys: SigningKey[]): Promise<TestIssuer> {
   const state: Omit<TestIssuer, "issuer" | "jwksUri" | "introspectionUrl" | "close"> = {
     jwksFetches: 0,
+    lastJwksFetch: 0,
     metadataFetches: [],
     published: keys,
     opaque: new Map(),
@@ -102,6 +104,7 @@ export async function startIssuer(keys: SigningKey[]): Promise<TestIssuer> {
       }
       if (path === "/jwks") {
         state.jwksFetches++;
+        state.lastJwksFetch = Date.now();
         return json(200, { keys: state.published.map((key) => key.jwk) });
       }
       if (path === "/introspect" && req.method === "POST") {

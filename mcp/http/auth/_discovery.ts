@@ -3,7 +3,7 @@
  * (/.well-known/oauth-authorization-server) first, then OpenID Connect Discovery. A document
  * whose `issuer` is not exactly the configured one is not used (RFC 8414 §3.3).
  */
-import { isLoopbackHost } from "../guard.ts";
+import { isHttpsOrLoopback } from "../guard.ts";
 import { type FetchBounds, fetchJsonObject } from "./_fetch.ts";
 
 /** The metadata URLs to try for an issuer, in order. */
@@ -32,7 +32,7 @@ export async function discoverJwksUri(issuer: string, bounds?: FetchBounds): Pro
       continue;
     }
     const jwks = metadata.jwks_uri;
-    if (typeof jwks !== "string" || !isSafeUrl(jwks)) {
+    if (typeof jwks !== "string" || !isHttpsOrLoopback(jwks)) {
       problems.push(`${url} has no usable jwks_uri (https, or http on a loopback host)`);
       continue;
     }
@@ -41,16 +41,4 @@ export async function discoverJwksUri(issuer: string, bounds?: FetchBounds): Pro
   throw new Error(
     `the authorization server's signing keys could not be found: ${problems.join("; ")}`,
   );
-}
-
-/** https anywhere; http only to this machine. */
-export function isSafeUrl(text: string): boolean {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    return false;
-  }
-  if (url.protocol === "https:") return true;
-  return url.protocol === "http:" && isLoopbackHost(url.hostname);
 }

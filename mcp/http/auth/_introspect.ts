@@ -36,15 +36,6 @@ export class Introspector {
 
   constructor(readonly options: IntrospectionOptions) {}
 
-  get cached(): number {
-    return this.#cache.size;
-  }
-
-  /** Whether a digest of this token is cached (for tests: the token itself never is). */
-  has(digest: string): boolean {
-    return this.#cache.has(digest);
-  }
-
   async check(token: string): Promise<Judgement> {
     const key = tokenDigest(token);
     const now = Date.now();

@@ -5,22 +5,26 @@
  *
  * @example
  * ```ts
- * const auth = createAuthorizer({ issuer, resource: () => resourceUri, readScope, writeScope,
- *   cooldownMs: 30_000, logger });
- * const guard = new HttpGuard({ host, origins, auth });
+ * const auth = createAuthorizer({
+ *   issuer: "https://auth.example.com",
+ *   resource: () => "https://tools.example.com/mcp",
+ *   readScope: "toolhost:read",
+ *   writeScope: "toolhost:write",
+ *   cooldownMs: 30_000,
+ *   logger,
+ * });
+ * const guard = new HttpGuard({ host, origins, auth }); // every request passes guard.admit()
  * ```
  */
 import type { Grant } from "../../grant.ts";
 import type { Logger } from "../../log.ts";
 import type { Authorizer, Refusal } from "../guard.ts";
 import { challenge, metadataPaths, metadataUrl, type ResourceMetadata } from "./_challenge.ts";
-import { discoverJwksUri, isSafeUrl } from "./_discovery.ts";
+import { discoverJwksUri } from "./_discovery.ts";
 import { DEFAULT_BOUNDS, type FetchBounds } from "./_fetch.ts";
 import { Introspector } from "./_introspect.ts";
 import { type Judgement, JwtVerifier } from "./_jwt.ts";
 import { Unavailable } from "./_outcome.ts";
-
-export { isSafeUrl, metadataUrl };
 
 export interface AuthOptions {
   issuer: string;
@@ -145,12 +149,13 @@ class OAuthResource implements Authorizer {
         judgement.invalid,
       );
     }
-    const { scope, scp, exp } = judgement.payload as Record<string, unknown>;
+    const { scope, scp, exp, sub } = judgement.payload as Record<string, unknown>;
     return {
       scopes: new Set(scopesOf(scope ?? scp)),
       readScope: this.#options.readScope,
       writeScope: this.#options.writeScope,
       expiresAt: typeof exp === "number" ? exp * 1000 : undefined,
+      subject: typeof sub === "string" ? sub : undefined,
     };
   }
 
