@@ -7,6 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { existsSync, writeFileSync } from "node:fs";
+import { type AddressInfo, createServer } from "node:net";
 import { join } from "node:path";
 import { before, test } from "node:test";
 import { decodeJwt } from "jose";
@@ -19,6 +20,7 @@ import {
 } from "../helpers/authorization_server.ts";
 import {
   connectLegacy,
+  connectLegacySse,
   connectModern,
   oauthUserConfig,
   TestOAuthProvider,
@@ -221,6 +223,120 @@ test("step-up granted: the user approves toolhost:write the second time, and the
     await again.client.close();
   }
 });
+
+test("an expired access token is renewed with the refresh token, without sending the user again", async () => {
+  const provider = new TestOAuthProvider(as);
+  const first = await connectModern(server.url, provider);
+  await first.client.close();
+  remember(provider);
+  const held = provider.tokens()!;
+  assert.ok(held.refresh_token, "the SDK asked for offline_access and got a refresh token");
+  const claims = decodeJwt(held.access_token);
+  const now = Math.floor(Date.now() / 1000);
+  const expired = await as.sign({ ...claims, iat: now - 7200, exp: now - 3600 });
+  tokensSeen.push(expired);
+  provider.saveTokens({ ...held, access_token: expired });
+  const refreshes = as.requests.filter((line) => line === "POST /token").length;
+
+  const { client } = await connectModern(server.url, provider);
+  try {
+    remember(provider);
+    assert.equal(provider.authorizations.length, 1, "the user was not sent again");
+    assert.equal(as.requests.filter((line) => line === "POST /token").length, refreshes + 1);
+    assert.notEqual(provider.accessToken, expired);
+    const read = await client.callTool({ name: "read_file", arguments: { path: "notes.txt" } });
+    assert.match(JSON.stringify(read.content), /hello through oauth/);
+  } finally {
+    await client.close();
+  }
+});
+
+test("a session belongs to the user whose token opened it: another user's valid token gets 404 for it", async () => {
+  const alice = new TestOAuthProvider(as, { account: "alice" });
+  const { client, transport } = await connectLegacy(server.url, alice);
+  const bob = new TestOAuthProvider(as, { account: "bob" });
+  const other = await connectLegacy(server.url, bob);
+  try {
+    remember(alice);
+    remember(bob);
+    assert.equal(decodeJwt(alice.accessToken!).sub, "alice");
+    assert.equal(decodeJwt(bob.accessToken!).sub, "bob");
+    const call = (token: string) =>
+      fetch(server.url, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "mcp-session-id": transport.sessionId!,
+          "mcp-protocol-version": "2025-11-25",
+          authorization: `Bearer ${token}`,
+        },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 5,
+          method: "tools/call",
+          params: { name: "bash", arguments: { command: "echo in-alices-session" } },
+        }),
+      });
+    const stolen = await call(bob.accessToken!);
+    assert.equal(stolen.status, 404, await stolen.text());
+    const own = await call(alice.accessToken!);
+    assert.equal(own.status, 200);
+    assert.match(await own.text(), /in-alices-session/);
+    const listed = await client.listTools();
+    assert.ok(listed.tools.length > 0, "alice's client goes on");
+  } finally {
+    await client.close();
+    await other.client.close();
+  }
+});
+
+test("the 2024-11-05 SSE client authorizes too once http.auth.resource is the server's origin", async () => {
+  // With the default resource (.../mcp) the SDK refuses the metadata for .../sse: see docs/http.md.
+  const port = await freePort();
+  const origin = `http://127.0.0.1:${port}`;
+  const env = oauthUserConfig(e2e.scratch("config"), { issuer: as.issuer, resource: origin });
+  const root = e2e.scratch("sse-root");
+  writeFileSync(join(root, "notes.txt"), "hello over sse\n");
+  const sseServer = await startHttpServer(PRODUCT_BINARY, [
+    "--root",
+    root,
+    "--http",
+    `127.0.0.1:${port}`,
+  ], env);
+  e2e.cleanup(() => sseServer.terminate());
+  as.resources.add(origin);
+  const provider = new TestOAuthProvider(as);
+  const { client } = await connectLegacySse(`${origin}/sse`, provider);
+  try {
+    remember(provider);
+    assert.equal(provider.authorizations[0].searchParams.get("resource"), origin);
+    assert.equal(decodeJwt(provider.accessToken!).aud, origin);
+    const read = await client.callTool({ name: "read_file", arguments: { path: "notes.txt" } });
+    assert.match(JSON.stringify(read.content), /hello over sse/);
+  } finally {
+    await client.close();
+  }
+  const streamable = new TestOAuthProvider(as);
+  const modern = await connectModern(`${origin}/mcp`, streamable);
+  remember(streamable);
+  await modern.client.close();
+  for (const token of [provider.accessToken!, streamable.accessToken!]) {
+    assert.ok(!sseServer.stderr().includes(token.split(".")[2]));
+  }
+});
+
+/** A port free a moment ago, for a server whose resource URI must name it before it starts. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.on("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
 
 test("nothing of any token the clients held is in toolhost's stderr", () => {
   assert.ok(tokensSeen.length >= 4, `tokens seen: ${tokensSeen.length}`);

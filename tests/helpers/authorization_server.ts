@@ -59,13 +59,20 @@ export interface AuthorizationServer {
    * consent a user approving `approve` would give, the code exchange) and returns the access
    * token this server issued.
    */
-  issue(options: { resource: string; scope: string; approve?: string[] }): Promise<string>;
+  issue(options: { resource: string; scope: string } & User): Promise<string>;
   /**
-   * Follows an authorization URL as a user agent would, approving `approve` (all the scopes
-   * asked for unless told), and returns the redirect to the client's redirect_uri.
+   * Follows an authorization URL as a user agent would, signed in as `user.account` ("tester"
+   * unless told) approving `user.approve` (all the scopes asked for unless told), and returns the
+   * redirect to the client's redirect_uri.
    */
-  authorize(authorizationUrl: URL | string, approve?: string[]): Promise<URL>;
+  authorize(authorizationUrl: URL | string, user?: User): Promise<URL>;
   close(): Promise<void>;
+}
+
+/** Who signs in at the login page, and which of the scopes asked for they approve. */
+export interface User {
+  account?: string;
+  approve?: string[];
 }
 
 export interface AuthorizationServerOptions {
@@ -180,7 +187,7 @@ export async function startAuthorizationServer(
         .setProtectedHeader({ alg: "RS256", typ: "at+jwt", kid: privateJwk.kid })
         .sign(privateJwk);
     },
-    authorize: (url, approve) => followAuthorization(new URL(url), approve),
+    authorize: (url, user) => followAuthorization(new URL(url), user),
     issue: (request) => issueToken(issuer, request),
     async close() {
       server.closeAllConnections();
@@ -242,14 +249,17 @@ function readBody(req: IncomingMessage): Promise<string> {
 
 /**
  * A user agent's way through the authorization endpoint: redirects followed with the cookies
- * the server set, each login or consent page answered as "tester" approving `approve`, until the
+ * the server set, each login or consent page answered as the user would, until the
  * redirect to the client's redirect_uri, which is returned (never fetched).
  */
-async function followAuthorization(authorizationUrl: URL, approve?: string[]): Promise<URL> {
+async function followAuthorization(authorizationUrl: URL, user: User = {}): Promise<URL> {
   const redirectUri = authorizationUrl.searchParams.get("redirect_uri");
   if (!redirectUri) throw new Error("the authorization URL has no redirect_uri");
   const asked = (authorizationUrl.searchParams.get("scope") ?? "").split(" ");
-  const form = new URLSearchParams({ account: "tester", approve: (approve ?? asked).join(" ") });
+  const form = new URLSearchParams({
+    account: user.account ?? "tester",
+    approve: (user.approve ?? asked).join(" "),
+  });
   const cookies = new Map<string, string>();
   let url = authorizationUrl;
   let post = false;
@@ -292,7 +302,7 @@ async function followAuthorization(authorizationUrl: URL, approve?: string[]): P
 /** The plain client of issue(): registers, authorizes with PKCE, exchanges the code. */
 async function issueToken(
   issuer: string,
-  request: { resource: string; scope: string; approve?: string[] },
+  request: { resource: string; scope: string } & User,
 ): Promise<string> {
   const metadata = await json(await fetch(`${issuer}/.well-known/openid-configuration`));
   const redirectUri = "http://127.0.0.1:9/callback";
@@ -322,7 +332,7 @@ async function issueToken(
     code_challenge: base64url(new Uint8Array(digest)),
     code_challenge_method: "S256",
   }).toString();
-  const back = await followAuthorization(url, request.approve);
+  const back = await followAuthorization(url, request);
   const code = back.searchParams.get("code");
   if (!code) throw new Error(`no code in the redirect: ${back.search.slice(0, 300)}`);
   const tokens = await json(

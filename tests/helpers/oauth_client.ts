@@ -29,6 +29,8 @@ import {
 import { Client as LegacyClient } from "@modelcontextprotocol/sdk/client";
 // @ts-types="@modelcontextprotocol/sdk/client/streamableHttp"
 import { StreamableHTTPClientTransport as LegacyTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+// @ts-types="@modelcontextprotocol/sdk/client/sse"
+import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 // @ts-types="@modelcontextprotocol/sdk/client/auth"
 import {
   type OAuthClientProvider as LegacyOAuthClientProvider,
@@ -57,6 +59,8 @@ export const REDIRECT_URL = "http://127.0.0.1:9/oauth/callback";
 export interface TestOAuthOptions {
   /** The scopes the user approves at the consent page: all those asked for unless told. */
   approve?: string[];
+  /** Who signs in at the login page: "tester" unless told. */
+  account?: string;
   /** The client_name it registers with. */
   name?: string;
 }
@@ -118,7 +122,7 @@ export class TestOAuthProvider implements OAuthClientProvider {
 
   async redirectToAuthorization(url: URL): Promise<void> {
     this.authorizations.push(url);
-    this.callback = await this.as.authorize(url, this.options.approve);
+    this.callback = await this.as.authorize(url, this.options);
   }
 
   saveCodeVerifier(verifier: string) {
@@ -186,6 +190,35 @@ export async function connectLegacy(
   const open = () => ({
     client: new LegacyClient({ name: "oauth-e2e-legacy", version: "1.0.0" }),
     transport: new LegacyTransport(new URL(url), { authProvider }),
+  });
+  const first = open();
+  try {
+    await first.client.connect(first.transport);
+    return first;
+  } catch (error) {
+    if (!(error instanceof LegacyUnauthorizedError)) throw error;
+  }
+  const code = provider.takeCallback().searchParams.get("code");
+  if (!code) throw new Error("the redirect back carries no code");
+  await first.transport.finishAuth(code);
+  await first.client.close();
+  const second = open();
+  await second.client.connect(second.transport);
+  return second;
+}
+
+/**
+ * The 2025-era SDK's HTTP+SSE client (2024-11-05: GET /sse, POST /messages) with OAuth: the
+ * same two connects around finishAuth.
+ */
+export async function connectLegacySse(
+  sseUrl: string,
+  provider: TestOAuthProvider,
+): Promise<{ client: LegacyClient; transport: SSEClientTransport }> {
+  const authProvider = provider as unknown as LegacyOAuthClientProvider;
+  const open = () => ({
+    client: new LegacyClient({ name: "oauth-e2e-sse", version: "1.0.0" }),
+    transport: new SSEClientTransport(new URL(sseUrl), { authProvider }),
   });
   const first = open();
   try {
