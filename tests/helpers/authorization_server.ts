@@ -48,6 +48,8 @@ export interface AuthorizationServer {
   kids: { current: string; next: string };
   /** Whether the next key is in the JWKS yet. */
   rotated: boolean;
+  /** The client a resource server introspects tokens as (HTTP Basic), and the endpoint. */
+  introspector: { clientId: string; clientSecret: string; url: string };
   /** Every request it answered, as "METHOD /path", in order. */
   requests: string[];
   /** Publishes the next key in the JWKS beside the current one (a key rotation, announced). */
@@ -78,6 +80,11 @@ export interface User {
 export interface AuthorizationServerOptions {
   /** Lifetime of the access tokens it issues, in seconds (600 unless told). */
   accessTokenTtl?: number;
+  /**
+   * Opaque access tokens instead of JWTs, checked at the introspection endpoint (RFC 7662) by
+   * the confidential client `introspector` names.
+   */
+  opaque?: boolean;
 }
 
 interface KeyPair {
@@ -113,7 +120,19 @@ export async function startAuthorizationServer(
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
+  const introspector = {
+    clientId: "toolhost-resource",
+    clientSecret: randomUUID(),
+    url: `${issuer}/token/introspection`,
+  };
   const provider = new Provider(issuer, {
+    clients: [{
+      client_id: introspector.clientId,
+      client_secret: introspector.clientSecret,
+      redirect_uris: [],
+      response_types: [],
+      grant_types: [],
+    }],
     jwks: { keys: [current.privateJwk] },
     cookies: { keys: [randomUUID()] },
     scopes: ["openid", "offline_access", READ_SCOPE, WRITE_SCOPE],
@@ -132,6 +151,7 @@ export async function startAuthorizationServer(
     },
     features: {
       devInteractions: { enabled: false },
+      introspection: { enabled: true },
       registration: { enabled: true },
       resourceIndicators: {
         enabled: true,
@@ -143,7 +163,7 @@ export async function startAuthorizationServer(
             scope: `${READ_SCOPE} ${WRITE_SCOPE}`,
             audience: indicator,
             accessTokenTTL: options.accessTokenTtl ?? 600,
-            accessTokenFormat: "jwt",
+            accessTokenFormat: options.opaque ? "opaque" : "jwt",
             jwt: { sign: { alg: "RS256" } },
           };
         },
@@ -177,6 +197,7 @@ export async function startAuthorizationServer(
     get rotated() {
       return rotated;
     },
+    introspector,
     requests,
     rotate() {
       rotated = true;
