@@ -111,6 +111,17 @@ test("forged: a token of the same kid signed by another key, and one whose claim
   await assertInvalid("not-a-jwt-at-all-but-long-enough", "not a JWT");
 });
 
+test("a token is taken from the Authorization header only, never from the URL or the body", async () => {
+  const inQuery = await postModern(`${server.url}?access_token=${good}`, 1, "tools/list");
+  assert.equal(inQuery.status, 401, await inQuery.text());
+  const inBody = await fetch(server.url, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ access_token: good }),
+  });
+  assert.equal(inBody.status, 401, await inBody.text());
+});
+
 test("a token with neither scope can do nothing", async () => {
   const token = await as.sign({ ...claims, scope: "openid" });
   const reply = await listWith(token);
@@ -146,8 +157,15 @@ test("key rotation: a kid refused after a fresh look at the JWKS is accepted onc
   const current = await rotating.issue({ resource: guarded.url, scope: READ_SCOPE });
   const next = await rotating.sign({ ...decodeJwt(current), iat: now() }, "next");
   sent.push(current, next);
-  assert.equal((await listWith(current, guarded.url)).status, 200);
-  assert.equal(fetches(), 1);
+  // Twenty requests at once on a server that has looked nothing up yet: one look each.
+  const looked = () => rotating.requests.filter((line) => line.startsWith("GET /.well-known/"));
+  const lookedBefore = looked().length;
+  const first = await Promise.all(
+    Array.from({ length: 20 }, () => listWith(current, guarded.url)),
+  );
+  assert.deepEqual(first.map((reply) => reply.status), Array(20).fill(200));
+  assert.equal(fetches(), 1, "the key set was fetched once");
+  assert.equal(looked().length - lookedBefore, 1, `metadata looked up: ${looked().join()}`);
 
   await sleep(1100); // past the cooldown: an unknown kid is worth one more look, which fails
   const early = await listWith(next, guarded.url);
