@@ -153,7 +153,8 @@ function httpAddress(flags: ReturnType<typeof parseFlags>, loaded: LoadedConfig)
   const token = flags["http-token"] ?? process.env.TOOLHOST_HTTP_TOKEN ?? undefined;
   delete process.env.TOOLHOST_HTTP_TOKEN; // commands we run must not see it
   const places = loaded.places;
-  const auth = authPlan(loaded.settings.http.auth, (key) => places.get(key) ?? key, process.env);
+  const where = (key: string) => places.get(key) ?? key;
+  const auth = authPlan(loaded.settings.http.auth, where, process.env, isLoopbackHost(host));
   if (Array.isArray(auth)) configError(auth.join("\n"));
   if (auth && token) {
     usageError(

@@ -34,6 +34,7 @@ export function authPlan(
   auth: HttpAuthSettings,
   where: (key: string) => string,
   env: Record<string, string | undefined>,
+  loopback = true,
 ): AuthPlan | string[] | undefined {
   const secret = env[CLIENT_SECRET_VARIABLE];
   delete env[CLIENT_SECRET_VARIABLE];
@@ -59,6 +60,15 @@ export function authPlan(
     problems.push(
       `${where("http.auth.resource")}: http.auth.resource ${auth.resource} has a fragment, ` +
         "which a resource URI may not have (RFC 8707)",
+    );
+  }
+  // Off loopback (0.0.0.0, a LAN address, behind a proxy) clients reach /mcp by a name the
+  // listening address does not tell, and tokens must be issued for that name.
+  if (!loopback && auth.resource === undefined) {
+    problems.push(
+      `${where("http.auth.issuer")}: http.auth.resource must be set when --http listens beyond ` +
+        "this machine: the URL clients reach /mcp by (like https://tools.example.com/mcp), which " +
+        "access tokens name as their audience",
     );
   }
   if (auth.readScope === auth.writeScope) {

@@ -90,6 +90,20 @@ test("start-up checks: http only on loopback, distinct scopes, the secret taken 
     {},
   );
   assert.ok(Array.isArray(fragment) && /has a fragment/.test(fragment[0]));
+  // Listening on 0.0.0.0 or a LAN address, the resource cannot be guessed from the address.
+  const open = authPlan(settings({ issuer: "https://as.example" }), where, {}, false);
+  assert.ok(
+    Array.isArray(open) && /http\.auth\.resource must be set when --http listens/.test(
+      open[0],
+    ),
+  );
+  const named = authPlan(
+    settings({ issuer: "https://as.example", resource: "https://tools.example/mcp" }),
+    where,
+    {},
+    false,
+  );
+  assert.ok(named && !Array.isArray(named));
   const env: Record<string, string | undefined> = { TOOLHOST_HTTP_AUTH_CLIENT_SECRET: "s3cret" };
   const plan = authPlan(
     settings({
