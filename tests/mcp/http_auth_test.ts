@@ -63,6 +63,7 @@ function transport(
     introspection?: boolean;
     bounds?: { timeoutMs: number; maxBytes: number };
     jwksUri?: string;
+    issuer?: string;
   } = {},
 ): HttpTransport {
   const logger: Logger = { log: (level, text) => logLines.push(`${level} ${text}`) };
@@ -73,7 +74,7 @@ function transport(
     roots: { fixed: [], fallback: [process.cwd()] },
   });
   const auth = createAuthorizer({
-    issuer: issuer.issuer,
+    issuer: options.issuer ?? issuer.issuer,
     resource: () => RESOURCE,
     jwksUri: options.jwksUri,
     readScope: READ,
@@ -487,6 +488,17 @@ test("an authorization server that hangs or answers too much gives 503, not a ha
   }
   for (const socket of sockets) socket.destroy();
   await new Promise<void>((resolve) => server.close(() => resolve()));
+});
+
+test("an issuer configured with another spelling (a trailing slash) is a 503 naming the configuration, not 'try again'", async () => {
+  assert.ok(!issuer.issuer.endsWith("/"));
+  const t = transport({ issuer: `${issuer.issuer}/` });
+  const response = await modern(t, "tools/list", {}, await token({ scope: READ }));
+  assert.equal(response.status, 503);
+  assert.equal(response.headers.get("retry-after"), null);
+  assert.match((await response.json()).error.message, /http\.auth\.issuer does not match/);
+  assert.ok(logLines.some((line) => line.includes(`It calls itself "${issuer.issuer}"`)));
+  await t.close();
 });
 
 test("no token text in any log line of this file", () => {

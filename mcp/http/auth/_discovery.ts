@@ -5,6 +5,7 @@
  */
 import { isHttpsOrLoopback } from "../guard.ts";
 import { type FetchBounds, fetchJsonObject } from "./_fetch.ts";
+import { Misconfigured } from "./_outcome.ts";
 
 /** The metadata URLs to try for an issuer, in order. */
 export function metadataUrls(issuer: string): string[] {
@@ -19,6 +20,7 @@ export function metadataUrls(issuer: string): string[] {
 /** The issuer's jwks_uri; throws a sentence saying what was tried and why it failed. */
 export async function discoverJwksUri(issuer: string, bounds?: FetchBounds): Promise<string> {
   const problems: string[] = [];
+  let named: string | undefined;
   for (const url of metadataUrls(issuer)) {
     let metadata: Record<string, unknown>;
     try {
@@ -28,6 +30,7 @@ export async function discoverJwksUri(issuer: string, bounds?: FetchBounds): Pro
       continue;
     }
     if (metadata.issuer !== issuer) {
+      if (typeof metadata.issuer === "string") named ??= metadata.issuer.slice(0, 200);
       problems.push(`${url} names another issuer, so it is not used`);
       continue;
     }
@@ -38,7 +41,15 @@ export async function discoverJwksUri(issuer: string, bounds?: FetchBounds): Pro
     }
     return jwks;
   }
-  throw new Error(
-    `the authorization server's signing keys could not be found: ${problems.join("; ")}`,
-  );
+  const found = `the authorization server's signing keys could not be found: ${
+    problems.join("; ")
+  }`;
+  // Only a misspelt issuer (a trailing slash, http for https) is the operator's to fix.
+  if (named !== undefined) {
+    throw new Misconfigured(
+      `${found}. It calls itself ${JSON.stringify(named)}, while http.auth.issuer is ` +
+        `${JSON.stringify(issuer)}: set http.auth.issuer to exactly what it calls itself`,
+    );
+  }
+  throw new Error(found);
 }

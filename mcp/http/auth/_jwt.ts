@@ -5,7 +5,7 @@
  */
 import { createRemoteJWKSet, customFetch, type JWTPayload, jwtVerify } from "jose";
 import { boundedFetch, type FetchBounds } from "./_fetch.ts";
-import { Unavailable } from "./_outcome.ts";
+import { Misconfigured, Unavailable } from "./_outcome.ts";
 
 /** Asymmetric algorithms only: a shared secret would let anyone who verifies also sign. */
 const ALGORITHMS = [
@@ -48,6 +48,7 @@ export class JwtVerifier {
     try {
       url = await this.options.jwksUri();
     } catch (error) {
+      if (error instanceof Misconfigured) throw error;
       throw new Unavailable((error as Error).message);
     }
     this.#keys ??= createRemoteJWKSet(new URL(url), {

@@ -2,3 +2,9 @@
 
 /** The authorization server (its metadata, keys or introspection) cannot be reached or used. */
 export class Unavailable extends Error {}
+
+/**
+ * The authorization server answers, but not as configured (its metadata names another issuer):
+ * waiting will not help; the operator must correct http.auth.
+ */
+export class Misconfigured extends Unavailable {}

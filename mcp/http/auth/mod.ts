@@ -24,7 +24,7 @@ import { discoverJwksUri } from "./_discovery.ts";
 import { DEFAULT_BOUNDS, type FetchBounds } from "./_fetch.ts";
 import { Introspector } from "./_introspect.ts";
 import { type Judgement, JwtVerifier } from "./_jwt.ts";
-import { Unavailable } from "./_outcome.ts";
+import { Misconfigured, Unavailable } from "./_outcome.ts";
 
 export interface AuthOptions {
   issuer: string;
@@ -135,6 +135,14 @@ class OAuthResource implements Authorizer {
     } catch (error) {
       if (!(error instanceof Unavailable)) throw error;
       this.#options.logger.log("warning", `HTTP: cannot check access tokens: ${error.message}`);
+      if (error instanceof Misconfigured) {
+        return {
+          status: 503,
+          message: "Service Unavailable: access tokens cannot be checked: toolhost's " +
+            "http.auth.issuer does not match its authorization server (the server's log says " +
+            "how); its operator must correct the configuration",
+        };
+      }
       return {
         status: 503,
         message: "Service Unavailable: access tokens cannot be checked right now (the " +
