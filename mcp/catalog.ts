@@ -25,6 +25,7 @@ import { missingCapability } from "./handler_errors.ts";
 import { features } from "./versions.ts";
 import { appOnly, rendersApps, toolUiMeta } from "./apps.ts";
 import { mayCall } from "./grant.ts";
+import { mayWrite } from "./writes.ts";
 import { runAsTask, taskPlan } from "./tasks/start.ts";
 import type { TaskStore } from "./tasks/store.ts";
 
@@ -82,11 +83,16 @@ export class ToolCatalog {
     return this.#byName.get(name)?.input;
   }
 
-  /** Whether the tool of this name changes things, by its annotations; undefined: no such tool. */
-  kindOf = (name: string): "read-only" | "changes" | undefined => {
+  /**
+   * Whether the tool of this name changes things, by its annotations, or, given a call's
+   * arguments, by what they make it write (fetch_url is read-only until `save_to` names a
+   * file); undefined: no such tool.
+   */
+  kindOf = (name: string, args?: Record<string, unknown>): "read-only" | "changes" | undefined => {
     const tool = this.#byName.get(name);
     if (!tool) return undefined;
-    return tool.annotations?.readOnlyHint ? "read-only" : "changes";
+    if (!tool.annotations?.readOnlyHint) return "changes";
+    return args && mayWrite(tool.writes, args) ? "changes" : "read-only";
   };
 
   /**

@@ -21,8 +21,14 @@ export interface Grant {
   readonly expiresAt?: number;
 }
 
-/** What a tool is, as far as authorization goes; undefined for no tool of that name. */
-export type ToolKind = (name: string) => "read-only" | "changes" | undefined;
+/**
+ * What a tool is, as far as authorization goes (with a call's arguments: what that call does);
+ * undefined for no tool of that name.
+ */
+export type ToolKind = (
+  name: string,
+  args?: Record<string, unknown>,
+) => "read-only" | "changes" | undefined;
 
 /** Whether a tool of this kind may be called; unknown tools are left to say so themselves. */
 export function mayCall(grant: Grant, kind: ReturnType<ToolKind>): boolean {
@@ -50,7 +56,9 @@ export function missingScope(
   if (grant.scopes.has(grant.writeScope)) return undefined;
   if (method === "tools/call") {
     const name = params?.name;
-    const kind = typeof name === "string" ? kindOf(name) : undefined;
+    // The arguments count: a read-only tool may still write when told to (fetch_url's save_to).
+    const args = isPlainObject(params?.arguments) ? params.arguments : {};
+    const kind = typeof name === "string" ? kindOf(name, args) : undefined;
     if (kind === "changes") return grant.writeScope;
   }
   return grant.scopes.has(grant.readScope) ? undefined : grant.readScope;

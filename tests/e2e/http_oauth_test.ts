@@ -181,6 +181,20 @@ test("a write token calls a tool that changes files; a read token gets 403 for i
   assert.ok(all.tools.length > listed.tools.length);
 });
 
+test("a read token cannot write a file through a read-only tool's writing argument (fetch_url save_to)", async () => {
+  const read = await token({ scope: READ });
+  const refused = await call("tools/call", {
+    name: "fetch_url",
+    arguments: {
+      url: `${server.url.replace(/\/mcp$/, "")}/.well-known/oauth-protected-resource/mcp`,
+      save_to: "saved.json",
+    },
+  }, read);
+  assert.equal(refused.status, 403);
+  assert.equal(challenge(refused).scope, WRITE);
+  assert.throws(() => readFileSync(join(root, "saved.json")));
+});
+
 test("expired, wrong-audience and forged tokens get 401 invalid_token", async () => {
   const forger = await newKey("k1"); // the right kid, another key
   const cases: [string, string][] = [
