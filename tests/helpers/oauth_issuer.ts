@@ -48,7 +48,8 @@ export interface TokenClaims {
   iss?: string;
   /** Seconds from now; negative for an expired token. */
   expiresIn?: number;
-  sub?: string;
+  /** The subject; null for a token that names none. */
+  sub?: string | null;
 }
 
 /** An access token signed by `key` (with its kid), claims as given. */
@@ -62,10 +63,10 @@ export async function signToken(
   const jwt = new SignJWT({ scope: claims.scope ?? "" })
     .setProtectedHeader({ alg, kid: key.kid, typ: "at+jwt" })
     .setIssuer(claims.iss ?? issuer)
-    .setSubject(claims.sub ?? "user-1")
     .setIssuedAt(now - 5)
     .setExpirationTime(now + (claims.expiresIn ?? 300));
   if (claims.aud !== undefined) jwt.setAudience(claims.aud);
+  if (claims.sub !== null) jwt.setSubject(claims.sub ?? "user-1");
   return await jwt.sign(key.privateKey);
 }
 

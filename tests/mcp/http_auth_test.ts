@@ -369,6 +369,23 @@ test("a legacy session checks each POST's own token; the SSE channel answers a J
   const taken = await post(call, stranger, session);
   assert.equal(taken.status, 404);
   assert.match((await taken.json()).error.message, /another user's token opened it/);
+  // Tokens that name no subject are told apart by the token itself, never all "nobody".
+  const nameless = await token({ scope: WRITE, sub: null });
+  const opened = await post({
+    ...call,
+    id: 0,
+    method: "initialize",
+    params: {
+      protocolVersion: "2025-11-25",
+      capabilities: {},
+      clientInfo: { name: "c", version: "1" },
+    },
+  }, nameless);
+  const theirs = opened.headers.get("mcp-session-id")!;
+  await opened.text();
+  assert.equal((await post(call, nameless, theirs)).status, 200);
+  const otherNameless = await token({ scope: WRITE, sub: null, expiresIn: 301 });
+  assert.equal((await post(call, otherNameless, theirs)).status, 404);
 
   // 2024-11-05 HTTP+SSE: the call is not its own request, so the error comes on the stream.
   const stream = await t.handle(
@@ -459,6 +476,23 @@ test("introspection: active tokens pass with their scopes, inactive ones get 401
   const wrong = await modern(t, "tools/list", {}, otherAudience);
   assert.equal(wrong.status, 401);
   assert.match(challenge(wrong).error_description, /not issued for this resource/);
+  await t.close();
+});
+
+test("made-up opaque tokens in a flood: at most 50 new introspections a second, the rest 503", async () => {
+  const t = transport({ introspection: true });
+  const asked = () => issuer.bodies.filter((body) => body.startsWith("token=")).length;
+  const before = asked();
+  const started = Date.now();
+  const answers = await Promise.all(
+    Array.from({ length: 200 }, (_, i) => modern(t, "tools/list", {}, `made-up-${i}-${started}`)),
+  );
+  const seconds = Math.floor(Date.now() / 1000) - Math.floor(started / 1000) + 1;
+  const statuses = answers.map((response) => response.status);
+  await Promise.all(answers.map((response) => response.body?.cancel()));
+  assert.ok(asked() - before <= 50 * seconds, `${asked() - before} asked in ${seconds} s`);
+  assert.ok(statuses.includes(503), "past the cap a token is not checked now");
+  assert.ok(statuses.every((status) => status === 401 || status === 503));
   await t.close();
 });
 

@@ -22,6 +22,8 @@ const ACTIVE_TTL_MS = 60_000;
 const INACTIVE_TTL_MS = 10_000;
 /** Different tokens being asked about at once, at most; past it a token is not checked now. */
 const MAX_ASKING = 64;
+/** New questions per second, at most: made-up tokens must not become a flood at the server. */
+const MAX_PER_SECOND = 50;
 
 interface Entry {
   judgement: Judgement;
@@ -33,6 +35,8 @@ export class Introspector {
   readonly #cache = new Map<string, Entry>();
   /** Questions in flight, by token digest: one request however many calls bring the token. */
   readonly #asking = new Map<string, Promise<Judgement>>();
+  #second = 0;
+  #askedThisSecond = 0;
 
   constructor(readonly options: IntrospectionOptions) {}
 
@@ -46,6 +50,11 @@ export class Introspector {
     if (!asking) {
       if (this.#asking.size >= MAX_ASKING) {
         throw new Unavailable("too many tokens are being introspected at once");
+      }
+      const second = Math.floor(now / 1000);
+      if (second !== this.#second) [this.#second, this.#askedThisSecond] = [second, 0];
+      if (++this.#askedThisSecond > MAX_PER_SECOND) {
+        throw new Unavailable(`more than ${MAX_PER_SECOND} new tokens a second to introspect`);
       }
       asking = this.#ask(token).finally(() => this.#asking.delete(key));
       this.#asking.set(key, asking);
@@ -91,8 +100,12 @@ export class Introspector {
     }
     const payload: Record<string, unknown> = {};
     if (typeof answer.scope === "string") payload.scope = answer.scope;
-    if (typeof answer.exp === "number") payload.exp = answer.exp;
-    if (typeof answer.sub === "string") payload.sub = answer.sub;
+    // Without an exp, a grant lasts as long as the answer is trusted in the cache: a WebSocket
+    // opened with it must not outlive a revocation by more than that.
+    payload.exp = typeof answer.exp === "number" ? answer.exp : now + ACTIVE_TTL_MS / 1000;
+    for (const key of ["sub", "client_id"]) {
+      if (typeof answer[key] === "string") payload[key] = answer[key];
+    }
     return { payload };
   }
 

@@ -22,7 +22,7 @@ import type { Authorizer, Refusal } from "../guard.ts";
 import { challenge, metadataPaths, metadataUrl, type ResourceMetadata } from "./_challenge.ts";
 import { discoverJwksUri } from "./_discovery.ts";
 import { DEFAULT_BOUNDS, type FetchBounds } from "./_fetch.ts";
-import { Introspector } from "./_introspect.ts";
+import { Introspector, tokenDigest } from "./_introspect.ts";
 import { type Judgement, JwtVerifier } from "./_jwt.ts";
 import { Misconfigured, Unavailable } from "./_outcome.ts";
 
@@ -157,13 +157,13 @@ class OAuthResource implements Authorizer {
         judgement.invalid,
       );
     }
-    const { scope, scp, exp, sub } = judgement.payload as Record<string, unknown>;
+    const { scope, scp, exp } = judgement.payload as Record<string, unknown>;
     return {
       scopes: new Set(scopesOf(scope ?? scp)),
       readScope: this.#options.readScope,
       writeScope: this.#options.writeScope,
       expiresAt: typeof exp === "number" ? exp * 1000 : undefined,
-      subject: typeof sub === "string" ? sub : undefined,
+      subject: subjectOf(judgement.payload as Record<string, unknown>, token),
     };
   }
 
@@ -214,4 +214,15 @@ function scopesOf(value: unknown): string[] {
   if (typeof value === "string") return value.split(" ").filter(Boolean);
   if (Array.isArray(value)) return value.filter((s): s is string => typeof s === "string");
   return [];
+}
+
+/**
+ * Whom a session opened with this token belongs to: its `sub`, else its client (`client_id`,
+ * `azp`), else the token alone; never "nobody", which any other such token would also be.
+ */
+function subjectOf(payload: Record<string, unknown>, token: string): string {
+  if (typeof payload.sub === "string") return `sub:${payload.sub}`;
+  const client = payload.client_id ?? payload.azp;
+  if (typeof client === "string") return `client:${client}`;
+  return `token:${tokenDigest(token)}`;
 }
