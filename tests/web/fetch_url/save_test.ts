@@ -89,6 +89,11 @@ test("over the size cap, an HTTP error, read-only: refused and nothing written",
   const fetched = encodings.length;
   await assert.rejects(save(root, "/data.bin", "r.bin", { readOnly: true }), /runs read-only/);
   assert.equal(encodings.length, fetched, "read-only refuses before downloading");
+  await assert.rejects(
+    save(root, "/data.bin", "r.bin", { toolsProfile: "read-only" }),
+    /offers the read-only profile, so nothing was fetched or written/,
+  );
+  assert.equal(encodings.length, fetched, "the read-only profile writes nothing either");
   for (const name of ["big.txt", "m.txt", "r.bin"]) assert.ok(!existsSync(join(root, name)));
 });
 

@@ -30,14 +30,18 @@ export interface Saved {
 }
 
 /**
- * Why save_to may not write now, or undefined: a read-only server writes nothing. (Plan mode's
- * gate refuses save_to itself, as it refuses destructive tools.)
+ * Why save_to may not write now, or undefined: a read-only server (flag or profile) writes
+ * nothing. (Plan mode's gate refuses save_to itself, as it refuses destructive tools.)
  */
 export function saveRefusal(config: ToolContext["config"]): string | undefined {
-  return config.readOnly
-    ? "save_to writes a file, and toolhost runs read-only (--read-only), so nothing was " +
-      "fetched or written. Fetch without save_to to read the page instead."
+  const why = config.readOnly
+    ? "toolhost runs read-only (--read-only)"
+    : config.toolsProfile === "read-only"
+    ? "toolhost offers the read-only profile"
     : undefined;
+  return why &&
+    `save_to writes a file, and ${why}, so nothing was fetched or written. Fetch without ` +
+      "save_to to read the page instead.";
 }
 
 export function saveBody(ctx: ToolContext, path: string, body: Uint8Array): Promise<Saved> {
