@@ -466,6 +466,11 @@ test("introspection: active tokens pass with their scopes, inactive ones get 401
   assert.equal(ok.status, 200);
   assert.equal((await modern(t, "tools/list", {}, active)).status, 200);
   assert.equal(asked() - start, 1, "the second request used the cache");
+  // Opaque tokens with two dots (no JOSE header in them) are introspected, not refused as JWTs.
+  const dotted = "opaque.dotted.token-5516";
+  tokens.push(dotted);
+  issuer.opaque.set(dotted, { active: true, scope: READ, aud: RESOURCE, exp });
+  assert.equal((await modern(t, "tools/list", {}, dotted)).status, 200);
   assert.equal(
     (await modern(t, "tools/call", { name: "change", arguments: {} }, readOnly)).status,
     403,

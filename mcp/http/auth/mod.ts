@@ -16,6 +16,7 @@
  * const guard = new HttpGuard({ host, origins, auth }); // every request passes guard.admit()
  * ```
  */
+import { decodeProtectedHeader } from "jose";
 import type { Grant } from "../../grant.ts";
 import type { Logger } from "../../log.ts";
 import type { Authorizer, Refusal } from "../guard.ts";
@@ -171,7 +172,10 @@ class OAuthResource implements Authorizer {
     if (token.length > MAX_TOKEN_CHARS) {
       return Promise.resolve({ invalid: "the token is longer than any accepted" });
     }
-    if (JWT_SHAPE.test(token)) return this.#jwt.verify(token);
+    // An opaque token may have two dots too: only a readable JOSE header makes it a JWT.
+    if (JWT_SHAPE.test(token) && (!this.#introspector || hasJoseHeader(token))) {
+      return this.#jwt.verify(token);
+    }
     if (this.#introspector) return this.#introspector.check(token);
     return Promise.resolve({
       invalid: "the token is not a JWT and no introspection endpoint is configured",
@@ -225,4 +229,13 @@ function subjectOf(payload: Record<string, unknown>, token: string): string {
   const client = payload.client_id ?? payload.azp;
   if (typeof client === "string") return `client:${client}`;
   return `token:${tokenDigest(token)}`;
+}
+
+/** Whether the token's first part decodes to a JOSE header naming an algorithm. */
+function hasJoseHeader(token: string): boolean {
+  try {
+    return typeof decodeProtectedHeader(token).alg === "string";
+  } catch {
+    return false;
+  }
 }
