@@ -17,6 +17,7 @@ import { describeMachine } from "./bench/machine.ts";
 import { flood, type FloodRun } from "./bench/flood.ts";
 import { floorReport } from "./bench/floor_bench.ts";
 import { httpReport } from "./bench/http_bench.ts";
+import { httpAuthReport } from "./bench/http_auth_bench.ts";
 import { webReport } from "./bench/web_bench.ts";
 import { webBodiesReport } from "./bench/web_bodies_bench.ts";
 import { grepRgReport } from "./bench/grep_rg_bench.ts";
@@ -213,6 +214,8 @@ process.stdout.write("\n" + await floorReport(ROOT, progress) + "\n");
 
 // Streamable HTTP: a section of its own after the stdio one (scripts/bench/http_bench.ts).
 process.stdout.write("\n" + await httpReport(ROOT, progress) + "\n");
+// What checking a bearer token costs a request: none, static, OAuth JWT (scripts/bench/http_auth_bench.ts).
+process.stdout.write("\n" + await httpAuthReport(progress) + "\n");
 
 // fetch_url: head-of-line blocking and conversion time (scripts/bench/web_bench.ts).
 process.stdout.write("\n" + await webReport(ROOT, progress) + "\n");

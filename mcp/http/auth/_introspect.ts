@@ -3,10 +3,10 @@
  * client. Answers are kept briefly in a small cache keyed by a digest of the token (never the
  * token): an active one until it expires or a minute passes, an inactive one for ten seconds.
  */
-import { createHash } from "node:crypto";
 import { type FetchBounds, fetchJsonObject } from "./_fetch.ts";
 import { Unavailable } from "./_outcome.ts";
 import type { Judgement } from "./_jwt.ts";
+import { JudgementCache, tokenDigest } from "./_judgement_cache.ts";
 
 export interface IntrospectionOptions {
   url: string;
@@ -17,7 +17,6 @@ export interface IntrospectionOptions {
   bounds: FetchBounds;
 }
 
-const MAX_ENTRIES = 1000;
 const ACTIVE_TTL_MS = 60_000;
 const INACTIVE_TTL_MS = 10_000;
 /** Different tokens being asked about at once, at most; past it a token is not checked now. */
@@ -25,14 +24,8 @@ const MAX_ASKING = 64;
 /** New questions per second, at most: made-up tokens must not become a flood at the server. */
 const MAX_PER_SECOND = 50;
 
-interface Entry {
-  judgement: Judgement;
-  until: number;
-}
-
 export class Introspector {
-  /** By token digest, oldest first. */
-  readonly #cache = new Map<string, Entry>();
+  readonly #cache = new JudgementCache();
   /** Questions in flight, by token digest: one request however many calls bring the token. */
   readonly #asking = new Map<string, Promise<Judgement>>();
   #second = 0;
@@ -44,8 +37,7 @@ export class Introspector {
     const key = tokenDigest(token);
     const now = Date.now();
     const hit = this.#cache.get(key);
-    if (hit && hit.until > now) return hit.judgement;
-    if (hit) this.#cache.delete(key);
+    if (hit) return hit;
     let asking = this.#asking.get(key);
     if (!asking) {
       if (this.#asking.size >= MAX_ASKING) {
@@ -60,8 +52,11 @@ export class Introspector {
       this.#asking.set(key, asking);
     }
     const judgement = await asking;
-    this.#remember(key, judgement);
-    return judgement;
+    return this.#cache.remember(
+      key,
+      judgement,
+      "payload" in judgement ? ACTIVE_TTL_MS : INACTIVE_TTL_MS,
+    );
   }
 
   async #ask(token: string): Promise<Judgement> {
@@ -108,21 +103,4 @@ export class Introspector {
     }
     return { payload };
   }
-
-  #remember(key: string, judgement: Judgement): void {
-    const now = Date.now();
-    let until = now + ("payload" in judgement ? ACTIVE_TTL_MS : INACTIVE_TTL_MS);
-    const exp = "payload" in judgement ? judgement.payload.exp : undefined;
-    if (typeof exp === "number") until = Math.min(until, exp * 1000);
-    this.#cache.delete(key);
-    this.#cache.set(key, { judgement, until });
-    while (this.#cache.size > MAX_ENTRIES) {
-      this.#cache.delete(this.#cache.keys().next().value!);
-    }
-  }
-}
-
-/** What the cache keys on. */
-export function tokenDigest(token: string): string {
-  return createHash("sha256").update(token).digest("base64url");
 }

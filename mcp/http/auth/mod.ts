@@ -23,7 +23,8 @@ import type { Authorizer, Refusal } from "../guard.ts";
 import { challenge, metadataPaths, metadataUrl, type ResourceMetadata } from "./_challenge.ts";
 import { discoverJwksUri } from "./_discovery.ts";
 import { DEFAULT_BOUNDS, type FetchBounds } from "./_fetch.ts";
-import { Introspector, tokenDigest } from "./_introspect.ts";
+import { Introspector } from "./_introspect.ts";
+import { JudgementCache, tokenDigest } from "./_judgement_cache.ts";
 import { type Judgement, JwtVerifier } from "./_jwt.ts";
 import { Misconfigured, Unavailable } from "./_outcome.ts";
 
@@ -44,6 +45,8 @@ export interface AuthOptions {
 /** Longer bearer tokens are refused unread: no access token needs this much. */
 const MAX_TOKEN_CHARS = 16 * 1024;
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
+/** How long an accepted JWT is taken on trust: a key withdrawn from the set counts after this. */
+const VERDICT_MS = 60_000;
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 
 export function createAuthorizer(options: AuthOptions): Authorizer {
@@ -54,6 +57,8 @@ class OAuthResource implements Authorizer {
   readonly #options: AuthOptions;
   readonly #jwt: JwtVerifier;
   readonly #introspector?: Introspector;
+  /** JWTs judged lately: a signature is checked once per token and minute, not per request. */
+  readonly #verdicts = new JudgementCache();
   #jwksUri?: Promise<string>;
 
   constructor(options: AuthOptions) {
@@ -174,12 +179,21 @@ class OAuthResource implements Authorizer {
     }
     // An opaque token may have two dots too: only a readable JOSE header makes it a JWT.
     if (JWT_SHAPE.test(token) && (!this.#introspector || hasJoseHeader(token))) {
-      return this.#jwt.verify(token);
+      return this.#verified(token);
     }
     if (this.#introspector) return this.#introspector.check(token);
     return Promise.resolve({
       invalid: "the token is not a JWT and no introspection endpoint is configured",
     });
+  }
+
+  async #verified(token: string): Promise<Judgement> {
+    const key = tokenDigest(token);
+    const kept = this.#verdicts.get(key);
+    if (kept) return kept;
+    const judgement = await this.#jwt.verify(token);
+    // Only acceptances are kept: a refusal may turn (a key published since), and costs little.
+    return "payload" in judgement ? this.#verdicts.remember(key, judgement, VERDICT_MS) : judgement;
   }
 
   insufficient(scope: string, message: string): Refusal {
