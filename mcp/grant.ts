@@ -15,7 +15,10 @@ export interface Grant {
   readonly readScope: string;
   /** Holding it allows everything, tools that change things included. */
   readonly writeScope: string;
-  /** Who the token speaks for (its `sub`): a session is used only by tokens of who opened it. */
+  /**
+   * Who the token speaks for (its `sub`, else its client, else the token itself): a session is
+   * used only by tokens of whoever opened it.
+   */
   readonly subject?: string;
   /** When the authorization ends (ms since the epoch), for channels that outlive a request. */
   readonly expiresAt?: number;
