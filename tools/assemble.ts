@@ -15,6 +15,7 @@ import { FAMILY_ICONS } from "./icons.ts";
 import { moduleFamilies, toolModules } from "./mod.ts";
 import { checkInputSchemas, customTools } from "./shell/_lib/custom_tools.ts";
 import { filterTools } from "./tool_filter.ts";
+import { readOnlyGate } from "./read_only_gate.ts";
 
 export interface Assembled {
   tools: Tool[];
@@ -65,7 +66,15 @@ export async function assemble(
   if (tools.length === 0) {
     warnings.push("no tool is left after tools.profile, tools.allow, tools.deny and read_only");
   }
-  return { tools, ...withOfferedTools(others, tools), hooks, shutdownHooks, warnings, removed };
+  // The read-only gate first: a call it refuses reaches no other hook.
+  return {
+    tools,
+    ...withOfferedTools(others, tools),
+    hooks: [readOnlyGate, ...hooks],
+    shutdownHooks,
+    warnings,
+    removed,
+  };
 }
 
 /** A module's tools that show no icon of their own get their family's (the same object). */

@@ -157,7 +157,7 @@ test("web_search goes through the proxy too", async () => {
   ]);
 });
 
-test("save_to writes the body byte for byte inside the root; --read-only refuses it", async () => {
+test("save_to writes the body byte for byte inside the root; --read-only and the read-only profile refuse it", async () => {
   const root = scratchDir("toolhost-save-e2e-");
   const c = start(["--root", root, "--allow-private-network"]);
   const reply = await call(c, "fetch_url", {
@@ -183,5 +183,15 @@ test("save_to writes the body byte for byte inside the root; --read-only refuses
   });
   assert.equal(refused.result?.isError, true);
   assert.match(text(refused), /runs read-only/);
+  assert.ok(!existsSync(join(root, "again.bin")));
+  await readOnly.close();
+  // The read-only profile offers fetch_url too, and its save_to is refused the same way.
+  const profile = start(["--root", root, "--allow-private-network", "--profile", "read-only"]);
+  const alsoRefused = await call(profile, "fetch_url", {
+    url: `${site.base}/file.bin`,
+    save_to: "again.bin",
+  });
+  assert.equal(alsoRefused.result?.isError, true);
+  assert.match(text(alsoRefused), /offers the read-only profile/);
   assert.ok(!existsSync(join(root, "again.bin")));
 });

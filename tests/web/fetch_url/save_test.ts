@@ -79,22 +79,14 @@ test("the body is written byte for byte, with its type and size in the result", 
   assert.match(again.content, /^Replaced a\.tar\.gz/);
 });
 
-test("over the size cap, an HTTP error, read-only: refused and nothing written", async () => {
+test("over the size cap, an HTTP error: refused and nothing written", async () => {
   const root = scratchDir("toolhost-save-");
   await assert.rejects(
     save(root, "/big", "big.txt", { limits: { ...defaultSettings().limits, fetchMaxBytes: 4096 } }),
     /larger than the 4\.0 KB download cap.*nothing was saved/,
   );
   await assert.rejects(save(root, "/missing", "m.txt"), /HTTP 404.*nothing was saved/);
-  const fetched = encodings.length;
-  await assert.rejects(save(root, "/data.bin", "r.bin", { readOnly: true }), /runs read-only/);
-  assert.equal(encodings.length, fetched, "read-only refuses before downloading");
-  await assert.rejects(
-    save(root, "/data.bin", "r.bin", { toolsProfile: "read-only" }),
-    /offers the read-only profile, so nothing was fetched or written/,
-  );
-  assert.equal(encodings.length, fetched, "the read-only profile writes nothing either");
-  for (const name of ["big.txt", "m.txt", "r.bin"]) assert.ok(!existsSync(join(root, name)));
+  for (const name of ["big.txt", "m.txt"]) assert.ok(!existsSync(join(root, name)));
 });
 
 test("save_to stays inside the roots: outside paths and links out are refused", async () => {

@@ -29,21 +29,6 @@ export interface Saved {
   note: string;
 }
 
-/**
- * Why save_to may not write now, or undefined: a read-only server (flag or profile) writes
- * nothing. (Plan mode's gate refuses save_to itself, as it refuses destructive tools.)
- */
-export function saveRefusal(config: ToolContext["config"]): string | undefined {
-  const why = config.readOnly
-    ? "toolhost runs read-only (--read-only)"
-    : config.toolsProfile === "read-only"
-    ? "toolhost offers the read-only profile"
-    : undefined;
-  return why &&
-    `save_to writes a file, and ${why}, so nothing was fetched or written. Fetch without ` +
-      "save_to to read the page instead.";
-}
-
 export function saveBody(ctx: ToolContext, path: string, body: Uint8Array): Promise<Saved> {
   return whileChanging(async () => {
     const sandbox = await Sandbox.of(ctx);
@@ -93,8 +78,6 @@ export async function fetchToFile(
   options: { timeoutMs: number; render: boolean },
   ctx: ToolContext,
 ) {
-  const refused = saveRefusal(ctx.config);
-  if (refused) throw new ToolError(refused);
   if (options.render) {
     throw new ToolError("save_to saves the bytes the server sends; leave out render with it.");
   }
