@@ -487,8 +487,12 @@ export class McpConnection implements Connection, TransportConnection {
     return this.#tasks;
   }
 
-  /** Stops this connection's watches (the connection itself ends with its transport). */
+  /**
+   * Stops this connection's watches and releases what its session kept (the connection itself
+   * ends with its transport).
+   */
   close(): void {
     this.#subscriptions.close();
+    void this.#environment.session.dispose();
   }
 }
