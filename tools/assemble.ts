@@ -5,12 +5,18 @@
  * belong to.
  */
 import type { Settings } from "../config/settings.ts";
-import { type Contribution, sortContributions, withOfferedTools } from "../mcp/contribution.ts";
-import type { Extension } from "../mcp/extension.ts";
-import type { Prompt, PromptFamily } from "../mcp/prompt.ts";
-import type { Resource, ResourceTemplate } from "../mcp/resource.ts";
-import type { ShutdownHook } from "../mcp/shutdown.ts";
-import type { Tool, ToolHook } from "../mcp/tool.ts";
+import {
+  type Contribution,
+  type Extension,
+  type Prompt,
+  type PromptFamily,
+  type Resource,
+  type ResourceTemplate,
+  type ShutdownHook,
+  sortContributions,
+  withOfferedTools,
+} from "../mcp/features/mod.ts";
+import type { Tool, ToolHook } from "../mcp/tool/mod.ts";
 import { FAMILY_ICONS } from "./icons.ts";
 import { moduleFamilies, toolModules } from "./mod.ts";
 import { checkInputSchemas, customTools } from "./shell/_lib/custom_tools.ts";

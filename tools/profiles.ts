@@ -4,7 +4,7 @@
  * turn, so a client that has its own file and shell tools should not pay for toolhost's again.
  */
 import type { ToolProfile } from "../config/settings.ts";
-import type { Tool } from "../mcp/tool.ts";
+import type { Tool } from "../mcp/tool/mod.ts";
 
 /**
  * What clients such as Claude Code, Cursor, Gemini CLI and Codex already have built in: a shell

@@ -1,11 +1,17 @@
 /**
  * What read-only means for calls: with `--read-only` or the read-only profile only tools
  * annotated read-only are offered, and this gate refuses any call of theirs whose arguments
- * declare a write (mcp/writes.ts; fetch_url's `save_to`). Decided from the declaration, so a
+ * declare a write (mcp/tool/writes.ts; fetch_url's `save_to`). Decided from the declaration, so a
  * read-only tool that learns to write when asked is covered without naming it.
  */
-import { defineToolHook, type Tool, type ToolContext, ToolError } from "../mcp/tool.ts";
-import { mayWrite, plannedWrites } from "../mcp/writes.ts";
+import {
+  defineToolHook,
+  mayWrite,
+  plannedWrites,
+  type Tool,
+  type ToolContext,
+  ToolError,
+} from "../mcp/tool/mod.ts";
 
 function refuseWritesWhenReadOnly(
   tool: Tool,

@@ -4,7 +4,7 @@
  * read-only). Names may use `*` for any run of characters.
  */
 import type { Settings } from "../config/settings.ts";
-import type { Tool } from "../mcp/tool.ts";
+import type { Tool } from "../mcp/tool/mod.ts";
 import { profileExcludes } from "./profiles.ts";
 
 function pattern(name: string): RegExp {

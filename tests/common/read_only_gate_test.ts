@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { defaultSettings, type Settings } from "../../config/settings.ts";
-import type { ToolContext } from "../../mcp/tool.ts";
+import type { ToolContext } from "../../mcp/tool/mod.ts";
 import fetchUrl from "../../tools/web/fetch_url.ts";
 import { readOnlyGate } from "../../tools/read_only_gate.ts";
 

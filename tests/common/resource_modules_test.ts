@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { sortContributions } from "../../mcp/contribution.ts";
+import { sortContributions } from "../../mcp/features/mod.ts";
 import { background } from "../../tools/shell/_lib/background.ts";
 import { planMode } from "../../tools/workflow/plan_mode.ts";
 import files, { MAX_BYTES } from "../../tools/files/file_resources.ts";

@@ -7,10 +7,13 @@ import { execFile } from "node:child_process";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { sortContributions } from "../../mcp/contribution.ts";
-import type { PromptFamily } from "../../mcp/prompt.ts";
-import type { ResourceTemplate } from "../../mcp/resource.ts";
-import type { Unwatch, WatchContext } from "../../mcp/watch.ts";
+import {
+  type PromptFamily,
+  type ResourceTemplate,
+  sortContributions,
+  type Unwatch,
+  type WatchContext,
+} from "../../mcp/features/mod.ts";
 import { background } from "../../tools/shell/_lib/background.ts";
 import { projectStateDir } from "../../tools/_lib/state.ts";
 import { type StartedWatch, WATCH_LIMITS } from "../../tools/_lib/watch/watch_files.ts";

@@ -2,7 +2,7 @@
 import { mkdtempSync, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Tool } from "../../mcp/tool.ts";
+import type { Tool } from "../../mcp/tool/mod.ts";
 import { harness } from "./in_process.ts";
 import { modern } from "./raw_client.ts";
 

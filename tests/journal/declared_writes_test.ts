@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { defineTool, type Tool, type ToolContext } from "../../mcp/tool.ts";
+import { defineTool, type Tool, type ToolContext } from "../../mcp/tool/mod.ts";
 import { writeFileAtomic } from "../../tools/_lib/sandbox/_atomic_write.ts";
 import { CHANGES_FILES } from "../../tools/_lib/declarations/annotations.ts";
 import { Sandbox } from "../../tools/_lib/sandbox/_sandbox.ts";

@@ -5,8 +5,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { sortContributions } from "../../mcp/contribution.ts";
-import { TOOL_NAME } from "../../mcp/tool.ts";
+import { sortContributions } from "../../mcp/features/mod.ts";
+import { TOOL_NAME } from "../../mcp/tool/mod.ts";
 import { BARREL, renderBarrel, toolFiles } from "../../scripts/gen.ts";
 import { toolModules } from "../../tools/mod.ts";
 import { DENO } from "../../scripts/toolchain.ts";
@@ -90,9 +90,9 @@ test("the generator picks the family folders' modules only, and its barrel compi
     for (const folder of ["files", "web", "_lib", "files/_lib"]) {
       mkdirSync(join(tools, folder), { recursive: true });
     }
-    mkdirSync(join(dir, "mcp"));
+    mkdirSync(join(dir, "mcp", "features"), { recursive: true });
     writeFileSync(
-      join(dir, "mcp", "contribution.ts"),
+      join(dir, "mcp", "features", "mod.ts"),
       "export interface Contribution { name: string }\n",
     );
     const tool = (name: string) => `export default { name: ${JSON.stringify(name)} };\n`;

@@ -16,7 +16,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
-import type { Tool } from "../../mcp/tool.ts";
+import type { Tool } from "../../mcp/tool/mod.ts";
 import { checkInputSchemas, customTools } from "../../tools/shell/_lib/custom_tools.ts";
 import type { CustomToolSpec } from "../../config/settings.ts";
 import { harness, initializeParams, tick } from "../helpers/in_process.ts";

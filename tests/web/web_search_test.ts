@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import process from "node:process";
 import { test } from "node:test";
-import { ToolError } from "../../mcp/tool.ts";
+import { ToolError } from "../../mcp/tool/mod.ts";
 import { parseBrave, plainText, waitSeconds } from "../../tools/web/_lib/search_providers/brave.ts";
 import {
   parseDuckDuckGoPage,

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { ContentBlock } from "../../mcp/tool.ts";
+import type { ContentBlock } from "../../mcp/tool/mod.ts";
 import setCallbackModule, { setCallbackTool } from "../../tools/workflow/set_callback.ts";
 import { Callbacks, type Clock, MAX_PENDING } from "../../tools/workflow/_lib/callbacks.ts";
 import { callTool } from "../helpers/file_tools.ts";

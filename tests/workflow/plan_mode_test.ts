@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import type { Tool, ToolContext } from "../../mcp/tool.ts";
+import type { Tool, ToolContext } from "../../mcp/tool/mod.ts";
 import { projectStateDir, projectStatePath, writeState } from "../../tools/_lib/state.ts";
 import bash from "../../tools/shell/bash.ts";
 import { planMode } from "../../tools/workflow/plan_mode.ts";
