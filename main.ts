@@ -30,8 +30,8 @@ import { authPlan } from "./mcp/http/auth_settings.ts";
 import { serveStdio, StdoutWriter } from "./mcp/stdio/mod.ts";
 import { enableWatchdog, killAllGroups } from "./tools/_lib/processes/mod.ts";
 import { establishRoots } from "./tools/_lib/sandbox/mod.ts";
-import { assemble, type Assembled } from "./tools/assemble.ts";
-import { SERVER_ICON } from "./tools/icons.ts";
+import { assemble, type Assembled } from "./tools/_catalog/assemble.ts";
+import { SERVER_ICON } from "./tools/_catalog/icons.ts";
 
 declare const TOOLHOST_COMMIT: string | undefined;
 /** Defined by scripts/build.ts: present only in a compiled binary. */

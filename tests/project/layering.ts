@@ -2,7 +2,8 @@
  * The import graph of the product and its scripts, and the rules it keeps (docs/architecture.md,
  * Layering): no circles; main.ts -> tools -> mcp -> config and never back; tools take only types
  * from config (and its suggest.ts and quote.ts); no family imports another family's `_lib/`, and
- * the shared `tools/_lib/` imports no family; a package (a folder with a mod.ts) is imported
+ * the shared `tools/_lib/` imports no family, and none imports `tools/_catalog/` (the assembly of
+ * what a session offers, above them all); a package (a folder with a mod.ts) is imported
  * through its mod.ts from outside, and its private files (`_`-prefixed) only from inside; mcp/'s
  * packages are layered wire -> tool -> features -> server -> the transports (stdio, http).
  */
@@ -235,7 +236,14 @@ export function layeringProblems(edges: readonly ImportEdge[]): string[] {
     const toFamily = familyOf(to);
     const toLib = to.split("/")[2] === "_lib";
     if (fromFamily && toFamily && fromFamily !== toFamily) {
-      if (fromFamily === "_lib") {
+      if (toFamily === "_catalog") {
+        problems.push(
+          `${from} imports ${to}: tools/_catalog/ assembles what a session offers from the ` +
+            "families and stands above them; only main.ts and scripts/ import it",
+        );
+      } else if (fromFamily === "_catalog") {
+        // The assembly takes from every family what it offers (shell's custom command tools).
+      } else if (fromFamily === "_lib") {
         problems.push(
           `${from} imports ${to}: tools/_lib/ is shared by the families and imports none of them`,
         );

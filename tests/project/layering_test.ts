@@ -102,6 +102,26 @@ test("a family using another family's _lib, or tools/_lib using a family, is ref
   );
 });
 
+test("tools/_catalog/ takes from every family, and no family or tools/_lib takes from it", () => {
+  assert.match(
+    layeringProblems([edge("tools/files/read_file.ts", "tools/_catalog/icons.ts")])[0],
+    /tools\/_catalog\/ assembles what a session offers from the families and stands above them/,
+  );
+  assert.match(
+    layeringProblems([edge("tools/_lib/state.ts", "tools/_catalog/profiles.ts", true)])[0],
+    /only main\.ts and scripts\/ import it/,
+  );
+  assert.deepEqual(
+    layeringProblems([
+      edge("tools/_catalog/assemble.ts", "tools/mod.ts"),
+      edge("tools/_catalog/assemble.ts", "tools/shell/_lib/custom_tools.ts"),
+      edge("tools/_catalog/assemble.ts", "tools/_catalog/tool_filter.ts"),
+      edge("main.ts", "tools/_catalog/assemble.ts"),
+    ]),
+    [],
+  );
+});
+
 test("a package's private file is reached only through its mod.ts from outside", () => {
   assert.match(
     layeringProblems([edge("tools/files/read_file.ts", "tools/_lib/sandbox/_sandbox.ts")])[0],

@@ -87,7 +87,7 @@ test("the generator picks the family folders' modules only, and its barrel compi
   const dir = mkdtempSync(join(tmpdir(), "toolhost-barrel-"));
   try {
     const tools = join(dir, "tools");
-    for (const folder of ["files", "web", "_lib", "files/_lib"]) {
+    for (const folder of ["files", "web", "_lib", "_catalog", "files/_lib"]) {
       mkdirSync(join(tools, folder), { recursive: true });
     }
     mkdirSync(join(dir, "mcp", "features"), { recursive: true });
@@ -106,6 +106,7 @@ test("the generator picks the family folders' modules only, and its barrel compi
       "_lib/shared.ts",
       "files/_lib/private.ts",
       "assemble.ts",
+      "_catalog/assemble.ts",
     ];
     for (const file of notModules) writeFileSync(join(tools, file), "this would not compile\n");
     const files = toolFiles(tools);

@@ -19,7 +19,7 @@ import { defaultSettings, type ToolProfile } from "../../config/settings.ts";
 import { McpConnection } from "../../mcp/server/connection.ts";
 import { McpService } from "../../mcp/server/mod.ts";
 import { receiveLine } from "../../mcp/stdio/stdio.ts";
-import { assemble } from "../../tools/assemble.ts";
+import { assemble } from "../../tools/_catalog/assemble.ts";
 import { scratchDir } from "../helpers/file_tools.ts";
 import { initializeParams } from "../helpers/in_process.ts";
 import type { Message } from "../helpers/raw_client.ts";

@@ -11,7 +11,7 @@ import { defaultSettings } from "../../config/settings.ts";
 import { McpConnection } from "../../mcp/server/connection.ts";
 import { McpService } from "../../mcp/server/mod.ts";
 import { receiveLine } from "../../mcp/stdio/stdio.ts";
-import { assemble } from "../../tools/assemble.ts";
+import { assemble } from "../../tools/_catalog/assemble.ts";
 import { scratchDir } from "../helpers/file_tools.ts";
 import { type Message, modern } from "../helpers/raw_client.ts";
 import { places, skillMd, writeSkill } from "../helpers/skills.ts";

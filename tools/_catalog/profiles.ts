@@ -3,8 +3,8 @@
  * `tools.allow` and `tools.deny` narrow them further. Every tool costs the client context on every
  * turn, so a client that has its own file and shell tools should not pay for toolhost's again.
  */
-import type { ToolProfile } from "../config/settings.ts";
-import type { Tool } from "../mcp/tool/mod.ts";
+import type { ToolProfile } from "../../config/settings.ts";
+import type { Tool } from "../../mcp/tool/mod.ts";
 
 /**
  * What clients such as Claude Code, Cursor, Gemini CLI and Codex already have built in: a shell

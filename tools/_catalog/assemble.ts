@@ -4,7 +4,7 @@
  * lists and the read-only profile leave of them. Resources and prompts go with the tools they
  * belong to.
  */
-import type { Settings } from "../config/settings.ts";
+import type { Settings } from "../../config/settings.ts";
 import {
   type Contribution,
   type Extension,
@@ -15,11 +15,11 @@ import {
   type ShutdownHook,
   sortContributions,
   withOfferedTools,
-} from "../mcp/features/mod.ts";
-import type { Tool, ToolHook } from "../mcp/tool/mod.ts";
+} from "../../mcp/features/mod.ts";
+import type { Tool, ToolHook } from "../../mcp/tool/mod.ts";
 import { FAMILY_ICONS } from "./icons.ts";
-import { moduleFamilies, toolModules } from "./mod.ts";
-import { checkInputSchemas, customTools } from "./shell/_lib/custom_tools.ts";
+import { moduleFamilies, toolModules } from "../mod.ts";
+import { checkInputSchemas, customTools } from "../shell/_lib/custom_tools.ts";
 import { filterTools } from "./tool_filter.ts";
 import { readOnlyGate } from "./read_only_gate.ts";
 

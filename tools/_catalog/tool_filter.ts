@@ -3,8 +3,8 @@
  * these), `tools.deny` (never these; wins over allow) and read_only (only tools annotated
  * read-only). Names may use `*` for any run of characters.
  */
-import type { Settings } from "../config/settings.ts";
-import type { Tool } from "../mcp/tool/mod.ts";
+import type { Settings } from "../../config/settings.ts";
+import type { Tool } from "../../mcp/tool/mod.ts";
 import { profileExcludes } from "./profiles.ts";
 
 function pattern(name: string): RegExp {

@@ -4,7 +4,7 @@
  * a scalable SVG in a data: URI (no network, nothing to fetch), kept to a few shapes because every
  * tools/list of 2025-11-25 and later carries one per tool.
  */
-import { type Icon, svgIcon } from "../mcp/tool/mod.ts";
+import { type Icon, svgIcon } from "../../mcp/tool/mod.ts";
 
 /**
  * Grey reads on light and dark backgrounds alike. Drawn on a 10x10 grid so that the default

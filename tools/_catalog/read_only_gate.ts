@@ -11,7 +11,7 @@ import {
   type Tool,
   type ToolContext,
   ToolError,
-} from "../mcp/tool/mod.ts";
+} from "../../mcp/tool/mod.ts";
 
 function refuseWritesWhenReadOnly(
   tool: Tool,
