@@ -25,7 +25,7 @@ import tasksResource from "../../tools/workflow/task_resources.ts";
 import skillContributions from "../../tools/skills/skill_resources.ts";
 import tasks from "../../tools/workflow/tasks.ts";
 import { toolModules } from "../../tools/mod.ts";
-import { callTool, scratchDir } from "../helpers/file_tools.ts";
+import { callInRoots, scratchDir } from "../helpers/file_tools.ts";
 import { harness, initializeParams } from "../helpers/in_process.ts";
 import { waitUntil } from "../helpers/processes.ts";
 import { currentStateDir, scratchStateDir } from "../helpers/state_dir.ts";
@@ -150,7 +150,7 @@ test("toolhost://tasks: the tasks tool, another process (atomic or in place), th
   await noticed(
     r,
     "the first task",
-    () => callTool(tasks, [root], { action: "create", text: "A" }),
+    () => callInRoots(tasks, [root], { action: "create", text: "A" }),
   );
   await r.quiet();
 
@@ -210,7 +210,7 @@ test("toolhost://plan: enter, write, exit and another process's changes; the pla
   const root = scratchDir("toolhost-watch-");
   const ctx = context(root);
   const plan = async (args: Record<string, unknown>) => {
-    const { result, text } = await callTool(planMode, [root], args);
+    const { result, text } = await callInRoots(planMode, [root], args);
     assert.equal(result.isError, undefined, text);
   };
   const r = recorder();

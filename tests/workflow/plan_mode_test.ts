@@ -12,7 +12,7 @@ import editFile from "../../tools/files/edit_file.ts";
 import readFile from "../../tools/files/read_file.ts";
 import writeFile from "../../tools/files/write_file.ts";
 import fetchUrl from "../../tools/web/fetch_url.ts";
-import { callTool, scratchDir } from "../helpers/file_tools.ts";
+import { callInRoots, scratchDir } from "../helpers/file_tools.ts";
 import { currentStateDir, scratchStateDir } from "../helpers/state_dir.ts";
 
 const state = scratchStateDir();
@@ -20,7 +20,7 @@ const state = scratchStateDir();
 /** A fresh project (its first root is `root`), and ways to call plan_mode and the gate in it. */
 function project(root = scratchDir("toolhost-plan-"), more: string[] = []) {
   const roots = [root, ...more];
-  const run = (args: Record<string, unknown>) => callTool(planMode, roots, args);
+  const run = (args: Record<string, unknown>) => callInRoots(planMode, roots, args);
   const ok = async (args: Record<string, unknown>) => {
     const reply = await run(args);
     assert.equal(reply.result.isError, undefined, reply.text);
