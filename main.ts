@@ -15,19 +15,23 @@ import { formatConfig } from "./config/print.ts";
 import { quotedJson } from "./config/quote.ts";
 import { closest } from "./config/suggest.ts";
 import pkg from "./package.json" with { type: "json" };
-import { atLeast, describeLogData, LOG_LEVELS, type LogLevel, stderrLogger } from "./mcp/log.ts";
-import { connect } from "./mcp/connect.ts";
-import { McpService } from "./mcp/service.ts";
-import { runShutdownHooks, type ShutdownHook } from "./mcp/shutdown.ts";
+import {
+  atLeast,
+  describeLogData,
+  LOG_LEVELS,
+  type LogLevel,
+  stderrLogger,
+  SUPPORTED_VERSIONS,
+} from "./mcp/wire/mod.ts";
+import { connect, McpService } from "./mcp/server/mod.ts";
+import { type Contribution, runShutdownHooks, type ShutdownHook } from "./mcp/features/mod.ts";
 import { HttpGuard, isLoopbackHost } from "./mcp/http/guard.ts";
 import { authPlan } from "./mcp/http/auth_settings.ts";
-import { serveStdio, StdoutWriter } from "./mcp/stdio.ts";
-import type { Contribution } from "./mcp/contribution.ts";
-import { SUPPORTED_VERSIONS } from "./mcp/versions.ts";
+import { serveStdio, StdoutWriter } from "./mcp/stdio/mod.ts";
 import { enableWatchdog, killAllGroups } from "./tools/_lib/processes/mod.ts";
 import { establishRoots } from "./tools/_lib/sandbox/mod.ts";
-import { assemble, type Assembled } from "./tools/assemble.ts";
-import { SERVER_ICON } from "./tools/icons.ts";
+import { assemble, type Assembled } from "./tools/_catalog/assemble.ts";
+import { SERVER_ICON } from "./tools/_catalog/icons.ts";
 
 declare const TOOLHOST_COMMIT: string | undefined;
 /** Defined by scripts/build.ts: present only in a compiled binary. */

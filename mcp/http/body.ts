@@ -1,5 +1,5 @@
 /** Reads a request body as text, refusing one over the limit before or while reading it. */
-import { INVALID_REQUEST } from "../jsonrpc.ts";
+import { INVALID_REQUEST } from "../wire/jsonrpc.ts";
 import { errorResponse } from "./replies.ts";
 
 export async function readBody(request: Request, max: number): Promise<string | Response> {

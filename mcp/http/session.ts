@@ -4,12 +4,12 @@
  * what belongs to a request (progress, log lines, questions to the client) onto that POST's
  * stream, and the rest (change notifications) onto the session's GET stream.
  */
-import type { RequestId } from "../jsonrpc.ts";
-import { requestKey } from "../jsonrpc.ts";
-import type { Logger } from "../log.ts";
-import { connect } from "../connect.ts";
-import type { McpService } from "../service.ts";
-import type { Outgoing, TransportConnection } from "../transport.ts";
+import type { RequestId } from "../wire/jsonrpc.ts";
+import { requestKey } from "../wire/jsonrpc.ts";
+import type { Logger } from "../wire/log.ts";
+import { connect } from "../server/connect.ts";
+import type { McpService } from "../server/service.ts";
+import type { Outgoing, TransportConnection } from "../server/transport.ts";
 import type { Exchange } from "./exchange.ts";
 import type { SseStream } from "./sse.ts";
 

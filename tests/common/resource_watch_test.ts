@@ -7,10 +7,13 @@ import { execFile } from "node:child_process";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { sortContributions } from "../../mcp/contribution.ts";
-import type { PromptFamily } from "../../mcp/prompt.ts";
-import type { ResourceTemplate } from "../../mcp/resource.ts";
-import type { Unwatch, WatchContext } from "../../mcp/watch.ts";
+import {
+  type PromptFamily,
+  type ResourceTemplate,
+  sortContributions,
+  type Unwatch,
+  type WatchContext,
+} from "../../mcp/features/mod.ts";
 import { background } from "../../tools/shell/_lib/background.ts";
 import { projectStateDir } from "../../tools/_lib/state.ts";
 import { type StartedWatch, WATCH_LIMITS } from "../../tools/_lib/watch/watch_files.ts";
@@ -22,7 +25,7 @@ import tasksResource from "../../tools/workflow/task_resources.ts";
 import skillContributions from "../../tools/skills/skill_resources.ts";
 import tasks from "../../tools/workflow/tasks.ts";
 import { toolModules } from "../../tools/mod.ts";
-import { callTool, scratchDir } from "../helpers/file_tools.ts";
+import { callInRoots, scratchDir } from "../helpers/file_tools.ts";
 import { harness, initializeParams } from "../helpers/in_process.ts";
 import { waitUntil } from "../helpers/processes.ts";
 import { currentStateDir, scratchStateDir } from "../helpers/state_dir.ts";
@@ -147,7 +150,7 @@ test("toolhost://tasks: the tasks tool, another process (atomic or in place), th
   await noticed(
     r,
     "the first task",
-    () => callTool(tasks, [root], { action: "create", text: "A" }),
+    () => callInRoots(tasks, [root], { action: "create", text: "A" }),
   );
   await r.quiet();
 
@@ -207,7 +210,7 @@ test("toolhost://plan: enter, write, exit and another process's changes; the pla
   const root = scratchDir("toolhost-watch-");
   const ctx = context(root);
   const plan = async (args: Record<string, unknown>) => {
-    const { result, text } = await callTool(planMode, [root], args);
+    const { result, text } = await callInRoots(planMode, [root], args);
     assert.equal(result.isError, undefined, text);
   };
   const r = recorder();

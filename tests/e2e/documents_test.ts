@@ -10,14 +10,9 @@ import { join } from "node:path";
 import process from "node:process";
 import { test } from "node:test";
 import { e2eFixture } from "../helpers/e2e.ts";
-import { type Message, modern } from "../helpers/raw_client.ts";
+import { modern } from "../helpers/raw_client.ts";
 import { docx, notebook, pdf, pdfBomb, xlsx, zipBomb } from "../helpers/documents.ts";
-
-type ToolResult = {
-  content: { type: string; text?: string; data?: string; mimeType?: string }[];
-  structuredContent?: Record<string, unknown>;
-  isError?: boolean;
-};
+import { callTool, type ToolResult } from "../helpers/tool_calls.ts";
 
 const e2e = e2eFixture();
 const root = e2e.file.scratch("docs-e2e");
@@ -34,17 +29,8 @@ writeFileSync(join(root, "huge.pdf"), pdf([["same"]], { count: 100_000 }));
 
 const client = e2e.file.server({ args: ["--root", root] });
 
-async function call(args: Record<string, unknown>): Promise<ToolResult> {
-  const reply: Message = await client.request(
-    "tools/call",
-    modern({ name: "read_file", arguments: args }),
-    30_000,
-  );
-  return reply.result as unknown as ToolResult;
-}
-
 test("documents come back as text through the binary", async () => {
-  const fromPdf = await call({ path: "report.pdf" });
+  const fromPdf = (await callTool(client, "read_file", { path: "report.pdf" })).result;
   assert.match(fromPdf.content[0].text!, /--- page 1 of 3 ---\nFirst page text/);
   assert.match(fromPdf.content[0].text!, /page 3 has no text/);
   assert.deepEqual(fromPdf.structuredContent?.document, {
@@ -54,11 +40,12 @@ test("documents come back as text through the binary", async () => {
     last: 3,
     total: 3,
   });
-  const fromDocx = await call({ path: "report.docx" });
+  const fromDocx = (await callTool(client, "read_file", { path: "report.docx" })).result;
   assert.match(fromDocx.content[0].text!, /# Quarterly report[^]*\| Region \| Sales \|/);
-  const fromXlsx = await call({ path: "sales.xlsx", sheet: "Sales" });
+  const fromXlsx =
+    (await callTool(client, "read_file", { path: "sales.xlsx", sheet: "Sales" })).result;
   assert.match(fromXlsx.content[0].text!, /\| 2 \| North \| 3 \|/);
-  const fromNotebook = await call({ path: "analysis.ipynb" });
+  const fromNotebook = (await callTool(client, "read_file", { path: "analysis.ipynb" })).result;
   assert.match(fromNotebook.content[0].text!, /--- cell 2 of 3: code \[1\], id load ---/);
   assert.equal(fromNotebook.content[1].type, "image");
 });
@@ -83,7 +70,7 @@ test("hostile documents get clear errors, and the server answers while they are 
   assert.match(bombResult.content[0].text!, /zip bomb/);
   const hugeResult = (await huge).result as unknown as ToolResult;
   assert.match(hugeResult.content[0].text!, /--- page 99999 of 100000 ---/);
-  const secret = await call({ path: "secret.pdf" });
+  const secret = (await callTool(client, "read_file", { path: "secret.pdf" })).result;
   assert.equal(secret.isError, true);
   assert.match(secret.content[0].text!, /encrypted PDF/);
 });
@@ -99,7 +86,7 @@ test(
   async () => {
     // 1.25 GiB of content stream in about 1.3 MB of file: past the 1 GiB a document may take.
     writeFileSync(join(root, "inflates.pdf"), await pdfBomb("boom", 1280 * 1024 * 1024));
-    const result = await call({ path: "inflates.pdf" });
+    const result = (await callTool(client, "read_file", { path: "inflates.pdf" })).result;
     assert.equal(result.isError, true);
     assert.match(
       result.content[0].text!,
@@ -112,7 +99,7 @@ test(
       resident = residentMiB();
     }
     assert.ok(resident <= 512, `still ${resident} MiB resident`);
-    const fine = await call({ path: "report.pdf" });
+    const fine = (await callTool(client, "read_file", { path: "report.pdf" })).result;
     assert.match(fine.content[0].text!, /First page text/);
   },
 );

@@ -25,7 +25,8 @@ import { after } from "node:test";
 import { findRipgrep } from "../../tools/search/_lib/grep/ripgrep/ripgrep_path.ts";
 import { posixOnlyTest } from "../helpers/posix_only.ts";
 import { e2eFixture } from "../helpers/e2e.ts";
-import { binary, modern, PRODUCT_BINARY, RawClient } from "../helpers/raw_client.ts";
+import { binary, PRODUCT_BINARY, RawClient } from "../helpers/raw_client.ts";
+import { callTool } from "../helpers/tool_calls.ts";
 
 const test = posixOnlyTest("the stand-ins are shell scripts");
 const realRg = findRipgrep();
@@ -76,13 +77,6 @@ function start(executable: string, path: string): RawClient {
   return c;
 }
 
-async function grep(c: RawClient, args: Record<string, unknown>) {
-  const reply = await c.request("tools/call", modern({ name: "grep", arguments: args }), 30_000);
-  assert.ok(reply.result, JSON.stringify(reply.error));
-  const result = reply.result as { content: { text: string }[]; isError?: boolean };
-  return { text: result.content[0].text, isError: result.isError ?? false };
-}
-
 /** A directory on PATH with nothing in it. */
 const emptyDir = join(top, "empty");
 mkdirSync(emptyDir);
@@ -91,7 +85,7 @@ test("without rg on PATH, the binary runs the rg beside it", async () => {
   const release = join(top, "beside-only");
   const executable = copyOfBinary(release);
   const rg = standIn(release);
-  const found = await grep(start(executable, emptyDir), { pattern: "needle" });
+  const found = await callTool(start(executable, emptyDir), "grep", { pattern: "needle" });
   assert.equal(found.isError, false, found.text);
   assert.deepEqual(ran(release), [rg]);
   // The answer is rg's when a real one stood behind the stand-in.
@@ -102,7 +96,7 @@ test("installed by install.sh, as toolhost-rg beside the binary, it is run", asy
   const bin = join(top, "installed-bin");
   const executable = copyOfBinary(bin);
   const rg = standIn(bin, "toolhost-rg");
-  const found = await grep(start(executable, emptyDir), { pattern: "needle" });
+  const found = await callTool(start(executable, emptyDir), "grep", { pattern: "needle" });
   assert.equal(found.isError, false, found.text);
   assert.deepEqual(ran(bin), [rg]);
   if (realRg) assert.match(found.text, /a\.txt/);
@@ -114,7 +108,9 @@ test("an rg on PATH wins over the one beside the binary", async () => {
   standIn(release);
   const pathDir = join(top, "both-path");
   const rg = standIn(pathDir);
-  const found = await grep(start(executable, `${emptyDir}:${pathDir}`), { pattern: "needle" });
+  const found = await callTool(start(executable, `${emptyDir}:${pathDir}`), "grep", {
+    pattern: "needle",
+  });
   assert.equal(found.isError, false, found.text);
   assert.deepEqual(ran(pathDir), [rg]);
   assert.deepEqual(ran(release), []);
@@ -123,11 +119,11 @@ test("an rg on PATH wins over the one beside the binary", async () => {
 test("with no rg anywhere, the built-in search answers", async () => {
   const executable = copyOfBinary(join(top, "alone"));
   const c = start(executable, emptyDir);
-  const found = await grep(c, { pattern: "needle" });
+  const found = await callTool(c, "grep", { pattern: "needle" });
   assert.equal(found.isError, false, found.text);
   assert.match(found.text, /a\.txt/);
   // Only the built-in search refuses a pattern that could backtrack for ever.
-  const refused = await grep(c, { pattern: "(n+)+eedle" });
+  const refused = await callTool(c, "grep", { pattern: "(n+)+eedle" });
   assert.equal(refused.isError, true);
   assert.match(refused.text, /grep's built-in search \(used when there is no rg\)/);
 });

@@ -7,6 +7,7 @@ import process from "node:process";
 import { posixOnlyTest } from "../helpers/posix_only.ts";
 import bash from "../../tools/shell/bash.ts";
 import { harness, initializeParams, tick } from "../helpers/in_process.ts";
+import { callTool } from "../helpers/tool_calls.ts";
 import { isRunning } from "../helpers/processes.ts";
 
 const test = posixOnlyTest(
@@ -25,16 +26,11 @@ type Result = {
   isError?: boolean;
 };
 
-let nextId = 1;
+/** bash called in a legacy session of its own: the result, and the connection for what it sent. */
 async function run(args: Record<string, unknown>, meta?: Record<string, unknown>) {
   const h = harness([bash]);
   await h.request(0, "initialize", initializeParams("2025-11-25"));
-  const id = nextId++;
-  const reply = await h.request(id, "tools/call", {
-    name: "bash",
-    arguments: args,
-    ...(meta ? { _meta: meta } : {}),
-  });
+  const reply = await callTool(h, "bash", args, { legacy: true, meta });
   return { result: reply.result as unknown as Result, h };
 }
 

@@ -16,10 +16,11 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
-import type { Tool } from "../../mcp/tool.ts";
+import type { Tool } from "../../mcp/tool/mod.ts";
 import { checkInputSchemas, customTools } from "../../tools/shell/_lib/custom_tools.ts";
 import type { CustomToolSpec } from "../../config/settings.ts";
 import { harness, initializeParams, tick } from "../helpers/in_process.ts";
+import { callTool } from "../helpers/tool_calls.ts";
 import { isRunning, processesWith, waitUntil } from "../helpers/processes.ts";
 import { posixOnlyTest } from "../helpers/posix_only.ts";
 
@@ -58,7 +59,7 @@ function build(
   return customTools(specs, { ...OPTIONS, ...options });
 }
 
-let nextId = 1;
+/** Calls `name` in a legacy session of its own: the result, and the connection. */
 async function call(
   tools: Tool[],
   name: string,
@@ -67,11 +68,7 @@ async function call(
 ) {
   const h = harness(tools);
   await h.request(0, "initialize", initializeParams("2025-11-25"));
-  const reply = await h.request(nextId++, "tools/call", {
-    name,
-    arguments: args,
-    ...(meta ? { _meta: meta } : {}),
-  });
+  const reply = await callTool(h, name, args, { legacy: true, meta });
   return { result: reply.result as unknown as Result, h };
 }
 

@@ -1,5 +1,5 @@
-import { defineShutdownHook } from "../../mcp/shutdown.ts";
-import { defineTool, ToolError } from "../../mcp/tool.ts";
+import { defineShutdownHook } from "../../mcp/features/mod.ts";
+import { defineTool, ToolError } from "../../mcp/tool/mod.ts";
 import { READ_ONLY } from "../_lib/declarations/annotations.ts";
 import { Sandbox } from "../_lib/sandbox/mod.ts";
 import { flushJournal, journalHook } from "./_lib/recorder.ts";

@@ -1,4 +1,4 @@
-import { defineTool, type ToolContext, ToolError } from "../../mcp/tool.ts";
+import { defineTool, type ToolContext, ToolError } from "../../mcp/tool/mod.ts";
 import { CHANGES_FILES } from "../_lib/declarations/annotations.ts";
 import { Sandbox, whileChanging } from "../_lib/sandbox/mod.ts";
 import { projectStateDir } from "../_lib/state.ts";

@@ -1,5 +1,5 @@
 import { dirname } from "node:path";
-import { defineTool, ToolError } from "../../mcp/tool.ts";
+import { defineTool, ToolError } from "../../mcp/tool/mod.ts";
 import { READ_ONLY } from "../_lib/declarations/annotations.ts";
 import { shownName } from "../_lib/text/shown_name.ts";
 import { sniff } from "../_lib/text/file_sniff.ts";

@@ -1,4 +1,4 @@
-import { defineTool } from "../../mcp/tool.ts";
+import { defineTool } from "../../mcp/tool/mod.ts";
 import { Sandbox } from "../_lib/sandbox/mod.ts";
 import { READ_ONLY } from "../_lib/declarations/annotations.ts";
 

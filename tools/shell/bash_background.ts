@@ -1,5 +1,5 @@
 import process from "node:process";
-import { defineTool, type PrepareEnvironment, ToolError } from "../../mcp/tool.ts";
+import { defineTool, type PrepareEnvironment, ToolError } from "../../mcp/tool/mod.ts";
 import { commandEnv } from "./_lib/login_env.ts";
 import { background, FACTS_PROPERTIES, FACTS_REQUIRED } from "./_lib/background.ts";
 import { CWD_PROPERTY, workingDirectory } from "./_lib/directory.ts";

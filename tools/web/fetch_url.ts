@@ -1,4 +1,4 @@
-import { defineTool, ToolError } from "../../mcp/tool.ts";
+import { defineTool, ToolError } from "../../mcp/tool/mod.ts";
 import { READS_THE_WEB } from "../_lib/declarations/annotations.ts";
 import { HttpError, httpGet, HttpTimeoutError } from "./_lib/http/http_get.ts";
 import type { Settings } from "../../config/settings.ts";

@@ -1,4 +1,4 @@
-import { defineTool, ToolError } from "../../mcp/tool.ts";
+import { defineTool, ToolError } from "../../mcp/tool/mod.ts";
 import { READS_THE_WEB } from "../_lib/declarations/annotations.ts";
 import { count } from "../_lib/text/units.ts";
 import { searchBrave } from "./_lib/search_providers/brave.ts";

@@ -5,7 +5,7 @@
  *
  * @example Run a command in its own group, and end all of it when the call is cancelled
  * ```ts
- * import type { ToolContext } from "../../../mcp/tool.ts";
+ * import type { ToolContext } from "../../../mcp/tool/mod.ts";
  * // From tools/<family>/, the face is "../_lib/processes/mod.ts".
  * import { spawnInGroup, terminateGroup } from "./mod.ts";
  *

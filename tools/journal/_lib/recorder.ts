@@ -1,5 +1,5 @@
 /**
- * The journal's hook: before a call that declares it writes paths (mcp/writes.ts) runs, and
+ * The journal's hook: before a call that declares it writes paths (mcp/tool/writes.ts) runs, and
  * before each path its tool names at run time changes, what undo needs of them is kept
  * (content and mode of files, trees to be removed, read through the sandbox); once any call
  * is over, one line is written to the project's journal: time, era, tool, arguments (bounded,
@@ -9,8 +9,8 @@
  * not waiting for them.
  */
 import { sep } from "node:path";
-import { appOnly } from "../../../mcp/apps.ts";
 import {
+  appOnly,
   type CallWrites,
   defineToolHook,
   type FinishedCall,
@@ -18,7 +18,7 @@ import {
   type PlannedWrite,
   type Tool,
   type ToolContext,
-} from "../../../mcp/tool.ts";
+} from "../../../mcp/tool/mod.ts";
 import { resolveEntry, Sandbox } from "../../_lib/sandbox/mod.ts";
 import { projectStateDir } from "../../_lib/state.ts";
 import { type Change, journalPath, type PathState, type TreeState } from "./journal.ts";

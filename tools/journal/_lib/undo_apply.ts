@@ -7,7 +7,7 @@
 import type { FileHandle } from "node:fs/promises";
 import { dirname } from "node:path";
 import { quoted } from "../../../config/quote.ts";
-import { ToolError } from "../../../mcp/tool.ts";
+import { ToolError } from "../../../mcp/tool/mod.ts";
 import { type Sandbox, writeFileAtomic } from "../../_lib/sandbox/mod.ts";
 import type { Change, PathState } from "./journal.ts";
 import { chunksOf } from "./snapshots.ts";

@@ -7,7 +7,7 @@
  * makes its calls live again. Reading newest first, each undo is met after every undo of it.
  */
 import { quoted } from "../../../config/quote.ts";
-import { ToolError } from "../../../mcp/tool.ts";
+import { ToolError } from "../../../mcp/tool/mod.ts";
 import { type Entry, journalFiles } from "./journal.ts";
 import { newScan, type Scan, visitNewestFirst } from "./journal_scan.ts";
 import { SESSION, sessionLabel } from "./session.ts";

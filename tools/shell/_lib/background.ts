@@ -7,7 +7,7 @@
 import type { ChildProcess } from "node:child_process";
 import nodeProcess from "node:process";
 import { quoted } from "../../../config/quote.ts";
-import { ToolError } from "../../../mcp/tool.ts";
+import { ToolError } from "../../../mcp/tool/mod.ts";
 import { OutputWindow } from "./output_window.ts";
 import { terminateGroup } from "../../_lib/processes/mod.ts";
 import { findShell, spawnShell } from "./shell.ts";

@@ -9,7 +9,7 @@ import { connect, createServer, type Socket } from "node:net";
 import { homedir, tmpdir } from "node:os";
 import { delimiter, isAbsolute, join, resolve, win32 } from "node:path";
 import type { Readable } from "node:stream";
-import { type ToolContext, ToolError } from "../../../mcp/tool.ts";
+import { type ToolContext, ToolError } from "../../../mcp/tool/mod.ts";
 import { spawnInGroup } from "../../_lib/processes/mod.ts";
 import { supervise } from "./supervise.ts";
 import { whichWindows } from "./windows_shell.ts";

@@ -7,8 +7,8 @@
 import { Buffer } from "node:buffer";
 import process from "node:process";
 import { RUN_VARIABLE, spawnInGroup, terminateGroup } from "../../_lib/processes/mod.ts";
-import type { ToolContext } from "../../../mcp/tool.ts";
-import { withTraceEnv } from "../../../mcp/trace.ts";
+import type { ToolContext } from "../../../mcp/tool/mod.ts";
+import { withTraceEnv } from "../../../mcp/wire/mod.ts";
 
 const TIMEOUT_MS = 10_000;
 const MARK = "__toolhost_env_7f3a__";

@@ -5,7 +5,7 @@
  */
 import type { ChildProcess } from "node:child_process";
 import type { Readable } from "node:stream";
-import { type ToolContext, ToolError, type ToolReturn } from "../../../mcp/tool.ts";
+import { type ToolContext, ToolError, type ToolReturn } from "../../../mcp/tool/mod.ts";
 import { HeadTailBuffer } from "./output_cap.ts";
 import { groupAlive, terminateGroup } from "../../_lib/processes/mod.ts";
 import process from "node:process";

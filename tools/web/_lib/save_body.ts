@@ -4,7 +4,7 @@
  * under the file tools' lock, so no rename elsewhere can send it out of the roots.
  */
 import { dirname } from "node:path";
-import { ToolError } from "../../../mcp/tool.ts";
+import { type ToolContext, ToolError } from "../../../mcp/tool/mod.ts";
 import {
   assertWritable,
   describeEntry,
@@ -15,7 +15,6 @@ import {
   whileChanging,
   writeFileAtomic,
 } from "../../_lib/sandbox/mod.ts";
-import type { ToolContext } from "../../../mcp/tool.ts";
 import { bytes as size, count } from "../../_lib/text/units.ts";
 import { HttpError, httpGet, HttpTimeoutError } from "./http/http_get.ts";
 import { proxyRulesOf } from "./http/proxy.ts";

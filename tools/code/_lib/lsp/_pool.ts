@@ -4,7 +4,7 @@
  * server does that itself). A missing server is explained fully the first time it is needed.
  */
 import { extname, sep } from "node:path";
-import { ToolError } from "../../../../mcp/tool.ts";
+import { ToolError } from "../../../../mcp/tool/mod.ts";
 import type { Settings } from "../../../../config/settings.ts";
 import { chooseServer, type Missing, type ServerChoice } from "./_servers.ts";
 import { LanguageServer } from "./_server.ts";

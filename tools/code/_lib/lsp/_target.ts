@@ -3,7 +3,7 @@
  * (started on first use), brought up to date, and the position given by line and column or
  * found by a symbol's name path.
  */
-import { type ToolContext, ToolError } from "../../../../mcp/tool.ts";
+import { type ToolContext, ToolError } from "../../../../mcp/tool/mod.ts";
 import { Sandbox } from "../../../_lib/sandbox/mod.ts";
 import { type Position, positionIn } from "./_documents.ts";
 import { serverFor } from "./_pool.ts";

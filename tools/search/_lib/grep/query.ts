@@ -1,7 +1,7 @@
 /** What both of grep's engines (rg and the built-in one) are given, and rules they share. */
 import type { FileHandle } from "node:fs/promises";
 import picomatch from "picomatch";
-import { ToolError } from "../../../../mcp/tool.ts";
+import { ToolError } from "../../../../mcp/tool/mod.ts";
 import type { Dir } from "../../../_lib/sandbox/mod.ts";
 import type { IgnoreRules } from "../../../_lib/walk/gitignore.ts";
 import type { CompiledPattern } from "./pattern.ts";

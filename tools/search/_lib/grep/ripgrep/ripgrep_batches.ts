@@ -11,7 +11,7 @@ import { mkdtemp, open, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import process from "node:process";
-import { ToolError } from "../../../../../mcp/tool.ts";
+import { ToolError } from "../../../../../mcp/tool/mod.ts";
 import { FileLines, type FileMatches } from "../report.ts";
 import {
   confirms,
