@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { SessionKey, SessionMemory } from "../../mcp/session_memory.ts";
+import { SessionKey, SessionMemory } from "../../mcp/tool/session_memory.ts";
 
 test("each value made is released once at the session's end, in any order of asking", async () => {
   const released: string[] = [];
