@@ -21,7 +21,7 @@ import {
 import { join } from "node:path";
 import { e2eFixture } from "../helpers/e2e.ts";
 import { posixOnlyTest } from "../helpers/posix_only.ts";
-import type { RawClient } from "../helpers/raw_client.ts";
+import { modern, type RawClient } from "../helpers/raw_client.ts";
 
 const test = posixOnlyTest("the commands are sh scripts and the modes POSIX modes");
 const e2e = e2eFixture();
@@ -232,4 +232,36 @@ test("git: no program of the repository's or the user's configuration runs for a
   assert.match(await ok(c, "undo", {}), /new\.txt: removed/);
   assert.equal(readFileSync(join(root, "a.txt"), "utf8"), "A\n");
   assert.deepEqual(readdirSync(marks).filter((name) => !name.endsWith(".sh")), []);
+});
+
+test("git: the review app's data shows a command's change as diffs", async () => {
+  const root = project("git");
+  const c = serve(root);
+  await ok(c, "bash", { command: "echo more >> a.txt && echo new > new.txt && rm gone.txt" });
+  // As a client that renders apps asks for it (history_changes is the app's own tool).
+  const apps = {
+    extensions: { "io.modelcontextprotocol/ui": { mimeTypes: ["text/html;profile=mcp-app"] } },
+  };
+  const reply = await c.request(
+    "tools/call",
+    modern({ name: "history_changes", arguments: { tool: "bash" } }, {
+      "io.modelcontextprotocol/clientCapabilities": apps,
+    }),
+  );
+  const page = (reply.result as { structuredContent: Record<string, unknown> })
+    .structuredContent as {
+      calls: {
+        undoable: boolean;
+        changes: { path: string; kind: string; hunks?: { lines: string[] }[] }[];
+      }[];
+    };
+  const [call] = page.calls;
+  assert.equal(call.undoable, true);
+  const byPath = new Map(call.changes.map((change) => [change.path, change]));
+  assert.equal(byPath.get("a.txt")?.kind, "modified");
+  assert.deepEqual(byPath.get("a.txt")?.hunks?.[0].lines, [" A", "+more"]);
+  assert.equal(byPath.get("new.txt")?.kind, "added");
+  assert.deepEqual(byPath.get("new.txt")?.hunks?.[0].lines, ["+new"]);
+  assert.equal(byPath.get("gone.txt")?.kind, "deleted");
+  assert.deepEqual(byPath.get("gone.txt")?.hunks?.[0].lines, ["-gone"]);
 });

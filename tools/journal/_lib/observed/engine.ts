@@ -19,6 +19,27 @@ export interface Look {
   mode: number;
 }
 
+/** A Look from st_mode and the rest (a native lookup's answer). */
+export function lookOfMode(
+  info: { mode: number; size: number; mtimeMs: number; ctimeMs: number; ino: number },
+): Look {
+  const type = info.mode & 0o170000;
+  return {
+    kind: type === 0o100000
+      ? "file"
+      : type === 0o040000
+      ? "dir"
+      : type === 0o120000
+      ? "link"
+      : "other",
+    size: info.size,
+    mtimeMs: info.mtimeMs,
+    ctimeMs: info.ctimeMs,
+    ino: info.ino,
+    mode: info.mode & 0o7777,
+  };
+}
+
 export function lookOf(info: Stats): Look {
   return {
     kind: info.isFile()

@@ -12,7 +12,7 @@ import { constants } from "node:fs";
 import { join } from "node:path";
 import type { Change, PathState } from "../journal.ts";
 import { digestAndKeep, type Keep, keepBytes, sha256 } from "../snapshots.ts";
-import { O_NONBLOCK, type Sandbox } from "../../../_lib/sandbox/mod.ts";
+import { lookAt, nativeLookups, O_NONBLOCK, type Sandbox } from "../../../_lib/sandbox/mod.ts";
 import { IgnoreRules } from "../../../_lib/walk/gitignore.ts";
 import { Walk, type WalkEntry } from "../../../_lib/walk/walk.ts";
 import {
@@ -22,6 +22,7 @@ import {
   type Limits,
   type Look,
   lookOf,
+  lookOfMode,
   type NotTaken,
   sameLook,
 } from "./engine.ts";
@@ -71,7 +72,7 @@ export class WalkEngine implements Engine<WalkSnapshot> {
       deadline: started + limits.timeoutMs,
       enter: (rel) => !this.skip.has(rel),
       ignored: (entry) => {
-        const look = lookAt(entry);
+        const look = lookAtEntry(entry);
         if (look) unseen.set(entry.kind === "directory" ? `${entry.rel}/` : entry.rel, look);
       },
     });
@@ -127,7 +128,7 @@ export class WalkEngine implements Engine<WalkSnapshot> {
    * keeps the digest it had; a new or changed one is left for read().
    */
   #item(entry: WalkEntry, started: number): Item | undefined {
-    const look = lookAt(entry);
+    const look = lookAtEntry(entry);
     if (!look) return undefined;
     const item: Item = look;
     if (look.kind === "link") {
@@ -211,7 +212,13 @@ async function read(entry: WalkEntry, item: Item, keep: Keep | undefined): Promi
   return true;
 }
 
-function lookAt(entry: WalkEntry): Look | undefined {
+/** How an entry looks, straight from its open directory where libc can be called (Bun, Linux). */
+function lookAtEntry(entry: WalkEntry): Look | undefined {
+  const fd = entry.dir.fd;
+  if (fd !== undefined && nativeLookups()) {
+    const native = lookAt(fd, entry.rel.slice(entry.rel.lastIndexOf("/") + 1));
+    if (native) return lookOfMode(native);
+  }
   try {
     return lookOf(lstatSync(entry.at));
   } catch {
