@@ -265,3 +265,40 @@ test("git: the review app's data shows a command's change as diffs", async () =>
   assert.equal(byPath.get("gone.txt")?.kind, "deleted");
   assert.deepEqual(byPath.get("gone.txt")?.hunks?.[0].lines, ["-gone"]);
 });
+
+test("git: toolhost's private git directory starts afresh once it stored past its bound", async () => {
+  const root = project("git");
+  const state = e2e.scratch("cmd-state");
+  // A 4 KiB undo budget: files of up to 1 KiB are snapshotted, and the private objects are
+  // renewed past 8 KiB (four times the 2 KiB a snapshot may read).
+  const c = e2e.server({
+    args: ["--root", root],
+    cwd: root,
+    env: { TOOLHOST_STATE_DIR: state, TOOLHOST_UNDO_BUDGET_BYTES: "4096" },
+  });
+  const blobs = () => {
+    let count = 0;
+    const walk = (dir: string) => {
+      for (const name of readdirSync(dir)) {
+        const path = join(dir, name);
+        if (statSync(path).isDirectory()) walk(path);
+        else if (/\/objects\/[0-9a-f]{2}\/[0-9a-f]+$/.test(path)) count++;
+      }
+    };
+    walk(join(state, "projects"));
+    return count;
+  };
+  // The same three files rewritten each time: their earlier versions pile up in the private
+  // objects (five objects a call with the tree and commit) unless they are dropped.
+  const held: number[] = [];
+  for (let round = 0; round < 12; round++) {
+    await ok(c, "bash", { command: "for n in 1 2 3; do head -c 900 /dev/urandom > r$n.bin; done" });
+    held.push(blobs());
+  }
+  assert.ok(Math.max(...held) < 40, `objects held: ${held.join(", ")}`);
+  assert.ok(held.some((n, i) => i > 0 && n < held[i - 1]), `dropped once: ${held.join(", ")}`);
+  // And commands are still journaled and undone.
+  await ok(c, "bash", { command: "echo more >> a.txt" });
+  assert.match(await ok(c, "undo", {}), /a\.txt: content restored/);
+  assert.equal(readFileSync(join(root, "a.txt"), "utf8"), "A\n");
+});

@@ -367,6 +367,9 @@ async function record(
   own: Undone | undefined,
   seen?: CommandChanges,
 ): Promise<void> {
+  // A command's observation ends first, whatever happens next (its line needs nothing below).
+  const maxBytes = call.ctx.config.journal.maxBytes;
+  const observed = await seen?.finish(call, (file, line) => writer.write(file, line, maxBytes));
   const all = mine ? await Promise.all(mine.kept) : [];
   const kept = all.filter((pending) => pending !== undefined);
   const sandbox = kept[0]?.sandbox ?? await Sandbox.of(call.ctx).catch(() => undefined);
@@ -413,13 +416,9 @@ async function record(
     }
   }
   const file = journalPath(projectDir);
-  const maxBytes = call.ctx.config.journal.maxBytes;
-  if (seen) {
-    const observed = await seen.finish(call, (line) => writer.write(file, line, maxBytes));
-    if (observed.files) entry.files = observed.files;
-    if (observed.changes) entry.changes = observed.changes;
-    if (observed.noUndo) entry.noUndo = observed.noUndo;
-  }
+  if (observed?.files) entry.files = observed.files;
+  if (observed?.changes) entry.changes = observed.changes;
+  if (observed?.noUndo) entry.noUndo = observed.noUndo;
   // A change is in the file before the reply goes out: undo must know of every change the
   // client was told of. A call that changed nothing (refused, failed) is queued like any other.
   if (entry.changes || entry.files || own) await writer.write(file, entry, maxBytes);

@@ -106,6 +106,13 @@ export interface Engine<S = unknown> {
   compare(before: S, after: S, keep: Keep, limits: Limits): Promise<Found>;
   /** Gives back what the engine holds (its private git directory). */
   dispose(): Promise<void>;
+  /**
+   * Bytes it stored of its own since its first snapshot after it was made or renewed (git's
+   * objects of files read again: their earlier versions are what grows).
+   */
+  readonly written?: number;
+  /** Drops what it stored and starts afresh; called only while no snapshot of it is in use. */
+  renew?(): Promise<void>;
 }
 
 /** The budget of one snapshot. */

@@ -30,7 +30,7 @@ import {
 } from "./engine.ts";
 import { git, type GitCall, type GitPlace, zFields } from "./git_run.ts";
 import type { Sandbox } from "../../../_lib/sandbox/mod.ts";
-import type { Repository } from "./git_shadow.ts";
+import { makeShadow, type Repository } from "./git_shadow.ts";
 
 export interface GitSnapshot {
   tree: string;
@@ -73,6 +73,10 @@ export class GitEngine implements Engine<GitSnapshot> {
   #entries: number | undefined;
   /** The ignored entries the last listing found. */
   #ignored = new Map<string, Look>();
+  /** Bytes of files read into this git directory's objects since it was made. */
+  #written = 0;
+  /** What its first snapshot read: the files as they were then, the objects it must hold. */
+  #first: number | undefined;
 
   constructor(readonly repo: Repository, readonly place: GitPlace, skip: string[]) {
     this.root = repo.root;
@@ -143,7 +147,10 @@ export class GitEngine implements Engine<GitSnapshot> {
       if (info?.isFile() && info.size > limits.maxFileBytes) {
         big.set(rel, lookOf(info));
         if (indexed) drop.push(rel);
-      } else add.push(rel);
+      } else {
+        add.push(rel);
+        if (info?.isFile()) this.#written += info.size;
+      }
     }
     if (add.length > 0) {
       await git(["update-index", "-z", "--add", "--remove", "--stdin"], this.place, {
@@ -158,6 +165,7 @@ export class GitEngine implements Engine<GitSnapshot> {
       });
     }
     if (add.length > 0 || drop.length > 0) await this.#commit(call);
+    this.#first ??= this.#written;
     const known = this.#ignored;
     if (phase === "after") this.#ignored = unseen;
     return { tree: this.#tree!, at, unseen: phase === "after" ? unseen : known, big };
@@ -284,6 +292,20 @@ export class GitEngine implements Engine<GitSnapshot> {
       );
     }
     return contents;
+  }
+
+  /** Bytes read into objects since the first snapshot: earlier versions of files, mostly. */
+  get written(): number {
+    return this.#written - (this.#first ?? this.#written);
+  }
+
+  /** Makes the git directory afresh (its objects gone): only when no snapshot is in use. */
+  async renew(): Promise<void> {
+    await makeShadow(this.repo, this.place.gitDir);
+    this.#tree = undefined;
+    this.#entries = undefined;
+    this.#written = 0;
+    this.#first = undefined;
   }
 
   async dispose(): Promise<void> {}

@@ -9,7 +9,7 @@
  * @example The recorder, when an observed call is over
  * ```ts
  * const seen = call.ctx.writes.take(commandChanges);
- * const observed = await seen?.finish(call, (entry) => writer.write(file, entry, maxBytes));
+ * const observed = await seen?.finish(call, (file, line) => writer.write(file, line, maxBytes));
  * // observed: { files, changes, noUndo } for the call's line; its note is in the result already
  * ```
  */
@@ -40,10 +40,13 @@ export interface CommandChanges {
    * call's journal line gets; the result has its note already. A command that goes on has its
    * own line written through `write` when it ends.
    */
-  finish(call: FinishedCall, write: (entry: Entry) => Promise<void>): Promise<Observed>;
+  finish(call: FinishedCall, write: JournalWrite): Promise<Observed>;
 }
 
 export const commandChanges = new Handoff<CommandChanges>("the observation of a command");
+
+/** Appends a line to a journal file (the recorder's writer). */
+export type JournalWrite = (file: string, entry: Entry) => Promise<void>;
 
 /** Commands that went on after their call and have not ended. */
 const going = new Set<CallWatch>();
@@ -54,7 +57,7 @@ class CallWatch implements CommandChanges, CommandWatch {
   #continues?: { ended: Promise<CommandOutcome>; label: string };
   #recorded = false;
   #base?: Entry;
-  #write?: (entry: Entry) => Promise<void>;
+  #write?: JournalWrite;
 
   constructor(readonly observation: Observation) {}
 
@@ -63,7 +66,7 @@ class CallWatch implements CommandChanges, CommandWatch {
     this.observation.label = `${label} (${this.observation.label})`;
   }
 
-  async finish(call: FinishedCall, write: (entry: Entry) => Promise<void>): Promise<Observed> {
+  async finish(call: FinishedCall, write: JournalWrite): Promise<Observed> {
     const continues = this.#continues;
     if (!continues) {
       const observed = await this.observation.end();
@@ -101,7 +104,7 @@ class CallWatch implements CommandChanges, CommandWatch {
       if (observed.files) entry.files = observed.files;
       if (observed.changes) entry.changes = observed.changes;
       if (observed.noUndo) entry.noUndo = observed.noUndo;
-      await write(entry);
+      await write(this.observation.journal, entry);
     }).catch((error) => {
       console.error(`journal: ${this.observation.label} not recorded: ${(error as Error).message}`);
     }).finally(() => recording.delete(done));

@@ -19,6 +19,11 @@ import { observedRoots, queued, type Watched, watchedRoot } from "./watched_root
 
 /** Milliseconds one snapshot of one root may take. */
 export const SNAPSHOT_MS = 10_000;
+/**
+ * What an engine may store of its own (git's objects of every file version it read), in times
+ * the content a snapshot may read; past it, it starts afresh once no snapshot of it is in use.
+ */
+const STORED_TIMES = 4;
 
 /** What the journal line of an observed call gets, and what its result says. */
 export interface Observed {
@@ -77,6 +82,8 @@ export class Observation {
     const befores = await Promise.all(
       observedRoots(sandbox).map(async (root) => {
         const watched = watchedRoot(sandbox, root, projectDir, ctx.state.dir);
+        await renewIfFull(watched, limits);
+        watched.open++;
         return { root, watched, ...(await take(watched, limits, keep, sandbox, "before")) };
       }),
     );
@@ -90,6 +97,7 @@ export class Observation {
     if (this.#ended) return { note: "" };
     this.#ended = true;
     open.delete(this);
+    for (const before of this.#befores) before.watched.open--;
     const alongside = [...open].map((o) => o.label);
     const reasons: string[] = [];
     const found: Found = { changes: [], notKept: [], unseen: [], renamed: [] };
@@ -164,12 +172,14 @@ export class Observation {
     }
     return { files, changes, noUndo, note };
   }
+}
 
-  /** Ends without a second snapshot: nothing is recorded (the call never ran its command). */
-  abandon(): void {
-    this.#ended = true;
-    open.delete(this);
-  }
+/** Starts a root's engine afresh when it stored too much and no snapshot of it is in use. */
+async function renewIfFull(watched: Watched, limits: Limits): Promise<void> {
+  const engine = await watched.engine.catch(() => undefined);
+  if (!engine?.renew || watched.open > 0) return;
+  if ((engine.written ?? 0) <= limits.maxBytes * STORED_TIMES) return;
+  await queued(watched, () => engine.renew!()).catch(() => {});
 }
 
 /** A snapshot of one root, or why there is none. */

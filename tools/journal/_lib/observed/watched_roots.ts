@@ -18,6 +18,8 @@ export interface Watched {
   engine: Promise<Engine>;
   /** The last snapshot or comparison under way: the next waits for it. */
   queue: Promise<unknown>;
+  /** Observations begun and not ended: their snapshots are in use. */
+  open: number;
 }
 
 const watched = new Map<string, Watched>();
@@ -51,7 +53,11 @@ export function watchedRoot(
   const key = `${projectDir}\0${root}`;
   let found = watched.get(key);
   if (!found) {
-    found = { engine: makeEngine(sandbox, root, projectDir, stateDir), queue: Promise.resolve() };
+    found = {
+      engine: makeEngine(sandbox, root, projectDir, stateDir),
+      queue: Promise.resolve(),
+      open: 0,
+    };
     // A failure is not kept: the next call tries again.
     found.engine.catch(() => watched.delete(key));
     watched.set(key, found);
