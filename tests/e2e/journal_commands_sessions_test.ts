@@ -14,6 +14,19 @@ import { e2eFixture } from "../helpers/e2e.ts";
 import { posixOnlyTest } from "../helpers/posix_only.ts";
 import { modern, type RawClient } from "../helpers/raw_client.ts";
 
+/** The git cases need git (a machine with only Node.js and npm may lack it): skipped, saying so. */
+const withGit = (kind: string) =>
+  kind === "git" && !hasGit() ? { skip: "git is not installed here" } : {};
+
+function hasGit(): boolean {
+  try {
+    execFileSync("git", ["--version"], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 const test = posixOnlyTest("the commands are sh scripts");
 const e2e = e2eFixture();
 
@@ -59,72 +72,84 @@ async function newest(c: RawClient, tool: string): Promise<{ line: string; id: s
 }
 
 for (const kind of ["git", "plain"] as const) {
-  test(`${kind}: what another server changed while a command ran is not undone with it`, async () => {
-    const root = project(kind);
-    const state = e2e.scratch("cmds-state");
-    const a = serve(root, state);
-    const b = serve(root, state);
-    // A's command waits (an ignored marker says it started) until B has written b.txt.
-    const running = e2e.call(a, "bash", {
-      command: "touch started.log; while [ ! -e b.txt ]; do sleep 0.02; done; " +
-        "echo mine >> shared.txt; echo a > a.txt",
-    });
-    await until(join(root, "started.log"));
-    await ok(b, "write_file", { path: "shared.txt", content: "B's\n" });
-    await ok(b, "write_file", { path: "b.txt", content: "b\n" });
-    const said = await running;
-    assert.equal(said.isError, false, said.text);
-    assert.match(said.text, /created a\.txt\./);
-    assert.match(
-      said.text,
-      /Changed meanwhile by another call, so not counted as this command's: [^\n]*shared\.txt \(write_file call \S+, session /,
-    );
-    assert.match(said.text, /b\.txt \(write_file call/);
-    assert.equal(readFileSync(join(root, "shared.txt"), "utf8"), "B's\nmine\n");
+  test(
+    `${kind}: what another server changed while a command ran is not undone with it`,
+    withGit(kind),
+    async () => {
+      const root = project(kind);
+      const state = e2e.scratch("cmds-state");
+      const a = serve(root, state);
+      const b = serve(root, state);
+      // A's command waits (an ignored marker says it started) until B has written b.txt.
+      const running = e2e.call(a, "bash", {
+        command: "touch started.log; while [ ! -e b.txt ]; do sleep 0.02; done; " +
+          "echo mine >> shared.txt; echo a > a.txt",
+      });
+      await until(join(root, "started.log"));
+      await ok(b, "write_file", { path: "shared.txt", content: "B's\n" });
+      await ok(b, "write_file", { path: "b.txt", content: "b\n" });
+      const said = await running;
+      assert.equal(said.isError, false, said.text);
+      assert.match(said.text, /created a\.txt\./);
+      assert.match(
+        said.text,
+        /Changed meanwhile by another call, so not counted as this command's: [^\n]*shared\.txt \(write_file call \S+, session /,
+      );
+      assert.match(said.text, /b\.txt \(write_file call/);
+      assert.equal(readFileSync(join(root, "shared.txt"), "utf8"), "B's\nmine\n");
 
-    assert.match(await ok(a, "undo", {}), /a\.txt: removed/);
-    assert.equal(existsSync(join(root, "a.txt")), false);
-    assert.equal(readFileSync(join(root, "shared.txt"), "utf8"), "B's\nmine\n");
-    assert.equal(readFileSync(join(root, "b.txt"), "utf8"), "b\n");
-  });
+      assert.match(await ok(a, "undo", {}), /a\.txt: removed/);
+      assert.equal(existsSync(join(root, "a.txt")), false);
+      assert.equal(readFileSync(join(root, "shared.txt"), "utf8"), "B's\nmine\n");
+      assert.equal(readFileSync(join(root, "b.txt"), "utf8"), "b\n");
+    },
+  );
 }
 
-test("what another call of the same server changed meanwhile is not the command's", async () => {
-  const root = project("git");
-  const c = serve(root, e2e.scratch("cmds-state"));
-  const running = e2e.call(c, "bash", {
-    command: "touch started.log; while [ ! -e c.txt ]; do sleep 0.02; done; echo a > a.txt",
-  });
-  await until(join(root, "started.log"));
-  await ok(c, "write_file", { path: "c.txt", content: "c\n" });
-  const said = await running;
-  assert.match(
-    said.text,
-    /not counted as this command's: c\.txt \(write_file call \S+, this session\)/,
-  );
-  // The newest change of this session is the command's: only a.txt goes.
-  assert.match(await ok(c, "undo", {}), /^Undid 1 call \(bash [^\n]*\n- a\.txt: removed$/);
-  assert.equal(readFileSync(join(root, "c.txt"), "utf8"), "c\n");
-  // Then the write's.
-  assert.match(await ok(c, "undo", {}), /c\.txt: removed/);
-});
+test(
+  "what another call of the same server changed meanwhile is not the command's",
+  withGit("git"),
+  async () => {
+    const root = project("git");
+    const c = serve(root, e2e.scratch("cmds-state"));
+    const running = e2e.call(c, "bash", {
+      command: "touch started.log; while [ ! -e c.txt ]; do sleep 0.02; done; echo a > a.txt",
+    });
+    await until(join(root, "started.log"));
+    await ok(c, "write_file", { path: "c.txt", content: "c\n" });
+    const said = await running;
+    assert.match(
+      said.text,
+      /not counted as this command's: c\.txt \(write_file call \S+, this session\)/,
+    );
+    // The newest change of this session is the command's: only a.txt goes.
+    assert.match(await ok(c, "undo", {}), /^Undid 1 call \(bash [^\n]*\n- a\.txt: removed$/);
+    assert.equal(readFileSync(join(root, "c.txt"), "utf8"), "c\n");
+    // Then the write's.
+    assert.match(await ok(c, "undo", {}), /c\.txt: removed/);
+  },
+);
 
-test("a background command's change is journaled when it is killed, and undone", async () => {
-  const root = project("git");
-  const c = serve(root, e2e.scratch("cmds-state"));
-  const started = await ok(c, "bash_background", {
-    command: "echo bg > bg.txt; rm gone.txt; exec sleep 60",
-  });
-  assert.match(started, /What p1 changes in files is journaled when it ends/);
-  await until(join(root, "bg.txt"));
-  await ok(c, "bash_kill", { id: "p1" });
-  const { line, id } = await newest(c, "bash_background");
-  assert.match(line, / bash_background cancelled .*files: .*bg\.txt/);
-  assert.match(line, /gone\.txt.*\(undoable\)/);
-  assert.match(await ok(c, "undo", { id }), /bg\.txt: removed/);
-  assert.equal(existsSync(join(root, "bg.txt")), false);
-  assert.equal(readFileSync(join(root, "gone.txt"), "utf8"), "gone\n");
-});
+test(
+  "a background command's change is journaled when it is killed, and undone",
+  withGit("git"),
+  async () => {
+    const root = project("git");
+    const c = serve(root, e2e.scratch("cmds-state"));
+    const started = await ok(c, "bash_background", {
+      command: "echo bg > bg.txt; rm gone.txt; exec sleep 60",
+    });
+    assert.match(started, /What p1 changes in files is journaled when it ends/);
+    await until(join(root, "bg.txt"));
+    await ok(c, "bash_kill", { id: "p1" });
+    const { line, id } = await newest(c, "bash_background");
+    assert.match(line, / bash_background cancelled .*files: .*bg\.txt/);
+    assert.match(line, /gone\.txt.*\(undoable\)/);
+    assert.match(await ok(c, "undo", { id }), /bg\.txt: removed/);
+    assert.equal(existsSync(join(root, "bg.txt")), false);
+    assert.equal(readFileSync(join(root, "gone.txt"), "utf8"), "gone\n");
+  },
+);
 
 test("a server that stops with a background command running journals its change", async () => {
   const root = project("plain");
