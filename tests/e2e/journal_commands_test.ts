@@ -16,6 +16,7 @@ import {
   readdirSync,
   readFileSync,
   statSync,
+  utimesSync,
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
@@ -55,6 +56,12 @@ function project(kind: Kind): string {
   // A .gitattributes that would convert line ends and expand $Id$ if the snapshot let it.
   writeFileSync(join(root, ".gitattributes"), "* text=auto\n*.txt ident\n");
   if (kind === "git") {
+    // Older than the index git writes next: git trusts what its index records of them (their
+    // blobs: crlf.txt's with LF line ends, converted by `text=auto`) without reading them again.
+    const past = new Date(Date.now() - 3_600_000);
+    for (const name of ["a.txt", "b.txt", "gone.txt", "crlf.txt", "run.sh", "dir/x.txt"]) {
+      utimesSync(join(root, name), past, past);
+    }
     gitIn(root, "init", "-q");
     commitAll(root);
   }

@@ -12,7 +12,7 @@
  * command changed one. A file over the per-file bound is left out of the index the same way.
  */
 import { Buffer } from "node:buffer";
-import { lstat, open, writeFile } from "node:fs/promises";
+import { lstat, open, utimes, writeFile } from "node:fs/promises";
 import { isAbsolute, join, relative, sep } from "node:path";
 import type { Change, PathState } from "../journal.ts";
 import { type Keep, keepBytes, sha256 } from "../snapshots.ts";
@@ -101,7 +101,15 @@ export class GitEngine implements Engine<GitSnapshot> {
     const call = { timeoutMs: limits.timeoutMs };
     this.#entries ??= await indexEntries(this.place);
     if (this.#entries > limits.maxEntries) return overBudget(this.#entries, limits);
-    if (this.#tree === undefined) await this.#commit(call);
+    const index = join(this.place.gitDir, "index");
+    const verifying = this.#tree === undefined;
+    if (verifying) {
+      await this.#commit(call);
+      // The index is a copy of the user's, whose blobs may not be the files' bytes (git's eol
+      // conversion, a clean filter such as LFS): made older than every entry it records, so this
+      // status reads each tracked file and compares its bytes, and what differs is read in.
+      await utimes(index, 1, 1).catch(() => {}); // git takes a time of 0 for none
+    }
     const status = await git(
       [
         "status",
@@ -165,6 +173,9 @@ export class GitEngine implements Engine<GitSnapshot> {
       });
     }
     if (add.length > 0 || drop.length > 0) await this.#commit(call);
+    // Verified and not written since: dated from before the status, so that only what changed
+    // after it began is compared again.
+    else if (verifying) await utimes(index, at / 1000, at / 1000).catch(() => {});
     this.#first ??= this.#written;
     const known = this.#ignored;
     if (phase === "after") this.#ignored = unseen;

@@ -5,8 +5,9 @@
  * repository's are borrowed read-only (objects/info/alternates), so nothing is ever written into
  * the user's repository, and the user's `git gc` can take nothing toolhost needs: what undo needs
  * is copied into the journal's own store when a call is recorded. Its index starts as a copy of
- * the repository's (so files unchanged since the user's last `git status` are not read again),
- * with the bits that would hide changes cleared (assume-unchanged, skip-worktree).
+ * the repository's, with the bits that would hide changes cleared (assume-unchanged,
+ * skip-worktree); the first snapshot reads each tracked file once to check that its bytes are what
+ * that index records (git_engine.ts), and writes objects only for those that are not.
  *
  * Only a root that is the top of a work tree (it holds `.git`, a directory or a `gitdir:` file) is
  * snapshotted with git; a root inside a repository, or a `.git` that is a link, is walked instead.
