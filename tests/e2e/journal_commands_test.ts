@@ -174,6 +174,23 @@ for (const kind of KINDS) {
   );
 
   test(
+    `${kind}: a file that became a directory, and a directory that became a file, turn back`,
+    withGit(kind),
+    async () => {
+      const root = project(kind);
+      const c = serve(root);
+      await ok(c, "bash", {
+        command:
+          "rm a.txt && mkdir -p a.txt/in && echo in > a.txt/in/f; rm -r dir && echo was-dir > dir",
+      });
+      assert.equal(readFileSync(join(root, "a.txt", "in", "f"), "utf8"), "in\n");
+      await ok(c, "undo", {});
+      assert.equal(readFileSync(join(root, "a.txt"), "utf8"), "A\n");
+      assert.equal(readFileSync(join(root, "dir", "x.txt"), "utf8"), "X\n");
+    },
+  );
+
+  test(
     `${kind}: a file changed after the command blocks undo unless force`,
     withGit(kind),
     async () => {
