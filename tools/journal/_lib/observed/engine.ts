@@ -5,6 +5,7 @@
  * each changed path held before kept in the undo store, and says what it could not keep.
  */
 import type { Stats } from "node:fs";
+import { isAbsolute, relative, sep } from "node:path";
 import type { Change } from "../journal.ts";
 import type { Keep } from "../snapshots.ts";
 import type { Sandbox } from "../../../_lib/sandbox/mod.ts";
@@ -130,4 +131,35 @@ export interface Limits {
 /** The journal's file mode of a git tree entry's mode (git keeps only the executable bit). */
 export function gitFileMode(mode: number): number {
   return (mode & 0o111) !== 0 ? 0o755 : 0o644;
+}
+
+/** Files removed from one path and added at another with the same content. */
+export function renames(changes: Change[]): [string, string][] {
+  const gone = new Map<string, string>();
+  for (const c of changes) {
+    if (c.before.kind === "file" && c.after.kind === "absent") gone.set(c.before.sha, c.path);
+  }
+  const pairs: [string, string][] = [];
+  for (const c of changes) {
+    if (c.before.kind !== "absent" || c.after.kind !== "file") continue;
+    const from = gone.get(c.after.sha);
+    if (from !== undefined) {
+      pairs.push([from, c.path]);
+      gone.delete(c.after.sha);
+    }
+  }
+  return pairs;
+}
+
+/** Some names of a list, and how many more. */
+export function listed(names: string[], shown = 5): string {
+  const head = names.slice(0, shown).join(", ");
+  return names.length > shown ? `${head} and ${names.length - shown} more` : head;
+}
+
+/** A path under `root` as git names it ("/"-separated), or undefined when it is not under it. */
+export function relativeTo(root: string, path: string): string | undefined {
+  const rel = relative(root, path);
+  if (rel === "" || rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel)) return undefined;
+  return rel.split(sep).join("/");
 }

@@ -13,8 +13,8 @@
  */
 import { Buffer } from "node:buffer";
 import { lstat, open, utimes, writeFile } from "node:fs/promises";
-import { isAbsolute, join, relative, sep } from "node:path";
-import type { Change, PathState } from "../journal.ts";
+import { join } from "node:path";
+import type { PathState } from "../journal.ts";
 import { type Keep, keepBytes, sha256 } from "../snapshots.ts";
 import { catFiles } from "./cat_file.ts";
 import {
@@ -23,10 +23,12 @@ import {
   type Found,
   gitFileMode,
   type Limits,
+  listed,
   type Look,
   lookOf,
   type NotTaken,
   type Phase,
+  renames,
 } from "./engine.ts";
 import { git, type GitCall, type GitPlace, zFields } from "./git_run.ts";
 import type { Sandbox } from "../../../_lib/sandbox/mod.ts";
@@ -374,24 +376,6 @@ function stateBefore(
   return { kind: "file", sha: content.sha, mode, size: content.size };
 }
 
-/** Files removed from one path and added at another with the same content. */
-export function renames(changes: Change[]): [string, string][] {
-  const gone = new Map<string, string>();
-  for (const c of changes) {
-    if (c.before.kind === "file" && c.after.kind === "absent") gone.set(c.before.sha, c.path);
-  }
-  const pairs: [string, string][] = [];
-  for (const c of changes) {
-    if (c.before.kind !== "absent" || c.after.kind !== "file") continue;
-    const from = gone.get(c.after.sha);
-    if (from !== undefined) {
-      pairs.push([from, c.path]);
-      gone.delete(c.after.sha);
-    }
-  }
-  return pairs;
-}
-
 /** diff-tree -r -t -z: each path's side before and after (a type change gives both). */
 function parseDiff(out: Buffer): Map<string, { old?: Side; now?: Side }> {
   const fields = zFields(out);
@@ -432,17 +416,4 @@ function overBudget(entries: number, limits: Limits): NotTaken {
 
 function zInput(paths: string[]): Buffer {
   return Buffer.from(paths.map((path) => path + "\0").join(""));
-}
-
-/** Some names of a list, and how many more. */
-export function listed(names: string[], shown = 5): string {
-  const head = names.slice(0, shown).join(", ");
-  return names.length > shown ? `${head} and ${names.length - shown} more` : head;
-}
-
-/** A path under `root` as git names it ("/"-separated), or undefined when it is not under it. */
-export function relativeTo(root: string, path: string): string | undefined {
-  const rel = relative(root, path);
-  if (rel === "" || rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel)) return undefined;
-  return rel.split(sep).join("/");
 }

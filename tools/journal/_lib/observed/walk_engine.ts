@@ -20,13 +20,14 @@ import {
   type Engine,
   type Found,
   type Limits,
+  listed,
   type Look,
   lookOf,
   lookOfMode,
   type NotTaken,
+  renames,
   sameLook,
 } from "./engine.ts";
-import { listed, renames } from "./git_engine.ts";
 
 /** One entry of a manifest. */
 export interface Item extends Look {

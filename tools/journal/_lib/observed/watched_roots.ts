@@ -9,8 +9,8 @@ import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { Sandbox } from "../../../_lib/sandbox/mod.ts";
 import { SESSION } from "../session.ts";
-import type { Engine } from "./engine.ts";
-import { GitEngine, relativeTo } from "./git_engine.ts";
+import { type Engine, relativeTo } from "./engine.ts";
+import { GitEngine } from "./git_engine.ts";
 import { makeShadow, removeStaleShadows, repositoryAt, shadowsDir } from "./git_shadow.ts";
 import { WalkEngine } from "./walk_engine.ts";
 
