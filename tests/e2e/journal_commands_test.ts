@@ -253,6 +253,30 @@ for (const kind of KINDS) {
   );
 }
 
+for (const kind of KINDS) {
+  test(
+    `${kind}: a change it could not keep whole is said not undoable, and a plain undo refuses it`,
+    withGit(kind),
+    async () => {
+      const root = project(kind);
+      // A 4 KiB undo budget: a file over 1 KiB is larger than a snapshot keeps.
+      const c = serve(root, { TOOLHOST_UNDO_BUDGET_BYTES: "4096" });
+      await ok(c, "write_file", { path: "tool.txt", content: "by a tool\n" });
+      const said = await ok(c, "bash", {
+        command: "head -c 2000 /dev/zero > big.bin && echo more >> a.txt",
+      });
+      assert.match(said, /\(journaled, not undoable\): created big\.bin; changed a\.txt\./);
+      assert.match(said, /Not kept for undo: big\.bin changed and is larger than a snapshot keeps/);
+      const line = (await ok(c, "history", { tool: "bash" })).split("\n")[0];
+      assert.match(line, /files: .*big\.bin.*\(not undoable: big\.bin changed/);
+      await refused(c, "undo", {}, /bash call \S+ cannot be undone: big\.bin changed/);
+      // Refused, not stepped past: the tool's earlier change is still there.
+      assert.equal(readFileSync(join(root, "tool.txt"), "utf8"), "by a tool\n");
+      assert.equal(readFileSync(join(root, "a.txt"), "utf8"), "A\nmore\n");
+    },
+  );
+}
+
 test(
   "git: no program of the repository's or the user's configuration runs for a snapshot",
   withGit("git"),
@@ -339,6 +363,8 @@ test(
       cwd: root,
       env: { TOOLHOST_STATE_DIR: state, TOOLHOST_UNDO_BUDGET_BYTES: "4096" },
     });
+    // The loose objects of the private git directories (snapshots/ only: the undo store beside
+    // it is pruned in the background while this looks).
     const blobs = () => {
       let count = 0;
       const walk = (dir: string) => {
@@ -348,7 +374,8 @@ test(
           else if (/\/objects\/[0-9a-f]{2}\/[0-9a-f]+$/.test(path)) count++;
         }
       };
-      walk(join(state, "projects"));
+      const projects = join(state, "projects");
+      for (const name of readdirSync(projects)) walk(join(projects, name, "snapshots"));
       return count;
     };
     // The same three files rewritten each time: their earlier versions pile up in the private

@@ -54,6 +54,9 @@ const GITLINK = 0o160000;
 /** The branch of toolhost's git directory whose commit is the last snapshot (status compares). */
 const SNAPSHOT_REF = "refs/heads/snapshot";
 
+/** How many times the time bound a snapshot's first look at a work tree may take. */
+const FIRST_LOOK_TIMES = 6;
+
 /**
  * A file system's timestamps may be coarser than the clock: an ignored entry whose times fall
  * this far before the command began still counts as changed by it.
@@ -100,11 +103,13 @@ export class GitEngine implements Engine<GitSnapshot> {
     // Read by git itself, which never follows a link out of the work tree; contents are kept
     // when a comparison needs them.
     const at = Date.now();
-    const call = { timeoutMs: limits.timeoutMs };
     this.#entries ??= await indexEntries(this.place);
     if (this.#entries > limits.maxEntries) return overBudget(this.#entries, limits);
     const index = join(this.place.gitDir, "index");
     const verifying = this.#tree === undefined;
+    // The first reads every tracked file (below), and gets longer: a status cut short keeps
+    // nothing, so a bound it always passes would leave the root unsnapshotted for good.
+    const call = { timeoutMs: limits.timeoutMs * (verifying ? FIRST_LOOK_TIMES : 1) };
     if (verifying) {
       await this.#commit(call);
       // The index is a copy of the user's, whose blobs may not be the files' bytes (git's eol
@@ -237,18 +242,22 @@ export class GitEngine implements Engine<GitSnapshot> {
           `keeps (${limits.maxFileBytes} bytes a file)`,
       );
     }
-    if (before.tree === after.tree) return found;
-    const out = await git(
-      ["diff-tree", "-r", "-t", "-z", "--no-renames", before.tree, after.tree],
-      this.place,
-      { timeoutMs: limits.timeoutMs },
-    );
-    const sides = parseDiff(out);
-    const skipped = new Set([...before.big.keys(), ...after.big.keys()]);
+    if (before.tree === after.tree && big.length === 0) return found;
+    const sides = before.tree === after.tree
+      ? new Map<string, { old?: Side; now?: Side }>()
+      : parseDiff(
+        await git(
+          ["diff-tree", "-r", "-t", "-z", "--no-renames", before.tree, after.tree],
+          this.place,
+          { timeoutMs: limits.timeoutMs },
+        ),
+      );
+    // A file over the bound is in no tree on the side it was over it: its look stands for it.
+    for (const rel of big) if (!sides.has(rel)) sides.set(rel, {});
     const wanted: string[] = [];
     for (const [rel, { old, now }] of sides) {
       // A directory whose files changed is no change of its own.
-      if (skipped.has(rel) || (old?.mode === TREE && now?.mode === TREE)) sides.delete(rel);
+      if (old?.mode === TREE && now?.mode === TREE) sides.delete(rel);
       else if (old?.mode === GITLINK || now?.mode === GITLINK) {
         sides.delete(rel);
         found.unseen.push(`${rel}/`);
@@ -259,8 +268,12 @@ export class GitEngine implements Engine<GitSnapshot> {
     const contents = await this.#contents([...new Set(wanted)], sides, keep, limits, found);
     for (const [rel, { old, now }] of sides) {
       const path = join(this.root, ...rel.split("/"));
-      const afterState = await stateAfter(path, now, contents);
-      const beforeState = stateBefore(old, now, afterState, contents);
+      const bigAfter = after.big.get(rel);
+      const bigBefore = before.big.get(rel);
+      const afterState = bigAfter ? unread(bigAfter) : await stateAfter(path, now, contents);
+      const beforeState = bigBefore
+        ? unread(bigBefore)
+        : stateBefore(old, now, afterState, contents);
       if (!beforeState || !afterState) continue;
       found.changes.push({ path, before: beforeState, after: afterState });
     }
@@ -322,6 +335,11 @@ export class GitEngine implements Engine<GitSnapshot> {
   }
 
   async dispose(): Promise<void> {}
+}
+
+/** A file over the bound, as its look describes it: no digest (nothing to compare or restore). */
+function unread(look: Look): PathState {
+  return { kind: "file", sha: "", mode: look.mode, size: look.size };
 }
 
 interface Content {

@@ -157,6 +157,7 @@ export class WalkEngine implements Engine<WalkSnapshot> {
       renamed: [],
     };
     const notKept: string[] = [];
+    const big: string[] = [];
     const rels = new Set([...before.items.keys(), ...after.items.keys()]);
     for (const rel of rels) {
       const was = before.items.get(rel);
@@ -168,13 +169,21 @@ export class WalkEngine implements Engine<WalkSnapshot> {
       }
       const path = join(this.root, ...rel.split("/"));
       const change: Change = { path, before: stateOf(was), after: stateOf(now) };
-      if (was?.kind === "file" && (!was.kept || !was.sha)) notKept.push(rel);
+      // Over the per-file bound (no digest) on either side: as git's snapshots say it.
+      if ((was?.kind === "file" && !was.sha) || (now?.kind === "file" && !now.sha)) big.push(rel);
+      else if (was?.kind === "file" && !was.kept) notKept.push(rel);
       found.changes.push(change);
+    }
+    if (big.length > 0) {
+      found.notKept.push(
+        `${listed(big)} changed and ${big.length === 1 ? "is" : "are"} larger than a snapshot ` +
+          `keeps (${limits.maxFileBytes} bytes a file)`,
+      );
     }
     if (notKept.length > 0) {
       found.notKept.push(
-        `the earlier contents of ${listed(notKept)} were not kept (over ` +
-          `${limits.maxFileBytes} bytes a file, or past what one snapshot keeps)`,
+        `the earlier contents of ${listed(notKept)} were not kept (past what one snapshot ` +
+          `keeps, ${limits.maxBytes} bytes)`,
       );
     }
     found.renamed = renames(found.changes);
