@@ -207,6 +207,13 @@ export const LEAVES: readonly Leaf[] = [
     set: (s, v) => (s.journal = { ...s.journal, undoBudgetBytes: v as number }),
   },
   {
+    key: "journal.snapshot_max_files",
+    kind: "number",
+    env: ["TOOLHOST_SNAPSHOT_MAX_FILES"],
+    get: (s) => s.journal.snapshotMaxFiles,
+    set: (s, v) => (s.journal = { ...s.journal, snapshotMaxFiles: v as number }),
+  },
+  {
     key: "code.diagnostics_after_edit",
     kind: "boolean",
     env: ["TOOLHOST_CODE_DIAGNOSTICS"],

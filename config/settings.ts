@@ -99,6 +99,11 @@ export interface Settings {
     maxBytes: number;
     /** Bytes of replaced and deleted content kept for undo; the oldest go first. */
     undoBudgetBytes: number;
+    /**
+     * Files and directories a root may hold for a command's change to be kept for undo (the
+     * snapshot before and after each command, tools/journal/_lib/observed/).
+     */
+    snapshotMaxFiles: number;
   };
   /** Language servers (tools/code): which, how long they live, diagnostics after edits. */
   code: {
@@ -141,7 +146,12 @@ export function defaultSettings(): Settings {
     search: {},
     skillDirs: [],
     stateDir: "",
-    journal: { enabled: true, maxBytes: 4 * 1024 * 1024, undoBudgetBytes: 64 * 1024 * 1024 },
+    journal: {
+      enabled: true,
+      maxBytes: 4 * 1024 * 1024,
+      undoBudgetBytes: 64 * 1024 * 1024,
+      snapshotMaxFiles: 100_000,
+    },
     code: {
       diagnosticsAfterEdit: true,
       serverIdleSeconds: 600,

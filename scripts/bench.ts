@@ -23,6 +23,7 @@ import { webBodiesReport } from "./bench/web_bodies_bench.ts";
 import { grepRgReport } from "./bench/grep_rg_bench.ts";
 import { filesReport } from "./bench/files_bench.ts";
 import { journalTreesReport } from "./bench/journal_trees_bench.ts";
+import { journalCommandsReport } from "./bench/journal_commands_bench.ts";
 import { journalFloodReport } from "./bench/journal_flood_bench.ts";
 import { memoryFloodsReport } from "./bench/memory_floods_bench.ts";
 import { searchReport } from "./bench/search_bench.ts";
@@ -227,6 +228,7 @@ process.stdout.write("\n" + await grepRgReport(ROOT, progress) + "\n");
 // write_file, edit_file and read_file against cp, sed -i and tail (scripts/bench/files_bench.ts).
 process.stdout.write("\n" + await filesReport(ROOT, progress) + "\n");
 process.stdout.write("\n" + await journalTreesReport(ROOT, progress) + "\n");
+process.stdout.write("\n" + await journalCommandsReport(ROOT, progress) + "\n");
 process.stdout.write("\n" + await journalFloodReport(ROOT, progress) + "\n");
 
 // Peak memory under bursts: pipelined reads, a deeply nested line (scripts/bench/memory_floods_bench.ts).

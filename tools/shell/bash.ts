@@ -35,7 +35,8 @@ export default defineTool({
     }
     : {}),
   annotations: RUNS_COMMANDS,
-  writes: { untracked: "whatever the command writes" },
+  // What it changes in the roots is journaled (the roots compared before and after): undoable.
+  writes: { untracked: "whatever the command writes", observed: true },
   // A long build or test run may go on as a task the client polls.
   taskSupport: "optional",
   input: {

@@ -5,6 +5,7 @@ import { background, FACTS_PROPERTIES, FACTS_REQUIRED } from "./_lib/background.
 import { CWD_PROPERTY, workingDirectory } from "./_lib/directory.ts";
 import { COMMAND_PROPERTY, windowsShellNote } from "./_lib/shell.ts";
 import { RUNS_COMMANDS } from "../_lib/declarations/annotations.ts";
+import { continuesUntil } from "../_lib/observed_command.ts";
 
 const GRACE_MS = 500;
 
@@ -33,7 +34,8 @@ export default defineTool({
     }
     : {}),
   annotations: RUNS_COMMANDS,
-  writes: { untracked: "whatever the command writes" },
+  // Journaled like bash's, when the command ends (or is killed, or the server stops).
+  writes: { untracked: "whatever the command writes", observed: true },
   input: {
     type: "object",
     properties: {
@@ -79,6 +81,7 @@ export default defineTool({
       ctx.config.shell,
       args.outlive_server,
     );
+    continuesUntil(ctx, proc.ended.then(() => proc.outcome()), proc.id);
     await proc.waitForEnd(args.grace_ms ?? GRACE_MS, ctx.signal);
     const read = proc.output.read(0, ctx.config.limits.outputChars);
     proc.readCursor = read.nextOffset;

@@ -65,6 +65,9 @@ export class BackgroundProcess {
   #settled = false;
   #changed = new Set<() => void>();
   #stopping?: Promise<void>;
+  #ended!: () => void;
+  /** Settles once it has ended and its output is in (or given up on). */
+  readonly ended = new Promise<void>((resolve) => (this.#ended = resolve));
 
   constructor(
     readonly id: string,
@@ -116,6 +119,12 @@ export class BackgroundProcess {
       case "killed":
         return `killed by ${this.signal}`;
     }
+  }
+
+  /** How it ended, as the journal records a call's outcome. */
+  outcome(): "ok" | "error" | "cancelled" {
+    if (this.status === "killed") return "cancelled";
+    return this.exitCode === 0 ? "ok" : "error";
   }
 
   get runtimeMs(): number {
@@ -210,6 +219,7 @@ export class BackgroundProcess {
   #settle(): void {
     if (this.#settled) return;
     this.#settled = true;
+    this.#ended();
     this.#notify();
   }
 

@@ -158,8 +158,10 @@ function customTool(name: string, raw: CustomToolSpec, options: CustomToolOption
     title: name,
     description,
     annotations,
-    // A command the config calls not destructive is taken at its word.
-    ...(spec.destructive === false ? {} : { writes: { untracked: "whatever the command writes" } }),
+    // A command the config calls not destructive is taken at its word (and not observed).
+    ...(spec.destructive === false
+      ? {}
+      : { writes: { untracked: "whatever the command writes", observed: true } }),
     // A user's command may run as long as bash's.
     taskSupport: "optional",
     input,
