@@ -4,7 +4,7 @@
  * deeply nested code cannot exhaust the stack.
  */
 import type { Node, Tree } from "web-tree-sitter";
-import { COMMENTS, DECORATIONS, type LanguageId, RULES, WRAPPERS } from "./languages.ts";
+import { COMMENTS, DECORATIONS, type LanguageId, RULES, WRAPPERS } from "../languages/mod.ts";
 import type { CodeSymbol } from "./types.ts";
 
 /** At most this many symbols of one file (a generated file can define 100,000 things). */

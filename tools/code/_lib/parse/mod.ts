@@ -8,7 +8,7 @@
  * if (!("failed" in outcome)) for (const s of outcome.symbols) console.error(s.namePath);
  * ```
  */
-export { KNOWN_EXTENSIONS, type LanguageId, languageOf } from "./languages.ts";
+export { KNOWN_EXTENSIONS, type LanguageId, languageOf } from "../languages/mod.ts";
 export { FILE_PARSE_MS, parseBatch, ParseCancelled, stopParseWorkers } from "./parse_pool.ts";
 export type { CodeSymbol, ParsedFile, ParseOutcome, SyntaxPlace } from "./types.ts";
 export type { ParseJob } from "./worker.ts";

@@ -6,7 +6,7 @@
 import "../../../_lib/workers/worker_console.ts";
 import { Language, Parser } from "web-tree-sitter";
 import { grammarBytes } from "./grammar_bytes.ts";
-import { GRAMMARS, type LanguageId, RUNTIME } from "./languages.ts";
+import { GRAMMARS, type LanguageId, RUNTIME } from "../languages/mod.ts";
 import { extractSymbols } from "./extract.ts";
 import { syntaxErrors } from "./syntax_errors.ts";
 import { identifiersIn } from "./identifiers.ts";
