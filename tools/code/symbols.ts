@@ -2,11 +2,12 @@ import { defineTool, ToolError } from "../../mcp/tool/mod.ts";
 import { READ_ONLY } from "../_lib/declarations/annotations.ts";
 import { Sandbox } from "../_lib/sandbox/mod.ts";
 import { shownName } from "../_lib/text/shown_name.ts";
-import { matchesName, namePattern } from "./_lib/name_path.ts";
-import { outlinesOf } from "./_lib/outlines.ts";
-import { type CodeSymbol, languageOf } from "./_lib/parse/mod.ts";
-import { rankDefinitions } from "./_lib/rank.ts";
+import { matchesName, type NamePattern, namePattern } from "./_lib/name_path.ts";
+import { outlinesOf, type OutlineSymbol } from "./_lib/outlines/mod.ts";
+import { languageOf } from "./_lib/parse/mod.ts";
+import { rankDefinitions } from "./_lib/rank/mod.ts";
 import { listSources, MAX_SOURCE_FILES, readSource, Unparsable } from "./_lib/source_files.ts";
+import { TimeSlice } from "./_lib/time_slice.ts";
 import { mapLines, symbolLine, type SymbolRow, type Walked } from "./_lib/symbol_lines.ts";
 
 const FIND_PAGE = 100;
@@ -60,6 +61,7 @@ export default defineTool({
       total: { type: "integer" },
       files: { type: "integer" },
       skipped: { type: "integer" },
+      parsed: { type: "integer" },
       cursor: { type: "string" },
       stoppedEarly: { type: "string" },
     },
@@ -95,43 +97,42 @@ export default defineTool({
       return listed(`${shownName(shown)} (${languageOf(real)})`, rows, budget, { files: 1 });
     }
 
+    const wanted = args.operation === "find" ? findArguments(args) : undefined;
+    ctx.progress(0, undefined, "listing the files to parse");
     const walked = await walkedSources(sandbox, args.path, ctx.signal, () => ctx.roots());
+    const { files, skipped, parsed } = await outlinesOf(sandbox, walked.files, {
+      signal: ctx.signal,
+      progress: (done, total, message) => ctx.progress(done, total, message),
+      store: { stateDir: ctx.state.dir, project: sandbox.base },
+    });
+    const slice = new TimeSlice();
     if (args.operation === "map") {
-      const { files, skipped } = await outlinesOf(sandbox, walked.files, {
-        signal: ctx.signal,
-        progress: (done) => ctx.progress(done, walked.files.length),
-      });
-      const ranked = rankDefinitions(files);
       const mapBudget = Math.min(args.max_chars ?? DEFAULT_MAP_CHARS, budget);
+      // As many as the shortest lines could fill.
+      const ranked = await rankDefinitions(files, {
+        method: "uses",
+        limit: Math.ceil(mapBudget / 8),
+        slice,
+      });
       const { text, shown } = mapLines(ranked, mapBudget);
       const notes = notesOf(walked, files.length, skipped);
-      const head = `[map of ${ranked.length} definitions in ${files.length} files, most ` +
+      const total = files.reduce((sum, file) => sum + file.symbols.length, 0);
+      const head = `[map of ${total} definitions in ${files.length} files, most ` +
         `referenced first; ${shown.length} shown within ${mapBudget} characters]`;
       return {
         content: `${head}\n${text}${notes}`,
         structured: {
           symbols: shown.map((r) => ({ ...row(r.file.shown, r.symbol), refs: r.refs })),
-          total: ranked.length,
+          total,
           files: files.length,
           skipped: skipped.length,
+          parsed,
           ...(walked.stoppedEarly ? { stoppedEarly: walked.stoppedEarly } : {}),
         },
       };
     }
 
-    if (!args.name) {
-      throw new ToolError("find needs `name`: a name or name path such as Class/method");
-    }
-    const pattern = namePattern(args.name, args.substring ?? false);
-    if (pattern.segments.length === 0) throw new ToolError("`name` holds no name (only slashes)");
-    const offset = args.cursor === undefined ? 0 : Number(args.cursor);
-    if (!Number.isSafeInteger(offset) || offset < 0) {
-      throw new ToolError(`cursor ${JSON.stringify(args.cursor)} is not one this tool gave`);
-    }
-    const { files, skipped } = await outlinesOf(sandbox, walked.files, {
-      signal: ctx.signal,
-      progress: (done) => ctx.progress(done, walked.files.length),
-    });
+    const { pattern, offset } = wanted!;
     const matches: SymbolRow[] = [];
     const reals: string[] = [];
     for (const file of files) {
@@ -140,16 +141,22 @@ export default defineTool({
         matches.push(row(file.shown, symbol));
         reals.push(file.real);
       }
+      if (slice.due()) await slice.pause();
     }
     const page = matches.slice(offset, offset + FIND_PAGE);
     if (args.include_body) await addBodies(sandbox, page, reals.slice(offset, offset + FIND_PAGE));
     const result = listed(
       `[${matches.length} definition${matches.length === 1 ? "" : "s"} match ${
-        JSON.stringify(args.name)
+        JSON.stringify(wanted!.name)
       }${offset > 0 ? `; from ${offset + 1}` : ""}]`,
       page,
       budget,
-      { files: files.length, skipped: skipped.length, stoppedEarly: walked.stoppedEarly },
+      {
+        files: files.length,
+        skipped: skipped.length,
+        parsed,
+        stoppedEarly: walked.stoppedEarly,
+      },
       matches.length,
       offset,
     );
@@ -159,7 +166,23 @@ export default defineTool({
   },
 });
 
-function row(path: string, symbol: CodeSymbol): SymbolRow {
+/** find's name pattern and page, checked before any file is read. */
+function findArguments(
+  args: { name?: string; substring?: boolean; cursor?: string },
+): { name: string; pattern: NamePattern; offset: number } {
+  if (!args.name) {
+    throw new ToolError("find needs `name`: a name or name path such as Class/method");
+  }
+  const pattern = namePattern(args.name, args.substring ?? false);
+  if (pattern.segments.length === 0) throw new ToolError("`name` holds no name (only slashes)");
+  const offset = args.cursor === undefined ? 0 : Number(args.cursor);
+  if (!Number.isSafeInteger(offset) || offset < 0) {
+    throw new ToolError(`cursor ${JSON.stringify(args.cursor)} is not one this tool gave`);
+  }
+  return { name: args.name, pattern, offset };
+}
+
+function row(path: string, symbol: OutlineSymbol): SymbolRow {
   return {
     path,
     line: symbol.line,
@@ -175,7 +198,7 @@ function listed(
   head: string,
   rows: SymbolRow[],
   budget: number,
-  extra: { files?: number; skipped?: number; stoppedEarly?: string },
+  extra: { files?: number; skipped?: number; parsed?: number; stoppedEarly?: string },
   total = rows.length,
   offset = 0,
 ) {
@@ -202,6 +225,7 @@ function listed(
       ...(next === undefined ? {} : { cursor: next }),
       ...(extra.files === undefined ? {} : { files: extra.files }),
       ...(extra.skipped ? { skipped: extra.skipped } : {}),
+      ...(extra.parsed === undefined ? {} : { parsed: extra.parsed }),
       ...(extra.stoppedEarly ? { stoppedEarly: extra.stoppedEarly } : {}),
     },
   };

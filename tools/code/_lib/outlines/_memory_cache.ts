@@ -1,0 +1,68 @@
+/**
+ * Parsed files kept in memory while their inode, size and modification time stay the same (the
+ * version): a second map or find reads only what changed. Bounded in files and in weight
+ * (symbols plus words, about 100 bytes each); the files kept longest go first.
+ */
+import type { Outline } from "./_types.ts";
+import { MAX_WORDS, WORDS } from "./_words.ts";
+
+export interface CachedOutline extends Outline {
+  version: string;
+}
+
+/** Files kept at most. */
+export const MAX_CACHED_FILES = 50_000;
+/** Symbols plus words kept at most. */
+const MAX_CACHED_WEIGHT = 2_000_000;
+
+const cache = new Map<string, CachedOutline>();
+let weight = 0;
+/** Calls using the cache now: the word table is renewed only when none is. */
+let users = 0;
+
+function weightOf(entry: CachedOutline): number {
+  return entry.symbols.length + entry.words.length;
+}
+
+export function cached(real: string): CachedOutline | undefined {
+  return cache.get(real);
+}
+
+export function remember(real: string, entry: CachedOutline): void {
+  forget(real);
+  cache.set(real, entry);
+  weight += weightOf(entry);
+  while ((weight > MAX_CACHED_WEIGHT || cache.size > MAX_CACHED_FILES) && cache.size > 1) {
+    forget(cache.keys().next().value!);
+  }
+}
+
+export function forget(real: string): void {
+  const old = cache.get(real);
+  if (!old) return;
+  weight -= weightOf(old);
+  cache.delete(real);
+}
+
+/** Every kept file, oldest first. */
+export function cachedEntries(): IterableIterator<[string, CachedOutline]> {
+  return cache.entries();
+}
+
+/**
+ * Marks a call that uses the cache until `release()`. A word table grown past its bound is
+ * renewed first, with the cache (whose numbers name its words), while no call holds them.
+ */
+export function useCache(): () => void {
+  if (users === 0 && WORDS.size > MAX_WORDS) {
+    cache.clear();
+    weight = 0;
+    WORDS.clear();
+  }
+  users++;
+  let released = false;
+  return () => {
+    if (!released) users--;
+    released = true;
+  };
+}
