@@ -5,10 +5,10 @@ import { shownName } from "../_lib/text/shown_name.ts";
 import { matchesName, type NamePattern, namePattern } from "./_lib/name_path.ts";
 import { outlinesOf, type OutlineSymbol } from "./_lib/outlines/mod.ts";
 import { languageOf } from "./_lib/parse/mod.ts";
-import { rankDefinitions } from "./_lib/rank/mod.ts";
+import { projectMap } from "./_lib/project_map.ts";
 import { listSources, MAX_SOURCE_FILES, readSource, Unparsable } from "./_lib/source_files.ts";
 import { TimeSlice } from "./_lib/time_slice.ts";
-import { mapLines, symbolLine, type SymbolRow, type Walked } from "./_lib/symbol_lines.ts";
+import { symbolLine, type SymbolRow, type Walked } from "./_lib/symbol_lines.ts";
 
 const FIND_PAGE = 100;
 const MAX_BODY_CHARS = 4_000;
@@ -20,7 +20,8 @@ export default defineTool({
   description:
     "Code definitions by parsing (TS/JS, Python, Go, Rust, Java, C, C++, PHP). `outline`: a " +
     "file's (kind, name path like `Class/method`, lines, first line). `map`: a directory's " +
-    "(default: all roots), most referenced first, within `max_chars`. `find`: those whose " +
+    "(default: all roots), most used first (from the `focus` files), within `max_chars`. " +
+    "`find`: those whose " +
     "name path ends with `name` (`/A/b` from the top), paged by `cursor`.",
   annotations: READ_ONLY,
   input: {
@@ -33,6 +34,13 @@ export default defineTool({
       include_body: { type: "boolean", description: "find: with each one's text" },
       max_chars: { type: "integer", minimum: 200, maximum: 100_000 },
       cursor: { type: "string", maxLength: 20 },
+      focus: {
+        type: "array",
+        items: { type: "string", minLength: 1, maxLength: 4096 },
+        maxItems: 20,
+        description: "map: the files in play (read or edited); what they use and what uses " +
+          "them comes first, and they are left out",
+      },
     },
     required: ["operation"],
     additionalProperties: false,
@@ -98,9 +106,12 @@ export default defineTool({
     }
 
     const wanted = args.operation === "find" ? findArguments(args) : undefined;
+    const focus = args.operation === "map" ? await focusFiles(sandbox, args.focus ?? []) : [];
     ctx.progress(0, undefined, "listing the files to parse");
     const walked = await walkedSources(sandbox, args.path, ctx.signal, () => ctx.roots());
-    const { files, skipped, parsed } = await outlinesOf(sandbox, walked.files, {
+    // The files in play are parsed with the others, wherever they are: what they use counts.
+    const toParse = [...new Set([...walked.files, ...focus])];
+    const { files, skipped, parsed } = await outlinesOf(sandbox, toParse, {
       signal: ctx.signal,
       progress: (done, total, message) => ctx.progress(done, total, message),
       store: { stateDir: ctx.state.dir, project: sandbox.base },
@@ -108,22 +119,13 @@ export default defineTool({
     const slice = new TimeSlice();
     if (args.operation === "map") {
       const mapBudget = Math.min(args.max_chars ?? DEFAULT_MAP_CHARS, budget);
-      // As many as the shortest lines could fill.
-      const ranked = await rankDefinitions(files, {
-        method: "uses",
-        limit: Math.ceil(mapBudget / 8),
-        slice,
-      });
-      const { text, shown } = mapLines(ranked, mapBudget);
+      const map = await projectMap(files, new Set(focus), mapBudget, slice);
       const notes = notesOf(walked, files.length, skipped);
-      const total = files.reduce((sum, file) => sum + file.symbols.length, 0);
-      const head = `[map of ${total} definitions in ${files.length} files, most ` +
-        `referenced first; ${shown.length} shown within ${mapBudget} characters]`;
       return {
-        content: `${head}\n${text}${notes}`,
+        content: `${map.text}${notes}`,
         structured: {
-          symbols: shown.map((r) => ({ ...row(r.file.shown, r.symbol), refs: r.refs })),
-          total,
+          symbols: map.shown.map((r) => ({ ...row(r.file.shown, r.symbol), refs: r.refs })),
+          total: map.total,
           files: files.length,
           skipped: skipped.length,
           parsed,
@@ -165,6 +167,24 @@ export default defineTool({
     return result;
   },
 });
+
+/** map's files in play, as real paths: each must be a file in a language the parser reads. */
+async function focusFiles(sandbox: Sandbox, paths: string[]): Promise<string[]> {
+  const reals: string[] = [];
+  for (const path of paths) {
+    const { real, exists } = await sandbox.resolve(path);
+    const shown = shownName(sandbox.display(real));
+    if (!exists) throw new ToolError(`focus: ${shown} does not exist`);
+    if (!(await sandbox.info(real)).isFile()) {
+      throw new ToolError(`focus: ${shown} is not a file (name the files you work on)`);
+    }
+    if (!languageOf(real)) {
+      throw new ToolError(`focus: ${shown} is not in a language the built-in parser knows`);
+    }
+    reals.push(real);
+  }
+  return reals;
+}
 
 /** find's name pattern and page, checked before any file is read. */
 function findArguments(

@@ -19,6 +19,8 @@ const TOLERANCE = 1e-6;
 const IN_PLAY = 50;
 /** A definition no file uses points at its own file, this much. */
 const UNUSED = 0.1;
+/** What such a definition scores, as a share of its file's rank. */
+const UNUSED_SHARE = 1e-6;
 
 /** How much one use of `word` tells, by the word alone (defined in more than five files: a tenth). */
 function telling(word: string, definers: number): number {
@@ -134,11 +136,9 @@ export async function scoresByGraph(
       continue;
     }
     const w = word[i] < 0 ? undefined : local.get(word[i]);
-    scores[i] = w !== undefined && usedAtAll[w]
-      ? flow[w]
-      : outWeight[f] > 0
-      ? (rank[f] * UNUSED) / outWeight[f]
-      : 0;
+    // A name no file uses comes after every used one, by its file's rank (aider gives it its
+    // file's self edge's share, which is the whole rank of a file that uses nothing else).
+    scores[i] = w !== undefined && usedAtAll[w] ? flow[w] : rank[f] * UNUSED_SHARE;
   }
   return scores;
 }

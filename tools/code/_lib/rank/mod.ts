@@ -31,7 +31,7 @@ export interface RankedSymbol {
 
 export interface RankOptions {
   method: RankMethod;
-  /** The files in play (indices in `files`): the graph starts from them and leaves them out. */
+  /** The files in play (indices in `files`): ranked from, and left out. */
   inPlay?: ReadonlySet<number>;
   /** At most this many, the best (default: all). */
   limit?: number;
@@ -47,7 +47,7 @@ export async function rankDefinitions(
   const definitions = await definitionsOf(files, slice);
   const scores = options.method === "graph"
     ? await scoresByGraph(definitions, options.inPlay ?? new Set(), slice)
-    : await scoresByUses(definitions, slice);
+    : await scoresByUses(definitions, options.inPlay ?? new Set(), slice);
   const order = bestFirst(scores, options.limit ?? scores.length);
   return order.map((i) => {
     const file = files[definitions.file[i]];
