@@ -5,8 +5,8 @@ import type { ElicitRequest, ElicitResult } from "./elicit.ts";
 import type { Icon } from "./icons.ts";
 import type { LogLevel } from "../wire/log.ts";
 import type { TraceContext } from "../wire/trace.ts";
-import type { JsonSchema } from "./schema.ts";
-import type { FromSchema } from "./schema_types.ts";
+import type { JsonSchema } from "./schema/schema.ts";
+import type { FromSchema } from "./schema/schema_types.ts";
 import type { CallWrites, ToolWrites } from "./writes.ts";
 import type { SessionMemory } from "./session_memory.ts";
 
