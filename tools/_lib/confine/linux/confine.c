@@ -197,9 +197,13 @@ int main(int argc, char **argv) {
   if (argv0) argv[i] = (char *)argv0;
   execvp(program, argv + i);
   int saved = errno;
+  /* One line toolhost reads back as a failed start: "… cannot run PATH (errno N): why". */
+  char buf[24];
   put(2, "toolhost-confine: cannot run ");
   put(2, program);
-  put(2, ": ");
+  put(2, " (errno ");
+  put(2, decimal((unsigned long)saved, buf));
+  put(2, "): ");
   put(2, strerror(saved));
   put(2, "\n");
   _exit(saved == ENOENT ? 127 : 126);
