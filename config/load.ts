@@ -174,6 +174,7 @@ export function loadConfig(input: ConfigInput): LoadedConfig {
     if (leaf) leaf.set(settings, entry.value);
     else settings.customTools[key.slice(CUSTOM_TOOLS.length + 1)] = entry.value as CustomToolSpec;
   }
+  settings.configFiles = [...new Set([user, project.path])];
   const conflicts = checkTimeouts(merged, rank, settings);
   if (conflicts.length > 0) throw new ConfigError(conflicts);
   return { settings, origins, places, files, warnings: ctx.warnings };

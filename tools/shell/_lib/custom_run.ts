@@ -11,6 +11,7 @@ import { delimiter, isAbsolute, join, resolve, win32 } from "node:path";
 import type { Readable } from "node:stream";
 import { type ToolContext, ToolError } from "../../../mcp/tool.ts";
 import { spawnInGroup } from "../../_lib/processes/mod.ts";
+import { sandboxFor } from "../../_lib/confine/mod.ts";
 import { supervise } from "./supervise.ts";
 import { whichWindows } from "./windows_shell.ts";
 
@@ -125,6 +126,7 @@ export async function runProgram(
   ctx: ToolContext,
 ) {
   if (ctx.signal.aborted) throw new ToolError("not started: the call was stopped first");
+  const sandbox = await sandboxFor(ctx, "command");
   const shared = await sharedOutput();
   return await supervise(() => {
     const stdio: StdioOptions = ["ignore", shared?.writer ?? "pipe", shared?.writer ?? "pipe"];
@@ -135,7 +137,7 @@ export async function runProgram(
         env: options.env,
         stdio,
         argv0: program,
-      });
+      }, { confinement: sandbox.confinement });
     } catch (error) {
       shared?.reader.destroy();
       throw spawnError(error, program, file, options.cwd);
@@ -149,6 +151,8 @@ export async function runProgram(
     timeoutMs: options.timeoutMs,
     outputChars: options.outputChars,
     cutHint: "narrow the arguments to get less output",
+    sandbox,
+    cwd: options.cwd,
     startError: (error) => spawnError(error, program, file, options.cwd),
   }, ctx);
 }
