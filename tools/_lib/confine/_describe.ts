@@ -9,7 +9,7 @@ import process from "node:process";
 import type { Settings } from "../../../config/settings.ts";
 import { gitProtection } from "./_git.ts";
 import { landlockGaps, LOST_WITHOUT_NAMESPACES, type Mechanism, mechanism } from "./_mechanism.ts";
-import { confinedMode, policyFor, within } from "./_policy.ts";
+import { confinedMode, policyFor, realRoots, within } from "./_policy.ts";
 
 export interface SandboxStatus {
   /** The mode in force for every process toolhost starts. */
@@ -45,8 +45,26 @@ function mechanismName(mech: Mechanism): string {
 const shortened = (path: string, home: string) =>
   path === home ? "~" : path.startsWith(home + "/") ? `~${path.slice(home.length)}` : path;
 
+/** The last answers, for a second: a client polling list_roots must not stat the list each time. */
+const recent = new Map<string, { at: number; status: Promise<SandboxStatus> }>();
+
 /** The sandbox for commands in this session, as list_roots and --print-config show it. */
-export async function sandboxStatus(
+export function sandboxStatus(
+  settings: Readonly<Settings>,
+  roots: readonly string[],
+  stateDir: string,
+): Promise<SandboxStatus> {
+  const key = JSON.stringify([roots, stateDir, settings.sandbox, confinedMode(settings)]);
+  const now = Date.now();
+  const kept = recent.get(key);
+  if (kept && now - kept.at < 1000) return kept.status;
+  if (recent.size > 64) recent.clear();
+  const status = computeStatus(settings, roots, stateDir);
+  recent.set(key, { at: now, status });
+  return status;
+}
+
+async function computeStatus(
   settings: Readonly<Settings>,
   roots: readonly string[],
   stateDir: string,
@@ -76,7 +94,7 @@ export async function sandboxStatus(
   const policy = policyFor({
     kind: "command",
     settings,
-    roots,
+    roots: realRoots(roots),
     home,
     env: process.env,
     uid: process.getuid?.() ?? 0,

@@ -3,7 +3,7 @@
  * read-only inside that, what it may not read, its temporary directory and environment. Computed
  * from the settings, the roots and the session; the mechanism (_linux.ts, _seatbelt.ts) applies it.
  */
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, realpathSync } from "node:fs";
 import { dirname, join, sep } from "node:path";
 import type { Settings } from "../../../config/settings.ts";
 import { cachePlan } from "./_caches.ts";
@@ -65,6 +65,19 @@ export function confinedMode(settings: Readonly<Settings>): ConfinedMode | "off"
 export function within(path: string, place: string): boolean {
   if (place === sep) return path.startsWith(sep);
   return path === place || path.startsWith(place.endsWith(sep) ? place : place + sep);
+}
+
+/** The roots as real paths (a root that is gone allows nothing), each once. */
+export function realRoots(roots: readonly string[]): string[] {
+  const real: string[] = [];
+  for (const root of roots) {
+    try {
+      real.push(realpathSync(root));
+    } catch {
+      // gone
+    }
+  }
+  return [...new Set(real)];
 }
 
 /** Language servers' own caches, writable when they exist. */

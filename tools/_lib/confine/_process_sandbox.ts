@@ -3,7 +3,6 @@
  * this machine offers, and the wrapper spawnInGroup applies, which turns a launch into
  * toolhost-confine's (Linux) or sandbox-exec's (macOS), with the environment it needs.
  */
-import { realpathSync } from "node:fs";
 import { homedir } from "node:os";
 import process from "node:process";
 import type { Settings } from "../../../config/settings.ts";
@@ -12,7 +11,14 @@ import type { Confinement, Launch } from "../processes/mod.ts";
 import { gitProtection } from "./_git.ts";
 import { linuxArguments, type WrapNotes } from "./_linux.ts";
 import { type Mechanism, mechanism } from "./_mechanism.ts";
-import { confinedMode, type Policy, policyFor, type ProcessKind, within } from "./_policy.ts";
+import {
+  confinedMode,
+  type Policy,
+  policyFor,
+  type ProcessKind,
+  realRoots,
+  within,
+} from "./_policy.ts";
 import { explainRefusals } from "./_refusals.ts";
 import { seatbeltArguments, seatbeltProfile } from "./_seatbelt.ts";
 import { serverTempDir, SESSION_TEMP } from "./_temp.ts";
@@ -100,18 +106,6 @@ function unconfined(reason: string, header: string | undefined): ProcessSandbox 
     explain: () => [],
     failedStart: () => undefined,
   };
-}
-
-function realRoots(roots: readonly string[]): string[] {
-  const real: string[] = [];
-  for (const root of roots) {
-    try {
-      real.push(realpathSync(root));
-    } catch {
-      // a root that is gone allows nothing
-    }
-  }
-  return [...new Set(real)];
 }
 
 /**
