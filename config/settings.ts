@@ -143,8 +143,8 @@ export interface Settings {
   logLevel: string;
   customTools: Record<string, CustomToolSpec>;
   /**
-   * The configuration files toolhost reads (the user file, the project file), whether or not
-   * they exist: never writable by a command. Set by config/load.ts, not by any source.
+   * The configuration files toolhost reads, the user file first, then the project file, whether
+   * or not they exist: never writable by a command. Set by config/load.ts, not by any source.
    */
   configFiles: string[];
 }

@@ -39,7 +39,7 @@ export function linuxArguments(
   for (const path of [...policy.writable, ...git?.writable ?? []]) argv.push("-w", path);
   for (const path of policy.writableFiles) argv.push("-f", path);
   if (!how.landlockOnly) {
-    for (const path of git?.pinned ?? []) argv.push("-p", path);
+    for (const path of [...policy.pinned, ...git?.pinned ?? []]) argv.push("-p", path);
     for (const { path } of [...git?.readOnly ?? [], ...policy.readOnly]) argv.push("-R", path);
     argv.push("-s");
   }

@@ -35,6 +35,8 @@ export interface Policy {
   writableFiles: string[];
   /** Read-only even inside a writable place (toolhost's files, deny_write). */
   readOnly: Protected[];
+  /** Directories above toolhost's files in a writable place: they cannot be renamed. */
+  pinned: string[];
   hidden: Hidden[];
   /** The private temporary directory (none for search). */
   temp?: string;
@@ -120,25 +122,35 @@ export function policyFor(input: PolicyInput): Policy {
   }
   const isWritable = (path: string) => writable.some((place) => within(path, place));
   const readOnly: Protected[] = [];
+  const pinned = new Set<string>();
   const protect = (path: string, why: string) => {
     if (isWritable(path)) readOnly.push({ path, why });
   };
-  protect(input.stateDir, "toolhost's state directory (journal, undo, the sandbox helper)");
-  for (const file of settings.configFiles) {
-    // A missing user file could be made by a command and then loosen the next start: its
-    // directory is made (empty) and held read-only instead, when a writable place holds it.
-    const dir = dirname(file);
-    if (!existsSync(file) && !roots.some((root) => within(dir, root)) && isWritable(dir)) {
+  // toolhost's own files: read-only, and every directory above them inside a writable place
+  // pinned, so a command cannot rename one away and put a file of its own where it was.
+  const guard = (path: string, why: string) => {
+    if (!isWritable(path)) return;
+    readOnly.push({ path, why });
+    for (let at = dirname(path); at !== dirname(at); at = dirname(at)) {
+      if (!isWritable(at) || writable.includes(at)) break;
+      pinned.add(at);
+    }
+  };
+  guard(input.stateDir, "toolhost's state directory (journal, undo, the sandbox helper)");
+  // The user file's directory (made, empty, when missing): a command must not make the file.
+  const [userFile, ...others] = settings.configFiles;
+  if (userFile) {
+    const dir = dirname(userFile);
+    if (isWritable(dir) && !existsSync(dir)) {
       try {
         mkdirSync(dir, { recursive: true, mode: 0o700 });
-        protect(dir, "toolhost's configuration directory");
-        continue;
       } catch {
-        // then only the file's own name, if it comes to exist
+        // then there is nothing to hold, and nothing a command could make there either
       }
     }
-    protect(file, "toolhost's configuration");
+    guard(dir, "toolhost's configuration");
   }
+  for (const file of others) guard(file, "toolhost's configuration");
   for (const path of sandbox.denyWrite) protect(path, "sandbox.deny_write");
   const hidden = hiddenPaths({
     home,
@@ -154,6 +166,7 @@ export function policyFor(input: PolicyInput): Policy {
     writable,
     writableFiles,
     readOnly,
+    pinned: [...pinned],
     hidden,
     temp,
     env: policyEnv,

@@ -66,8 +66,13 @@ export function refusalOf(
   git: GitParts = { readOnly: [], pinned: [] },
 ): { verb: "writing" | "reading" | "moving or removing"; why: string } | undefined {
   if (error === "busy") {
+    const held = [...git.readOnly, ...policy.readOnly].find((entry) => entry.path === path);
     return git.pinned.includes(path)
       ? { verb: "moving or removing", why: "a repository's git directory stays where it is" }
+      : policy.pinned.includes(path)
+      ? { verb: "moving or removing", why: "toolhost's own files are beneath it" }
+      : held
+      ? { verb: "moving or removing", why: `protected: ${held.why}; never writable by commands` }
       : undefined;
   }
   const hidden = policy.hidden.find((entry) => within(path, entry.path));
