@@ -5,7 +5,8 @@
  * policy refuses is named, with the setting that would allow it; a program's own permission
  * problems are left alone. Bounded: a few lines, each path shortened.
  */
-import { accessSync, constants } from "node:fs";
+import { accessSync, constants, statSync } from "node:fs";
+import process from "node:process";
 import { dirname, isAbsolute, resolve } from "node:path";
 import { bounded } from "../../../config/quote.ts";
 import { shownName } from "../text/shown_name.ts";
@@ -40,12 +41,22 @@ function pathsOn(line: string, at: number): string[] {
   return found.sort((a, b) => a.distance - b.distance).map((entry) => entry.path);
 }
 
-/** Whether this user could write `path` (or make it, in its nearest existing directory). */
+/**
+ * Whether this user could write `path` (or make it, in its nearest existing directory) without
+ * the sandbox. For root that is its file modes, as a root without capabilities (which a confined
+ * one is) sees them.
+ */
 function writableByUser(path: string): boolean {
+  const uid = process.getuid?.() ?? -1;
   for (let at = path;; at = dirname(at)) {
     try {
-      accessSync(at, constants.W_OK);
-      return true;
+      if (uid !== 0) {
+        accessSync(at, constants.W_OK);
+        return true;
+      }
+      const info = statSync(at);
+      const bit = info.uid === 0 ? 0o200 : info.gid === 0 ? 0o020 : 0o002;
+      return (info.mode & bit) !== 0;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "ENOENT" || at === dirname(at)) return false;
     }
