@@ -167,7 +167,7 @@ export async function sandboxFor(ctx: ConfineContext, kind: ProcessKind): Promis
       const profile = seatbeltProfile(policy, {}, {
         writable: git.writable,
         readOnly: git.readOnly.map((entry) => entry.path),
-        pinned: [...policy.pinned, ...git.pinned],
+        pinned: git.pinned,
       });
       const args = seatbeltArguments(profile, launch.file, launch.args);
       return { file: mech.sandboxExec, args, env };

@@ -42,7 +42,7 @@ export function seatbeltProfile(
   const readOnly = [
     ...subpaths("R", [...git.readOnly, ...policy.readOnly.map((p) => p.path)]),
     // A pinned entry itself cannot be renamed or removed; what is inside it stays writable.
-    ...git.pinned.map((path) => `(literal ${param("P", path)})`),
+    ...[...policy.pinned, ...git.pinned].map((path) => `(literal ${param("P", path)})`),
   ];
   const hidden = subpaths("H", policy.hidden.map((h) => h.path));
   const lines = [
