@@ -68,11 +68,8 @@ function caches(home: string, env: Record<string, string | undefined>): Cache[] 
       path: env.YARN_CACHE_FOLDER || join(xdgCache, "yarn"),
       variable: "YARN_CACHE_FOLDER",
     },
-    {
-      tool: "pnpm",
-      path: env.npm_config_store_dir || join(home, ".local", "share", "pnpm", "store"),
-      variable: "npm_config_store_dir",
-    },
+    // pnpm's store has no variable of its own (npm would warn of npm_config_store_dir).
+    { tool: "pnpm", path: join(home, ".local", "share", "pnpm", "store") },
     {
       tool: "bun",
       path: env.BUN_INSTALL_CACHE_DIR || join(home, ".bun", "install", "cache"),
