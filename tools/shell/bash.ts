@@ -69,7 +69,7 @@ export default defineTool({
     const env = await commandEnv(ctx).catch(() => undefined);
     if (!env) throw new ToolError("not started: the call was stopped first");
     const shell = ctx.config.shell;
-    const sandbox = await sandboxFor(ctx, "command");
+    const sandbox = await sandboxFor(ctx, "command", { what: bounded(args.command, 300) });
     const { confinement } = sandbox;
     return await supervise(() => {
       const child = spawnShell(args.command, { cwd, env, shell, confinement }, "ignore");

@@ -1,5 +1,6 @@
 import process from "node:process";
 import { defineTool, type PrepareEnvironment, ToolError } from "../../mcp/tool.ts";
+import { bounded } from "../../config/quote.ts";
 import { commandEnv } from "./_lib/login_env.ts";
 import { background, FACTS_PROPERTIES, FACTS_REQUIRED } from "./_lib/background.ts";
 import { CWD_PROPERTY, workingDirectory } from "./_lib/directory.ts";
@@ -72,7 +73,7 @@ export default defineTool({
     const cwd = await workingDirectory(args.cwd, ctx.config.roots);
     const env = await commandEnv(ctx).catch(() => undefined);
     if (!env) throw new ToolError("not started: the call was stopped first");
-    const sandbox = await sandboxFor(ctx, "command");
+    const sandbox = await sandboxFor(ctx, "command", { what: bounded(args.command, 300) });
     const proc = background.start(args.command, cwd, {
       confinement: sandbox.confinement,
       name: args.name,

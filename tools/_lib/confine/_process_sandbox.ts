@@ -23,6 +23,13 @@ import { explainRefusals } from "./_refusals.ts";
 import { seatbeltArguments, seatbeltProfile } from "./_seatbelt.ts";
 import { serverTempDir, SESSION_TEMP } from "./_temp.ts";
 
+export interface SandboxOptions {
+  /** What the process is, for a question to the person about a host (the command, bounded). */
+  what?: string;
+  /** false: no network whatever the settings (the login shell asked for its environment). */
+  network?: boolean;
+}
+
 /** What the sandbox needs of a call (a ToolContext has it all). */
 export interface ConfineContext {
   readonly config: Readonly<Settings>;
@@ -37,7 +44,10 @@ export interface ProcessSandbox {
   readonly confinement: Confinement;
   /** The policy in force; undefined when nothing confines the process. */
   readonly policy?: Policy;
-  /** The line a result starts with when nothing confines the process. */
+  /**
+   * The line a result starts with: that nothing confines the process, or that the session's
+   * network had to be made again.
+   */
   readonly header?: string;
   /** Lines for after the output: what the sandbox refused, and the setting that would allow it. */
   explain(output: string, cwd: string): string[];
@@ -77,26 +87,41 @@ export function helperFailure(
 /** Agents' sockets and addresses: of no use inside, and a way out if one were reachable. */
 const REMOVED_VARIABLES = ["SSH_AUTH_SOCK", "SSH_AGENT_PID", "GPG_AGENT_INFO"];
 
-/** The network of a process: the helper's `-n`, what the environment needs, what was refused. */
+/**
+ * The network of a process: the helper's `-n`, its environment, what the proxy refused it, a
+ * line for the result when the session's network had to be made again, and its end (when the
+ * process exits; a background command's outlives its call).
+ */
 interface Network {
   arg: string;
-  env: Record<string, string>;
+  env(base: Record<string, string | undefined>): Record<string, string | undefined>;
   /** `sandbox: refused network to example.com:443 (sandbox.allow_network)` lines. */
   refusals(): string[];
+  notice?: string;
+  end(): void;
 }
+
+/** No network: a namespace of its own with only loopback, or no socket but AF_UNIX. */
+const noNetwork = (mech: Mechanism): Network => ({
+  arg: mech.kind === "namespaces" ? "none" : "deny",
+  env: (base) => base,
+  refusals: () => [],
+  end: () => {},
+});
 
 /**
  * ---- The session's network plugs in here (netproxy: tools/_lib/confine/_network.ts) ----
- * `sessionNetwork(...)` will give a command the holder's namespace and its proxy's environment.
- * Until it is merged nothing has a network: a namespace of its own with only loopback, or where
- * namespaces cannot be made no socket but AF_UNIX. Language servers and searches never have one.
+ * A command's network is `networkForCall(ctx, { helper, namespaces, userConfigFile }, what)`;
+ * its `helperArgument`, `env`, `refusals()` (each `.line`), `notice` and `end` fill this Network.
+ * Until it is merged a command has no network. Language servers, searches and the login shell
+ * never have one.
  */
-function networkOf(_kind: ProcessKind, mech: Mechanism, _ctx: ConfineContext): Promise<Network> {
-  return Promise.resolve({
-    arg: mech.kind === "namespaces" ? "none" : "deny",
-    env: {},
-    refusals: () => [],
-  });
+function networkOf(
+  _ctx: ConfineContext,
+  mech: Mechanism,
+  _what: string | undefined,
+): Promise<Network> {
+  return Promise.resolve(noNetwork(mech));
 }
 
 function unconfined(reason: string, header: string | undefined): ProcessSandbox {
@@ -113,7 +138,11 @@ function unconfined(reason: string, header: string | undefined): ProcessSandbox 
  * `sandbox.required` is set and there is none to be had (a search then runs unconfined: it only
  * reads, and grep has its own search to fall back on).
  */
-export async function sandboxFor(ctx: ConfineContext, kind: ProcessKind): Promise<ProcessSandbox> {
+export async function sandboxFor(
+  ctx: ConfineContext,
+  kind: ProcessKind,
+  options: SandboxOptions = {},
+): Promise<ProcessSandbox> {
   const settings = ctx.config;
   const mode = confinedMode(settings);
   const required = settings.sandbox.required && kind !== "search";
@@ -154,10 +183,12 @@ export async function sandboxFor(ctx: ConfineContext, kind: ProcessKind): Promis
     stateDir: ctx.state.dir,
     temp,
   });
-  const network = await networkOf(kind, mech, ctx);
+  const network = kind === "command" && options.network !== false
+    ? await networkOf(ctx, mech, options.what)
+    : noNetwork(mech);
   const notes: WrapNotes = { notes: [], git: { readOnly: [], pinned: [] } };
   const wrap = (launch: Launch): Launch => {
-    const env = { ...launch.env, ...policy.env, ...network.env };
+    const env = network.env({ ...launch.env, ...policy.env });
     for (const name of REMOVED_VARIABLES) delete env[name];
     if (mech.kind === "seatbelt") {
       const isWritable = (path: string) => policy.writable.some((place) => within(path, place));
@@ -187,8 +218,9 @@ export async function sandboxFor(ctx: ConfineContext, kind: ProcessKind): Promis
     return { file: mech.helper, args, env };
   };
   return {
-    confinement: { wrap },
+    confinement: { wrap, started: (child) => child.once("exit", () => network.end()) },
     policy,
+    header: network.notice,
     explain: (output, cwd) => [
       ...notes.notes.map((note) => `sandbox: ${note}`),
       ...explainRefusals(output, policy, cwd, home, notes.git),

@@ -24,6 +24,11 @@
  * ```
  * @module
  */
-export { type ConfineContext, type ProcessSandbox, sandboxFor } from "./_process_sandbox.ts";
+export {
+  type ConfineContext,
+  type ProcessSandbox,
+  sandboxFor,
+  type SandboxOptions,
+} from "./_process_sandbox.ts";
 export { confinedMode, type Policy, type ProcessKind } from "./_policy.ts";
 export { type SandboxStatus, sandboxStatus, startLine, statusLines } from "./_describe.ts";

@@ -58,8 +58,13 @@ export interface Launch {
  * spawnInGroup, so no call site can start a process without deciding.
  */
 export type Confinement =
-  | { readonly wrap: (launch: Launch) => Launch; readonly unconfined?: undefined }
-  | { readonly unconfined: string; readonly wrap?: undefined };
+  | {
+    readonly wrap: (launch: Launch) => Launch;
+    /** Told of the process once it runs (its network ends when it exits). */
+    readonly started?: (child: ChildProcess) => void;
+    readonly unconfined?: undefined;
+  }
+  | { readonly unconfined: string; readonly wrap?: undefined; readonly started?: undefined };
 
 export interface GroupOptions {
   /** How the process is confined; see Confinement. */
@@ -98,6 +103,7 @@ export function spawnInGroup(
     detached: WINDOWS ? outliveServer : true,
     windowsHide: true,
   });
+  confinement.started?.(child);
   const pgid = child.pid;
   // Windows: a kill-on-close job holds the tree (_windows_job.ts); its handle is never closed
   // by us, so Windows ends what is left in it when toolhost ends, however it ends.

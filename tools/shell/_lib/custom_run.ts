@@ -12,6 +12,7 @@ import type { Readable } from "node:stream";
 import { type ToolContext, ToolError } from "../../../mcp/tool.ts";
 import { spawnInGroup } from "../../_lib/processes/mod.ts";
 import { sandboxFor } from "../../_lib/confine/mod.ts";
+import { bounded } from "../../../config/quote.ts";
 import { supervise } from "./supervise.ts";
 import { whichWindows } from "./windows_shell.ts";
 
@@ -126,7 +127,9 @@ export async function runProgram(
   ctx: ToolContext,
 ) {
   if (ctx.signal.aborted) throw new ToolError("not started: the call was stopped first");
-  const sandbox = await sandboxFor(ctx, "command");
+  const sandbox = await sandboxFor(ctx, "command", {
+    what: bounded([program, ...argv].join(" "), 300),
+  });
   const shared = await sharedOutput();
   return await supervise(() => {
     const stdio: StdioOptions = ["ignore", shared?.writer ?? "pipe", shared?.writer ?? "pipe"];

@@ -36,7 +36,7 @@ type LoginContext =
 function inherited(ctx: LoginContext): Promise<NodeJS.ProcessEnv> {
   if (ctx.config.shellEnv !== "login") return Promise.resolve(process.env);
   const signal = ctx.signal;
-  loaded ??= sandboxFor(ctx, "command").then(readLoginEnv).catch((error) => {
+  loaded ??= sandboxFor(ctx, "command", { network: false }).then(readLoginEnv).catch((error) => {
     const why = (error as Error).message;
     ctx.serverLog("warning", "shell_env", `"login": ${why}; commands keep toolhost's environment`);
     return process.env;
