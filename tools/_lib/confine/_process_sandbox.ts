@@ -3,6 +3,7 @@
  * this machine offers, and the wrapper spawnInGroup applies, which turns a launch into
  * toolhost-confine's (Linux) or sandbox-exec's (macOS), with the environment it needs.
  */
+import { realpathSync } from "node:fs";
 import { homedir } from "node:os";
 import process from "node:process";
 import type { Settings } from "../../../config/settings.ts";
@@ -124,6 +125,27 @@ function networkOf(
   return Promise.resolve(noNetwork(mech));
 }
 
+/** `path` with its links resolved, when it exists. */
+function real(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
+/** The policy with every path real, for Seatbelt. */
+function canonical(policy: Policy): Policy {
+  return {
+    ...policy,
+    writable: policy.writable.map(real),
+    writableFiles: policy.writableFiles.map(real),
+    readOnly: policy.readOnly.map((entry) => ({ ...entry, path: real(entry.path) })),
+    pinned: policy.pinned.map(real),
+    hidden: policy.hidden.map((entry) => ({ ...entry, path: real(entry.path) })),
+  };
+}
+
 function unconfined(reason: string, header: string | undefined): ProcessSandbox {
   return {
     confinement: { unconfined: reason },
@@ -195,10 +217,11 @@ export async function sandboxFor(
       const git = gitProtection(policy.roots.filter(isWritable), isWritable);
       notes.notes = git.notes;
       notes.git = git;
-      const profile = seatbeltProfile(policy, {}, {
-        writable: git.writable,
-        readOnly: git.readOnly.map((entry) => entry.path),
-        pinned: git.pinned,
+      // Seatbelt matches the paths the kernel resolved (/tmp is /private/tmp): real ones.
+      const profile = seatbeltProfile(canonical(policy), {}, {
+        writable: git.writable.map(real),
+        readOnly: git.readOnly.map((entry) => real(entry.path)),
+        pinned: git.pinned.map(real),
       });
       const args = seatbeltArguments(profile, launch.file, launch.args);
       return { file: mech.sandboxExec, args, env };
