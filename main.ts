@@ -363,11 +363,12 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
 
   const logger = stderrLogger(logLevel);
   logger.log("info", rootsInForce(roots, fallback));
-  // The sandbox's line once this machine's answer is in (the probe runs beside the first
-  // requests; a command waits for the same answer).
-  sandbox().then((status) => logger.log("info", startLine(status)), (error) => {
-    logger.log("error", `sandbox: ${(error as Error).message}`);
-  });
+  // The sandbox's line once this machine's answer is in: over stdio the probe runs beside the
+  // first requests (a command waits for the same answer); over HTTP it comes before "serving".
+  const sandboxLine = sandbox().then(
+    (status) => () => logger.log("info", startLine(status)),
+    (error) => () => logger.log("error", `sandbox: ${(error as Error).message}`),
+  );
   if (!http && process.stdin.isTTY) process.stderr.write(BY_HAND);
   // What our commands start dies with us even when we are killed outright (SIGKILL).
   enableWatchdog();
@@ -390,7 +391,8 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
   });
   const maxBytes = Math.floor(maxLineMb * 1024 * 1024);
   const stopping = (serving: Serving) => (stop = stopper(service, serving, shutdownHooks));
-  if (http) return serveHttp(service, http, maxBytes, stopping);
+  if (http) return serveHttp(service, http, maxBytes, stopping, sandboxLine);
+  void sandboxLine.then((log) => log());
 
   const writer = new StdoutWriter(process.stdout, () => stop("stdout closed", 0));
   const server = connect(service, writer);
@@ -460,6 +462,7 @@ async function serveHttp(
   address: ReturnType<typeof httpAddress>,
   maxBodyBytes: number,
   stopping: (serving: Serving) => void,
+  sandboxLine: Promise<() => void>,
 ): Promise<never> {
   // Loaded here: a stdio server, the common case, never needs them.
   const [{ HttpTransport }, { serve }, oauth] = await Promise.all([
@@ -490,6 +493,7 @@ async function serveHttp(
   }
   const shown = address.host.includes(":") ? `[${address.host}]` : address.host;
   resource ??= `http://${shown}:${listening.port}/mcp`;
+  (await sandboxLine)();
   logger.log("info", `serving MCP at http://${shown}:${listening.port}/mcp`);
   if (address.auth) {
     logger.log("info", `OAuth: access tokens of ${address.auth.issuer} for ${resource}`);

@@ -30,5 +30,7 @@ export {
   sandboxFor,
   type SandboxOptions,
 } from "./_process_sandbox.ts";
-export { confinedMode, type Policy, type ProcessKind } from "./_policy.ts";
+export { confinedMode, type Policy, policyFor, type ProcessKind } from "./_policy.ts";
+// The helper's arguments for a policy, as a spawn gets them (the benchmark times the helper).
+export { linuxArguments } from "./_linux.ts";
 export { type SandboxStatus, sandboxStatus, startLine, statusLines } from "./_describe.ts";

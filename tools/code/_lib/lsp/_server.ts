@@ -166,7 +166,10 @@ export class LanguageServer {
       const result = await c.request<{ capabilities?: Record<string, unknown> }>(
         "initialize",
         {
-          processId: process.pid,
+          // No parent to watch: a confined server cannot signal toolhost (kill(pid, 0) fails
+          // with EPERM, which servers take for toolhost's death), and toolhost ends its
+          // servers itself, process group, mark and watchdog.
+          processId: null,
           clientInfo: { name: "toolhost" },
           rootUri: this.rootUri,
           rootPath: this.choice.root,
