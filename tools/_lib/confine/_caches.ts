@@ -5,7 +5,7 @@
  * tool's variable. With `"session"` every cache a variable can move is in the session's temporary
  * directory, and the user's are only read.
  */
-import { closeSync, lstatSync, openSync } from "node:fs";
+import { closeSync, existsSync, lstatSync, openSync } from "node:fs";
 import { join } from "node:path";
 
 /** One tool's cache: where it is, and the variable that moves it (when there is one). */
@@ -82,16 +82,14 @@ function caches(home: string, env: Record<string, string | undefined>): Cache[] 
   ];
 }
 
+/** Looked up at each spawn: without an exception for the common answer, "not there". */
 function isDirectory(path: string): boolean {
-  try {
-    return lstatSync(path).isDirectory();
-  } catch {
-    return false;
-  }
+  return lstatSync(path, { throwIfNoEntry: false })?.isDirectory() === true;
 }
 
 /** Makes an empty file unless one is there; false when it cannot be made. */
 function ensureFile(path: string): boolean {
+  if (existsSync(path)) return true;
   try {
     closeSync(openSync(path, "a"));
     return true;

@@ -24,13 +24,11 @@ const MODULES_DEPTH = 3;
 /** Submodules' git directories looked at, at most, per repository. */
 const MODULES_MAX = 64;
 
+/** Looked up at each spawn: without an exception for the common answer, "not there". */
 function kind(path: string): "dir" | "file" | "link" | undefined {
-  try {
-    const info = lstatSync(path);
-    return info.isSymbolicLink() ? "link" : info.isDirectory() ? "dir" : "file";
-  } catch {
-    return undefined;
-  }
+  const info = lstatSync(path, { throwIfNoEntry: false });
+  if (!info) return undefined;
+  return info.isSymbolicLink() ? "link" : info.isDirectory() ? "dir" : "file";
 }
 
 /** The git directory a `.git` file names ("gitdir: ../.git/worktrees/x"), if it names one. */
@@ -46,6 +44,7 @@ function gitfileTarget(file: string): string | undefined {
 
 /** A worktree's git directory names its repository's common directory in `commondir`. */
 function commonDir(gitDir: string): string {
+  if (kind(join(gitDir, "commondir")) !== "file") return gitDir;
   try {
     const text = readFileSync(join(gitDir, "commondir"), "utf8").trim();
     return text ? resolve(gitDir, text) : gitDir;
@@ -96,6 +95,7 @@ function protect(gitDir: string, out: GitProtection, shown: string): void {
 function modules(gitDir: string, depth: number, found: string[]): void {
   if (depth > MODULES_DEPTH || found.length >= MODULES_MAX) return;
   const dir = join(gitDir, "modules");
+  if (kind(dir) !== "dir") return;
   let names: string[];
   try {
     names = readdirSync(dir);

@@ -2,7 +2,6 @@
  * The policy as toolhost-confine's arguments (linux/confine.c): `run OPTIONS -- PROGRAM ARGS`.
  * Made at each spawn, so the repositories a command made since the last one are protected too.
  */
-import { existsSync } from "node:fs";
 import { gitProtection } from "./_git.ts";
 import { type Policy, within } from "./_policy.ts";
 import type { GitParts } from "./_refusals.ts";
@@ -47,7 +46,8 @@ export function linuxArguments(
     // Without a mount a socket cannot be hidden (Landlock does not govern connecting), and a
     // path inside a writable place is readable through that place's rule.
     if (how.landlockOnly && (entry.socket || isWritable(entry.path))) continue;
-    if (existsSync(entry.path)) argv.push("-h", entry.path);
+    // The helper skips what does not exist (a stat each here would cost more than its open).
+    argv.push("-h", entry.path);
   }
   argv.push("-n", how.network);
   for (const fd of how.keep) argv.push("-k", String(fd));
