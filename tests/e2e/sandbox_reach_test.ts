@@ -19,7 +19,7 @@ import { createServer } from "node:net";
 import { join } from "node:path";
 import { test } from "node:test";
 import { e2eFixture } from "../helpers/e2e.ts";
-import { waitUntil } from "../helpers/processes.ts";
+import { processesWith, waitUntil } from "../helpers/processes.ts";
 import { sandboxUsers, startWorld } from "../helpers/sandbox_users.ts";
 
 const e2e = e2eFixture();
@@ -137,6 +137,20 @@ for (const user of sandboxUsers()) {
     assert.ok(!["T", undefined].includes(stateOf(server)), "toolhost runs on");
     const after = await e2e.call(w.client, "bash", { command: "echo still here" });
     assert.match(after.text, /^still here/);
+  });
+
+  test(`${user.name}: a timeout still stops everything a confined command started`, {
+    skip: user.skip,
+  }, async () => {
+    const w = startWorld(e2e, user);
+    const marker = String(40000 + Math.floor(Math.random() * 9999));
+    const reply = await e2e.call(w.client, "bash", {
+      command: `sleep ${marker}1 & setsid sleep ${marker}2 & sleep ${marker}3`,
+      timeout_ms: 500,
+    });
+    assert.match(reply.text, /Timed out after 500 ms/);
+    const left = () => processesWith(`sleep ${marker}`).filter((line) => /: sleep /.test(line));
+    assert.ok(await waitUntil(() => left().length === 0, 5000), left().join("\n"));
   });
 
   test(`${user.name}: a background command is confined like any other`, {
