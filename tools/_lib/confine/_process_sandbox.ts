@@ -222,7 +222,13 @@ export async function sandboxFor(
       notes.notes = git.notes;
       notes.git = git;
       // Seatbelt matches the paths the kernel resolved (/tmp is /private/tmp): real ones.
-      const profile = seatbeltProfile(canonical(policy), {}, {
+      // The network as the helper's -n says it: the proxy's port on localhost, all, or none.
+      const proxy = /^proxy:(\d+)$/.exec(network.arg);
+      const reach = {
+        proxyPort: proxy ? Number(proxy[1]) : undefined,
+        allNetwork: network.arg === "host",
+      };
+      const profile = seatbeltProfile(canonical(policy), reach, {
         writable: git.writable.map(real),
         readOnly: git.readOnly.map((entry) => real(entry.path)),
         pinned: git.pinned.map(real),
