@@ -194,11 +194,18 @@ export async function sandboxFor(
     );
   }
   const home = homedir();
-  const temp = kind === "command"
-    ? (ctx.session ? ctx.session.get(SESSION_TEMP) : serverTempDir())
-    : kind === "language-server"
-    ? serverTempDir()
-    : undefined;
+  let temp: string | undefined;
+  try {
+    temp = kind === "command"
+      ? (ctx.session ? ctx.session.get(SESSION_TEMP) : serverTempDir())
+      : kind === "language-server"
+      ? serverTempDir()
+      : undefined;
+  } catch (error) {
+    throw new ToolError(
+      `not started: its private temporary directory could not be made: ${(error as Error).message}`,
+    );
+  }
   const policy = policyFor({
     kind,
     settings,
