@@ -29,6 +29,7 @@ import { memoryFloodsReport } from "./bench/memory_floods_bench.ts";
 import { searchReport } from "./bench/search_bench.ts";
 import { codeReport } from "./bench/code_bench.ts";
 import { codeLspReport } from "./bench/code_lsp_bench.ts";
+import { sandboxReport } from "./bench/sandbox_bench.ts";
 import { against, markdownTable, mb, ms, perSecond, times, us } from "./bench/report.ts";
 import { median, percentile } from "./bench/stats.ts";
 import { binaryServer, sdkServer } from "./bench/servers.ts";
@@ -221,6 +222,9 @@ process.stdout.write("\n" + await httpAuthReport(progress) + "\n");
 // fetch_url: head-of-line blocking and conversion time (scripts/bench/web_bench.ts).
 process.stdout.write("\n" + await webReport(ROOT, progress) + "\n");
 process.stdout.write("\n" + await webBodiesReport(ROOT, progress) + "\n");
+
+// What confining a command costs: bash true with and without the sandbox (scripts/bench/sandbox_bench.ts).
+process.stdout.write("\n" + await sandboxReport(ROOT, progress) + "\n");
 
 // grep with rg against rg itself (scripts/bench/grep_rg_bench.ts).
 process.stdout.write("\n" + await grepRgReport(ROOT, progress) + "\n");
