@@ -18,7 +18,7 @@ import {
 import type { ToolContext } from "../../../mcp/tool.ts";
 import { bytes as size, count } from "../../_lib/text/units.ts";
 import { HttpError, httpGet, HttpTimeoutError } from "./http/http_get.ts";
-import { proxyRulesOf } from "./http/proxy.ts";
+import { proxyRulesOf } from "../../_lib/net/user_proxy.ts";
 
 export interface Saved {
   /** The file as results show paths (relative to the first root when inside it). */
