@@ -162,6 +162,13 @@ export const LEAVES: readonly Leaf[] = [
     get: (s) => s.proxy,
     set: (s, v) => (s.proxy = v as string),
   },
+  {
+    key: "sandbox.allow_network",
+    kind: "names",
+    env: ["TOOLHOST_SANDBOX_ALLOW_NETWORK"],
+    get: (s) => s.sandbox.allowNetwork,
+    set: (s, v) => (s.sandbox = { ...s.sandbox, allowNetwork: v as string[] }),
+  },
   search("provider", "provider", ["TOOLHOST_SEARCH_PROVIDER"], "choice"),
   search("searxng_url", "searxngUrl", ["TOOLHOST_SEARXNG_URL"]),
   {

@@ -81,6 +81,14 @@ export interface Settings {
   allowPrivateNetwork: boolean;
   /** The web tools' proxy (http or https URL); empty means HTTPS_PROXY and the like. */
   proxy: string;
+  /** The command sandbox (tools/_lib/confine). */
+  sandbox: {
+    /**
+     * Hosts commands may reach through the session's proxy: `name`, `*.suffix`, `name:port`,
+     * an IP address, or "*" for every host (commands then keep the machine's network).
+     */
+    allowNetwork: string[];
+  };
   search: {
     provider?: SearchProviderId;
     searxngUrl?: string;
@@ -138,6 +146,7 @@ export function defaultSettings(): Settings {
     shellEnv: "inherit",
     allowPrivateNetwork: false,
     proxy: "",
+    sandbox: { allowNetwork: [] },
     search: {},
     skillDirs: [],
     stateDir: "",
