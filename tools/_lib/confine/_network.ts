@@ -17,7 +17,13 @@
  * if (network.notice) lines.unshift(network.notice);
  * ```
  */
-import type { ToolContext } from "../../../mcp/tool.ts";
+import { SessionKey, type ToolContext } from "../../../mcp/tool.ts";
+import type { SessionNetwork } from "./_network_session.ts";
+import { NAMESPACE_LOOPBACK, withProxyEnvironment } from "./_proxy_env.ts";
+import { networkRules } from "./_proxy_rules.ts";
+import type { NetworkRefusal } from "./_proxy_calls.ts";
+
+export type { NetworkRefusal };
 
 /** What the wrap step knows of this machine and the user, the same for every call. */
 export interface NetworkOptions {
@@ -55,30 +61,49 @@ export interface CallNetwork {
   end(): void;
 }
 
-/** A host and port the proxy refused a process, and what would allow it. */
-export interface NetworkRefusal {
-  host: string;
-  port: number;
-  /** Why, as a clause: "not in sandbox.allow_network", "the person denied it", … */
-  why: string;
-  /** The setting that would allow it. */
-  setting: "sandbox.allow_network";
-  /** Requests refused for this host and port. */
-  count: number;
-  /** The result's line: `sandbox: refused network to example.com:443 (not in sandbox.allow_network)`. */
-  line: string;
-}
+const SESSION_NETWORK = new SessionKey<{ network?: Promise<SessionNetwork> }>(
+  "the session's network (its holder process and proxy)",
+  () => ({}),
+  async (held) => await (await held.network?.catch(() => undefined))?.end(),
+);
 
 /**
  * The network for one process `ctx`'s call starts: the session's holder and proxy are made at
  * the session's first call (and made again, with a `notice`, if the holder has ended), and ended
  * with the session. `what` (the command, bounded by the caller) is shown when the person is asked.
  */
-export function networkForCall(
+export async function networkForCall(
   ctx: ToolContext,
   options: NetworkOptions,
   what?: string,
 ): Promise<CallNetwork> {
-  void ctx, options, what;
-  return Promise.reject(new Error("the session's network is not built yet"));
+  if (networkRules(ctx.config.sandbox.allowNetwork).all) return HOST_NETWORK;
+  const held = ctx.session.get(SESSION_NETWORK);
+  // Loaded on first use: the proxy brings node:net, node:dns and node:tls with it.
+  held.network ??= import("./_network_session.ts").then(({ SessionNetwork }) =>
+    new SessionNetwork()
+  );
+  const network = await held.network;
+  const { ready, record } = await network.forProcess(ctx, options, what);
+  const url = `http://${record.token}@127.0.0.1:${ready.port}`;
+  const noProxy = options.namespaces ? NAMESPACE_LOOPBACK : "";
+  return {
+    helperArgument: ready.helperArgument,
+    notice: ready.notice,
+    env: (base) => withProxyEnvironment(base, url, noProxy),
+    refusals: () => record.refusals(),
+    end: () => record.end(),
+  };
 }
+
+/** `"*"` in the setting: the machine's network, as it is. */
+const HOST_NETWORK: CallNetwork = {
+  helperArgument: "host",
+  env: (base) => {
+    const env: Record<string, string> = {};
+    for (const [name, value] of Object.entries(base)) if (value !== undefined) env[name] = value;
+    return env;
+  },
+  refusals: () => [],
+  end: () => {},
+};
