@@ -12,8 +12,6 @@ import {
   answer,
   BadRequest,
   type BodyFraming,
-  ChunkedEnd,
-  closingResponseHead,
   type Destination,
   destinationOf,
   forwardedHead,
@@ -23,6 +21,7 @@ import {
   type RequestHead,
   tokenOf,
 } from "./_proxy_http.ts";
+import { relayPlain } from "./_proxy_plain.ts";
 import {
   connectTarget,
   Refused,
@@ -46,20 +45,31 @@ export interface ProxyCall {
 }
 
 const HEAD_BYTES = 16 * 1024;
-const RESPONSE_HEAD_BYTES = 64 * 1024;
 const HEAD_MS = 10_000;
 /** A tunnel or request with no traffic either way for this long is closed. */
 const IDLE_MS = 10 * 60 * 1000;
 /** Connections at once; the holder itself takes at most 64. */
 const MAX_CONNECTIONS = 256;
 
+/** The proxy's bounds in time; tests shorten them. */
+export interface ProxyTimes {
+  /** For a request's head to arrive whole. */
+  headMs?: number;
+  /** With no traffic either way, a tunnel or request is closed. */
+  idleMs?: number;
+}
+
 export class FilteringProxy {
   readonly #policy: ProxyPolicy;
   readonly #sockets = new Set<Socket>();
+  readonly #headMs: number;
+  readonly #idleMs: number;
   #server?: Server;
 
-  constructor(policy: ProxyPolicy) {
+  constructor(policy: ProxyPolicy, times: ProxyTimes = {}) {
     this.#policy = policy;
+    this.#headMs = times.headMs ?? HEAD_MS;
+    this.#idleMs = times.idleMs ?? IDLE_MS;
   }
 
   /** Listens on a unix socket's path, or on TCP 127.0.0.1 (returns the port). */
@@ -114,9 +124,13 @@ export class FilteringProxy {
     const timer = setTimeout(() => {
       client.off("data", onData);
       client.end(
-        answer(408, "Request Timeout", "toolhost's sandbox proxy: no request head in 10 s"),
+        answer(
+          408,
+          "Request Timeout",
+          `toolhost's sandbox proxy: no request head in ${this.#headMs / 1000} s`,
+        ),
       );
-    }, HEAD_MS);
+    }, this.#headMs);
     const onData = (chunk: Buffer) => {
       buffer = buffer.length === 0 ? chunk : Buffer.concat([buffer, chunk]);
       const end = headEnd(buffer);
@@ -183,8 +197,8 @@ export class FilteringProxy {
     };
     client.once("close", () => up.destroy());
     up.once("close", () => client.end());
-    client.setTimeout(IDLE_MS, both);
-    up.setTimeout(IDLE_MS, both);
+    client.setTimeout(this.#idleMs, both);
+    up.setTimeout(this.#idleMs, both);
     if (!framing) {
       client.write("HTTP/1.1 200 Connection established\r\n\r\n");
       if (rest.length > 0) up.write(rest);
@@ -194,8 +208,7 @@ export class FilteringProxy {
       return;
     }
     up.write(forwardedHead(head, destination, upstream.proxy));
-    forwardBody(client, up, rest, framing);
-    relayResponse(up, client);
+    relayPlain(client, up, rest, framing, head.method);
   }
 }
 
@@ -216,83 +229,4 @@ function failure(error: unknown): string {
     );
   }
   return answer(500, "Internal Server Error", `toolhost's sandbox proxy failed: ${message}`);
-}
-
-/** Sends the request's body on, exactly as framed, with backpressure; nothing after it. */
-function forwardBody(client: Socket, up: Socket, rest: Buffer, framing: BodyFraming): void {
-  let left = "length" in framing ? framing.length : Infinity;
-  const chunked = "chunked" in framing ? new ChunkedEnd() : undefined;
-  const finished = () => left === 0 || chunked?.done === true;
-  const feed = (chunk: Buffer) => {
-    let n: number;
-    try {
-      n = chunked ? chunked.take(chunk) : Math.min(left, chunk.length);
-    } catch {
-      client.destroy();
-      up.destroy();
-      return;
-    }
-    if (!chunked) left -= n;
-    if (n > 0 && !up.write(chunk.subarray(0, n)) && !finished()) {
-      client.pause();
-      up.once("drain", () => client.resume());
-    }
-    // Whatever comes after the body (a second request) is read and dropped, never forwarded:
-    // the answer says Connection: close, and the client's next request comes on a new one.
-    if (finished()) client.off("data", feed);
-  };
-  if (!finished() && rest.length > 0) feed(rest);
-  if (!finished()) client.on("data", feed);
-  client.resume();
-}
-
-/** The host's answer back to the client, its head marked Connection: close; 1xx passed as is. */
-function relayResponse(up: Socket, client: Socket): void {
-  let buffer: Buffer = Buffer.alloc(0);
-  const onEnd = () => {
-    if (buffer.length === 0 || headEnd(buffer) < 0) {
-      client.end(
-        answer(
-          502,
-          "Bad Gateway",
-          "toolhost's sandbox proxy: the host closed the connection without an answer",
-        ),
-      );
-    }
-  };
-  const onData = (chunk: Buffer) => {
-    buffer = buffer.length === 0 ? chunk : Buffer.concat([buffer, chunk]);
-    for (;;) {
-      const end = headEnd(buffer);
-      if (end < 0) {
-        if (buffer.length > RESPONSE_HEAD_BYTES) {
-          up.destroy();
-          client.end(
-            answer(
-              502,
-              "Bad Gateway",
-              "toolhost's sandbox proxy: the host's answer head is over 64 KiB",
-            ),
-          );
-        }
-        return;
-      }
-      const text = buffer.subarray(0, end).toString("latin1");
-      const status = Number(text.match(/^HTTP\/1\.[01] (\d{3})/)?.[1] ?? 0);
-      if (status >= 100 && status < 200 && status !== 101) {
-        client.write(buffer.subarray(0, end + 4));
-        buffer = buffer.subarray(end + 4);
-        continue;
-      }
-      up.off("data", onData);
-      up.off("end", onEnd);
-      client.write(closingResponseHead(text));
-      const rest = buffer.subarray(end + 4);
-      if (rest.length > 0) client.write(rest);
-      up.pipe(client);
-      return;
-    }
-  };
-  up.on("data", onData);
-  up.once("end", onEnd);
 }

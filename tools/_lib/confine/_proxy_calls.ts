@@ -191,14 +191,15 @@ export class CallRecord implements ProxyCall {
       // a question withdrawn by another call's end is asked again here.
       const outcome: Outcome = await this.session.question(this, entry, shown).outcome;
       if ("withdrawn" in outcome) continue;
-      if ("unanswered" in outcome) {
-        this.#denied.set(entry, `not in ${SETTING}; ${outcome.unanswered}`);
-      } else if (outcome.decision === "deny") {
-        this.#denied.set(entry, `not in ${SETTING}, and the person denied it`);
-      } else {
+      if ("decision" in outcome && outcome.decision !== "deny") {
         this.#once.add(entry);
         return await this.#resolve(host, port, true, scheme);
       }
+      const why = "unanswered" in outcome
+        ? `not in ${SETTING}; ${outcome.unanswered}`
+        : `not in ${SETTING}, and the person denied it`;
+      this.#denied.set(entry, why);
+      throw this.#refuse(host, port, why);
     }
   }
 

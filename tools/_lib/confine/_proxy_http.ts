@@ -208,6 +208,26 @@ export class ChunkedEnd {
   }
 }
 
+/**
+ * How an answer's body ends: none (HEAD, 204, 304), a length, chunks, or the host closing the
+ * connection (`undefined`).
+ */
+export function responseFraming(text: string, method: string): BodyFraming | undefined {
+  const status = Number(text.match(/^HTTP\/1\.[01] (\d{3})/)?.[1] ?? 0);
+  if (method === "HEAD" || status === 204 || status === 304) return { length: 0 };
+  const fields = text.split("\r\n").slice(1).map((line) => {
+    const colon = line.indexOf(":");
+    return [line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim()];
+  });
+  const encoding = fields.filter(([name]) => name === "transfer-encoding").map(([, v]) => v);
+  if (encoding.length > 0) {
+    return /(^|,)\s*chunked\s*$/i.test(encoding.join(",")) ? { chunked: true } : undefined;
+  }
+  const lengths = new Set(fields.filter(([name]) => name === "content-length").map(([, v]) => v));
+  const [only] = lengths;
+  return lengths.size === 1 && /^\d{1,15}$/.test(only) ? { length: Number(only) } : undefined;
+}
+
 /** Finds the end of a head (`\r\n\r\n`) in `buffer`; -1 while it has not come. */
 export function headEnd(buffer: Buffer): number {
   return buffer.indexOf("\r\n\r\n");
