@@ -85,7 +85,8 @@ export async function networkForCall(
   );
   const network = await held.network;
   const { ready, record } = await network.forProcess(ctx, options, what);
-  const url = `http://${record.token}@127.0.0.1:${ready.port}`;
+  // A user and a password: git (libcurl) asks for a password it is not given, and fails.
+  const url = `http://toolhost:${record.token}@127.0.0.1:${ready.port}`;
   const noProxy = options.namespaces ? NAMESPACE_LOOPBACK : "";
   return {
     helperArgument: ready.helperArgument,
