@@ -11,10 +11,15 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { confineHelper, probe } from "../helpers/confine_helper.ts";
-import { scenario, type ScenarioResult } from "../helpers/confine_network_scenario.ts";
+import { runConfined, scenario, type ScenarioResult } from "../helpers/confine_network_scenario.ts";
+import { defaultSettings } from "../../config/settings.ts";
+import { SessionMemory, type ToolContext } from "../../mcp/tool.ts";
+import { networkForCall } from "../../tools/_lib/confine/_network.ts";
 
 const built = confineHelper();
 const helper = "path" in built ? built.path : "";
@@ -89,5 +94,48 @@ test("a session's network as uid 65534", {
     check(result);
   } finally {
     rmSync(home, { recursive: true, force: true });
+  }
+});
+
+test("without namespaces: the proxy on TCP 127.0.0.1, the only port a process may connect to", {
+  skip,
+}, async () => {
+  const seen: string[] = [];
+  const server = createServer((req, res) => {
+    seen.push(req.url!);
+    res.end(`machine says ${req.url}`);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as AddressInfo).port;
+  const dir = mkdtempSync(join(tmpdir(), "toolhost-net-fallback-"));
+  const session = new SessionMemory();
+  const ctx = {
+    config: { ...defaultSettings(), sandbox: { allowNetwork: [`localhost:${port}`] } },
+    session,
+    canElicitMidCall: false,
+    signal: new AbortController().signal,
+    log: () => {},
+  } as unknown as ToolContext;
+  try {
+    const network = await networkForCall(ctx, { helper, namespaces: false }, "curl");
+    assert.match(network.helperArgument, /^proxy:\d+$/);
+    // -N: Landlock alone, as where user namespaces are refused.
+    const run = (command: string) => runConfined(helper, network, dir, command, {}, ["-N"]);
+    assert.equal(
+      (await run(`curl -sS http://localhost:${port}/proxied`)).output,
+      "machine says /proxied",
+    );
+    const direct = await run(`curl -sS --noproxy '*' http://127.0.0.1:${port}/direct`);
+    assert.notEqual(direct.status, 0);
+    assert.match(
+      await run("curl -sS http://unlisted.example/").then((r) => r.output),
+      /refused this: unlisted\.example:80/,
+    );
+    assert.deepEqual(seen, ["/proxied"]);
+    assert.deepEqual(network.refusals().map((r) => `${r.host}:${r.port}`), ["unlisted.example:80"]);
+  } finally {
+    await session.dispose();
+    server.close();
+    rmSync(dir, { recursive: true, force: true });
   }
 });

@@ -27,11 +27,12 @@ export function runConfined(
   dir: string,
   command: string,
   env: Record<string, string | undefined> = {},
+  options: string[] = [],
 ): Promise<Ran> {
   const base = { PATH: process.env.PATH, HOME: dir, TMPDIR: dir, ...env };
   const child = spawn(
     helper,
-    ["run", "-n", network.helperArgument, "-w", dir, "--", "/bin/sh", "-c", command],
+    ["run", ...options, "-n", network.helperArgument, "-w", dir, "--", "/bin/sh", "-c", command],
     { env: network.env(base), stdio: ["ignore", "pipe", "pipe"] },
   );
   let output = "";
