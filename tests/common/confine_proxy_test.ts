@@ -551,3 +551,18 @@ test("asking: a question withdrawn by its call's end is asked again for the othe
   assert.match(await secondReply, /origin says GET \/again/);
   assert.equal(second.asked.length, 1);
 });
+
+test("the machine's loopback, when an entry names it, is reached directly, never through the user's proxy", async () => {
+  const upstream = await startProxy({});
+  try {
+    const r = await rig([`127.0.0.1:${originPort}`], { proxy: upstream.url });
+    const { call } = register(r);
+    assert.match(
+      await get(r.port, call.token, `http://127.0.0.1:${originPort}/local`),
+      /origin says GET \/local/,
+    );
+    assert.deepEqual(upstream.seen, []);
+  } finally {
+    await upstream.close();
+  }
+});

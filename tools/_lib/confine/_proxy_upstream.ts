@@ -56,7 +56,11 @@ export async function resolveTarget(
   { guard, userProxies, scheme, lookup: lookupAll = systemLookup }: ResolveOptions,
 ): Promise<Target> {
   const literal = isIP(host) === 6 ? `[${host}]` : host;
-  const via = proxyFor(new URL(`${scheme}://${literal}:${port}/`), userProxies);
+  // This machine's loopback is never the user's proxy's to reach (it has a loopback of its own).
+  const loopback = /(^|\.)localhost$/.test(host) || privateAddressKind(host) === "loopback";
+  const via = loopback
+    ? undefined
+    : proxyFor(new URL(`${scheme}://${literal}:${port}/`), userProxies);
   if (via && !isUsable(via)) throw new Unreachable(via.refusal);
   if (via) {
     const kind = guard ? hostAsWrittenKind(host) : undefined;
