@@ -566,3 +566,20 @@ test("the machine's loopback, when an entry names it, is reached directly, never
     await upstream.close();
   }
 });
+
+test("a refused request's connection closes once the client ends it (none kept half-open)", async () => {
+  const r = await rig([]);
+  const socket = connect(r.port, "127.0.0.1");
+  socket.write("GET http://origin.test/ HTTP/1.1\r\nHost: x\r\n\r\n");
+  const answered = await new Promise<string>((resolve) =>
+    socket.once("data", (d) => resolve(String(d)))
+  );
+  assert.match(answered, /^HTTP\/1\.1 407/);
+  assert.equal(r.proxy.connections, 1);
+  socket.end();
+  // The proxy's side has no event to wait on: looked at until it closed, or 2 s have passed.
+  for (let i = 0; i < 100 && r.proxy.connections > 0; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  assert.equal(r.proxy.connections, 0);
+});

@@ -110,8 +110,11 @@ export class FilteringProxy {
 
   #accept(client: Socket): void {
     this.#track(client);
+    // Until a request is under way: a client that never closes is closed.
+    client.setTimeout(this.#idleMs, () => client.destroy());
     if (this.#sockets.size > MAX_CONNECTIONS) {
-      client.end(
+      endWith(
+        client,
         answer(
           503,
           "Service Unavailable",
@@ -123,7 +126,8 @@ export class FilteringProxy {
     let buffer: Buffer = Buffer.alloc(0);
     const timer = setTimeout(() => {
       client.off("data", onData);
-      client.end(
+      endWith(
+        client,
         answer(
           408,
           "Request Timeout",
@@ -139,7 +143,8 @@ export class FilteringProxy {
       client.off("data", onData);
       client.pause();
       if (end < 0 || end > HEAD_BYTES) {
-        client.end(
+        endWith(
+          client,
           answer(
             431,
             "Request Header Fields Too Large",
@@ -164,7 +169,8 @@ export class FilteringProxy {
       head = parseHead(text);
       const call = this.#policy.call(tokenOf(head));
       if (!call) {
-        client.end(
+        endWith(
+          client,
           answer(
             407,
             "Proxy Authentication Required",
@@ -185,7 +191,7 @@ export class FilteringProxy {
       if (client.destroyed) return;
       upstream = await connectTarget(target, !framing);
     } catch (error) {
-      if (!client.destroyed) client.end(failure(error));
+      if (!client.destroyed) endWith(client, failure(error));
       return;
     }
     const up = upstream.socket;
@@ -210,6 +216,15 @@ export class FilteringProxy {
     up.write(forwardedHead(head, destination, upstream.proxy));
     relayPlain(client, up, rest, framing, head.method);
   }
+}
+
+/**
+ * Ends a connection with the proxy's own answer. What the client still sends is read and dropped,
+ * so its end arrives and the connection closes (the server keeps half-open connections).
+ */
+function endWith(client: Socket, text: string): void {
+  client.end(text);
+  client.resume();
 }
 
 /** The proxy's own answer for a request it did not pass on. */
