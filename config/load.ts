@@ -80,7 +80,7 @@ const USER_ONLY = new Map<string, string>([
   ["shell_env", "it would change the environment of every command"],
   ["allow_private_network", "it would open the private-network guard"],
   ["proxy", "it would send the web tools' traffic through another machine"],
-  ["sandbox.allow_network", "it would let commands reach hosts of its choosing"],
+  ["sandbox.allow_network", "it would let commands reach the network"],
   [
     "code.language_servers",
     "it would run its programs whenever code_nav is used, in read-only mode too",
