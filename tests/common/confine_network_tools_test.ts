@@ -6,13 +6,14 @@
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { chmodSync, mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { after, before, test } from "node:test";
+import { fileURLToPath } from "node:url";
 import { defaultSettings } from "../../config/settings.ts";
 import { SessionMemory, type ToolContext } from "../../mcp/tool.ts";
 import { SessionNetwork } from "../../tools/_lib/confine/_network_session.ts";
@@ -54,6 +55,8 @@ after(async () => {
   origin.close();
   rmSync(dir, { recursive: true, force: true });
 });
+
+const BUN = fileURLToPath(new URL("../../node_modules/.bin/bun", import.meta.url));
 
 const has = (program: string, ...args: string[]) =>
   spawnSync(program, args.length ? args : ["--version"], { stdio: "ignore" }).status === 0;
@@ -142,6 +145,12 @@ const tools: [string, () => string | false, () => string, string][] = [
     () =>
       `CARGO_HOME=${dir}/cargo CARGO_REGISTRIES_T_INDEX=sparse+${registry}/index/ cargo search --registry t left-pad`,
     "/index/config.json",
+  ],
+  [
+    "bun",
+    () => !existsSync(BUN) && "bun is not installed in node_modules",
+    () => `${BUN} -e 'await fetch("${registry}/bun")'`,
+    "/bun",
   ],
   [
     "deno",
