@@ -5,8 +5,8 @@
  *
  * 1. Starting a session's network: the first command of a fresh server (the proxy made, the
  *    holder started, then the command) against its second (the network already there), after
- *    a call of the `echo` fixture has warmed the server; each round a new server, medians of
- *    the call's wall time.
+ *    a `bash` call has warmed the server (its first call, its first child process); each round
+ *    a new server, medians of the call's wall time.
  * 2. A proxied connection against a direct one, alternating in one process inside the namespace:
  *    connect, one byte there and back, close: directly to an echo server on the namespace's own
  *    loopback, and through HTTPS_PROXY (CONNECT via the holder and the proxy) to the same echo
@@ -118,9 +118,9 @@ export async function confineNetworkReport(progress: (text: string) => void): Pr
       progress(`confine network: first command, round ${r + 1} of ${ROUNDS}`);
       server = new ServerProcess(binary);
       await server.initialize();
-      // The server's own first call (the journal opened, the tool's module warmed) is not the
-      // network's: an echo first.
-      await server.tool("echo", { text: "warm" });
+      // The server's own first call and first child process (the journal opened, the runtime's
+      // spawning warmed) are not the network's: a bash call first.
+      await server.tool("bash", { command: "true" });
       first.push((await server.tool("net_run", { command: "true" })).ms);
       second.push((await server.tool("net_run", { command: "true" })).ms);
       if (r < ROUNDS - 1) await server.close();

@@ -79,7 +79,7 @@ export async function networkForCall(
 ): Promise<CallNetwork> {
   if (networkRules(ctx.config.sandbox.allowNetwork).all) return HOST_NETWORK;
   const held = ctx.session.get(SESSION_NETWORK);
-  // Loaded on first use: the proxy brings node:net, node:dns and node:tls with it.
+  // Loaded on first use: the proxy brings node:net and node:dns with it.
   held.network ??= import("./_network_session.ts").then(({ SessionNetwork }) =>
     new SessionNetwork()
   );

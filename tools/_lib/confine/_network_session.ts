@@ -2,7 +2,7 @@
  * One session's network: its proxy (on a unix socket in a private directory, or on TCP
  * 127.0.0.1 where there are no namespaces) and its holder, made at the first confined process,
  * made again when the holder has died, and ended with the session. Loaded on first use: it brings
- * node:net, node:dns and node:tls with it.
+ * node:net and node:dns with it.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -72,7 +72,20 @@ export class SessionNetwork {
               `${SOCKET_PATH_MAX} bytes: set TMPDIR to a shorter directory`,
           );
         }
-        await proxy.listen({ path: socket });
+        // At once: the holder connects to the socket only when a process does.
+        const [listening, holder] = await Promise.allSettled([
+          proxy.listen({ path: socket }),
+          startHolder(options.helper, socket),
+        ]);
+        if (holder.status === "fulfilled") this.#holder = holder.value;
+        if (listening.status === "rejected") {
+          this.#proxy = undefined;
+          await this.#holder?.end();
+          this.#holder = undefined;
+          rmSync(this.#dir, { recursive: true, force: true });
+          throw listening.reason;
+        }
+        if (holder.status === "rejected") throw holder.reason;
       }
     }
     if (!options.namespaces) {

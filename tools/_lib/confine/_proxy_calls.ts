@@ -11,7 +11,6 @@ import type { Settings } from "../../../config/settings.ts";
 import type { ToolContext } from "../../../mcp/tool.ts";
 import { hostAsWrittenKind } from "../net/net_guard.ts";
 import { proxyRulesOf } from "../net/user_proxy.ts";
-import { addToAllowNetwork } from "./_allow_always.ts";
 import type { ProxyCall, ProxyPolicy } from "./_proxy.ts";
 import { ask, type Asking, type Outcome, questionFor } from "./_proxy_ask.ts";
 import {
@@ -139,13 +138,15 @@ export class SessionPolicy implements ProxyPolicy {
     addedAlways.set(this.#config, added);
     const file = this.#options.userConfigFile;
     if (!file) return;
-    addToAllowNetwork(file, entry).catch((error) =>
-      ctx.log(
-        "warning",
-        `could not add ${entry} to ${SETTING} in ${file} (${(error as Error).message}); ` +
-          "it is allowed until toolhost ends",
-      )
-    );
+    // jsonc-parser is loaded only for this.
+    import("./_allow_always.ts").then(({ addToAllowNetwork }) => addToAllowNetwork(file, entry))
+      .catch((error) =>
+        ctx.log(
+          "warning",
+          `could not add ${entry} to ${SETTING} in ${file} (${(error as Error).message}); ` +
+            "it is allowed until toolhost ends",
+        )
+      );
   }
 }
 

@@ -7,7 +7,6 @@
 import { Buffer } from "node:buffer";
 import { lookup } from "node:dns/promises";
 import { connect as netConnect, isIP, type Socket } from "node:net";
-import { connect as tlsConnect } from "node:tls";
 import { hostAsWrittenKind, privateAddressKind } from "../net/net_guard.ts";
 import { isUsable, type Proxy, proxyFor, type ProxyRules } from "../net/user_proxy.ts";
 import { shownTarget } from "./_proxy_rules.ts";
@@ -133,6 +132,8 @@ async function connectProxy(proxy: Proxy): Promise<Socket> {
   try {
     if (proxy.url.protocol === "https:") {
       const servername = isIP(host) ? undefined : host;
+      // node:tls is loaded only for a user's https proxy.
+      const { connect: tlsConnect } = await import("node:tls");
       return await open(() => tlsConnect({ host, port, servername }), "secureConnect");
     }
     return await open(() => netConnect({ host, port }), "connect");
