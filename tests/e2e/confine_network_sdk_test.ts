@@ -55,6 +55,16 @@ after(async () => {
   origin.close();
 });
 
+/** A process's parent, from /proc (undefined once it is gone). */
+function parentOf(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return Number(stat.slice(stat.lastIndexOf(") ") + 2).split(" ")[1]);
+  } catch {
+    return undefined;
+  }
+}
+
 const USER_FILE = ["{", "  // my own settings", '  "log_level": "info", // quiet', "}", ""].join(
   "\n",
 );
@@ -239,7 +249,8 @@ test(
       asked++;
       return { action: "accept", content: { decision: "session" } };
     });
-    await client.connect(new ModernTransport(params));
+    const transport = new ModernTransport(params);
+    await client.connect(transport);
     let holders: number[] = [];
     try {
       const result = await client.callTool({
@@ -252,13 +263,18 @@ test(
         /\nsandbox: refused network to registry\.test:80 \(not in sandbox\.allow_network\)$/,
       );
       assert.equal(asked, 0);
-      holders = holderProcesses(helper);
-      assert.ok(holders.length >= 1, "the session's holder runs");
+      // This server's: a holder is its child.
+      holders = holderProcesses(helper).filter((pid) => parentOf(pid) === transport.pid);
+      assert.equal(holders.length, 1, "the session's holder runs");
     } finally {
       await client.close();
     }
-    // The server has exited with its client: no holder of its is left.
-    const left = holderProcesses(helper).filter((pid) => holders.includes(pid));
-    assert.deepEqual(left, []);
+    // The server ends with its client, and its holder with it. Not our child: nothing to wait on
+    // but its /proc entry, looked at until it is gone or 5 s have passed.
+    const left = () => holderProcesses(helper).filter((pid) => holders.includes(pid));
+    for (let i = 0; i < 100 && left().length > 0; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    assert.deepEqual(left(), []);
   },
 );
