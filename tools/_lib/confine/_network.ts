@@ -17,13 +17,14 @@
  * if (network.notice) lines.unshift(network.notice);
  * ```
  */
-import { SessionKey, type ToolContext } from "../../../mcp/tool.ts";
+import { SessionKey } from "../../../mcp/tool.ts";
 import type { SessionNetwork } from "./_network_session.ts";
 import { NAMESPACE_LOOPBACK, withProxyEnvironment } from "./_proxy_env.ts";
 import { networkRules } from "./_proxy_rules.ts";
 import type { NetworkRefusal } from "./_proxy_calls.ts";
+import type { NetworkContext } from "./_proxy_ask.ts";
 
-export type { NetworkRefusal };
+export type { NetworkContext, NetworkRefusal };
 
 /** What the wrap step knows of this machine and the user, the same for every call. */
 export interface NetworkOptions {
@@ -73,7 +74,7 @@ const SESSION_NETWORK = new SessionKey<{ network?: Promise<SessionNetwork> }>(
  * with the session. `what` (the command, bounded by the caller) is shown when the person is asked.
  */
 export async function networkForCall(
-  ctx: ToolContext,
+  ctx: NetworkContext,
   options: NetworkOptions,
   what?: string,
 ): Promise<CallNetwork> {

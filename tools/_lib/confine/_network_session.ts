@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { ToolContext } from "../../../mcp/tool.ts";
+import type { NetworkContext } from "./_proxy_ask.ts";
 import { type Holder, startHolder } from "./_holder.ts";
 import { FilteringProxy } from "./_proxy.ts";
 import { type CallRecord, SessionPolicy, type SessionPolicyOptions } from "./_proxy_calls.ts";
@@ -43,7 +43,7 @@ export class SessionNetwork {
 
   /** Makes the network if needed, and a record for one process of `ctx`'s call. */
   async forProcess(
-    ctx: ToolContext,
+    ctx: NetworkContext,
     options: MachineNetwork,
     what?: string,
   ): Promise<{ ready: Ready; record: CallRecord }> {
@@ -53,7 +53,7 @@ export class SessionNetwork {
     return { ready: made, record: this.#policy!.register(ctx, what) };
   }
 
-  async #ensure(ctx: ToolContext, options: MachineNetwork): Promise<Ready> {
+  async #ensure(ctx: NetworkContext, options: MachineNetwork): Promise<Ready> {
     if (this.#ended) throw new Error("the session has ended");
     if (!this.#proxy) {
       this.#policy = new SessionPolicy(ctx.config, {

@@ -8,6 +8,12 @@ import { bounded } from "../../../config/quote.ts";
 import type { ElicitRequest } from "../../../mcp/elicit.ts";
 import type { ToolContext } from "../../../mcp/tool.ts";
 
+/** What the session's network needs of a call (a ToolContext has it all). */
+export type NetworkContext = Pick<
+  ToolContext,
+  "config" | "session" | "signal" | "onAbort" | "log" | "canElicitMidCall" | "elicit"
+>;
+
 export type Decision = "once" | "session" | "always" | "deny";
 
 /** How a question ended for the requests waiting on it. */
@@ -63,7 +69,7 @@ export function questionFor(
 }
 
 /** Puts the question through `ctx`'s client, with the deadline and the call's end. */
-export function ask(ctx: ToolContext, request: ElicitRequest, answerMs = ANSWER_MS): Asking {
+export function ask(ctx: NetworkContext, request: ElicitRequest, answerMs = ANSWER_MS): Asking {
   const late = ctx.elicit(request).then((result): Decision | undefined => {
     if (result.action !== "accept") return "deny";
     const decision = result.content?.decision;

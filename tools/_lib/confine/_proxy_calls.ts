@@ -8,11 +8,10 @@
 import { randomBytes } from "node:crypto";
 import { isIP } from "node:net";
 import type { Settings } from "../../../config/settings.ts";
-import type { ToolContext } from "../../../mcp/tool.ts";
 import { hostAsWrittenKind } from "../net/net_guard.ts";
 import { proxyRulesOf } from "../net/user_proxy.ts";
 import type { ProxyCall, ProxyPolicy } from "./_proxy.ts";
-import { ask, type Asking, type Outcome, questionFor } from "./_proxy_ask.ts";
+import { ask, type Asking, type NetworkContext, type Outcome, questionFor } from "./_proxy_ask.ts";
 import {
   entryFor,
   matchHost,
@@ -75,7 +74,7 @@ export class SessionPolicy implements ProxyPolicy {
   }
 
   /** Registers a process of `ctx`'s call; `what` is the command, shown when the person is asked. */
-  register(ctx: ToolContext, what?: string): CallRecord {
+  register(ctx: NetworkContext, what?: string): CallRecord {
     const token = randomBytes(16).toString("hex");
     const record = new CallRecord(token, ctx, what, this);
     this.#calls.set(token, record);
@@ -132,7 +131,7 @@ export class SessionPolicy implements ProxyPolicy {
     if (!this.#session.includes(entry)) this.#session.push(entry);
   }
 
-  #allowAlways(ctx: ToolContext, entry: string): void {
+  #allowAlways(ctx: NetworkContext, entry: string): void {
     const added = addedAlways.get(this.#config) ?? [];
     if (!added.includes(entry)) added.push(entry);
     addedAlways.set(this.#config, added);
@@ -161,7 +160,7 @@ export class CallRecord implements ProxyCall {
 
   constructor(
     readonly token: string,
-    readonly ctx: ToolContext,
+    readonly ctx: NetworkContext,
     readonly what: string | undefined,
     readonly session: SessionPolicy,
   ) {}
