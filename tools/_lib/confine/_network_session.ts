@@ -4,9 +4,9 @@
  * made again when the holder has died, and ended with the session. Loaded on first use: it brings
  * node:net and node:dns with it.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
+import { makeTemp } from "./_temp.ts";
 import type { NetworkContext } from "./_proxy_ask.ts";
 import { type Holder, startHolder } from "./_holder.ts";
 import { FilteringProxy } from "./_proxy.ts";
@@ -64,7 +64,9 @@ export class SessionNetwork {
       this.#proxy = proxy;
       if (!options.namespaces) this.#port = await proxy.listen({ port: 0 });
       else {
-        this.#dir = mkdtempSync(join(tmpdir(), "toolhost-net-"));
+        // Beside the session's temporary directory, in toolhost's private parent: never a place a
+        // confined command may write.
+        this.#dir = makeTemp("net");
         const socket = join(this.#dir, "proxy.sock");
         if (socket.length > SOCKET_PATH_MAX) {
           throw new Error(
