@@ -18,13 +18,13 @@
  * TOOLHOST_BENCH_BASELINE=<binary> (a build without the code family) the size growth is measured
  * against it. TOOLHOST_BENCH_CODE_TREE_FILES sets the generated tree's size (0: skip it).
  */
-import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { WASM_FILES } from "../../tools/code/_lib/parse/mod.ts";
-import { writeCodeTree } from "./code_tree.ts";
+import { writeCodeTree, writeHostileFiles } from "./code_tree.ts";
 import { markdownTable, mb, ms } from "./report.ts";
 import { ServerProcess } from "./server_process.ts";
 import { median } from "./stats.ts";
@@ -209,16 +209,6 @@ async function largeTree(binary: string, progress: Progress) {
     rmSync(root, { recursive: true, force: true });
     rmSync(state, { recursive: true, force: true });
   }
-}
-
-/** The hostile files of issue 36 §4, 1 MiB each, and a small file the map must still show. */
-export function writeHostileFiles(dir: string): void {
-  const size = 1024 * 1024;
-  writeFileSync(join(dir, "minus.rs"), `fn f() { let x = ${"-".repeat(size - 30)}1; }\n`);
-  writeFileSync(join(dir, "not.ts"), `let y = ${"!".repeat(size - 20)}x;\n`);
-  writeFileSync(join(dir, "ternary.ts"), `let y = ${"x?1:".repeat((size - 20) / 4)}1;\n`);
-  writeFileSync(join(dir, "names.js"), `var ${"a,".repeat((size - 10) / 2)}b;\n`);
-  writeFileSync(join(dir, "fine.py"), "def fine():\n    return 1\n");
 }
 
 async function hostile(binary: string, progress: Progress) {

@@ -1,8 +1,8 @@
 /**
- * A generated source tree for the code benches: `files` TypeScript modules, a hundred per
- * directory, each defining a class, a function and a constant and using three other modules'
- * (chosen by a fixed pseudo-random sequence, so every run writes the same tree). About 900 bytes
- * a file: 20,000 files are 18 MB of source.
+ * Generated sources for the code benches and tests. writeCodeTree: `files` TypeScript modules, a
+ * hundred per directory, each defining a class, a function and a constant and using three other
+ * modules' (chosen by a fixed pseudo-random sequence, so every run writes the same tree); about
+ * 900 bytes a file, 20,000 files are 18 MB of source. writeHostileFiles: issue 36 §4's.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -48,4 +48,14 @@ export function writeCodeTree(dir: string, files: number): number {
     writeFileSync(join(directory, `mod${i}.ts`), module(i, [next(), next(), next()]));
   }
   return files;
+}
+
+/** The hostile files of issue 36 §4, 1 MiB each, and a small file the map must still show. */
+export function writeHostileFiles(dir: string): void {
+  const size = 1024 * 1024;
+  writeFileSync(join(dir, "minus.rs"), `fn f() { let x = ${"-".repeat(size - 30)}1; }\n`);
+  writeFileSync(join(dir, "not.ts"), `let y = ${"!".repeat(size - 20)}x;\n`);
+  writeFileSync(join(dir, "ternary.ts"), `let y = ${"x?1:".repeat((size - 20) / 4)}1;\n`);
+  writeFileSync(join(dir, "names.js"), `var ${"a,".repeat((size - 10) / 2)}b;\n`);
+  writeFileSync(join(dir, "fine.py"), "def fine():\n    return 1\n");
 }

@@ -286,7 +286,11 @@ function notesOf(walked: Walked, parsed: number, skipped: { shown: string; why: 
   if (skipped.length > 0) {
     notes.push(
       `[${skipped.length} file${skipped.length === 1 ? "" : "s"} not parsed, e.g. ${
-        shownName(skipped[0].why)
+        shownName(
+          skipped[0].why.includes(skipped[0].shown)
+            ? skipped[0].why
+            : `${skipped[0].shown}: ${skipped[0].why}`,
+        )
       }]`,
     );
   }

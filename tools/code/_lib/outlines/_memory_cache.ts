@@ -44,6 +44,26 @@ export function forget(real: string): void {
   cache.delete(real);
 }
 
+/** Files whose parse failed for what they hold (too complex, nested too deep), at most. */
+const MAX_FAILED_FILES = 10_000;
+const failures = new Map<string, { version: string; why: string }>();
+
+/**
+ * Remembers that this version of a file failed for what it holds, so that a map repeated does
+ * not pay for it again (a hostile file costs its parse's whole bound each time).
+ */
+export function rememberFailure(real: string, version: string, why: string): void {
+  failures.delete(real);
+  failures.set(real, { version, why });
+  if (failures.size > MAX_FAILED_FILES) failures.delete(failures.keys().next().value!);
+}
+
+/** Why this version of the file failed before, if it did. */
+export function failedBefore(real: string, version: string): string | undefined {
+  const failure = failures.get(real);
+  return failure?.version === version ? failure.why : undefined;
+}
+
 /** Every kept file, oldest first. */
 export function cachedEntries(): IterableIterator<[string, CachedOutline]> {
   return cache.entries();

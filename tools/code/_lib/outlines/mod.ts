@@ -29,7 +29,14 @@ import { readSource, type SourceText, versionOf } from "../source_files.ts";
 type Source = Pick<SourceText, "real" | "shown" | "lang" | "text" | "version">;
 import { TimeSlice } from "../time_slice.ts";
 import { diskStore } from "./_disk_cache.ts";
-import { cached, type CachedOutline, remember, useCache } from "./_memory_cache.ts";
+import {
+  cached,
+  type CachedOutline,
+  failedBefore,
+  remember,
+  rememberFailure,
+  useCache,
+} from "./_memory_cache.ts";
 import type { FileOutline, Outline, OutlineSymbol } from "./_types.ts";
 import { internWords } from "./_words.ts";
 
@@ -61,6 +68,8 @@ const BATCH_CHARS = 512 * 1024;
 const READERS = 8;
 /** Progress at most this often. */
 const PROGRESS_MS = 200;
+/** Parse failures that the file's text decides (the bounds of parse/bounds.ts and the nesting). */
+const LASTING_FAILURE = /^skipped: too complex|^its brackets nest more than/;
 
 /** What the map keeps of a symbol. */
 function outlineSymbol(symbol: CodeSymbol): OutlineSymbol {
@@ -136,6 +145,10 @@ async function parseAll(
     done++;
     if ("failed" in outcome) {
       skipped.push({ shown: source.shown, why: outcome.failed });
+      // What the file holds decides these, not the machine's load: not tried again unchanged.
+      if (LASTING_FAILURE.test(outcome.failed)) {
+        rememberFailure(source.real, source.version, outcome.failed);
+      }
       return;
     }
     const outline = outlineOf(outcome);
@@ -203,6 +216,12 @@ async function parseAll(
     const known: CachedOutline | undefined = cached(real);
     if (info && known && known.version === versionOf(info)) {
       results[index] = { real, shown: sandbox.display(real), ...known };
+      done++;
+      return;
+    }
+    const failed = info && failedBefore(real, versionOf(info));
+    if (failed) {
+      skipped.push({ shown: sandbox.display(real), why: failed });
       done++;
       return;
     }
