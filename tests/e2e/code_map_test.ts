@@ -144,7 +144,7 @@ test("hostile files are each skipped as too complex within bounded memory; the r
   if (process.platform === "linux") {
     assert.ok(peak !== undefined && peak < 200 * 1024 * 1024, `peak RSS ${peak} bytes`);
   }
-  // Unchanged, they are not parsed again: the same answer, nothing parsed.
+  // A second map says the same (the failures are remembered while the files are unchanged).
   const again = await callTool(c, "symbols", { operation: "map" }, { timeoutMs: MAP_TIMEOUT_MS });
   assert.deepEqual([again.data.skipped, again.data.parsed], [4, 0]);
   const outline = await callTool(c, "symbols", { operation: "outline", path: "fine.py" });
