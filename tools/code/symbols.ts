@@ -19,10 +19,10 @@ export default defineTool({
   title: "Code symbols",
   description:
     "Code definitions by parsing (TS/JS, Python, Go, Rust, Java, C, C++, PHP). `outline`: a " +
-    "file's (kind, name path like `Class/method`, lines, first line). `map`: a directory's " +
-    "(default: all roots), most used first (from the `focus` files), within `max_chars`. " +
-    "`find`: those whose " +
-    "name path ends with `name` (`/A/b` from the top), paged by `cursor`.",
+    "file's (kind, name path `Class/method`, lines, first line). `map`: a directory's " +
+    "(default: roots), most used (or nearest `focus`) first, within " +
+    "`max_chars`. `find`: those whose name path ends with `name` (`/A/b` from the top), paged " +
+    "by `cursor`.",
   annotations: READ_ONLY,
   input: {
     type: "object",
@@ -34,13 +34,7 @@ export default defineTool({
       include_body: { type: "boolean", description: "find: with each one's text" },
       max_chars: { type: "integer", minimum: 200, maximum: 100_000 },
       cursor: { type: "string", maxLength: 20 },
-      focus: {
-        type: "array",
-        items: { type: "string", minLength: 1, maxLength: 4096 },
-        maxItems: 20,
-        description: "map: the files in play (read or edited); what they use and what uses " +
-          "them comes first, and they are left out",
-      },
+      focus: { type: "array", items: { type: "string" }, maxItems: 20 },
     },
     required: ["operation"],
     additionalProperties: false,

@@ -3,8 +3,8 @@
  * the graph of who uses whose names (rank/), personalised by the files in play when the caller
  * names them: their own definitions are left out (the caller has them), and what they use, and
  * what uses them, comes first. scripts/bench/code_rank_eval.ts shows why: on this repository's
- * history the other files a commit changed were shown three times as often, and placed far
- * higher, than by counting uses.
+ * history, with one file a commit modified in play, the map showed 23.6 % of the others the
+ * commit modified (counting uses: 9.4 %) and put the first of them five times higher (docs/code.md).
  */
 import type { FileOutline } from "./outlines/mod.ts";
 import { rankDefinitions } from "./rank/mod.ts";
