@@ -73,6 +73,19 @@ async function call(s: ServerProcess, args: Record<string, unknown>): Promise<An
   };
 }
 
+const IDLE_PINGS = 2_000;
+
+/** The longest a ping waits with nothing else running: what the machine's load alone costs. */
+async function idlePings(s: ServerProcess): Promise<number> {
+  let longest = 0;
+  for (let id = 1; id <= IDLE_PINGS; id++) {
+    const sent = performance.now();
+    await s.request({ id: 400_000 + id, method: "ping" });
+    longest = Math.max(longest, performance.now() - sent);
+  }
+  return longest;
+}
+
 /** The call's answer, and the longest a ping waited while it ran (one ping after another). */
 async function pinged(
   s: ServerProcess,
@@ -176,7 +189,9 @@ async function largeTree(binary: string, progress: Progress) {
     const s = await server(binary, root, state);
     let cold;
     let peak;
+    let idle;
     try {
+      idle = await idlePings(s);
       cold = await pinged(s, { operation: "map" });
       peak = s.peakRss();
     } finally {
@@ -198,6 +213,7 @@ async function largeTree(binary: string, progress: Progress) {
         `map of ${TREE_FILES} files, cold: longest ping wait (${cold.pings} pings)`,
         ms(cold.longestPingMs),
       ],
+      [`longest ping wait with nothing running, the control (${IDLE_PINGS} pings)`, ms(idle)],
       [`map of ${TREE_FILES} files, cold: peak RSS (VmHWM)`, mb(peak)],
       [`map of ${TREE_FILES} files, second session (disk cache${parsed})`, ms(warm.ms)],
       [
