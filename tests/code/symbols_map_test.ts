@@ -101,9 +101,15 @@ function entry(root: string, file: string, name: string, line = 1): string {
   ]);
 }
 
+/** A line saying that `file`, as it is now, failed for `why`. */
+function failure(root: string, file: string, why: string): string {
+  const real = join(root, file);
+  return JSON.stringify([real, versionOf(statSync(real)), why]);
+}
+
 test("the disk cache's lines are each checked: what fails is parsed from source", async () => {
   const root = scratchDir("toolhost-symbols-cache-");
-  for (const name of ["kept", "malformed", "negative", "torn"]) {
+  for (const name of ["kept", "malformed", "negative", "torn", "complex", "excuse"]) {
     writeFileSync(join(root, `${name}.ts`), `export function ${name}FromSource() {}\n`);
   }
   writeFileSync(
@@ -114,20 +120,29 @@ test("the disk cache's lines are each checked: what fails is parsed from source"
       "{not json",
       entry(root, "negative.ts", "negativeFromCache", -3),
       JSON.stringify(["relative.ts", "1:2:3", [], [], []]),
+      failure(
+        root,
+        "complex.ts",
+        "skipped: too complex (its syntax tree would take more than 32 MB)",
+      ),
+      // Only the failures a file's text decides are kept: any other reason is not believed.
+      failure(root, "excuse.ts", "no reason at all"),
       entry(root, "torn.ts", "tornFromCache").slice(0, 40),
     ].join("\n"),
   );
-  const { data } = await callInRoots(symbols, [root], { operation: "map" });
+  const { data, text } = await callInRoots(symbols, [root], { operation: "map" });
   const names = (data.symbols as Row[]).map((r) => r.namePath).sort();
   // The well-formed entry of an unchanged file is taken (its version matches); the others are
   // parsed again from the files.
   assert.deepEqual(names, [
+    "excuseFromSource",
     "keptFromCache",
     "malformedFromSource",
     "negativeFromSource",
     "tornFromSource",
   ]);
-  assert.equal(data.parsed, 3);
+  assert.equal(data.parsed, 4);
+  assert.match(text, /\[1 file not parsed, e\.g\. complex\.ts: skipped: too complex \(/);
 });
 
 test("a disk cache with a foreign header is ignored, and a FIFO in its place does not hang", async () => {

@@ -123,7 +123,8 @@ function peakRss(pid: number): number | undefined {
 test("hostile files are each skipped as too complex within bounded memory; the rest is mapped", async () => {
   const root = scratch("code-map-hostile");
   writeHostileFiles(root);
-  const c = start(root, scratch("code-map-state"));
+  const state = scratch("code-map-state");
+  const c = start(root, state);
   const first = await mapWhilePinging(c, "hostile");
   assert.equal(first.result.isError, false, first.result.text);
   assert.deepEqual(
@@ -132,7 +133,7 @@ test("hostile files are each skipped as too complex within bounded memory; the r
     ),
     ["fine.py fine"],
   );
-  assert.equal(first.result.data.skipped, 4);
+  assert.deepEqual([first.result.data.skipped, first.result.data.parsed], [4, 5]);
   assert.match(
     first.result.text,
     /\[4 files not parsed, e\.g\. (minus\.rs|not\.ts|ternary\.ts|names\.js): skipped: too complex \(/,
@@ -144,9 +145,15 @@ test("hostile files are each skipped as too complex within bounded memory; the r
   if (process.platform === "linux") {
     assert.ok(peak !== undefined && peak < 200 * 1024 * 1024, `peak RSS ${peak} bytes`);
   }
-  // A second map says the same (the failures are remembered while the files are unchanged).
+  // Unchanged, they are not given to the parser again: not by this session, nor by the next
+  // (the disk cache keeps why they failed).
   const again = await callTool(c, "symbols", { operation: "map" }, { timeoutMs: MAP_TIMEOUT_MS });
   assert.deepEqual([again.data.skipped, again.data.parsed], [4, 0]);
   const outline = await callTool(c, "symbols", { operation: "outline", path: "fine.py" });
   assert.match(outline.text, /fine\.py:1-2 function fine/);
+  await c.close();
+  const next = start(root, state);
+  const warm = await callTool(next, "symbols", { operation: "map" }, { timeoutMs: MAP_TIMEOUT_MS });
+  assert.deepEqual([warm.data.skipped, warm.data.parsed], [4, 0]);
+  assert.equal(warm.text, again.text);
 });

@@ -2,7 +2,8 @@
  * Parsed files kept on disk, so that a new session's map is warm: one file per project in
  * toolhost's state directory (`projects/<root>-<digest>/parse-cache.jsonl`), a header line then
  * one JSON line per source file with its version (inode, size, modification time), outline and
- * identifiers. An entry counts only while the file's version is the same, as in memory.
+ * identifiers, or why it failed when its text decided it (too complex: not tried again). An entry
+ * counts only while the file's version is the same, as in memory.
  *
  * The cache is read as untrusted input (another program may have written or cut it short): at
  * most MAX_CACHE_BYTES, line by line with each line bounded, every entry's shape and bounds
@@ -22,8 +23,13 @@ import {
   cached,
   cachedEntries,
   type CachedOutline,
+  failedBefore,
+  failureEntries,
+  isLastingFailure,
   MAX_CACHED_FILES,
+  MAX_FAILED_FILES,
   remember,
+  rememberFailure,
 } from "./_memory_cache.ts";
 import { internWords, WORDS } from "./_words.ts";
 
@@ -42,6 +48,8 @@ const READ_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants
 
 /** What one line holds: path, version, symbols, words, counts. */
 type Line = [string, string, SymbolLine[], string[], number[]];
+/** A file whose text failed the parse's bounds: path, version, why. */
+type FailureLine = [string, string, string];
 /** name, kind, namePath, line, endLine, signature, member (1) or not (0). */
 type SymbolLine = [string, string, string, number, number, string, number];
 
@@ -59,18 +67,29 @@ function checkedSymbol(value: unknown): OutlineSymbol | undefined {
   return { name, kind, namePath, line, endLine, signature, member: member === 1 };
 }
 
+const isPath = (value: unknown): value is string =>
+  isText(value, 4_096, 2) && value.startsWith("/") && !value.includes("\0");
+const isVersion = (value: unknown): value is string =>
+  isText(value, 64, 5) && /^\d+:\d+:\d+(\.\d+)?$/.test(value);
+
 /** One line's entry when every part of it has the shape and bounds this module writes. */
-export function checkedLine(text: string): [string, CachedOutline] | undefined {
+export function checkedLine(
+  text: string,
+): [string, CachedOutline] | { failed: FailureLine } | undefined {
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
     return undefined;
   }
+  if (Array.isArray(value) && value.length === 3) {
+    const [real, version, why] = value;
+    if (!isPath(real) || !isVersion(version) || typeof why !== "string") return;
+    return isLastingFailure(why) ? { failed: [real, version, why] } : undefined;
+  }
   if (!Array.isArray(value) || value.length !== 5) return undefined;
   const [real, version, symbolLines, words, counts] = value;
-  if (!isText(real, 4_096, 2) || !real.startsWith("/") || real.includes("\0")) return;
-  if (!isText(version, 64, 5) || !/^\d+:\d+:\d+(\.\d+)?$/.test(version)) return;
+  if (!isPath(real) || !isVersion(version)) return;
   if (!Array.isArray(symbolLines) || symbolLines.length > MAX_SYMBOLS_PER_FILE) return;
   if (!Array.isArray(words) || !Array.isArray(counts) || words.length !== counts.length) return;
   if (words.length > MAX_WORDS_PER_FILE) return;
@@ -139,7 +158,13 @@ async function load(path: string): Promise<{ taken: number; refused: number }> {
         }
         const entry = checkedLine(text);
         if (!entry) refused++;
-        else if (!cached(entry[0]) && taken < MAX_CACHED_FILES) {
+        else if ("failed" in entry) {
+          const [real, version, why] = entry.failed;
+          if (!failedBefore(real, version) && taken < MAX_CACHED_FILES) {
+            rememberFailure(real, version, why);
+            taken++;
+          }
+        } else if (!cached(entry[0]) && taken < MAX_CACHED_FILES) {
           remember(entry[0], entry[1]);
           taken++;
         }
@@ -177,6 +202,15 @@ async function* linesOf(keep: (real: string) => boolean): AsyncGenerator<Uint8Ar
       chunk = "";
     }
     if (slice.due()) await slice.pause();
+  }
+  // Then the files whose text failed the bounds, newest first, as many as memory keeps.
+  let failed = 0;
+  for (const [real, { version, why }] of [...failureEntries()].reverse()) {
+    if (!keep(real) || ++failed > MAX_FAILED_FILES) continue;
+    const failure: FailureLine = [real, version, why];
+    const line = `${JSON.stringify(failure)}\n`;
+    if (bytes + chunk.length + line.length > MAX_CACHE_BYTES) break;
+    chunk += line;
   }
   if (chunk) yield encoder.encode(chunk);
 }

@@ -45,8 +45,16 @@ export function forget(real: string): void {
 }
 
 /** Files whose parse failed for what they hold (too complex, nested too deep), at most. */
-const MAX_FAILED_FILES = 10_000;
+export const MAX_FAILED_FILES = 10_000;
 const failures = new Map<string, { version: string; why: string }>();
+
+/** Parse failures that the file's text decides (parse/bounds.ts's bounds, and the nesting). */
+const LASTING_FAILURE = /^(skipped: too complex \(|its brackets nest more than )/;
+
+/** Whether `why` is a failure the file's text decides, not the machine's load. */
+export function isLastingFailure(why: string): boolean {
+  return why.length <= 300 && LASTING_FAILURE.test(why);
+}
 
 /**
  * Remembers that this version of a file failed for what it holds, so that a map repeated does
@@ -62,6 +70,11 @@ export function rememberFailure(real: string, version: string, why: string): voi
 export function failedBefore(real: string, version: string): string | undefined {
   const failure = failures.get(real);
   return failure?.version === version ? failure.why : undefined;
+}
+
+/** Every remembered failure, oldest first. */
+export function failureEntries(): IterableIterator<[string, { version: string; why: string }]> {
+  return failures.entries();
 }
 
 /** Every kept file, oldest first. */

@@ -33,6 +33,7 @@ import {
   cached,
   type CachedOutline,
   failedBefore,
+  isLastingFailure,
   remember,
   rememberFailure,
   useCache,
@@ -49,7 +50,10 @@ export interface Outlines {
   files: FileOutline[];
   /** Files not parsed, with why (binary, too large, too complex, too slow). */
   skipped: { shown: string; why: string }[];
-  /** How many of `files` were parsed by this call (the others were kept from before). */
+  /**
+   * How many files this call gave the parser, whether it succeeded or not (the others were kept
+   * from before, or could not be read).
+   */
   parsed: number;
 }
 
@@ -68,8 +72,6 @@ const BATCH_CHARS = 512 * 1024;
 const READERS = 8;
 /** Progress at most this often. */
 const PROGRESS_MS = 200;
-/** Parse failures that the file's text decides (the bounds of parse/bounds.ts and the nesting). */
-const LASTING_FAILURE = /^skipped: too complex|^its brackets nest more than/;
 
 /** What the map keeps of a symbol. */
 function outlineSymbol(symbol: CodeSymbol): OutlineSymbol {
@@ -143,10 +145,11 @@ async function parseAll(
 
   const keep = (index: number, source: Source, outcome: ParseOutcome) => {
     done++;
+    parsed++;
     if ("failed" in outcome) {
       skipped.push({ shown: source.shown, why: outcome.failed });
       // What the file holds decides these, not the machine's load: not tried again unchanged.
-      if (LASTING_FAILURE.test(outcome.failed)) {
+      if (isLastingFailure(outcome.failed)) {
         rememberFailure(source.real, source.version, outcome.failed);
       }
       return;
@@ -154,7 +157,6 @@ async function parseAll(
     const outline = outlineOf(outcome);
     remember(source.real, { version: source.version, ...outline });
     results[index] = { real: source.real, shown: source.shown, ...outline };
-    parsed++;
   };
 
   /** A batch whose worker failed (crashed, too slow) is tried again file by file, once. */
