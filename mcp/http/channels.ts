@@ -27,15 +27,22 @@ export interface ChannelOptions {
 
 export class Channels {
   readonly #options: ChannelOptions;
-  /** By id. */
+  /** By id, while their sessions last. */
   readonly #channels = new Map<string, ChannelSession>();
+  /**
+   * Connections held, which the cap counts: a session the server ended (a binary frame, a client
+   * that stopped reading) keeps its place until its connection has closed, so clients that leave
+   * such connections open cannot have more than the cap between them.
+   */
+  #held = 0;
 
   constructor(options: ChannelOptions) {
     this.#options = options;
   }
 
+  /** Connections open, the sessions' and those of sessions ended but not yet closed. */
   get size(): number {
-    return this.#channels.size;
+    return this.#held;
   }
 
   all(): IterableIterator<ChannelSession> {
@@ -46,9 +53,20 @@ export class Channels {
     this.#channels.clear();
   }
 
-  /** Room for one more session of any kind, or the 503 that says there is none. */
-  #room(): Response | undefined {
-    if (this.#options.makeRoom()) return undefined;
+  /**
+   * A place under the cap, taken now (the count and the check in one step), or the 503 that says
+   * there is none. Whoever gets one gives it back once, with the function returned.
+   */
+  #room(): (() => void) | Response {
+    if (this.#options.makeRoom()) {
+      this.#held++;
+      let given = false;
+      return () => {
+        if (given) return;
+        given = true;
+        this.#held--;
+      };
+    }
     return errorResponse(
       503,
       INTERNAL_ERROR,
@@ -80,13 +98,17 @@ export class Channels {
         `Not Acceptable: ${SSE_PATH} needs text/event-stream`,
       );
     }
-    const full = this.#room();
-    if (full) return full;
+    const release = this.#room();
+    if (release instanceof Response) return release;
+    // The session ends with its stream: the client went away, the stream was dropped or closed.
     const { session, response } = openSseSession(
       crypto.randomUUID(),
       this.#options.service,
       this.#options.logger,
-      this.#ended,
+      (ended) => {
+        this.#ended(ended);
+        release();
+      },
     );
     session.owner = grant?.subject;
     this.#channels.set(session.id, session);
@@ -154,19 +176,21 @@ export class Channels {
           `(Sec-WebSocket-Protocol: ${SUBPROTOCOL})`,
       );
     }
-    const full = this.#room();
-    if (full) return full;
+    const release = this.#room();
+    if (release instanceof Response) return release;
     const { session, events } = webSocketSession({
       id: crypto.randomUUID(),
       service: this.#options.service,
       logger: this.#options.logger,
       maxMessageChars: this.#options.maxBodyBytes,
       onEnd: this.#ended,
+      onClosed: release,
     });
     session.grant = grant;
     session.owner = grant?.subject;
     const response = upgrade(SUBPROTOCOL, events);
     if (response.status < 300) this.#channels.set(session.id, session);
+    else release();
     return response;
   }
 }

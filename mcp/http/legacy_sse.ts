@@ -13,7 +13,10 @@ import { SseStream } from "./sse.ts";
 export const SSE_PATH = "/sse";
 export const MESSAGES_PATH = "/messages";
 
-/** Opens a session's stream; `onEnd` runs once when the client goes away. */
+/**
+ * Opens a session's stream; `onEnd` runs once when the client goes away or the stream is dropped
+ * (its connection is gone then too), or the server closes it.
+ */
 export function openSseSession(
   id: string,
   service: McpService,
@@ -36,8 +39,10 @@ export function openSseSession(
     logger,
     (json) => stream.send(json),
     () => {
-      ended = true;
       stream.close();
+      if (ended) return;
+      ended = true;
+      onEnd(session);
     },
   );
   // Relative, so it holds whatever name and port the client used to reach us.

@@ -10,6 +10,8 @@ export interface SocketPeer {
   /** Sends one text frame. */
   send(text: string): void;
   close(code: number, reason: string): void;
+  /** Drops the connection at once, without a closing handshake (a client that stopped reading). */
+  terminate(): void;
   /** Bytes sent but not yet taken by the client. */
   readonly buffered: number;
 }
@@ -41,6 +43,7 @@ interface BunSocket {
   data: SocketEvents;
   send(text: string): number;
   close(code: number, reason: string): void;
+  terminate(): void;
   getBufferedAmount(): number;
 }
 interface BunServer {
@@ -109,6 +112,7 @@ export function serve(
           socket.data.open({
             send: (text) => void socket.send(text),
             close: (code, reason) => socket.close(code, reason),
+            terminate: () => socket.terminate(),
             get buffered() {
               return socket.getBufferedAmount();
             },
@@ -161,6 +165,8 @@ function upgradeDeno(request: Request, protocol: string, events: SocketEvents): 
     events.open({
       send: (text) => socket.send(text),
       close: (code, reason) => socket.close(code, reason),
+      // Deno's WebSocket has no way to drop a connection unannounced: a close is the nearest.
+      terminate: () => socket.close(),
       get buffered() {
         return socket.bufferedAmount;
       },
