@@ -32,6 +32,19 @@ export type Upgrade = (protocol: string, events: SocketEvents) => Response;
 
 export type FetchHandler = (request: Request, upgrade?: Upgrade) => Promise<Response>;
 
+/** The address each request came from, as the runtime told it (a web Request has no place for it). */
+const addresses = new WeakMap<Request, string>();
+
+/**
+ * The IP address of the client that sent `request` ("127.0.0.1", "::1"), when the runtime said.
+ *
+ * @example
+ * const from = clientAddress(request) ?? "unknown"; // limits per client (auth/_introspect.ts)
+ */
+export function clientAddress(request: Request): string | undefined {
+  return addresses.get(request);
+}
+
 export interface Listening {
   /** The port bound (useful when 0 was asked for). */
   port: number;
@@ -50,6 +63,7 @@ interface BunServer {
   port: number;
   stop(closeActiveConnections?: boolean): Promise<void> | void;
   upgrade(request: Request, options: { headers: HeadersInit; data: SocketEvents }): boolean;
+  requestIP(request: Request): { address: string } | null;
 }
 interface BunRuntime {
   serve(options: {
@@ -93,6 +107,8 @@ export function serve(
       // chunked body as it passes the cap, each with a JSON-RPC error saying so.
       maxRequestBodySize: Number.MAX_SAFE_INTEGER,
       fetch: async (request, server) => {
+        const ip = server.requestIP(request)?.address;
+        if (ip) addresses.set(request, ip);
         let upgraded = false;
         const response = await handler(request, (protocol, events) => {
           upgraded = server.upgrade(request, {
@@ -144,7 +160,11 @@ export function serve(
           },
           onError: internalError,
         },
-        (request) => handler(request, (protocol, events) => upgradeDeno(request, protocol, events)),
+        (request, info) => {
+          const remote = info.remoteAddr as { hostname?: string };
+          if (remote.hostname) addresses.set(request, remote.hostname);
+          return handler(request, (protocol, events) => upgradeDeno(request, protocol, events));
+        },
       );
     } catch (error) {
       reject(error);
