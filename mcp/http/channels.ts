@@ -5,14 +5,16 @@
  */
 import type { Grant } from "../grant.ts";
 import type { Logger } from "../log.ts";
-import { decodeLine, INTERNAL_ERROR, INVALID_REQUEST } from "../jsonrpc.ts";
+import { INTERNAL_ERROR, INVALID_REQUEST } from "../jsonrpc.ts";
 import type { McpService } from "../service.ts";
-import { readBody } from "./body.ts";
+import { readMessage } from "./body.ts";
 import type { ChannelSession } from "./channel.ts";
 import { accepts } from "./exchange.ts";
 import { MESSAGES_PATH, openSseSession, SSE_PATH } from "./legacy_sse.ts";
 import { errorResponse } from "./replies.ts";
 import type { Upgrade } from "./serve.ts";
+import type { Admission } from "./admission.ts";
+import type { BodyBudget } from "./body_budget.ts";
 import { offersMcp, SUBPROTOCOL, webSocketSession } from "./websocket.ts";
 
 export interface ChannelOptions {
@@ -23,6 +25,9 @@ export interface ChannelOptions {
   path: string;
   /** Below the session cap, or made so by ending an idle session; false when full. */
   makeRoom(): boolean;
+  /** The server's budgets: requests running at once, request bodies being read. */
+  admission: Admission;
+  bodies: BodyBudget;
 }
 
 export class Channels {
@@ -109,6 +114,7 @@ export class Channels {
         this.#ended(ended);
         release();
       },
+      this.#options.admission,
     );
     session.owner = grant?.subject;
     this.#channels.set(session.id, session);
@@ -146,17 +152,16 @@ export class Channels {
         `Unsupported Media Type: the body must be application/json (got ${type || "none"})`,
       );
     }
-    const text = await readBody(request, this.#options.maxBodyBytes);
-    if (text instanceof Response) return text;
-    const decoded = decodeLine(text);
-    if (decoded.kind === "invalid") {
-      return new Response(JSON.stringify(decoded.reply), {
-        status: 400,
-        headers: { "content-type": "application/json" },
-      });
-    }
-    session.receive(decoded, grant);
-    return new Response(null, { status: 202 });
+    return await readMessage(
+      request,
+      this.#options.maxBodyBytes,
+      this.#options.bodies,
+      ({ decoded, chars, keep }) => {
+        // Answered on the stream, after this 202: the body's place is given back then.
+        session.receive(decoded, chars, grant, keep());
+        return new Response(null, { status: 202 });
+      },
+    );
   }
 
   /** A WebSocket handshake on the endpoint: a legacy session for as long as the socket lasts. */
@@ -185,6 +190,7 @@ export class Channels {
       maxMessageChars: this.#options.maxBodyBytes,
       onEnd: this.#ended,
       onClosed: release,
+      admission: this.#options.admission,
     });
     session.grant = grant;
     session.owner = grant?.subject;

@@ -9,6 +9,7 @@ import type { McpService } from "../service.ts";
 import { ChannelSession } from "./channel.ts";
 import { SSE_HEADERS } from "./exchange.ts";
 import { SseStream } from "./sse.ts";
+import type { Admission } from "./admission.ts";
 
 export const SSE_PATH = "/sse";
 export const MESSAGES_PATH = "/messages";
@@ -22,6 +23,7 @@ export function openSseSession(
   service: McpService,
   logger: Logger,
   onEnd: (session: ChannelSession) => void,
+  admission: Admission,
 ): { session: ChannelSession; response: Response } {
   let ended = false;
   // Gone only once the client has read the stream, which `session` is set long before.
@@ -44,6 +46,7 @@ export function openSseSession(
       ended = true;
       onEnd(session);
     },
+    admission,
   );
   // Relative, so it holds whatever name and port the client used to reach us.
   stream.event("endpoint", `${MESSAGES_PATH}?sessionId=${encodeURIComponent(id)}`);

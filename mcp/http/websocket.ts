@@ -9,6 +9,8 @@ import type { Logger } from "../log.ts";
 import type { McpService } from "../service.ts";
 import { ChannelSession } from "./channel.ts";
 import type { SocketEvents, SocketPeer } from "./serve.ts";
+import type { Admission } from "./admission.ts";
+import { heapPressure } from "../heap_pressure.ts";
 
 export const SUBPROTOCOL = "mcp";
 
@@ -40,6 +42,8 @@ export interface WebSocketOptions {
   onEnd(session: ChannelSession): void;
   /** Runs once when the connection has closed (after onEnd): what it held is free. */
   onClosed(session: ChannelSession): void;
+  /** The server's budget of requests running at once. */
+  admission: Admission;
 }
 
 /** A session for one WebSocket, and the events its socket reports to it. */
@@ -98,6 +102,7 @@ export function webSocketSession(options: WebSocketOptions): {
         // already closing
       }
     },
+    options.admission,
   );
   let ended = false;
   const end = () => {
@@ -120,7 +125,8 @@ export function webSocketSession(options: WebSocketOptions): {
         drop(`it sent a message over ${options.maxMessageChars} characters`);
         return;
       }
-      session.receive(decodeLine(data));
+      heapPressure.noteWork(data.length);
+      session.receive(decodeLine(data), data.length);
     },
     close: (code) => {
       logger.log("debug", `WebSocket session ${id} closed (${code})`);
