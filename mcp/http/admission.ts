@@ -8,11 +8,12 @@
  * here, decoded, each session's in order, the sessions taking turns (one client's burst does not
  * hold the others back behind it). What waits is bounded too: past MAX_QUEUED requests, or
  * MAX_QUEUED_CHARS of their bodies, a request is refused at once (503). A `ping` never waits, and
- * neither do notifications or answers to the server's own requests. A call still running after
- * PARKED_MS gives its place back while others wait: it waits on something outside (a command, the
- * network, the client's answer), and the memory the budget is for is taken by calls that run and
- * are answered in milliseconds; otherwise 50 clients' long commands would hold every place and
- * the calls of everyone else would wait for them. Every message sent is counted towards collecting garbage in step with the work
+ * neither do notifications or answers to the server's own requests. When no call has been
+ * answered for PARKED_MS while others wait, the calls running that long give their places back:
+ * they wait on something outside (a command, the network, the client's answer), and the memory
+ * the budget is for is taken by calls that run and are answered; otherwise 50 clients' long
+ * commands would hold every place and the calls of everyone else would wait for them. (Answers
+ * still coming, however slowly on a busy machine, park nothing: the budget then holds exactly.) Every message sent is counted towards collecting garbage in step with the work
  * (heap_pressure.ts), as over stdio (bodies read are counted where they are read).
  *
  * @example
@@ -38,7 +39,7 @@ const FIRST_AVERAGE_CHARS = 8 << 10;
 export const MAX_QUEUED = 10_000;
 /** Characters of the bodies of requests waiting to start, at most. */
 export const MAX_QUEUED_CHARS = 64 << 20;
-/** A call running this long no longer counts against the budget while others wait. */
+/** With no answer for this long while others wait, calls running this long stop counting. */
 export const PARKED_MS = 500;
 
 /** What a message handed on (`start`) is to call once it is answered (or dropped). */
@@ -81,6 +82,8 @@ export class Admission {
   #pumping = false;
   /** Looks for calls to park, while anything waits. */
   #sweeping: ReturnType<typeof setInterval> | undefined;
+  /** When a running call was last answered. */
+  #lastAnswer = Date.now();
 
   /** Requests running, and waiting (tests, the bench). */
   get load(): { running: number; queued: number } {
@@ -185,15 +188,17 @@ export class Admission {
   #finish(entry: Entry): void {
     if (entry.over) return;
     entry.over = true;
+    if (entry.startedAt > 0) this.#lastAnswer = Date.now();
     if (entry.running) this.#running--;
     const live = this.#live.get(entry.key);
     if (live?.delete(entry) && live.size === 0) this.#live.delete(entry.key);
     entry.settled?.();
   }
 
-  /** Calls running past PARKED_MS give their places to what waits. */
+  /** With no answer for PARKED_MS, calls running that long give their places to what waits. */
   #park(): void {
     const before = Date.now() - PARKED_MS;
+    if (this.#lastAnswer > before) return;
     for (const live of this.#live.values()) {
       for (const entry of live) {
         if (entry.running && entry.startedAt <= before) {

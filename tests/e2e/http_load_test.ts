@@ -42,14 +42,16 @@ const STALL_SECONDS = 20;
  * A command that answers once all CLIENTS commands have started. It waits as long as more of
  * them keep starting, however slowly (a loaded machine starts 50 commands in seconds, not in a
  * blink), and gives up only when none has started for STALL_SECONDS: a server that ran the calls
- * one after another would leave the first waiting with no progress, and it would see fewer.
+ * one after another would leave the first waiting with no progress, and it would see fewer. It
+ * counts with bash's own globbing and clock and looks five times a second: 50 of them spawning
+ * `ls` and `date` twenty times a second were themselves what kept the last ones from starting.
  */
 function barrier(dir: string, label: string): string {
-  return `touch ${dir}/${label}; last=0; since=$(date +%s); ` +
-    `while n=$(ls ${dir} | wc -l); [ "$n" -lt ${CLIENTS} ]; do ` +
-    `if [ "$n" -ne "$last" ]; then last=$n; since=$(date +%s); fi; ` +
-    `[ $(( $(date +%s) - since )) -ge ${STALL_SECONDS} ] && break; sleep 0.05; done; ` +
-    `echo "${label} saw $(ls ${dir} | wc -l)"`;
+  return `touch ${dir}/${label}; last=0; since=$SECONDS; ` +
+    `while f=(${dir}/*); n=\${#f[@]}; [ "$n" -lt ${CLIENTS} ]; do ` +
+    `if [ "$n" -ne "$last" ]; then last=$n; since=$SECONDS; fi; ` +
+    `[ $((SECONDS - since)) -ge ${STALL_SECONDS} ] && break; sleep 0.2; done; ` +
+    `f=(${dir}/*); echo "${label} saw \${#f[@]}"`;
 }
 
 function textOf(result: object): string {
