@@ -25,12 +25,12 @@
  * admission.forget(sessionId); // the session ended: what it ran or queued counts no more
  * ```
  */
-import { heapPressure } from "../heap_pressure.ts";
-import { type Decoded, INTERNAL_ERROR } from "../jsonrpc.ts";
-import { IN_FLIGHT_CHARS, MAX_UNANSWERED } from "../read_ahead.ts";
+import { heapPressure } from "../stdio/heap_pressure.ts";
+import { type Decoded, INTERNAL_ERROR } from "../wire/jsonrpc.ts";
+import { IN_FLIGHT_CHARS, MAX_UNANSWERED } from "../stdio/read_ahead.ts";
 import { errorResponse } from "./replies.ts";
-import type { Grant } from "../grant.ts";
-import type { TransportConnection } from "../transport.ts";
+import type { Grant } from "../wire/grant.ts";
+import type { TransportConnection } from "../server/transport.ts";
 
 const MIN_RUNNING = 8;
 /** What the average reply is taken to be before any is sent: large, as over stdio. */

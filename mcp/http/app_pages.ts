@@ -1,14 +1,14 @@
 /**
  * App pages for a plain browser: GET /ui/<name> serves the `ui://<name>` page of the resource
- * catalog (MCP Apps, mcp/apps.ts) to people whose client renders no apps. The page is code, not
- * data: it passes the Origin and Host checks like /mcp, and asks for the token itself when /mcp
+ * catalog (MCP Apps, mcp/tool/apps.ts) to people whose client renders no apps. The page is code,
+ * not data: it passes the Origin and Host checks like /mcp, and asks for the token itself when /mcp
  * refuses it (a navigation cannot send a bearer token). Its inline script and style are allowed
  * by their digests alone, and it may talk only to this origin.
  */
 import { createHash } from "node:crypto";
-import { describeLogData, type Logger } from "../log.ts";
-import type { ReadContext } from "../resource.ts";
-import type { McpService } from "../service.ts";
+import { describeLogData, type Logger } from "../wire/log.ts";
+import type { ReadContext } from "../features/resource.ts";
+import type { McpService } from "../server/service.ts";
 import type { HttpGuard } from "./guard.ts";
 
 export const APP_PAGES = "/ui/";

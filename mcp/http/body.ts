@@ -4,8 +4,8 @@
  * turn before it is read; one of undeclared length (chunked) is taken as it grows, and must
  * arrive at a pace.
  */
-import { type Decoded, decodeLine, INTERNAL_ERROR, INVALID_REQUEST } from "../jsonrpc.ts";
-import { heapPressure } from "../heap_pressure.ts";
+import { type Decoded, decodeLine, INTERNAL_ERROR, INVALID_REQUEST } from "../wire/jsonrpc.ts";
+import { heapPressure } from "../stdio/heap_pressure.ts";
 import { BodyBudget, type Place } from "./body_budget.ts";
 import { errorResponse } from "./replies.ts";
 

@@ -5,12 +5,12 @@
  * the channel. Requests of 2026-07-28 that come this way are answered statelessly by the same
  * connection, as over stdio.
  */
-import { type Decoded, failure, INTERNAL_ERROR } from "../jsonrpc.ts";
-import type { Grant } from "../grant.ts";
-import type { Logger } from "../log.ts";
-import { connect } from "../connect.ts";
-import type { McpService } from "../service.ts";
-import type { Outgoing, TransportConnection } from "../transport.ts";
+import { type Decoded, failure, INTERNAL_ERROR } from "../wire/jsonrpc.ts";
+import type { Grant } from "../wire/grant.ts";
+import type { Logger } from "../wire/log.ts";
+import { connect } from "../server/connect.ts";
+import type { McpService } from "../server/service.ts";
+import type { Outgoing, TransportConnection } from "../server/transport.ts";
 import type { Admission } from "./admission.ts";
 
 /** Requests of one channel running at once at most; past it a request is refused at once. */

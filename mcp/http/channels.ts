@@ -3,10 +3,10 @@
  * the 2024-11-05 HTTP+SSE transport on /sse and /messages (legacy_sse.ts). The transport routes
  * to them and shares its session cap through `makeRoom`.
  */
-import type { Grant } from "../grant.ts";
-import type { Logger } from "../log.ts";
-import { INTERNAL_ERROR, INVALID_REQUEST } from "../jsonrpc.ts";
-import type { McpService } from "../service.ts";
+import type { Grant } from "../wire/grant.ts";
+import type { Logger } from "../wire/log.ts";
+import { INTERNAL_ERROR, INVALID_REQUEST } from "../wire/jsonrpc.ts";
+import type { McpService } from "../server/service.ts";
 import { readMessage } from "./body.ts";
 import type { ChannelSession } from "./channel.ts";
 import { accepts } from "./exchange.ts";

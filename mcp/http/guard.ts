@@ -11,8 +11,8 @@ import {
   missingScope,
   refusalText,
   type ToolKind,
-} from "../grant.ts";
-import { type Decoded, INVALID_REQUEST, type RequestId } from "../jsonrpc.ts";
+} from "../wire/grant.ts";
+import { type Decoded, INVALID_REQUEST, type RequestId } from "../wire/jsonrpc.ts";
 import { errorResponse } from "./replies.ts";
 
 const LOOPBACK_NAMES = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);

@@ -9,8 +9,8 @@ import {
   type JsonRpcRequest,
   RpcError,
   UNSUPPORTED_PROTOCOL_VERSION,
-} from "../jsonrpc.ts";
-import { META_PROTOCOL_VERSION, SUPPORTED_VERSIONS } from "../versions.ts";
+} from "../wire/jsonrpc.ts";
+import { META_PROTOCOL_VERSION, SUPPORTED_VERSIONS } from "../wire/versions.ts";
 
 export const HEADER_MISMATCH = -32020;
 

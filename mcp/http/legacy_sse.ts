@@ -4,8 +4,8 @@
  * /messages?sessionId=…; what is POSTed there gets 202, and every answer, notification and
  * request of ours arrives on the stream as a `message` event. The session ends with the stream.
  */
-import type { Logger } from "../log.ts";
-import type { McpService } from "../service.ts";
+import type { Logger } from "../wire/log.ts";
+import type { McpService } from "../server/service.ts";
 import { ChannelSession } from "./channel.ts";
 import { SSE_HEADERS } from "./exchange.ts";
 import { SseStream } from "./sse.ts";

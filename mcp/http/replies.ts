@@ -2,7 +2,7 @@
  * HTTP answers that are not a server reply: refusals with a status and a JSON-RPC error saying
  * why, and the status a 2026-07-28 error maps to (clients tell the eras apart by it).
  */
-import type { Logger } from "../log.ts";
+import type { Logger } from "../wire/log.ts";
 import {
   failure,
   INTERNAL_ERROR,
@@ -10,7 +10,7 @@ import {
   type JsonRpcResponse,
   METHOD_NOT_FOUND,
   type RequestId,
-} from "../jsonrpc.ts";
+} from "../wire/jsonrpc.ts";
 
 export function errorResponse(
   status: number,

@@ -4,14 +4,14 @@
  * what belongs to a request (progress, log lines, questions to the client) onto that POST's
  * stream, and the rest (change notifications) onto the session's GET stream.
  */
-import type { Decoded, RequestId } from "../jsonrpc.ts";
-import type { Grant } from "../grant.ts";
+import type { Decoded, RequestId } from "../wire/jsonrpc.ts";
+import type { Grant } from "../wire/grant.ts";
 import type { Admission } from "./admission.ts";
-import { requestKey } from "../jsonrpc.ts";
-import type { Logger } from "../log.ts";
-import { connect } from "../connect.ts";
-import type { McpService } from "../service.ts";
-import type { Outgoing, TransportConnection } from "../transport.ts";
+import { requestKey } from "../wire/jsonrpc.ts";
+import type { Logger } from "../wire/log.ts";
+import { connect } from "../server/connect.ts";
+import type { McpService } from "../server/service.ts";
+import type { Outgoing, TransportConnection } from "../server/transport.ts";
 import { type Accepts, Exchange } from "./exchange.ts";
 import type { SseStream } from "./sse.ts";
 

@@ -18,12 +18,12 @@ import {
   type RequestId,
   requestKey,
   type RpcError,
-} from "../jsonrpc.ts";
-import { describeLogData, type Logger, type LogLevel } from "../log.ts";
-import { connect } from "../connect.ts";
-import type { Grant } from "../grant.ts";
-import type { McpService } from "../service.ts";
-import type { TransportConnection } from "../transport.ts";
+} from "../wire/jsonrpc.ts";
+import { describeLogData, type Logger, type LogLevel } from "../wire/log.ts";
+import { connect } from "../server/connect.ts";
+import type { Grant } from "../wire/grant.ts";
+import type { McpService } from "../server/service.ts";
+import type { TransportConnection } from "../server/transport.ts";
 import { type ReadMessage, readMessage } from "./body.ts";
 import { type Accepts, accepts, Exchange, SSE_HEADERS } from "./exchange.ts";
 import { type HttpGuard, requestPath } from "./guard.ts";
@@ -31,7 +31,7 @@ import { checkModernHeaders, headerParamsCache, isModern } from "./headers.ts";
 import { errorResponse, modernStatus, noHost } from "./replies.ts";
 import { HttpSession } from "./session.ts";
 import { SseStream } from "./sse.ts";
-import { META_PROTOCOL_VERSION, SUPPORTED_VERSIONS } from "../versions.ts";
+import { META_PROTOCOL_VERSION, SUPPORTED_VERSIONS } from "../wire/versions.ts";
 import { Channels } from "./channels.ts";
 import { MESSAGES_PATH, SSE_PATH } from "./legacy_sse.ts";
 import type { Upgrade } from "./serve.ts";

@@ -4,13 +4,13 @@
  * each direction, a legacy session per connection, server requests and notifications whenever
  * they arise. The runtime's part (the handshake, frames) is serve.ts's; this is the protocol's.
  */
-import { decodeLine } from "../jsonrpc.ts";
-import type { Logger } from "../log.ts";
-import type { McpService } from "../service.ts";
+import { decodeLine } from "../wire/jsonrpc.ts";
+import type { Logger } from "../wire/log.ts";
+import type { McpService } from "../server/service.ts";
 import { ChannelSession } from "./channel.ts";
 import type { SocketEvents, SocketPeer } from "./serve.ts";
 import type { Admission } from "./admission.ts";
-import { heapPressure } from "../heap_pressure.ts";
+import { heapPressure } from "../stdio/heap_pressure.ts";
 
 export const SUBPROTOCOL = "mcp";
 

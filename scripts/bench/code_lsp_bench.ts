@@ -244,7 +244,7 @@ export async function codeLspReport(root: string, progress: Progress): Promise<s
   const repo = toolhost(binary, root.replace(/\/$/, ""), env);
   const started = performance.now();
   await repo.initialize();
-  const repoArgs = { operation: "references", path: "mcp/tool.ts", symbol: "defineToolHook" };
+  const repoArgs = { operation: "references", path: "mcp/tool/tool.ts", symbol: "defineToolHook" };
   const first = await repo.tool("code_nav", repoArgs);
   const firstMs = performance.now() - started;
   const warm = await repo.tool("code_nav", repoArgs);

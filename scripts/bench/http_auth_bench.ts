@@ -13,8 +13,8 @@ import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import { createAuthorizer } from "../../mcp/http/auth/mod.ts";
 import { HttpGuard } from "../../mcp/http/guard.ts";
 import { HttpTransport } from "../../mcp/http/transport.ts";
-import type { Logger } from "../../mcp/log.ts";
-import { McpService } from "../../mcp/service.ts";
+import type { Logger } from "../../mcp/wire/mod.ts";
+import { McpService } from "../../mcp/server/mod.ts";
 import { markdownTable } from "./report.ts";
 import { median } from "./stats.ts";
 

@@ -10,7 +10,7 @@ import { after, test } from "node:test";
 import symbolEdit from "../../tools/code/symbol_edit.ts";
 import symbols from "../../tools/code/symbols.ts";
 import { stopParseWorkers } from "../../tools/code/_lib/parse/mod.ts";
-import { callTool, scratchDir } from "../helpers/file_tools.ts";
+import { callInRoots, scratchDir } from "../helpers/file_tools.ts";
 import { SAMPLES } from "../helpers/code_samples.ts";
 
 after(() => stopParseWorkers());
@@ -26,7 +26,7 @@ for (const sample of SAMPLES) {
   test(`${sample.file}: replace_definition keeps the doc comment and decorations`, async () => {
     const { root, path } = setUp(sample.file, sample.text);
     for (const kept of sample.kept) assert.ok(sample.text.includes(kept), kept);
-    const { result, text } = await callTool(symbolEdit, [root], {
+    const { result, text } = await callInRoots(symbolEdit, [root], {
       path: sample.file,
       operation: "replace_definition",
       name_path: sample.member,
@@ -38,7 +38,7 @@ for (const sample of SAMPLES) {
 
   test(`${sample.file}: replace_body re-indents the new body into place`, async () => {
     const { root, path } = setUp(sample.file, sample.text);
-    const { result, text } = await callTool(symbolEdit, [root], {
+    const { result, text } = await callInRoots(symbolEdit, [root], {
       path: sample.file,
       operation: "replace_body",
       name_path: sample.member,
@@ -52,7 +52,7 @@ for (const sample of SAMPLES) {
 
   test(`${sample.file}: insert_after keeps the file's blank lines between definitions`, async () => {
     const { root, path } = setUp(sample.file, sample.text);
-    const { result, text } = await callTool(symbolEdit, [root], {
+    const { result, text } = await callInRoots(symbolEdit, [root], {
       path: sample.file,
       operation: "insert_after",
       name_path: sample.member,
@@ -65,7 +65,7 @@ for (const sample of SAMPLES) {
 
   test(`${sample.file}: an edit that does not parse is refused and nothing is written`, async () => {
     const { root, path } = setUp(sample.file, sample.text);
-    const { result, text } = await callTool(symbolEdit, [root], {
+    const { result, text } = await callInRoots(symbolEdit, [root], {
       path: sample.file,
       operation: "replace_body",
       name_path: sample.member,
@@ -81,7 +81,7 @@ for (const sample of SAMPLES) {
 
   test(`${sample.file}: outline lists the definitions with their name paths`, async () => {
     const { root } = setUp(sample.file, sample.text);
-    const { result, data } = await callTool(symbols, [root], {
+    const { result, data } = await callInRoots(symbols, [root], {
       operation: "outline",
       path: sample.file,
     });
@@ -96,7 +96,7 @@ for (const sample of SAMPLES) {
 test("insert_before puts the new definition above the doc comment and decorators", async () => {
   const sample = SAMPLES.find((s) => s.file === "service.py")!;
   const { root, path } = setUp(sample.file, sample.text);
-  const { result, text } = await callTool(symbolEdit, [root], {
+  const { result, text } = await callInRoots(symbolEdit, [root], {
     path: sample.file,
     operation: "insert_before",
     name_path: "Service/size",
@@ -112,7 +112,7 @@ test("insert_before puts the new definition above the doc comment and decorators
 test("replace_definition with its own decorators replaces the old ones", async () => {
   const sample = SAMPLES.find((s) => s.file === "service.py")!;
   const { root, path } = setUp(sample.file, sample.text);
-  await callTool(symbolEdit, [root], {
+  await callInRoots(symbolEdit, [root], {
     path: sample.file,
     operation: "replace_definition",
     name_path: "Service/size",
@@ -129,7 +129,7 @@ test("a CRLF file stays CRLF and a name path that matches nothing lists similar 
     "crlf.py",
     "def one():\r\n    return 1\r\n\r\n\r\ndef two():\r\n    return 2\r\n",
   );
-  const { result } = await callTool(symbolEdit, [root], {
+  const { result } = await callInRoots(symbolEdit, [root], {
     path: "crlf.py",
     operation: "replace_body",
     name_path: "two",
@@ -140,7 +140,7 @@ test("a CRLF file stays CRLF and a name path that matches nothing lists similar 
     readFileSync(path, "utf8"),
     "def one():\r\n    return 1\r\n\r\n\r\ndef two():\r\n    return 22\r\n",
   );
-  const missing = await callTool(symbolEdit, [root], {
+  const missing = await callInRoots(symbolEdit, [root], {
     path: "crlf.py",
     operation: "replace_body",
     name_path: "tw",
@@ -155,7 +155,7 @@ test("a name path defined twice asks for a line, and the line picks one", async 
     "twice.ts",
     "function f() {\n  return 1;\n}\n\nfunction f() {\n  return 2;\n}\n",
   );
-  const both = await callTool(symbolEdit, [root], {
+  const both = await callInRoots(symbolEdit, [root], {
     path: "twice.ts",
     operation: "replace_body",
     name_path: "f",
@@ -163,7 +163,7 @@ test("a name path defined twice asks for a line, and the line picks one", async 
   });
   assert.equal(both.result.isError, true);
   assert.match(both.text, /2 definitions match "f".*\n1 function f\n5 function f/s);
-  await callTool(symbolEdit, [root], {
+  await callInRoots(symbolEdit, [root], {
     path: "twice.ts",
     operation: "replace_body",
     name_path: "f",
@@ -179,7 +179,7 @@ test("a name path defined twice asks for a line, and the line picks one", async 
 test("a file that already has a syntax error elsewhere can still be edited, but not made worse", async () => {
   const text = "def good():\n    return 1\n\n\ndef bad(:\n    pass\n";
   const { root, path } = setUp("broken.py", text);
-  const fine = await callTool(symbolEdit, [root], {
+  const fine = await callInRoots(symbolEdit, [root], {
     path: "broken.py",
     operation: "replace_body",
     name_path: "good",
@@ -187,7 +187,7 @@ test("a file that already has a syntax error elsewhere can still be edited, but 
   });
   assert.equal(fine.result.isError, undefined, fine.text);
   assert.ok(readFileSync(path, "utf8").startsWith("def good():\n    return 2\n"));
-  const worse = await callTool(symbolEdit, [root], {
+  const worse = await callInRoots(symbolEdit, [root], {
     path: "broken.py",
     operation: "replace_body",
     name_path: "good",

@@ -6,17 +6,20 @@ import assert from "node:assert/strict";
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { sortContributions } from "../../mcp/contribution.ts";
+import { sortContributions } from "../../mcp/features/mod.ts";
 import { background } from "../../tools/shell/_lib/background.ts";
 import { planMode } from "../../tools/workflow/plan_mode.ts";
 import files, { MAX_BYTES } from "../../tools/files/file_resources.ts";
 import tasks from "../../tools/workflow/tasks.ts";
 import { toolModules } from "../../tools/mod.ts";
-import { callTool, scratchDir } from "../helpers/file_tools.ts";
+import { callInRoots, scratchDir } from "../helpers/file_tools.ts";
 import { type Harness, harness, initializeParams } from "../helpers/in_process.ts";
 import { type Message, modern } from "../helpers/raw_client.ts";
 import { scratchStateDir } from "../helpers/state_dir.ts";
 import { posixOnly } from "../helpers/posix_only.ts";
+
+/** The registry is what is tested here; the sandbox, through the binary (tests/e2e). */
+const UNCONFINED = { confinement: { unconfined: "a unit test of the output resources" } };
 
 scratchStateDir();
 
@@ -152,7 +155,7 @@ test(
   posixOnly("runs printf with the default shell (PowerShell on Windows)"),
   async () => {
     const root = scratchDir();
-    const proc = background.start("printf 'line one\\nline two\\n'", root);
+    const proc = background.start("printf 'line one\\nline two\\n'", root, UNCONFINED);
     await proc.waitForEnd(5000, new AbortController().signal);
     const h = server(root);
     const uri = `toolhost://processes/${proc.id}/output`;
@@ -177,7 +180,7 @@ test(
   posixOnly("runs printf with the default shell (PowerShell on Windows)"),
   async () => {
     const root = scratchDir();
-    const proc = background.start("printf 'done\\n'", root);
+    const proc = background.start("printf 'done\\n'", root, UNCONFINED);
     await proc.waitForEnd(5000, new AbortController().signal);
     const h = server(root);
     const reply = await read(h, "toolhost://processes");
@@ -197,13 +200,13 @@ test("toolhost://plan is the plan in progress, and says when plan mode is off", 
   const root = scratchDir();
   const h = server(root);
   assert.match(textOf(await read(h, "toolhost://plan")) ?? "", /Plan mode is off/);
-  await callTool(planMode, [root], { action: "enter", goal: "Ship it" });
-  await callTool(planMode, [root], { action: "write", text: "# Plan\n\n1. Build\n2. Ship\n" });
+  await callInRoots(planMode, [root], { action: "enter", goal: "Ship it" });
+  await callInRoots(planMode, [root], { action: "write", text: "# Plan\n\n1. Build\n2. Ship\n" });
   const plan = await read(h, "toolhost://plan");
   assert.deepEqual(plan.result?.contents, [
     { uri: "toolhost://plan", mimeType: "text/markdown", text: "# Plan\n\n1. Build\n2. Ship\n" },
   ]);
-  await callTool(planMode, [root], { action: "reset" });
+  await callInRoots(planMode, [root], { action: "reset" });
 });
 
 test("toolhost://tasks is the task list as a markdown checklist", async () => {
@@ -213,9 +216,9 @@ test("toolhost://tasks is the task list as a markdown checklist", async () => {
     textOf(await read(h, "toolhost://tasks")),
     '# Tasks\n\nNo tasks. Add one with action "create" and `text`.\n',
   );
-  await callTool(tasks, [root], { action: "create", text: "Set up CI" });
-  await callTool(tasks, [root], { action: "add", text: "Write the workflow" });
-  await callTool(tasks, [root], { action: "start", step_id: "t1.1" });
+  await callInRoots(tasks, [root], { action: "create", text: "Set up CI" });
+  await callInRoots(tasks, [root], { action: "add", text: "Write the workflow" });
+  await callInRoots(tasks, [root], { action: "start", step_id: "t1.1" });
   assert.equal(
     textOf(await read(h, "toolhost://tasks")),
     "# Tasks\n\n1 task: 0 done, 1 in progress, 0 pending; current: t1 Set up CI.\n\n" +

@@ -7,10 +7,13 @@ import { execFile } from "node:child_process";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { sortContributions } from "../../mcp/contribution.ts";
-import type { PromptFamily } from "../../mcp/prompt.ts";
-import type { ResourceTemplate } from "../../mcp/resource.ts";
-import type { Unwatch, WatchContext } from "../../mcp/watch.ts";
+import {
+  type PromptFamily,
+  type ResourceTemplate,
+  sortContributions,
+  type Unwatch,
+  type WatchContext,
+} from "../../mcp/features/mod.ts";
 import { background } from "../../tools/shell/_lib/background.ts";
 import { projectStateDir } from "../../tools/_lib/state.ts";
 import { type StartedWatch, WATCH_LIMITS } from "../../tools/_lib/watch/watch_files.ts";
@@ -22,12 +25,15 @@ import tasksResource from "../../tools/workflow/task_resources.ts";
 import skillContributions from "../../tools/skills/skill_resources.ts";
 import tasks from "../../tools/workflow/tasks.ts";
 import { toolModules } from "../../tools/mod.ts";
-import { callTool, scratchDir } from "../helpers/file_tools.ts";
+import { callInRoots, scratchDir } from "../helpers/file_tools.ts";
 import { harness, initializeParams } from "../helpers/in_process.ts";
 import { waitUntil } from "../helpers/processes.ts";
 import { currentStateDir, scratchStateDir } from "../helpers/state_dir.ts";
 import { defaultSettings } from "../../config/settings.ts";
 import { posixOnly } from "../helpers/posix_only.ts";
+
+/** The registry is what is tested here; the sandbox, through the binary (tests/e2e). */
+const UNCONFINED = { confinement: { unconfined: "a unit test of resource watches" } };
 
 scratchStateDir();
 
@@ -147,7 +153,7 @@ test("toolhost://tasks: the tasks tool, another process (atomic or in place), th
   await noticed(
     r,
     "the first task",
-    () => callTool(tasks, [root], { action: "create", text: "A" }),
+    () => callInRoots(tasks, [root], { action: "create", text: "A" }),
   );
   await r.quiet();
 
@@ -207,7 +213,7 @@ test("toolhost://plan: enter, write, exit and another process's changes; the pla
   const root = scratchDir("toolhost-watch-");
   const ctx = context(root);
   const plan = async (args: Record<string, unknown>) => {
-    const { result, text } = await callTool(planMode, [root], args);
+    const { result, text } = await callInRoots(planMode, [root], args);
     assert.equal(result.isError, undefined, text);
   };
   const r = recorder();
@@ -261,7 +267,7 @@ test(
     const ctx = context(root);
     const list = recorder();
     const stopList = processOutput.watchList!(ctx, list.changed);
-    const waiting = background.start('read line; echo "got $line"', root);
+    const waiting = background.start('read line; echo "got $line"', root, UNCONFINED);
     // Its id is named before it starts: the watch takes it up when it does.
     const nextId = `p${Number(waiting.id.slice(1)) + 1}`;
     const output = recorder();
@@ -269,7 +275,7 @@ test(
 
     let proc!: ReturnType<typeof background.start>;
     await noticed(list, "a process started", () => {
-      proc = background.start('read line; echo "got $line"', root);
+      proc = background.start('read line; echo "got $line"', root, UNCONFINED);
     });
     assert.equal(proc.id, nextId);
     await output.after(0, "the watched process started");
@@ -298,7 +304,7 @@ test(
   async () => {
     const root = scratchDir("toolhost-watch-");
     const ctx = context(root);
-    const proc = background.start('while read line; do echo "got $line"; done', root);
+    const proc = background.start('while read line; do echo "got $line"; done', root, UNCONFINED);
     const r = recorder();
     const stop = processOutput.watch!({ id: proc.id }, ctx, r.changed);
     await noticed(r, "output", () => proc.write("one\n"));

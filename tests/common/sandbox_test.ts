@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { posixOnlyTest } from "../helpers/posix_only.ts";
-import { ToolError } from "../../mcp/tool.ts";
+import { ToolError } from "../../mcp/tool/mod.ts";
 import { Sandbox } from "../../tools/_lib/sandbox/_sandbox.ts";
 
 const test = posixOnlyTest(

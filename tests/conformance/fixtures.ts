@@ -4,10 +4,20 @@
  * dist/toolhost-conformance. The suite fixes the names, URIs and argument names; everything else
  * here is ours.
  */
-import type { ElicitRequest } from "../../mcp/elicit.ts";
-import { definePrompt, definePrompts, type PromptSpec } from "../../mcp/prompt.ts";
-import { defineResource, defineResourceTemplate } from "../../mcp/resource.ts";
-import { type ContentBlock, defineTool, type Question, ToolError } from "../../mcp/tool.ts";
+import {
+  type ContentBlock,
+  defineTool,
+  type ElicitRequest,
+  type Question,
+  ToolError,
+} from "../../mcp/tool/mod.ts";
+import {
+  definePrompt,
+  definePrompts,
+  defineResource,
+  defineResourceTemplate,
+  type PromptSpec,
+} from "../../mcp/features/mod.ts";
 
 // ---------------------------------------------------------------------------------------------
 // Shared data

@@ -15,6 +15,7 @@ import { Client } from "@modelcontextprotocol/sdk/client";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { isolatedEnv, modern, PRODUCT_BINARY, RawClient } from "../helpers/raw_client.ts";
 import { SAMPLES } from "../helpers/code_samples.ts";
+import { callTool } from "../helpers/tool_calls.ts";
 
 const clients: RawClient[] = [];
 afterEach(async () => {
@@ -41,32 +42,14 @@ function start(root: string) {
   return c;
 }
 
-interface Called {
-  text: string;
-  isError: boolean;
-  data: Record<string, unknown>;
-}
-
-async function call(c: RawClient, name: string, args: Record<string, unknown>): Promise<Called> {
-  const reply = await c.request("tools/call", modern({ name, arguments: args }), 60_000);
-  assert.ok(reply.result, JSON.stringify(reply.error));
-  const result = reply.result as {
-    content: { text?: string }[];
-    isError?: boolean;
-    structuredContent?: Record<string, unknown>;
-  };
-  return {
-    text: result.content.map((b) => b.text ?? "").join("\n"),
-    isError: !!result.isError,
-    data: result.structuredContent ?? {},
-  };
-}
-
 test("outline and find answer in every tier-1 language; the map covers them all", async () => {
   const root = project();
   const c = start(root);
   for (const sample of SAMPLES) {
-    const outline = await call(c, "symbols", { operation: "outline", path: `src/${sample.file}` });
+    const outline = await callTool(c, "symbols", {
+      operation: "outline",
+      path: `src/${sample.file}`,
+    });
     assert.equal(outline.isError, false, outline.text);
     for (const entry of sample.outline) {
       const [kind, namePath] = entry.split(" ");
@@ -75,13 +58,13 @@ test("outline and find answer in every tier-1 language; the map covers them all"
         new RegExp(`:\\d+(-\\d+)? ${kind} ${namePath.replaceAll("/", "\\/")}`),
       );
     }
-    const found = await call(c, "symbols", { operation: "find", name: sample.member });
+    const found = await callTool(c, "symbols", { operation: "find", name: sample.member });
     assert.ok(
       (found.data.symbols as { path: string }[]).some((s) => s.path === `src/${sample.file}`),
       found.text,
     );
   }
-  const map = await call(c, "symbols", { operation: "map", max_chars: 20_000 });
+  const map = await callTool(c, "symbols", { operation: "map", max_chars: 20_000 });
   assert.equal(map.data.files, SAMPLES.length);
   for (const sample of SAMPLES) assert.match(map.text, new RegExp(`src/${sample.file}:`));
 });
@@ -90,7 +73,7 @@ test("symbol edits on decorated code are written, journaled and undone", async (
   const root = project();
   const c = start(root);
   for (const sample of SAMPLES) {
-    const edited = await call(c, "symbol_edit", {
+    const edited = await callTool(c, "symbol_edit", {
       path: `src/${sample.file}`,
       operation: "replace_definition",
       name_path: sample.member,
@@ -99,18 +82,18 @@ test("symbol edits on decorated code are written, journaled and undone", async (
     assert.equal(edited.isError, false, edited.text);
     assert.equal(readFileSync(join(root, "src", sample.file), "utf8"), sample.afterDefinition);
   }
-  const undone = await call(c, "undo", {});
+  const undone = await callTool(c, "undo", {});
   assert.equal(undone.isError, false, undone.text);
   const last = SAMPLES.at(-1)!;
   assert.equal(readFileSync(join(root, "src", last.file), "utf8"), last.text);
-  assert.match((await call(c, "history", {})).text, /symbol_edit/);
+  assert.match((await callTool(c, "history", {})).text, /symbol_edit/);
 });
 
 test("an edit that would not parse is refused with its place, and nothing is written", async () => {
   const root = project();
   const c = start(root);
   const sample = SAMPLES.find((s) => s.file === "Greeter.java")!;
-  const refused = await call(c, "symbol_edit", {
+  const refused = await callTool(c, "symbol_edit", {
     path: "src/Greeter.java",
     operation: "replace_body",
     name_path: "Greeter/toString",
@@ -137,17 +120,17 @@ test("hostile files get a sentence each, and a ping is answered while files are 
     writeFileSync(join(root, "bundles", `b${i}.js`), `var a${i}=${chunk.repeat(1)}0;`);
   }
   const c = start(root);
-  const binary = await call(c, "symbols", { operation: "outline", path: "blob.rs" });
+  const binary = await callTool(c, "symbols", { operation: "outline", path: "blob.rs" });
   assert.deepEqual([binary.isError, binary.text], [
     true,
     "blob.rs is a binary file, not rust source",
   ]);
-  const deep = await call(c, "symbols", { operation: "outline", path: "deep.py" });
+  const deep = await callTool(c, "symbols", { operation: "outline", path: "deep.py" });
   assert.deepEqual([deep.isError, deep.text], [
     true,
     "deep.py: its brackets nest more than 1000 levels deep",
   ]);
-  const huge = await call(c, "symbols", { operation: "outline", path: "huge.min.js" });
+  const huge = await callTool(c, "symbols", { operation: "outline", path: "huge.min.js" });
   assert.equal(huge.isError, true);
   assert.match(huge.text, /huge\.min\.js is 4\d\.\d MiB, over the 1\.0 MiB limit for parsing/);
   const mapping = c.request(
@@ -208,7 +191,7 @@ test("a map cancelled while it parses sends no reply, and the next call is answe
     params: modern({ name: "symbols", arguments: { operation: "map" } }),
   });
   c.notify("notifications/cancelled", { requestId: "map", reason: "test" });
-  const outline = await call(c, "symbols", { operation: "outline", path: "small.py" });
+  const outline = await callTool(c, "symbols", { operation: "outline", path: "small.py" });
   assert.equal(outline.isError, false, outline.text);
   assert.match(outline.text, /small\.py:1-2 function small/);
   assert.equal(c.messages.filter((m) => m.id === "map").length, 0);

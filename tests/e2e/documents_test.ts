@@ -13,7 +13,7 @@ import { join } from "node:path";
 import process from "node:process";
 import { test } from "node:test";
 import { e2eFixture } from "../helpers/e2e.ts";
-import { type Message, modern } from "../helpers/raw_client.ts";
+import { modern, type RawClient } from "../helpers/raw_client.ts";
 import {
   docx,
   notebook,
@@ -24,11 +24,7 @@ import {
   zipBomb,
 } from "../helpers/documents.ts";
 
-type ToolResult = {
-  content: { type: string; text?: string; data?: string; mimeType?: string }[];
-  structuredContent?: Record<string, unknown>;
-  isError?: boolean;
-};
+import { callTool, type ToolResult } from "../helpers/tool_calls.ts";
 
 const e2e = e2eFixture();
 const root = e2e.file.scratch("docs-e2e");
@@ -51,13 +47,11 @@ const client = e2e.file.server({ args: ["--root", root] });
  */
 const ANSWER_MS = 180_000;
 
-async function call(args: Record<string, unknown>, server = client): Promise<ToolResult> {
-  const reply: Message = await server.request(
-    "tools/call",
-    modern({ name: "read_file", arguments: args }),
-    ANSWER_MS,
-  );
-  return reply.result as unknown as ToolResult;
+async function call(
+  args: Record<string, unknown>,
+  server: RawClient = client,
+): Promise<ToolResult> {
+  return (await callTool(server, "read_file", args, { timeoutMs: ANSWER_MS })).result;
 }
 
 test("documents come back as text through the binary", async () => {

@@ -14,26 +14,12 @@ import {
 import { join } from "node:path";
 import { test } from "node:test";
 import { e2eFixture } from "../helpers/e2e.ts";
-import { modern, RawClient } from "../helpers/raw_client.ts";
+import { modern } from "../helpers/raw_client.ts";
+import { callTool } from "../helpers/tool_calls.ts";
 
 const e2e = e2eFixture();
 
 const scratch = (name: string) => e2e.scratch(name);
-
-async function call(c: RawClient, name: string, args: Record<string, unknown>) {
-  const reply = await c.request("tools/call", modern({ name, arguments: args }), 30_000);
-  assert.ok(reply.result, JSON.stringify(reply.error));
-  const result = reply.result as {
-    content: { type: string; text?: string }[];
-    isError?: boolean;
-    structuredContent?: Record<string, unknown>;
-  };
-  return {
-    text: result.content.map((b) => b.text ?? "").join("\n"),
-    isError: result.isError === true,
-    data: result.structuredContent ?? {},
-  };
-}
 
 test("copy a tree, append to a file, read the tails of several files, delete the tree", async () => {
   const root = scratch("cd-root");
@@ -44,14 +30,18 @@ test("copy a tree, append to a file, read the tails of several files, delete the
   symlinkSync(outside, join(root, "src", "out"));
   const c = e2e.server({ args: ["--root", root] });
 
-  const copied = await call(c, "copy_file", { source: "src", destination: "dst", recursive: true });
+  const copied = await callTool(c, "copy_file", {
+    source: "src",
+    destination: "dst",
+    recursive: true,
+  });
   assert.equal(copied.isError, false, copied.text);
   assert.equal(copied.text, "Copied src to dst (3 entries, 20 bytes of files).");
   assert.equal(readFileSync(join(root, "dst", "lib", "a.ts"), "utf8"), "export const a = 1;\n");
   assert.equal(readlinkSync(join(root, "dst", "out")), outside);
 
   for (const line of ["one", "two", "three"]) {
-    const appended = await call(c, "write_file", {
+    const appended = await callTool(c, "write_file", {
       path: "log.txt",
       content: `${line}\n`,
       mode: "append",
@@ -60,18 +50,18 @@ test("copy a tree, append to a file, read the tails of several files, delete the
   }
   assert.equal(readFileSync(join(root, "log.txt"), "utf8"), "one\ntwo\nthree\n");
 
-  const read = await call(c, "read_file", { paths: ["log.txt", "dst/lib/a.ts"], offset: -2 });
+  const read = await callTool(c, "read_file", { paths: ["log.txt", "dst/lib/a.ts"], offset: -2 });
   assert.equal(read.isError, false, read.text);
   assert.match(read.text, /^==> log\.txt <==\n {5}2\ttwo\n {5}3\tthree\n/);
   assert.match(read.text, /==> dst\/lib\/a\.ts <==\n {5}1\texport const a = 1;/);
 
-  const refused = await call(c, "delete_file", { path: "dst" });
+  const refused = await callTool(c, "delete_file", { path: "dst" });
   assert.equal(refused.isError, true);
-  const deleted = await call(c, "delete_file", { path: "dst", recursive: true });
+  const deleted = await callTool(c, "delete_file", { path: "dst", recursive: true });
   assert.equal(deleted.isError, false, deleted.text);
   assert.equal(existsSync(join(root, "dst")), false);
   assert.equal(readFileSync(join(outside, "secret"), "utf8"), "secret\n");
-  const rootRefused = await call(c, "delete_file", { path: ".", recursive: true });
+  const rootRefused = await callTool(c, "delete_file", { path: ".", recursive: true });
   assert.match(rootRefused.text, /is an allowed root/);
 });
 

@@ -11,8 +11,8 @@ import {
 import { join } from "node:path";
 import { test } from "node:test";
 import { e2eFixture } from "../helpers/e2e.ts";
-import { modern, type RawClient } from "../helpers/raw_client.ts";
 import { posixOnly } from "../helpers/posix_only.ts";
+import { callTool } from "../helpers/tool_calls.ts";
 
 const e2e = e2eFixture();
 
@@ -21,24 +21,10 @@ function setup() {
   return { root, c: client };
 }
 
-async function edit(c: RawClient, args: Record<string, unknown>) {
-  const reply = await c.request("tools/call", modern({ name: "edit_file", arguments: args }));
-  const result = reply.result as {
-    content: { text: string }[];
-    isError?: boolean;
-    structuredContent?: Record<string, unknown>;
-  };
-  return {
-    text: result.content[0].text,
-    isError: result.isError === true,
-    data: result.structuredContent,
-  };
-}
-
 test("an edit replaces exactly one occurrence and shows a unified diff", async () => {
   const { root, c } = setup();
   writeFileSync(join(root, "a.ts"), "const a = 1;\nconst b = 2;\nconst c = 3;\n");
-  const result = await edit(c, {
+  const result = await callTool(c, "edit_file", {
     path: "a.ts",
     edits: [{ old_string: "const b = 2;", new_string: "const b = 20;" }],
   });
@@ -57,7 +43,7 @@ test("an edit replaces exactly one occurrence and shows a unified diff", async (
 test("several edits apply in order; replace_all replaces every occurrence", async () => {
   const { root, c } = setup();
   writeFileSync(join(root, "b.txt"), "x = old\ny = old\nz = keep\n");
-  const result = await edit(c, {
+  const result = await callTool(c, "edit_file", {
     path: "b.txt",
     edits: [
       { old_string: "old", new_string: "new", replace_all: true },
@@ -73,7 +59,7 @@ test("an ambiguous edit is refused with every line it matches; nothing is writte
   const { root, c } = setup();
   const original = "if (x) {\n  return;\n}\nif (y) {\n  return;\n}\n";
   writeFileSync(join(root, "c.js"), original);
-  const result = await edit(c, {
+  const result = await callTool(c, "edit_file", {
     path: "c.js",
     edits: [{ old_string: "  return;", new_string: "  return 1;" }],
   });
@@ -85,7 +71,7 @@ test("an ambiguous edit is refused with every line it matches; nothing is writte
 test("all or nothing: when a later edit fails, the earlier ones are not written either", async () => {
   const { root, c } = setup();
   writeFileSync(join(root, "d.txt"), "alpha\nbeta\n");
-  const result = await edit(c, {
+  const result = await callTool(c, "edit_file", {
     path: "d.txt",
     edits: [{ old_string: "alpha", new_string: "ALPHA" }, {
       old_string: "gamma",
@@ -103,7 +89,7 @@ test("all or nothing: when a later edit fails, the earlier ones are not written 
 test("a missing old_string points at the closest lines", async () => {
   const { root, c } = setup();
   writeFileSync(join(root, "e.py"), "def total(price, quantity):\n    return price * quantity\n");
-  const result = await edit(c, {
+  const result = await callTool(c, "edit_file", {
     path: "e.py",
     edits: [{ old_string: "def totl(price, quantity):", new_string: "x" }],
   });
@@ -117,7 +103,7 @@ test("a missing old_string points at the closest lines", async () => {
 test("an old_string that matches once with whitespace ignored is applied in the file's indentation", async () => {
   const { root, c } = setup();
   writeFileSync(join(root, "w.py"), "class A:\n\tdef f(self):\n\t\treturn  1\r\n\nx = 1\n");
-  const result = await edit(c, {
+  const result = await callTool(c, "edit_file", {
     path: "w.py",
     edits: [{
       old_string: "    def f(self):\n        return 1",
@@ -141,7 +127,10 @@ test("an old_string that matches once with whitespace ignored is applied in the 
   );
   // Two places alike but for whitespace: refused, both shown.
   writeFileSync(join(root, "two.txt"), "  a  b\n\ta b\n");
-  const both = await edit(c, { path: "two.txt", edits: [{ old_string: "a\tb", new_string: "q" }] });
+  const both = await callTool(c, "edit_file", {
+    path: "two.txt",
+    edits: [{ old_string: "a\tb", new_string: "q" }],
+  });
   assert.equal(both.isError, true);
   assert.match(
     both.text,
@@ -153,12 +142,12 @@ test("CRLF files stay CRLF, with or without \\r in the edit; a BOM stays", async
   const { root, c } = setup();
   const path = join(root, "win.txt");
   writeFileSync(path, "\uFEFFline one\r\nline two\r\nline three\r\n");
-  const first = await edit(c, {
+  const first = await callTool(c, "edit_file", {
     path: "win.txt",
     edits: [{ old_string: "line one\nline two", new_string: "line 1\nline 2" }],
   });
   assert.equal(first.isError, false, first.text);
-  const second = await edit(c, {
+  const second = await callTool(c, "edit_file", {
     path: "win.txt",
     edits: [{ old_string: "line three\r\n", new_string: "line 3\r\nline 4\r\n" }],
   });
@@ -173,7 +162,7 @@ test("UTF-16 files keep their encoding and BOM", async () => {
     path,
     Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from("héllo wörld\n", "utf16le")]),
   );
-  const result = await edit(c, {
+  const result = await callTool(c, "edit_file", {
     path: "wide.txt",
     edits: [{ old_string: "wörld", new_string: "wêreld" }],
   });
@@ -186,7 +175,10 @@ test("UTF-16 files keep their encoding and BOM", async () => {
 test("$ patterns in new_string are literal", async () => {
   const { root, c } = setup();
   writeFileSync(join(root, "f.sh"), "echo NAME\n");
-  await edit(c, { path: "f.sh", edits: [{ old_string: "NAME", new_string: "$1 $& $$ $`" }] });
+  await callTool(c, "edit_file", {
+    path: "f.sh",
+    edits: [{ old_string: "NAME", new_string: "$1 $& $$ $`" }],
+  });
   assert.equal(readFileSync(join(root, "f.sh"), "utf8"), "echo $1 $& $$ $`\n");
 });
 
@@ -198,7 +190,7 @@ test(
     const path = join(root, "run.sh");
     writeFileSync(path, "#!/bin/sh\necho one\n");
     chmodSync(path, 0o751);
-    const dry = await edit(c, {
+    const dry = await callTool(c, "edit_file", {
       path: "run.sh",
       dry_run: true,
       edits: [{ old_string: "one", new_string: "two" }],
@@ -206,7 +198,10 @@ test(
     assert.match(dry.text, /^Would edit run\.sh: 1 replacement \(dry run: nothing written\)/);
     assert.match(dry.text, /\+echo two/);
     assert.equal(readFileSync(path, "utf8"), "#!/bin/sh\necho one\n");
-    await edit(c, { path: "run.sh", edits: [{ old_string: "one", new_string: "two" }] });
+    await callTool(c, "edit_file", {
+      path: "run.sh",
+      edits: [{ old_string: "one", new_string: "two" }],
+    });
     assert.equal(readFileSync(path, "utf8"), "#!/bin/sh\necho two\n");
     assert.equal(statSync(path).mode & 0o777, 0o751);
   },
@@ -216,7 +211,10 @@ test("edits through a symlink change the target and keep the link", async () => 
   const { root, c } = setup();
   writeFileSync(join(root, "real.txt"), "v1\n");
   symlinkSync(join(root, "real.txt"), join(root, "link.txt"));
-  await edit(c, { path: "link.txt", edits: [{ old_string: "v1", new_string: "v2" }] });
+  await callTool(c, "edit_file", {
+    path: "link.txt",
+    edits: [{ old_string: "v1", new_string: "v2" }],
+  });
   assert.equal(readFileSync(join(root, "real.txt"), "utf8"), "v2\n");
   assert.ok(realpathSync(join(root, "link.txt")).endsWith("real.txt"));
 });
@@ -249,7 +247,7 @@ test("refused: paths outside the root, missing files, binary files, invalid UTF-
     ],
   ];
   for (const [args, expected] of cases) {
-    const result = await edit(c, args);
+    const result = await callTool(c, "edit_file", args);
     assert.equal(result.isError, true, JSON.stringify(args));
     assert.match(result.text, expected);
   }

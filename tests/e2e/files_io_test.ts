@@ -18,18 +18,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { e2eFixture } from "../helpers/e2e.ts";
-import { modern, RawClient } from "../helpers/raw_client.ts";
+import { modern } from "../helpers/raw_client.ts";
 import { posixOnlyTest } from "../helpers/posix_only.ts";
+import { callTool } from "../helpers/tool_calls.ts";
 
 const test = posixOnlyTest(
   "every test's root holds a symlink to /etc; /dev/shm for a second filesystem",
 );
-
-type ToolResult = {
-  content: { type: string; text?: string; data?: string; mimeType?: string }[];
-  structuredContent?: Record<string, unknown>;
-  isError?: boolean;
-};
 
 const e2e = e2eFixture();
 
@@ -50,21 +45,9 @@ function setup() {
   return { root, sibling, c: client };
 }
 
-async function call(c: RawClient, name: string, args: Record<string, unknown>) {
-  const reply = await c.request("tools/call", modern({ name, arguments: args }), 30_000);
-  assert.ok(reply.result, `tools/call ${name} failed: ${JSON.stringify(reply.error)}`);
-  const result = reply.result as unknown as ToolResult;
-  return {
-    result,
-    text: result.content[0]?.text ?? "",
-    data: result.structuredContent ?? {},
-    size: JSON.stringify(reply).length,
-  };
-}
-
 test("write, describe, read, make a directory and move: the main path of each tool", async () => {
   const { root, c } = setup();
-  const written = await call(c, "write_file", { path: "notes/todo.md", content: "- a\n- b\n" });
+  const written = await callTool(c, "write_file", { path: "notes/todo.md", content: "- a\n- b\n" });
   assert.equal(written.result.isError, undefined, written.text);
   assert.deepEqual(written.data, {
     path: "notes/todo.md",
@@ -73,21 +56,21 @@ test("write, describe, read, make a directory and move: the main path of each to
     previousBytes: null,
     createdDirectory: "notes",
   });
-  const info = await call(c, "file_info", { path: "notes/todo.md" });
+  const info = await callTool(c, "file_info", { path: "notes/todo.md" });
   assert.equal(info.data.type, "file");
   assert.equal(info.data.lines, 2);
   assert.match(info.data.modified as string, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
-  const read = await call(c, "read_file", { path: "notes/todo.md" });
+  const read = await callTool(c, "read_file", { path: "notes/todo.md" });
   assert.equal(read.text, "     1\t- a\n     2\t- b\n\n[lines 1–2 of 2]");
-  const made = await call(c, "create_directory", { path: "archive/2024" });
+  const made = await callTool(c, "create_directory", { path: "archive/2024" });
   assert.deepEqual(made.data, { path: "archive/2024", created: true });
-  const moved = await call(c, "move_file", {
+  const moved = await callTool(c, "move_file", {
     source: "notes/todo.md",
     destination: "archive/2024/todo.md",
   });
   assert.equal(moved.text, "Moved notes/todo.md to archive/2024/todo.md.");
   assert.equal(readFileSync(join(root, "archive/2024/todo.md"), "utf8"), "- a\n- b\n");
-  const again = await call(c, "create_directory", { path: "archive" });
+  const again = await callTool(c, "create_directory", { path: "archive" });
   assert.equal(again.result.isError, undefined);
   assert.equal(again.data.created, false);
 });
@@ -96,12 +79,13 @@ test("a 200 KB file read in one part arrives whole, in a reply over 64 KB", asyn
   const { root, c } = setup();
   const lines = Array.from({ length: 2000 }, (_, i) => `${i + 1} ${"ab".repeat(48)}`);
   writeFileSync(join(root, "big.txt"), lines.join("\n") + "\n");
-  const read = await call(c, "read_file", { path: "big.txt", max_chars: 300_000 });
-  assert.ok(read.size > 64 * 1024, `reply of ${read.size} characters`);
+  const read = await callTool(c, "read_file", { path: "big.txt", max_chars: 300_000 });
+  const size = JSON.stringify(read.result).length;
+  assert.ok(size > 64 * 1024, `reply of ${size} characters`);
   const shown = read.text.slice(0, read.text.indexOf("\n\n[")).split("\n");
   assert.deepEqual(shown.map((line) => line.slice(line.indexOf("\t") + 1)), lines);
   assert.equal(read.data.nextOffset, null);
-  const paged = await call(c, "read_file", { path: "big.txt" });
+  const paged = await callTool(c, "read_file", { path: "big.txt" });
   assert.ok((paged.data.endLine as number) < 2000);
   assert.match(paged.text, /\[more: call read_file with offset \d+ to continue/);
 });
@@ -114,14 +98,14 @@ test("CRLF and BOM files read correctly", async () => {
     new Uint8Array([0xef, 0xbb, 0xbf, ...new TextEncoder().encode("ünïcode\n")]),
   );
   writeFileSync(join(root, "utf16.txt"), new Uint8Array([0xff, 0xfe, 0x68, 0, 0x69, 0, 0x0a, 0]));
-  const dos = await call(c, "read_file", { path: "dos.txt" });
+  const dos = await callTool(c, "read_file", { path: "dos.txt" });
   assert.equal(
     dos.text,
     "     1\tfirst\n     2\tsecond\n\n[lines 1–2 of 2]\n[CRLF line endings, shown without \\r]",
   );
-  const bom = await call(c, "read_file", { path: "bom.txt" });
+  const bom = await callTool(c, "read_file", { path: "bom.txt" });
   assert.equal(bom.text, "     1\tünïcode\n\n[lines 1–1 of 1]\n[encoding: UTF-8 with BOM]");
-  const utf16 = await call(c, "read_file", { path: "utf16.txt" });
+  const utf16 = await callTool(c, "read_file", { path: "utf16.txt" });
   assert.equal(utf16.text, "     1\thi\n\n[lines 1–1 of 1]\n[encoding: UTF-16 LE with BOM]");
 });
 
@@ -130,13 +114,13 @@ test("an image comes back as image content; another binary file is described", a
   const gif = new TextEncoder().encode("GIF89a\x01\x00\x01\x00\x00\x00\x00;");
   writeFileSync(join(root, "dot.gif"), gif);
   writeFileSync(join(root, "data.bin"), new Uint8Array([1, 2, 0, 3, 0, 0, 4]));
-  const image = await call(c, "read_file", { path: "dot.gif" });
+  const image = await callTool(c, "read_file", { path: "dot.gif" });
   assert.deepEqual(image.result.content[1], {
     type: "image",
     data: btoa(String.fromCharCode(...gif)),
     mimeType: "image/gif",
   });
-  const binary = await call(c, "read_file", { path: "data.bin" });
+  const binary = await callTool(c, "read_file", { path: "data.bin" });
   assert.equal(binary.result.content.length, 1);
   assert.match(binary.text, /^data\.bin is a binary file \(binary data, 7 bytes\)/);
 });
@@ -145,11 +129,11 @@ test("move_file refuses to overwrite unless asked", async () => {
   const { root, c } = setup();
   writeFileSync(join(root, "a"), "A");
   writeFileSync(join(root, "b"), "B");
-  const refused = await call(c, "move_file", { source: "a", destination: "b" });
+  const refused = await callTool(c, "move_file", { source: "a", destination: "b" });
   assert.equal(refused.result.isError, true);
   assert.match(refused.text, /^destination b already exists \(a file\); pass overwrite: true/);
   assert.equal(readFileSync(join(root, "b"), "utf8"), "B");
-  const done = await call(c, "move_file", { source: "a", destination: "b", overwrite: true });
+  const done = await callTool(c, "move_file", { source: "a", destination: "b", overwrite: true });
   assert.equal(done.data.overwritten, true);
   assert.equal(readFileSync(join(root, "b"), "utf8"), "A");
   assert.equal(existsSync(join(root, "a")), false);
@@ -175,7 +159,7 @@ test("every way out of the root is refused by every file tool", async () => {
     ["move_file", { source: "etc-link/hostname", destination: "hostname" }],
   ];
   for (const [name, args] of escapes) {
-    const { result, text } = await call(c, name, args);
+    const { result, text } = await callTool(c, name, args);
     assert.equal(result.isError, true, `${name} ${JSON.stringify(args)}: ${text}`);
     assert.match(text, /is outside the allowed roots/, `${name} ${JSON.stringify(args)}`);
   }
@@ -244,7 +228,7 @@ test("a move across filesystems copies, then removes the source", {
   mkdirSync(join(disk, "dir/sub"), { recursive: true });
   writeFileSync(join(disk, "dir/sub/file.txt"), "payload");
   symlinkSync("sub/file.txt", join(disk, "dir/link"));
-  const moved = await call(client, "move_file", {
+  const moved = await callTool(client, "move_file", {
     source: "dir",
     destination: join(memory, "dir"),
   });

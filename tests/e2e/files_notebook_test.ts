@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { e2eFixture } from "../helpers/e2e.ts";
 import { type Message, RawClient } from "../helpers/raw_client.ts";
+import { callTool } from "../helpers/tool_calls.ts";
 
 const e2e = e2eFixture();
 
@@ -31,6 +32,8 @@ const NOTEBOOK = JSON.stringify(
 ) + "\n";
 
 let nextId = 1;
+/** The calls belong to the session `initialize` opened. */
+const LEGACY = { legacy: true };
 
 /** One request as a raw line; its reply. */
 async function raw(c: RawClient, method: string, params: Record<string, unknown>) {
@@ -41,20 +44,6 @@ async function raw(c: RawClient, method: string, params: Record<string, unknown>
     }}`,
   );
   return await c.responseTo(id);
-}
-
-async function call(c: RawClient, name: string, args: Record<string, unknown>) {
-  const reply = await raw(c, "tools/call", { name, arguments: args });
-  const result = reply.result as {
-    content: { text: string }[];
-    isError?: boolean;
-    structuredContent?: Record<string, unknown>;
-  };
-  return {
-    text: result.content[0].text,
-    isError: result.isError === true,
-    data: result.structuredContent,
-  };
 }
 
 async function session(args: string[], env: Record<string, string> = {}): Promise<RawClient> {
@@ -85,12 +74,12 @@ test("notebook_edit changes one cell, inserts and deletes; read_file shows the n
   assert.equal(listed.annotations?.destructiveHint, true);
   assert.equal(listed.annotations?.readOnlyHint, false);
 
-  const edited = await call(c, "notebook_edit", {
+  const edited = await callTool(c, "notebook_edit", {
     path: "sales.ipynb",
     cell: "sum",
     old_string: "print(total)",
     new_string: "print(f'{total:,}')",
-  });
+  }, LEGACY);
   assert.equal(edited.isError, false, edited.text);
   assert.match(
     edited.text,
@@ -110,22 +99,22 @@ test("notebook_edit changes one cell, inserts and deletes; read_file shows the n
   // Jupyter's own layout: one space of indent, a final newline.
   assert.equal(readFileSync(path, "utf8"), JSON.stringify(after, null, 1) + "\n");
 
-  const inserted = await call(c, "notebook_edit", {
+  const inserted = await callTool(c, "notebook_edit", {
     path: "sales.ipynb",
     action: "insert",
     cell: 1,
     cell_type: "markdown",
     source: "Numbers in euros.",
-  });
+  }, LEGACY);
   assert.equal(inserted.isError, false, inserted.text);
   assert.equal(inserted.data?.cell, 2);
   assert.match(String(inserted.data?.id), /^[0-9a-f]{8}$/);
 
-  const deleted = await call(c, "notebook_edit", {
+  const deleted = await callTool(c, "notebook_edit", {
     path: "sales.ipynb",
     action: "delete",
     cell: "title",
-  });
+  }, LEGACY);
   assert.equal(deleted.isError, false, deleted.text);
   assert.deepEqual(deleted.data, {
     path: "sales.ipynb",
@@ -136,7 +125,11 @@ test("notebook_edit changes one cell, inserts and deletes; read_file shows the n
     clearedOutputs: false,
   });
 
-  const wrong = await call(c, "notebook_edit", { path: "sales.ipynb", cell: "nope", source: "x" });
+  const wrong = await callTool(c, "notebook_edit", {
+    path: "sales.ipynb",
+    cell: "nope",
+    source: "x",
+  }, LEGACY);
   assert.equal(wrong.isError, true);
   assert.match(
     wrong.text,
@@ -145,7 +138,7 @@ test("notebook_edit changes one cell, inserts and deletes; read_file shows the n
     ),
   );
 
-  const read = await call(c, "read_file", { path: "sales.ipynb" });
+  const read = await callTool(c, "read_file", { path: "sales.ipynb" }, LEGACY);
   assert.equal(read.isError, false, read.text);
   assert.match(
     read.text,
@@ -168,9 +161,19 @@ test("--read-only does not offer notebook_edit; plan mode refuses it", async () 
 
   const state = e2e.scratch("nb-state");
   const c = await session(["--root", root], { TOOLHOST_STATE_DIR: state });
-  const entered = await call(c, "plan_mode", { action: "enter", goal: "Tidy the notebook" });
+  const entered = await callTool(
+    c,
+    "plan_mode",
+    { action: "enter", goal: "Tidy the notebook" },
+    LEGACY,
+  );
   assert.equal(entered.isError, false, entered.text);
-  const refused = await call(c, "notebook_edit", { path: "a.ipynb", cell: 1, source: "# New" });
+  const refused = await callTool(
+    c,
+    "notebook_edit",
+    { path: "a.ipynb", cell: 1, source: "# New" },
+    LEGACY,
+  );
   assert.equal(refused.isError, true);
   assert.match(refused.text, /^notebook_edit was refused: plan mode is on/);
   assert.equal(readFileSync(join(root, "a.ipynb"), "utf8"), NOTEBOOK);
@@ -186,7 +189,7 @@ test("a notebook nested a million levels deep is refused with a reason before it
   writeFileSync(path, text);
   const c = await session(["--root", dir]);
   // Before: "Maximum call stack size exceeded", after seconds of parsing on the main thread.
-  const edit = await call(c, "notebook_edit", { path, cell: "c", source: "y" });
+  const edit = await callTool(c, "notebook_edit", { path, cell: "c", source: "y" }, LEGACY);
   assert.equal(edit.isError, true);
   assert.match(
     edit.text,

@@ -12,16 +12,11 @@ import { findRipgrep } from "../../tools/search/_lib/grep/ripgrep/ripgrep_path.t
 import { e2eFixture } from "../helpers/e2e.ts";
 import { modern, PRODUCT_BINARY, RawClient, ROOT } from "../helpers/raw_client.ts";
 import { posixOnlyTest } from "../helpers/posix_only.ts";
+import { callTool } from "../helpers/tool_calls.ts";
 
 const test = posixOnlyTest(
   "the fixture links to /etc, makes FIFOs, links /dev/zero and compares with rg",
 );
-
-type ToolResult = {
-  content: { type: string; text: string }[];
-  structuredContent?: Record<string, unknown>;
-  isError?: boolean;
-};
 
 const rgMissing = findRipgrep() === undefined;
 /** Whether the binary under test finds an rg beside itself (a release's does). */
@@ -45,18 +40,6 @@ function start(root: string, env: Record<string, string | undefined> = {}): RawC
   } finally {
     apply(saved);
   }
-}
-
-async function call(
-  c: RawClient,
-  name: string,
-  args: Record<string, unknown>,
-  timeoutMs = 30_000,
-) {
-  const reply = await c.request("tools/call", modern({ name, arguments: args }), timeoutMs);
-  assert.ok(reply.result, `tools/call ${name} failed: ${JSON.stringify(reply.error)}`);
-  const result = reply.result as unknown as ToolResult;
-  return { result, text: result.content[0].text, data: result.structuredContent ?? {} };
 }
 
 /** The listing part of a result: everything before the bracketed notes. */
@@ -125,7 +108,7 @@ function fixture() {
 }
 
 async function refused(c: RawClient, name: string, args: Record<string, unknown>) {
-  const { result, text } = await call(c, name, args);
+  const { result, text } = await callTool(c, name, args);
   assert.equal(result.isError, true, `${name} ${JSON.stringify(args)}: ${text}`);
   assert.match(text, /outside the allowed roots/, `${name} ${JSON.stringify(args)}`);
 }
@@ -133,13 +116,13 @@ async function refused(c: RawClient, name: string, args: Record<string, unknown>
 test("glob finds files newest first, skips ignored ones unless asked, and hints at **/", async () => {
   const { root } = fixture();
   const c = start(root);
-  const ts = await call(c, "glob", { pattern: "**/*.ts" });
+  const ts = await callTool(c, "glob", { pattern: "**/*.ts" });
   assert.deepEqual(lines(ts.text), ["src/main.ts", "src/util.ts", "src/deep/nested/leaf.ts"]);
   assert.deepEqual(ts.data, { paths: lines(ts.text), total: 3, stoppedEarly: null });
   assert.match(ts.text, /\[3 files under \. match "\*\*\/\*\.ts", newest first\]$/);
-  const js = await call(c, "glob", { pattern: "**/*.js" });
+  const js = await callTool(c, "glob", { pattern: "**/*.js" });
   assert.equal(js.data.total, 0);
-  const all = await call(c, "glob", { pattern: "**/*.{js,ts}", include_ignored: true });
+  const all = await callTool(c, "glob", { pattern: "**/*.{js,ts}", include_ignored: true });
   assert.deepEqual((all.data.paths as string[]).toSorted(), [
     "build/out.js",
     "node_modules/pkg/index.js",
@@ -148,31 +131,31 @@ test("glob finds files newest first, skips ignored ones unless asked, and hints 
     "src/main.ts",
     "src/util.ts",
   ]);
-  const top = await call(c, "glob", { pattern: "*.ts" });
+  const top = await callTool(c, "glob", { pattern: "*.ts" });
   assert.match(
     top.text,
     /no files under \. match "\*\.ts"; to match at any depth use "\*\*\/\*\.ts"/,
   );
-  const inSrc = await call(c, "glob", { pattern: "*.ts", path: "src" });
+  const inSrc = await callTool(c, "glob", { pattern: "*.ts", path: "src" });
   assert.deepEqual(lines(inSrc.text), ["src/main.ts", "src/util.ts"]);
-  const dotfiles = await call(c, "glob", { pattern: "**/*.yml" });
+  const dotfiles = await callTool(c, "glob", { pattern: "**/*.yml" });
   assert.deepEqual(lines(dotfiles.text), [".github/ci.yml"]);
 });
 
 test("glob lists symlinks but never follows them, and refuses paths out of the root", async () => {
   const { top, root } = fixture();
   const c = start(root);
-  const everything = await call(c, "glob", { pattern: "**" });
+  const everything = await callTool(c, "glob", { pattern: "**" });
   const paths = everything.data.paths as string[];
   assert.ok(paths.includes("etc-link") && paths.includes("src-link"), paths.join(" "));
   assert.deepEqual(paths.filter((p) => /^(etc|src|sibling)-link\//.test(p)), []);
   await refused(c, "glob", { pattern: "*", path: "../app2" });
   await refused(c, "glob", { pattern: "*", path: join(top, "app2") });
   await refused(c, "glob", { pattern: "*", path: "etc-link" });
-  const upward = await call(c, "glob", { pattern: "../app2/*" });
+  const upward = await callTool(c, "glob", { pattern: "../app2/*" });
   assert.equal(upward.result.isError, true);
   assert.match(upward.text, /must be relative to path, without "\.\."/);
-  const file = await call(c, "glob", { pattern: "*", path: "README.md" });
+  const file = await callTool(c, "glob", { pattern: "*", path: "README.md" });
   assert.equal(file.result.isError, true);
   assert.match(file.text, /"README.md" is not a directory/);
 });
@@ -180,7 +163,7 @@ test("glob lists symlinks but never follows them, and refuses paths out of the r
 test("list_dir shows a tree: directories first, sizes, links, ignored directories closed", async () => {
   const { root } = fixture();
   const c = start(root);
-  const tree = await call(c, "list_dir", {});
+  const tree = await callTool(c, "list_dir", {});
   const shown = lines(tree.text);
   assert.equal(shown[0], "./");
   for (
@@ -205,7 +188,7 @@ test("list_dir shows a tree: directories first, sizes, links, ignored directorie
     size: 123,
   });
   assert.equal(tree.data.complete, true);
-  const shallow = await call(c, "list_dir", { path: "src", depth: 1 });
+  const shallow = await callTool(c, "list_dir", { path: "src", depth: 1 });
   assert.deepEqual(lines(shallow.text), [
     "src/",
     "  deep/",
@@ -214,7 +197,7 @@ test("list_dir shows a tree: directories first, sizes, links, ignored directorie
     "  main.ts  123 bytes",
     "  util.ts  52 bytes",
   ]);
-  const opened = await call(c, "list_dir", { path: "node_modules", include_ignored: true });
+  const opened = await callTool(c, "list_dir", { path: "node_modules", include_ignored: true });
   assert.deepEqual(lines(opened.text), ["node_modules/", "  pkg/", "    index.js  11 bytes"]);
 });
 
@@ -225,7 +208,7 @@ test("list_dir caps each directory and says how much it left out; errors are cle
     writeFileSync(join(root, "many", `f${String(i).padStart(3, "0")}`), "");
   }
   const c = start(root);
-  const many = await call(c, "list_dir", { path: "many" });
+  const many = await callTool(c, "list_dir", { path: "many" });
   assert.equal(lines(many.text).length, 1 + 100 + 1);
   assert.match(many.text, /\n {2}\.\.\. and 50 more\n/);
   assert.match(
@@ -233,10 +216,10 @@ test("list_dir caps each directory and says how much it left out; errors are cle
     /\[not listed: 50 more entries \(at most 100 per directory\)\. List a subdirectory/,
   );
   assert.equal(many.data.complete, false);
-  const file = await call(c, "list_dir", { path: "README.md" });
+  const file = await callTool(c, "list_dir", { path: "README.md" });
   assert.equal(file.result.isError, true);
   assert.match(file.text, /is a file, not a directory/);
-  const missing = await call(c, "list_dir", { path: "nope" });
+  const missing = await callTool(c, "list_dir", { path: "nope" });
   assert.match(missing.text, /"nope" does not exist/);
   await refused(c, "list_dir", { path: "../app2" });
   await refused(c, "list_dir", { path: join(top, "app2") });
@@ -253,7 +236,7 @@ test("list_dir and glob stop at 1,000 entries and say what they left out", async
     }
   }
   const c = start(root);
-  const tree = await call(c, "list_dir", { path: "big" });
+  const tree = await callTool(c, "list_dir", { path: "big" });
   assert.equal((tree.data.entries as unknown[]).length, 1_000);
   assert.equal(tree.data.complete, false);
   assert.match(
@@ -265,7 +248,7 @@ test("list_dir and glob stop at 1,000 entries and say what they left out", async
     tree.text,
     /\[not listed: 12 more entries \(at most 100 per directory\); directories past the first 1,000 entries\. List a subdirectory or use a smaller depth\]$/,
   );
-  const found = await call(c, "glob", { pattern: "big/**" });
+  const found = await callTool(c, "glob", { pattern: "big/**" });
   assert.equal((found.data.paths as string[]).length, 1_000);
   assert.equal(found.data.total, 1_200);
   assert.match(
@@ -277,7 +260,7 @@ test("list_dir and glob stop at 1,000 entries and say what they left out", async
 test("grep lists matching files by path, honouring .gitignore and skipping binary files", async () => {
   const { root } = fixture();
   const c = start(root);
-  const found = await call(c, "grep", { pattern: "needle" });
+  const found = await callTool(c, "grep", { pattern: "needle" });
   assert.deepEqual(lines(found.text), [
     ".github/ci.yml",
     "README.md",
@@ -295,19 +278,19 @@ test("grep lists matching files by path, honouring .gitignore and skipping binar
     omitted: 0,
     stoppedEarly: null,
   });
-  const binary = await call(c, "grep", { pattern: "needle", path: "data/image.png" });
+  const binary = await callTool(c, "grep", { pattern: "needle", path: "data/image.png" });
   assert.equal(binary.result.isError, true);
   assert.match(binary.text, /data\/image\.png is a binary file \(PNG image\)/);
-  const none = await call(c, "grep", { pattern: "needle", path: "data" });
+  const none = await callTool(c, "grep", { pattern: "needle", path: "data" });
   assert.equal(none.text, "[no matches under data]");
-  const named = await call(c, "grep", { pattern: "needle", path: "secret.txt" });
+  const named = await callTool(c, "grep", { pattern: "needle", path: "secret.txt" });
   assert.deepEqual(lines(named.text), ["secret.txt"], "a file named on purpose is searched");
 });
 
 test("grep content and count modes, context, case, glob and multiline", async () => {
   const { root } = fixture();
   const c = start(root);
-  const context = await call(c, "grep", {
+  const context = await callTool(c, "grep", {
     pattern: "const needle",
     path: "src",
     output_mode: "content",
@@ -321,7 +304,7 @@ test("grep content and count modes, context, case, glob and multiline", async ()
     "src/main.ts:4:  const needle = util(1);",
     "src/main.ts-5-  return needle;",
   ]);
-  const counted = await call(c, "grep", {
+  const counted = await callTool(c, "grep", {
     pattern: "needle",
     case_insensitive: true,
     output_mode: "count",
@@ -329,15 +312,19 @@ test("grep content and count modes, context, case, glob and multiline", async ()
   });
   assert.deepEqual(lines(counted.text), ["src/deep/nested/leaf.ts:1", "src/main.ts:3"]);
   assert.equal(counted.data.lines, 4);
-  const spanning = await call(c, "grep", {
+  const spanning = await callTool(c, "grep", {
     pattern: "foo\\nbar",
     multiline: true,
     output_mode: "content",
   });
   assert.deepEqual(lines(spanning.text), ["docs/multi.txt:2:foo", "docs/multi.txt:3:bar"]);
-  const crlf = await call(c, "grep", { pattern: "one$", output_mode: "content" });
+  const crlf = await callTool(c, "grep", { pattern: "one$", output_mode: "content" });
   assert.deepEqual(lines(crlf.text), ["docs/crlf.txt:1:needle one"]);
-  const limited = await call(c, "grep", { pattern: "e", output_mode: "content", head_limit: 3 });
+  const limited = await callTool(c, "grep", {
+    pattern: "e",
+    output_mode: "content",
+    head_limit: 3,
+  });
   assert.equal(lines(limited.text).length, 3);
   assert.match(limited.text, /more lines not shown \(head_limit reached, 3 shown\)/);
 });
@@ -348,13 +335,13 @@ test("grep output stops near 30,000 characters and says how to narrow the search
   writeFileSync(join(root, "big.txt"), big);
   writeFileSync(join(root, "minified.js"), `${"x".repeat(50_000)}needle${"y".repeat(50_000)}`);
   const c = start(root);
-  const capped = await call(c, "grep", { pattern: "needle", output_mode: "content" });
+  const capped = await callTool(c, "grep", { pattern: "needle", output_mode: "content" });
   assert.ok(body(capped.text).length <= 30_000, `${body(capped.text).length}`);
   assert.match(
     capped.text,
     /\[\d[\d,]* more lines not shown \(output limit reached, [\d,]+ shown\); narrow the search with path, glob or a more specific pattern, or use output_mode "files_with_matches" or "count"\]/,
   );
-  const minified = await call(c, "grep", {
+  const minified = await callTool(c, "grep", {
     pattern: "needle",
     path: "minified.js",
     output_mode: "content",
@@ -368,18 +355,18 @@ test("grep output stops near 30,000 characters and says how to narrow the search
 test("grep errors: bad patterns, missing paths, and every way out of the root", async () => {
   const { top, root } = fixture();
   const c = start(root);
-  const invalid = await call(c, "grep", { pattern: "needle(" });
+  const invalid = await callTool(c, "grep", { pattern: "needle(" });
   assert.equal(invalid.result.isError, true);
   assert.match(invalid.text, /pattern "needle\(" is not a valid regular expression/);
-  const lookbehind = await call(c, "grep", { pattern: "(?<=const )needle" });
+  const lookbehind = await callTool(c, "grep", { pattern: "(?<=const )needle" });
   assert.equal(lookbehind.result.isError, true);
   assert.match(lookbehind.text, /lookahead or lookbehind, which rg's engine does not have/);
-  const missing = await call(c, "grep", { pattern: "x", path: "nope" });
+  const missing = await callTool(c, "grep", { pattern: "x", path: "nope" });
   assert.match(missing.text, /"nope" does not exist/);
   await refused(c, "grep", { pattern: "needle", path: "../app2" });
   await refused(c, "grep", { pattern: "needle", path: join(top, "app2") });
   await refused(c, "grep", { pattern: "root", path: "etc-link" });
-  const noLeak = await call(c, "grep", { pattern: "root|needle next door" });
+  const noLeak = await callTool(c, "grep", { pattern: "root|needle next door" });
   assert.ok(!/etc-link|sibling-link|passwd/.test(noLeak.text), noLeak.text);
 });
 
@@ -463,7 +450,7 @@ const COMPARED: [Record<string, unknown>, string[] | RegExp][] = [
 
 /** One answer, as compared between the two searches. */
 async function answer(c: RawClient, args: Record<string, unknown>) {
-  const { result, text, data } = await call(c, "grep", args);
+  const { result, text, data } = await callTool(c, "grep", args);
   return { isError: result.isError ?? false, text, data };
 }
 
@@ -533,7 +520,7 @@ test("without any rg grep uses its own search; TOOLHOST_GREP=rg then says rg is 
     assert.deepEqual(await answer(auto, args), await answer(builtin, args), JSON.stringify(args));
   }
   const forced = start(root, { PATH: "/nonexistent", TOOLHOST_GREP: "rg" });
-  const failed = await call(forced, "grep", { pattern: "needle" });
+  const failed = await callTool(forced, "grep", { pattern: "needle" });
   // A release's binary has its own rg beside it, which is used then.
   if (rgBesideBinary) return assert.equal(failed.result.isError, undefined, failed.text);
   assert.equal(failed.result.isError, true);
@@ -562,14 +549,14 @@ test("glob returns only regular files and links; a nested repository and case co
   const { root } = fixture();
   execFileSync("mkfifo", [join(root, "edge/pipe")]);
   const c = start(root);
-  const edge = await call(c, "glob", { pattern: "edge/*" });
+  const edge = await callTool(c, "glob", { pattern: "edge/*" });
   const paths = edge.data.paths as string[];
   assert.ok(paths.includes("edge/cr.txt") && !paths.includes("edge/pipe"), paths.join(" "));
-  const logs = await call(c, "glob", { pattern: "**/*.log" });
+  const logs = await callTool(c, "glob", { pattern: "**/*.log" });
   assert.deepEqual((logs.data.paths as string[]).toSorted(), ["edge/nested/pin.log", "keep.log"]);
-  const md = await call(c, "glob", { pattern: "**/*.md" });
+  const md = await callTool(c, "glob", { pattern: "**/*.md" });
   assert.ok((md.data.paths as string[]).includes("edge/pinned.md"), md.text);
-  const listed = await call(c, "list_dir", { path: "edge" });
+  const listed = await callTool(c, "list_dir", { path: "edge" });
   const entries = listed.data.entries as { path: string; type: string }[];
   assert.equal(entries.find((e) => e.path === "edge/pipe")?.type, "other");
   assert.equal(entries.find((e) => e.path === "edge/nested")?.type, "directory");
@@ -586,7 +573,7 @@ test("list_dir caps its structured entries as its text: long deep paths cannot s
     writeFileSync(join(dir, `${String(f).padStart(3, "0")}${"f".repeat(197)}`), "");
   }
   const c = start(root);
-  const tree = await call(c, "list_dir", { depth: 10 });
+  const tree = await callTool(c, "list_dir", { depth: 10 });
   const size = JSON.stringify(tree.data).length;
   assert.ok(size <= 61_000, `structuredContent is ${size} characters`);
   assert.equal(tree.data.complete, false);
@@ -634,7 +621,7 @@ test("ignore files that are FIFOs, devices, links out of the roots or over 1 MB 
       `outside/\\.gitignore is a symbolic link to ${top}/rules, outside the allowed roots; ` +
       "zero/\\.gitignore is a symbolic link to /dev/zero, outside the allowed roots\\]",
   );
-  const globbed = await call(c, "glob", { pattern: "**/*.txt" }, 10_000);
+  const globbed = await callTool(c, "glob", { pattern: "**/*.txt" }, { timeoutMs: 10_000 });
   assert.deepEqual((globbed.data.paths as string[]).toSorted(), [
     "big/d.txt",
     "fifo/a.txt",
@@ -644,10 +631,10 @@ test("ignore files that are FIFOs, devices, links out of the roots or over 1 MB 
     "zero/b.txt",
   ]);
   assert.match(globbed.text, note);
-  const listed = await call(c, "list_dir", { depth: 3 }, 10_000);
+  const listed = await callTool(c, "list_dir", { depth: 3 }, { timeoutMs: 10_000 });
   assert.match(listed.text, note);
   assert.match(listed.text, /f\.txt {2}3 bytes {2}\(gitignored\)/);
-  const grepped = await call(c, "grep", { pattern: "pin" }, 10_000);
+  const grepped = await callTool(c, "grep", { pattern: "pin" }, { timeoutMs: 10_000 });
   assert.deepEqual(lines(grepped.text), [
     "big/d.txt",
     "fifo/a.txt",
@@ -662,7 +649,9 @@ test("ignore files that are FIFOs, devices, links out of the roots or over 1 MB 
   const withRg = start(root, { TOOLHOST_GREP: "rg" });
   for (const mode of ["files_with_matches", "count"]) {
     const started = Date.now();
-    const found = await call(withRg, "grep", { pattern: "pin", output_mode: mode }, 10_000);
+    const found = await callTool(withRg, "grep", { pattern: "pin", output_mode: mode }, {
+      timeoutMs: 10_000,
+    });
     // Waiting on the FIFOs would last until the call's 10 s limit: 8 s tells the two apart.
     assert.ok(Date.now() - started < 8_000, `grep took ${Date.now() - started} ms`);
     assert.equal(found.result.isError, undefined, found.text);
@@ -674,14 +663,16 @@ test("ignore files that are FIFOs, devices, links out of the roots or over 1 MB 
     assert.match(found.text, note);
   }
   // A pattern only rg may run is refused with the reason rg was not used.
-  const slow = await call(withRg, "grep", { pattern: "(a+)+$" }, 10_000);
+  const slow = await callTool(withRg, "grep", { pattern: "(a+)+$" }, { timeoutMs: 10_000 });
   assert.equal(slow.result.isError, true);
   assert.match(
     slow.text,
     /used instead of rg here, as rg would hang on or misread the ignore file big\/\.gitignore, which is 2\.0 MB/,
   );
   // Below a directory without odd ignore files, rg runs as usual.
-  const plain = await call(withRg, "grep", { pattern: "(p+)+in", path: "inside" }, 10_000);
+  const plain = await callTool(withRg, "grep", { pattern: "(p+)+in", path: "inside" }, {
+    timeoutMs: 10_000,
+  });
   assert.deepEqual(lines(plain.text), ["inside/g.txt"]);
 });
 
@@ -690,7 +681,7 @@ test("without rg, grep refuses patterns that can backtrack for ever; rg runs the
   const builtin = start(root, { TOOLHOST_GREP: "builtin" });
   for (const pattern of ["(a|a)*!ab", "(a+)+!ab"]) {
     for (const path of ["edge", "edge/backtrack.txt"]) {
-      const refused = await call(builtin, "grep", { pattern, path });
+      const refused = await callTool(builtin, "grep", { pattern, path });
       assert.equal(refused.result.isError, true, `${pattern} in ${path}`);
       assert.match(
         refused.text,
@@ -698,13 +689,16 @@ test("without rg, grep refuses patterns that can backtrack for ever; rg runs the
       );
     }
   }
-  const simple = await call(builtin, "grep", { pattern: "(!a|b)+", path: "edge/backtrack.txt" });
+  const simple = await callTool(builtin, "grep", {
+    pattern: "(!a|b)+",
+    path: "edge/backtrack.txt",
+  });
   assert.equal(simple.result.isError, undefined, simple.text);
   if (rgMissing) return;
   const withRg = start(root);
   const expected = [`edge/backtrack.txt:1:${"a".repeat(40)}!ab`];
   for (const path of ["edge", "edge/backtrack.txt"]) {
-    const found = await call(withRg, "grep", {
+    const found = await callTool(withRg, "grep", {
       pattern: "(a|a)*!ab",
       path,
       output_mode: "content",
@@ -731,7 +725,7 @@ test("an rg that crashes gives an error, not a complete-looking answer", async (
     PATH: path(fakeRipgrep(begin, 101, "thread main panicked")),
     TOOLHOST_GREP: undefined,
   });
-  const failed = await call(crashed, "grep", { pattern: "needle" });
+  const failed = await callTool(crashed, "grep", { pattern: "needle" });
   assert.equal(failed.result.isError, true, failed.text);
   assert.match(
     failed.text,
@@ -746,7 +740,7 @@ test("an rg that crashes gives an error, not a complete-looking answer", async (
     PATH: path(fakeRipgrep(begin + match + end, 2)),
     TOOLHOST_GREP: undefined,
   });
-  const partial = await call(quiet, "grep", { pattern: "needle" });
+  const partial = await callTool(quiet, "grep", { pattern: "needle" });
   assert.equal(partial.result.isError, undefined, partial.text);
   assert.deepEqual(lines(partial.text), ["README.md"]);
   assert.match(

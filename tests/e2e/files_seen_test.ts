@@ -16,7 +16,8 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, test } from "node:test";
-import { modern, PRODUCT_BINARY, RawClient } from "../helpers/raw_client.ts";
+import { PRODUCT_BINARY, RawClient } from "../helpers/raw_client.ts";
+import { callTool } from "../helpers/tool_calls.ts";
 
 const clients: RawClient[] = [];
 const scratch: string[] = [];
@@ -34,14 +35,10 @@ function root(): string {
   return dir;
 }
 
-function server(dir: string) {
+function server(dir: string): RawClient {
   const c = new RawClient(PRODUCT_BINARY, ["--root", dir]);
   clients.push(c);
-  return async (name: string, args: Record<string, unknown>) => {
-    const reply = await c.request("tools/call", modern({ name, arguments: args }));
-    const result = reply.result as { content: { text: string }[]; isError?: boolean };
-    return { text: result.content[0].text, isError: result.isError === true };
-  };
+  return c;
 }
 
 /** Another program's change: new content, and a modification time unlike the one read. */
@@ -54,11 +51,11 @@ test("write_file after another process changed the file: refused with what chang
   const dir = root();
   const file = join(dir, "notes.md");
   writeFileSync(file, "# Notes\nfirst\nsecond\n");
-  const call = server(dir);
-  assert.equal((await call("read_file", { path: "notes.md" })).isError, false);
+  const c = server(dir);
+  assert.equal((await callTool(c, "read_file", { path: "notes.md" })).isError, false);
   changeOutside(file, "# Notes\nfirst\nthe person's line\nsecond\n");
 
-  const refused = await call("write_file", { path: "notes.md", content: "mine\n" });
+  const refused = await callTool(c, "write_file", { path: "notes.md", content: "mine\n" });
   assert.equal(refused.isError, true, refused.text);
   assert.match(
     refused.text,
@@ -69,8 +66,8 @@ test("write_file after another process changed the file: refused with what chang
   assert.match(refused.text, /or pass force: true to overwrite it\.$/);
   assert.equal(readFileSync(file, "utf8"), "# Notes\nfirst\nthe person's line\nsecond\n");
 
-  assert.equal((await call("read_file", { path: "notes.md" })).isError, false);
-  const written = await call("write_file", { path: "notes.md", content: "mine\n" });
+  assert.equal((await callTool(c, "read_file", { path: "notes.md" })).isError, false);
+  const written = await callTool(c, "write_file", { path: "notes.md", content: "mine\n" });
   assert.equal(written.isError, false, written.text);
   assert.equal(readFileSync(file, "utf8"), "mine\n");
 });
@@ -79,28 +76,31 @@ test("force writes over the change; the session's own writes and edits never cou
   const dir = root();
   const file = join(dir, "a.txt");
   writeFileSync(file, "one\n");
-  const call = server(dir);
-  await call("read_file", { path: "a.txt" });
+  const c = server(dir);
+  await callTool(c, "read_file", { path: "a.txt" });
   changeOutside(file, "two\n");
   const edit = { path: "a.txt", edits: [{ old_string: "two", new_string: "three" }] };
-  const refused = await call("edit_file", edit);
+  const refused = await callTool(c, "edit_file", edit);
   assert.equal(refused.isError, true, refused.text);
   assert.match(refused.text, /^edit_file was refused: a\.txt changed since this session read it/);
   assert.match(refused.text, /the same size \(4 bytes\), different content/);
 
-  const forced = await call("edit_file", { ...edit, force: true });
+  const forced = await callTool(c, "edit_file", { ...edit, force: true });
   assert.equal(forced.isError, false, forced.text);
   assert.equal(readFileSync(file, "utf8"), "three\n");
   // Its own edit, then its own write: no read needed in between.
-  const again = await call("edit_file", {
+  const again = await callTool(c, "edit_file", {
     path: "a.txt",
     edits: [{ old_string: "three", new_string: "four" }],
   });
   assert.equal(again.isError, false, again.text);
-  assert.equal((await call("write_file", { path: "a.txt", content: "five\n" })).isError, false);
+  assert.equal(
+    (await callTool(c, "write_file", { path: "a.txt", content: "five\n" })).isError,
+    false,
+  );
   // A change after the session's write counts too.
   changeOutside(file, "six\n");
-  const afterWrite = await call("write_file", { path: "a.txt", content: "seven\n" });
+  const afterWrite = await callTool(c, "write_file", { path: "a.txt", content: "seven\n" });
   assert.equal(afterWrite.isError, true, afterWrite.text);
   assert.match(afterWrite.text, /changed since this session wrote it/);
   assert.match(afterWrite.text, /-five\n\+six/);
@@ -110,12 +110,18 @@ test("a file this session never read, or one touched without a change, is writte
   const dir = root();
   writeFileSync(join(dir, "other.txt"), "x\n");
   writeFileSync(join(dir, "same.txt"), "same\n");
-  const call = server(dir);
-  assert.equal((await call("write_file", { path: "other.txt", content: "y\n" })).isError, false);
-  await call("read_file", { path: "same.txt" });
+  const c = server(dir);
+  assert.equal(
+    (await callTool(c, "write_file", { path: "other.txt", content: "y\n" })).isError,
+    false,
+  );
+  await callTool(c, "read_file", { path: "same.txt" });
   // Saved unchanged by an editor: new time, same bytes.
   changeOutside(join(dir, "same.txt"), "same\n");
-  assert.equal((await call("write_file", { path: "same.txt", content: "new\n" })).isError, false);
+  assert.equal(
+    (await callTool(c, "write_file", { path: "same.txt", content: "new\n" })).isError,
+    false,
+  );
   assert.equal(readFileSync(join(dir, "same.txt"), "utf8"), "new\n");
 });
 
@@ -125,13 +131,13 @@ test("another server's write counts as a change; each session answers for its ow
   writeFileSync(file, "base\n");
   const first = server(dir);
   const second = server(dir);
-  await first("read_file", { path: "shared.txt" });
-  await second("read_file", { path: "shared.txt" });
+  await callTool(first, "read_file", { path: "shared.txt" });
+  await callTool(second, "read_file", { path: "shared.txt" });
   assert.equal(
-    (await second("write_file", { path: "shared.txt", content: "second\n" })).isError,
+    (await callTool(second, "write_file", { path: "shared.txt", content: "second\n" })).isError,
     false,
   );
-  const refused = await first("write_file", { path: "shared.txt", content: "first\n" });
+  const refused = await callTool(first, "write_file", { path: "shared.txt", content: "first\n" });
   assert.equal(refused.isError, true, refused.text);
   assert.equal(readFileSync(file, "utf8"), "second\n");
 });
@@ -140,15 +146,15 @@ test("writes and edits a session sends without waiting are its own: none is refu
   const dir = root();
   const file = join(dir, "p.txt");
   writeFileSync(file, "v0\n");
-  const call = server(dir);
-  await call("read_file", { path: "p.txt" });
+  const c = server(dir);
+  await callTool(c, "read_file", { path: "p.txt" });
   const replies = await Promise.all(
     Array.from(
       { length: 10 },
       (_, i) =>
         i % 2 === 0
-          ? call("write_file", { path: "p.txt", content: `v${i + 1}\n` })
-          : call("edit_file", {
+          ? callTool(c, "write_file", { path: "p.txt", content: `v${i + 1}\n` })
+          : callTool(c, "edit_file", {
             path: "p.txt",
             edits: [{ old_string: `v${i}`, new_string: `v${i + 1}` }],
           }),
@@ -162,12 +168,15 @@ test("a file the session's undo restored is the session's own: the next write go
   const dir = root();
   const file = join(dir, "u.txt");
   writeFileSync(file, "before\n");
-  const call = server(dir);
-  await call("read_file", { path: "u.txt" });
-  assert.equal((await call("write_file", { path: "u.txt", content: "after\n" })).isError, false);
-  const undone = await call("undo", {});
+  const c = server(dir);
+  await callTool(c, "read_file", { path: "u.txt" });
+  assert.equal(
+    (await callTool(c, "write_file", { path: "u.txt", content: "after\n" })).isError,
+    false,
+  );
+  const undone = await callTool(c, "undo", {});
   assert.equal(undone.isError, false, undone.text);
   assert.equal(readFileSync(file, "utf8"), "before\n");
-  const again = await call("write_file", { path: "u.txt", content: "again\n" });
+  const again = await callTool(c, "write_file", { path: "u.txt", content: "again\n" });
   assert.equal(again.isError, false, again.text);
 });

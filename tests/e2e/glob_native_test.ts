@@ -10,8 +10,9 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { e2eFixture } from "../helpers/e2e.ts";
-import { modern, RawClient } from "../helpers/raw_client.ts";
+import { RawClient } from "../helpers/raw_client.ts";
 import { posixOnlyTest } from "../helpers/posix_only.ts";
+import { callTool } from "../helpers/tool_calls.ts";
 
 const test = posixOnlyTest("the tree holds a FIFO and the lookups compared are Linux's");
 
@@ -68,22 +69,6 @@ function start(root: string, other: string, env: Record<string, string>): RawCli
   return c;
 }
 
-async function tool(c: RawClient, name: string, args: Record<string, unknown>) {
-  const reply = await c.request("tools/call", modern({ name, arguments: args }));
-  assert.ok(reply.result, JSON.stringify(reply.error));
-  return JSON.stringify(reply.result);
-}
-
-async function glob(c: RawClient, args: Record<string, unknown>) {
-  const reply = await c.request("tools/call", modern({ name: "glob", arguments: args }));
-  assert.ok(reply.result, JSON.stringify(reply.error));
-  const result = reply.result as {
-    content: { text: string }[];
-    structuredContent: { paths: string[]; total: number };
-  };
-  return { text: result.content[0].text, data: result.structuredContent };
-}
-
 test("glob answers alike with native lookups and without, newest first, ties by path", async () => {
   const { root, other } = fixture();
   const native = start(root, other, {});
@@ -99,16 +84,22 @@ test("glob answers alike with native lookups and without, newest first, ties by 
     { pattern: "many/*" },
   ];
   for (const args of calls) {
-    assert.deepEqual(await glob(native, args), await glob(plain, args), JSON.stringify(args));
+    assert.deepEqual(
+      await callTool(native, "glob", args),
+      await callTool(plain, "glob", args),
+      JSON.stringify(args),
+    );
   }
-  assert.equal((await glob(native, { pattern: "many/*" })).data.total, 1500);
+  assert.equal((await callTool(native, "glob", { pattern: "many/*" })).data.total, 1500);
   for (const args of [{ pattern: "." }, { pattern: "sub", output_mode: "content" }]) {
-    const [ours, theirs] = await Promise.all([native, plain].map((c) => tool(c, "grep", args)));
+    const [ours, theirs] = await Promise.all(
+      [native, plain].map(async (c) => JSON.stringify((await callTool(c, "grep", args)).result)),
+    );
     assert.deepEqual(ours, theirs, JSON.stringify(args));
     assert.match(ours, /sub\/deeper\/ü ñ\.ts/);
   }
-  const ts = await glob(native, { pattern: "**/*.ts" });
-  assert.deepEqual(ts.data.paths.filter((path) => path !== "sub/link.ts"), [
+  const ts = await callTool(native, "glob", { pattern: "**/*.ts" });
+  assert.deepEqual((ts.data.paths as string[]).filter((path) => path !== "sub/link.ts"), [
     "x/y/z/w.ts",
     "sub/deeper/ü ñ.ts",
     "sub/deeper/f.ts",
@@ -118,12 +109,18 @@ test("glob answers alike with native lookups and without, newest first, ties by 
     "b.ts",
   ]);
   // A match under another root is shown by its full path, as every path outside the first root.
-  assert.deepEqual((await glob(native, { pattern: "**/*.ts", path: other })).data.paths, [
-    join(other, "in/o.ts"),
-  ]);
-  assert.deepEqual((await glob(native, { pattern: "*", path: "sub/deeper" })).data.paths, [
-    "sub/deeper/ü ñ.ts",
-    "sub/deeper/g.md",
-    "sub/deeper/f.ts",
-  ]);
+  assert.deepEqual(
+    (await callTool(native, "glob", { pattern: "**/*.ts", path: other })).data.paths,
+    [
+      join(other, "in/o.ts"),
+    ],
+  );
+  assert.deepEqual(
+    (await callTool(native, "glob", { pattern: "*", path: "sub/deeper" })).data.paths,
+    [
+      "sub/deeper/ü ñ.ts",
+      "sub/deeper/g.md",
+      "sub/deeper/f.ts",
+    ],
+  );
 });

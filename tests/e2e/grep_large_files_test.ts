@@ -12,7 +12,8 @@ import process from "node:process";
 import { after, test } from "node:test";
 import { findRipgrep } from "../../tools/search/_lib/grep/ripgrep/ripgrep_path.ts";
 import { e2eFixture } from "../helpers/e2e.ts";
-import { modern, RawClient } from "../helpers/raw_client.ts";
+import { RawClient } from "../helpers/raw_client.ts";
+import { callTool } from "../helpers/tool_calls.ts";
 
 const rgMissing = findRipgrep() === undefined;
 const LIMIT = 10 * 1024 * 1024;
@@ -43,12 +44,6 @@ function start(engine: string): RawClient {
   }
 }
 
-async function grep(c: RawClient, args: Record<string, unknown>) {
-  const reply = await c.request("tools/call", modern({ name: "grep", arguments: args }), 30_000);
-  const result = reply.result as { content: { text: string }[]; isError?: boolean };
-  return { text: result.content[0].text, isError: result.isError ?? false };
-}
-
 test("files over 10 MB are skipped by rg as by the built-in search", {
   skip: rgMissing && "rg is not installed",
 }, async () => {
@@ -57,11 +52,11 @@ test("files over 10 MB are skipped by rg as by the built-in search", {
   for (const output_mode of ["files_with_matches", "count"]) {
     for (const path of [".", "ignored"]) {
       const args = { pattern: "pin", output_mode, path };
-      const [a, b] = [await grep(withRg, args), await grep(builtin, args)];
+      const [a, b] = [await callTool(withRg, "grep", args), await callTool(builtin, "grep", args)];
       assert.deepEqual(a, b, JSON.stringify(args));
       assert.doesNotMatch(a.text, /over_limit|over\.txt/, JSON.stringify(args));
     }
   }
-  const files = await grep(withRg, { pattern: "pin" });
+  const files = await callTool(withRg, "grep", { pattern: "pin" });
   assert.deepEqual(files.text.split("\n").slice(0, 2), ["at_limit.txt", "small.txt"]);
 });

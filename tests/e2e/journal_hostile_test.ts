@@ -27,8 +27,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execFileSync } from "node:child_process";
 import { afterEach, test } from "node:test";
-import { modern, PRODUCT_BINARY, RawClient } from "../helpers/raw_client.ts";
+import { PRODUCT_BINARY, RawClient } from "../helpers/raw_client.ts";
 import { posixOnly } from "../helpers/posix_only.ts";
+import { callTool } from "../helpers/tool_calls.ts";
 
 const clients: RawClient[] = [];
 const scratches: string[] = [];
@@ -48,13 +49,6 @@ const scratch = (name: string) => {
 
 const sha = (data: string) => createHash("sha256").update(data).digest("hex");
 
-async function call(c: RawClient, name: string, args: Record<string, unknown>) {
-  const reply = await c.request("tools/call", modern({ name, arguments: args }), 60_000);
-  assert.ok(reply.result, JSON.stringify(reply.error));
-  const result = reply.result as { content: { text?: string }[]; isError?: boolean };
-  return { text: result.content.map((b) => b.text ?? "").join("\n"), isError: !!result.isError };
-}
-
 /** A server on a fresh project, and the project's state directory (made by a first call). */
 async function project(name: string) {
   const root = scratch(`${name}-root`);
@@ -62,8 +56,8 @@ async function project(name: string) {
   const c = new RawClient(PRODUCT_BINARY, ["--root", root], root, { TOOLHOST_STATE_DIR: state });
   clients.push(c);
   // history writes the queued line of list_roots first: the journal exists after it.
-  await call(c, "list_roots", {});
-  await call(c, "history", {});
+  await callTool(c, "list_roots", {});
+  await callTool(c, "history", {});
   const projects = join(state, "projects");
   const dir = join(projects, readdirSync(projects)[0]);
   return { c, root, dir, journal: join(dir, "journal.jsonl") };
@@ -112,10 +106,10 @@ test(
     }
     writeSync(fd, chunk);
     closeSync(fd);
-    const undo = await call(c, "undo", {});
+    const undo = await callTool(c, "undo", {});
     assert.equal(undo.isError, true, undo.text);
     assert.match(undo.text, /no file change of this session .*read only until/s);
-    const history = await call(c, "history", { limit: 200 });
+    const history = await callTool(c, "history", { limit: 200 });
     assert.match(history.text, /older lines of the journal were not read/);
     assert.ok(peakMb(c) < 150, `${peakMb(c)} MB after 300,000 lines`);
 
@@ -126,10 +120,10 @@ test(
     for (let i = 0; i < 200; i++) writeSync(big, part);
     writeSync(big, '"}}\n');
     closeSync(big);
-    const after = await call(c, "history", {});
+    const after = await callTool(c, "history", {});
     assert.match(after.text, /older lines of the journal were not read/);
     assert.ok(after.text.length < 10_000, `${after.text.length} characters`);
-    const refused = await call(c, "undo", {});
+    const refused = await callTool(c, "undo", {});
     assert.equal(refused.isError, true, refused.text);
     assert.ok(peakMb(c) < 150, `${peakMb(c)} MB after a 200 MB line`);
   },
@@ -140,8 +134,8 @@ test(
   posixOnly("reads the server's peak memory in /proc"),
   async () => {
     const { c, journal } = await project("jh-wide");
-    assert.equal((await call(c, "write_file", { path: "w.txt", content: "w" })).isError, false);
-    await call(c, "history", {});
+    assert.equal((await callTool(c, "write_file", { path: "w.txt", content: "w" })).isError, false);
+    await callTool(c, "history", {});
     // The server's own line, repeated with 250 KB of arguments each (just under the line bound):
     // this session's changes, 500 of them (125 MB).
     const own = readFileSync(journal, "utf8").trim().split("\n").map((l) => JSON.parse(l))
@@ -152,7 +146,7 @@ test(
       writeSync(fd, "\n");
     }
     closeSync(fd);
-    const history = await call(c, "history", { limit: 200 });
+    const history = await callTool(c, "history", { limit: 200 });
     assert.equal(history.isError, false, history.text);
     // Each shown cut; 32 MiB are read at most.
     const shown = history.text.split("\n").filter((l) => l.startsWith("wide-"));
@@ -161,7 +155,7 @@ test(
     assert.match(history.text, /older lines of the journal were not read/);
     // The calls an undo takes are bounded by their lines' bytes too (it then stops midway: the
     // planted calls all name one file).
-    const undo = await call(c, "undo", { count: 50 });
+    const undo = await callTool(c, "undo", { count: 50 });
     assert.match(undo.text, /Undid|undo stopped/);
     assert.ok(peakMb(c) < 150, `${peakMb(c)} MB`);
   },
@@ -183,7 +177,7 @@ test("a manifest claiming 20,000 directories is refused and nothing is built", a
       changes: [{ path: join(root, "t"), before: tree, after: { kind: "absent" } }],
     }),
   );
-  const undo = await call(c, "undo", { id: "big-tree" });
+  const undo = await callTool(c, "undo", { id: "big-tree" });
   assert.equal(undo.isError, true, undo.text);
   assert.match(undo.text, /no longer kept .*damaged.*nothing was undone/s);
   assert.deepEqual(readdirSync(root), []);
@@ -218,7 +212,7 @@ test("undo reports what it made, not the figures the journal claims", async () =
       changes: [{ path: join(root, "t"), before: tree, after: { kind: "absent" } }],
     }),
   );
-  const undo = await call(c, "undo", { id: "claims" });
+  const undo = await callTool(c, "undo", { id: "claims" });
   assert.equal(undo.isError, false, undo.text);
   assert.match(undo.text, /t: directory tree restored \(2 entries, 5 bytes of files\)/);
   assert.doesNotMatch(undo.text, /5000|99999999/);
@@ -244,7 +238,7 @@ test(
         }],
       }),
     );
-    const undo = await call(c, "undo", { id: "through-link", force: true });
+    const undo = await callTool(c, "undo", { id: "through-link", force: true });
     assert.equal(undo.isError, true, undo.text);
     assert.doesNotMatch(undo.text, /removed/);
     assert.match(undo.text, /link/);
@@ -270,7 +264,7 @@ test("oversized or malformed fields are skipped or cut, never repeated whole", a
       "x".repeat(3 << 20) + "\n" + // over-long: skipped unheld
       '{"id":"torn","tool":"wri\n',
   );
-  const history = await call(c, "history", {});
+  const history = await callTool(c, "history", {});
   assert.equal(history.isError, false, history.text);
   const wide = history.text.split("\n").find((l) => l.startsWith("wide "))!;
   assert.ok(wide.length < 3_000, `${wide.length} characters`);
@@ -280,7 +274,7 @@ test("oversized or malformed fields are skipped or cut, never repeated whole", a
   assert.match(history.text, /forged .*write_file\\nfake-id/);
   assert.doesNotMatch(history.text, /escape/);
   assert.match(history.text, /3 damaged or unreadable journal lines skipped/);
-  const undo = await call(c, "undo", { id: "escape" });
+  const undo = await callTool(c, "undo", { id: "escape" });
   assert.equal(undo.isError, true, undo.text);
   assert.match(undo.text, /no journaled call has id "escape"/);
 });
@@ -292,9 +286,9 @@ test(
     const { c, journal } = await project("jh-fifo");
     rmSync(journal);
     execFileSync("mkfifo", [journal]);
-    const write = await call(c, "write_file", { path: "a.txt", content: "a\n" });
+    const write = await callTool(c, "write_file", { path: "a.txt", content: "a\n" });
     assert.equal(write.isError, false, write.text);
-    const history = await call(c, "history", {});
+    const history = await callTool(c, "history", {});
     assert.equal(history.isError, false, history.text);
     assert.ok(existsSync(journal));
   },
@@ -305,14 +299,14 @@ test(
   posixOnly("makes a FIFO"),
   async () => {
     const { c, root, dir } = await project("jh-fifo-lock");
-    const write = await call(c, "write_file", { path: "a.txt", content: "a\n" });
+    const write = await callTool(c, "write_file", { path: "a.txt", content: "a\n" });
     assert.equal(write.isError, false, write.text);
     const old = new Date(Date.now() - 60_000);
     for (const lock of ["journal.jsonl.lock", "journal.undoing.lock"]) {
       execFileSync("mkfifo", [join(dir, lock)]);
       utimesSync(join(dir, lock), old, old);
     }
-    const undo = await call(c, "undo", {});
+    const undo = await callTool(c, "undo", {});
     assert.equal(undo.isError, false, undo.text);
     assert.match(undo.text, /a\.txt: removed/);
     assert.equal(existsSync(join(root, "a.txt")), false);

@@ -9,7 +9,8 @@ import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, test } from "node:test";
-import { modern, PRODUCT_BINARY, RawClient } from "../helpers/raw_client.ts";
+import { PRODUCT_BINARY, RawClient } from "../helpers/raw_client.ts";
+import { callTool, okText } from "../helpers/tool_calls.ts";
 
 const clients: RawClient[] = [];
 const scratches: string[] = [];
@@ -33,22 +34,9 @@ function start(root: string, state: string) {
   return c;
 }
 
-async function call(c: RawClient, name: string, args: Record<string, unknown>) {
-  const reply = await c.request("tools/call", modern({ name, arguments: args }), 30_000);
-  assert.ok(reply.result, JSON.stringify(reply.error));
-  const result = reply.result as { content: { text?: string }[]; isError?: boolean };
-  return { text: result.content.map((b) => b.text ?? "").join("\n"), isError: !!result.isError };
-}
-
-async function ok(c: RawClient, name: string, args: Record<string, unknown>) {
-  const r = await call(c, name, args);
-  assert.equal(r.isError, false, r.text);
-  return r.text;
-}
-
 /** The id of the newest history line naming `file`. */
 async function idOf(c: RawClient, file: string): Promise<string> {
-  const line = (await ok(c, "history", { path: file, tool: "write_file" })).split("\n")[0];
+  const line = (await okText(c, "history", { path: file, tool: "write_file" })).split("\n")[0];
   return line.split(" ")[0];
 }
 
@@ -57,24 +45,24 @@ test("a plain undo steps back only through its own session's changes; another's 
   const state = scratch("js-state");
   const a = start(root, state);
   const b = start(root, state);
-  await ok(a, "write_file", { path: "a.txt", content: "A\n" });
-  await ok(b, "write_file", { path: "b.txt", content: "B\n" });
-  await ok(b, "write_file", { path: "b.txt", content: "B2\n" });
+  await okText(a, "write_file", { path: "a.txt", content: "A\n" });
+  await okText(b, "write_file", { path: "b.txt", content: "B\n" });
+  await okText(b, "write_file", { path: "b.txt", content: "B2\n" });
 
   // B's changes are the newest in the shared journal; A's plain undo takes A's own.
-  assert.match(await ok(a, "undo", {}), /a\.txt: removed/);
+  assert.match(await okText(a, "undo", {}), /a\.txt: removed/);
   assert.equal(existsSync(join(root, "a.txt")), false);
   assert.equal(readFileSync(join(root, "b.txt"), "utf8"), "B2\n");
   // Nothing of A's is left: refused, and B's file is still as B left it (a count too).
   for (const args of [{}, { count: 3 }]) {
-    const refused = await call(a, "undo", args);
+    const refused = await callTool(a, "undo", args);
     assert.equal(refused.isError, true, refused.text);
     assert.match(refused.text, /no file change of this session .* naming its id/s);
     assert.equal(readFileSync(join(root, "b.txt"), "utf8"), "B2\n");
   }
 
   // History says whose each change is.
-  const history = await ok(a, "history", { tool: "write_file" });
+  const history = await okText(a, "history", { tool: "write_file" });
   const lines = history.split("\n");
   assert.equal(lines.length, 3, history);
   assert.match(lines.find((l) => l.includes("a.txt"))!, /\[this session\]/);
@@ -82,14 +70,14 @@ test("a plain undo steps back only through its own session's changes; another's 
     assert.match(line, /\[session \d+-[0-9a-f]{6}\]/);
   }
   // B sees the same lines the other way round.
-  assert.match(await ok(b, "history", { path: "a.txt", tool: "write_file" }), /\[session /);
+  assert.match(await okText(b, "history", { path: "a.txt", tool: "write_file" }), /\[session /);
 
   // Named by its id, B's latest change is undone from A, and says whose it was.
-  const undone = await ok(a, "undo", { id: await idOf(a, "b.txt") });
+  const undone = await okText(a, "undo", { id: await idOf(a, "b.txt") });
   assert.match(undone, /write_file \S+, session \d+-[0-9a-f]{6}\)/);
   assert.equal(readFileSync(join(root, "b.txt"), "utf8"), "B\n");
   // B's own plain undo skips what A undid and takes B's first write.
-  assert.match(await ok(b, "undo", {}), /b\.txt: removed/);
+  assert.match(await okText(b, "undo", {}), /b\.txt: removed/);
   assert.equal(existsSync(join(root, "b.txt")), false);
 });
 
@@ -100,9 +88,9 @@ test("two servers undoing one call at once: one wins, the other is refused with 
   const b = start(root, state);
   for (let round = 0; round < 6; round++) {
     const name = `r${round}.txt`;
-    await ok(a, "write_file", { path: name, content: `${round}\n` });
+    await okText(a, "write_file", { path: name, content: `${round}\n` });
     const id = await idOf(a, name);
-    const results = await Promise.all([a, b].map((c) => call(c, "undo", { id })));
+    const results = await Promise.all([a, b].map((c) => callTool(c, "undo", { id })));
     const won = results.filter((r) => !r.isError);
     const refused = results.filter((r) => r.isError);
     assert.equal(won.length, 1, JSON.stringify(results));
@@ -119,16 +107,16 @@ test("two servers undoing one call at once: one wins, the other is refused with 
 test("a redo makes its call live again: the next plain undo takes it, not an older one", async () => {
   const root = scratch("js-redo-root");
   const a = start(root, scratch("js-redo-state"));
-  await ok(a, "write_file", { path: "r.txt", content: "one\n" });
-  await ok(a, "write_file", { path: "r.txt", content: "two\n" });
-  await ok(a, "undo", {}); // back to one
-  const undoId = (await ok(a, "history", { tool: "undo" })).split(" ")[0];
-  await ok(a, "undo", { id: undoId }); // redo: two again
+  await okText(a, "write_file", { path: "r.txt", content: "one\n" });
+  await okText(a, "write_file", { path: "r.txt", content: "two\n" });
+  await okText(a, "undo", {}); // back to one
+  const undoId = (await okText(a, "history", { tool: "undo" })).split(" ")[0];
+  await okText(a, "undo", { id: undoId }); // redo: two again
   assert.equal(readFileSync(join(root, "r.txt"), "utf8"), "two\n");
-  await ok(a, "undo", {}); // the redone write, again
+  await okText(a, "undo", {}); // the redone write, again
   assert.equal(readFileSync(join(root, "r.txt"), "utf8"), "one\n");
   // The undo that was undone cannot be undone twice.
-  const twice = await call(a, "undo", { id: undoId });
+  const twice = await callTool(a, "undo", { id: undoId });
   assert.equal(twice.isError, true, twice.text);
   assert.match(twice.text, /already undone by undo call \S+ \(this session\)/);
 });

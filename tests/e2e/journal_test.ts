@@ -12,8 +12,9 @@ import { join } from "node:path";
 import process from "node:process";
 import { test } from "node:test";
 import { e2eFixture } from "../helpers/e2e.ts";
-import { modern, PRODUCT_BINARY, RawClient } from "../helpers/raw_client.ts";
+import { PRODUCT_BINARY } from "../helpers/raw_client.ts";
 import { posixOnly } from "../helpers/posix_only.ts";
+import { callTool, okText } from "../helpers/tool_calls.ts";
 
 const e2e = e2eFixture();
 
@@ -31,34 +32,21 @@ function start(root: string, state: string, env: Record<string, string> = {}) {
   return c;
 }
 
-async function call(c: RawClient, name: string, args: Record<string, unknown>) {
-  const reply = await c.request("tools/call", modern({ name, arguments: args }), 30_000);
-  assert.ok(reply.result, JSON.stringify(reply.error));
-  const result = reply.result as { content: { text?: string }[]; isError?: boolean };
-  return { text: result.content.map((b) => b.text ?? "").join("\n"), isError: !!result.isError };
-}
-
-async function ok(c: RawClient, name: string, args: Record<string, unknown>) {
-  const r = await call(c, name, args);
-  assert.equal(r.isError, false, r.text);
-  return r.text;
-}
-
 test("write, edit, undo restores the first content; undoing the undo redoes it", async () => {
   const root = scratch("jr-root");
   const c = start(root, scratch("jr-state"));
-  await ok(c, "write_file", { path: "a.txt", content: "first\n" });
-  await ok(c, "edit_file", {
+  await okText(c, "write_file", { path: "a.txt", content: "first\n" });
+  await okText(c, "edit_file", {
     path: "a.txt",
     edits: [{ old_string: "first", new_string: "second" }],
   });
   assert.equal(readFileSync(join(root, "a.txt"), "utf8"), "second\n");
-  const undone = await ok(c, "undo", {});
+  const undone = await okText(c, "undo", {});
   assert.match(undone, /a\.txt: content restored/);
   assert.equal(readFileSync(join(root, "a.txt"), "utf8"), "first\n");
   // The undo is journaled: undoing it by id brings the edit back.
-  const id = /^(\S+) /.exec(await ok(c, "history", { tool: "undo" }))![1];
-  await ok(c, "undo", { id });
+  const id = /^(\S+) /.exec(await okText(c, "history", { tool: "undo" }))![1];
+  await okText(c, "undo", { id });
   assert.equal(readFileSync(join(root, "a.txt"), "utf8"), "second\n");
 });
 
@@ -68,21 +56,21 @@ test("a large file's edits are undone byte for byte; a same-size outside change 
   // About 3 MB of multi-byte text with CRLF line breaks: several 1 MiB chunks of the undo store.
   const lines = Array.from({ length: 60_000 }, (_, i) => `${i}: naïve café 😀 ${i % 97}`);
   const first = lines.join("\r\n") + "\r\n";
-  await ok(c, "write_file", { path: "big.txt", content: first });
-  await ok(c, "edit_file", {
+  await okText(c, "write_file", { path: "big.txt", content: first });
+  await okText(c, "edit_file", {
     path: "big.txt",
     edits: [{ old_string: "30000: naïve café 😀", new_string: "30000: changed 🙂" }],
   });
   const edited = readFileSync(join(root, "big.txt"));
   assert.deepEqual(edited, Buffer.from(first.replace("30000: naïve café 😀", "30000: changed 🙂")));
-  await ok(c, "undo", {});
+  await okText(c, "undo", {});
   assert.deepEqual(readFileSync(join(root, "big.txt")), Buffer.from(first));
   // Undoing the undo (by its id) brings the edit back.
-  await ok(c, "undo", { id: /^(\S+) /.exec(await ok(c, "history", { tool: "undo" }))![1] });
+  await okText(c, "undo", { id: /^(\S+) /.exec(await okText(c, "history", { tool: "undo" }))![1] });
   assert.deepEqual(readFileSync(join(root, "big.txt")), edited);
 
   // Changed in place by someone else at once, to the same size: undo still notices.
-  await ok(c, "edit_file", {
+  await okText(c, "edit_file", {
     path: "big.txt",
     edits: [{ old_string: "59999: naïve", new_string: "59999: NAÏVE" }],
   });
@@ -90,7 +78,7 @@ test("a large file's edits are undone byte for byte; a same-size outside change 
   const theirs = Buffer.from(mine);
   theirs[0] = "X".charCodeAt(0);
   writeFileSync(join(root, "big.txt"), theirs, { flag: "r+" });
-  const refused = await call(c, "undo", {});
+  const refused = await callTool(c, "undo", {});
   assert.equal(refused.isError, true, refused.text);
   assert.match(refused.text, /changed since/);
   assert.deepEqual(readFileSync(join(root, "big.txt")), theirs);
@@ -99,11 +87,11 @@ test("a large file's edits are undone byte for byte; a same-size outside change 
 test("edits sent without waiting go one after another: undo steps back one at a time", async () => {
   const root = scratch("jr-pipelined");
   const c = start(root, scratch("jr-state"));
-  await ok(c, "write_file", { path: "e.txt", content: "one two three\n" });
+  await okText(c, "write_file", { path: "e.txt", content: "one two three\n" });
   // All three requests leave before any reply comes back.
   const edits = await Promise.all(
     ["one", "two", "three"].map((word) =>
-      call(c, "edit_file", {
+      callTool(c, "edit_file", {
         path: "e.txt",
         edits: [{ old_string: word, new_string: word.toUpperCase() }],
       })
@@ -114,7 +102,7 @@ test("edits sent without waiting go one after another: undo steps back one at a 
   const upper = () => read().split(/\s+/).filter((w) => w && w === w.toUpperCase()).length;
   assert.equal(read(), "ONE TWO THREE\n");
   for (const left of [2, 1, 0]) {
-    await ok(c, "undo", {});
+    await okText(c, "undo", {});
     assert.equal(upper(), left, read());
   }
   assert.equal(read(), "one two three\n");
@@ -124,14 +112,14 @@ test("edits back and forth are undone step by step (a content kept already is no
   const root = scratch("jr-pingpong");
   const c = start(root, scratch("jr-state"));
   const edit = (from: string, to: string) =>
-    ok(c, "edit_file", { path: "p.txt", edits: [{ old_string: from, new_string: to }] });
-  await ok(c, "write_file", { path: "p.txt", content: "one\n" });
+    okText(c, "edit_file", { path: "p.txt", edits: [{ old_string: from, new_string: to }] });
+  await okText(c, "write_file", { path: "p.txt", content: "one\n" });
   await edit("one", "two");
   await edit("two", "one");
   await edit("one", "two"); // "one\n" was kept by the first edit already
   const read = () => readFileSync(join(root, "p.txt"), "utf8");
   for (const expected of ["one\n", "two\n", "one\n"]) {
-    await ok(c, "undo", {});
+    await okText(c, "undo", {});
     assert.equal(read(), expected);
   }
 });
@@ -142,10 +130,10 @@ test("an append to a large file is undone to the content before it", async () =>
   // Over two 1 MiB chunks of the undo store (an append, which changes the file in place, starts
   // only once all of it is kept).
   const first = "0123456789abcdef\n".repeat(150_000);
-  await ok(c, "write_file", { path: "log.txt", content: first });
-  await ok(c, "write_file", { path: "log.txt", content: "appended\n", mode: "append" });
+  await okText(c, "write_file", { path: "log.txt", content: first });
+  await okText(c, "write_file", { path: "log.txt", content: "appended\n", mode: "append" });
   assert.equal(readFileSync(join(root, "log.txt"), "utf8"), first + "appended\n");
-  await ok(c, "undo", {});
+  await okText(c, "undo", {});
   assert.equal(readFileSync(join(root, "log.txt"), "utf8"), first);
 });
 
@@ -157,18 +145,18 @@ test(
     const c = start(root, scratch("jr-state"));
     writeFileSync(join(root, "run.sh"), "#!/bin/sh\necho hi\n");
     chmodSync(join(root, "run.sh"), 0o751);
-    await ok(c, "delete_file", { path: "run.sh" });
-    assert.match(await ok(c, "undo", {}), /mode 751/);
+    await okText(c, "delete_file", { path: "run.sh" });
+    assert.match(await okText(c, "undo", {}), /mode 751/);
     assert.equal(readFileSync(join(root, "run.sh"), "utf8"), "#!/bin/sh\necho hi\n");
     assert.equal(statSync(join(root, "run.sh")).mode & 0o777, 0o751);
 
-    await ok(c, "write_file", { path: "run.sh", content: "mine\n" });
+    await okText(c, "write_file", { path: "run.sh", content: "mine\n" });
     writeFileSync(join(root, "run.sh"), "someone else\n");
-    const refused = await call(c, "undo", {});
+    const refused = await callTool(c, "undo", {});
     assert.equal(refused.isError, true);
     assert.match(refused.text, /changed since .* force: true/s);
     assert.equal(readFileSync(join(root, "run.sh"), "utf8"), "someone else\n");
-    await ok(c, "undo", { force: true });
+    await okText(c, "undo", { force: true });
     assert.equal(readFileSync(join(root, "run.sh"), "utf8"), "#!/bin/sh\necho hi\n");
   },
 );
@@ -178,27 +166,27 @@ test("history survives a restart; secrets are masked; the budget drops the oldes
   const state = scratch("jr-state");
   const env = { TOOLHOST_UNDO_BUDGET_BYTES: "3000", TOOLHOST_BRAVE_API_KEY: "sekret-key-123" };
   let c = start(root, state, env);
-  await ok(c, "write_file", { path: "big.txt", content: "a".repeat(2000) });
-  await ok(c, "write_file", { path: "big.txt", content: "b".repeat(2000) });
-  await ok(c, "write_file", { path: "big.txt", content: "c".repeat(2000) });
-  await ok(c, "write_file", { path: "k.txt", content: "key sekret-key-123" });
+  await okText(c, "write_file", { path: "big.txt", content: "a".repeat(2000) });
+  await okText(c, "write_file", { path: "big.txt", content: "b".repeat(2000) });
+  await okText(c, "write_file", { path: "big.txt", content: "c".repeat(2000) });
+  await okText(c, "write_file", { path: "k.txt", content: "key sekret-key-123" });
   await c.close();
   c = start(root, state, env);
-  const history = await ok(c, "history", { tool: "write_file" });
+  const history = await okText(c, "history", { tool: "write_file" });
   assert.equal(history.split("\n").length, 4, history);
   assert.match(history.split("\n")[0], /k\.txt/);
   assert.doesNotMatch(history, /sekret-key-123/);
-  assert.match(await ok(c, "history", { path: "big", limit: 1 }), /2 more: offset 1/s);
+  assert.match(await okText(c, "history", { path: "big", limit: 1 }), /2 more: offset 1/s);
   // The calls are the earlier server's (another session): a plain undo leaves them alone, and
   // each is undone by its id.
-  const plain = await call(c, "undo", {});
+  const plain = await callTool(c, "undo", {});
   assert.equal(plain.isError, true, plain.text);
   assert.match(plain.text, /no file change of this session/);
   const [k, c3, b2] = history.split("\n").map((line) => line.split(" ")[0]);
   // The a…a content was dropped (only ~3000 bytes of old content are kept): undoing back to it fails.
-  await ok(c, "undo", { id: k }); // k.txt removed
-  await ok(c, "undo", { id: c3 }); // back to b…b
-  const dropped = await call(c, "undo", { id: b2 });
+  await okText(c, "undo", { id: k }); // k.txt removed
+  await okText(c, "undo", { id: c3 }); // back to b…b
+  const dropped = await callTool(c, "undo", { id: b2 });
   assert.equal(dropped.isError, true, dropped.text);
   assert.match(dropped.text, /no longer kept/);
   assert.equal(readFileSync(join(root, "big.txt"), "utf8"), "b".repeat(2000));
@@ -212,12 +200,12 @@ test(
     const state = scratch("jr-state");
     let c = start(root, state);
     // Lines of calls that change nothing wait in the queue for more; the stop must write them.
-    await ok(c, "list_roots", {});
-    await ok(c, "list_dir", { path: "." });
+    await okText(c, "list_roots", {});
+    await okText(c, "list_dir", { path: "." });
     process.kill(c.child.pid!, "SIGTERM");
     assert.deepEqual(await c.exited, { code: 0, signal: null });
     c = start(root, state);
-    const history = await ok(c, "history", {});
+    const history = await okText(c, "history", {});
     assert.match(history, /list_dir/, history);
     assert.match(history, /list_roots/, history);
   },
@@ -227,20 +215,20 @@ test("a server killed right after a write's reply keeps the write's journal line
   const root = scratch("jr-kill");
   const state = scratch("jr-state");
   let c = start(root, state);
-  await ok(c, "write_file", { path: "a.txt", content: "before\n" });
+  await okText(c, "write_file", { path: "a.txt", content: "before\n" });
   // A call that changes nothing first: its line may wait in the queue, and goes with the next.
-  await ok(c, "list_roots", {});
-  await ok(c, "write_file", { path: "a.txt", content: "after\n" });
+  await okText(c, "list_roots", {});
+  await okText(c, "write_file", { path: "a.txt", content: "after\n" });
   // Killed before any batching wait could have ended: the reply alone must mean "recorded".
   c.child.kill("SIGKILL");
   assert.equal((await c.exited).signal, "SIGKILL");
   c = start(root, state);
-  const history = await ok(c, "history", {});
+  const history = await okText(c, "history", {});
   assert.match(history.split("\n")[0], /write_file.*a\.txt/, history);
   assert.match(history, /list_roots/);
   // The killed server's change is another session's now: undone by its id.
   const id = history.split(" ")[0];
-  assert.match(await ok(c, "undo", { id }), /a\.txt: content restored/);
+  assert.match(await okText(c, "undo", { id }), /a\.txt: content restored/);
   assert.equal(readFileSync(join(root, "a.txt"), "utf8"), "before\n");
 });
 
@@ -254,12 +242,12 @@ test("two servers sharing a state directory never corrupt the journal", async ()
     await Promise.all(
       Array.from(
         { length: 40 },
-        (_, i) => ok(c, "write_file", { path: `f${n}-${i}.txt`, content: `${n} ${i}\n` }),
+        (_, i) => okText(c, "write_file", { path: `f${n}-${i}.txt`, content: `${n} ${i}\n` }),
       ),
     );
   }));
   // history flushes its server's queued entries first: read the files once both have.
-  const [history] = await Promise.all([a, b].map((c) => ok(c, "history", { limit: 200 })));
+  const [history] = await Promise.all([a, b].map((c) => okText(c, "history", { limit: 200 })));
   const dir = join(state, "projects");
   const project = join(dir, readdirSync(dir)[0]);
   let lines = 0;
@@ -297,8 +285,11 @@ test(
       },
     });
     const edit = { old_string: "KKKKKKKKKK", new_string: "Z", replace_all: true };
-    assert.match(await ok(c, "edit_file", { path: "big.txt", edits: [edit] }), /Edited big\.txt/);
-    await ok(c, "list_roots", {});
+    assert.match(
+      await okText(c, "edit_file", { path: "big.txt", edits: [edit] }),
+      /Edited big\.txt/,
+    );
+    await okText(c, "list_roots", {});
     assert.match(c.stderr, /nothing kept for undo of edit_file: EFBIG/);
     assert.doesNotMatch(c.stderr, /unhandled rejection/);
     for (const dir of [root, state]) rmSync(dir, { recursive: true, force: true });

@@ -21,8 +21,9 @@ import {
 import { join } from "node:path";
 import { test } from "node:test";
 import { e2eFixture } from "../helpers/e2e.ts";
-import { modern, RawClient } from "../helpers/raw_client.ts";
+import { RawClient } from "../helpers/raw_client.ts";
 import { posixOnly } from "../helpers/posix_only.ts";
+import { callTool, okText } from "../helpers/tool_calls.ts";
 
 const e2e = e2eFixture();
 
@@ -40,21 +41,8 @@ function start(root: string, env: Record<string, string> = {}) {
   return c;
 }
 
-async function call(c: RawClient, name: string, args: Record<string, unknown>) {
-  const reply = await c.request("tools/call", modern({ name, arguments: args }), 30_000);
-  assert.ok(reply.result, JSON.stringify(reply.error));
-  const result = reply.result as { content: { text?: string }[]; isError?: boolean };
-  return { text: result.content.map((b) => b.text ?? "").join("\n"), isError: !!result.isError };
-}
-
-async function ok(c: RawClient, name: string, args: Record<string, unknown>) {
-  const r = await call(c, name, args);
-  assert.equal(r.isError, false, r.text);
-  return r.text;
-}
-
 async function refused(c: RawClient, name: string, args: Record<string, unknown>, why: RegExp) {
-  const r = await call(c, name, args);
+  const r = await callTool(c, name, args);
   assert.equal(r.isError, true, r.text);
   assert.match(r.text, why);
   return r.text;
@@ -62,7 +50,7 @@ async function refused(c: RawClient, name: string, args: Record<string, unknown>
 
 /** The id of the newest call of `tool` in history. */
 async function lastId(c: RawClient, tool: string): Promise<string> {
-  return /^(\S+) /.exec(await ok(c, "history", { tool, limit: 1 }))![1];
+  return /^(\S+) /.exec(await okText(c, "history", { tool, limit: 1 }))![1];
 }
 
 /** Every entry below `dir`: path, mode, content or link target. */
@@ -99,16 +87,16 @@ test(
     makeTree(join(root, "proj"));
     const was = listing(join(root, "proj"));
     const c = start(root);
-    await ok(c, "delete_file", { path: "proj", recursive: true });
+    await okText(c, "delete_file", { path: "proj", recursive: true });
     assert.equal(existsSync(join(root, "proj")), false);
-    assert.match(await ok(c, "history", { tool: "delete_file" }), /\(undoable\)/);
-    assert.match(await ok(c, "undo", {}), /proj: directory tree restored \(8 entries/);
+    assert.match(await okText(c, "history", { tool: "delete_file" }), /\(undoable\)/);
+    assert.match(await okText(c, "undo", {}), /proj: directory tree restored \(8 entries/);
     assert.deepEqual(listing(join(root, "proj")), was);
     assert.equal(readlinkSync(join(root, "proj/outside")), "/etc/hostname");
     // Redo: the restored tree is what undo left, so undoing the undo deletes it again.
-    await ok(c, "undo", { id: await lastId(c, "undo") });
+    await okText(c, "undo", { id: await lastId(c, "undo") });
     assert.equal(existsSync(join(root, "proj")), false);
-    await ok(c, "undo", { id: await lastId(c, "undo") });
+    await okText(c, "undo", { id: await lastId(c, "undo") });
     assert.deepEqual(listing(join(root, "proj")), was);
     assert.deepEqual(readdirSync(root), ["proj"]); // no temporary directory left behind
   },
@@ -119,15 +107,15 @@ test("undoing a delete refuses a path taken since; force keeps what is there, th
   makeTree(join(root, "proj"));
   const was = listing(join(root, "proj"));
   const c = start(root);
-  await ok(c, "delete_file", { path: "proj", recursive: true });
+  await okText(c, "delete_file", { path: "proj", recursive: true });
   mkdirSync(join(root, "proj"));
   writeFileSync(join(root, "proj/new.txt"), "someone's new work\n");
   await refused(c, "undo", {}, /proj is taken.*force: true/s);
   assert.deepEqual(listing(join(root, "proj")), ["new.txt 644 someone's new work\n"]);
-  await ok(c, "undo", { force: true });
+  await okText(c, "undo", { force: true });
   assert.deepEqual(listing(join(root, "proj")), was);
   // What force replaced was kept: undoing the forced undo brings it back.
-  await ok(c, "undo", { id: await lastId(c, "undo") });
+  await okText(c, "undo", { id: await lastId(c, "undo") });
   assert.deepEqual(listing(join(root, "proj")), ["new.txt 644 someone's new work\n"]);
 });
 
@@ -136,17 +124,17 @@ test("a tree over the undo budget, or holding a FIFO, is deleted and said not un
   mkdirSync(join(root, "big"));
   writeFileSync(join(root, "big/a.bin"), "x".repeat(5000));
   const c = start(root, { TOOLHOST_UNDO_BUDGET_BYTES: "4000" });
-  await ok(c, "delete_file", { path: "big", recursive: true });
+  await okText(c, "delete_file", { path: "big", recursive: true });
   assert.equal(existsSync(join(root, "big")), false);
   assert.match(
-    await ok(c, "history", { tool: "delete_file" }),
+    await okText(c, "history", { tool: "delete_file" }),
     /not undoable: the directory tree big was not kept: its files hold .* over the undo budget/,
   );
   await refused(c, "undo", {}, /cannot be undone: .*undo budget/);
   if (process.platform !== "win32") {
     mkdirSync(join(root, "pipes"));
     execFileSync("mkfifo", [join(root, "pipes/fifo")]);
-    await ok(c, "delete_file", { path: "pipes", recursive: true });
+    await okText(c, "delete_file", { path: "pipes", recursive: true });
     assert.equal(existsSync(join(root, "pipes")), false);
     await refused(c, "undo", {}, /pipes was not kept: it holds fifo, .*cannot recreate/);
   }
@@ -158,13 +146,13 @@ test("a moved directory moves back (the same directory); undoing the undo moves 
   const was = listing(join(root, "a"));
   const inode = statSync(join(root, "a")).ino;
   const c = start(root);
-  await ok(c, "move_file", { source: "a", destination: "b/c" });
-  assert.match(await ok(c, "history", { tool: "move_file" }), /\(undoable\)/);
-  assert.match(await ok(c, "undo", {}), /b\/c: moved back to a/);
+  await okText(c, "move_file", { source: "a", destination: "b/c" });
+  assert.match(await okText(c, "history", { tool: "move_file" }), /\(undoable\)/);
+  assert.match(await okText(c, "undo", {}), /b\/c: moved back to a/);
   assert.deepEqual(listing(join(root, "a")), was);
   assert.equal(statSync(join(root, "a")).ino, inode);
   assert.equal(existsSync(join(root, "b/c")), false);
-  await ok(c, "undo", { id: await lastId(c, "undo") });
+  await okText(c, "undo", { id: await lastId(c, "undo") });
   assert.deepEqual(listing(join(root, "b/c")), was);
   assert.equal(existsSync(join(root, "a")), false);
 });
@@ -173,7 +161,7 @@ test("moving back is refused when the tree changed or its old path is taken, unl
   const root = scratch("jt-move-refused");
   makeTree(join(root, "a"));
   const c = start(root);
-  await ok(c, "move_file", { source: "a", destination: "b" });
+  await okText(c, "move_file", { source: "a", destination: "b" });
   writeFileSync(join(root, "b/src/main.ts"), "console.log(2);\n"); // same size
   writeFileSync(join(root, "b/added.txt"), "new\n");
   await refused(
@@ -186,10 +174,10 @@ test("moving back is refused when the tree changed or its old path is taken, unl
   writeFileSync(join(root, "a"), "a file where the directory was\n");
   await refused(c, "undo", { force: false }, /no longer the tree/);
   // force: moves the changed tree back; the file in the way is kept (undoing the undo).
-  await ok(c, "undo", { force: true });
+  await okText(c, "undo", { force: true });
   assert.equal(readFileSync(join(root, "a/added.txt"), "utf8"), "new\n");
   assert.equal(existsSync(join(root, "b")), false);
-  await ok(c, "undo", { id: await lastId(c, "undo") });
+  await okText(c, "undo", { id: await lastId(c, "undo") });
   assert.equal(readFileSync(join(root, "a"), "utf8"), "a file where the directory was\n");
   assert.equal(readFileSync(join(root, "b/added.txt"), "utf8"), "new\n");
 });
@@ -198,7 +186,7 @@ test("moving back waits for a free path: taken without a tree change, refused wi
   const root = scratch("jt-move-taken");
   makeTree(join(root, "a"));
   const c = start(root);
-  await ok(c, "move_file", { source: "a", destination: "b" });
+  await okText(c, "move_file", { source: "a", destination: "b" });
   mkdirSync(join(root, "a"));
   writeFileSync(join(root, "a/mine.txt"), "mine\n");
   await refused(c, "undo", {}, /a, where b was moved from, is taken since move_file/);
@@ -211,15 +199,15 @@ test("a copied tree is removed by undo only while every file is as copied", asyn
   makeTree(join(root, "src"));
   const was = listing(join(root, "src"));
   const c = start(root);
-  await ok(c, "copy_file", { source: "src", destination: "copy", recursive: true });
-  assert.match(await ok(c, "history", { tool: "copy_file" }), /\(undoable\)/);
+  await okText(c, "copy_file", { source: "src", destination: "copy", recursive: true });
+  assert.match(await okText(c, "history", { tool: "copy_file" }), /\(undoable\)/);
   writeFileSync(join(root, "copy/notes.txt"), "added after the copy\n");
   await refused(c, "undo", {}, /copy is no longer the tree copy_file .*notes\.txt added/);
   assert.ok(existsSync(join(root, "copy/notes.txt")));
   // force removes it, kept first: undoing the undo brings back the copy with the added file.
-  await ok(c, "undo", { force: true });
+  await okText(c, "undo", { force: true });
   assert.equal(existsSync(join(root, "copy")), false);
-  await ok(c, "undo", { id: await lastId(c, "undo") });
+  await okText(c, "undo", { id: await lastId(c, "undo") });
   assert.deepEqual(
     listing(join(root, "copy")),
     [
@@ -236,11 +224,11 @@ test("an untouched copy is removed by undo, and the source is left alone", async
   makeTree(join(root, "src"));
   const was = listing(join(root, "src"));
   const c = start(root);
-  await ok(c, "copy_file", { source: "src", destination: "out/copy", recursive: true });
-  assert.match(await ok(c, "undo", {}), /out\/copy: removed/);
+  await okText(c, "copy_file", { source: "src", destination: "out/copy", recursive: true });
+  assert.match(await okText(c, "undo", {}), /out\/copy: removed/);
   assert.equal(existsSync(join(root, "out/copy")), false);
   assert.deepEqual(listing(join(root, "src")), was);
-  await ok(c, "undo", { id: await lastId(c, "undo") });
+  await okText(c, "undo", { id: await lastId(c, "undo") });
   assert.deepEqual(listing(join(root, "out/copy")), was);
 });
 
@@ -249,21 +237,21 @@ test("an edit in a copied or moved tree, once undone, does not stand in the way 
   makeTree(join(root, "src"));
   const was = listing(join(root, "src"));
   const c = start(root);
-  await ok(c, "copy_file", { source: "src", destination: "copy", recursive: true });
-  await ok(c, "edit_file", {
+  await okText(c, "copy_file", { source: "src", destination: "copy", recursive: true });
+  await okText(c, "edit_file", {
     path: "copy/src/main.ts",
     edits: [{ old_string: "1", new_string: "2" }],
   });
-  await ok(c, "undo", {}); // the edit: the file is rewritten, with new times
-  assert.match(await ok(c, "undo", {}), /copy: removed/); // same content: the copy goes
+  await okText(c, "undo", {}); // the edit: the file is rewritten, with new times
+  assert.match(await okText(c, "undo", {}), /copy: removed/); // same content: the copy goes
   assert.equal(existsSync(join(root, "copy")), false);
 
-  await ok(c, "move_file", { source: "src", destination: "moved/src" });
-  await ok(c, "move_file", { source: "moved/src", destination: "final" });
-  await ok(c, "write_file", { path: "final/README.md", content: "changed\n" });
-  await ok(c, "undo", {});
-  await ok(c, "undo", {}); // final -> moved/src
-  assert.match(await ok(c, "undo", {}), /moved\/src: moved back to src/);
+  await okText(c, "move_file", { source: "src", destination: "moved/src" });
+  await okText(c, "move_file", { source: "moved/src", destination: "final" });
+  await okText(c, "write_file", { path: "final/README.md", content: "changed\n" });
+  await okText(c, "undo", {});
+  await okText(c, "undo", {}); // final -> moved/src
+  assert.match(await okText(c, "undo", {}), /moved\/src: moved back to src/);
   assert.deepEqual(listing(join(root, "src")), was);
   assert.equal(existsSync(join(root, "final")), false);
   assert.deepEqual(readdirSync(join(root, "moved")), []);
@@ -274,9 +262,9 @@ test("a directory moved over an empty one moves back, and the empty one is there
   makeTree(join(root, "a"));
   mkdirSync(join(root, "b"));
   const c = start(root);
-  await ok(c, "move_file", { source: "a", destination: "b", overwrite: true });
+  await okText(c, "move_file", { source: "a", destination: "b", overwrite: true });
   assert.ok(existsSync(join(root, "b/README.md")));
-  await ok(c, "undo", {});
+  await okText(c, "undo", {});
   assert.ok(existsSync(join(root, "a/README.md")));
   assert.deepEqual(readdirSync(join(root, "b")), []);
 });
@@ -288,9 +276,9 @@ test("a tree past 20,000 entries moves back too (judged by its top level); a del
     for (let f = 0; f < 1000; f++) writeFileSync(join(root, "huge", `d${d}`, `${f}`), "");
   }
   const c = start(root);
-  await ok(c, "move_file", { source: "huge", destination: "moved" });
-  assert.match(await ok(c, "history", { tool: "move_file" }), /\(undoable\)/);
-  assert.match(await ok(c, "undo", {}), /moved: moved back to huge/);
+  await okText(c, "move_file", { source: "huge", destination: "moved" });
+  assert.match(await okText(c, "history", { tool: "move_file" }), /\(undoable\)/);
+  assert.match(await okText(c, "undo", {}), /moved: moved back to huge/);
   assert.equal(readdirSync(join(root, "huge", "d20")).length, 1000);
   await refused(c, "delete_file", { path: "huge", recursive: true }, /more than 10,000 entries/);
   assert.ok(existsSync(join(root, "huge", "d0", "0")));

@@ -16,6 +16,7 @@ import { Client } from "@modelcontextprotocol/sdk/client";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { e2eFixture } from "../helpers/e2e.ts";
 import { startHttpServer } from "../helpers/http_server.ts";
+import { callTool } from "../helpers/tool_calls.ts";
 import { binary, isolatedEnv, modern, PRODUCT_BINARY } from "../helpers/raw_client.ts";
 
 const e2e = e2eFixture();
@@ -123,7 +124,7 @@ test("resources/read gives the page: the app MIME type, small, self-contained, w
 test("history_changes gives an edit_file change as a diff, marks it undone once undo ran, and is not journaled", async () => {
   const { root, client } = e2e.start();
   writeFileSync(join(root, "notes.txt"), "one\ntwo\nthree\n");
-  const edit = await e2e.call(client, "edit_file", {
+  const edit = await callTool(client, "edit_file", {
     path: "notes.txt",
     edits: [{ old_string: "two", new_string: "2" }],
   });
@@ -161,7 +162,7 @@ test("history_changes gives an edit_file change as a diff, marks it undone once 
   assert.equal((await call({ path: "other.txt" })).calls.length, 0);
   assert.equal((await call({ tool: "write_file" })).calls.length, 0);
 
-  const undo = await e2e.call(client, "undo", { id: page.calls[0].id });
+  const undo = await callTool(client, "undo", { id: page.calls[0].id });
   assert.equal(undo.isError, false, undo.text);
   assert.equal(readFileSync(join(root, "notes.txt"), "utf8"), "one\ntwo\nthree\n");
   const after = await call({});
@@ -170,7 +171,7 @@ test("history_changes gives an edit_file change as a diff, marks it undone once 
   // The undo's own change is shown the other way round.
   assert.deepEqual(after.calls[0].changes[0].hunks[0].lines, [" one", "-2", "+two", " three"]);
   // The app's own calls are no calls of the agent: history does not show them.
-  const history = await e2e.call(client, "history", {});
+  const history = await callTool(client, "history", {});
   assert.doesNotMatch(history.text, /history_changes/);
   assert.ok(!after.tools.includes("history_changes"));
 });

@@ -14,6 +14,7 @@ import process from "node:process";
 import { after, test } from "node:test";
 import { binary, PRODUCT_BINARY, RawClient } from "../helpers/raw_client.ts";
 import { posixOnlyTest } from "../helpers/posix_only.ts";
+import { callTool } from "../helpers/tool_calls.ts";
 
 const home = mkdtempSync(join(tmpdir(), "toolhost-home-"));
 after(() => rmSync(home, { recursive: true, force: true }));
@@ -23,9 +24,8 @@ async function readNotes(cwd: string, args: string[] = []) {
   const client = new RawClient(PRODUCT_BINARY, args, cwd, { HOME: home });
   try {
     await client.initialize("2025-11-25");
-    const reply = await client.request("tools/call", {
-      name: "read_file",
-      arguments: { path: join(home, "notes.txt") },
+    const reply = await callTool(client, "read_file", { path: join(home, "notes.txt") }, {
+      legacy: true,
     });
     return { result: reply.result as { isError?: boolean; content: { text: string }[] }, client };
   } finally {

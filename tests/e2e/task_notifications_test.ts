@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { postModern, SseReader, startHttpServer } from "../helpers/http_server.ts";
-import { MAX_LISTENERS_PER_TASK } from "../../mcp/tasks/watchers.ts";
+import { MAX_LISTENERS_PER_TASK } from "../../mcp/tool/tasks/watchers.ts";
 import { e2eFixture } from "../helpers/e2e.ts";
 import { type Message, modern, PRODUCT_BINARY, RawClient } from "../helpers/raw_client.ts";
 

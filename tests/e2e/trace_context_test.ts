@@ -20,12 +20,12 @@ import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import {
   binary,
   isolatedEnv,
-  modern,
   PRODUCT_BINARY,
   RawClient,
   TEST_BINARY,
 } from "../helpers/raw_client.ts";
 import { posixOnly } from "../helpers/posix_only.ts";
+import { callTool } from "../helpers/tool_calls.ts";
 
 const TRACEPARENT = "00-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01";
 const TRACESTATE = "congo=t61rcWkgMzE,rojo=00f067aa0ba902b7";
@@ -57,16 +57,6 @@ function journalLines(state: string): Record<string, unknown>[] {
   );
 }
 
-async function bash(c: RawClient, meta: Record<string, unknown>) {
-  const reply = await c.request(
-    "tools/call",
-    modern({ name: "bash", arguments: { command: PRINT } }, meta),
-    30_000,
-  );
-  const result = reply.result as { content: { text: string }[] };
-  return result.content[0].text;
-}
-
 test(
   "raw lines: the trace reaches the command and the journal; a malformed one is dropped",
   posixOnly("the command reads its environment with sh"),
@@ -80,22 +70,28 @@ test(
       TRACESTATE: "inherited=1",
     });
     clients.push(c);
-    const traced = await bash(c, {
-      traceparent: TRACEPARENT,
-      tracestate: TRACESTATE,
-      baggage: BAGGAGE,
-    });
+    const traced = (await callTool(c, "bash", { command: PRINT }, {
+      meta: {
+        traceparent: TRACEPARENT,
+        tracestate: TRACESTATE,
+        baggage: BAGGAGE,
+      },
+    })).text;
     assert.match(traced, new RegExp(`^${TRACEPARENT}\\|${TRACESTATE}\\|${BAGGAGE}`));
     const junk = "00-" + "Z".repeat(5000);
-    const dropped = await bash(c, { traceparent: junk, tracestate: "x=1", baggage: "\u0000bad" });
+    const dropped = (await callTool(c, "bash", { command: PRINT }, {
+      meta: { traceparent: junk, tracestate: "x=1", baggage: "\u0000bad" },
+    })).text;
     assert.match(
       dropped,
       /^00-11111111111111111111111111111111-2222222222222222-00\|inherited=1\|/,
     );
-    const zeros = await bash(c, {
-      traceparent: "00-00000000000000000000000000000000-00f067aa0ba902b7-01",
-      tracestate: "a=1",
-    });
+    const zeros = (await callTool(c, "bash", { command: PRINT }, {
+      meta: {
+        traceparent: "00-00000000000000000000000000000000-00f067aa0ba902b7-01",
+        tracestate: "a=1",
+      },
+    })).text;
     assert.match(zeros, /^00-1111/);
     // Without its traceparent, a tracestate means nothing: the inherited pair stays whole.
     assert.match(zeros, /\|inherited=1\|/);

@@ -17,7 +17,8 @@ import {
 } from "../helpers/local_proxy.ts";
 import { scratchDir } from "../helpers/file_tools.ts";
 import { e2eFixture } from "../helpers/e2e.ts";
-import { type Message, modern, RawClient, ROOT } from "../helpers/raw_client.ts";
+import { RawClient, ROOT } from "../helpers/raw_client.ts";
+import { callTool } from "../helpers/tool_calls.ts";
 import { type LocalServer, serveLocally } from "../web/local_site.ts";
 
 const BINARY = Buffer.from(Array.from({ length: 70_000 }, (_, i) => (i * 31) % 256));
@@ -83,18 +84,12 @@ function start(args: string[], env: Record<string, string> = {}): RawClient {
   });
 }
 
-const call = (c: RawClient, name: string, args: Record<string, unknown>) =>
-  c.request("tools/call", modern({ name, arguments: args }), 20_000);
-
-const text = (reply: Message) =>
-  ((reply.result?.content ?? []) as { text?: string }[]).map((b) => b.text ?? "").join("\n");
-
 test("https through HTTPS_PROXY: a CONNECT tunnel, TLS naming the host; the proxy resolves it", async () => {
   const c = start([], { HTTPS_PROXY: proxy.url });
   const before = proxy.seen.length;
-  const reply = await call(c, "fetch_url", { url: "https://secure.test/doc" });
-  assert.equal(reply.result?.isError, undefined, text(reply));
-  assert.match(text(reply), /# Secure page[\s\S]*Reached \/doc\./);
+  const reply = await callTool(c, "fetch_url", { url: "https://secure.test/doc" });
+  assert.equal(reply.result?.isError, undefined, reply.text);
+  assert.match(reply.text, /# Secure page[\s\S]*Reached \/doc\./);
   assert.deepEqual(proxy.seen.slice(before).map((r) => r.line), ["CONNECT secure.test:443"]);
   assert.equal(tls.servernames.at(-1), "secure.test");
 });
@@ -110,37 +105,37 @@ test("http through the proxy setting, credentials sent; a wrong password is a 40
   withAuth("pa55");
   let c = start(["--config", config]);
   const before = locked.seen.length;
-  const reply = await call(c, "fetch_url", { url: "http://site.test/page", format: "text" });
-  assert.equal(reply.result?.isError, undefined, text(reply));
-  assert.match(text(reply), /plain page \/page for site\.test/);
+  const reply = await callTool(c, "fetch_url", { url: "http://site.test/page", format: "text" });
+  assert.equal(reply.result?.isError, undefined, reply.text);
+  assert.match(reply.text, /plain page \/page for site\.test/);
   assert.deepEqual(locked.seen.slice(before), [
     { line: "GET http://site.test/page", authorization: `Basic ${btoa("carol:pa55")}` },
   ]);
   await c.close();
   withAuth("wrong-secret");
   c = start(["--config", config]);
-  const refused = await call(c, "fetch_url", { url: "https://secure.test/" });
+  const refused = await callTool(c, "fetch_url", { url: "https://secure.test/" });
   assert.equal(refused.result?.isError, true);
-  assert.match(text(refused), /asks for credentials \(HTTP 407\)/);
-  assert.doesNotMatch(text(refused), /wrong-secret|carol/);
+  assert.match(refused.text, /asks for credentials \(HTTP 407\)/);
+  assert.doesNotMatch(refused.text, /wrong-secret|carol/);
 });
 
 test("through a proxy, localhost and private literals are refused unless allowed; NO_PROXY and SOCKS", async () => {
   const c = start([], { HTTP_PROXY: proxy.url, NO_PROXY: "example.invalid" });
   const before = proxy.seen.length;
   for (const url of [`http://localhost:${site.port}/`, `http://127.0.0.1:${site.port}/`]) {
-    const reply = await call(c, "fetch_url", { url });
+    const reply = await callTool(c, "fetch_url", { url });
     assert.equal(reply.result?.isError, true);
     assert.match(
-      text(reply),
+      reply.text,
       /is (loopback|a name for a local network).*private-network addresses is off/,
     );
   }
   assert.equal(proxy.seen.length, before, "nothing reached the proxy");
   await c.close();
   const socks = start([], { ALL_PROXY: "socks5://127.0.0.1:1080" });
-  const refused = await call(socks, "fetch_url", { url: "https://secure.test/" });
-  assert.match(text(refused), /ALL_PROXY names a SOCKS proxy.*only http and https proxies/);
+  const refused = await callTool(socks, "fetch_url", { url: "https://secure.test/" });
+  assert.match(refused.text, /ALL_PROXY names a SOCKS proxy.*only http and https proxies/);
 });
 
 test("web_search goes through the proxy too", async () => {
@@ -149,9 +144,9 @@ test("web_search goes through the proxy too", async () => {
     TOOLHOST_DUCKDUCKGO_URL: "http://ddg.test/ddg/",
   });
   const before = proxy.seen.length;
-  const reply = await call(c, "web_search", { query: "runtimes" });
-  assert.equal(reply.result?.isError, undefined, text(reply));
-  assert.match(text(reply), /1\. Deno via proxy/);
+  const reply = await callTool(c, "web_search", { query: "runtimes" });
+  assert.equal(reply.result?.isError, undefined, reply.text);
+  assert.match(reply.text, /1\. Deno via proxy/);
   assert.deepEqual(proxy.seen.slice(before).map((r) => r.line), [
     "GET http://ddg.test/ddg/?q=runtimes",
   ]);
@@ -160,38 +155,38 @@ test("web_search goes through the proxy too", async () => {
 test("save_to writes the body byte for byte inside the root; --read-only and the read-only profile refuse it", async () => {
   const root = scratchDir("toolhost-save-e2e-");
   const c = start(["--root", root, "--allow-private-network"]);
-  const reply = await call(c, "fetch_url", {
+  const reply = await callTool(c, "fetch_url", {
     url: `${site.base}/file.bin`,
     save_to: "dl/file.bin",
   });
-  assert.equal(reply.result?.isError, undefined, text(reply));
+  assert.equal(reply.result?.isError, undefined, reply.text);
   assert.deepEqual(readFileSync(join(root, "dl/file.bin")), BINARY);
   const structured = reply.result?.structuredContent as Record<string, unknown>;
   assert.equal(structured.saved_to, "dl/file.bin");
   assert.equal(structured.bytes, BINARY.length);
   assert.equal(structured.content_type, "application/octet-stream");
-  const outside = await call(c, "fetch_url", {
+  const outside = await callTool(c, "fetch_url", {
     url: `${site.base}/file.bin`,
     save_to: "/tmp/x.bin",
   });
-  assert.match(text(outside), /outside the allowed roots/);
+  assert.match(outside.text, /outside the allowed roots/);
   await c.close();
   const readOnly = start(["--root", root, "--allow-private-network", "--read-only"]);
-  const refused = await call(readOnly, "fetch_url", {
+  const refused = await callTool(readOnly, "fetch_url", {
     url: `${site.base}/file.bin`,
     save_to: "again.bin",
   });
   assert.equal(refused.result?.isError, true);
-  assert.match(text(refused), /runs read-only/);
+  assert.match(refused.text, /runs read-only/);
   assert.ok(!existsSync(join(root, "again.bin")));
   await readOnly.close();
   // The read-only profile offers fetch_url too, and its save_to is refused the same way.
   const profile = start(["--root", root, "--allow-private-network", "--profile", "read-only"]);
-  const alsoRefused = await call(profile, "fetch_url", {
+  const alsoRefused = await callTool(profile, "fetch_url", {
     url: `${site.base}/file.bin`,
     save_to: "again.bin",
   });
   assert.equal(alsoRefused.result?.isError, true);
-  assert.match(text(alsoRefused), /offers the read-only profile/);
+  assert.match(alsoRefused.text, /offers the read-only profile/);
   assert.ok(!existsSync(join(root, "again.bin")));
 });

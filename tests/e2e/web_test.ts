@@ -11,7 +11,8 @@ import { after, before, test } from "node:test";
 import { gzipSync } from "node:zlib";
 import { findChromium } from "../../tools/web/_lib/chromium/render.ts";
 import { e2eFixture } from "../helpers/e2e.ts";
-import { type Message, modern, RawClient, ROOT } from "../helpers/raw_client.ts";
+import { modern, RawClient, ROOT } from "../helpers/raw_client.ts";
+import { callTool, type ToolReply } from "../helpers/tool_calls.ts";
 
 const ARTICLE = readFileSync(`${ROOT}tests/fixtures/web/article.html`, "utf8");
 const PNG = Buffer.from(
@@ -138,18 +139,11 @@ function start(args = ["--allow-private-network"], env: Record<string, string> =
   return e2e.server({ args, cwd: ROOT, env });
 }
 
-const call = (c: RawClient, name: string, args: Record<string, unknown>, timeoutMs = 20_000) =>
-  c.request("tools/call", modern({ name, arguments: args }), timeoutMs);
-
-const text = (reply: Message) =>
-  ((reply.result?.content ?? []) as { type: string; text?: string }[])
-    .map((block) => block.text ?? "").join("\n");
-
 test("an article page comes back as markdown of the article only, with its table and code", async () => {
   const c = start();
-  const reply = await call(c, "fetch_url", { url: `${base}/article` });
-  assert.equal(reply.result?.isError, undefined, text(reply));
-  const body = text(reply);
+  const reply = await callTool(c, "fetch_url", { url: `${base}/article` });
+  assert.equal(reply.result?.isError, undefined, reply.text);
+  const body = reply.text;
   assert.match(body, /^# Measuring the widget$/m);
   assert.match(body, /^## Results$/m);
   assert.match(body, /^\| Week \| Length \| Weight \|$/m);
@@ -168,36 +162,36 @@ test("an article page comes back as markdown of the article only, with its table
 
 test("raw: true converts the whole page; gzip is decoded; redirects are followed and reported", async () => {
   const c = start();
-  const raw = text(await call(c, "fetch_url", { url: `${base}/article`, raw: true }));
+  const raw = (await callTool(c, "fetch_url", { url: `${base}/article`, raw: true })).text;
   for (const chrome of ["Subscribe to our newsletter", "Popular posts", "Privacy policy"]) {
     assert.ok(raw.includes(chrome), `${chrome} is part of the whole page`);
   }
   assert.match(raw, /Measuring the widget/);
-  const zipped = text(await call(c, "fetch_url", { url: `${base}/gzip` }));
+  const zipped = (await callTool(c, "fetch_url", { url: `${base}/gzip` })).text;
   assert.match(zipped, /^\| 1 \| 10 cm \| 2 kg \|$/m);
-  const hops = await call(c, "fetch_url", { url: `${base}/hop/3` });
-  assert.match(text(hops), new RegExp(`redirected to ${base}/article`));
+  const hops = await callTool(c, "fetch_url", { url: `${base}/hop/3` });
+  assert.match(hops.text, new RegExp(`redirected to ${base}/article`));
   assert.equal(
     (hops.result?.structuredContent as Record<string, unknown>).final_url,
     `${base}/article`,
   );
-  const loop = await call(c, "fetch_url", { url: `${base}/hop/8` });
+  const loop = await callTool(c, "fetch_url", { url: `${base}/hop/8` });
   assert.equal(loop.result?.isError, true);
-  assert.match(text(loop), /redirected more than 5 times/);
+  assert.match(loop.text, /redirected more than 5 times/);
 });
 
 test("a long page is read in parts: each cut says where the next part starts, and it does", async () => {
   const c = start();
-  const first = await call(c, "fetch_url", { url: `${base}/long`, max_length: 5000 });
+  const first = await callTool(c, "fetch_url", { url: `${base}/long`, max_length: 5000 });
   const s1 = first.result?.structuredContent as Record<string, number>;
   assert.ok(s1.total_length > 30_000);
   assert.equal(s1.next_start_index, 5000);
   assert.match(
-    text(first),
+    first.text,
     /To read on, call fetch_url again with the same url, format, raw and render, and start_index: 5000\./,
   );
   const fetchesBefore = requests.filter((r) => r === "/long").length;
-  const second = await call(c, "fetch_url", {
+  const second = await callTool(c, "fetch_url", {
     url: `${base}/long`,
     max_length: 5000,
     start_index: 5000,
@@ -208,35 +202,35 @@ test("a long page is read in parts: each cut says where the next part starts, an
   assert.ok(s2.cached_seconds_ago !== undefined, "the second part came from the cache");
   assert.equal(requests.filter((r) => r === "/long").length, fetchesBefore);
   // The two parts join up exactly: the last words of one run into the first of the next.
-  const part = (reply: Message) => text(reply).split("\n\n").slice(1, -1).join("\n\n");
+  const part = (reply: ToolReply) => reply.text.split("\n\n").slice(1, -1).join("\n\n");
   assert.match(part(first) + part(second), /Paragraph 70 word/);
-  const past = await call(c, "fetch_url", { url: `${base}/long`, start_index: 10_000_000 });
-  assert.match(text(past), /start_index 10000000 is past the end/);
+  const past = await callTool(c, "fetch_url", { url: `${base}/long`, start_index: 10_000_000 });
+  assert.match(past.text, /start_index 10000000 is past the end/);
 });
 
 test("a windows-1252 page declared only in its markup is decoded right", async () => {
   const c = start();
-  const body = text(await call(c, "fetch_url", { url: `${base}/latin`, format: "text" }));
+  const body = (await callTool(c, "fetch_url", { url: `${base}/latin`, format: "text" })).text;
   assert.match(body, /Café crème costs 3 € at the corner\./);
 });
 
 test("an oversized body stops at the 10 MB cap and says the page is incomplete", async () => {
   const c = start();
-  const reply = await call(c, "fetch_url", { url: `${base}/huge` });
+  const reply = await callTool(c, "fetch_url", { url: `${base}/huge` });
   const structured = reply.result?.structuredContent as Record<string, unknown>;
   assert.equal(structured.download_truncated, true);
   assert.equal(structured.total_length, 10 * 1024 * 1024);
-  assert.match(text(reply), /download stopped at the 10 MB cap/);
-  assert.ok(text(reply).length < 25_000, "the result itself is still one page");
+  assert.match(reply.text, /download stopped at the 10 MB cap/);
+  assert.ok(reply.text.length < 25_000, "the result itself is still one page");
 });
 
 test("a server that never answers ends in a timeout error, and the server stays usable", async () => {
   const c = start();
   const started = Date.now();
-  const reply = await call(c, "fetch_url", { url: `${base}/hang`, timeout_ms: 1000 });
+  const reply = await callTool(c, "fetch_url", { url: `${base}/hang`, timeout_ms: 1000 });
   assert.equal(reply.result?.isError, true);
   assert.match(
-    text(reply),
+    reply.text,
     /did not answer within 1000 ms\. Try again, or give a larger timeout_ms\./,
   );
   assert.ok(Date.now() - started < 5000);
@@ -246,23 +240,23 @@ test("a server that never answers ends in a timeout error, and the server stays 
 
 test("images come back as images, JSON pretty-printed, binaries described, HTTP errors as errors", async () => {
   const c = start();
-  const image = await call(c, "fetch_url", { url: `${base}/pixel.png` });
+  const image = await callTool(c, "fetch_url", { url: `${base}/pixel.png` });
   const blocks = image.result?.content as { type: string; data?: string; mimeType?: string }[];
   assert.equal(blocks[1].type, "image");
   assert.equal(blocks[1].mimeType, "image/png");
   assert.deepEqual(Buffer.from(blocks[1].data!, "base64"), PNG);
   assert.match(
-    text(await call(c, "fetch_url", { url: `${base}/data.json` })),
+    (await callTool(c, "fetch_url", { url: `${base}/data.json` })).text,
     /"sizes": \[\n {4}10,/,
   );
   assert.match(
-    text(await call(c, "fetch_url", { url: `${base}/file.zip` })),
+    (await callTool(c, "fetch_url", { url: `${base}/file.zip` })).text,
     /This is 8 bytes of application\/zip/,
   );
-  const missing = await call(c, "fetch_url", { url: `${base}/missing` });
+  const missing = await callTool(c, "fetch_url", { url: `${base}/missing` });
   assert.equal(missing.result?.isError, true);
   assert.match(
-    text(missing),
+    missing.text,
     /HTTP 404.*the server answered with an error\.[\s\S]*No page at this address/,
   );
 });
@@ -270,36 +264,38 @@ test("images come back as images, JSON pretty-printed, binaries described, HTTP 
 test("without --allow-private-network, 127.0.0.1 and a name resolving to it are refused unasked", async () => {
   const c = start([]);
   const before = requests.length;
-  const literal = await call(c, "fetch_url", { url: `${base}/article` });
+  const literal = await callTool(c, "fetch_url", { url: `${base}/article` });
   assert.equal(literal.result?.isError, true);
   assert.match(
-    text(literal),
+    literal.text,
     /127\.0\.0\.1 is loopback, and fetching private-network addresses is off/,
   );
-  const named = await call(c, "fetch_url", { url: `http://localhost:${port}/article` });
+  const named = await callTool(c, "fetch_url", { url: `http://localhost:${port}/article` });
   assert.match(
-    text(named),
+    named.text,
     /localhost \(it resolves to [^)]+\) is loopback.*--allow-private-network/,
   );
-  const metadata = await call(c, "fetch_url", { url: "http://169.254.169.254/latest/meta-data/" });
-  assert.match(text(metadata), /link-local \(cloud metadata lives here\)/);
+  const metadata = await callTool(c, "fetch_url", {
+    url: "http://169.254.169.254/latest/meta-data/",
+  });
+  assert.match(metadata.text, /link-local \(cloud metadata lives here\)/);
   assert.equal(requests.length, before, "nothing reached the server");
 });
 
 test("web_search: DuckDuckGo's HTML page and a SearXNG instance, through the binary", async () => {
   const ddg = start([], { TOOLHOST_DUCKDUCKGO_URL: `${base}/ddg/html/` });
-  const found = await call(ddg, "web_search", { query: "js runtimes", max_results: 5 });
-  assert.equal(found.result?.isError, undefined, text(found));
+  const found = await callTool(ddg, "web_search", { query: "js runtimes", max_results: 5 });
+  assert.equal(found.result?.isError, undefined, found.text);
   assert.match(
-    text(found),
+    found.text,
     /^1\. Deno for js runtimes\n {3}https:\/\/deno\.com\/\n {3}A modern runtime$/m,
   );
   const results = (found.result?.structuredContent as { results: { url: string }[] }).results;
   assert.deepEqual(results.map((r) => r.url), ["https://deno.com/", "https://bun.sh/docs"]);
   await ddg.close();
   const searx = start([], { TOOLHOST_SEARXNG_URL: `${base}/searx` });
-  const reply = await call(searx, "web_search", { query: "widgets", site: "example.org" });
-  assert.match(text(reply), /SearX widgets site:example\.org/);
+  const reply = await callTool(searx, "web_search", { query: "widgets", site: "example.org" });
+  assert.match(reply.text, /SearX widgets site:example\.org/);
   assert.equal((reply.result?.structuredContent as { provider: string }).provider, "searxng");
 });
 
@@ -311,22 +307,22 @@ test(
   { skip: !chromium },
   async () => {
     const c = start();
-    const plain = text(await call(c, "fetch_url", { url: `${base}/scripted` }));
+    const plain = (await callTool(c, "fetch_url", { url: `${base}/scripted` })).text;
     assert.ok(!plain.includes("Written by script"));
-    const rendered = await call(c, "fetch_url", {
+    const rendered = await callTool(c, "fetch_url", {
       url: `${base}/scripted`,
       render: true,
       wait_ms: 300,
-    }, 60_000);
-    assert.equal(rendered.result?.isError, undefined, text(rendered));
-    assert.match(text(rendered), /# Written by script/);
-    assert.match(text(rendered), /This text exists only after JavaScript ran\./);
+    }, { timeoutMs: 60_000 });
+    assert.equal(rendered.result?.isError, undefined, rendered.text);
+    assert.match(rendered.text, /# Written by script/);
+    assert.match(rendered.text, /This text exists only after JavaScript ran\./);
   },
 );
 
 test("render: true keeps the guard: a page on 127.0.0.1 is refused without the flag", async () => {
   const c = start([]);
-  const reply = await call(c, "fetch_url", { url: `${base}/scripted`, render: true });
+  const reply = await callTool(c, "fetch_url", { url: `${base}/scripted`, render: true });
   assert.equal(reply.result?.isError, true);
-  assert.match(text(reply), /loopback/);
+  assert.match(reply.text, /loopback/);
 });

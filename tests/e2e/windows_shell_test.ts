@@ -10,6 +10,7 @@ import { execFileSync } from "node:child_process";
 import process from "node:process";
 import { afterEach, test } from "node:test";
 import { modern, PRODUCT_BINARY, RawClient } from "../helpers/raw_client.ts";
+import { callTool } from "../helpers/tool_calls.ts";
 import { waitUntil } from "../helpers/processes.ts";
 
 const skip = process.platform !== "win32" && "Windows only: runs PowerShell and cmd.exe";
@@ -22,17 +23,8 @@ afterEach(async () => {
 
 async function run(shell: string, command: string, extra: Record<string, unknown> = {}) {
   client ??= new RawClient(PRODUCT_BINARY, [], undefined, { TOOLHOST_SHELL: shell });
-  const reply = await client.request(
-    "tools/call",
-    modern({ name: "bash", arguments: { command, ...extra } }),
-    60_000,
-  );
-  const result = reply.result as {
-    content: { text: string }[];
-    structuredContent?: { exitCode: number | null };
-    isError?: boolean;
-  };
-  return { text: result.content[0].text, exitCode: result.structuredContent?.exitCode };
+  const reply = await callTool(client, "bash", { command, ...extra });
+  return { text: reply.text, exitCode: reply.data.exitCode as number | null | undefined };
 }
 
 /** Processes whose command line holds `marker`, from Windows' own process list. */

@@ -16,6 +16,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { e2eFixture } from "../helpers/e2e.ts";
 import { modern, RawClient } from "../helpers/raw_client.ts";
+import { callOk, callTool, toolReply } from "../helpers/tool_calls.ts";
 
 const e2e = e2eFixture();
 
@@ -32,47 +33,19 @@ async function stop(client: RawClient): Promise<void> {
   assert.deepEqual(await client.close(), { code: 0, signal: null });
 }
 
-interface Outcome {
-  text: string;
-  data: Record<string, unknown>;
-  isError: boolean;
-}
-
-function outcome(reply: { result?: Record<string, unknown>; error?: unknown }): Outcome {
-  if (!reply.result) throw new Error(`not a tool result: ${JSON.stringify(reply.error)}`);
-  return {
-    text: (reply.result.content as { text: string }[])[0].text,
-    data: (reply.result.structuredContent ?? {}) as Record<string, unknown>,
-    isError: reply.result.isError === true,
-  };
-}
-
-async function call(client: RawClient, name: string, args: Record<string, unknown>) {
-  return outcome(
-    await client.request("tools/call", modern({ name, arguments: args }), 20_000),
-  );
-}
-
-/** A call that must succeed. */
-async function ok(client: RawClient, name: string, args: Record<string, unknown>) {
-  const result = await call(client, name, args);
-  assert.equal(result.isError, false, `${name}: ${result.text}`);
-  return result;
-}
-
 test("the task list survives a restart", async () => {
   const root = scratch("wf-root");
   const state = scratch("wf-state");
   const first = serve(root, state);
-  await ok(first, "tasks", { action: "create", text: "Set up CI" });
-  await ok(first, "tasks", { action: "create", text: "Write docs" });
-  await ok(first, "tasks", { action: "add", task_id: "t2", text: "Outline" });
-  await ok(first, "tasks", { action: "complete", task_id: "t1" });
-  await ok(first, "tasks", { action: "start", step_id: "t2.1" });
+  await callOk(first, "tasks", { action: "create", text: "Set up CI" });
+  await callOk(first, "tasks", { action: "create", text: "Write docs" });
+  await callOk(first, "tasks", { action: "add", task_id: "t2", text: "Outline" });
+  await callOk(first, "tasks", { action: "complete", task_id: "t1" });
+  await callOk(first, "tasks", { action: "start", step_id: "t2.1" });
   await stop(first);
 
   const second = serve(root, state);
-  const { text } = await ok(second, "tasks", { action: "list" });
+  const { text } = await callOk(second, "tasks", { action: "list" });
   assert.equal(
     text,
     "2 tasks: 1 done, 1 in progress, 0 pending; current: t2 Write docs.\n\n" +
@@ -80,7 +53,10 @@ test("the task list survives a restart", async () => {
       "[~] t2 Write docs (current, 0/1 steps done)\n" +
       "  [~] t2.1 Outline",
   );
-  assert.match((await ok(second, "tasks", { action: "create", text: "Next" })).text, /^Created t3/);
+  assert.match(
+    (await callOk(second, "tasks", { action: "create", text: "Next" })).text,
+    /^Created t3/,
+  );
 });
 
 test("two servers on one project adding tasks at the same time lose nothing", async () => {
@@ -98,13 +74,13 @@ test("two servers on one project adding tasks at the same time lose nothing", as
     }
   }
   const created = await Promise.all(
-    ids.map(async ({ client, id }) => outcome(await client.responseTo(id, 30_000))),
+    ids.map(async ({ client, id }) => toolReply(await client.responseTo(id, 30_000))),
   );
   assert.deepEqual(created.filter((c) => c.isError).map((c) => c.text), []);
   const given = created.map((c) => c.data.id as string).sort();
   assert.deepEqual(given, Array.from({ length: 40 }, (_, i) => `t${i + 1}`).sort());
 
-  const { data } = await ok(servers[1], "tasks", { action: "list" });
+  const { data } = await callOk(servers[1], "tasks", { action: "list" });
   const titles = (data.tasks as { title: string }[]).map((t) => t.title).sort();
   const expected = [0, 1].flatMap((n) =>
     Array.from({ length: 20 }, (_, i) => `server ${n} task ${i}`)
@@ -183,10 +159,10 @@ test("plan mode refuses every destructive tool until exit, which returns the pla
     assert.ok(names.includes(name), `${name} is annotated destructive: ${names.join(", ")}`);
   }
 
-  await ok(client, "plan_mode", { action: "enter", goal: "Rename the config module" });
+  await callOk(client, "plan_mode", { action: "enter", goal: "Rename the config module" });
   for (const tool of destructive) {
     const args = sampleOf(tool.inputSchema) as Record<string, unknown>;
-    const refused = await call(client, tool.name, args);
+    const refused = await callTool(client, tool.name, args);
     assert.equal(refused.isError, true, `${tool.name} ran: ${refused.text}`);
     assert.match(
       refused.text,
@@ -197,39 +173,39 @@ test("plan mode refuses every destructive tool until exit, which returns the pla
   }
   assert.equal(existsSync(join(root, "plan-mode-probe")), false);
   // Looking around still works, and so does the task list.
-  await ok(client, "list_dir", {});
-  await ok(client, "tasks", { action: "create", text: "Rename config.ts" });
+  await callOk(client, "list_dir", {});
+  await callOk(client, "tasks", { action: "create", text: "Rename config.ts" });
 
-  await ok(client, "plan_mode", { action: "write", text: "# Plan\n\n1. Rename config.ts\n" });
-  const exit = await ok(client, "plan_mode", { action: "exit" });
+  await callOk(client, "plan_mode", { action: "write", text: "# Plan\n\n1. Rename config.ts\n" });
+  const exit = await callOk(client, "plan_mode", { action: "exit" });
   assert.match(exit.text, /^Plan mode is off: destructive tools work again\./);
   assert.ok(exit.text.endsWith("\n\n# Plan\n\n1. Rename config.ts\n"), exit.text);
   assert.equal(exit.data.plan, "# Plan\n\n1. Rename config.ts\n");
 
-  assert.match((await ok(client, "bash", { command: "echo released" })).text, /^released\n/);
-  await ok(client, "write_file", { path: "after.txt", content: "x" });
+  assert.match((await callOk(client, "bash", { command: "echo released" })).text, /^released\n/);
+  await callOk(client, "write_file", { path: "after.txt", content: "x" });
 });
 
 test("plan mode survives a restart and binds every server on the project", async () => {
   const root = scratch("wf-root");
   const state = scratch("wf-state");
   const other = serve(root, state);
-  await ok(other, "bash", { command: "true" });
+  await callOk(other, "bash", { command: "true" });
 
   const first = serve(root, state);
-  await ok(first, "plan_mode", { action: "enter", goal: "Plan the migration" });
-  await ok(first, "plan_mode", { action: "write", text: "step one\n" });
-  assert.match((await call(other, "bash", { command: "true" })).text, /^bash was refused/);
+  await callOk(first, "plan_mode", { action: "enter", goal: "Plan the migration" });
+  await callOk(first, "plan_mode", { action: "write", text: "step one\n" });
+  assert.match((await callTool(other, "bash", { command: "true" })).text, /^bash was refused/);
   await stop(first);
 
   const restarted = serve(root, state);
-  const status = await ok(restarted, "plan_mode", { action: "status" });
+  const status = await callOk(restarted, "plan_mode", { action: "status" });
   assert.match(status.text, /^Plan mode is on for \d+ s .*Goal: Plan the migration\n/);
-  assert.match((await call(restarted, "bash", { command: "true" })).text, /^bash was refused/);
-  assert.equal((await ok(restarted, "plan_mode", { action: "exit" })).data.plan, "step one\n");
+  assert.match((await callTool(restarted, "bash", { command: "true" })).text, /^bash was refused/);
+  assert.equal((await callOk(restarted, "plan_mode", { action: "exit" })).data.plan, "step one\n");
 
-  await ok(other, "bash", { command: "true" });
-  await ok(restarted, "bash", { command: "true" });
+  await callOk(other, "bash", { command: "true" });
+  await callOk(restarted, "bash", { command: "true" });
 });
 
 test("state kept through a symlinked state directory works", async () => {
@@ -238,10 +214,13 @@ test("state kept through a symlinked state directory works", async () => {
   const link = join(scratch("wf-link"), "state");
   symlinkSync(real, link);
   const linked = serve(root, link);
-  await ok(linked, "tasks", { action: "create", text: "Through a link" });
-  await ok(linked, "plan_mode", { action: "enter", goal: "Linked" });
-  await ok(linked, "plan_mode", { action: "write", text: "# Plan\n\nlinked\n" });
-  assert.equal((await ok(linked, "plan_mode", { action: "exit" })).data.plan, "# Plan\n\nlinked\n");
+  await callOk(linked, "tasks", { action: "create", text: "Through a link" });
+  await callOk(linked, "plan_mode", { action: "enter", goal: "Linked" });
+  await callOk(linked, "plan_mode", { action: "write", text: "# Plan\n\nlinked\n" });
+  assert.equal(
+    (await callOk(linked, "plan_mode", { action: "exit" })).data.plan,
+    "# Plan\n\nlinked\n",
+  );
   const [project] = readdirSync(join(real, "projects"));
   const saved = JSON.parse(readFileSync(join(real, "projects", project, "tasks.json"), "utf8"));
   assert.equal(saved.tasks[0].title, "Through a link");
@@ -251,9 +230,9 @@ test("a relative state directory is taken from where the server was started", as
   const root = scratch("wf-root");
   const cwd = scratch("wf-cwd");
   const relative = serve(root, "state/here", cwd);
-  await ok(relative, "tasks", { action: "create", text: "Relative" });
-  await ok(relative, "plan_mode", { action: "enter", goal: "Relative" });
-  await ok(relative, "plan_mode", { action: "exit" });
+  await callOk(relative, "tasks", { action: "create", text: "Relative" });
+  await callOk(relative, "plan_mode", { action: "enter", goal: "Relative" });
+  await callOk(relative, "plan_mode", { action: "exit" });
   assert.ok(existsSync(join(cwd, "state/here/projects")));
 });
 
@@ -261,9 +240,9 @@ test("a project whose root has a very long name keeps its state", async () => {
   const root = join(scratch("wf-root"), "r".repeat(250));
   mkdirSync(root);
   const client = serve(root, scratch("wf-state"));
-  await ok(client, "tasks", { action: "create", text: "Long name" });
-  await ok(client, "plan_mode", { action: "enter", goal: "Long name" });
-  await ok(client, "plan_mode", { action: "exit" });
+  await callOk(client, "tasks", { action: "create", text: "Long name" });
+  await callOk(client, "plan_mode", { action: "enter", goal: "Long name" });
+  await callOk(client, "plan_mode", { action: "exit" });
 });
 
 test("plan mode never overwrites a file that is not a plan", async () => {
@@ -273,7 +252,7 @@ test("plan mode never overwrites a file that is not a plan", async () => {
   writeFileSync(join(root, "README.md"), "# Readme\n");
   const client = serve(root, scratch("wf-state"));
   for (const planFile of ["src/main.ts", "README.md"]) {
-    const refused = await call(client, "plan_mode", {
+    const refused = await callTool(client, "plan_mode", {
       action: "enter",
       goal: "Wipe it",
       plan_file: planFile,
@@ -281,14 +260,14 @@ test("plan mode never overwrites a file that is not a plan", async () => {
     assert.equal(refused.isError, true, refused.text);
     assert.match(refused.text, /^plan_file .* (is not a markdown file|is not a plan)/);
   }
-  await ok(client, "plan_mode", { action: "enter", goal: "Plan it", plan_file: "PLAN.md" });
+  await callOk(client, "plan_mode", { action: "enter", goal: "Plan it", plan_file: "PLAN.md" });
   assert.match(
-    (await call(client, "write_file", { path: "src/main.ts", content: "" })).text,
+    (await callTool(client, "write_file", { path: "src/main.ts", content: "" })).text,
     /^write_file was refused: plan mode is on .*write_file\/edit_file on PLAN\.md\)/,
   );
-  await ok(client, "write_file", { path: "PLAN.md", content: "# Plan\n\n1. Keep main.ts\n" });
+  await callOk(client, "write_file", { path: "PLAN.md", content: "# Plan\n\n1. Keep main.ts\n" });
   assert.equal(
-    (await ok(client, "plan_mode", { action: "exit" })).data.plan,
+    (await callOk(client, "plan_mode", { action: "exit" })).data.plan,
     "# Plan\n\n1. Keep main.ts\n",
   );
   assert.equal(readFileSync(join(root, "src/main.ts"), "utf8"), "code\n");
@@ -302,16 +281,16 @@ test("a server without the plan's root can neither write nor read the plan", asy
   const wide = serve([a, b], state);
   const narrow = serve(a, state);
   const plan = join(b, "PLAN.md");
-  await ok(wide, "plan_mode", { action: "enter", goal: "Across roots", plan_file: plan });
-  await ok(wide, "plan_mode", { action: "write", text: "# Plan\n\nonly in b\n" });
+  await callOk(wide, "plan_mode", { action: "enter", goal: "Across roots", plan_file: plan });
+  await callOk(wide, "plan_mode", { action: "write", text: "# Plan\n\nonly in b\n" });
   for (const args of [{ action: "write", text: "from a" }, { action: "exit" }]) {
-    const refused = await call(narrow, "plan_mode", args);
+    const refused = await callTool(narrow, "plan_mode", args);
     assert.equal(refused.isError, true, refused.text);
     assert.match(refused.text, /outside this server's allowed roots/);
   }
   assert.equal(readFileSync(plan, "utf8"), "# Plan\n\nonly in b\n");
   assert.equal(
-    (await ok(wide, "plan_mode", { action: "exit" })).data.plan,
+    (await callOk(wide, "plan_mode", { action: "exit" })).data.plan,
     "# Plan\n\nonly in b\n",
   );
 });
@@ -320,23 +299,23 @@ test("a tasks.json edited by hand lists with its own fields left out, or says wh
   const root = scratch("wf-root");
   const state = scratch("wf-state");
   const client = serve(root, state);
-  await ok(client, "tasks", { action: "list" });
+  await callOk(client, "tasks", { action: "list" });
   const [project] = readdirSync(join(state, "projects"));
   const file = join(state, "projects", project, "tasks.json");
   const step = { id: "t1.1", text: "Draft", status: "pending", estimate: "2h" };
   const task = { id: "t1", title: "Docs", status: "pending", steps: [step], nextStep: 2 };
   writeFileSync(file, JSON.stringify({ nextTask: 2, current: "t1", tasks: [task] }));
-  const listed = await ok(client, "tasks", { action: "list" });
+  const listed = await callOk(client, "tasks", { action: "list" });
   assert.deepEqual((listed.data.tasks as { steps: unknown[] }[])[0].steps, [
     { id: "t1.1", text: "Draft", status: "pending" },
   ]);
   assert.match(
-    (await ok(client, "tasks", { action: "start", step_id: "t1.1" })).text,
+    (await callOk(client, "tasks", { action: "start", step_id: "t1.1" })).text,
     /^Started t1\.1/,
   );
 
   writeFileSync(file, JSON.stringify({ nextTask: 2, current: "t1", tasks: [task, task] }));
-  const refused = await call(client, "tasks", { action: "create", text: "More" });
+  const refused = await callTool(client, "tasks", { action: "create", text: "More" });
   assert.equal(refused.isError, true);
   assert.match(
     refused.text,

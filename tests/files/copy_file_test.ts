@@ -15,10 +15,10 @@ import {
 import { join } from "node:path";
 import { test } from "node:test";
 import copyFile from "../../tools/files/copy_file.ts";
-import { callTool, scratchDir } from "../helpers/file_tools.ts";
+import { callInRoots, scratchDir } from "../helpers/file_tools.ts";
 import { posixOnly } from "../helpers/posix_only.ts";
 
-const copy = (roots: string[], args: Record<string, unknown>) => callTool(copyFile, roots, args);
+const copy = (roots: string[], args: Record<string, unknown>) => callInRoots(copyFile, roots, args);
 
 test(
   "a file is copied with its permissions, creating parents; overwrite is asked for",

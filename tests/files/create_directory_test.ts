@@ -4,9 +4,9 @@ import { mkdirSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import createDirectory from "../../tools/files/create_directory.ts";
-import { callTool, scratchDir } from "../helpers/file_tools.ts";
+import { callInRoots, scratchDir } from "../helpers/file_tools.ts";
 
-const create = (root: string, path: string) => callTool(createDirectory, [root], { path });
+const create = (root: string, path: string) => callInRoots(createDirectory, [root], { path });
 
 test("missing parents are created too", async () => {
   const root = scratchDir("toolhost-mkdir-");

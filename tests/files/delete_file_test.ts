@@ -11,9 +11,10 @@ import {
 import { join } from "node:path";
 import { test } from "node:test";
 import deleteFile from "../../tools/files/delete_file.ts";
-import { callTool, scratchDir } from "../helpers/file_tools.ts";
+import { callInRoots, scratchDir } from "../helpers/file_tools.ts";
 
-const del = (roots: string[], args: Record<string, unknown>) => callTool(deleteFile, roots, args);
+const del = (roots: string[], args: Record<string, unknown>) =>
+  callInRoots(deleteFile, roots, args);
 
 test("a file is deleted, and a link is deleted without touching its target", async () => {
   const root = scratchDir();

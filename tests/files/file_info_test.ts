@@ -5,10 +5,10 @@ import { chmodSync, mkdirSync, statSync, symlinkSync, utimesSync, writeFileSync 
 import { join } from "node:path";
 import { test } from "node:test";
 import fileInfo from "../../tools/files/file_info.ts";
-import { callTool, scratchDir } from "../helpers/file_tools.ts";
+import { callInRoots, scratchDir } from "../helpers/file_tools.ts";
 import { posixOnly } from "../helpers/posix_only.ts";
 
-const info = (root: string, path: string) => callTool(fileInfo, [root], { path });
+const info = (root: string, path: string) => callInRoots(fileInfo, [root], { path });
 
 test(
   "a text file: size, times, permissions, encoding and line count",

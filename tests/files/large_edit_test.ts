@@ -18,7 +18,7 @@ import {
   unchanged,
   widened,
 } from "../../tools/files/_lib/changed_region.ts";
-import { callTool, scratchDir } from "../helpers/file_tools.ts";
+import { callInRoots, scratchDir } from "../helpers/file_tools.ts";
 
 /** The chunks joined, each copied as it comes (its buffer is reused for the one after next). */
 function joined(chunks: Iterable<Uint8Array>): Buffer {
@@ -106,7 +106,7 @@ async function edited(bytes: Uint8Array, edits: Record<string, unknown>[]) {
   const root = scratchDir();
   const path = join(root, "f.txt");
   writeFileSync(path, bytes);
-  const { result, text } = await callTool(editFile, [root], { path: "f.txt", edits });
+  const { result, text } = await callInRoots(editFile, [root], { path: "f.txt", edits });
   assert.equal(result.isError, undefined, text);
   return { bytes: readFileSync(path), text };
 }
@@ -199,7 +199,7 @@ test("an edit at the very start or the very end of the file", async () => {
 test("write_file writes a large multi-byte text exactly, across its chunks", async () => {
   const root = scratchDir();
   const text = "ab😀ç€\r\n".repeat(300_000); // several chunks, pairs across their boundaries
-  const { data } = await callTool(writeFile, [root], { path: "w.txt", content: text });
+  const { data } = await callInRoots(writeFile, [root], { path: "w.txt", content: text });
   const written = readFileSync(join(root, "w.txt"));
   assert.deepEqual(written, Buffer.from(text));
   assert.equal(data.bytes, written.length);

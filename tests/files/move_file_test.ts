@@ -16,10 +16,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import moveFile from "../../tools/files/move_file.ts";
-import { callTool, scratchDir } from "../helpers/file_tools.ts";
+import { callInRoots, scratchDir } from "../helpers/file_tools.ts";
 import { posixOnly } from "../helpers/posix_only.ts";
 
-const move = (roots: string[], args: Record<string, unknown>) => callTool(moveFile, roots, args);
+const move = (roots: string[], args: Record<string, unknown>) => callInRoots(moveFile, roots, args);
 
 test("a file is renamed into new parent directories", async () => {
   const root = scratchDir("toolhost-move-");

@@ -5,7 +5,7 @@ import { test } from "node:test";
 import { editNotebook, sourceLines } from "../../tools/files/_lib/notebook_cells.ts";
 import notebookEdit from "../../tools/files/notebook_edit.ts";
 import readFile from "../../tools/files/read_file.ts";
-import { callTool, scratchDir } from "../helpers/file_tools.ts";
+import { callInRoots, scratchDir } from "../helpers/file_tools.ts";
 
 /** A notebook as Jupyter writes it: sorted keys, one-space indent, a final newline. */
 function notebook(cells: Record<string, unknown>[], minor = 5): string {
@@ -209,7 +209,7 @@ test("through the tool: the file changes, read_file shows it, and a bad cell wri
   const root = scratchDir("toolhost-notebook-");
   const path = join(root, "n.ipynb");
   writeFileSync(path, SAMPLE);
-  const edited = await callTool(notebookEdit, [root], {
+  const edited = await callInRoots(notebookEdit, [root], {
     path: "n.ipynb",
     cell: "load",
     old_string: "print(x)",
@@ -229,13 +229,13 @@ test("through the tool: the file changes, read_file shows it, and a bad cell wri
     clearedOutputs: true,
   });
   assert.deepEqual(JSON.parse(readFileSync(path, "utf8")).cells[1].source.at(-1), "print(x * 2)");
-  const read = await callTool(readFile, [root], { path: "n.ipynb" });
+  const read = await callInRoots(readFile, [root], { path: "n.ipynb" });
   assert.match(
     read.text,
     /--- cell 2 of 3: code, id load ---\n```python\nimport json\nx = 1\nprint\(x \* 2\)\n```/,
   );
 
-  const wrong = await callTool(notebookEdit, [root], {
+  const wrong = await callInRoots(notebookEdit, [root], {
     path: "n.ipynb",
     cell: 9,
     action: "delete",

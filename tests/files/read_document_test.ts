@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { after, test } from "node:test";
 import readFile from "../../tools/files/read_file.ts";
 import { stopExtractors } from "../../tools/_lib/documents/pool.ts";
-import { callTool, scratchDir } from "../helpers/file_tools.ts";
+import { callInRoots, scratchDir } from "../helpers/file_tools.ts";
 import {
   docx,
   notebook,
@@ -29,7 +29,7 @@ function file(name: string, content: string | Uint8Array): string {
   writeFileSync(join(root, name), content);
   return name;
 }
-const read = (args: Record<string, unknown>) => callTool(readFile, [root], args);
+const read = (args: Record<string, unknown>) => callInRoots(readFile, [root], args);
 
 /** The read fails with `pattern`: the guard that stops it is what is checked, never its speed. */
 async function refused(args: Record<string, unknown>, pattern: RegExp) {

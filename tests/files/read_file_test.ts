@@ -8,7 +8,7 @@ import { test } from "node:test";
 import { open } from "node:fs/promises";
 import readFile from "../../tools/files/read_file.ts";
 import { tailStart } from "../../tools/files/_lib/tail_lines.ts";
-import { callTool, scratchDir } from "../helpers/file_tools.ts";
+import { callInRoots, scratchDir } from "../helpers/file_tools.ts";
 import { posixOnly } from "../helpers/posix_only.ts";
 
 function rootWith(files: Record<string, string | Uint8Array>): string {
@@ -17,7 +17,7 @@ function rootWith(files: Record<string, string | Uint8Array>): string {
   return root;
 }
 
-const read = (root: string, args: Record<string, unknown>) => callTool(readFile, [root], args);
+const read = (root: string, args: Record<string, unknown>) => callInRoots(readFile, [root], args);
 
 /** The numbered lines of a text result, without the notes after them. */
 const body = (text: string) => text.slice(0, text.indexOf("\n\n["));

@@ -14,10 +14,10 @@ import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { test } from "node:test";
 import writeFile from "../../tools/files/write_file.ts";
-import { callTool, scratchDir } from "../helpers/file_tools.ts";
+import { callInRoots, scratchDir } from "../helpers/file_tools.ts";
 import { posixOnly } from "../helpers/posix_only.ts";
 
-const write = (root: string, args: Record<string, unknown>) => callTool(writeFile, [root], args);
+const write = (root: string, args: Record<string, unknown>) => callInRoots(writeFile, [root], args);
 
 test("a new file is created with its parent directories, and the result says so", async () => {
   const root = scratchDir("toolhost-write-");

@@ -3,7 +3,7 @@
  * all gone after it. After each test every server it started is closed (stdin ended, killed if it
  * lingers) and its stdout checked for stray lines, then every scratch directory is removed,
  * read-only ones too; after the file's last test, the home and state directory its servers shared
- * (isolatedEnv()).
+ * (isolatedEnv()). Tools are called through tool_calls.ts.
  *
  * @example
  * ```ts
@@ -11,7 +11,7 @@
  *
  * test("write_file writes into the root", async () => {
  *   const { root, client } = e2e.start(); // the product binary with --root in a fresh root
- *   const reply = await e2e.call(client, "write_file", { path: "a.txt", content: "hi\n" });
+ *   const reply = await callTool(client, "write_file", { path: "a.txt", content: "hi\n" });
  *   assert.equal(reply.isError, false, reply.text);
  *   assert.equal(readFileSync(join(root, "a.txt"), "utf8"), "hi\n");
  * }); // the server is stopped and the root removed here
@@ -25,7 +25,7 @@ import { chmodSync, lstatSync, mkdtempSync, readdirSync, realpathSync, rmSync } 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, afterEach } from "node:test";
-import { modern, PRODUCT_BINARY, RawClient, removeIsolatedEnv } from "./raw_client.ts";
+import { PRODUCT_BINARY, RawClient, removeIsolatedEnv } from "./raw_client.ts";
 
 export interface ServerOptions {
   /** The binary to start: the product binary unless told (TEST_BINARY has the fixture tools). */
@@ -36,14 +36,6 @@ export interface ServerOptions {
   cwd?: string;
   /** Added to its environment (after isolatedEnv()'s empty home and scratch state). */
   env?: Record<string, string>;
-}
-
-export interface ToolReply {
-  /** The text blocks, joined by newlines. */
-  text: string;
-  isError: boolean;
-  /** structuredContent, or {} when the result has none. */
-  data: Record<string, unknown>;
 }
 
 /** Servers and scratch directories that go together: made by a test, or shared by a file. */
@@ -70,13 +62,6 @@ export interface E2e extends Scope {
    * and removed after the file's last test.
    */
   file: Scope;
-  /** A 2026-07-28 tools/call; a JSON-RPC error fails the test. */
-  call(
-    client: RawClient,
-    name: string,
-    args: Record<string, unknown>,
-    timeoutMs?: number,
-  ): Promise<ToolReply>;
 }
 
 /**
@@ -95,24 +80,6 @@ export function e2eFixture(): E2e {
   return {
     ...perTest.scope(),
     file: perFile.scope(),
-    async call(client, name, args, timeoutMs = 30_000) {
-      const reply = await client.request(
-        "tools/call",
-        modern({ name, arguments: args }),
-        timeoutMs,
-      );
-      assert.ok(reply.result, JSON.stringify(reply.error));
-      const result = reply.result as {
-        content: { text?: string }[];
-        isError?: boolean;
-        structuredContent?: Record<string, unknown>;
-      };
-      return {
-        text: result.content.map((block) => block.text ?? "").join("\n"),
-        isError: result.isError === true,
-        data: result.structuredContent ?? {},
-      };
-    },
   };
 }
 

@@ -1,9 +1,9 @@
 /** An McpConnection in this process, with every message it sends recorded: for dispatch tests. */
 import process from "node:process";
-import { type ConnectionOptions, McpConnection } from "../../mcp/connection.ts";
-import type { Logger, LogLevel } from "../../mcp/log.ts";
-import { receiveLine } from "../../mcp/stdio.ts";
-import type { Tool } from "../../mcp/tool.ts";
+import { type ConnectionOptions, McpConnection } from "../../mcp/server/connection.ts";
+import type { Logger, LogLevel } from "../../mcp/wire/mod.ts";
+import { receiveLine } from "../../mcp/stdio/stdio.ts";
+import type { Tool } from "../../mcp/tool/mod.ts";
 import type { Message } from "./raw_client.ts";
 
 /** How long a test waits for a reply before it fails saying what was sent instead. */

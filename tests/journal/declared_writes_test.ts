@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { defineTool, type Tool, type ToolContext } from "../../mcp/tool.ts";
+import { defineTool, type Tool, type ToolContext } from "../../mcp/tool/mod.ts";
 import { writeFileAtomic } from "../../tools/_lib/sandbox/_atomic_write.ts";
 import { CHANGES_FILES } from "../../tools/_lib/declarations/annotations.ts";
 import { Sandbox } from "../../tools/_lib/sandbox/_sandbox.ts";
@@ -15,10 +15,10 @@ import { journalHook } from "../../tools/journal/_lib/recorder.ts";
 import undo from "../../tools/journal/undo.ts";
 import { planMode } from "../../tools/workflow/plan_mode.ts";
 import { planGate } from "../../tools/workflow/_lib/plan_gate.ts";
-import { harness } from "../helpers/in_process.ts";
-import { modern } from "../helpers/raw_client.ts";
+import { type Harness, harness } from "../helpers/in_process.ts";
 import { scratchDir } from "../helpers/file_tools.ts";
 import { scratchStateDir } from "../helpers/state_dir.ts";
+import { callTool } from "../helpers/tool_calls.ts";
 
 scratchStateDir();
 
@@ -70,27 +70,21 @@ const shoutListed = defineTool({
   },
 });
 
-function server(root: string) {
+/** A connection offering the test's tools, with the journal and plan mode's gate. */
+function server(root: string): Harness {
   const tools = [shoutFile, shoutListed, undo, planMode] as Tool[];
-  const h = harness(tools, undefined, { fixed: [root], fallback: [root] }, {
+  return harness(tools, undefined, { fixed: [root], fallback: [root] }, {
     hooks: [journalHook, planGate],
   });
-  let id = 1;
-  return async (name: string, args: Record<string, unknown>) => {
-    const reply = await h.request(id++, "tools/call", modern({ name, arguments: args }));
-    if (!reply.result) throw new Error(JSON.stringify(reply.error));
-    const result = reply.result as { content: { text: string }[]; isError?: boolean };
-    return { text: result.content[0].text, isError: result.isError === true };
-  };
 }
 
 test("a tool declaring that it replaces its `path` is journaled and undone", async () => {
   const root = scratchDir("toolhost-declared-");
   writeFileSync(join(root, "a.txt"), "quiet\n");
-  const call = server(root);
-  assert.equal((await call("shout_file", { path: "a.txt" })).text, "shouted");
+  const h = server(root);
+  assert.equal((await callTool(h, "shout_file", { path: "a.txt" })).text, "shouted");
   assert.equal(readFileSync(join(root, "a.txt"), "utf8"), "QUIET\n");
-  const undone = await call("undo", {});
+  const undone = await callTool(h, "undo", {});
   assert.equal(undone.isError, false, undone.text);
   assert.match(undone.text, /shout_file/);
   assert.equal(readFileSync(join(root, "a.txt"), "utf8"), "quiet\n");
@@ -101,10 +95,10 @@ test("a tool naming its files at run time has each kept, and one undo restores t
   writeFileSync(join(root, "a.txt"), "one\n");
   writeFileSync(join(root, "b.txt"), "two\n");
   writeFileSync(join(root, "list"), "a.txt\nb.txt\n");
-  const call = server(root);
-  assert.equal((await call("shout_listed", { list: "list" })).text, "shouted 2");
+  const h = server(root);
+  assert.equal((await callTool(h, "shout_listed", { list: "list" })).text, "shouted 2");
   assert.equal(readFileSync(join(root, "b.txt"), "utf8"), "TWO\n");
-  const undone = await call("undo", {});
+  const undone = await callTool(h, "undo", {});
   assert.equal(undone.isError, false, undone.text);
   assert.equal(readFileSync(join(root, "a.txt"), "utf8"), "one\n");
   assert.equal(readFileSync(join(root, "b.txt"), "utf8"), "two\n");
@@ -113,11 +107,11 @@ test("a tool naming its files at run time has each kept, and one undo restores t
 test("plan mode refuses a declared writer, whatever its name", async () => {
   const root = scratchDir("toolhost-declared-");
   writeFileSync(join(root, "a.txt"), "quiet\n");
-  const call = server(root);
-  assert.equal((await call("plan_mode", { action: "enter", goal: "g" })).isError, false);
-  const refused = await call("shout_file", { path: "a.txt" });
+  const h = server(root);
+  assert.equal((await callTool(h, "plan_mode", { action: "enter", goal: "g" })).isError, false);
+  const refused = await callTool(h, "shout_file", { path: "a.txt" });
   assert.equal(refused.isError, true);
   assert.match(refused.text, /^shout_file was refused: plan mode is on/);
   assert.equal(readFileSync(join(root, "a.txt"), "utf8"), "quiet\n");
-  await call("plan_mode", { action: "exit" });
+  await callTool(h, "plan_mode", { action: "exit" });
 });

@@ -8,7 +8,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { defaultSettings } from "../../config/settings.ts";
-import { CallWrites, type FinishedCall, type Tool, type ToolContext } from "../../mcp/tool.ts";
+import { CallWrites, type FinishedCall, type Tool, type ToolContext } from "../../mcp/tool/mod.ts";
 import deleteFile from "../../tools/files/delete_file.ts";
 import { journalPath, readEntries } from "../../tools/journal/_lib/journal.ts";
 import { flushJournal, journalHook } from "../../tools/journal/_lib/recorder.ts";

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { Admission, MAX_QUEUED_CHARS } from "../../mcp/http/admission.ts";
 import { BodyBudget } from "../../mcp/http/body_budget.ts";
-import type { Decoded } from "../../mcp/jsonrpc.ts";
+import type { Decoded } from "../../mcp/wire/jsonrpc.ts";
 
 const request = (id: number, method = "tools/call"): Decoded => ({
   kind: "request",

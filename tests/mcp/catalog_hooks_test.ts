@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { defineTool, defineToolHook, type ToolHooks } from "../../mcp/tool.ts";
+import { defineTool, defineToolHook, type ToolHooks } from "../../mcp/tool/mod.ts";
 import { harness, initializeParams, tick } from "../helpers/in_process.ts";
 import { type Message, modern } from "../helpers/raw_client.ts";
 

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { defineTool } from "../../mcp/tool.ts";
+import { defineTool } from "../../mcp/tool/mod.ts";
 import { harness } from "../helpers/in_process.ts";
 import { modern } from "../helpers/raw_client.ts";
 

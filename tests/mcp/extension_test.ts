@@ -1,5 +1,5 @@
 /**
- * The extension contract (mcp/extension.ts): a contributed extension is announced under
+ * The extension contract (mcp/features/extension.ts): a contributed extension is announced under
  * capabilities.extensions in both eras (beside the tasks extension in 2026-07-28), its methods
  * answer in both, an RpcError it throws reaches the client as it is, and a method name the server
  * already answers is refused at start.
@@ -7,11 +7,11 @@
 import assert from "node:assert/strict";
 import process from "node:process";
 import { test } from "node:test";
-import { McpConnection } from "../../mcp/connection.ts";
-import { defineExtension } from "../../mcp/extension.ts";
-import { INVALID_PARAMS, RpcError } from "../../mcp/jsonrpc.ts";
-import { McpService } from "../../mcp/service.ts";
-import { receiveLine } from "../../mcp/stdio.ts";
+import { McpConnection } from "../../mcp/server/connection.ts";
+import { defineExtension } from "../../mcp/features/mod.ts";
+import { INVALID_PARAMS, RpcError } from "../../mcp/wire/mod.ts";
+import { McpService } from "../../mcp/server/mod.ts";
+import { receiveLine } from "../../mcp/stdio/stdio.ts";
 import { initializeParams } from "../helpers/in_process.ts";
 import { type Message, modern } from "../helpers/raw_client.ts";
 

@@ -1,4 +1,4 @@
-/** What a grant of scopes allows (mcp/grant.ts), message by message. */
+/** What a grant of scopes allows (mcp/wire/grant.ts), message by message. */
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import {
@@ -8,8 +8,8 @@ import {
   missingForMessage,
   missingScope,
   type ToolKind,
-} from "../../mcp/grant.ts";
-import { decodeLine } from "../../mcp/jsonrpc.ts";
+} from "../../mcp/wire/grant.ts";
+import { decodeLine } from "../../mcp/wire/jsonrpc.ts";
 
 const grant = (...scopes: string[]): Grant => ({
   scopes: new Set(scopes),

@@ -14,9 +14,9 @@ import { SignJWT, UnsecuredJWT } from "jose";
 import { createAuthorizer } from "../../mcp/http/auth/mod.ts";
 import { HttpGuard } from "../../mcp/http/guard.ts";
 import { HttpTransport } from "../../mcp/http/transport.ts";
-import type { Logger } from "../../mcp/log.ts";
-import { McpService } from "../../mcp/service.ts";
-import { defineTool } from "../../mcp/tool.ts";
+import type { Logger } from "../../mcp/wire/mod.ts";
+import { McpService } from "../../mcp/server/mod.ts";
+import { defineTool } from "../../mcp/tool/mod.ts";
 import {
   newKey,
   type SigningKey,

@@ -9,9 +9,9 @@ import process from "node:process";
 import { HttpGuard } from "../../mcp/http/guard.ts";
 import type { SocketEvents } from "../../mcp/http/serve.ts";
 import { HttpTransport } from "../../mcp/http/transport.ts";
-import type { Logger } from "../../mcp/log.ts";
-import { McpService } from "../../mcp/service.ts";
-import { defineTool } from "../../mcp/tool.ts";
+import type { Logger } from "../../mcp/wire/mod.ts";
+import { McpService } from "../../mcp/server/mod.ts";
+import { defineTool } from "../../mcp/tool/mod.ts";
 
 const quiet: Logger = { log: () => {} };
 const BASE = "http://127.0.0.1:9";

@@ -8,10 +8,10 @@ import { test } from "node:test";
 import process from "node:process";
 import { HttpGuard } from "../../mcp/http/guard.ts";
 import { HttpTransport } from "../../mcp/http/transport.ts";
-import type { Logger } from "../../mcp/log.ts";
-import { defineResource } from "../../mcp/resource.ts";
-import { McpService } from "../../mcp/service.ts";
-import { defineTool } from "../../mcp/tool.ts";
+import type { Logger } from "../../mcp/wire/mod.ts";
+import { defineResource } from "../../mcp/features/mod.ts";
+import { McpService } from "../../mcp/server/mod.ts";
+import { defineTool } from "../../mcp/tool/mod.ts";
 import { sseMessages } from "../helpers/http_server.ts";
 
 const quiet: Logger = { log: () => {} };

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { MAX_JSON_DEPTH, MAX_JSON_VALUES, shapeProblem } from "../../mcp/json_shape.ts";
-import { decodeLine } from "../../mcp/jsonrpc.ts";
+import { MAX_JSON_DEPTH, MAX_JSON_VALUES, shapeProblem } from "../../mcp/wire/mod.ts";
+import { decodeLine } from "../../mcp/wire/jsonrpc.ts";
 
 const nested = (depth: number) => `${"[".repeat(depth)}${"]".repeat(depth)}`;
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { decodeLine, peekTopLevelId } from "../../mcp/jsonrpc.ts";
+import { decodeLine, peekTopLevelId } from "../../mcp/wire/jsonrpc.ts";
 
 function replyOf(line: string) {
   const decoded = decodeLine(line);

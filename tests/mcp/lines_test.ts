@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { type Line, LineSplitStream, OversizedLine } from "../../mcp/lines.ts";
+import { type Line, LineSplitStream, OversizedLine } from "../../mcp/stdio/lines.ts";
 
 async function split(chunks: string[], max = 1024): Promise<Line[]> {
   const out: Line[] = [];

@@ -4,9 +4,14 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { definePrompt, definePrompts } from "../../mcp/prompt.ts";
-import { defineResource, defineResourceTemplate, ResourceNotFound } from "../../mcp/resource.ts";
-import { ToolError } from "../../mcp/tool.ts";
+import {
+  definePrompt,
+  definePrompts,
+  defineResource,
+  defineResourceTemplate,
+  ResourceNotFound,
+} from "../../mcp/features/mod.ts";
+import { ToolError } from "../../mcp/tool/mod.ts";
 import fixtures from "../fixtures/tools.ts";
 import { harness, initializeParams } from "../helpers/in_process.ts";
 import { modern } from "../helpers/raw_client.ts";

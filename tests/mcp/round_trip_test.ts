@@ -5,8 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { definePrompt } from "../../mcp/prompt.ts";
-import { defineTool } from "../../mcp/tool.ts";
+import { definePrompt } from "../../mcp/features/mod.ts";
+import { defineTool } from "../../mcp/tool/mod.ts";
 import { harness, initializeParams, tick } from "../helpers/in_process.ts";
 import { type Message, modern } from "../helpers/raw_client.ts";
 

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { defineTool, ToolError, type ToolHooks } from "../../mcp/tool.ts";
+import { defineTool, ToolError, type ToolHooks } from "../../mcp/tool/mod.ts";
 import { harness, initializeParams } from "../helpers/in_process.ts";
 import type { Message } from "../helpers/raw_client.ts";
 

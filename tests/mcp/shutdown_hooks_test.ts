@@ -1,10 +1,9 @@
 /** Shutdown hooks: collected from modules like tool hooks, all run, bounded in time, failures logged. */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { sortContributions } from "../../mcp/contribution.ts";
-import type { Logger, LogLevel } from "../../mcp/log.ts";
-import { defineShutdownHook, runShutdownHooks } from "../../mcp/shutdown.ts";
-import { defineTool, defineToolHook } from "../../mcp/tool.ts";
+import { defineShutdownHook, runShutdownHooks, sortContributions } from "../../mcp/features/mod.ts";
+import type { Logger, LogLevel } from "../../mcp/wire/mod.ts";
+import { defineTool, defineToolHook } from "../../mcp/tool/mod.ts";
 import { toolModules } from "../../tools/mod.ts";
 
 function recordingLogger() {

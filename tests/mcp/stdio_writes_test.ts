@@ -3,8 +3,8 @@ import assert from "node:assert/strict";
 import process from "node:process";
 import { PassThrough, Writable } from "node:stream";
 import { test } from "node:test";
-import { McpConnection } from "../../mcp/connection.ts";
-import { serveStdio, StdoutWriter } from "../../mcp/stdio.ts";
+import { McpConnection } from "../../mcp/server/connection.ts";
+import { serveStdio, StdoutWriter } from "../../mcp/stdio/mod.ts";
 import fixtures from "../fixtures/tools.ts";
 import { initializeParams } from "../helpers/in_process.ts";
 

@@ -5,8 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { definePrompts } from "../../mcp/prompt.ts";
-import { defineResource, defineResourceTemplate } from "../../mcp/resource.ts";
+import { definePrompts, defineResource, defineResourceTemplate } from "../../mcp/features/mod.ts";
 import { harness, initializeParams, tick } from "../helpers/in_process.ts";
 import { modern } from "../helpers/raw_client.ts";
 

@@ -6,9 +6,9 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { defineTool } from "../../mcp/tool.ts";
-import { MAX_LISTEN_TASK_IDS } from "../../mcp/tasks/listen.ts";
-import { MAX_LISTENERS_PER_TASK } from "../../mcp/tasks/watchers.ts";
+import { defineTool } from "../../mcp/tool/mod.ts";
+import { MAX_LISTEN_TASK_IDS } from "../../mcp/tool/tasks/listen.ts";
+import { MAX_LISTENERS_PER_TASK } from "../../mcp/tool/tasks/watchers.ts";
 import { type Harness, harness, initializeParams, tick } from "../helpers/in_process.ts";
 import { type Message, modern } from "../helpers/raw_client.ts";
 

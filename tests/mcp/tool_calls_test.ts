@@ -1,7 +1,7 @@
 /** tools/list and tools/call: order, pagination, shapes per version, validation, failures. */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { defineTool } from "../../mcp/tool.ts";
+import { defineTool } from "../../mcp/tool/mod.ts";
 import fixtures from "../fixtures/tools.ts";
 import { harness, initializeParams } from "../helpers/in_process.ts";
 import { modern } from "../helpers/raw_client.ts";

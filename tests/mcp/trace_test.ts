@@ -1,7 +1,10 @@
-/** Reading W3C trace context from `_meta` (mcp/trace.ts): what is kept, what is dropped whole. */
+/**
+ * Reading W3C trace context from `_meta` (mcp/wire/trace.ts): what is kept, what is dropped
+ * whole.
+ */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { MAX_BAGGAGE, traceOf, traceTag, withTraceEnv } from "../../mcp/trace.ts";
+import { MAX_BAGGAGE, traceOf, traceTag, withTraceEnv } from "../../mcp/wire/trace.ts";
 
 const PARENT = "00-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01";
 

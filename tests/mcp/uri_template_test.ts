@@ -1,7 +1,7 @@
 /** RFC 6570 matching as resource templates use it: {name} is one segment, {+name} spans `/`. */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { UriTemplate } from "../../mcp/uri_template.ts";
+import { UriTemplate } from "../../mcp/features/mod.ts";
 
 test("a simple variable matches one path segment, percent-decoded", () => {
   const t = new UriTemplate("toolhost://processes/{id}/output");

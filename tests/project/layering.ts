@@ -2,8 +2,10 @@
  * The import graph of the product and its scripts, and the rules it keeps (docs/architecture.md,
  * Layering): no circles; main.ts -> tools -> mcp -> config and never back; tools take only types
  * from config (and its suggest.ts and quote.ts); no family imports another family's `_lib/`, and
- * the shared `tools/_lib/` imports no family; a package's private files (`_`-prefixed, behind its
- * mod.ts) are imported only from inside the package.
+ * the shared `tools/_lib/` imports no family, and none imports `tools/_catalog/` (the assembly of
+ * what a session offers, above them all); a package (a folder with a mod.ts) is imported
+ * through its mod.ts from outside, and its private files (`_`-prefixed) only from inside; mcp/'s
+ * packages are layered wire -> tool -> features -> server -> the transports (stdio, http).
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, normalize } from "node:path";
@@ -105,6 +107,38 @@ function packageOfPrivate(path: string): string | undefined {
   return name.startsWith("_") ? dirname(path) + "/" : undefined;
 }
 
+/**
+ * The packages among these files: each folder holding a mod.ts, but tools/ itself (its mod.ts is
+ * the generated barrel of the families, not a face).
+ */
+function packagesIn(edges: readonly ImportEdge[]): string[] {
+  const files = new Set(edges.flatMap((edge) => [edge.from, edge.to]));
+  return [...files]
+    .filter((file) => file.endsWith("/mod.ts") && file !== "tools/mod.ts")
+    .map((face) => dirname(face) + "/");
+}
+
+/**
+ * mcp/'s packages from the bottom up: each imports only those before it (the transports, last,
+ * import neither each other nor anything above them). Inside mcp/ they reach each other's files
+ * directly; a face is for what lies outside mcp/.
+ */
+const MCP_PACKAGES: readonly (readonly string[])[] = [
+  ["wire"],
+  ["tool"],
+  ["features"],
+  ["server"],
+  ["stdio", "http"],
+];
+
+/** The floor of an mcp/ package's file (0 for mcp/wire/), or undefined outside them. */
+function mcpFloorOf(path: string): { name: string; floor: number } | undefined {
+  const parts = path.split("/");
+  if (parts[0] !== "mcp" || parts.length < 3) return undefined;
+  const floor = MCP_PACKAGES.findIndex((names) => names.includes(parts[1]));
+  return floor < 0 ? undefined : { name: parts[1], floor };
+}
+
 /** Each circle in the graph, once, as the files around it (the first repeated at the end). */
 export function circles(edges: readonly ImportEdge[]): string[][] {
   const next = new Map<string, Set<string>>();
@@ -171,6 +205,7 @@ function circleIn(component: Set<string>, next: Map<string, Set<string>>): strin
 /** Every broken rule, as a sentence naming the files and what to do instead. */
 export function layeringProblems(edges: readonly ImportEdge[]): string[] {
   const problems: string[] = [];
+  const packages = packagesIn(edges);
   for (const circle of circles(edges)) {
     problems.push(
       `import circle: ${circle.join(" -> ")}; move what both sides need into a file both import`,
@@ -201,7 +236,14 @@ export function layeringProblems(edges: readonly ImportEdge[]): string[] {
     const toFamily = familyOf(to);
     const toLib = to.split("/")[2] === "_lib";
     if (fromFamily && toFamily && fromFamily !== toFamily) {
-      if (fromFamily === "_lib") {
+      if (toFamily === "_catalog") {
+        problems.push(
+          `${from} imports ${to}: tools/_catalog/ assembles what a session offers from the ` +
+            "families and stands above them; only main.ts and scripts/ import it",
+        );
+      } else if (fromFamily === "_catalog") {
+        // The assembly takes from every family what it offers (shell's custom command tools).
+      } else if (fromFamily === "_lib") {
         problems.push(
           `${from} imports ${to}: tools/_lib/ is shared by the families and imports none of them`,
         );
@@ -215,6 +257,26 @@ export function layeringProblems(edges: readonly ImportEdge[]): string[] {
     const pkg = packageOfPrivate(to);
     if (pkg && !from.startsWith(pkg)) {
       problems.push(`${from} imports ${to}, private to ${pkg}: import ${pkg}mod.ts instead`);
+      continue;
+    }
+    const bothInMcp = fromLayer === "mcp" && toLayer === "mcp";
+    // The innermost package holding the file: a package inside another has a face of its own.
+    const face = packages.filter((dir) => to.startsWith(dir))
+      .sort((a, b) => b.length - a.length)[0];
+    if (face && !from.startsWith(face) && to !== `${face}mod.ts` && !bothInMcp) {
+      problems.push(
+        `${from} imports ${to}, behind the face of ${face}: import ${face}mod.ts instead`,
+      );
+    }
+    const fromFloor = mcpFloorOf(from);
+    const toFloor = mcpFloorOf(to);
+    if (
+      fromFloor && toFloor && fromFloor.name !== toFloor.name && toFloor.floor >= fromFloor.floor
+    ) {
+      problems.push(
+        `${from} imports ${to}: mcp/${fromFloor.name}/ may not import mcp/${toFloor.name}/ ` +
+          `(mcp/'s packages are layered ${MCP_PACKAGES.map((f) => f.join(", ")).join(" -> ")})`,
+      );
     }
   }
   return problems;

@@ -23,6 +23,7 @@ test("the project's imports have no circle, no upward arrow and no private reach
   assert.ok(
     edges.some((e) => e.from.startsWith("tools/files/") && e.to === "tools/_lib/sandbox/mod.ts"),
   );
+  assert.ok(edges.some((e) => e.from.startsWith("tools/files/") && e.to === "mcp/tool/mod.ts"));
   const problems = layeringProblems(edges);
   assert.deepEqual(problems, [], `the layering is broken:\n  ${problems.join("\n  ")}`);
 });
@@ -34,7 +35,7 @@ test("a circle is found and named, file by file", () => {
     edge("tools/a/x.ts", "tools/a/y.ts"),
     edge("tools/a/y.ts", "tools/a/z.ts"),
     edge("tools/a/z.ts", "tools/a/x.ts"),
-    edge("tools/a/z.ts", "mcp/tool.ts"),
+    edge("tools/a/z.ts", "mcp/tool/mod.ts"),
   ];
   assert.deepEqual(circles(graph), [[
     "tools/a/x.ts",
@@ -57,7 +58,7 @@ test("an arrow back up the layers is refused, naming both files", () => {
       /mcp\/server\.ts imports tools\/mod\.ts: mcp may import only mcp, config/,
     ],
     [edge("mcp/server.ts", "main.ts", true), /mcp may import only/],
-    [edge("config/settings.ts", "mcp/tool.ts", true), /config may import only config/],
+    [edge("config/settings.ts", "mcp/tool/tool.ts", true), /config may import only config/],
     [edge("tools/files/read_file.ts", "main.ts"), /tools may import only tools, mcp, config/],
     [
       edge("tools/files/read_file.ts", "config/settings.ts"),
@@ -77,7 +78,7 @@ test("an arrow back up the layers is refused, naming both files", () => {
       edge("tools/search/grep.ts", "config/suggest.ts"),
       edge("main.ts", "tools/mod.ts"),
       edge("scripts/bench.ts", "main.ts"),
-      edge("mcp/tool.ts", "config/quote.ts"),
+      edge("mcp/tool/tool.ts", "config/quote.ts"),
     ]),
     [],
   );
@@ -101,6 +102,26 @@ test("a family using another family's _lib, or tools/_lib using a family, is ref
   );
 });
 
+test("tools/_catalog/ takes from every family, and no family or tools/_lib takes from it", () => {
+  assert.match(
+    layeringProblems([edge("tools/files/read_file.ts", "tools/_catalog/icons.ts")])[0],
+    /tools\/_catalog\/ assembles what a session offers from the families and stands above them/,
+  );
+  assert.match(
+    layeringProblems([edge("tools/_lib/state.ts", "tools/_catalog/profiles.ts", true)])[0],
+    /only main\.ts and scripts\/ import it/,
+  );
+  assert.deepEqual(
+    layeringProblems([
+      edge("tools/_catalog/assemble.ts", "tools/mod.ts"),
+      edge("tools/_catalog/assemble.ts", "tools/shell/_lib/custom_tools.ts"),
+      edge("tools/_catalog/assemble.ts", "tools/_catalog/tool_filter.ts"),
+      edge("main.ts", "tools/_catalog/assemble.ts"),
+    ]),
+    [],
+  );
+});
+
 test("a package's private file is reached only through its mod.ts from outside", () => {
   assert.match(
     layeringProblems([edge("tools/files/read_file.ts", "tools/_lib/sandbox/_sandbox.ts")])[0],
@@ -111,6 +132,64 @@ test("a package's private file is reached only through its mod.ts from outside",
       edge("tools/files/read_file.ts", "tools/_lib/sandbox/mod.ts"),
       edge("tools/_lib/sandbox/mod.ts", "tools/_lib/sandbox/_sandbox.ts"),
       edge("tools/_lib/sandbox/_atomic_write.ts", "tools/_lib/sandbox/_beneath.ts"),
+    ]),
+    [],
+  );
+});
+
+test("from outside, a package is imported through its mod.ts; inside mcp/ directly", () => {
+  const face = edge("mcp/tool/mod.ts", "mcp/tool/tool.ts");
+  assert.match(
+    layeringProblems([face, edge("tools/files/read_file.ts", "mcp/tool/tool.ts")])[0],
+    /imports mcp\/tool\/tool\.ts, behind the face of mcp\/tool\/: import mcp\/tool\/mod\.ts/,
+  );
+  assert.match(
+    layeringProblems([
+      edge("main.ts", "mcp/server/service.ts"),
+      edge("mcp/server/mod.ts", "mcp/server/service.ts"),
+    ])[0],
+    /behind the face of mcp\/server\//,
+  );
+  // A package inside another is reached through its own face, and only through it.
+  const inner = edge("mcp/tool/schema/mod.ts", "mcp/tool/schema/schema.ts");
+  assert.match(
+    layeringProblems([face, inner, edge("tools/shell/x.ts", "mcp/tool/schema/schema.ts")])[0],
+    /behind the face of mcp\/tool\/schema\/: import mcp\/tool\/schema\/mod\.ts instead/,
+  );
+  assert.deepEqual(
+    layeringProblems([
+      face,
+      inner,
+      edge("tools/shell/x.ts", "mcp/tool/schema/mod.ts"),
+      edge("tools/files/read_file.ts", "mcp/tool/mod.ts"),
+      edge("mcp/features/tool_catalog.ts", "mcp/tool/call.ts"),
+      edge("mcp/tool/call.ts", "mcp/tool/tasks/store.ts"),
+    ]),
+    [],
+  );
+});
+
+test("mcp/'s packages import only those beneath them", () => {
+  const cases: [ImportEdge, RegExp][] = [
+    [
+      edge("mcp/wire/jsonrpc.ts", "mcp/server/connection.ts", true),
+      /mcp\/wire\/ may not import mcp\/server\/ \(mcp\/'s packages are layered wire -> tool/,
+    ],
+    [edge("mcp/tool/tool.ts", "mcp/features/resource.ts"), /mcp\/tool\/ may not import/],
+    [edge("mcp/http/session.ts", "mcp/stdio/lines.ts"), /mcp\/http\/ may not import mcp\/stdio\//],
+  ];
+  for (const [broken, message] of cases) {
+    const problems = layeringProblems([broken]);
+    assert.equal(problems.length, 1, JSON.stringify(broken));
+    assert.match(problems[0], message);
+  }
+  assert.deepEqual(
+    layeringProblems([
+      edge("mcp/stdio/stdio.ts", "mcp/server/connection.ts", true),
+      edge("mcp/http/transport.ts", "mcp/server/connect.ts"),
+      edge("mcp/server/service.ts", "mcp/features/tool_catalog.ts"),
+      edge("mcp/features/resource.ts", "mcp/tool/tool.ts", true),
+      edge("mcp/tool/tool.ts", "mcp/wire/log.ts", true),
     ]),
     [],
   );

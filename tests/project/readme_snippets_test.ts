@@ -7,10 +7,10 @@ import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import { parseJsonc } from "../../config/jsonc.ts";
 import { checkConfig } from "../../config/validate.ts";
-import { sortContributions } from "../../mcp/contribution.ts";
+import { sortContributions } from "../../mcp/features/mod.ts";
 import { toolModules } from "../../tools/mod.ts";
 import { ROOT } from "../helpers/raw_client.ts";
-import { appOnly } from "../../mcp/apps.ts";
+import { appOnly } from "../../mcp/tool/mod.ts";
 
 /** The text of a markdown file from `heading` up to the next heading of the same level. */
 function section(file: string, heading: string): string {

@@ -40,7 +40,7 @@ function reachedFromMain(): { files: Set<string>; packages: Set<string> } {
 test("a stdio start-up loads neither the OAuth package nor jose", () => {
   const { files, packages } = reachedFromMain();
   assert.ok(files.has("mcp/http/auth_settings.ts"), "the start-up check is static (and cheap)");
-  assert.ok(files.has("mcp/connection.ts"), "the walk follows the real graph");
+  assert.ok(files.has("mcp/server/connection.ts"), "the walk follows the real graph");
   const auth = [...files].filter((file) => file.startsWith("mcp/http/auth/"));
   assert.deepEqual(auth, []);
   assert.ok(!packages.has("jose"), [...packages].join(" "));

@@ -1,15 +1,14 @@
 /**
- * Every tool says what it writes (mcp/writes.ts), since the journal, undo and plan mode act on
- * that alone: a destructive tool that declares nothing would be neither undoable nor known, and
+ * Every tool says what it writes (mcp/tool/writes.ts), since the journal, undo and plan mode act
+ * on that alone: a destructive tool that declares nothing would be neither undoable nor known, and
  * a tool that declares writes without being destructive would slip past --read-only's promise.
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { sortContributions } from "../../mcp/contribution.ts";
-import type { Tool } from "../../mcp/tool.ts";
+import { sortContributions } from "../../mcp/features/mod.ts";
+import { onlyAdds, type Tool } from "../../mcp/tool/mod.ts";
 import { customTools } from "../../tools/shell/_lib/custom_tools.ts";
 import { toolModules } from "../../tools/mod.ts";
-import { onlyAdds } from "../../mcp/writes.ts";
 
 const OPTIONS = { outputChars: 30_000, maxTimeoutMs: 600_000 };
 
@@ -38,7 +37,8 @@ test("every tool marked destructive declares what it writes", () => {
   assert.deepEqual(
     silent.map((tool) => tool.name),
     [],
-    "declare `writes` next to the annotations (mcp/writes.ts): the paths, atRunTime, or untracked",
+    "declare `writes` next to the annotations (mcp/tool/writes.ts): the paths, atRunTime, or " +
+      "untracked",
   );
 });
 

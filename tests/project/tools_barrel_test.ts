@@ -5,8 +5,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { sortContributions } from "../../mcp/contribution.ts";
-import { TOOL_NAME } from "../../mcp/tool.ts";
+import { sortContributions } from "../../mcp/features/mod.ts";
+import { TOOL_NAME } from "../../mcp/tool/mod.ts";
 import { BARREL, renderBarrel, toolFiles } from "../../scripts/gen.ts";
 import { toolModules } from "../../tools/mod.ts";
 import { DENO } from "../../scripts/toolchain.ts";
@@ -87,12 +87,12 @@ test("the generator picks the family folders' modules only, and its barrel compi
   const dir = mkdtempSync(join(tmpdir(), "toolhost-barrel-"));
   try {
     const tools = join(dir, "tools");
-    for (const folder of ["files", "web", "_lib", "files/_lib"]) {
+    for (const folder of ["files", "web", "_lib", "_catalog", "files/_lib"]) {
       mkdirSync(join(tools, folder), { recursive: true });
     }
-    mkdirSync(join(dir, "mcp"));
+    mkdirSync(join(dir, "mcp", "features"), { recursive: true });
     writeFileSync(
-      join(dir, "mcp", "contribution.ts"),
+      join(dir, "mcp", "features", "mod.ts"),
       "export interface Contribution { name: string }\n",
     );
     const tool = (name: string) => `export default { name: ${JSON.stringify(name)} };\n`;
@@ -106,6 +106,7 @@ test("the generator picks the family folders' modules only, and its barrel compi
       "_lib/shared.ts",
       "files/_lib/private.ts",
       "assemble.ts",
+      "_catalog/assemble.ts",
     ];
     for (const file of notModules) writeFileSync(join(tools, file), "this would not compile\n");
     const files = toolFiles(tools);

@@ -1,7 +1,7 @@
 /** grep's pattern language: what is refused, and how patterns are spelled for rg and for JavaScript. */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { ToolError } from "../../mcp/tool.ts";
+import { ToolError } from "../../mcp/tool/mod.ts";
 import { compilePattern } from "../../tools/search/_lib/grep/pattern.ts";
 
 const lineMode = { caseInsensitive: false, multiline: false };

@@ -6,7 +6,8 @@ import process from "node:process";
 import { after, test } from "node:test";
 import skillTool from "../../tools/skills/skill.ts";
 import { fillArguments } from "../../tools/skills/_lib/skill_text.ts";
-import { callTool, type ToolResult } from "../helpers/file_tools.ts";
+import { callInRoots } from "../helpers/file_tools.ts";
+import type { ToolResult } from "../helpers/tool_calls.ts";
 import { harness } from "../helpers/in_process.ts";
 import { modern } from "../helpers/raw_client.ts";
 import { places, skillMd, writeSkill } from "../helpers/skills.ts";
@@ -39,7 +40,7 @@ test("the tool returns the body with $ARGUMENTS replaced, and the bundled files 
     skillMd("fix-issue", "Fix an issue", "Fix issue $ARGUMENTS.\nThen close $ARGUMENTS.\n"),
     { "checklist.md": "- [ ] test\n" },
   );
-  const { result, text, data } = await callTool(skillTool, [p.project], {
+  const { result, text, data } = await callInRoots(skillTool, [p.project], {
     name: "fix-issue",
     arguments: "#42",
   });
@@ -69,7 +70,7 @@ test("a skill outside the roots gives absolute paths and says read_file cannot o
   writeSkill(p.userSkills, "notes", skillMd("notes", "Take notes", "Take notes.\n"), {
     "template.md": "# Notes\n",
   });
-  const { text, data } = await callTool(skillTool, [p.project], {
+  const { text, data } = await callInRoots(skillTool, [p.project], {
     name: "notes",
     arguments: "on the meeting",
   });
@@ -83,7 +84,7 @@ test("a long skill is cut at a line end, the result within 30,000 characters, wi
   const p = scratchPlaces();
   const line = "x".repeat(99);
   writeSkill(p.projectSkills, "huge", skillMd("huge", "Huge", `${line}\n`.repeat(2000)));
-  const { text, data } = await callTool(skillTool, [p.project], { name: "huge" });
+  const { text, data } = await callInRoots(skillTool, [p.project], { name: "huge" });
   assert.ok(text.length <= 30_000, `${text.length} characters`);
   const shown = text.split("\n").filter((l) => l === line).length;
   assert.ok(shown > 250, `${shown} lines shown`);
@@ -105,7 +106,7 @@ test("$ARGUMENTS is replaced before the cut: 9,000 of them and a 10,000-characte
   writeSkill(p.projectSkills, "many", skillMd("many", "Many", "Use $ARGUMENTS.\n".repeat(9000)));
   writeSkill(p.projectSkills, "one-line", skillMd("one-line", "One", "$ARGUMENTS".repeat(9000)));
   const given = "a".repeat(10_000);
-  const many = await callTool(skillTool, [p.project], { name: "many", arguments: given });
+  const many = await callInRoots(skillTool, [p.project], { name: "many", arguments: given });
   assert.ok(many.text.length <= 30_000, `${many.text.length} characters`);
   // Lines 5 and 6 fit whole; the 30,000 characters leave no room for a third.
   assert.equal(many.text.split("\n").filter((l) => l === `Use ${given}.`).length, 2);
@@ -113,7 +114,7 @@ test("$ARGUMENTS is replaced before the cut: 9,000 of them and a 10,000-characte
     many.text,
     /\[the skill's text was cut before line 7 of SKILL\.md .*offset 7\); \$ARGUMENTS is not replaced there\]/,
   );
-  const oneLine = await callTool(skillTool, [p.project], { name: "one-line", arguments: given });
+  const oneLine = await callInRoots(skillTool, [p.project], { name: "one-line", arguments: given });
   assert.ok(oneLine.text.length <= 30_000, `${oneLine.text.length} characters`);
   assert.ok(oneLine.text.includes(given.repeat(2)), "a single long line is shown in part");
   assert.match(oneLine.text, /cut partway through line 5 of SKILL\.md .*offset 5\)/);
@@ -128,7 +129,7 @@ test("a skill without $ARGUMENTS keeps the arguments whole after its cut text", 
     skillMd("plain", "Plain", "y".repeat(99).concat("\n").repeat(900)),
   );
   const given = "b".repeat(10_000);
-  const { text, data } = await callTool(skillTool, [p.project], {
+  const { text, data } = await callInRoots(skillTool, [p.project], {
     name: "plain",
     arguments: given,
   });

@@ -13,7 +13,7 @@ import {
 } from "../../tools/web/_lib/search_providers/provider.ts";
 import { articleUrl, parseWikipedia } from "../../tools/web/_lib/search_providers/wikipedia.ts";
 import webSearch from "../../tools/web/web_search.ts";
-import { callTool } from "../helpers/file_tools.ts";
+import { callInRoots } from "../helpers/file_tools.ts";
 import { type LocalServer, serveLocally } from "./local_site.ts";
 
 const VARS = [
@@ -148,7 +148,7 @@ test('"all": every provider at once, merged; one failing costs only its results'
   braveStatus = 429;
   const { result, text, data } = await withEnv(
     all(),
-    () => callTool(webSearch, [process.cwd()], { query: "deno" }),
+    () => callInRoots(webSearch, [process.cwd()], { query: "deno" }),
   );
   assert.equal(result.isError, undefined, text);
   const urls = (data.results as { url: string }[]).map((r) => r.url);
@@ -170,7 +170,7 @@ test('"all" fails only when no provider answers; with site, Wikipedia is not ask
   const before = hits.filter((h) => h === "/w/api.php").length;
   const { data } = await withEnv(
     all(),
-    () => callTool(webSearch, [process.cwd()], { query: "deno", site: "example.org" }),
+    () => callInRoots(webSearch, [process.cwd()], { query: "deno", site: "example.org" }),
   );
   assert.deepEqual(data.answered, ["duckduckgo", "searxng"]);
   assert.equal(hits.filter((h) => h === "/w/api.php").length, before);
@@ -181,7 +181,7 @@ test('"all" fails only when no provider answers; with site, Wikipedia is not ask
       TOOLHOST_DUCKDUCKGO_URL: `${down}/ddg/`,
       TOOLHOST_WIKIPEDIA_URL: `${down}/w/api.php`,
     },
-    () => callTool(webSearch, [process.cwd()], { query: "deno" }),
+    () => callInRoots(webSearch, [process.cwd()], { query: "deno" }),
   );
   assert.equal(result.isError, true);
   assert.match(text, /No provider answered\. DuckDuckGo: .*Wikipedia: /);
@@ -190,7 +190,7 @@ test('"all" fails only when no provider answers; with site, Wikipedia is not ask
 test("Wikipedia alone, by name", async () => {
   const { text, data } = await withEnv(
     { TOOLHOST_SEARCH_PROVIDER: "wikipedia", TOOLHOST_WIKIPEDIA_URL: `${server.base}/w/api.php` },
-    () => callTool(webSearch, [process.cwd()], { query: "deno" }),
+    () => callInRoots(webSearch, [process.cwd()], { query: "deno" }),
   );
   assert.equal(data.provider, "wikipedia");
   assert.match(text, /^Wikipedia results for "deno":\n\n1\. Deno \(software\)/);

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import process from "node:process";
 import { test } from "node:test";
-import { ToolError } from "../../mcp/tool.ts";
+import { ToolError } from "../../mcp/tool/mod.ts";
 import { parseBrave, plainText, waitSeconds } from "../../tools/web/_lib/search_providers/brave.ts";
 import {
   parseDuckDuckGoPage,
@@ -18,7 +18,7 @@ import {
 } from "../../tools/web/_lib/search_providers/provider.ts";
 import { parseSearxng, searxngSearchUrl } from "../../tools/web/_lib/search_providers/searxng.ts";
 import webSearch from "../../tools/web/web_search.ts";
-import { callTool } from "../helpers/file_tools.ts";
+import { callInRoots } from "../helpers/file_tools.ts";
 import { harness, tick } from "../helpers/in_process.ts";
 import { modern } from "../helpers/raw_client.ts";
 import { serveLocally } from "./local_site.ts";
@@ -187,7 +187,7 @@ const send = (res: ServerResponse, status: number, type: string, body: string, e
   res.end(body);
 };
 
-const search = (args: Record<string, unknown>) => callTool(webSearch, [process.cwd()], args);
+const search = (args: Record<string, unknown>) => callInRoots(webSearch, [process.cwd()], args);
 
 /** The tool called with `args` against a DuckDuckGo stand-in answering `status` and `page`. */
 async function duckduckgo(args: Record<string, unknown>, page = DDG_PAGE, status = 200) {

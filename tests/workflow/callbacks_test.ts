@@ -5,10 +5,10 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { ContentBlock } from "../../mcp/tool.ts";
+import type { ContentBlock } from "../../mcp/tool/mod.ts";
 import setCallbackModule, { setCallbackTool } from "../../tools/workflow/set_callback.ts";
 import { Callbacks, type Clock, MAX_PENDING } from "../../tools/workflow/_lib/callbacks.ts";
-import { callTool } from "../helpers/file_tools.ts";
+import { callInRoots } from "../helpers/file_tools.ts";
 
 const [setCallback] = setCallbackModule;
 
@@ -130,7 +130,7 @@ test("firings nobody saw yet come as one reminder that counts them", () => {
 });
 
 test("the tool: set, list and cancel, with results that match its output schema", async () => {
-  const set = await callTool(setCallback, [], {
+  const set = await callInRoots(setCallback, [], {
     action: "set",
     message: "look at the logs",
     delay_seconds: 3600,
@@ -141,17 +141,17 @@ test("the tool: set, list and cancel, with results that match its output schema"
     /^Set (cb\d+): it fires in 1 h \(at \S+Z\), then every 1 h until it has fired 2 times\./,
   );
   const id = (set.data.callbacks as { id: string }[])[0].id;
-  const list = await callTool(setCallback, [], { action: "list" });
+  const list = await callInRoots(setCallback, [], { action: "list" });
   assert.match(
     list.text,
     new RegExp(
       `^1 pending:\\n- ${id}: fires in 1 h \\(at \\S+\\), fired 0 of 2 times, every 1 h: look at the logs$`,
     ),
   );
-  const cancel = await callTool(setCallback, [], { action: "cancel", callback_id: id });
+  const cancel = await callInRoots(setCallback, [], { action: "cancel", callback_id: id });
   assert.equal(cancel.text, `Cancelled ${id} (it had fired 0 of 2 times): look at the logs`);
   assert.equal(
-    (await callTool(setCallback, [], { action: "list" })).text,
+    (await callInRoots(setCallback, [], { action: "list" })).text,
     "No callbacks are pending.",
   );
 });
@@ -169,14 +169,14 @@ test("the tool refuses arguments that do not fit the action", async () => {
     [{ action: "set", message: "x", delay_seconds: 3601 }, /delay_seconds must be <= 3600/],
   ];
   for (const [args, expected] of cases) {
-    const { result, text } = await callTool(setCallback, [], args);
+    const { result, text } = await callInRoots(setCallback, [], args);
     assert.equal(result.isError, true, JSON.stringify(args));
     assert.match(text, expected);
   }
 });
 
 test("an unknown callback_id is echoed cut, however long", async () => {
-  const { result, text } = await callTool(setCallback, [], {
+  const { result, text } = await callInRoots(setCallback, [], {
     action: "cancel",
     callback_id: "z".repeat(5_000_000),
   });
@@ -188,10 +188,10 @@ test("an unknown callback_id is echoed cut, however long", async () => {
 test("the tool tells time by its registry's clock", async () => {
   const { callbacks, clock } = registry();
   const [tool] = setCallbackTool(callbacks);
-  await callTool(tool, [], { action: "set", message: "tea", delay_seconds: 600 });
+  await callInRoots(tool, [], { action: "set", message: "tea", delay_seconds: 600 });
   clock.advance(240_000);
   assert.equal(
-    (await callTool(tool, [], { action: "list" })).text,
+    (await callInRoots(tool, [], { action: "list" })).text,
     "1 pending:\n- cb1: fires in 6 min (at 2030-01-01T00:10:00.000Z): tea",
   );
 });
@@ -199,7 +199,7 @@ test("the tool tells time by its registry's clock", async () => {
 test("a fired reminder is attached to the next result of any tool, once", async () => {
   const { callbacks, clock } = registry();
   const [tool, reminders] = setCallbackTool(callbacks);
-  await callTool(tool, [], { action: "set", message: "stand up", delay_seconds: 1 });
+  await callInRoots(tool, [], { action: "set", message: "stand up", delay_seconds: 1 });
   clock.advance(1000);
   const next: { content: ContentBlock[] } = { content: [{ type: "text", text: "ls output" }] };
   reminders.after!(next);

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import type { Tool, ToolContext } from "../../mcp/tool.ts";
+import type { Tool, ToolContext } from "../../mcp/tool/mod.ts";
 import { projectStateDir, projectStatePath, writeState } from "../../tools/_lib/state.ts";
 import bash from "../../tools/shell/bash.ts";
 import { planMode } from "../../tools/workflow/plan_mode.ts";
@@ -12,7 +12,7 @@ import editFile from "../../tools/files/edit_file.ts";
 import readFile from "../../tools/files/read_file.ts";
 import writeFile from "../../tools/files/write_file.ts";
 import fetchUrl from "../../tools/web/fetch_url.ts";
-import { callTool, scratchDir } from "../helpers/file_tools.ts";
+import { callInRoots, scratchDir } from "../helpers/file_tools.ts";
 import { currentStateDir, scratchStateDir } from "../helpers/state_dir.ts";
 
 const state = scratchStateDir();
@@ -20,7 +20,7 @@ const state = scratchStateDir();
 /** A fresh project (its first root is `root`), and ways to call plan_mode and the gate in it. */
 function project(root = scratchDir("toolhost-plan-"), more: string[] = []) {
   const roots = [root, ...more];
-  const run = (args: Record<string, unknown>) => callTool(planMode, roots, args);
+  const run = (args: Record<string, unknown>) => callInRoots(planMode, roots, args);
   const ok = async (args: Record<string, unknown>) => {
     const reply = await run(args);
     assert.equal(reply.result.isError, undefined, reply.text);

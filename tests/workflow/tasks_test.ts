@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { projectStateDir, writeState } from "../../tools/_lib/state.ts";
 import tasks from "../../tools/workflow/tasks.ts";
-import { callTool, scratchDir } from "../helpers/file_tools.ts";
+import { callInRoots, scratchDir } from "../helpers/file_tools.ts";
 import { currentStateDir, scratchStateDir } from "../helpers/state_dir.ts";
 
 scratchStateDir();
@@ -13,7 +13,7 @@ scratchStateDir();
 /** A fresh project, and a way to call tasks in it. */
 function project() {
   const root = scratchDir("toolhost-tasks-");
-  const run = (args: Record<string, unknown>) => callTool(tasks, [root], args);
+  const run = (args: Record<string, unknown>) => callInRoots(tasks, [root], args);
   /** Calls that must succeed; returns their text. */
   const ok = async (args: Record<string, unknown>) => {
     const { result, text } = await run(args);

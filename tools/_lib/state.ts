@@ -8,7 +8,7 @@ import { constants } from "node:fs";
 import { mkdir, open, readFile, realpath, rm } from "node:fs/promises";
 import { basename, join } from "node:path";
 import process from "node:process";
-import { ToolError } from "../../mcp/tool.ts";
+import { ToolError } from "../../mcp/tool/mod.ts";
 import { writeFileAtomic } from "./sandbox/mod.ts";
 
 /** How much of the root's name a project directory's name keeps: file names have a limit. */

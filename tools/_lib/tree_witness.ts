@@ -5,7 +5,7 @@
  * between being kept and being deleted (by another program, or another call) is noticed, and its
  * delete said not undoable. Passed through the call's `ctx.writes`, never a module global.
  */
-import { Handoff, type ToolContext } from "../../mcp/tool.ts";
+import { Handoff, type ToolContext } from "../../mcp/tool/mod.ts";
 import type { Dir } from "./sandbox/mod.ts";
 
 /** The journal's look at a tree, given the directory the delete holds open. */

@@ -1,4 +1,4 @@
-import { defineTool, type ToolContext, ToolError } from "../../mcp/tool.ts";
+import { defineTool, type ToolContext, ToolError } from "../../mcp/tool/mod.ts";
 import { READ_ONLY } from "../_lib/declarations/annotations.ts";
 import { pathProperty } from "../_lib/declarations/path_properties.ts";
 import { Sandbox } from "../_lib/sandbox/mod.ts";

@@ -14,7 +14,7 @@ import {
   Handoff,
   type Tool,
   type ToolContext,
-} from "../../mcp/tool.ts";
+} from "../../mcp/tool/mod.ts";
 import { Sandbox } from "../_lib/sandbox/mod.ts";
 import type { Diagnostic, LanguageServer } from "./_lib/lsp/mod.ts";
 import { type Lsp, lspIfLoaded } from "./_lib/lsp_load.ts";

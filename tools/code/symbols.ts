@@ -1,4 +1,4 @@
-import { defineTool, ToolError } from "../../mcp/tool.ts";
+import { defineTool, ToolError } from "../../mcp/tool/mod.ts";
 import { READ_ONLY } from "../_lib/declarations/annotations.ts";
 import { Sandbox } from "../_lib/sandbox/mod.ts";
 import { shownName } from "../_lib/text/shown_name.ts";

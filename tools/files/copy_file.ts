@@ -1,6 +1,6 @@
 import type { Stats } from "node:fs";
 import { dirname, join, sep } from "node:path";
-import { defineTool, ToolError } from "../../mcp/tool.ts";
+import { defineTool, ToolError } from "../../mcp/tool/mod.ts";
 import { REPLACES_FILES } from "../_lib/declarations/annotations.ts";
 import {
   describeEntry,

@@ -1,4 +1,4 @@
-import { defineTool, ToolError } from "../../mcp/tool.ts";
+import { defineTool, ToolError } from "../../mcp/tool/mod.ts";
 import { describeEntry, makeDirectories, Sandbox, whileChanging } from "../_lib/sandbox/mod.ts";
 import { pathProperty } from "../_lib/declarations/path_properties.ts";
 import { CREATES_DIRECTORIES } from "../_lib/declarations/annotations.ts";

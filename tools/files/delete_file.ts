@@ -1,5 +1,5 @@
 import { sep } from "node:path";
-import { defineTool, ToolError } from "../../mcp/tool.ts";
+import { defineTool, ToolError } from "../../mcp/tool/mod.ts";
 import { DELETES_FILES } from "../_lib/declarations/annotations.ts";
 import {
   describeEntry,

@@ -1,4 +1,4 @@
-import { defineTool, ToolError } from "../../mcp/tool.ts";
+import { defineTool, ToolError } from "../../mcp/tool/mod.ts";
 import {
   assertWritable,
   hardLinkNote,

@@ -1,6 +1,5 @@
 import type { Stats } from "node:fs";
-import type { FromSchema } from "../../mcp/schema_types.ts";
-import { defineTool, ToolError } from "../../mcp/tool.ts";
+import { defineTool, type FromSchema, ToolError } from "../../mcp/tool/mod.ts";
 import {
   describeEntry,
   ENTRY_TYPES,

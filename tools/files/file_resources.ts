@@ -5,8 +5,8 @@
  * may subscribe to a file's changes.
  */
 import { Buffer } from "node:buffer";
-import { defineResourceTemplate, ResourceNotFound } from "../../mcp/resource.ts";
-import { ToolError } from "../../mcp/tool.ts";
+import { defineResourceTemplate, ResourceNotFound } from "../../mcp/features/mod.ts";
+import { ToolError } from "../../mcp/tool/mod.ts";
 import { describeEntry, Sandbox, whileReading } from "../_lib/sandbox/mod.ts";
 import { mimeTypeOf } from "./_lib/mime_types.ts";
 import { completePath } from "./_lib/path_completion.ts";

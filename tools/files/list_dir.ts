@@ -8,7 +8,7 @@ import {
   Sandbox,
   skippedIgnoreNote,
 } from "../_lib/sandbox/mod.ts";
-import { defineTool, ToolError } from "../../mcp/tool.ts";
+import { defineTool, ToolError } from "../../mcp/tool/mod.ts";
 import { IgnoreRules } from "../_lib/walk/gitignore.ts";
 import { pathOrRootProperty } from "../_lib/declarations/path_properties.ts";
 import { bytes, count } from "../_lib/text/units.ts";

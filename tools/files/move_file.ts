@@ -1,6 +1,6 @@
 import type { Stats } from "node:fs";
 import { basename, dirname, join, sep } from "node:path";
-import { defineTool, ToolError } from "../../mcp/tool.ts";
+import { defineTool, ToolError } from "../../mcp/tool/mod.ts";
 import {
   describeEntry,
   type Dir,

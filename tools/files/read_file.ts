@@ -1,7 +1,7 @@
 import { Buffer } from "node:buffer";
 import type { FileHandle } from "node:fs/promises";
 import { bounded } from "../../config/quote.ts";
-import { type ContentBlock, defineTool, type ToolContext, ToolError } from "../../mcp/tool.ts";
+import { type ContentBlock, defineTool, type ToolContext, ToolError } from "../../mcp/tool/mod.ts";
 import { describeEntry, Sandbox, whileReading } from "../_lib/sandbox/mod.ts";
 import { encodingName, sniff } from "../_lib/text/file_sniff.ts";
 import { pathProperty } from "../_lib/declarations/path_properties.ts";

@@ -1,7 +1,7 @@
 import { constants } from "node:fs";
 import { readlink } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
-import { defineTool, ToolError } from "../../mcp/tool.ts";
+import { defineTool, ToolError } from "../../mcp/tool/mod.ts";
 import {
   assertWritable,
   describeEntry,

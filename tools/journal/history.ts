@@ -1,10 +1,11 @@
-import { defineShutdownHook } from "../../mcp/shutdown.ts";
-import { defineTool, ToolError } from "../../mcp/tool.ts";
+import { defineShutdownHook } from "../../mcp/features/mod.ts";
+import { defineTool, ToolError } from "../../mcp/tool/mod.ts";
 import { READ_ONLY } from "../_lib/declarations/annotations.ts";
 import { Sandbox } from "../_lib/sandbox/mod.ts";
 import { flushJournal, journalHook } from "./_lib/recorder.ts";
 import { pageNotes, projectPage } from "./_lib/query.ts";
 import { REVIEW_URI } from "./_lib/review.ts";
+import { observedHook, observedShutdown } from "./_lib/observed/mod.ts";
 
 const history = defineTool({
   name: "history",
@@ -40,4 +41,4 @@ const history = defineTool({
 /** The journal's queued lines are written out on an orderly stop (a crash would lose them). */
 const journalFlush = defineShutdownHook({ name: "journal flush", run: (ms) => flushJournal(ms) });
 
-export default [history, journalHook, journalFlush];
+export default [history, observedHook, journalHook, journalFlush, observedShutdown];

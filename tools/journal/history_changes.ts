@@ -2,7 +2,7 @@
  * history_changes: the review app's data (MCP Apps, visibility "app"): listed and callable only
  * for clients that render apps, whose hosts keep it from the model.
  */
-import { defineTool, ToolError } from "../../mcp/tool.ts";
+import { defineTool, ToolError } from "../../mcp/tool/mod.ts";
 import { READ_ONLY } from "../_lib/declarations/annotations.ts";
 import { Sandbox } from "../_lib/sandbox/mod.ts";
 import { REVIEW_URI, reviewPage } from "./_lib/review.ts";

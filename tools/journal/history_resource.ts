@@ -1,5 +1,5 @@
 /** toolhost://history: the journal's most recent calls for this project, newest first. */
-import { defineResource } from "../../mcp/resource.ts";
+import { defineResource } from "../../mcp/features/mod.ts";
 import { Sandbox } from "../_lib/sandbox/mod.ts";
 import { pageNotes, projectPage } from "./_lib/query.ts";
 

@@ -3,9 +3,8 @@
  * history and undo name, and the extension announced so clients know toolhost serves apps.
  * Browsers get the same page at /ui/toolhost/review over --http (mcp/http/app_pages.ts).
  */
-import { APP_MIME_TYPE, APPS_EXTENSION } from "../../mcp/apps.ts";
-import { defineExtension } from "../../mcp/extension.ts";
-import { defineResource } from "../../mcp/resource.ts";
+import { APP_MIME_TYPE, APPS_EXTENSION } from "../../mcp/tool/mod.ts";
+import { defineExtension, defineResource } from "../../mcp/features/mod.ts";
 import { REVIEW_URI } from "./_lib/review.ts";
 import { REVIEW_PAGE } from "./_lib/review_app/page.generated.ts";
 

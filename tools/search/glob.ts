@@ -2,7 +2,7 @@ import { lstatSync } from "node:fs";
 import { sep } from "node:path";
 import { quoted } from "../../config/quote.ts";
 import picomatch from "picomatch";
-import { defineTool, ToolError } from "../../mcp/tool.ts";
+import { defineTool, ToolError } from "../../mcp/tool/mod.ts";
 import { IgnoreRules } from "../_lib/walk/gitignore.ts";
 import { modifiedAt, nativeLookups, Sandbox, skippedIgnoreNote } from "../_lib/sandbox/mod.ts";
 import { pathOrRootProperty } from "../_lib/declarations/path_properties.ts";

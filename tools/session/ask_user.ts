@@ -1,6 +1,11 @@
-import type { ElicitRequest, ElicitResult } from "../../mcp/elicit.ts";
-import { InputRequired } from "../../mcp/round_trip.ts";
-import { defineTool, type ToolContext, ToolError } from "../../mcp/tool.ts";
+import {
+  defineTool,
+  type ElicitRequest,
+  type ElicitResult,
+  InputRequired,
+  type ToolContext,
+  ToolError,
+} from "../../mcp/tool/mod.ts";
 import { ASKS_THE_USER } from "../_lib/declarations/annotations.ts";
 
 const OTHER = "Other";

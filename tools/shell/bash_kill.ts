@@ -1,4 +1,4 @@
-import { defineTool, ToolError } from "../../mcp/tool.ts";
+import { defineTool, ToolError } from "../../mcp/tool/mod.ts";
 import { background, FACTS_SCHEMA, ID_PROPERTY } from "./_lib/background.ts";
 import { runAlive } from "../_lib/processes/mod.ts";
 import { STOPS_PROCESSES } from "../_lib/declarations/annotations.ts";

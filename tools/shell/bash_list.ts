@@ -1,4 +1,4 @@
-import { defineTool } from "../../mcp/tool.ts";
+import { defineTool } from "../../mcp/tool/mod.ts";
 import { background, STATUSES } from "./_lib/background.ts";
 import { processRows } from "./_lib/process_list.ts";
 import { READ_ONLY } from "../_lib/declarations/annotations.ts";

@@ -1,4 +1,4 @@
-import { defineTool, ToolError } from "../../mcp/tool.ts";
+import { defineTool, ToolError } from "../../mcp/tool/mod.ts";
 import { bounded } from "../../config/quote.ts";
 import { background, FACTS_PROPERTIES, FACTS_REQUIRED, ID_PROPERTY } from "./_lib/background.ts";
 import { READS_LIVE_OUTPUT } from "../_lib/declarations/annotations.ts";

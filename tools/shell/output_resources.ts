@@ -2,7 +2,7 @@
  * toolhost://processes/{id}/output: what a background process (bash_background) has written,
  * its latest part when long. Reading it does not move bash_output's "not read yet" mark.
  */
-import { defineResourceTemplate, ResourceNotFound } from "../../mcp/resource.ts";
+import { defineResourceTemplate, ResourceNotFound } from "../../mcp/features/mod.ts";
 import { background, type BackgroundProcess } from "./_lib/background.ts";
 import { count } from "../_lib/text/units.ts";
 import { safely } from "../_lib/watch/watch_files.ts";

@@ -2,7 +2,7 @@
  * toolhost://processes: bash_list's answer as JSON, for readers that must not fill the journal
  * (the review app polls it while open; resources/read is never journaled, tools/call is).
  */
-import { defineResource } from "../../mcp/resource.ts";
+import { defineResource } from "../../mcp/features/mod.ts";
 import { safely } from "../_lib/watch/watch_files.ts";
 import { background } from "./_lib/background.ts";
 import { processRows } from "./_lib/process_list.ts";

@@ -1,6 +1,6 @@
 import { realpath } from "node:fs/promises";
 import { join } from "node:path";
-import { defineTool } from "../../mcp/tool.ts";
+import { defineTool } from "../../mcp/tool/mod.ts";
 import { READ_ONLY } from "../_lib/declarations/annotations.ts";
 import { Sandbox } from "../_lib/sandbox/mod.ts";
 import { SKILL_TOOL_INTRO, skillToolDescription } from "./_lib/skill_description.ts";

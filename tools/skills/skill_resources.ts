@@ -5,9 +5,14 @@
  * that request's roots, so they match what the skill tool would load, and both lists are
  * watched in the subscribing client's roots.
  */
-import { definePrompts, type PromptSpec } from "../../mcp/prompt.ts";
-import { defineResourceTemplate, type ReadContext, ResourceNotFound } from "../../mcp/resource.ts";
-import { ToolError } from "../../mcp/tool.ts";
+import {
+  definePrompts,
+  defineResourceTemplate,
+  type PromptSpec,
+  type ReadContext,
+  ResourceNotFound,
+} from "../../mcp/features/mod.ts";
+import { ToolError } from "../../mcp/tool/mod.ts";
 import { readSkillFile } from "./_lib/skill_file.ts";
 import { watchSkills } from "./_lib/skill_watch.ts";
 import { discoverSkills, MAX_SKILL_BYTES, type Skill, skillForCall } from "./_lib/skills.ts";

@@ -8,10 +8,13 @@
  * served (skill_tree.ts), nor a project's skill leading out of the project (skills.ts).
  */
 import { Buffer } from "node:buffer";
-import { defineExtension, type ExtensionContext } from "../../mcp/extension.ts";
-import { INVALID_PARAMS, type Params, RpcError } from "../../mcp/jsonrpc.ts";
-import { pageOf } from "../../mcp/pages.ts";
-import { defineResourceTemplate, ResourceNotFound } from "../../mcp/resource.ts";
+import {
+  defineExtension,
+  defineResourceTemplate,
+  type ExtensionContext,
+  ResourceNotFound,
+} from "../../mcp/features/mod.ts";
+import { INVALID_PARAMS, pageOf, type Params, RpcError } from "../../mcp/wire/mod.ts";
 import { quoted } from "../../config/quote.ts";
 import {
   childrenOf,

@@ -1,4 +1,4 @@
-import { defineTool, ToolError } from "../../mcp/tool.ts";
+import { defineTool, ToolError } from "../../mcp/tool/mod.ts";
 import { READS_THE_WEB } from "../_lib/declarations/annotations.ts";
 import { count } from "../_lib/text/units.ts";
 import { searchBrave } from "./_lib/search_providers/brave.ts";
@@ -21,7 +21,7 @@ import {
   withSite,
 } from "./_lib/search_providers/provider.ts";
 import { searchWikipedia } from "./_lib/search_providers/wikipedia.ts";
-import { proxyRulesOf } from "./_lib/http/proxy.ts";
+import { proxyRulesOf } from "../_lib/net/user_proxy.ts";
 import { searchSearxng } from "./_lib/search_providers/searxng.ts";
 
 const DEFAULT_RESULTS = 8;

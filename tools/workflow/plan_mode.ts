@@ -1,5 +1,5 @@
 import { dirname, join } from "node:path";
-import { defineTool, ToolError } from "../../mcp/tool.ts";
+import { defineTool, ToolError } from "../../mcp/tool/mod.ts";
 import { refuseOtherFields } from "./_lib/action_fields.ts";
 import { planGate } from "./_lib/plan_gate.ts";
 import { makeDirectories, type Sandbox } from "../_lib/sandbox/mod.ts";

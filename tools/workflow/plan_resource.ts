@@ -3,8 +3,7 @@
  * attach. Reading it changes nothing (no state directory is created for it), and neither does
  * watching it.
  */
-import { defineResource } from "../../mcp/resource.ts";
-import type { WatchContext } from "../../mcp/watch.ts";
+import { defineResource, type WatchContext } from "../../mcp/features/mod.ts";
 import { MAX_PLAN_CHARS, readPlan } from "./_lib/plan_file.ts";
 import { cachedPlanState, planStatePath } from "./_lib/plan_state.ts";
 import { Sandbox } from "../_lib/sandbox/mod.ts";

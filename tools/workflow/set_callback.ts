@@ -1,4 +1,10 @@
-import { defineTool, defineToolHook, type Tool, ToolError, type ToolHook } from "../../mcp/tool.ts";
+import {
+  defineTool,
+  defineToolHook,
+  type Tool,
+  ToolError,
+  type ToolHook,
+} from "../../mcp/tool/mod.ts";
 import { type CallbackInfo, Callbacks, MAX_PENDING } from "./_lib/callbacks.ts";
 import { oneLine } from "../_lib/text/one_line.ts";
 import { duration } from "../_lib/text/units.ts";

@@ -5,7 +5,7 @@
  * programs).
  */
 import { join } from "node:path";
-import { defineResource, type ReadContext } from "../../mcp/resource.ts";
+import { defineResource, type ReadContext } from "../../mcp/features/mod.ts";
 import { Sandbox } from "../_lib/sandbox/mod.ts";
 import { projectStatePath, readState } from "../_lib/state.ts";
 import { checklist, summary } from "./_lib/task_checklist.ts";

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { defineTool, ToolError } from "../../mcp/tool.ts";
+import { defineTool, ToolError } from "../../mcp/tool/mod.ts";
 import { refuseOtherFields } from "./_lib/action_fields.ts";
 import { projectOf } from "./_lib/project_state.ts";
 import { readState, withLock, writeState } from "../_lib/state.ts";

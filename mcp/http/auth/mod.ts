@@ -17,8 +17,8 @@
  * ```
  */
 import { decodeProtectedHeader } from "jose";
-import type { Grant } from "../../grant.ts";
-import type { Logger } from "../../log.ts";
+import type { Grant } from "../../wire/grant.ts";
+import type { Logger } from "../../wire/log.ts";
 import type { Authorizer, Refusal } from "../guard.ts";
 import { challenge, metadataPaths, metadataUrl, type ResourceMetadata } from "./_challenge.ts";
 import { discoverJwksUri } from "./_discovery.ts";

@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { gzipSync } from "node:zlib";
-import { CallWrites, type ToolContext } from "../../../mcp/tool.ts";
+import { CallWrites, type ToolContext } from "../../../mcp/tool/mod.ts";
 import { defaultSettings, type Settings } from "../../../config/settings.ts";
 import { fetchToFile } from "../../../tools/web/_lib/save_body.ts";
 import { scratchDir } from "../../helpers/file_tools.ts";

@@ -1,5 +1,5 @@
 /** Each tool's hints, as a set named for what the tool is; tools alike share one. */
-import type { ToolAnnotations } from "../../../mcp/tool.ts";
+import type { ToolAnnotations } from "../../../mcp/tool/mod.ts";
 
 /** Looks, changes nothing, gives the same answer again: the file and listing tools. */
 export const READ_ONLY: ToolAnnotations = {

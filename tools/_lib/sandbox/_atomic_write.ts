@@ -6,7 +6,7 @@
  */
 import { createHash, randomBytes } from "node:crypto";
 import { access, constants, type FileHandle, stat } from "node:fs/promises";
-import { ToolError } from "../../../mcp/tool.ts";
+import { ToolError } from "../../../mcp/tool/mod.ts";
 import { basename, dirname } from "node:path";
 import process from "node:process";
 import { setImmediate } from "node:timers";

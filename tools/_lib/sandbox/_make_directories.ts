@@ -1,5 +1,5 @@
 /** mkdir -p for the file tools, with a refusal that names what is in the way. */
-import { ToolError } from "../../../mcp/tool.ts";
+import { ToolError } from "../../../mcp/tool/mod.ts";
 import { NotADirectory } from "./_beneath.ts";
 import { describeEntry } from "./_entries.ts";
 import type { Sandbox } from "./_sandbox.ts";

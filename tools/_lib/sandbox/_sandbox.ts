@@ -9,7 +9,7 @@ import { type FileHandle, lstat, realpath } from "node:fs/promises";
 import { homedir } from "node:os";
 import process from "node:process";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
-import { type ToolContext, ToolError } from "../../../mcp/tool.ts";
+import { type ToolContext, ToolError } from "../../../mcp/tool/mod.ts";
 import { Dir, NotADirectory, O_NONBLOCK } from "./_beneath.ts";
 import { type HeldRoot, heldRoots, inPlace } from "./_held_roots.ts";
 import { pathRulesFor } from "./_path_rules.ts";

@@ -6,7 +6,7 @@
  *
  * @example Read a file the model named, refusing anything outside the roots
  * ```ts
- * import type { ToolContext } from "../../../mcp/tool.ts";
+ * import type { ToolContext } from "../../../mcp/tool/mod.ts";
  * // From tools/<family>/, the face is "../_lib/sandbox/mod.ts".
  * import { Sandbox, whileReading } from "./mod.ts";
  *
@@ -26,7 +26,7 @@
  *
  * @example Replace a file atomically, under the lock the other file tools take
  * ```ts
- * import type { ToolContext } from "../../../mcp/tool.ts";
+ * import type { ToolContext } from "../../../mcp/tool/mod.ts";
  * import { Sandbox, whileChanging, writeFileAtomic } from "./mod.ts";
  *
  * export async function replaceInside(ctx: ToolContext, path: string, text: string) {
@@ -57,7 +57,14 @@ export {
   O_NOFOLLOW_ANY,
   O_NONBLOCK,
 } from "./_beneath.ts";
-export { modifiedAt, nativeLookups, nativeLookupsLoaded, openEntryAt } from "./_beneath_native.ts";
+export {
+  type EntryLook,
+  lookAt,
+  modifiedAt,
+  nativeLookups,
+  nativeLookupsLoaded,
+  openEntryAt,
+} from "./_beneath_native.ts";
 // What is at a path.
 export {
   describeEntry,

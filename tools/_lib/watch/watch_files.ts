@@ -9,7 +9,7 @@
 import { type Stats, statSync } from "node:fs";
 import { stat } from "node:fs/promises";
 import { basename, dirname } from "node:path";
-import type { Unwatch, WatchContext } from "../../../mcp/watch.ts";
+import type { Unwatch, WatchContext } from "../../../mcp/features/mod.ts";
 import { listen, type Listener } from "./fs_watchers.ts";
 
 export const WATCH_LIMITS = {

@@ -3,7 +3,7 @@
  * and the walk of a directory for the files tier 1 can parse (.gitignore respected, symbolic
  * links never followed, bounded in entries and time).
  */
-import { ToolError } from "../../../mcp/tool.ts";
+import { ToolError } from "../../../mcp/tool/mod.ts";
 import { IgnoreRules } from "../../_lib/walk/gitignore.ts";
 import type { Sandbox } from "../../_lib/sandbox/mod.ts";
 import { type DecodedText, decodeText } from "../../_lib/text/text.ts";

@@ -3,7 +3,7 @@
  * tools/_lib/documents/) and shown as text, a window of its pages, lines, rows or cells at a time.
  */
 import type { FileHandle } from "node:fs/promises";
-import { ToolError } from "../../../mcp/tool.ts";
+import { ToolError } from "../../../mcp/tool/mod.ts";
 import { recognize } from "../../_lib/documents/formats.ts";
 import {
   DocumentError,

@@ -3,7 +3,7 @@
  * file of bounded size, and it has not changed between the read and the write.
  */
 import type { Stats } from "node:fs";
-import { ToolError } from "../../../mcp/tool.ts";
+import { ToolError } from "../../../mcp/tool/mod.ts";
 import type { Sandbox } from "../../_lib/sandbox/mod.ts";
 
 /** Files larger than this are edited with other means (sed, a script). */

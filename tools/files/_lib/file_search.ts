@@ -4,7 +4,7 @@
  * links never followed, beneath each root), bounded in entries, time and matches.
  */
 import { pathToFileURL } from "node:url";
-import type { ReadContext, ResourceInfo } from "../../../mcp/resource.ts";
+import type { ReadContext, ResourceInfo } from "../../../mcp/features/mod.ts";
 import { IgnoreRules } from "../../_lib/walk/gitignore.ts";
 import { Sandbox } from "../../_lib/sandbox/mod.ts";
 import { Walk } from "../../_lib/walk/walk.ts";

@@ -7,7 +7,7 @@
  */
 import { constants, type Stats } from "node:fs";
 import { open } from "node:fs/promises";
-import { ToolError } from "../../../mcp/tool.ts";
+import { ToolError } from "../../../mcp/tool/mod.ts";
 import { describeEntry, type Dir, NotADirectory, O_NONBLOCK } from "../../_lib/sandbox/mod.ts";
 import { bytes, count } from "../../_lib/text/units.ts";
 

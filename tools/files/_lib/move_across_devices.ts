@@ -8,7 +8,7 @@
  * meanwhile. Trees are bounded as copy_file's are; timestamps are kept on a moved file.
  */
 import { constants } from "node:fs";
-import { ToolError } from "../../../mcp/tool.ts";
+import { ToolError } from "../../../mcp/tool/mod.ts";
 import { type Dir, temporaryName } from "../../_lib/sandbox/mod.ts";
 import {
   chmodDir,

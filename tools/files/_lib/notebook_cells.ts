@@ -5,8 +5,8 @@
  */
 import { randomBytes } from "node:crypto";
 import { quoted } from "../../../config/quote.ts";
-import { shapeProblem } from "../../../mcp/json_shape.ts";
-import { ToolError } from "../../../mcp/tool.ts";
+import { shapeProblem } from "../../../mcp/wire/mod.ts";
+import { ToolError } from "../../../mcp/tool/mod.ts";
 import { joined, type Notebook, type NotebookCell } from "../../_lib/documents/notebook.ts";
 import { explainMissing, occurrences } from "./edit_match.ts";
 

@@ -7,7 +7,7 @@ import type { Dir as OpenDir } from "node:fs";
 import { opendir } from "node:fs/promises";
 import { type Dir, Sandbox } from "../../_lib/sandbox/mod.ts";
 import { sep } from "node:path";
-import type { ReadContext } from "../../../mcp/resource.ts";
+import type { ReadContext } from "../../../mcp/features/mod.ts";
 
 /** Entries looked at in one directory: enough to find a name, bounded for huge directories. */
 const MAX_SCANNED = 50_000;

@@ -1,11 +1,11 @@
 /**
- * No edit of a person or another agent is lost: toolhost remembers, per session, what each file
- * was when the session last read or wrote it (device, inode, size, modification time, and the
- * digest when known). A call that replaces a file (any tool declaring `replaces`, mcp/writes.ts)
- * while that file has changed since is refused, with what changed, until the session reads it
- * again or the call passes the tool's `force` argument. A file the session never read or wrote
- * is written as before. Kept in the session (ctx.session), so two sessions never vouch for each
- * other; any change counts, made by bash, an editor or another server.
+ * No edit of a person or another agent is lost: toolhost remembers, per session, what each file was
+ * when the session last read or wrote it (device, inode, size, modification time, and the digest
+ * when known). A call that replaces a file (any tool declaring `replaces`, mcp/tool/writes.ts)
+ * while that file has changed since is refused, with what changed, until the session reads it again
+ * or the call passes the tool's `force` argument. A file the session never read or wrote is written
+ * as before. Kept in the session (ctx.session), so two sessions never vouch for each other; any
+ * change counts, made by bash, an editor or another server.
  */
 import { Buffer } from "node:buffer";
 import { createHash } from "node:crypto";
@@ -21,7 +21,7 @@ import {
   type Tool,
   type ToolContext,
   ToolError,
-} from "../../../mcp/tool.ts";
+} from "../../../mcp/tool/mod.ts";
 import { resolveEntry, Sandbox, writtenDigest } from "../../_lib/sandbox/mod.ts";
 import { bytes, duration } from "../../_lib/text/units.ts";
 import { firstDifference, keepText, keptText } from "./seen_text.ts";

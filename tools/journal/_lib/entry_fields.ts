@@ -5,7 +5,7 @@
 import { bounded } from "../../../config/quote.ts";
 import { secretValues } from "../../../config/secrets.ts";
 import type { Settings } from "../../../config/settings.ts";
-import type { FinishedCall } from "../../../mcp/tool.ts";
+import type { FinishedCall } from "../../../mcp/tool/mod.ts";
 import { type Entry, newId } from "./journal.ts";
 import { SESSION } from "./session.ts";
 

@@ -2,7 +2,7 @@
  * What one journal line holds: the call, and what undo needs of each path it changed. Apart from
  * journal.ts so the reader (journal_scan.ts) and the writer share the types without a circle.
  */
-import type { TraceContext } from "../../../mcp/trace.ts";
+import type { TraceContext } from "../../../mcp/wire/mod.ts";
 
 /** What undo needs of one path: its state before the call and after it. */
 export type PathState =

@@ -16,7 +16,7 @@ import type { Stats } from "node:fs";
 import { constants } from "node:fs";
 import { open } from "node:fs/promises";
 import { join } from "node:path";
-import { ToolError } from "../../../mcp/tool.ts";
+import { ToolError } from "../../../mcp/tool/mod.ts";
 import { type Dir, O_NONBLOCK, type Sandbox } from "../../_lib/sandbox/mod.ts";
 import { bytes, count } from "../../_lib/text/units.ts";
 import { isItemPath, objectsWithin } from "./manifest_bounds.ts";

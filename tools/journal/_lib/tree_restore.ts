@@ -11,7 +11,7 @@ import { constants, type Stats } from "node:fs";
 import { chmod, type FileHandle, open, stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import process from "node:process";
-import { ToolError } from "../../../mcp/tool.ts";
+import { ToolError } from "../../../mcp/tool/mod.ts";
 import {
   type Dir,
   NotADirectory,

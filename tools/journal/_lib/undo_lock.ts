@@ -5,7 +5,7 @@
  * undos of one call, the second reads the first's line and is refused, saying who undid it.
  */
 import { join } from "node:path";
-import { Handoff, type ToolContext } from "../../../mcp/tool.ts";
+import { Handoff, type ToolContext } from "../../../mcp/tool/mod.ts";
 import { withLock } from "../../_lib/state.ts";
 
 /**

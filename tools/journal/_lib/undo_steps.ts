@@ -9,7 +9,7 @@
  */
 import type { FileHandle } from "node:fs/promises";
 import { dirname } from "node:path";
-import { ToolError } from "../../../mcp/tool.ts";
+import { ToolError } from "../../../mcp/tool/mod.ts";
 import type { Sandbox } from "../../_lib/sandbox/mod.ts";
 import type { Change, Entry, PathState, TreeState } from "./journal.ts";
 import { type Keep, openBlob, pathState } from "./snapshots.ts";

@@ -2,7 +2,7 @@
  * Custom tools' argv templates: a slot's literal text and `{name}` placeholders, and the argv a
  * call's arguments make of them, each value within its own slot (see custom_tools.ts).
  */
-import { ToolError } from "../../../mcp/tool.ts";
+import { ToolError } from "../../../mcp/tool/mod.ts";
 
 /** A piece of a template slot: literal text, or the argument of that name. */
 type Piece = string | { name: string };

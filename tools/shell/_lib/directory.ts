@@ -3,7 +3,7 @@ import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import process from "node:process";
 import { quoted } from "../../../config/quote.ts";
-import { ToolError } from "../../../mcp/tool.ts";
+import { ToolError } from "../../../mcp/tool/mod.ts";
 
 /**
  * `cwd` resolved against the first configured root (`roots`: the roots setting) (a client started in `/` with --root means

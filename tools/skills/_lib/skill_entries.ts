@@ -4,9 +4,8 @@
  * children of one of its directories. Built from skill_tree.ts, so every URI given here is one
  * resources/read serves.
  */
-import { UriTemplate } from "../../../mcp/uri_template.ts";
-import { ToolError } from "../../../mcp/tool.ts";
-import type { ReadContext, ResourceInfo } from "../../../mcp/resource.ts";
+import { type ReadContext, type ResourceInfo, UriTemplate } from "../../../mcp/features/mod.ts";
+import { ToolError } from "../../../mcp/tool/mod.ts";
 import { type LoadedSkill, skillForCall } from "./skills.ts";
 import { digestOf, type SkillTree, skillTree } from "./skill_tree.ts";
 

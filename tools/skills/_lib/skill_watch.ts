@@ -4,7 +4,7 @@
  */
 import { readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
-import type { Unwatch, WatchContext } from "../../../mcp/watch.ts";
+import type { Unwatch, WatchContext } from "../../../mcp/features/mod.ts";
 import { MAX_SKILLS } from "./skills.ts";
 import { sourcesFor } from "./skill_sources.ts";
 import {

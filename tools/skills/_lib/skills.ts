@@ -7,7 +7,7 @@ import type { Dirent } from "node:fs";
 import { readdir, realpath, stat } from "node:fs/promises";
 import { join } from "node:path";
 import process from "node:process";
-import { ToolError } from "../../../mcp/tool.ts";
+import { ToolError } from "../../../mcp/tool/mod.ts";
 import { quoted } from "../../../config/quote.ts";
 import { pathRulesFor } from "../../_lib/sandbox/mod.ts";
 import {

@@ -4,7 +4,7 @@
  * under the file tools' lock, so no rename elsewhere can send it out of the roots.
  */
 import { dirname } from "node:path";
-import { ToolError } from "../../../mcp/tool.ts";
+import { type ToolContext, ToolError } from "../../../mcp/tool/mod.ts";
 import {
   assertWritable,
   describeEntry,
@@ -15,10 +15,9 @@ import {
   whileChanging,
   writeFileAtomic,
 } from "../../_lib/sandbox/mod.ts";
-import type { ToolContext } from "../../../mcp/tool.ts";
 import { bytes as size, count } from "../../_lib/text/units.ts";
 import { HttpError, httpGet, HttpTimeoutError } from "./http/http_get.ts";
-import { proxyRulesOf } from "./http/proxy.ts";
+import { proxyRulesOf } from "../../_lib/net/user_proxy.ts";
 
 export interface Saved {
   /** The file as results show paths (relative to the first root when inside it). */

@@ -9,7 +9,7 @@ import { binaryKind, imageType, SNIFF_BYTES } from "../../_lib/text/text.ts";
 import { bytes } from "../../_lib/text/units.ts";
 import { recognize } from "../../_lib/documents/formats.ts";
 import { DocumentError } from "../../_lib/documents/types.ts";
-import { ToolError } from "../../../mcp/tool.ts";
+import { ToolError } from "../../../mcp/tool/mod.ts";
 
 export type Format = "markdown" | "text" | "html";
 

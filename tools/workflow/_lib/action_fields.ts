@@ -1,5 +1,5 @@
 /** Tools with an `action`: each action takes some of the other fields, and only those. */
-import { ToolError } from "../../../mcp/tool.ts";
+import { ToolError } from "../../../mcp/tool/mod.ts";
 
 /**
  * Refuses the fields `action` does not take (`takes` lists each action's): ignoring them would

@@ -4,7 +4,7 @@
  * next tool result the model receives, since a server cannot speak to the model unasked.
  */
 import { clearTimeout, setTimeout } from "node:timers";
-import { ToolError } from "../../../mcp/tool.ts";
+import { ToolError } from "../../../mcp/tool/mod.ts";
 import { quoted } from "../../../config/quote.ts";
 import { duration } from "../../_lib/text/units.ts";
 

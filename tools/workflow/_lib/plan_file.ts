@@ -6,7 +6,7 @@
 import { constants, type Stats } from "node:fs";
 import { type FileHandle, lstat, mkdir, open } from "node:fs/promises";
 import { dirname } from "node:path";
-import { ToolError } from "../../../mcp/tool.ts";
+import { ToolError } from "../../../mcp/tool/mod.ts";
 import {
   describeEntry,
   makeDirectories,

@@ -1,18 +1,19 @@
 /**
  * Plan mode's gate: while plan mode is on for a call's project, every tool annotated destructive
- * is refused, and every call whose declared writes (mcp/writes.ts) do more than add, so the model
- * investigates and plans before it changes anything. Only the plan file may be written, by a
+ * is refused, and every call whose declared writes (mcp/tool/writes.ts) do more than add, so the
+ * model investigates and plans before it changes anything. Only the plan file may be written, by a
  * call that writes files and nothing else. plan_mode's module exports it beside the tool, and it
  * runs before every tool call of the server.
  */
 import {
   defineToolHook,
+  onlyAdds,
   type PlannedWrite,
+  plannedWrites,
   type Tool,
   type ToolContext,
   ToolError,
-} from "../../../mcp/tool.ts";
-import { onlyAdds, plannedWrites } from "../../../mcp/writes.ts";
+} from "../../../mcp/tool/mod.ts";
 import { cachedPlanState, type PlanState, planStatePath } from "./plan_state.ts";
 import { Sandbox } from "../../_lib/sandbox/mod.ts";
 import { projectStatePath } from "../../_lib/state.ts";

@@ -5,7 +5,7 @@
  */
 import { stat } from "node:fs/promises";
 import { isAbsolute, join } from "node:path";
-import { ToolError } from "../../../mcp/tool.ts";
+import { ToolError } from "../../../mcp/tool/mod.ts";
 import { isMarkdown } from "./plan_file.ts";
 import { readState } from "../../_lib/state.ts";
 

@@ -1,5 +1,5 @@
 /** The project a call works on, as far as saved state goes: keyed by its first root's real path. */
-import type { ToolContext } from "../../../mcp/tool.ts";
+import type { ToolContext } from "../../../mcp/tool/mod.ts";
 import { Sandbox } from "../../_lib/sandbox/mod.ts";
 import { projectStateDir } from "../../_lib/state.ts";
 

@@ -3,7 +3,7 @@
  * with steps, a current task, and short ids (t3, t3.2) that are never given out twice, so an id
  * the model remembers still means the same thing later. No disk here.
  */
-import { ToolError } from "../../../mcp/tool.ts";
+import { ToolError } from "../../../mcp/tool/mod.ts";
 import { oneLine } from "../../_lib/text/one_line.ts";
 import { quoted } from "../../../config/quote.ts";
 

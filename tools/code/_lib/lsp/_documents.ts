@@ -3,7 +3,7 @@
  * out of the roots), bounded, text only; and the conversions between the 1-based line and column
  * a model gives and LSP's 0-based UTF-16 positions.
  */
-import { ToolError } from "../../../../mcp/tool.ts";
+import { ToolError } from "../../../../mcp/tool/mod.ts";
 import type { Sandbox } from "../../../_lib/sandbox/mod.ts";
 
 /** Larger files are not sent to a server (a minified bundle would only slow it down). */

@@ -2,7 +2,7 @@
  * A symbol by name path (`Class/method`) in one file, found through the server's
  * textDocument/documentSymbol: the position its name starts at, for the request that follows.
  */
-import { ToolError } from "../../../../mcp/tool.ts";
+import { ToolError } from "../../../../mcp/tool/mod.ts";
 import type { Position } from "./_documents.ts";
 
 interface DocumentSymbol {

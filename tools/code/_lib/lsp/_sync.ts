@@ -1,5 +1,5 @@
 /** Keeping a server's view of the files current before a request, and asking it. */
-import { ToolError } from "../../../../mcp/tool.ts";
+import { ToolError } from "../../../../mcp/tool/mod.ts";
 import type { Sandbox } from "../../../_lib/sandbox/mod.ts";
 import { readSource } from "./_documents.ts";
 import type { LanguageServer } from "./_server.ts";

@@ -3,7 +3,7 @@
  * that creates, moves or deletes files is refused), edits applied from the end so earlier
  * offsets stay true, overlapping edits refused.
  */
-import { ToolError } from "../../../../mcp/tool.ts";
+import { ToolError } from "../../../../mcp/tool/mod.ts";
 import { lineStarts, offsetOf, type Position } from "./_documents.ts";
 
 export interface TextEdit {

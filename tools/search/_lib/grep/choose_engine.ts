@@ -5,7 +5,7 @@
  * built-in one.
  */
 import process from "node:process";
-import { ToolError } from "../../../../mcp/tool.ts";
+import { ToolError } from "../../../../mcp/tool/mod.ts";
 import { BuiltinEngine } from "./builtin/builtin_engine.ts";
 import type { GrepEngine } from "./engine.ts";
 import { RipgrepEngine } from "./ripgrep/ripgrep_engine.ts";

@@ -6,7 +6,7 @@
  * meanings differ (\d \w \s \b, \u, and punctuation) are spelled out to mean what JavaScript means.
  */
 import { bounded, quoted } from "../../../../config/quote.ts";
-import { ToolError } from "../../../../mcp/tool.ts";
+import { ToolError } from "../../../../mcp/tool/mod.ts";
 
 export interface PatternOptions {
   caseInsensitive: boolean;

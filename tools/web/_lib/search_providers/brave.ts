@@ -1,5 +1,5 @@
 /** The Brave Search API (web search), with the key from BRAVE_API_KEY. */
-import { ToolError } from "../../../../mcp/tool.ts";
+import { ToolError } from "../../../../mcp/tool/mod.ts";
 import type { HttpResponse } from "../http/http_get.ts";
 import { duration } from "../../../_lib/text/units.ts";
 import {

@@ -3,7 +3,7 @@
  * parsed with linkedom (loaded on first use), its redirect links decoded, ads skipped, and its
  * bot check recognised as the rate limit it is.
  */
-import { ToolError } from "../../../../mcp/tool.ts";
+import { ToolError } from "../../../../mcp/tool/mod.ts";
 import { decodeBody } from "../http/http_get.ts";
 import {
   OTHER_PROVIDERS_HINT,

@@ -3,9 +3,9 @@
  * environment variables, read at call time), the `site` filter, and the one way they fetch.
  */
 import process from "node:process";
-import { ToolError } from "../../../../mcp/tool.ts";
+import { ToolError } from "../../../../mcp/tool/mod.ts";
 import { HttpError, httpGet, type HttpResponse } from "../http/http_get.ts";
-import type { ProxyRules } from "../http/proxy.ts";
+import type { ProxyRules } from "../../../_lib/net/user_proxy.ts";
 import { oneLine } from "../../../_lib/text/one_line.ts";
 import { quoted } from "../../../../config/quote.ts";
 import type { Settings } from "../../../../config/settings.ts";

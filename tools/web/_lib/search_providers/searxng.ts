@@ -1,5 +1,5 @@
 /** SearXNG through an instance's JSON API (`/search?q=…&format=json`), at the user's address. */
-import { ToolError } from "../../../../mcp/tool.ts";
+import { ToolError } from "../../../../mcp/tool/mod.ts";
 import {
   jsonBody,
   type ProviderChoice,

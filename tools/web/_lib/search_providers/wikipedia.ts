@@ -3,7 +3,7 @@
  * documented endpoint that needs no key. Its answers are Wikipedia's own articles only, so it is
  * chosen by name or asked beside the others ("all").
  */
-import { ToolError } from "../../../../mcp/tool.ts";
+import { ToolError } from "../../../../mcp/tool/mod.ts";
 import {
   jsonBody,
   type ProviderChoice,

@@ -2,7 +2,7 @@
  * grep's own engine (builtin_search.ts): for machines without rg, and for trees rg must not walk
  * (ripgrep_engine.ts). It refuses patterns that could backtrack for ever; rg takes them all.
  */
-import { ToolError } from "../../../../../mcp/tool.ts";
+import { ToolError } from "../../../../../mcp/tool/mod.ts";
 import { quoted } from "../../../../../config/quote.ts";
 import { backtrackingRisk } from "../backtracking.ts";
 import { drain, type GrepEngine, type GrepOutcome, type GrepResults } from "../engine.ts";

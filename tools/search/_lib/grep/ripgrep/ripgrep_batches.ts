@@ -11,7 +11,7 @@ import { mkdtemp, open, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import process from "node:process";
-import { ToolError } from "../../../../../mcp/tool.ts";
+import { ToolError } from "../../../../../mcp/tool/mod.ts";
 import { FileLines, type FileMatches } from "../report.ts";
 import {
   confirms,
@@ -209,7 +209,7 @@ export async function* ripgrepBatches(
       ? search.dir
       : `/proc/${process.pid}/fd/${search.within.fd}`,
     stdio: [search.file ? "pipe" : "ignore", "pipe", "pipe"],
-  });
+  }, { confinement: search.confinement });
   if (named) {
     child.stdin!.on("error", () => {}); // rg may stop reading once it knows enough
     child.stdin!.end(named);

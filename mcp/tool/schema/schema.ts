@@ -1,0 +1,227 @@
+/**
+ * JSON Schema validation of tool arguments and structured outputs, with messages a model can act
+ * on. Ajv is imported and schemas are compiled on first use, so start-up pays nothing for them.
+ * `$ref`s are resolved only inside the schema: nothing is ever fetched over the network.
+ */
+import { quoted } from "../../../config/quote.ts";
+import type { ErrorObject, ValidateFunction } from "ajv";
+import { closest } from "../../../config/suggest.ts";
+
+export type JsonSchema = Record<string, unknown>;
+
+export interface ValidationResult {
+  ok: boolean;
+  /** One sentence per problem, naming the field and what was expected. */
+  problems: string[];
+}
+
+export type Validator = (value: unknown) => ValidationResult;
+const VALID: ValidationResult = Object.freeze({ ok: true, problems: [] });
+
+const DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema";
+const DRAFT_07 = "http://json-schema.org/draft-07/schema";
+
+// Ajv is CommonJS: `default` is module.exports, whose own `default` is the class.
+type AjvInstance = { compile(schema: JsonSchema): ValidateFunction };
+let ajv2020: Promise<AjvInstance> | undefined;
+let ajv07: Promise<AjvInstance> | undefined;
+
+const AJV_OPTIONS = {
+  allErrors: true,
+  verbose: true,
+  // Unknown keywords (`x-mcp-header`, vendor annotations) are allowed, as MCP says.
+  strict: false,
+  // `format` is an annotation in 2020-12 unless a vocabulary asserts it.
+  validateFormats: false,
+  allowUnionTypes: true,
+  // Checking each schema against its meta-schema costs ~18 MB at the first call; the tools'
+  // schemas are checked strictly by tests/project/tools_barrel_test.ts instead.
+  validateSchema: false,
+  // Nor are the meta-schemas loaded at all (another ~1 MB); `$schema` still selects the dialect.
+  meta: false,
+};
+
+function instanceFor(schema: JsonSchema): Promise<AjvInstance> {
+  const dialect = typeof schema.$schema === "string" ? schema.$schema.replace(/#$/, "") : undefined;
+  if (dialect === undefined || dialect === DRAFT_2020_12) {
+    ajv2020 ??= import("ajv/dist/2020.js").then((m) => new m.default.default(AJV_OPTIONS));
+    return ajv2020;
+  }
+  if (dialect === DRAFT_07) {
+    ajv07 ??= import("ajv").then((m) => new m.default.default(AJV_OPTIONS));
+    return ajv07;
+  }
+  throw new Error(
+    `Unsupported JSON Schema dialect ${dialect}: toolhost supports 2020-12 (the default) and draft-07`,
+  );
+}
+
+/** Compiles a schema into a validator. Throws when the schema itself is invalid. */
+export async function compileSchema(schema: JsonSchema): Promise<Validator> {
+  const validate = (await instanceFor(schema)).compile(schema);
+  return (value) => {
+    if (validate(value)) return VALID;
+    return { ok: false, problems: describeErrors(validate.errors ?? []) };
+  };
+}
+
+/** A memo of compiled validators, one per schema object, compiled on first use. */
+export class ValidatorCache {
+  #compiling = new WeakMap<JsonSchema, Promise<Validator>>();
+  #ready = new WeakMap<JsonSchema, Validator>();
+
+  /** The validator if it is compiled already: the hot path needs no await. */
+  ready(schema: JsonSchema): Validator | undefined {
+    return this.#ready.get(schema);
+  }
+
+  get(schema: JsonSchema): Promise<Validator> {
+    let validator = this.#compiling.get(schema);
+    if (!validator) {
+      validator = compileSchema(schema).then((compiled) => {
+        this.#ready.set(schema, compiled);
+        return compiled;
+      });
+      this.#compiling.set(schema, validator);
+    }
+    return validator;
+  }
+}
+
+/** "/edits/0/old_string" (or "#/edits/0/old_string") → "edits[0].old_string"; "" is "arguments". */
+export function fieldPath(instancePath: string, child?: string): string {
+  const segments = instancePath.replace(/^#/, "").split("/").slice(1).map((s) =>
+    s.replaceAll("~1", "/").replaceAll("~0", "~")
+  );
+  if (child !== undefined) segments.push(child);
+  let path = "";
+  for (const segment of segments) {
+    path += /^\d+$/.test(segment)
+      ? `[${segment}]`
+      : /^[A-Za-z_$][\w$]*$/.test(segment) && segment.length <= 60
+      ? (path ? "." : "") + segment
+      : `[${quoted(segment, 60)}]`;
+  }
+  return path || "arguments";
+}
+
+function typeName(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "array";
+  if (typeof value === "number") return Number.isInteger(value) ? "integer" : "number";
+  return typeof value;
+}
+
+/** A short rendering of a value; objects and arrays are summarised, never serialised whole. */
+function preview(value: unknown): string {
+  if (Array.isArray(value)) return `an array of ${value.length} items`;
+  if (typeof value === "object" && value !== null) {
+    return `an object with ${Object.keys(value).length} fields`;
+  }
+  const text = JSON.stringify(typeof value === "string" ? value.slice(0, 60) : value) ??
+    String(value);
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+}
+
+function expectedType(schema: unknown): string {
+  if (typeof schema !== "object" || schema === null) return "a value";
+  const s = schema as Record<string, unknown>;
+  if (Array.isArray(s.enum)) return `one of ${s.enum.map((v) => JSON.stringify(v)).join(", ")}`;
+  if (Array.isArray(s.type)) return s.type.join(" or ");
+  return typeof s.type === "string" ? s.type : "a value";
+}
+
+/** Problems listed for one call; a model fixes the first ones and tries again. */
+const MAX_PROBLEMS = 20;
+
+const SIZES: Record<string, [string, string]> = {
+  minLength: ["be at least", "characters long"],
+  maxLength: ["be at most", "characters long"],
+  minItems: ["have at least", "item(s)"],
+  maxItems: ["have at most", "item(s)"],
+  minProperties: ["have at least", "field(s)"],
+  maxProperties: ["have at most", "field(s)"],
+};
+
+function describeError(error: ErrorObject): string {
+  const at = fieldPath(error.instancePath);
+  const params = error.params as Record<string, unknown>;
+  const parent = (error.parentSchema ?? {}) as Record<string, unknown>;
+  const properties = (parent.properties ?? {}) as Record<string, unknown>;
+  const got = () => preview(error.data);
+  switch (error.keyword) {
+    case "required": {
+      const name = String(params.missingProperty);
+      return `${fieldPath(error.instancePath, name)} is required (${
+        expectedType(properties[name])
+      }) but is missing`;
+    }
+    case "additionalProperties":
+    case "unevaluatedProperties": {
+      const name = String(params.additionalProperty ?? params.unevaluatedProperty);
+      const allowed = Object.keys(properties);
+      const guess = closest(name, allowed);
+      return `${fieldPath(error.instancePath, name)} is not a known field` +
+        (guess ? `; did you mean "${guess}"?` : "") +
+        (allowed.length ? ` Allowed fields: ${allowed.join(", ")}` : "");
+    }
+    case "type": {
+      const expected = String(params.type).replaceAll(",", " or ");
+      const data = error.data;
+      const actual = typeof data === "object" && data !== null
+        ? preview(data)
+        : `${typeName(data)} ${preview(data)}`;
+      return `${at} must be ${expected}, got ${actual}`;
+    }
+    case "enum":
+      return `${at} must be one of ${
+        (params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(", ")
+      }, got ${got()}`;
+    case "const":
+      return `${at} must be ${JSON.stringify(params.allowedValue)}, got ${got()}`;
+    case "minimum":
+    case "maximum":
+    case "exclusiveMinimum":
+    case "exclusiveMaximum":
+      return `${at} must be ${params.comparison} ${params.limit}, got ${got()}`;
+    case "pattern":
+      return `${at} must match the pattern ${params.pattern}, got ${got()}`;
+    case "multipleOf":
+      return `${at} must be a multiple of ${params.multipleOf}, got ${got()}`;
+    case "uniqueItems":
+      return `${at} must not repeat items (items ${params.j} and ${params.i} are equal)`;
+    case "anyOf":
+    case "oneOf":
+      return `${at} must match ${
+        error.keyword === "oneOf" ? "exactly one" : "at least one"
+      } of the allowed forms, got ${got()}`;
+  }
+  if (error.keyword in SIZES) {
+    const [bound, unit] = SIZES[error.keyword];
+    return `${at} must ${bound} ${params.limit} ${unit}, got ${got()}`;
+  }
+  return `${at} ${error.message ?? "is invalid"}`;
+}
+
+/**
+ * Turns Ajv errors into distinct sentences. An anyOf/oneOf is reported once, without the
+ * complaints of each of its alternatives; an if/then reports only what `then` required.
+ */
+export function describeErrors(errors: ErrorObject[]): string[] {
+  const alternatives = errors
+    .filter((e) => e.keyword === "anyOf" || e.keyword === "oneOf")
+    .map((e) => e.schemaPath + "/");
+  const sentences = new Set<string>();
+  let more = 0;
+  for (const error of errors) {
+    if (error.keyword === "if") continue;
+    if (alternatives.some((prefix) => error.schemaPath.startsWith(prefix))) continue;
+    if (sentences.size === MAX_PROBLEMS) {
+      more++;
+      continue;
+    }
+    sentences.add(describeError(error));
+  }
+  if (more > 0) sentences.add(`... and ${more} more problems`);
+  return [...sentences];
+}
