@@ -25,9 +25,9 @@
  * admission.forget(sessionId); // the session ended: what it ran or queued counts no more
  * ```
  */
-import { heapPressure } from "../stdio/heap_pressure.ts";
+import { heapPressure } from "../server/heap_pressure.ts";
 import { type Decoded, INTERNAL_ERROR } from "../wire/jsonrpc.ts";
-import { IN_FLIGHT_CHARS, MAX_UNANSWERED } from "../stdio/read_ahead.ts";
+import { IN_FLIGHT_CHARS, MAX_UNANSWERED } from "../server/read_ahead.ts";
 import { errorResponse } from "./replies.ts";
 import type { Grant } from "../wire/grant.ts";
 import type { TransportConnection } from "../server/transport.ts";

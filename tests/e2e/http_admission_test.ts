@@ -16,7 +16,7 @@ import { TEST_BINARY } from "../helpers/raw_client.ts";
 const e2e = e2eFixture();
 
 const VERSION = "2025-11-25";
-/** Characters of replies the calls in flight may build (mcp/read_ahead.ts's IN_FLIGHT_CHARS). */
+/** Characters of replies the calls in flight may build (mcp/server/read_ahead.ts's IN_FLIGHT_CHARS). */
 const IN_FLIGHT_CHARS = 2 << 20;
 const REPLY_CHARS = 100_000;
 
