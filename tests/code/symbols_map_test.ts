@@ -66,7 +66,7 @@ test("map ranks what the focus files use first and leaves them out", async () =>
   assert.match(focused.text, /ranked from the files in play \(task\.ts, left out\)/);
 });
 
-test("map refuses a focus that is missing, a directory, or not a language it parses", async () => {
+test("map refuses a focus that is missing, a directory, not parsable, or of too many files", async () => {
   const root = project();
   mkdirSync(join(root, "dir"));
   writeFileSync(join(root, "notes.txt"), "plain text\n");
@@ -80,6 +80,9 @@ test("map refuses a focus that is missing, a directory, or not a language it par
     assert.equal(reply.result.isError, true, focus);
     assert.match(reply.text, expected);
   }
+  const many = Array.from({ length: 21 }, (_, i) => `user${i % 10}.ts`);
+  const tooMany = await callInRoots(symbols, [root], { operation: "map", focus: many });
+  assert.equal(tooMany.text, "focus: at most 20 files (the ones you work on), not 21");
 });
 
 /** The cache file of the project whose first root is `root`. */

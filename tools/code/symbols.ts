@@ -11,6 +11,8 @@ import { TimeSlice } from "./_lib/time_slice.ts";
 import { symbolLine, type SymbolRow, type Walked } from "./_lib/symbol_lines.ts";
 
 const FIND_PAGE = 100;
+/** Files in play at most (the schema leaves the bound out: tools/list's budget). */
+const MAX_FOCUS = 20;
 const MAX_BODY_CHARS = 4_000;
 const DEFAULT_MAP_CHARS = 6_000;
 
@@ -19,8 +21,8 @@ export default defineTool({
   title: "Code symbols",
   description:
     "Code definitions by parsing (TS/JS, Python, Go, Rust, Java, C, C++, PHP). `outline`: a " +
-    "file's (kind, name path `Class/method`, lines, first line). `map`: a directory's " +
-    "(default: roots), most used (or nearest `focus`) first, within " +
+    "file's (kind, name path `A/b`, lines, first line). `map`: a directory's " +
+    "(default: roots), most used (or near `focus`) first, within " +
     "`max_chars`. `find`: those whose name path ends with `name` (`/A/b` from the top), paged " +
     "by `cursor`.",
   annotations: READ_ONLY,
@@ -34,7 +36,7 @@ export default defineTool({
       include_body: { type: "boolean", description: "find: with each one's text" },
       max_chars: { type: "integer", minimum: 200, maximum: 100_000 },
       cursor: { type: "string", maxLength: 20 },
-      focus: { type: "array", items: { type: "string" }, maxItems: 20 },
+      focus: { type: "array", items: { type: "string" } },
     },
     required: ["operation"],
     additionalProperties: false,
@@ -164,6 +166,11 @@ export default defineTool({
 
 /** map's files in play, as real paths: each must be a file in a language the parser reads. */
 async function focusFiles(sandbox: Sandbox, paths: string[]): Promise<string[]> {
+  if (paths.length > MAX_FOCUS) {
+    throw new ToolError(
+      `focus: at most ${MAX_FOCUS} files (the ones you work on), not ${paths.length}`,
+    );
+  }
   const reals: string[] = [];
   for (const path of paths) {
     const { real, exists } = await sandbox.resolve(path);
