@@ -1,7 +1,8 @@
 /**
  * `symbols map` at scale through the compiled binary: a generated tree of 3,000 files mapped
  * with progress by counts while pings are answered, then a new session warm from the disk cache
- * (only the file changed since is parsed again); issue 36 §4's hostile files each skipped as too
+ * (only the file changed since is parsed again) whose map with a file in play (`focus`) puts the
+ * modules it imports first; issue 36 §4's hostile files each skipped as too
  * complex with the process's peak memory bounded, the other file mapped and pings answered.
  */
 import assert from "node:assert/strict";
@@ -107,6 +108,26 @@ test("a map of 3,000 files counts its progress and answers pings; a new session 
       .filter((s) => s.path !== "pkg7/mod777.ts")
       .map((s) => `${s.path} ${s.namePath}`);
   assert.deepEqual(shown(warm).slice(0, 10), shown(cold).slice(0, 10));
+
+  // With a file in play, the modules it imports come first, and it is left out.
+  const imported = [
+    ...readFileSync(join(root, "pkg0", "mod0.ts"), "utf8").matchAll(
+      /from "\.\.\/(pkg\d+\/mod\d+\.ts)"/g,
+    ),
+  ].map((m) => m[1]);
+  assert.equal(imported.length, 3);
+  const focused = await callTool(second, "symbols", {
+    operation: "map",
+    focus: ["pkg0/mod0.ts"],
+    max_chars: 2_000,
+  });
+  const rows = focused.data.symbols as { path: string }[];
+  assert.ok(!rows.some((r) => r.path === "pkg0/mod0.ts"), focused.text);
+  // Their widget and helper each: the names it uses.
+  const top = rows.slice(0, 6).map((r) => r.path);
+  assert.ok(top.every((path) => imported.includes(path)), focused.text);
+  assert.deepEqual(new Set(top), new Set(imported), focused.text);
+  assert.equal(focused.data.parsed, 0);
 });
 
 /** The process's peak resident memory (VmHWM), in bytes, where /proc tells it. */
