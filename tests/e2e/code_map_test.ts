@@ -2,8 +2,8 @@
  * `symbols map` at scale through the compiled binary: a generated tree of 3,000 files mapped
  * with progress by counts while pings are answered, then a new session warm from the disk cache
  * (only the file changed since is parsed again) whose map with a file in play (`focus`) puts the
- * modules it imports first; issue 36 §4's hostile files each skipped as too
- * complex with the process's peak memory bounded, the other file mapped and pings answered.
+ * modules it imports first; issue 36 §4's hostile files each skipped as too complex with the
+ * process's peak memory bounded, the other file mapped and pings answered.
  */
 import assert from "node:assert/strict";
 import { appendFileSync, mkdtempSync, readFileSync, realpathSync } from "node:fs";
