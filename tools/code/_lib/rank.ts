@@ -29,12 +29,15 @@ export function rankDefinitions(files: FileOutline[]): RankedSymbol[] {
   const definitions = new Map<string, number>();
   for (const file of files) {
     for (const symbol of file.symbols) {
+      // A function's local definitions are no part of the project's map.
+      if (symbol.local) continue;
       definitions.set(symbol.name, (definitions.get(symbol.name) ?? 0) + 1);
     }
   }
   const ranked: RankedSymbol[] = [];
   for (const file of files) {
     for (const symbol of file.symbols) {
+      if (symbol.local) continue;
       const refs = Math.max(0, (usedIn.get(symbol.name) ?? 0) - 1);
       const defined = definitions.get(symbol.name)!;
       // As aider weighs them: a name defined in many places, or a very short one, says little.
