@@ -3,7 +3,8 @@
 // initialize; "hang-references" answers everything but references, and writes its pid to the
 // file named by FAKE_LSP_PID so the test can kill it mid-request; "flood" writes an endless
 // header without a body; "crash" exits at its first request after initialize; "pull" answers
-// textDocument/diagnostic (and publishes nothing) with an error on each line holding BAD.
+// textDocument/diagnostic (and publishes nothing) with an error on each line holding BAD;
+// "publish-once" publishes diagnostics when a file is opened and never after a change.
 import { writeFileSync } from "node:fs";
 import process from "node:process";
 
@@ -44,6 +45,14 @@ function handle(message) {
   const { id, method, params } = message;
   if (method === "textDocument/didOpen") {
     texts.set(params.textDocument.uri, params.textDocument.text);
+    // "publish-once": diagnostics for the text first opened, then never again.
+    if (mode === "publish-once") {
+      const { uri, version } = params.textDocument;
+      send({
+        method: "textDocument/publishDiagnostics",
+        params: { uri, version, diagnostics: [] },
+      });
+    }
   }
   if (method === "textDocument/didChange") {
     texts.set(params.textDocument.uri, params.contentChanges.at(-1).text);

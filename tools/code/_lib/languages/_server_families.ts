@@ -20,6 +20,8 @@ export interface ServerProgram {
    * project's (under read-only, where no program of the project may run).
    */
   tsserver?: true;
+  /** Told this program only, over the family's. */
+  initializationOptions?: Record<string, unknown>;
 }
 
 /** Set on a family that runs only in some projects (Deno's beside TypeScript's). */
@@ -51,6 +53,16 @@ export interface ServerFamily {
   /** Answered to workspace/configuration, and sent once after `initialized`. */
   settings?: Record<string, unknown>;
   readOnly?: ReadOnlyOptions;
+  /**
+   * Its answers wait until the project is loaded (they are never partial while it loads), so no
+   * grace is waited for when it reports no progress.
+   */
+  waitsForProject?: true;
+  /**
+   * It checks the project after a save (rust-analyzer's cargo check), reporting progress titled
+   * so: after a write, its diagnostics are those of the check.
+   */
+  checkOnSave?: string;
 }
 
 export const TYPESCRIPT: ServerFamily = {
@@ -75,12 +87,18 @@ export const TYPESCRIPT: ServerFamily = {
       command: "typescript-language-server",
       args: ["--stdio"],
       tsserver: true,
+      initializationOptions: {
+        // Every request to the full server: while the project loads, the syntax server answers
+        // references from the open files only, an answer that looks complete and is not.
+        tsserver: { useSyntaxServer: "never" },
+        // Types are never downloaded (automatic type acquisition runs npm).
+        disableAutomaticTypingAcquisition: true,
+      },
     },
   ],
   install: "npm install --save-dev typescript-language-server typescript (in the project, or " +
     "-g), or TypeScript 7 (typescript@7 or @typescript/native-preview), whose `tsc --lsp` is used",
-  // Types are never downloaded (automatic type acquisition runs npm).
-  initializationOptions: { disableAutomaticTypingAcquisition: true },
+  waitsForProject: true,
 };
 
 export const DENO: ServerFamily = {
@@ -107,6 +125,7 @@ export const PYTHON: ServerFamily = {
   ],
   install: "npm install --save-dev pyright (or pip install pyright, or basedpyright)",
   settings: { python: { analysis: { diagnosticMode: "openFilesOnly" } } },
+  waitsForProject: true,
 };
 
 export const CLANGD: ServerFamily = {
@@ -126,6 +145,7 @@ export const GO: ServerFamily = {
   // A go.mod asking for a newer Go would download one, and cgo runs the C compiler with flags
   // the project gives.
   readOnly: { env: { GOTOOLCHAIN: "local", GOFLAGS: "-mod=readonly", CGO_ENABLED: "0" } },
+  waitsForProject: true,
 };
 
 export const RUST: ServerFamily = {
@@ -136,6 +156,7 @@ export const RUST: ServerFamily = {
   install: "rustup component add rust-analyzer",
   // cargo check on save: the errors rustc finds beyond rust-analyzer's own.
   initializationOptions: { checkOnSave: true, check: { command: "check" } },
+  checkOnSave: "cargo check",
   // Build scripts, procedural macros and cargo check all run the project's code; a rustc
   // wrapper or a toolchain file of the project would run a program it names.
   readOnly: {

@@ -8,7 +8,7 @@ import { ToolError } from "../../../../mcp/tool/mod.ts";
 import type { Settings } from "../../../../config/settings.ts";
 import { languagesWithServers } from "../languages/mod.ts";
 import { type ChoiceRules, chooseServer, type Missing, type ServerChoice } from "./_servers.ts";
-import { LanguageServer } from "./_server.ts";
+import { LanguageServer, type ServerLog } from "./_server.ts";
 
 /** Crashes of one server for one root after which it is not started again. */
 export const MAX_CRASHES = 3;
@@ -54,6 +54,7 @@ export async function serverFor(
   top: string,
   shown: string,
   config: Readonly<Settings>,
+  log?: ServerLog,
 ): Promise<LanguageServer> {
   const choice = chooseServer(file, top, choiceRules(config));
   if (!choice) {
@@ -66,13 +67,16 @@ export async function serverFor(
   if ("install" in choice) throw new ToolError(missingMessage(choice, shown));
   const key = keyOf(choice);
   let server = servers.get(key);
+  let replaced: string | undefined;
   if (server?.dead) {
     servers.delete(key);
-    if (!/was stopped$|it was stopped/.test(server.dead)) {
+    // Stopped when idle: started again without a word; ended otherwise: counted, and said.
+    if (!/was stopped/.test(server.dead)) {
       const crash = crashes.get(key) ?? { count: 0, last: "" };
       crash.count++;
       crash.last = server.dead;
       crashes.set(key, crash);
+      replaced = server.dead;
     }
     server = undefined;
   }
@@ -87,7 +91,8 @@ export async function serverFor(
     server = new LanguageServer(choice, {
       idleSeconds: config.code.serverIdleSeconds,
       memoryMb: config.code.serverMemoryMb,
-    });
+    }, log);
+    server.replaced = replaced;
     servers.set(key, server);
   }
   server.touch();

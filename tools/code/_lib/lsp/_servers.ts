@@ -31,6 +31,12 @@ export interface ServerChoice {
   settings?: unknown;
   /** False where no program of the project may run (read-only): its options say so too. */
   projectPrograms: boolean;
+  /** Its answers wait for the project to load (the table's `waitsForProject`). */
+  waitsForProject?: boolean;
+  /** The title of its check after a save ("cargo check"), when it runs one. */
+  checkOnSave?: string;
+  /** From the table: it gives diagnostics (a configured one may not). */
+  builtin?: boolean;
 }
 
 /** A language toolhost knows but whose server is not installed: what to say, once. */
@@ -165,7 +171,7 @@ function made(
   languageId: string,
   rules: ChoiceRules,
 ): ServerChoice {
-  let initializationOptions = family.initializationOptions;
+  let initializationOptions = merged(family.initializationOptions, program.initializationOptions);
   let env: Readonly<Record<string, string>> | undefined;
   if (!rules.projectPrograms) {
     initializationOptions = merged(initializationOptions, family.readOnly?.initializationOptions);
@@ -188,6 +194,10 @@ function made(
     initializationOptions,
     settings: family.settings,
     projectPrograms: rules.projectPrograms,
+    waitsForProject: family.waitsForProject,
+    builtin: true,
+    // Under read-only the check is off (it runs build scripts).
+    checkOnSave: rules.projectPrograms ? family.checkOnSave : undefined,
   };
 }
 
