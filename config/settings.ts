@@ -9,6 +9,14 @@ export type ShellEnv = "inherit" | "login";
  * client with its own file and shell tools lacks, `read-only` only tools annotated read-only.
  */
 export type ToolProfile = "full" | "companion" | "read-only";
+/**
+ * How the processes toolhost starts are confined (tools/_lib/confine): `workspace-write` writes
+ * only in the roots and the session's temporary directory, `read-only` nowhere but that directory,
+ * `off` not at all.
+ */
+export type SandboxMode = "workspace-write" | "read-only" | "off";
+/** Where build tools' caches are: the user's own (`shared`) or the session's temporary directory. */
+export type SandboxCaches = "shared" | "session";
 export type SearchProviderId = "duckduckgo" | "searxng" | "brave" | "wikipedia" | "all";
 
 /** A tool the user declares in the config: a command run with the call's arguments, no shell. */
@@ -124,8 +132,30 @@ export interface Settings {
     /** OAuth 2.1 (mcp/http/auth); on when `issuer` is set. User file only. */
     auth: HttpAuthSettings;
   };
+  /** The command sandbox: what the processes toolhost starts may write, read and reach. */
+  sandbox: {
+    mode: SandboxMode;
+    /** More places commands may write (absolute paths). */
+    allowWrite: string[];
+    /** Never writable, even inside the roots. */
+    denyWrite: string[];
+    /** Hidden, besides the built-in list of credentials. */
+    denyRead: string[];
+    /** Entries of the built-in credential list that stay readable. */
+    allowRead: string[];
+    /** Hosts commands may reach through toolhost's proxy: `host`, `*.suffix`, `host:port`, `*`. */
+    allowNetwork: string[];
+    caches: SandboxCaches;
+    /** Refuse to run commands where no sandbox can be had, instead of running them unconfined. */
+    required: boolean;
+  };
   logLevel: string;
   customTools: Record<string, CustomToolSpec>;
+  /**
+   * The configuration files toolhost reads, the user file first, then the project file, whether
+   * or not they exist: never writable by a command. Set by config/load.ts, not by any source.
+   */
+  configFiles: string[];
 }
 
 export function defaultSettings(): Settings {
@@ -167,7 +197,18 @@ export function defaultSettings(): Settings {
     http: {
       auth: { readScope: "toolhost:read", writeScope: "toolhost:write", jwksCooldownSeconds: 30 },
     },
+    sandbox: {
+      mode: "workspace-write",
+      allowWrite: [],
+      denyWrite: [],
+      denyRead: [],
+      allowRead: [],
+      allowNetwork: [],
+      caches: "shared",
+      required: false,
+    },
     logLevel: "info",
     customTools: {},
+    configFiles: [],
   };
 }

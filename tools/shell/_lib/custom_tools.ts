@@ -30,13 +30,8 @@
 import { resolve } from "node:path";
 import process from "node:process";
 import type { CustomToolSpec } from "../../../config/settings.ts";
-import {
-  compileSchema,
-  type JsonSchema,
-  type Tool,
-  TOOL_NAME,
-  ToolError,
-} from "../../../mcp/tool/mod.ts";
+import { type Tool, TOOL_NAME, ToolError } from "../../../mcp/tool/mod.ts";
+import { compileSchema, type JsonSchema } from "../../../mcp/tool/schema/mod.ts";
 import {
   RUNS_COMMANDS,
   RUNS_NONDESTRUCTIVE_COMMANDS,

@@ -6,7 +6,7 @@
  */
 import type { ChildProcess } from "node:child_process";
 import process from "node:process";
-import { spawnInGroup, terminateGroup } from "../../../_lib/processes/mod.ts";
+import { type Confinement, spawnInGroup, terminateGroup } from "../../../_lib/processes/mod.ts";
 import { frame, FrameReader } from "./_framing.ts";
 import type { Method, ParamsOf, ResultOf } from "./_protocol.ts";
 
@@ -33,6 +33,8 @@ export interface Spawned {
   args: readonly string[];
   cwd: string;
   env?: Readonly<Record<string, string>>;
+  /** How it is confined: the sandbox's `language-server` kind. */
+  confinement: Confinement;
 }
 
 type Handler = (params: unknown) => unknown;
@@ -62,7 +64,7 @@ export class Connection {
       cwd: spec.cwd,
       env: { ...process.env, ...spec.env },
       stdio: ["pipe", "pipe", "pipe"],
-    });
+    }, { confinement: spec.confinement });
     this.pid = this.child.pid;
     this.child.stdout!.on("data", (chunk: Uint8Array) => this.#receive(chunk));
     this.child.stderr!.on("data", (chunk: Uint8Array) => {

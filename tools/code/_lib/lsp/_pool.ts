@@ -6,6 +6,7 @@
 import { extname, sep } from "node:path";
 import { ToolError } from "../../../../mcp/tool/mod.ts";
 import type { Settings } from "../../../../config/settings.ts";
+import type { Confinement } from "../../../_lib/processes/mod.ts";
 import { languagesWithServers } from "../languages/mod.ts";
 import { type ChoiceRules, chooseServer, type Missing, type ServerChoice } from "./_servers.ts";
 import { LanguageServer, type ServerLog } from "./_server.ts";
@@ -54,6 +55,7 @@ export async function serverFor(
   top: string,
   shown: string,
   config: Readonly<Settings>,
+  confinement: () => Promise<Confinement>,
   log?: ServerLog,
 ): Promise<LanguageServer> {
   const choice = chooseServer(file, top, choiceRules(config));
@@ -88,10 +90,15 @@ export async function serverFor(
     );
   }
   if (!server) {
-    server = new LanguageServer(choice, {
-      idleSeconds: config.code.serverIdleSeconds,
-      memoryMb: config.code.serverMemoryMb,
-    }, log);
+    server = new LanguageServer(
+      choice,
+      {
+        idleSeconds: config.code.serverIdleSeconds,
+        memoryMb: config.code.serverMemoryMb,
+      },
+      await confinement(),
+      log,
+    );
     server.replaced = replaced;
     servers.set(key, server);
   }

@@ -14,6 +14,7 @@ import type { Diagnostic, ServerCapabilities } from "./_protocol.ts";
 import { Published } from "./_published.ts";
 import { Readiness } from "./_readiness.ts";
 import type { ServerChoice } from "./_servers.ts";
+import type { Confinement } from "../../../_lib/processes/mod.ts";
 
 /** How long `initialize` may take before the server counts as hung. */
 const INITIALIZE_MS = 30_000;
@@ -65,6 +66,7 @@ export class LanguageServer {
   constructor(
     readonly choice: ServerChoice,
     private readonly limits: Limits,
+    confinement: Confinement,
     private readonly log: ServerLog = () => {},
   ) {
     this.readiness = new Readiness(choice.waitsForProject === true, choice.checkOnSave);
@@ -73,6 +75,7 @@ export class LanguageServer {
       args: choice.args,
       cwd: choice.root,
       env: choice.env,
+      confinement,
     });
     this.#answerRequests();
     this.initialized = this.#initialize();
@@ -165,7 +168,10 @@ export class LanguageServer {
       const result = await c.request(
         "initialize",
         {
-          processId: process.pid,
+          // No parent to watch: a confined server cannot signal toolhost (kill(pid, 0) fails
+          // with EPERM, which servers take for toolhost's death), and toolhost ends its
+          // servers itself, process group, mark and watchdog.
+          processId: null,
           clientInfo: { name: "toolhost" },
           rootUri: this.rootUri,
           rootPath: this.choice.root,

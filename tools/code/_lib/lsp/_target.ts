@@ -14,6 +14,7 @@ import type { LanguageServer } from "./_server.ts";
 import { resolveNamePath } from "./_symbols.ts";
 import { uriOf } from "./_uris.ts";
 import { ask, syncForQuery } from "./_sync.ts";
+import { sandboxFor } from "../../../_lib/confine/mod.ts";
 
 export interface Target {
   sandbox: Sandbox;
@@ -54,7 +55,14 @@ export async function targetFile(path: string, ctx: ToolContext): Promise<Target
     sandbox.contains(resolved.real) &&
     (resolved.real === root || resolved.real.startsWith(root + "/"))
   ).sort((a, b) => b.length - a.length)[0] ?? sandbox.base;
-  const server = await serverFor(resolved.real, top, shown, ctx.config, serverLog(ctx));
+  const server = await serverFor(
+    resolved.real,
+    top,
+    shown,
+    ctx.config,
+    async () => (await sandboxFor(ctx, "language-server")).confinement,
+    serverLog(ctx),
+  );
   const [text] = await syncForQuery(server, sandbox, [resolved.real]);
   const loading = await server.settled(deadline, ctx.signal);
   return {

@@ -6,6 +6,7 @@
  * under read-only, only a server that runs none of the project's code (the choice's rules).
  */
 import type { ToolContext } from "../../../../mcp/tool/mod.ts";
+import { sandboxFor } from "../../../_lib/confine/mod.ts";
 import { Sandbox } from "../../../_lib/sandbox/mod.ts";
 import { readSource } from "./_documents.ts";
 import { choiceRules, runningServers, serverFor } from "./_pool.ts";
@@ -41,6 +42,7 @@ export async function warmStart(path: string, ctx: ToolContext): Promise<void> {
     top,
     sandbox.display(resolved.real),
     ctx.config,
+    async () => (await sandboxFor(ctx, "language-server")).confinement,
     serverLog(ctx),
   );
   const source = await readSource(sandbox, resolved.real);
