@@ -264,6 +264,13 @@ export const LEAVES: readonly Leaf[] = [
     set: (s, v) => (s.code = { ...s.code, serverMemoryMb: v as number }),
   },
   {
+    key: "code.diagnostics_wait_seconds",
+    kind: "number",
+    env: ["TOOLHOST_CODE_DIAGNOSTICS_WAIT_SECONDS"],
+    get: (s) => s.code.diagnosticsWaitSeconds,
+    set: (s, v) => (s.code = { ...s.code, diagnosticsWaitSeconds: v as number }),
+  },
+  {
     key: "code.query_wait_seconds",
     kind: "number",
     env: ["TOOLHOST_CODE_QUERY_WAIT_SECONDS"],

@@ -77,6 +77,13 @@ export function missing(server: "gopls" | "rust-analyzer" | "clangd" | "ts7"): s
   }
 }
 
+/**
+ * An edit's reply waits this long for the diagnostics of what it wrote (2 s by default): on a
+ * loaded machine a real server may take longer, and a test of what the reply says must not
+ * depend on how fast the server is (the wait ends as soon as it answers).
+ */
+export const PATIENT = { TOOLHOST_CODE_DIAGNOSTICS_WAIT_SECONDS: "300" };
+
 /** A fresh directory holding `files` (relative path -> content). */
 export function project(name: string, files: Record<string, string>): string {
   const root = realpathSync(mkdtempSync(join(tmpdir(), `toolhost-${name}-`)));

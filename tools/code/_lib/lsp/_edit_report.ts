@@ -16,9 +16,10 @@ import type { Diagnostic } from "./_protocol.ts";
 import type { LanguageServer } from "./_server.ts";
 import { uriOf } from "./_uris.ts";
 
-/** How long an edit's reply waits for the diagnostics of what it wrote. */
-export const DIAGNOSTICS_DEADLINE_MS = 2000;
-/** How long it waits for a check run after a save (cargo check compiles). */
+/**
+ * How long it waits at least for a check run after a save (cargo check compiles); the wait for
+ * the diagnostics themselves is `code.diagnostics_wait_seconds`.
+ */
 export const CHECK_DEADLINE_MS = 10_000;
 /** Lines of new errors shown at most. */
 const MAX_LINES = 5;
@@ -103,10 +104,11 @@ export async function reportEdit(
     ),
   );
   if (!check) return undefined;
-  const deadline = Date.now() + DIAGNOSTICS_DEADLINE_MS;
+  const waitMs = ctx.config.code.diagnosticsWaitSeconds * 1000;
+  const deadline = Date.now() + waitMs;
   const outcomes = await Promise.all(
     synced.filter((s): s is Synced => s !== undefined).map((s) =>
-      fileOutcome(s, baselines, deadline, sandbox, ctx.signal)
+      fileOutcome(s, baselines, { deadline, waitMs }, sandbox, ctx.signal)
     ),
   );
   return summary(outcomes.filter((o): o is FileOutcome => o !== undefined));
@@ -148,7 +150,7 @@ async function sync(
 async function fileOutcome(
   { server, real, uri, wasOpen, prior, checksBefore }: Synced,
   baselines: readonly Baseline[],
-  deadline: number,
+  { deadline, waitMs }: { deadline: number; waitMs: number },
   sandbox: Sandbox,
   signal: AbortSignal,
 ): Promise<FileOutcome | undefined> {
@@ -159,17 +161,14 @@ async function fileOutcome(
   const shown = sandbox.display(real);
   const label = server.choice.label;
   if (server.choice.checkOnSave) {
-    const ended = await server.readiness.checkEnded(
-      checksBefore,
-      Date.now() + CHECK_DEADLINE_MS,
-      signal,
-    );
+    const checkMs = Math.max(CHECK_DEADLINE_MS, waitMs);
+    const ended = await server.readiness.checkEnded(checksBefore, Date.now() + checkMs, signal);
     if (!ended) {
       return {
         label,
         shown,
         pending: `${server.choice.checkOnSave} still running in ${label} past ${
-          CHECK_DEADLINE_MS / 1000
+          checkMs / 1000
         } s); \`code_nav diagnostics\` shows its errors when it has ended`,
       };
     }
@@ -181,7 +180,7 @@ async function fileOutcome(
       label,
       shown,
       pending: `${label} did not answer within ${
-        DIAGNOSTICS_DEADLINE_MS / 1000
+        waitMs / 1000
       } s); \`code_nav diagnostics\` shows them`,
     };
   }

@@ -39,7 +39,6 @@ export { currentDiagnostics, fileDiagnostics } from "./_file_diagnostics.ts";
 export {
   type Baseline,
   CHECK_DEADLINE_MS,
-  DIAGNOSTICS_DEADLINE_MS,
   reportEdit,
   takeBaselines,
 } from "./_edit_report.ts";
