@@ -52,6 +52,11 @@ export interface ServerFamily {
   initializationOptions?: Record<string, unknown>;
   /** Answered to workspace/configuration, and sent once after `initialized`. */
   settings?: Record<string, unknown>;
+  /**
+   * Its environment in every mode. A language server has no network in the sandbox: the tools
+   * it runs are told so, and fail at once instead of retrying a download.
+   */
+  env?: Readonly<Record<string, string>>;
   readOnly?: ReadOnlyOptions;
   /**
    * Its answers wait until the project is loaded (they are never partial while it loads), so no
@@ -144,6 +149,7 @@ export const GO: ServerFamily = {
   install: "go install golang.org/x/tools/gopls@latest",
   // A go.mod asking for a newer Go would download one, and cgo runs the C compiler with flags
   // the project gives.
+  env: { GOPROXY: "off" },
   readOnly: { env: { GOTOOLCHAIN: "local", GOFLAGS: "-mod=readonly", CGO_ENABLED: "0" } },
   waitsForProject: true,
 };
@@ -157,6 +163,8 @@ export const RUST: ServerFamily = {
   // cargo check on save: the errors rustc finds beyond rust-analyzer's own.
   initializationOptions: { checkOnSave: true, check: { command: "check" } },
   checkOnSave: "cargo check",
+  // Without it cargo metadata (the sysroot's) retries crates.io for a dozen seconds, twice.
+  env: { CARGO_NET_OFFLINE: "true" },
   // Build scripts, procedural macros and cargo check all run the project's code; a rustc
   // wrapper or a toolchain file of the project would run a program it names.
   readOnly: {

@@ -80,6 +80,11 @@ export class Connection {
   }
 
   /** Why the connection is over, once it is. */
+  /** Requests sent and not yet answered. */
+  get inFlight(): number {
+    return this.#waiting.size;
+  }
+
   get closed(): string | undefined {
     return this.#closed;
   }

@@ -104,13 +104,16 @@ export class LanguageServer {
     return this.connection.closed;
   }
 
-  /** Keeps it alive for another idle period. */
+  /**
+   * Keeps it alive for another idle period. A server still answering a request or loading the
+   * project is not idle (a slow answer on a loaded machine must not be cut by the idle stop).
+   */
   touch(): void {
     clearTimeout(this.#idle);
-    this.#idle = setTimeout(
-      () => void this.connection.stop(`it was stopped after ${this.limits.idleSeconds} s idle`),
-      this.limits.idleSeconds * 1000,
-    );
+    this.#idle = setTimeout(() => {
+      if (this.connection.inFlight > 0 || this.readiness.busy() !== undefined) this.touch();
+      else void this.connection.stop(`it was stopped after ${this.limits.idleSeconds} s idle`);
+    }, this.limits.idleSeconds * 1000);
     this.#idle.unref?.();
   }
 

@@ -172,10 +172,10 @@ function made(
   rules: ChoiceRules,
 ): ServerChoice {
   let initializationOptions = merged(family.initializationOptions, program.initializationOptions);
-  let env: Readonly<Record<string, string>> | undefined;
+  let env = family.env;
   if (!rules.projectPrograms) {
     initializationOptions = merged(initializationOptions, family.readOnly?.initializationOptions);
-    env = family.readOnly?.env;
+    if (family.readOnly?.env) env = { ...env, ...family.readOnly.env };
     if (program.tsserver) {
       // The project's own typescript would otherwise be run (and its tsserver plugins).
       initializationOptions = merged(initializationOptions, {

@@ -9,8 +9,12 @@ import { uriOf } from "./_uris.ts";
 
 /** How long one request may take. */
 export const REQUEST_MS = 30_000;
-/** Times a request the server cancelled (content modified) is sent again while it is ready. */
-const RETRIES_WHEN_READY = 3;
+/**
+ * Times a request the server cancelled (content modified) is sent again while it says it is
+ * ready: rust-analyzer cancels what a change on disk (its own cargo check's) makes stale, and
+ * says it is loading again only after. Each retry waits for its next word, or a little longer.
+ */
+const RETRIES_WHEN_READY = 8;
 
 /**
  * Brings the server up to date before a request: every open document changed on disk since it
@@ -76,7 +80,10 @@ export async function ask<M extends Method>(
         await server.readiness.changed(deadline, signal);
         continue;
       }
-      if (again && retries++ < RETRIES_WHEN_READY) continue;
+      if (again && retries++ < RETRIES_WHEN_READY) {
+        await server.readiness.changed(Math.min(deadline, Date.now() + 100 * 2 ** retries), signal);
+        continue;
+      }
       throw new ToolError(
         `${server.choice.label} (${server.choice.root}): ${(error as Error).message}`,
       );
