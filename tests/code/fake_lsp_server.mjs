@@ -4,7 +4,9 @@
 // file named by FAKE_LSP_PID so the test can kill it mid-request; "flood" writes an endless
 // header without a body; "crash" exits at its first request after initialize; "pull" answers
 // textDocument/diagnostic (and publishes nothing) with an error on each line holding BAD;
-// "publish-once" publishes diagnostics when a file is opened and never after a change.
+// "publish-once" publishes diagnostics when a file is opened and never after a change;
+// "loading" begins a work-done progress ("Indexing") at `initialized` that never ends, and
+// answers references with nothing meanwhile (as rust-analyzer does while it loads).
 import { writeFileSync } from "node:fs";
 import process from "node:process";
 
@@ -53,6 +55,12 @@ function handle(message) {
         params: { uri, version, diagnostics: [] },
       });
     }
+  }
+  if (method === "initialized" && mode === "loading") {
+    send({
+      method: "$/progress",
+      params: { token: "index", value: { kind: "begin", title: "Indexing" } },
+    });
   }
   if (method === "textDocument/didChange") {
     texts.set(params.textDocument.uri, params.contentChanges.at(-1).text);
@@ -108,5 +116,6 @@ function handle(message) {
   }
   const uri = params?.textDocument?.uri;
   const here = { uri, range: { start: { line: 0, character: 4 }, end: { line: 0, character: 9 } } };
+  if (method === "textDocument/references" && mode === "loading") return send({ id, result: [] });
   send({ id, result: method === "textDocument/references" ? [here, here] : here });
 }

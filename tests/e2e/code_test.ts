@@ -233,7 +233,7 @@ test("Python: a symbol edit keeps the docstring unless the new text has one (iss
   assert.equal(replaced.isError, false, replaced.text);
   assert.match(
     readFileSync(join(root, "r.py"), "utf8"),
-    /    @property\n    def ok\(self\) -> bool:\n        """Whether the status is below 400\."""\n        return 200 <= self\.status < 400\n/,
+    / {4}@property\n {4}def ok\(self\) -> bool:\n {8}"""Whether the status is below 400\."""\n {8}return 200 <= self\.status < 400\n/,
   );
   const body = await callTool(c, "symbol_edit", {
     path: "r.py",
@@ -244,7 +244,7 @@ test("Python: a symbol edit keeps the docstring unless the new text has one (iss
   assert.equal(body.isError, false, body.text);
   assert.match(
     readFileSync(join(root, "r.py"), "utf8"),
-    /def text\(self\) -> str:\n        """The body, decoded\."""\n        return self\.body\.decode\('utf-8'\)\n/,
+    /def text\(self\) -> str:\n {8}"""The body, decoded\."""\n {8}return self\.body\.decode\('utf-8'\)\n/,
   );
   // Text with a docstring of its own replaces the old one.
   const own = await callTool(c, "symbol_edit", {

@@ -6,7 +6,6 @@
  */
 import { stat } from "node:fs/promises";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import process from "node:process";
 import { CLIENT_CAPABILITIES, section } from "./_client_capabilities.ts";
 import { Connection, RequestFailed } from "./_connection.ts";
 import { groupResidentMb } from "./_memory.ts";
