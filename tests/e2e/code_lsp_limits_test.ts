@@ -138,3 +138,28 @@ test("an idle server stops, and starts again quietly when asked", POSIX, async (
   assert.equal(again.structured?.count, 4, again.text);
   assert.doesNotMatch(again.text, /started again/);
 });
+
+test(
+  "reading a source file starts its project's server before code_nav is asked (code.start_on_read)",
+  POSIX,
+  async () => {
+    const root = project("ts-warm", { "tsconfig.json": "{}", "a.ts": A_TS, "b.ts": B_TS });
+    const c = start(root, [], { TOOLHOST_LSP_TRACE: "1" });
+    const read = await ok(c, "read_file", { path: "b.ts" });
+    assert.match(read.text, /greet\("b"\)/);
+    // Started after the read, with the file it read open: no code tool was called.
+    await c.waitForStderr(/lsp > \d+ \{"jsonrpc":"2\.0","id":1,"method":"initialize"/, 120_000);
+    await c.waitForStderr(
+      /"method":"textDocument\/didOpen","params":\{"textDocument":\{"uri":"file:\/\/[^"]*\/b\.ts"/,
+      120_000,
+    );
+    const refs = await ok(c, "code_nav", {
+      operation: "references",
+      path: "a.ts",
+      symbol: "greet",
+    });
+    assert.equal(refs.structured?.count, 4, refs.text);
+    // The same server answered: one initialize only.
+    assert.equal(c.stderr.match(/"method":"initialize"/g)?.length, 1);
+  },
+);

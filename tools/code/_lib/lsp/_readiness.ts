@@ -29,12 +29,27 @@ export class Readiness {
 
   /**
    * `waitsForProject`: the server's answers wait for the project to load (no grace needed);
-   * `checkTitle`: how the progress of its check after a save is titled ("cargo check").
+   * `checkTitle`: how the progress of its check after a save is titled ("cargo check");
+   * `warming`: titles of progress that only warms caches (answers meanwhile are complete);
+   * `logsListing`: it logs when it has listed the project's files (listed() is called then).
    */
   constructor(
     private readonly waitsForProject: boolean,
     private readonly checkTitle?: string,
-  ) {}
+    private readonly warming: readonly string[] = [],
+    logsListing = false,
+  ) {
+    this.#listed = !logsListing;
+  }
+
+  /** False until a server that logs its listing of the project's files has. */
+  #listed: boolean;
+
+  /** The server logged that it knows the project's files. */
+  listed(): void {
+    this.#listed = true;
+    this.#wake();
+  }
 
   /** `window/workDoneProgress/create`: progress will follow. */
   created(token: string): void {
@@ -95,9 +110,15 @@ export class Readiness {
 
   /** What it is still doing, or undefined when it is ready for a question. */
   busy(now = Date.now()): string | undefined {
-    const working = this.#progress.size > 0 ? [...this.#progress.values()].at(-1) : undefined;
+    if (!this.#listed) return "listing the project's files";
+    const titles = [...this.#progress.values()];
+    const loading = titles.filter((title) => !this.warming.includes(title));
+    const working = loading.at(-1);
     if (this.#quiescent !== undefined) {
-      return this.#quiescent ? undefined : working ?? this.#statusMessage ?? "indexing";
+      if (this.#quiescent) return undefined;
+      // Only warming its caches: loaded, though it is not quiescent yet.
+      if (!working && titles.length > 0) return undefined;
+      return working ?? this.#statusMessage ?? "indexing";
     }
     if (working) return working;
     if (this.#progressSeen) this.#loadedOnce = true;

@@ -68,7 +68,12 @@ export class LanguageServer {
     confinement: Confinement,
     private readonly log: ServerLog = () => {},
   ) {
-    this.readiness = new Readiness(choice.waitsForProject === true, choice.checkOnSave);
+    this.readiness = new Readiness(
+      choice.waitsForProject === true,
+      choice.checkOnSave,
+      choice.warmsCaches,
+      choice.loadedLog !== undefined,
+    );
     this.connection = new Connection({
       command: choice.command,
       args: choice.args,
@@ -145,6 +150,13 @@ export class LanguageServer {
       if (!value || typeof value !== "object") return;
       this.readiness.progress(String(token), value as { kind?: string; title?: unknown });
     });
+    const loadedLog = this.choice.loadedLog;
+    if (loadedLog) {
+      c.onNotification("window/logMessage", (params) => {
+        const message = (params as { message?: unknown })?.message;
+        if (typeof message === "string" && loadedLog.test(message)) this.readiness.listed();
+      });
+    }
     c.onNotification("experimental/serverStatus", (params) => {
       if (params && typeof params === "object") this.readiness.status(params);
     });

@@ -35,6 +35,10 @@ export interface ServerChoice {
   waitsForProject?: boolean;
   /** The title of its check after a save ("cargo check"), when it runs one. */
   checkOnSave?: string;
+  /** Titles of its progress that only warm caches (the table's `warmsCaches`). */
+  warmsCaches?: readonly string[];
+  /** What it logs once it knows the project's files (the table's `loadedLog`). */
+  loadedLog?: RegExp;
   /** From the table: it gives diagnostics (a configured one may not). */
   builtin?: boolean;
 }
@@ -198,6 +202,8 @@ function made(
     builtin: true,
     // Under read-only the check is off (it runs build scripts).
     checkOnSave: rules.projectPrograms ? family.checkOnSave : undefined,
+    warmsCaches: family.warmsCaches,
+    loadedLog: family.loadedLog,
   };
 }
 
