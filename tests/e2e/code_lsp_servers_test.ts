@@ -152,3 +152,25 @@ test(
     );
   },
 );
+
+test(
+  "Python (pyright): the first references, asked at once, hold every file (issue 34, item 1)",
+  POSIX,
+  async () => {
+    const files: Record<string, string> = {
+      "pyproject.toml": "[project]\nname = 'p'\n",
+      "lib.py": "def shared(n: int) -> int:\n    return n * 2\n",
+    };
+    for (let i = 0; i < 20; i++) {
+      files[`m${i}.py`] = `from lib import shared\n\nv${i} = shared(${i})\n`;
+    }
+    const c = start(project("py-first", files));
+    const refs = await ok(c, "code_nav", {
+      operation: "references",
+      path: "lib.py",
+      line: 1,
+      column: 5,
+    });
+    assert.match(refs.text, /^pyright: 41 results\n41 references in 21 files/, refs.text);
+  },
+);
