@@ -6,11 +6,18 @@
  * what toolhost logs, bounded generously, never on how fast it is.
  */
 import assert from "node:assert/strict";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, test } from "node:test";
-import type { RawClient } from "../helpers/raw_client.ts";
+import { type RawClient, ROOT } from "../helpers/raw_client.ts";
 import { call, missing, ok, PATIENT, project, startOn } from "../helpers/code_servers.ts";
 import { posixOnly } from "../helpers/posix_only.ts";
 
@@ -45,8 +52,8 @@ function markPlace(server: string): { xdg: string; mark: string } {
 
 for (const mode of ["read-only", "workspace-write"] as const) {
   test(
-    `${mode}: the project's node_modules/.bin/typescript-language-server ${
-      mode === "read-only" ? "never runs" : "is the one run"
+    `${mode}: the project's typescript-language-server and tsserver ${
+      mode === "read-only" ? "never run" : "are the ones run"
     }`,
     POSIX,
     async () => {
@@ -65,6 +72,19 @@ for (const mode of ["read-only", "workspace-write"] as const) {
         `#!/bin/sh\necho ran > '${mark}'\nexec typescript-language-server "$@"\n`,
       );
       chmodSync(hostile, 0o755);
+      // The project's own typescript: its tsserver leaves a mark of its own, then is the real one.
+      const typescript = join(root, "node_modules", "typescript");
+      mkdirSync(join(typescript, "lib"), { recursive: true });
+      const realTypescript = join(ROOT, "node_modules", "typescript");
+      writeFileSync(
+        join(typescript, "package.json"),
+        readFileSync(join(realTypescript, "package.json"), "utf8"),
+      );
+      writeFileSync(
+        join(typescript, "lib", "tsserver.js"),
+        `require("fs").writeFileSync(${JSON.stringify(`${mark}.tsserver`)}, "ran");\n` +
+          `require(${JSON.stringify(join(realTypescript, "lib", "tsserver.js"))});\n`,
+      );
       const c = start(root, mode === "read-only" ? ["--read-only"] : [], { XDG_CACHE_HOME: xdg });
       const refs = await ok(c, "code_nav", {
         operation: "references",
@@ -73,6 +93,7 @@ for (const mode of ["read-only", "workspace-write"] as const) {
       });
       assert.equal(refs.structured?.count, 4, refs.text);
       assert.equal(existsSync(mark), mode === "workspace-write");
+      assert.equal(existsSync(`${mark}.tsserver`), mode === "workspace-write");
     },
   );
 }
