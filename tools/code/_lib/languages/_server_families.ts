@@ -181,8 +181,8 @@ export const RUST: ServerFamily = {
     cachePriming: { enable: false },
   },
   checkOnSave: "cargo check",
-  // Its "Indexing" (cache priming) runs after the crate graph is built: a wait for it cost
-  // about 2.7 s of a 4.8 s cold start, for answers that were already complete.
+  // Its "Indexing" (cache priming, off above but a user may turn it on) runs once the crate
+  // graph is built: answers given meanwhile are complete, only slower.
   warmsCaches: ["Indexing"],
   // Without it cargo metadata (the sysroot's) retries crates.io for a dozen seconds, twice.
   env: { CARGO_NET_OFFLINE: "true" },
