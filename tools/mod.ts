@@ -6,6 +6,7 @@ import code_parse_cache_flush from "./code/parse_cache_flush.ts";
 import code_rename_symbol from "./code/rename_symbol.ts";
 import code_symbol_edit from "./code/symbol_edit.ts";
 import code_symbols from "./code/symbols.ts";
+import code_warm_start_hook from "./code/warm_start_hook.ts";
 import files_copy_file from "./files/copy_file.ts";
 import files_create_directory from "./files/create_directory.ts";
 import files_delete_file from "./files/delete_file.ts";
@@ -54,6 +55,7 @@ export const toolModules: (Contribution | Contribution[])[] = [
   code_rename_symbol,
   code_symbol_edit,
   code_symbols,
+  code_warm_start_hook,
   files_copy_file,
   files_create_directory,
   files_delete_file,

@@ -90,7 +90,7 @@ async function cacheFile(root: string): Promise<string> {
   return join(await projectStateDir(currentStateDir(), root), "parse-cache.jsonl");
 }
 
-const HEADER = JSON.stringify({ format: "toolhost parse cache", version: 1 });
+const HEADER = JSON.stringify({ format: "toolhost parse cache", version: 2 });
 
 /** A line as the cache writes it, for `file` as it is now, with one function named `name`. */
 function entry(root: string, file: string, name: string, line = 1): string {
@@ -98,7 +98,7 @@ function entry(root: string, file: string, name: string, line = 1): string {
   return JSON.stringify([
     real,
     versionOf(statSync(real)),
-    [[name, "function", name, line, 1, `function ${name}() {}`, 0]],
+    [[name, "function", name, line, 1, `function ${name}() {}`, 0, 0]],
     [],
     [],
   ]);

@@ -20,6 +20,8 @@ export interface ServerProgram {
    * project's (under read-only, where no program of the project may run).
    */
   tsserver?: true;
+  /** Told this program only, over the family's. */
+  initializationOptions?: Record<string, unknown>;
 }
 
 /** Set on a family that runs only in some projects (Deno's beside TypeScript's). */
@@ -50,7 +52,33 @@ export interface ServerFamily {
   initializationOptions?: Record<string, unknown>;
   /** Answered to workspace/configuration, and sent once after `initialized`. */
   settings?: Record<string, unknown>;
+  /**
+   * Its environment in every mode. A language server has no network in the sandbox: the tools
+   * it runs are told so, and fail at once instead of retrying a download.
+   */
+  env?: Readonly<Record<string, string>>;
   readOnly?: ReadOnlyOptions;
+  /**
+   * Its answers wait until the project is loaded (they are never partial while it loads), so no
+   * grace is waited for when it reports no progress.
+   */
+  waitsForProject?: true;
+  /**
+   * It checks the project after a save (rust-analyzer's cargo check), reporting progress titled
+   * so: after a write, its diagnostics are those of the check.
+   */
+  checkOnSave?: string;
+  /**
+   * Titles of its progress that only warms caches once the project is loaded: answers given
+   * meanwhile are complete (rust-analyzer's cache priming, "Indexing", of the standard library).
+   */
+  warmsCaches?: readonly string[];
+  /**
+   * What it logs (window/logMessage) once it knows the project's files, when it reports no
+   * progress for that: until then an answer may hold only the open files (pyright answered
+   * references with 1 of 41 places before it had listed the project).
+   */
+  loadedLog?: RegExp;
 }
 
 export const TYPESCRIPT: ServerFamily = {
@@ -75,12 +103,18 @@ export const TYPESCRIPT: ServerFamily = {
       command: "typescript-language-server",
       args: ["--stdio"],
       tsserver: true,
+      initializationOptions: {
+        // Every request to the full server: while the project loads, the syntax server answers
+        // references from the open files only, an answer that looks complete and is not.
+        tsserver: { useSyntaxServer: "never" },
+        // Types are never downloaded (automatic type acquisition runs npm).
+        disableAutomaticTypingAcquisition: true,
+      },
     },
   ],
   install: "npm install --save-dev typescript-language-server typescript (in the project, or " +
     "-g), or TypeScript 7 (typescript@7 or @typescript/native-preview), whose `tsc --lsp` is used",
-  // Types are never downloaded (automatic type acquisition runs npm).
-  initializationOptions: { disableAutomaticTypingAcquisition: true },
+  waitsForProject: true,
 };
 
 export const DENO: ServerFamily = {
@@ -107,6 +141,8 @@ export const PYTHON: ServerFamily = {
   ],
   install: "npm install --save-dev pyright (or pip install pyright, or basedpyright)",
   settings: { python: { analysis: { diagnosticMode: "openFilesOnly" } } },
+  waitsForProject: true,
+  loadedLog: /^(Found \d+ source files?|No source files found)/,
 };
 
 export const CLANGD: ServerFamily = {
@@ -125,7 +161,9 @@ export const GO: ServerFamily = {
   install: "go install golang.org/x/tools/gopls@latest",
   // A go.mod asking for a newer Go would download one, and cgo runs the C compiler with flags
   // the project gives.
+  env: { GOPROXY: "off" },
   readOnly: { env: { GOTOOLCHAIN: "local", GOFLAGS: "-mod=readonly", CGO_ENABLED: "0" } },
+  waitsForProject: true,
 };
 
 export const RUST: ServerFamily = {
@@ -135,7 +173,19 @@ export const RUST: ServerFamily = {
   programs: [{ label: "rust-analyzer", command: "rust-analyzer", args: [] }],
   install: "rustup component add rust-analyzer",
   // cargo check on save: the errors rustc finds beyond rust-analyzer's own.
-  initializationOptions: { checkOnSave: true, check: { command: "check" } },
+  // No cache priming: on a loaded machine it competes with the first question (the first
+  // references took 6.6 s while it ran, 2.7 s without it), which is what an agent waits for.
+  initializationOptions: {
+    checkOnSave: true,
+    check: { command: "check" },
+    cachePriming: { enable: false },
+  },
+  checkOnSave: "cargo check",
+  // Its "Indexing" (cache priming, off above but a user may turn it on) runs once the crate
+  // graph is built: answers given meanwhile are complete, only slower.
+  warmsCaches: ["Indexing"],
+  // Without it cargo metadata (the sysroot's) retries crates.io for a dozen seconds, twice.
+  env: { CARGO_NET_OFFLINE: "true" },
   // Build scripts, procedural macros and cargo check all run the project's code; a rustc
   // wrapper or a toolchain file of the project would run a program it names.
   readOnly: {

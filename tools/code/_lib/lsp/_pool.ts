@@ -6,10 +6,10 @@
 import { extname, sep } from "node:path";
 import { ToolError } from "../../../../mcp/tool/mod.ts";
 import type { Settings } from "../../../../config/settings.ts";
+import type { Confinement } from "../../../_lib/processes/mod.ts";
 import { languagesWithServers } from "../languages/mod.ts";
 import { type ChoiceRules, chooseServer, type Missing, type ServerChoice } from "./_servers.ts";
-import { LanguageServer } from "./_server.ts";
-import type { Confinement } from "../../../_lib/processes/mod.ts";
+import { LanguageServer, type ServerLog } from "./_server.ts";
 
 /** Crashes of one server for one root after which it is not started again. */
 export const MAX_CRASHES = 3;
@@ -56,6 +56,7 @@ export async function serverFor(
   shown: string,
   config: Readonly<Settings>,
   confinement: () => Promise<Confinement>,
+  log?: ServerLog,
 ): Promise<LanguageServer> {
   const choice = chooseServer(file, top, choiceRules(config));
   if (!choice) {
@@ -68,13 +69,16 @@ export async function serverFor(
   if ("install" in choice) throw new ToolError(missingMessage(choice, shown));
   const key = keyOf(choice);
   let server = servers.get(key);
+  let replaced: string | undefined;
   if (server?.dead) {
     servers.delete(key);
-    if (!/was stopped$|it was stopped/.test(server.dead)) {
+    // Stopped when idle: started again without a word; ended otherwise: counted, and said.
+    if (!/was stopped/.test(server.dead)) {
       const crash = crashes.get(key) ?? { count: 0, last: "" };
       crash.count++;
       crash.last = server.dead;
       crashes.set(key, crash);
+      replaced = server.dead;
     }
     server = undefined;
   }
@@ -86,10 +90,16 @@ export async function serverFor(
     );
   }
   if (!server) {
-    server = new LanguageServer(choice, {
-      idleSeconds: config.code.serverIdleSeconds,
-      memoryMb: config.code.serverMemoryMb,
-    }, await confinement());
+    server = new LanguageServer(
+      choice,
+      {
+        idleSeconds: config.code.serverIdleSeconds,
+        memoryMb: config.code.serverMemoryMb,
+      },
+      await confinement(),
+      log,
+    );
+    server.replaced = replaced;
     servers.set(key, server);
   }
   server.touch();

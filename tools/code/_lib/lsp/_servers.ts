@@ -31,6 +31,16 @@ export interface ServerChoice {
   settings?: unknown;
   /** False where no program of the project may run (read-only): its options say so too. */
   projectPrograms: boolean;
+  /** Its answers wait for the project to load (the table's `waitsForProject`). */
+  waitsForProject?: boolean;
+  /** The title of its check after a save ("cargo check"), when it runs one. */
+  checkOnSave?: string;
+  /** Titles of its progress that only warm caches (the table's `warmsCaches`). */
+  warmsCaches?: readonly string[];
+  /** What it logs once it knows the project's files (the table's `loadedLog`). */
+  loadedLog?: RegExp;
+  /** From the table: it gives diagnostics (a configured one may not). */
+  builtin?: boolean;
 }
 
 /** A language toolhost knows but whose server is not installed: what to say, once. */
@@ -165,11 +175,11 @@ function made(
   languageId: string,
   rules: ChoiceRules,
 ): ServerChoice {
-  let initializationOptions = family.initializationOptions;
-  let env: Readonly<Record<string, string>> | undefined;
+  let initializationOptions = merged(family.initializationOptions, program.initializationOptions);
+  let env = family.env;
   if (!rules.projectPrograms) {
     initializationOptions = merged(initializationOptions, family.readOnly?.initializationOptions);
-    env = family.readOnly?.env;
+    if (family.readOnly?.env) env = { ...env, ...family.readOnly.env };
     if (program.tsserver) {
       // The project's own typescript would otherwise be run (and its tsserver plugins).
       initializationOptions = merged(initializationOptions, {
@@ -188,6 +198,12 @@ function made(
     initializationOptions,
     settings: family.settings,
     projectPrograms: rules.projectPrograms,
+    waitsForProject: family.waitsForProject,
+    builtin: true,
+    // Under read-only the check is off (it runs build scripts).
+    checkOnSave: rules.projectPrograms ? family.checkOnSave : undefined,
+    warmsCaches: family.warmsCaches,
+    loadedLog: family.loadedLog,
   };
 }
 

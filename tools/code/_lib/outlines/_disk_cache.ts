@@ -39,7 +39,7 @@ export const CACHE_FILE = "parse-cache.jsonl";
 export const MAX_CACHE_BYTES = 64 * 1024 * 1024;
 /** One file's line at most. */
 const MAX_LINE_CHARS = 4 * 1024 * 1024;
-const HEADER = JSON.stringify({ format: "toolhost parse cache", version: 1 });
+const HEADER = JSON.stringify({ format: "toolhost parse cache", version: 2 });
 /** Written this long after the change that asked for it, so that a burst of maps writes once. */
 const SAVE_DELAY_MS = 1_000;
 const READ_CHUNK = 1024 * 1024;
@@ -51,7 +51,7 @@ type Line = [string, string, SymbolLine[], string[], number[]];
 /** A file whose text failed the parse's bounds: path, version, why. */
 type FailureLine = [string, string, string];
 /** name, kind, namePath, line, endLine, signature, member (1) or not (0). */
-type SymbolLine = [string, string, string, number, number, string, number];
+type SymbolLine = [string, string, string, number, number, string, number, number];
 
 const isText = (value: unknown, max: number, min = 0): value is string =>
   typeof value === "string" && value.length >= min && value.length <= max;
@@ -59,12 +59,23 @@ const isCount = (value: unknown, min: number, max: number): value is number =>
   Number.isSafeInteger(value) && (value as number) >= min && (value as number) <= max;
 
 function checkedSymbol(value: unknown): OutlineSymbol | undefined {
-  if (!Array.isArray(value) || value.length !== 7) return undefined;
-  const [name, kind, namePath, line, endLine, signature, member] = value;
+  if (!Array.isArray(value) || value.length !== 8) return undefined;
+  const [name, kind, namePath, line, endLine, signature, member, local] = value;
   if (!isText(name, 1_000, 1) || !isText(kind, 32, 1) || !isText(namePath, 4_000, 1)) return;
   if (!isCount(line, 1, 1e8) || !isCount(endLine, line, 1e8)) return;
   if (!isText(signature, 200) || (member !== 0 && member !== 1)) return;
-  return { name, kind, namePath, line, endLine, signature, member: member === 1 };
+  if (local !== 0 && local !== 1) return;
+  const symbol: OutlineSymbol = {
+    name,
+    kind,
+    namePath,
+    line,
+    endLine,
+    signature,
+    member: member === 1,
+  };
+  if (local === 1) symbol.local = true;
+  return symbol;
 }
 
 const isPath = (value: unknown): value is string =>
@@ -116,6 +127,7 @@ function lineOf(real: string, entry: CachedOutline): string {
     s.endLine,
     s.signature,
     s.member ? 1 : 0,
+    s.local ? 1 : 0,
   ]);
   const words = Array.from(entry.words, (id) => WORDS.word(id));
   const line: Line = [real, entry.version, symbols, words, Array.from(entry.counts)];

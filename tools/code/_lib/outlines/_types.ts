@@ -13,6 +13,8 @@ export interface OutlineSymbol {
   signature: string;
   /** Whether it is a member of another definition (a method, a field). */
   member: boolean;
+  /** A function's local definition: outlined and found, left out of the map. */
+  local?: true;
 }
 
 /**

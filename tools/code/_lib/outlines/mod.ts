@@ -83,6 +83,7 @@ function outlineSymbol(symbol: CodeSymbol): OutlineSymbol {
     endLine: symbol.endLine,
     signature: symbol.signature,
     member: symbol.parent !== undefined,
+    ...(symbol.local ? { local: true as const } : {}),
   };
 }
 

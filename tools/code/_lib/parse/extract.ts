@@ -1,7 +1,7 @@
 /**
- * The symbols of one parsed file: a walk of its syntax tree that stops at every definition
- * that is not a container (a function's body holds no outline entries), iterative so that
- * deeply nested code cannot exhaust the stack.
+ * The symbols of one parsed file: a walk of its syntax tree, iterative so that deeply nested
+ * code cannot exhaust the stack. Inside a function only local definitions count (a nested
+ * function, a const arrow function, a class): they are marked `local`.
  */
 import type { Node, Tree } from "web-tree-sitter";
 import { COMMENTS, DECORATIONS, type LanguageId, RULES, WRAPPERS } from "../languages/mod.ts";
@@ -17,6 +17,36 @@ const FUNCTION_VALUES = new Set([
   "function",
   "generator_function",
 ]);
+
+/** The definitions that count inside a function's body. */
+const LOCAL_NODES = new Set([
+  "function_declaration",
+  "generator_function_declaration",
+  "class_declaration",
+  "abstract_class_declaration",
+  "variable_declarator",
+  "method_definition",
+  "public_field_definition",
+  "field_definition",
+  "function_definition",
+  "class_definition",
+  "function_item",
+  "struct_item",
+  "enum_item",
+  "impl_item",
+]);
+
+/** Kinds whose members are not methods of theirs: a nested def in them is a function. */
+const NOT_CLASSES = new Set(["namespace", "module", "function", "method"]);
+
+/** Members that count inside a function only as a local class's (not an object literal's). */
+const MEMBER_NODES = new Set(["method_definition", "public_field_definition", "field_definition"]);
+
+/** Whether what is inside `symbol` is local to a function. */
+function localScope(symbol: CodeSymbol | undefined): boolean {
+  return symbol !== undefined &&
+    (symbol.local === true || symbol.kind === "function" || symbol.kind === "method");
+}
 
 /**
  * The symbols of `tree`, in the order they appear, parents before their members. A cursor walks
@@ -35,15 +65,23 @@ export function extractSymbols(tree: Tree, lang: LanguageId, text: string): Code
       let here = owner;
       let enter = true;
       const rule = rules[cursor.nodeType];
-      if (rule) {
+      const parent = owner >= 0 ? symbols[owner] : undefined;
+      const local = localScope(parent);
+      const counts = !local ||
+        (LOCAL_NODES.has(cursor.nodeType) &&
+          (!MEMBER_NODES.has(cursor.nodeType) || parent?.kind === "class"));
+      if (rule && counts) {
         const node = cursor.currentNode;
-        const parent = owner >= 0 ? symbols[owner] : undefined;
-        const found = describe(node, lang, rule.kind, parent, text);
+        const found = describe(node, lang, rule.kind, parent, local, text);
         if (found) {
           here = symbols.length;
-          symbols.push(made(node, found, parent, text));
+          const symbol = made(node, found, parent, text);
+          if (local) symbol.local = true;
+          symbols.push(symbol);
           if (symbols.length >= MAX_SYMBOLS_PER_FILE) return symbols;
-          enter = rule.container === true && found.kind !== "function";
+          // A function's body may hold local definitions; a container's members are symbols.
+          enter = rule.container === true || found.kind === "function" ||
+            found.kind === "method";
         } else if (node.type === "variable_declarator" || node.type === "field_declaration") {
           enter = false;
         }
@@ -68,10 +106,10 @@ function describe(
   lang: LanguageId,
   kind: string,
   parent: CodeSymbol | undefined,
+  local: boolean,
   text: string,
-): { name: string; kind: string; owner?: string } | undefined {
-  const inClass = parent !== undefined && parent.kind !== "namespace" &&
-    parent.kind !== "module";
+): Described | undefined {
+  const inClass = parent !== undefined && !NOT_CLASSES.has(parent.kind);
   switch (node.type) {
     case "variable_declarator": {
       const name = node.childForFieldName("name");
@@ -80,21 +118,26 @@ function describe(
       const top = holder?.parent;
       const atTop = top?.type === "program" ||
         (top?.type === "export_statement" && top.parent?.type === "program");
-      if (!atTop) return undefined;
       const value = node.childForFieldName("value");
-      if (value && FUNCTION_VALUES.has(value.type)) return { name: name.text, kind: "function" };
-      if (value?.type === "class") return { name: name.text, kind: "class" };
+      const at = name.startIndex;
+      if (value && FUNCTION_VALUES.has(value.type)) {
+        return atTop || local ? { name: name.text, kind: "function", at } : undefined;
+      }
+      if (value?.type === "class") {
+        return atTop || local ? { name: name.text, kind: "class", at } : undefined;
+      }
+      if (!atTop) return undefined;
       // The declaration's first word, not its text (which may be a megabyte long).
       const constant = holder !== null && text.startsWith("const", holder.startIndex);
-      return { name: name.text, kind: constant ? "constant" : "variable" };
+      return { name: name.text, kind: constant ? "constant" : "variable", at };
     }
     case "function_definition":
     case "function_item": {
-      const name = lang === "c" || lang === "cpp"
-        ? declaratorName(node.childForFieldName("declarator"))
-        : node.childForFieldName("name")?.text;
-      if (!name) return undefined;
-      return { name, kind: inClass ? "method" : "function" };
+      const nameNode = lang === "c" || lang === "cpp"
+        ? declaratorNode(node.childForFieldName("declarator"))
+        : node.childForFieldName("name");
+      if (!nameNode) return undefined;
+      return { name: nameNode.text, kind: inClass ? "method" : "function", at: lastPart(nameNode) };
     }
     case "property_signature":
     case "method_signature":
@@ -107,17 +150,17 @@ function describe(
     case "field_declaration": {
       const declarator = node.childForFieldName("declarator");
       if (lang === "java") {
-        const name = declarator?.childForFieldName("name")?.text;
-        return name ? { name, kind } : undefined;
+        const name = declarator?.childForFieldName("name");
+        return name ? { name: name.text, kind, at: name.startIndex } : undefined;
       }
-      const name = declaratorName(declarator);
+      const name = declaratorNode(declarator);
       if (!name) return undefined;
       const isMethod = declarator?.type === "function_declarator";
-      return { name, kind: isMethod ? "method" : "field" };
+      return { name: name.text, kind: isMethod ? "method" : "field", at: lastPart(name) };
     }
     case "type_definition": {
-      const name = declaratorName(node.childForFieldName("declarator"));
-      return name ? { name, kind } : undefined;
+      const name = declaratorNode(node.childForFieldName("declarator"));
+      return name ? { name: name.text, kind, at: lastPart(name) } : undefined;
     }
     case "struct_specifier":
     case "union_specifier":
@@ -127,9 +170,9 @@ function describe(
       return named(node, kind);
     case "method_declaration": {
       if (lang !== "go") return named(node, kind);
-      const name = node.childForFieldName("name")?.text;
+      const name = node.childForFieldName("name");
       if (!name) return undefined;
-      return { name, kind, owner: receiverType(node) };
+      return { name: name.text, kind, owner: receiverType(node), at: name.startIndex };
     }
     case "type_spec": {
       const type = node.childForFieldName("type")?.type;
@@ -141,8 +184,11 @@ function describe(
       return named(node, shown);
     }
     case "impl_item": {
-      const type = node.childForFieldName("type")?.text;
-      return type ? { name: withoutGenerics(type), kind } : undefined;
+      const type = node.childForFieldName("type");
+      if (!type) return undefined;
+      // The type's own name: `Point` in `impl<T> Point<T>`, `Display` too in `impl Display for P`.
+      const name = withoutGenerics(type.text);
+      return { name, kind, at: type.startIndex + Math.max(type.text.lastIndexOf(name), 0) };
     }
     case "const_spec": {
       if (node.parent?.parent?.type !== "source_file") return undefined;
@@ -153,13 +199,21 @@ function describe(
   }
 }
 
-function named(node: Node, kind: string): { name: string; kind: string } | undefined {
-  const name = node.childForFieldName("name") ?? node.childForFieldName("property");
-  return name ? { name: name.text, kind } : undefined;
+/** A definition's name and kind; `at`: where its name starts. */
+interface Described {
+  name: string;
+  kind: string;
+  owner?: string;
+  at: number;
 }
 
-/** A C/C++ declarator's name: the identifier at the end of its chain of declarators. */
-function declaratorName(start: Node | null): string | undefined {
+function named(node: Node, kind: string): Described | undefined {
+  const name = node.childForFieldName("name") ?? node.childForFieldName("property");
+  return name ? { name: name.text, kind, at: name.startIndex } : undefined;
+}
+
+/** A C/C++ declarator's name node: the identifier at the end of its chain of declarators. */
+function declaratorNode(start: Node | null): Node | undefined {
   let node = start;
   for (let depth = 0; node && depth < 64; depth++) {
     switch (node.type) {
@@ -169,12 +223,18 @@ function declaratorName(start: Node | null): string | undefined {
       case "qualified_identifier":
       case "destructor_name":
       case "operator_name":
-        return node.text;
+        return node;
     }
     node = node.childForFieldName("declarator") ??
       node.namedChildren.find((child) => child?.type.endsWith("declarator")) ?? null;
   }
   return undefined;
+}
+
+/** Where the last part of a name starts: `f` in `A::f`. */
+function lastPart(name: Node): number {
+  const cut = name.text.lastIndexOf("::");
+  return name.startIndex + (cut < 0 ? 0 : cut + 2);
 }
 
 /** A Go method's receiver type, without `*` and type parameters. */
@@ -293,7 +353,7 @@ function firstLine(text: string, head: number): string {
 
 function made(
   node: Node,
-  found: { name: string; kind: string; owner?: string },
+  found: Described,
   parent: CodeSymbol | undefined,
   text: string,
 ): CodeSymbol {
@@ -314,6 +374,7 @@ function made(
     start,
     decorations: decorations ?? head,
     head,
+    nameAt: found.at,
     end: outer.endIndex,
     signature,
     parent: parent?.namePath,
@@ -321,7 +382,15 @@ function made(
   if (body) {
     symbol.body = { start: body.startIndex, end: body.endIndex };
     const before = body.previousSibling;
-    if (before?.type === ":") symbol.body.colon = before.endIndex;
+    if (before?.type === ":") {
+      symbol.body.colon = before.endIndex;
+      // A Python docstring: the body's first statement, a string alone.
+      const first = body.firstNamedChild;
+      if (
+        first?.type === "expression_statement" && first.namedChildCount === 1 &&
+        first.firstNamedChild?.type === "string"
+      ) symbol.body.doc = { start: first.startIndex, end: first.endIndex };
+    }
   }
   return symbol;
 }

@@ -35,7 +35,7 @@ export async function definitionsOf(
   let total = 0;
   for (const outline of files) {
     for (const id of outline.words) usedIn[id]++;
-    total += outline.symbols.length;
+    for (const definition of outline.symbols) if (!definition.local) total++;
     if (slice.due()) await slice.pause();
   }
   const file = new Uint32Array(total);
@@ -47,6 +47,8 @@ export async function definitionsOf(
   let at = 0;
   for (const [f, outline] of files.entries()) {
     for (const [s, definition] of outline.symbols.entries()) {
+      // A function's local definitions are no part of the project's map.
+      if (definition.local) continue;
       const name = leafName(definition.name);
       byName.set(name, (byName.get(name) ?? 0) + 1);
       const id = WORDS.idOf(name);
@@ -64,6 +66,7 @@ export async function definitionsOf(
   at = 0;
   for (const outline of files) {
     for (const definition of outline.symbols) {
+      if (definition.local) continue;
       namesakes[at++] = byName.get(leafName(definition.name))!;
     }
     if (slice.due()) await slice.pause();
