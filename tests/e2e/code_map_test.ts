@@ -6,7 +6,14 @@
  * process's peak memory bounded, the other file mapped and pings answered.
  */
 import assert from "node:assert/strict";
-import { appendFileSync, mkdtempSync, readFileSync, realpathSync } from "node:fs";
+import {
+  appendFileSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
@@ -67,6 +74,19 @@ async function mapWhilePinging(c: RawClient, token: string) {
   return { result: toolReply(answer, "symbols"), progress, pingsBefore };
 }
 
+/** Resolves once the project's parse cache under `state` holds `files` files' lines. */
+async function cacheWritten(state: string, files: number): Promise<void> {
+  const projects = join(state, "projects");
+  for (let i = 0; i < 600; i++) {
+    for (const project of existsSync(projects) ? readdirSync(projects) : []) {
+      const cache = join(projects, project, "parse-cache.jsonl");
+      if (existsSync(cache) && readFileSync(cache, "utf8").split("\n").length > files) return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  assert.fail(`no parse cache of ${files} files under ${projects}`);
+}
+
 test("a map of 3,000 files counts its progress and answers pings; a new session is warm from disk", async () => {
   const root = scratch("code-map-tree");
   const state = scratch("code-map-state");
@@ -87,6 +107,9 @@ test("a map of 3,000 files counts its progress and answers pings; a new session 
   assert.ok(counted.every((p) => p.total === 3_000 && p.progress <= 3_000));
   const values = cold.progress.map((p) => p.progress);
   assert.deepEqual(values, [...values].sort((a, b) => a - b), "progress went backwards");
+  // The cache is written a moment after the map (a burst of maps writes once), and on the way out
+  // within the half second shutdown hooks get, which a loaded machine can overrun: wait for it.
+  await cacheWritten(state, 3_000);
   await first.close();
 
   // A file changed between the sessions is parsed again; the others come from the disk cache.
