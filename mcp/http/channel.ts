@@ -30,8 +30,13 @@ export class ChannelSession {
     readonly write: ChannelWrite,
     /** Closes the channel from our side (the server stops). */
     readonly closeChannel: () => void,
+    /**
+     * The subject of the token that opened it (OAuth): tokens of another cannot use it, and its
+     * session memory is that subject's.
+     */
+    readonly owner?: string,
   ) {
-    this.conn = connect(service, { send: (message) => this.#send(message) });
+    this.conn = connect(service, { send: (message) => this.#send(message) }, { subject: owner });
   }
 
   get ended(): boolean {
@@ -40,8 +45,6 @@ export class ChannelSession {
 
   /** What the channel's own token allows (a WebSocket's, from its handshake). */
   grant?: Grant;
-  /** The subject of the token that opened it (OAuth): tokens of another cannot use it. */
-  owner?: string;
 
   /** One decoded message from the client, under the grant of the request that carried it. */
   receive(decoded: Decoded, grant = this.grant): void {

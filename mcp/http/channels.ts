@@ -87,8 +87,8 @@ export class Channels {
       this.#options.service,
       this.#options.logger,
       this.#ended,
+      grant?.subject,
     );
-    session.owner = grant?.subject;
     this.#channels.set(session.id, session);
     return response;
   }
@@ -162,9 +162,9 @@ export class Channels {
       logger: this.#options.logger,
       maxMessageChars: this.#options.maxBodyBytes,
       onEnd: this.#ended,
+      owner: grant?.subject,
     });
     session.grant = grant;
-    session.owner = grant?.subject;
     const response = upgrade(SUBPROTOCOL, events);
     if (response.status < 300) this.#channels.set(session.id, session);
     return response;

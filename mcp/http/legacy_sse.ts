@@ -19,6 +19,8 @@ export function openSseSession(
   service: McpService,
   logger: Logger,
   onEnd: (session: ChannelSession) => void,
+  /** The subject of the token that opened it (OAuth). */
+  owner?: string,
 ): { session: ChannelSession; response: Response } {
   let ended = false;
   // Gone only once the client has read the stream, which `session` is set long before.
@@ -39,6 +41,7 @@ export function openSseSession(
       ended = true;
       stream.close();
     },
+    owner,
   );
   // Relative, so it holds whatever name and port the client used to reach us.
   stream.event("endpoint", `${MESSAGES_PATH}?sessionId=${encodeURIComponent(id)}`);

@@ -19,11 +19,21 @@ export class HttpSession {
   readonly exchanges = new Map<string, Exchange>();
   stream?: SseStream;
   lastActive = Date.now();
-  /** The subject of the token that opened it (OAuth): tokens of another cannot use it. */
-  owner?: string;
-
-  constructor(readonly id: string, service: McpService, readonly logger: Logger) {
-    this.conn = connect(service, { send: (message, related) => this.#send(message, related) });
+  constructor(
+    readonly id: string,
+    service: McpService,
+    readonly logger: Logger,
+    /**
+     * The subject of the token that opened it (OAuth): tokens of another cannot use it, and its
+     * session memory is that subject's.
+     */
+    readonly owner?: string,
+  ) {
+    this.conn = connect(
+      service,
+      { send: (message, related) => this.#send(message, related) },
+      { subject: owner },
+    );
   }
 
   /** Nothing waits on it and no stream is open: it may be ended to make room. */

@@ -32,6 +32,7 @@ import { checkModernHeaders, headerParamsCache, isModern } from "./headers.ts";
 import { errorResponse, modernStatus, noHost } from "./replies.ts";
 import { HttpSession } from "./session.ts";
 import { SseStream } from "./sse.ts";
+import { StatelessSessions } from "./stateless_sessions.ts";
 import { META_PROTOCOL_VERSION, SUPPORTED_VERSIONS } from "../wire/versions.ts";
 import { Channels } from "./channels.ts";
 import { MESSAGES_PATH, SSE_PATH } from "./legacy_sse.ts";
@@ -67,6 +68,8 @@ export class HttpTransport {
   readonly #sessions = new Map<string, HttpSession>();
   /** Connections of 2026-07-28 requests in flight, to stop on shutdown. */
   readonly #stateless = new Set<TransportConnection>();
+  /** The sessions those requests belong to: one per subject. */
+  readonly #statelessSessions: StatelessSessions;
   /** Sessions of one channel each (a WebSocket, a 2024-11-05 SSE stream). */
   readonly #channels: Channels;
   readonly #path: string;
@@ -84,8 +87,12 @@ export class HttpTransport {
       path: this.#path,
       makeRoom: () => this.#makeRoom(),
     });
+    this.#statelessSessions = new StatelessSessions(options.logger);
     const idleMs = options.sessionIdleMs ?? SESSION_IDLE_MS;
-    this.#sweep = setInterval(() => this.#endIdle(idleMs), Math.min(idleMs, 60_000));
+    this.#sweep = setInterval(() => {
+      this.#endIdle(idleMs);
+      this.#statelessSessions.endIdle(idleMs);
+    }, Math.min(idleMs, 60_000));
     (this.#sweep as { unref?: () => void }).unref?.();
   }
 
@@ -165,6 +172,7 @@ export class HttpTransport {
       ...[...this.#channels.all()].map((session) => session.close()),
       ...[...this.#stateless].map((conn) => conn.shutdown(1000)),
     ]);
+    await this.#statelessSessions.close();
     this.#sessions.clear();
     this.#channels.clear();
   }
@@ -272,8 +280,12 @@ export class HttpTransport {
       );
     }
     const id = crypto.randomUUID();
-    const session = new HttpSession(id, this.#options.service, this.#options.logger);
-    session.owner = grant?.subject;
+    const session = new HttpSession(
+      id,
+      this.#options.service,
+      this.#options.logger,
+      grant?.subject,
+    );
     this.#sessions.set(id, session);
     const exchange = this.#legacyExchange(request, session, [decoded.message.id], accept);
     exchange.setHeader("mcp-session-id", id);
@@ -413,6 +425,9 @@ export class HttpTransport {
       );
     }
     const exchange = new Exchange(accept, () => conn.cancel(message.id, "stream closed"));
+    // No session named, so the subject's (the server's without OAuth): what it read and started
+    // is there for its next request.
+    const { session, release } = this.#statelessSessions.take(grant?.subject);
     const conn: TransportConnection = connect(this.#options.service, {
       send: (out) => {
         let json: string;
@@ -426,7 +441,7 @@ export class HttpTransport {
         } else exchange.push(json);
         return true;
       },
-    });
+    }, { session });
     this.#stateless.add(conn);
     request.signal.addEventListener("abort", () => exchange.gone(), { once: true });
     if (message.method === "subscriptions/listen") exchange.stream();
@@ -434,6 +449,7 @@ export class HttpTransport {
     conn.settled(MAX_TIMER_MS).then(() => {
       this.#stateless.delete(conn);
       conn.close();
+      release();
     });
     return exchange.response;
   }

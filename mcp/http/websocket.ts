@@ -37,6 +37,8 @@ export interface WebSocketOptions {
   maxMessageChars: number;
   /** Runs once when the connection ends, whichever side ended it. */
   onEnd(session: ChannelSession): void;
+  /** The subject of the token that opened it (OAuth). */
+  owner?: string;
 }
 
 /** A session for one WebSocket, and the events its socket reports to it. */
@@ -73,6 +75,7 @@ export function webSocketSession(options: WebSocketOptions): {
       return true;
     },
     () => closeWith(CLOSE.goingAway, "the server is shutting down"),
+    options.owner,
   );
   let ended = false;
   const end = () => {
