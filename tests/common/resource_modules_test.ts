@@ -19,6 +19,9 @@ import { type Message, modern } from "../helpers/raw_client.ts";
 import { scratchStateDir } from "../helpers/state_dir.ts";
 import { posixOnly } from "../helpers/posix_only.ts";
 
+/** The registry is what is tested here; the sandbox, through the binary (tests/e2e). */
+const UNCONFINED = { confinement: { unconfined: "a unit test of the output resources" } };
+
 scratchStateDir();
 
 const { tools: _, ...offered } = sortContributions(toolModules);
@@ -154,7 +157,11 @@ test(
   async () => {
     const root = scratchDir();
     const session = new SessionMemory();
-    const proc = processesOf({ session }).start("printf 'line one\\nline two\\n'", root);
+    const proc = processesOf({ session }).start(
+      "printf 'line one\\nline two\\n'",
+      root,
+      UNCONFINED,
+    );
     await proc.waitForEnd(5000, new AbortController().signal);
     const h = server(root, session);
     const uri = `toolhost://processes/${proc.id}/output`;
@@ -180,7 +187,7 @@ test(
   async () => {
     const root = scratchDir();
     const session = new SessionMemory();
-    const proc = processesOf({ session }).start("printf 'done\\n'", root);
+    const proc = processesOf({ session }).start("printf 'done\\n'", root, UNCONFINED);
     await proc.waitForEnd(5000, new AbortController().signal);
     const h = server(root, session);
     const reply = await read(h, "toolhost://processes");

@@ -33,6 +33,9 @@ import { currentStateDir, scratchStateDir } from "../helpers/state_dir.ts";
 import { defaultSettings } from "../../config/settings.ts";
 import { posixOnly } from "../helpers/posix_only.ts";
 
+/** The registry is what is tested here; the sandbox, through the binary (tests/e2e). */
+const UNCONFINED = { confinement: { unconfined: "a unit test of resource watches" } };
+
 scratchStateDir();
 
 const [skillFiles, skillPrompts] = skillContributions as [ResourceTemplate, PromptFamily];
@@ -266,7 +269,7 @@ test(
     const ctx = context(root);
     const list = recorder();
     const stopList = processOutput.watchList!(ctx, list.changed);
-    const waiting = processesOf(ctx).start('read line; echo "got $line"', root);
+    const waiting = processesOf(ctx).start('read line; echo "got $line"', root, UNCONFINED);
     // Its id is named before it starts: the watch takes it up when it does.
     const nextId = `p${Number(waiting.id.slice(1)) + 1}`;
     const output = recorder();
@@ -274,7 +277,7 @@ test(
 
     let proc!: ReturnType<ReturnType<typeof processesOf>["start"]>;
     await noticed(list, "a process started", () => {
-      proc = processesOf(ctx).start('read line; echo "got $line"', root);
+      proc = processesOf(ctx).start('read line; echo "got $line"', root, UNCONFINED);
     });
     assert.equal(proc.id, nextId);
     await output.after(0, "the watched process started");
@@ -303,7 +306,11 @@ test(
   async () => {
     const root = scratchDir("toolhost-watch-");
     const ctx = context(root);
-    const proc = processesOf(ctx).start('while read line; do echo "got $line"; done', root);
+    const proc = processesOf(ctx).start(
+      'while read line; do echo "got $line"; done',
+      root,
+      UNCONFINED,
+    );
     const r = recorder();
     const stop = processOutput.watch!({ id: proc.id }, ctx, r.changed);
     await noticed(r, "output", () => proc.write("one\n"));

@@ -57,7 +57,14 @@ export {
   O_NOFOLLOW_ANY,
   O_NONBLOCK,
 } from "./_beneath.ts";
-export { modifiedAt, nativeLookups, nativeLookupsLoaded, openEntryAt } from "./_beneath_native.ts";
+export {
+  type EntryLook,
+  lookAt,
+  modifiedAt,
+  nativeLookups,
+  nativeLookupsLoaded,
+  openEntryAt,
+} from "./_beneath_native.ts";
 // What is at a path.
 export {
   describeEntry,

@@ -11,6 +11,7 @@ import type { LanguageServer } from "./_server.ts";
 import { resolveNamePath } from "./_symbols.ts";
 import { uriOf } from "./_uris.ts";
 import { ask, syncForQuery } from "./_sync.ts";
+import { sandboxFor } from "../../../_lib/confine/mod.ts";
 
 /** How long a query waits for a server still loading the project before answering anyway. */
 export const LOADING_WAIT_MS = 45_000;
@@ -45,7 +46,13 @@ export async function targetFile(path: string, ctx: ToolContext): Promise<Target
     sandbox.contains(resolved.real) &&
     (resolved.real === root || resolved.real.startsWith(root + "/"))
   ).sort((a, b) => b.length - a.length)[0] ?? sandbox.base;
-  const server = await serverFor(resolved.real, top, shown, ctx.config);
+  const server = await serverFor(
+    resolved.real,
+    top,
+    shown,
+    ctx.config,
+    async () => (await sandboxFor(ctx, "language-server")).confinement,
+  );
   const [text] = await syncForQuery(server, sandbox, [resolved.real]);
   const loading = await server.settled(LOADING_WAIT_MS, ctx.signal);
   return { sandbox, server, real: resolved.real, shown, uri: uriOf(resolved.real), text, loading };
