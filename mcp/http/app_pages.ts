@@ -39,7 +39,7 @@ export async function appPage(
   path: string,
   options: PageOptions,
 ): Promise<Response> {
-  const refusal = options.guard.check(request, { token: false });
+  const refusal = options.guard.check(request, { page: true });
   if (refusal) return text(refusal.status, refusal.message, refusal.headers);
   if (request.method !== "GET" && request.method !== "HEAD") {
     return text(405, `Method not allowed: ${request.method}; app pages take GET`, {
