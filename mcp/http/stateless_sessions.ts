@@ -8,7 +8,7 @@
  *
  * @example
  * ```ts
- * const sessions = new StatelessSessions(logger);
+ * const sessions = new StatelessSessions(logger, 60 * 60_000);
  * const { session, release } = sessions.take(grant?.subject);
  * const conn = connect(service, transport, { session });
  * conn.settled(ms).then(release);
@@ -30,8 +30,13 @@ const MAX_KEPT = 1000;
 export class StatelessSessions {
   /** By subject (undefined: no OAuth), least recently used first. */
   readonly #kept = new Map<string | undefined, Kept>();
+  readonly #sweep: ReturnType<typeof setInterval>;
 
-  constructor(readonly logger: Logger, readonly max = MAX_KEPT) {}
+  /** Sessions idle for `idleMs` end, looked for every minute (or `idleMs`, if shorter). */
+  constructor(readonly logger: Logger, idleMs: number, readonly max = MAX_KEPT) {
+    this.#sweep = setInterval(() => this.endIdle(idleMs), Math.min(idleMs, 60_000));
+    (this.#sweep as { unref?: () => void }).unref?.();
+  }
 
   get size(): number {
     return this.#kept.size;
@@ -70,6 +75,7 @@ export class StatelessSessions {
 
   /** Ends every session (the server stops). */
   async close(): Promise<void> {
+    clearInterval(this.#sweep);
     const all = [...this.#kept.values()];
     this.#kept.clear();
     await Promise.all(all.map((kept) => kept.session.dispose()));

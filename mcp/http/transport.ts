@@ -70,8 +70,7 @@ export class HttpTransport {
   readonly #sessions = new Map<string, HttpSession>();
   /** Connections of 2026-07-28 requests in flight, to stop on shutdown. */
   readonly #stateless = new Set<TransportConnection>();
-  /** The sessions those requests belong to: one per subject. */
-  readonly #statelessSessions: StatelessSessions;
+  readonly #statelessSessions: StatelessSessions; // theirs: one per subject
   /** Sessions of one channel each (a WebSocket, a 2024-11-05 SSE stream). */
   readonly #channels: Channels;
   readonly #path: string;
@@ -94,12 +93,9 @@ export class HttpTransport {
       admission: this.#admission,
       bodies: this.#bodies,
     });
-    this.#statelessSessions = new StatelessSessions(options.logger);
     const idleMs = options.sessionIdleMs ?? SESSION_IDLE_MS;
-    this.#sweep = setInterval(() => {
-      this.#endIdle(idleMs);
-      this.#statelessSessions.endIdle(idleMs);
-    }, Math.min(idleMs, 60_000));
+    this.#statelessSessions = new StatelessSessions(options.logger, idleMs);
+    this.#sweep = setInterval(() => this.#endIdle(idleMs), Math.min(idleMs, 60_000));
     (this.#sweep as { unref?: () => void }).unref?.();
   }
 
@@ -421,8 +417,6 @@ export class HttpTransport {
       );
     }
     const exchange = new Exchange(accept, () => conn.cancel(message.id, "stream closed"));
-    // No session named, so the subject's (the server's without OAuth): what it read and started
-    // is there for its next request.
     const { session, release } = this.#statelessSessions.take(grant?.subject);
     const conn: TransportConnection = connect(this.#options.service, {
       send: (out) => {

@@ -78,8 +78,7 @@ export class McpConnection implements Connection, TransportConnection {
   readonly #roots: Roots;
   readonly #subscriptions: Subscriptions;
   readonly #environment: CallEnvironment;
-  /** Whether the session is this connection's, ended when it closes (else its transport's). */
-  readonly #ownSession: boolean;
+  readonly #ownSession: boolean; // ended with it (else by its transport)
   #tasks?: TaskStore;
 
   constructor(options: ConnectionOptions) {
@@ -503,9 +502,8 @@ export class McpConnection implements Connection, TransportConnection {
   }
 
   /**
-   * Stops this connection's watches and, when the session is its own, ends it: what the session
-   * kept is released (its background processes stopped). The connection itself ends with its
-   * transport.
+   * Stops this connection's watches and ends its own session: what it kept is released (its
+   * background processes stopped). The connection itself ends with its transport.
    */
   close(): void {
     this.#subscriptions.close();
