@@ -105,6 +105,7 @@ export const moduleFamilies: readonly string[] = [
   "code",
   "code",
   "code",
+  "code",
   "files",
   "files",
   "files",
