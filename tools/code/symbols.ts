@@ -285,13 +285,11 @@ function notesOf(walked: Walked, parsed: number, skipped: { shown: string; why: 
     notes.push(`[the walk stopped early (${walked.stoppedEarly}): use a narrower path]`);
   }
   if (skipped.length > 0) {
+    // The example is the first by path: parses finish in any order, the note says the same.
+    const first = skipped.reduce((a, b) => (b.shown < a.shown ? b : a));
     notes.push(
       `[${skipped.length} file${skipped.length === 1 ? "" : "s"} not parsed, e.g. ${
-        shownName(
-          skipped[0].why.includes(skipped[0].shown)
-            ? skipped[0].why
-            : `${skipped[0].shown}: ${skipped[0].why}`,
-        )
+        shownName(first.why.includes(first.shown) ? first.why : `${first.shown}: ${first.why}`)
       }]`,
     );
   }
