@@ -34,6 +34,7 @@ import shell_bash_input from "./shell/bash_input.ts";
 import shell_bash_kill from "./shell/bash_kill.ts";
 import shell_bash_list from "./shell/bash_list.ts";
 import shell_bash_output from "./shell/bash_output.ts";
+import shell_network_answers_flush from "./shell/network_answers_flush.ts";
 import shell_output_resources from "./shell/output_resources.ts";
 import shell_processes_resource from "./shell/processes_resource.ts";
 import skills_skill from "./skills/skill.ts";
@@ -83,6 +84,7 @@ export const toolModules: (Contribution | Contribution[])[] = [
   shell_bash_kill,
   shell_bash_list,
   shell_bash_output,
+  shell_network_answers_flush,
   shell_output_resources,
   shell_processes_resource,
   skills_skill,
@@ -127,6 +129,7 @@ export const moduleFamilies: readonly string[] = [
   "search",
   "session",
   "session",
+  "shell",
   "shell",
   "shell",
   "shell",

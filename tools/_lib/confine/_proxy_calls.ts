@@ -138,7 +138,8 @@ export class SessionPolicy implements ProxyPolicy {
     const file = this.#options.userConfigFile;
     if (!file) return;
     // jsonc-parser is loaded only for this.
-    import("./_allow_always.ts").then(({ addToAllowNetwork }) => addToAllowNetwork(file, entry))
+    const writing = import("./_allow_always.ts")
+      .then(({ addToAllowNetwork }) => addToAllowNetwork(file, entry))
       .catch((error) =>
         ctx.log(
           "warning",
@@ -146,7 +147,20 @@ export class SessionPolicy implements ProxyPolicy {
             "it is allowed until toolhost ends",
         )
       );
+    alwaysWrites.add(writing);
+    void writing.finally(() => alwaysWrites.delete(writing));
   }
+}
+
+/** "Always" answers being written to the user's file. */
+const alwaysWrites = new Set<Promise<void>>();
+
+/**
+ * Resolves once every "always" answer given so far is in the user's file: a server that stops
+ * right after the answer (its client closed) waits for it rather than forget it.
+ */
+export async function alwaysAnswersWritten(): Promise<void> {
+  await Promise.all([...alwaysWrites]);
 }
 
 /** One process's view of the proxy: its token, its answers and its refusals. */

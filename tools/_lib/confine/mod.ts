@@ -34,3 +34,4 @@ export { confinedMode, type Policy, policyFor, type ProcessKind } from "./_polic
 // The helper's arguments for a policy, as a spawn gets them (the benchmark times the helper).
 export { linuxArguments } from "./_linux.ts";
 export { type SandboxStatus, sandboxStatus, startLine, statusLines } from "./_describe.ts";
+export { alwaysAnswersWritten } from "./_proxy_calls.ts";
