@@ -15,7 +15,12 @@ import {
   type Tool,
   type ToolContext,
 } from "../../mcp/tool/mod.ts";
-import { Sandbox } from "../_lib/sandbox/mod.ts";
+import {
+  allWriteTargets,
+  callSandbox,
+  type WriteTarget,
+  writeTargets,
+} from "../_lib/transaction/mod.ts";
 import type { Diagnostic, LanguageServer } from "./_lib/lsp/mod.ts";
 import { type Lsp, lspIfLoaded } from "./_lib/lsp_load.ts";
 
@@ -39,21 +44,24 @@ interface Baseline {
 /** The diagnostics of the file a call edits, as they were before it, from before() to finished(). */
 const baselines = new Handoff<Promise<Baseline[]>>("diagnostics before the edit");
 
-/** The paths (as given) a call replaces or changes in place, by its declaration. */
-function editedPaths(ctx: ToolContext): string[] {
-  return ctx.writes.planned.filter((w) => w.kind === "replaces" || w.kind === "changes").map((w) =>
-    w.path
-  );
+/** Whether a write changes a file's text: it replaces it, or changes it in place. */
+function edits(write: WriteTarget["write"]): boolean {
+  return write.kind === "replaces" || write.kind === "changes";
 }
 
+/**
+ * The observe phase: looks at the file before the edit (its diagnostics as they are) and after
+ * it (what the edit introduced), from the servers already running.
+ */
 export default defineToolHook({
   name: "code_diagnostics",
+  phase: "observe",
   before(_tool: Tool, ctx: ToolContext) {
     if (!ctx.config.code.diagnosticsAfterEdit || !serversRunning()) return;
     // Driven by what the tool declares it writes, never by its name.
-    const [path] = editedPaths(ctx);
-    if (path === undefined) return;
-    const taken = baseline(path, ctx).catch(() => []);
+    const write = ctx.writes.planned.find(edits);
+    if (write === undefined) return;
+    const taken = baseline(write, ctx).catch(() => []);
     ctx.writes.give(baselines, taken);
     // The tool waits until the file's diagnostics as it is now are known (at once for a file
     // the server has checked), at most BASELINE_WAIT_MS: a server may skip a version that is
@@ -64,8 +72,7 @@ export default defineToolHook({
   },
   finished(call: FinishedCall) {
     const writes = call.ctx.writes;
-    const wrote = writes.planned.length > 0 || writes.named.length > 0 ||
-      writes.reported.length > 0;
+    const wrote = writes.planned.length > 0 || writes.named.length > 0;
     if (!wrote || !serversRunning()) return;
     return afterEdit(call).catch((error) => {
       call.ctx.log("debug", `code diagnostics: ${(error as Error).message}`);
@@ -81,13 +88,20 @@ function serversRunning(): boolean {
   return loaded.runningServers().length > 0;
 }
 
-/** Opens `path` in the servers running for it and starts taking its diagnostics as they are. */
-async function baseline(path: string, ctx: ToolContext): Promise<Baseline[]> {
-  const sandbox = await Sandbox.of(ctx);
-  const { real, exists } = await sandbox.resolve(path);
+/** Opens the file in the servers running for it and starts taking its diagnostics as they are. */
+async function baseline(
+  write: WriteTarget["write"],
+  ctx: ToolContext,
+): Promise<Baseline[]> {
+  const sandbox = await callSandbox(ctx);
+  // Where the call's one resolution put the write.
+  const [target] = await writeTargets(ctx, [write]);
+  if (!target) return [];
+  const { real } = target;
   const servers = lsp.runningFor(real, ctx.config);
   if (servers.length === 0) return [];
-  const source = exists ? await lsp.readSource(sandbox, real).catch(() => undefined) : undefined;
+  // A file not made yet has no text to send (readSource fails): nothing before it.
+  const source = await lsp.readSource(sandbox, real).catch(() => undefined);
   const deadline = Date.now() + 10_000; // bounded again by the deadline after the edit
   return servers.map((server) => {
     const uri = lsp.uriOf(real);
@@ -103,7 +117,7 @@ async function baseline(path: string, ctx: ToolContext): Promise<Baseline[]> {
 
 async function afterEdit(call: FinishedCall): Promise<void> {
   const { ctx } = call;
-  const sandbox = await Sandbox.of(ctx);
+  const sandbox = await callSandbox(ctx);
   const deadline = Date.now() + DIAGNOSTICS_DEADLINE_MS;
   const taken = (await ctx.writes.take(baselines)) ?? [];
   // What changed: open documents whose file changed (any tool, or another program), and the
@@ -123,12 +137,9 @@ async function afterEdit(call: FinishedCall): Promise<void> {
       note(server, path);
     }
   }
-  // What the call declared, named while running (a rename) or reported (undo).
-  const named = [...ctx.writes.reported, ...taken.map((t) => t.real)];
-  for (const write of [...ctx.writes.planned, ...ctx.writes.named]) {
-    const resolved = await sandbox.resolve(write.path).catch(() => undefined);
-    if (resolved) named.push(resolved.real);
-  }
+  // What the call declared, or named while running (a rename, an undo).
+  const named = [...taken.map((t) => t.real)];
+  for (const { real } of await allWriteTargets(ctx)) named.push(real);
   for (const real of new Set(named)) {
     for (const server of lsp.runningFor(real, ctx.config)) {
       server.fileChanged(lsp.uriOf(real), 2);
@@ -138,7 +149,7 @@ async function afterEdit(call: FinishedCall): Promise<void> {
   // New errors are told after an edit of a file's text (declared or named while running, or
   // undone); a move or a delete only brings the servers up to date.
   const check = call.outcome === "ok" && ctx.config.code.diagnosticsAfterEdit &&
-    (editedPaths(ctx).length > 0 || ctx.writes.named.length > 0 || ctx.writes.reported.length > 0);
+    (ctx.writes.planned.some(edits) || ctx.writes.named.length > 0);
   const lines: string[] = [];
   const pending: string[] = [];
   const quiet: string[] = [];

@@ -1,18 +1,13 @@
-import { defineTool, ToolError } from "../../mcp/tool/mod.ts";
+import { defineTool, type ToolContext, ToolError } from "../../mcp/tool/mod.ts";
 import { CHANGES_FILES } from "../_lib/declarations/annotations.ts";
-import {
-  assertWritable,
-  hardLinkNote,
-  Sandbox,
-  whileChanging,
-  writeFileAtomic,
-} from "../_lib/sandbox/mod.ts";
+import { transaction } from "../_lib/transaction/mod.ts";
 import { FORCE_PROPERTY, pathProperty } from "../_lib/declarations/path_properties.ts";
 import { shownName } from "../_lib/text/shown_name.ts";
+import { crlfOnly, lineOf } from "../_lib/text/lines.ts";
 import { encodeText } from "../_lib/text/text.ts";
 import { matchesName, namePattern } from "./_lib/name_path.ts";
 import { type CodeSymbol, parseBatch, type ParseOutcome } from "./_lib/parse/mod.ts";
-import { readSource, Unparsable, versionOf } from "./_lib/source_files.ts";
+import { readSource, Unparsable } from "./_lib/source_files.ts";
 import { type EditOperation, SpliceError, spliceFor } from "./_lib/symbol_splice.ts";
 import { changedLines } from "./_lib/changed_lines.ts";
 
@@ -55,110 +50,108 @@ export default defineTool({
     additionalProperties: false,
   },
 
-  run(args, ctx) {
-    return whileChanging(async () => {
-      if (args.text.trim() === "" && args.operation !== "replace_body") {
-        throw new ToolError(`text is empty; ${args.operation} needs the code to put there`);
-      }
-      const sandbox = await Sandbox.of(ctx);
-      const { real, exists } = await sandbox.resolve(args.path);
-      const shown = shownName(sandbox.display(real));
-      if (!exists) throw new ToolError(`${shown} does not exist`);
-      await assertWritable(real, shown);
-      const source = await readSource(sandbox, real).catch((error) => {
+  run: editSymbol,
+});
+
+/** What the model asked symbol_edit for. */
+interface SymbolEditArgs {
+  path: string;
+  operation: string;
+  name_path: string;
+  text: string;
+  line?: number;
+  force?: boolean;
+}
+
+/**
+ * Finds the definition in the file's parsed outline, splices the text in, refuses a result that
+ * adds a syntax error, and writes it through the edit transaction.
+ */
+function editSymbol(args: SymbolEditArgs, ctx: ToolContext) {
+  return transaction(ctx, async (tx) => {
+    if (args.text.trim() === "" && args.operation !== "replace_body") {
+      throw new ToolError(`text is empty; ${args.operation} needs the code to put there`);
+    }
+    const target = await tx.target(args.path);
+    const shown = shownName(target.shown);
+    if (!target.exists) throw new ToolError(`${shown} does not exist`);
+    const source = await readSource(tx.sandbox, target.real, () => tx.open(target)).catch(
+      (error) => {
         if (!(error instanceof Unparsable)) throw error;
         throw new ToolError(
           error.tooLarge ? `${error.message}; use edit_file instead` : error.message,
         );
-      });
-      if (source.decoded.invalid > 0) {
-        throw new ToolError(
-          `${shown} has ${source.decoded.invalid} byte sequences that are not valid ${source.decoded.encoding}; editing it here would change them`,
-        );
-      }
-      const crlf = source.text.includes("\r\n") && !/(^|[^\r])\n/.test(source.text);
-      const before = crlf ? source.text.replaceAll("\r\n", "\n") : source.text;
-      const [parsed] = await parseBatch(
-        [{ lang: source.lang, text: before, symbols: true }],
-        ctx.signal,
+      },
+    );
+    if (source.decoded.invalid > 0) {
+      throw new ToolError(
+        `${shown} has ${source.decoded.invalid} byte sequences that are not valid ${source.decoded.encoding}; editing it here would change them`,
       );
-      const outline = parsedOrThrow(parsed, shown);
-      const symbol = pick(outline.symbols, args.name_path, args.line, shown);
-      let splice;
-      try {
-        splice = spliceFor(
-          before,
-          symbol,
-          outline.symbols,
-          args.operation as EditOperation,
-          crlf ? args.text.replaceAll("\r\n", "\n") : args.text,
-          source.lang === "python",
-        );
-      } catch (error) {
-        if (error instanceof SpliceError) throw new ToolError(error.message);
-        throw error;
-      }
-      const after = before.slice(0, splice.from) + splice.insert + before.slice(splice.to);
-      if (after === before) {
-        throw new ToolError(`the edit changes nothing in ${shown}; nothing was written`);
-      }
-      const [check] = await parseBatch(
-        [{ lang: source.lang, text: after, symbols: false }],
-        ctx.signal,
+    }
+    const crlf = crlfOnly(source.text);
+    const before = crlf ? source.text.replaceAll("\r\n", "\n") : source.text;
+    const [parsed] = await parseBatch(
+      [{ lang: source.lang, text: before, symbols: true }],
+      ctx.signal,
+    );
+    const outline = parsedOrThrow(parsed, shown);
+    const symbol = pick(outline.symbols, args.name_path, args.line, shown);
+    let splice;
+    try {
+      splice = spliceFor(
+        before,
+        symbol,
+        outline.symbols,
+        args.operation as EditOperation,
+        crlf ? args.text.replaceAll("\r\n", "\n") : args.text,
+        source.lang === "python",
       );
-      const checked = parsedOrThrow(check, shown);
-      if (checked.errors > outline.errors) {
-        const place = checked.firstError;
-        throw new ToolError(
-          `the edit would leave a syntax error in ${shown}${
-            place ? ` at line ${place.line}, column ${place.column}` : ""
-          } (${source.lang} parser); nothing was written. Fix the text and try again:\n${
-            changedLines(after, splice.from, splice.from + splice.insert.length, place?.line)
-          }`,
-        );
-      }
-      const now = await sandbox.info(real);
-      if (versionOf(now) !== source.version) {
-        throw new ToolError(
-          `${shown} changed while it was being edited (by another program); nothing was written. Try again.`,
-        );
-      }
-      const bytes = encodeText(
-        crlf ? after.replaceAll("\n", "\r\n") : after,
-        source.decoded.encoding,
-        source.decoded.bom,
+    } catch (error) {
+      if (error instanceof SpliceError) throw new ToolError(error.message);
+      throw error;
+    }
+    const after = before.slice(0, splice.from) + splice.insert + before.slice(splice.to);
+    if (after === before) {
+      throw new ToolError(`the edit changes nothing in ${shown}; nothing was written`);
+    }
+    const [check] = await parseBatch(
+      [{ lang: source.lang, text: after, symbols: false }],
+      ctx.signal,
+    );
+    const checked = parsedOrThrow(check, shown);
+    if (checked.errors > outline.errors) {
+      const place = checked.firstError;
+      throw new ToolError(
+        `the edit would leave a syntax error in ${shown}${
+          place ? ` at line ${place.line}, column ${place.column}` : ""
+        } (${source.lang} parser); nothing was written. Fix the text and try again:\n${
+          changedLines(after, splice.from, splice.from + splice.insert.length, place?.line)
+        }`,
       );
-      let note = "";
-      try {
-        const written = await writeFileAtomic(real, bytes, sandbox, {
-          digest: ctx.config.journal.enabled,
-          // The journal may still be opening the old file for undo.
-          beforeRename: () => ctx.writes.replacing(),
-        });
-        note = hardLinkNote(written.hardLinks);
-      } catch (error) {
-        throw new ToolError(
-          `could not write ${shown}: ${(error as Error).message}. The file was left as it was.`,
-        );
-      }
-      const first = lineOf(after, splice.from);
-      const last = lineOf(after, Math.max(splice.from, splice.from + splice.insert.length - 1));
-      const verb = VERBS[args.operation as EditOperation];
-      return {
-        content: `${verb} ${symbol.kind} ${shownName(symbol.namePath)} in ${shown} ` +
-          `(now lines ${first}-${last})${note}:\n` +
-          changedLines(after, splice.from, splice.from + splice.insert.length),
-        structured: {
-          path: sandbox.display(real),
-          namePath: symbol.namePath,
-          line: first,
-          endLine: last,
-          written: true,
-        },
-      };
-    });
-  },
-});
+    }
+    const bytes = encodeText(
+      crlf ? after.replaceAll("\n", "\r\n") : after,
+      source.decoded.encoding,
+      source.decoded.bom,
+    );
+    const { note } = await tx.replace(target, bytes);
+    const first = lineOf(after, splice.from);
+    const last = lineOf(after, Math.max(splice.from, splice.from + splice.insert.length - 1));
+    const verb = VERBS[args.operation as EditOperation];
+    return {
+      content: `${verb} ${symbol.kind} ${shownName(symbol.namePath)} in ${shown} ` +
+        `(now lines ${first}-${last})${note}:\n` +
+        changedLines(after, splice.from, splice.from + splice.insert.length),
+      structured: {
+        path: target.shown,
+        namePath: symbol.namePath,
+        line: first,
+        endLine: last,
+        written: true,
+      },
+    };
+  });
+}
 
 const VERBS: Record<EditOperation, string> = {
   replace_body: "Replaced the body of",
@@ -166,12 +159,6 @@ const VERBS: Record<EditOperation, string> = {
   insert_before: "Inserted before",
   insert_after: "Inserted after",
 };
-
-function lineOf(text: string, at: number): number {
-  let line = 1;
-  for (let i = text.indexOf("\n"); i >= 0 && i < at; i = text.indexOf("\n", i + 1)) line++;
-  return line;
-}
 
 function parsedOrThrow(outcome: ParseOutcome, shown: string) {
   if ("failed" in outcome) throw new ToolError(`${shown} could not be parsed: ${outcome.failed}`);

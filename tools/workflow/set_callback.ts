@@ -28,6 +28,7 @@ export default setCallbackTool(new Callbacks());
 export function setCallbackTool(callbacks: Callbacks): [Tool, ToolHook] {
   const reminders = defineToolHook({
     name: "set_callback reminders",
+    phase: "observe",
     after(result) {
       const text = callbacks.takeReminders();
       if (text) result.content.push({ type: "text", text });

@@ -1,11 +1,12 @@
 /**
  * The symbols of many files, parsed in the worker in batches and kept while each file stays the
- * same (inode, size and modification time): a second map or find of a project reads and
+ * same (device, inode, size and modification time): a second map or find of a project reads and
  * parses only what changed since.
  */
 import type { Sandbox } from "../../_lib/sandbox/mod.ts";
+import { versionKey } from "../../_lib/transaction/mod.ts";
 import { type CodeSymbol, parseBatch, type ParseJob, type ParseOutcome } from "./parse/mod.ts";
-import { readSource, type SourceText, Unparsable, versionOf } from "./source_files.ts";
+import { readSource, type SourceText, Unparsable } from "./source_files.ts";
 
 export interface FileOutline {
   real: string;
@@ -117,7 +118,7 @@ export async function outlinesOf(
     // A file unchanged since it was parsed is not read again.
     const info = await sandbox.info(real).catch(() => undefined);
     const known = cache.get(real);
-    if (info && known && known.version === versionOf(info)) {
+    if (info && known && known.version === versionKey(info)) {
       files.push({ real, shown: sandbox.display(real), ...known });
       continue;
     }

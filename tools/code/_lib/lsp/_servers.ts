@@ -8,6 +8,7 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { delimiter, dirname, extname, join } from "node:path";
 import process from "node:process";
 import type { LanguageServerSpec } from "../../../../config/settings.ts";
+import { isWithin } from "../../../_lib/sandbox/mod.ts";
 
 /** A server ready to start for one project root. */
 export interface ServerChoice {
@@ -148,7 +149,7 @@ function isTs7(bin: string): boolean {
 function nearest(dir: string, top: string, markers: string[]): string | undefined {
   for (let at = dir;; at = dirname(at)) {
     if (markers.some((marker) => existsSync(join(at, marker)))) return at;
-    if (at === top || dirname(at) === at || !at.startsWith(top)) return undefined;
+    if (at === top || dirname(at) === at || !isWithin(top, at)) return undefined;
   }
 }
 
@@ -158,7 +159,7 @@ export function findProgram(command: string, root: string, top: string): string 
   for (let at = root;; at = dirname(at)) {
     const local = join(at, "node_modules", ".bin", command);
     if (isExecutable(local)) return local;
-    if (at === top || dirname(at) === at || !at.startsWith(top)) break;
+    if (at === top || dirname(at) === at || !isWithin(top, at)) break;
   }
   for (const dir of (process.env.PATH ?? "").split(delimiter)) {
     if (dir && isExecutable(join(dir, command))) return join(dir, command);
