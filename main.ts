@@ -32,6 +32,7 @@ import { enableWatchdog, killAllGroups } from "./tools/_lib/processes/mod.ts";
 import { establishRoots } from "./tools/_lib/sandbox/mod.ts";
 import { assemble, type Assembled } from "./tools/_catalog/assemble.ts";
 import { SERVER_ICON } from "./tools/_catalog/icons.ts";
+import { sandboxStatus, startLine, statusLines } from "./tools/_lib/confine/mod.ts";
 
 declare const TOOLHOST_COMMIT: string | undefined;
 /** Defined by scripts/build.ts: present only in a compiled binary. */
@@ -62,7 +63,11 @@ Options:
   --profile NAME      which tools to offer: full (default), companion (only what a client
                       with its own file and shell tools lacks: Claude Code, Cursor, Gemini
                       CLI, Codex) or read-only
-  --read-only         offer only the tools annotated read-only
+  --read-only         offer only the tools annotated read-only (and commands, searches and
+                      language servers write nothing outside their temporary directory)
+  --sandbox MODE      what commands, searches and language servers may write: workspace-write
+                      (default: the roots, a private $TMPDIR, the build caches), read-only, or
+                      off; they never read credentials and have no network (docs/security.md)
   --allow-private-network
                       let fetch_url reach loopback, private, link-local and cloud-metadata
                       addresses (refused by default)
@@ -103,6 +108,7 @@ function loadSettings(flags: ReturnType<typeof parseFlags>): LoadedConfig {
         max_line_mb: flags["max-line-mb"],
         log_level: flags["log-level"],
         config: flags.config,
+        sandbox: flags.sandbox,
       },
       env: process.env,
       cwd: process.cwd(),
@@ -140,6 +146,7 @@ const SESSION_FLAGS = new Set(["--read-only", "--allow-private-network"]);
 const SESSION_OPTIONS = new Set([
   "--root",
   "--config",
+  "--sandbox",
   "--profile",
   "--max-line-mb",
   "--log-level",
@@ -213,6 +220,7 @@ const FLAGS = {
   "read-only": { type: "boolean" },
   "profile": { type: "string" },
   "config": { type: "string" },
+  "sandbox": { type: "string" },
   "print-config": { type: "boolean" },
   "mcp-json": { type: "boolean" },
   "http": { type: "string" },
@@ -338,8 +346,13 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
     const place = name ? places.get(`custom_tools.${name}`) : undefined;
     configError(place ? `${place}: ${message}` : message);
   }
+  const stateDir = stateDirectory(settings.stateDir, process.env, homedir(), process.platform);
+  const sandbox = () => sandboxStatus(settings, roots.length > 0 ? roots : fallback, stateDir);
   if (flags["print-config"]) {
     process.stdout.write(formatConfig(settings, loaded.origins, loaded.files));
+    // The policy in force, as comments: the output stays a JSONC file.
+    const lines = statusLines(await sandbox());
+    process.stdout.write(lines.map((line) => `// ${line}\n`).join(""));
     process.exit(0);
   }
   const { tools, warnings, removed, shutdownHooks, ...contributions } = assembled;
@@ -354,6 +367,12 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
 
   const logger = stderrLogger(logLevel);
   logger.log("info", rootsInForce(roots, fallback));
+  // The sandbox's line once this machine's answer is in: over stdio the probe runs beside the
+  // first requests (a command waits for the same answer); over HTTP it comes before "serving".
+  const sandboxLine = sandbox().then(
+    (status) => () => logger.log("info", startLine(status)),
+    (error) => () => logger.log("error", `sandbox: ${(error as Error).message}`),
+  );
   if (!http && process.stdin.isTTY) process.stderr.write(BY_HAND);
   // What our commands start dies with us even when we are killed outright (SIGKILL).
   enableWatchdog();
@@ -368,7 +387,7 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
     logger,
     roots: { fixed: roots, fallback },
     config: settings,
-    state: { dir: stateDirectory(settings.stateDir, process.env, homedir(), process.platform) },
+    state: { dir: stateDir },
   });
   // A bug in one tool must not end everyone's session: report it and keep serving.
   process.on("unhandledRejection", (reason) => {
@@ -376,7 +395,8 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
   });
   const maxBytes = Math.floor(maxLineMb * 1024 * 1024);
   const stopping = (serving: Serving) => (stop = stopper(service, serving, shutdownHooks));
-  if (http) return serveHttp(service, http, maxBytes, stopping);
+  if (http) return serveHttp(service, http, maxBytes, stopping, sandboxLine);
+  void sandboxLine.then((log) => log());
 
   const writer = new StdoutWriter(process.stdout, () => stop("stdout closed", 0));
   const server = connect(service, writer);
@@ -446,6 +466,7 @@ async function serveHttp(
   address: ReturnType<typeof httpAddress>,
   maxBodyBytes: number,
   stopping: (serving: Serving) => void,
+  sandboxLine: Promise<() => void>,
 ): Promise<never> {
   // Loaded here: a stdio server, the common case, never needs them.
   const [{ HttpTransport }, { serve }, oauth] = await Promise.all([
@@ -476,6 +497,7 @@ async function serveHttp(
   }
   const shown = address.host.includes(":") ? `[${address.host}]` : address.host;
   resource ??= `http://${shown}:${listening.port}/mcp`;
+  (await sandboxLine)();
   logger.log("info", `serving MCP at http://${shown}:${listening.port}/mcp`);
   if (address.auth) {
     logger.log("info", `OAuth: access tokens of ${address.auth.issuer} for ${resource}`);

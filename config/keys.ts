@@ -15,6 +15,8 @@ export interface ConfigFlags {
   log_level?: string;
   /** The project file to read instead of ./.toolhost.jsonc. */
   config?: string;
+  /** The sandbox's mode. */
+  sandbox?: string;
 }
 
 /**
@@ -66,6 +68,25 @@ function search(key: string, field: keyof Search, env: string[], kind: LeafKind 
     env,
     get: (s) => s.search[field],
     set: (s, v) => (s.search = { ...s.search, [field]: v }),
+  };
+}
+
+type Sandbox = Settings["sandbox"];
+
+function sandbox(
+  key: string,
+  field: keyof Sandbox,
+  kind: LeafKind,
+  env: string[] = [],
+  flag?: Leaf["flag"],
+): Leaf {
+  return {
+    key: `sandbox.${key}`,
+    kind,
+    env,
+    flag,
+    get: (s) => s.sandbox[field],
+    set: (s, v) => (s.sandbox = { ...s.sandbox, [field]: v }),
   };
 }
 
@@ -162,6 +183,14 @@ export const LEAVES: readonly Leaf[] = [
     get: (s) => s.proxy,
     set: (s, v) => (s.proxy = v as string),
   },
+  sandbox("mode", "mode", "choice", ["TOOLHOST_SANDBOX"], { name: "sandbox", text: "--sandbox" }),
+  sandbox("allow_write", "allowWrite", "paths", ["TOOLHOST_SANDBOX_ALLOW_WRITE"]),
+  sandbox("deny_write", "denyWrite", "paths"),
+  sandbox("deny_read", "denyRead", "paths"),
+  sandbox("allow_read", "allowRead", "paths"),
+  sandbox("allow_network", "allowNetwork", "names", ["TOOLHOST_SANDBOX_ALLOW_NETWORK"]),
+  sandbox("caches", "caches", "choice", ["TOOLHOST_SANDBOX_CACHES"]),
+  sandbox("required", "required", "boolean", ["TOOLHOST_SANDBOX_REQUIRED"]),
   search("provider", "provider", ["TOOLHOST_SEARCH_PROVIDER"], "choice"),
   search("searxng_url", "searxngUrl", ["TOOLHOST_SEARXNG_URL"]),
   {
@@ -205,6 +234,13 @@ export const LEAVES: readonly Leaf[] = [
     env: ["TOOLHOST_UNDO_BUDGET_BYTES"],
     get: (s) => s.journal.undoBudgetBytes,
     set: (s, v) => (s.journal = { ...s.journal, undoBudgetBytes: v as number }),
+  },
+  {
+    key: "journal.snapshot_max_files",
+    kind: "number",
+    env: ["TOOLHOST_SNAPSHOT_MAX_FILES"],
+    get: (s) => s.journal.snapshotMaxFiles,
+    set: (s, v) => (s.journal = { ...s.journal, snapshotMaxFiles: v as number }),
   },
   {
     key: "code.diagnostics_after_edit",

@@ -80,6 +80,10 @@ const USER_ONLY = new Map<string, string>([
   ["shell_env", "it would change the environment of every command"],
   ["allow_private_network", "it would open the private-network guard"],
   ["proxy", "it would send the web tools' traffic through another machine"],
+  ["sandbox.allow_write", "it would let commands write outside the project"],
+  ["sandbox.allow_read", "it would let commands read your credentials"],
+  ["sandbox.allow_network", "it would let commands reach the network"],
+  ["sandbox.caches", "it would change where commands may write"],
   [
     "code.language_servers",
     "it would run its programs whenever code_nav is used, in read-only mode too",
@@ -129,6 +133,47 @@ function widenings(layer: Layer, projectDir: string): string[] {
   return problems;
 }
 
+/** The sandbox's modes, loosest first: a project file may only move to the right. */
+const SANDBOX_MODES = ["off", "workspace-write", "read-only"];
+
+/**
+ * The sandbox settings of a project file, held to what comes before it (the user file, else the
+ * defaults): it may make the mode stricter and require a sandbox, never the reverse; its
+ * deny_write and deny_read are added to the user file's rather than replacing them.
+ */
+function sandboxTightening(project: Layer, user: Layer | undefined): string[] {
+  const problems: string[] = [];
+  const allowed = "set it in the user file, the environment or a flag instead";
+  const mode = project.get("sandbox.mode");
+  const before = (user?.get("sandbox.mode")?.value as string | undefined) ?? "workspace-write";
+  if (mode && SANDBOX_MODES.indexOf(mode.value as string) < SANDBOX_MODES.indexOf(before)) {
+    problems.push(
+      `${mode.where}: a project file cannot set sandbox.mode to ${mode.value}: it would loosen ` +
+        `the sandbox (${before}${user?.has("sandbox.mode") ? " in the user file" : " by default"}` +
+        `); allowed: a stricter mode, or ${allowed}`,
+    );
+  }
+  const required = project.get("sandbox.required");
+  if (required && required.value === false && user?.get("sandbox.required")?.value === true) {
+    problems.push(
+      `${required.where}: a project file cannot set sandbox.required to false: the user file ` +
+        `requires a sandbox; allowed: true, or ${allowed}`,
+    );
+  }
+  for (const key of ["sandbox.deny_write", "sandbox.deny_read"]) {
+    const theirs = project.get(key);
+    const mine = user?.get(key);
+    if (theirs && mine) {
+      project.set(key, {
+        ...theirs,
+        value: [...new Set([...(mine.value as string[]), ...(theirs.value as string[])])],
+        origin: `${mine.origin} and ${theirs.origin}`,
+      });
+    }
+  }
+  return problems;
+}
+
 export function loadConfig(input: ConfigInput): LoadedConfig {
   const ctx: SourceContext = { ...input, problems: [], warnings: [] };
   const project = projectFile(input.flags, ctx);
@@ -144,7 +189,7 @@ export function loadConfig(input: ConfigInput): LoadedConfig {
     return layer;
   };
   // --config naming the user file reads it once, as the project file.
-  if (user !== project.path) readFile(user, "user file");
+  const userLayer = user !== project.path ? readFile(user, "user file") : undefined;
   // A file named by --config or TOOLHOST_CONFIG takes the project file's place, but it is the
   // user's own: messages name it for what it is.
   const projectLabel = project.namedBy ? `${project.namedBy} file` : "project file";
@@ -152,6 +197,7 @@ export function loadConfig(input: ConfigInput): LoadedConfig {
   // Only the implicit .toolhost.jsonc: a file the user names with --config is theirs.
   if (projectLayer && !project.namedBy && user !== project.path) {
     ctx.problems.push(...widenings(projectLayer, dirname(project.path)));
+    ctx.problems.push(...sandboxTightening(projectLayer, userLayer));
   }
   layers.push(envLayer(ctx), flagLayer(input.flags, ctx));
   if (ctx.problems.length > 0) throw new ConfigError(ctx.problems);
@@ -174,6 +220,7 @@ export function loadConfig(input: ConfigInput): LoadedConfig {
     if (leaf) leaf.set(settings, entry.value);
     else settings.customTools[key.slice(CUSTOM_TOOLS.length + 1)] = entry.value as CustomToolSpec;
   }
+  settings.configFiles = [...new Set([user, project.path])];
   const conflicts = checkTimeouts(merged, rank, settings);
   if (conflicts.length > 0) throw new ConfigError(conflicts);
   return { settings, origins, places, files, warnings: ctx.warnings };

@@ -9,6 +9,14 @@ export type ShellEnv = "inherit" | "login";
  * client with its own file and shell tools lacks, `read-only` only tools annotated read-only.
  */
 export type ToolProfile = "full" | "companion" | "read-only";
+/**
+ * How the processes toolhost starts are confined (tools/_lib/confine): `workspace-write` writes
+ * only in the roots and the session's temporary directory, `read-only` nowhere but that directory,
+ * `off` not at all.
+ */
+export type SandboxMode = "workspace-write" | "read-only" | "off";
+/** Where build tools' caches are: the user's own (`shared`) or the session's temporary directory. */
+export type SandboxCaches = "shared" | "session";
 export type SearchProviderId = "duckduckgo" | "searxng" | "brave" | "wikipedia" | "all";
 
 /** A tool the user declares in the config: a command run with the call's arguments, no shell. */
@@ -99,6 +107,11 @@ export interface Settings {
     maxBytes: number;
     /** Bytes of replaced and deleted content kept for undo; the oldest go first. */
     undoBudgetBytes: number;
+    /**
+     * Files and directories a root may hold for a command's change to be kept for undo (the
+     * snapshot before and after each command, tools/journal/_lib/observed/).
+     */
+    snapshotMaxFiles: number;
   };
   /** Language servers (tools/code): which, how long they live, diagnostics after edits. */
   code: {
@@ -115,8 +128,30 @@ export interface Settings {
     /** OAuth 2.1 (mcp/http/auth); on when `issuer` is set. User file only. */
     auth: HttpAuthSettings;
   };
+  /** The command sandbox: what the processes toolhost starts may write, read and reach. */
+  sandbox: {
+    mode: SandboxMode;
+    /** More places commands may write (absolute paths). */
+    allowWrite: string[];
+    /** Never writable, even inside the roots. */
+    denyWrite: string[];
+    /** Hidden, besides the built-in list of credentials. */
+    denyRead: string[];
+    /** Entries of the built-in credential list that stay readable. */
+    allowRead: string[];
+    /** Hosts commands may reach through toolhost's proxy: `host`, `*.suffix`, `host:port`, `*`. */
+    allowNetwork: string[];
+    caches: SandboxCaches;
+    /** Refuse to run commands where no sandbox can be had, instead of running them unconfined. */
+    required: boolean;
+  };
   logLevel: string;
   customTools: Record<string, CustomToolSpec>;
+  /**
+   * The configuration files toolhost reads, the user file first, then the project file, whether
+   * or not they exist: never writable by a command. Set by config/load.ts, not by any source.
+   */
+  configFiles: string[];
 }
 
 export function defaultSettings(): Settings {
@@ -141,7 +176,12 @@ export function defaultSettings(): Settings {
     search: {},
     skillDirs: [],
     stateDir: "",
-    journal: { enabled: true, maxBytes: 4 * 1024 * 1024, undoBudgetBytes: 64 * 1024 * 1024 },
+    journal: {
+      enabled: true,
+      maxBytes: 4 * 1024 * 1024,
+      undoBudgetBytes: 64 * 1024 * 1024,
+      snapshotMaxFiles: 100_000,
+    },
     code: {
       diagnosticsAfterEdit: true,
       serverIdleSeconds: 600,
@@ -151,7 +191,18 @@ export function defaultSettings(): Settings {
     http: {
       auth: { readScope: "toolhost:read", writeScope: "toolhost:write", jwksCooldownSeconds: 30 },
     },
+    sandbox: {
+      mode: "workspace-write",
+      allowWrite: [],
+      denyWrite: [],
+      denyRead: [],
+      allowRead: [],
+      allowNetwork: [],
+      caches: "shared",
+      required: false,
+    },
     logLevel: "info",
     customTools: {},
+    configFiles: [],
   };
 }

@@ -191,6 +191,8 @@ export function fileLayer(
     const value = valueAt(config, keys);
     if (value !== undefined) add(leaf.key, keys, normalized(leaf, value, base, ctx));
   }
+  // `"sandbox": "read-only"` is the mode alone.
+  if (typeof config.sandbox === "string") add("sandbox.mode", ["sandbox"], config.sandbox);
   for (
     const [name, tool] of Object.entries((config[CUSTOM_TOOLS] ?? {}) as Record<string, Config>)
   ) {

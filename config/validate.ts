@@ -42,6 +42,10 @@ function allowedBy(node: unknown, plural = false): string {
   const s = resolved(node);
   const a = (one: string, many: string) => (plural ? many : one);
   if (Array.isArray(s.enum)) return `one of ${s.enum.map(quote).join(", ")}`;
+  // Either of two forms (the sandbox's mode alone, or its object): each said in turn.
+  if (Array.isArray(s.type)) {
+    return s.type.map((type) => allowedBy({ ...s, type }, plural)).join(", or ");
+  }
   if ("const" in s) return quote(s.const);
   const range = (min: unknown, max: unknown) =>
     min !== undefined && max !== undefined
@@ -62,6 +66,11 @@ function allowedBy(node: unknown, plural = false): string {
       const noun = s.minLength === 1
         ? a("a non-empty string", "non-empty strings")
         : a("a string", "strings");
+      // A pattern that is a list of words (the sandbox's modes) reads as that list.
+      const words = typeof s.pattern === "string" && /^\^\(([\w-]+\|)*[\w-]+\)\$$/.test(s.pattern)
+        ? s.pattern.slice(2, -2).split("|")
+        : undefined;
+      if (words) return `one of ${words.map(quote).join(", ")}`;
       return typeof s.pattern === "string" ? `${noun} matching ${s.pattern}` : noun;
     }
     case "array": {

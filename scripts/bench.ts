@@ -23,11 +23,14 @@ import { webBodiesReport } from "./bench/web_bodies_bench.ts";
 import { grepRgReport } from "./bench/grep_rg_bench.ts";
 import { filesReport } from "./bench/files_bench.ts";
 import { journalTreesReport } from "./bench/journal_trees_bench.ts";
+import { journalCommandsReport } from "./bench/journal_commands_bench.ts";
 import { journalFloodReport } from "./bench/journal_flood_bench.ts";
 import { memoryFloodsReport } from "./bench/memory_floods_bench.ts";
 import { searchReport } from "./bench/search_bench.ts";
 import { codeReport } from "./bench/code_bench.ts";
 import { codeLspReport } from "./bench/code_lsp_bench.ts";
+import { sandboxReport } from "./bench/sandbox_bench.ts";
+import { confineNetworkReport } from "./bench/confine_network_bench.ts";
 import { against, markdownTable, mb, ms, perSecond, times, us } from "./bench/report.ts";
 import { median, percentile } from "./bench/stats.ts";
 import { binaryServer, sdkServer } from "./bench/servers.ts";
@@ -221,12 +224,16 @@ process.stdout.write("\n" + await httpAuthReport(progress) + "\n");
 process.stdout.write("\n" + await webReport(ROOT, progress) + "\n");
 process.stdout.write("\n" + await webBodiesReport(ROOT, progress) + "\n");
 
+// What confining a command costs: bash true with and without the sandbox (scripts/bench/sandbox_bench.ts).
+process.stdout.write("\n" + await sandboxReport(ROOT, progress) + "\n");
+
 // grep with rg against rg itself (scripts/bench/grep_rg_bench.ts).
 process.stdout.write("\n" + await grepRgReport(ROOT, progress) + "\n");
 
 // write_file, edit_file and read_file against cp, sed -i and tail (scripts/bench/files_bench.ts).
 process.stdout.write("\n" + await filesReport(ROOT, progress) + "\n");
 process.stdout.write("\n" + await journalTreesReport(ROOT, progress) + "\n");
+process.stdout.write("\n" + await journalCommandsReport(ROOT, progress) + "\n");
 process.stdout.write("\n" + await journalFloodReport(ROOT, progress) + "\n");
 
 // Peak memory under bursts: pipelined reads, a deeply nested line (scripts/bench/memory_floods_bench.ts).
@@ -239,3 +246,7 @@ process.stdout.write("\n" + await searchReport(ROOT, progress) + "\n");
 process.stdout.write("\n" + await codeReport(ROOT, progress) + "\n");
 // code_nav and diagnostics after edits against a bare LSP client (scripts/bench/code_lsp_bench.ts).
 process.stdout.write("\n" + await codeLspReport(ROOT, progress) + "\n");
+
+// The sandbox's network: a session's first command, a proxied connection against a direct one
+// (scripts/bench/confine_network_bench.ts).
+process.stdout.write("\n" + await confineNetworkReport(progress) + "\n");

@@ -12,6 +12,7 @@ import { join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { commit } from "./release/source.ts";
+import { buildConfineHelper } from "./confine_helper.ts";
 import { BUN, EXE } from "./toolchain.ts";
 import { WASM_FILES } from "../tools/code/_lib/parse/mod.ts";
 
@@ -38,6 +39,7 @@ export function compileArguments(
   commitId: string,
   target: string[] = [],
   bytecodeOrder?: string,
+  confineHelper?: string,
 ): string[] {
   return [
     "build",
@@ -59,13 +61,41 @@ export function compileArguments(
     // tree-sitter's runtime and grammars: embedded files the parse worker finds in
     // Bun.embeddedFiles (tools/code/_lib/parse/grammar_bytes.ts).
     ...WASM_FILES,
+    // The command sandbox's helper (Linux): written out at first use (tools/_lib/confine).
+    ...(confineHelper ? [confineHelper] : []),
   ];
 }
 
-export function compile(entry: string, outfile: string, bytecodeOrder?: string): void {
+/** Where the local build puts the helper: from source, toolhost runs it from here. */
+export const CONFINE_HELPER = "dist/toolhost-confine";
+
+/**
+ * Builds dist/toolhost-confine for this machine (Linux only); the path to embed, or undefined
+ * (with a warning) when it cannot be built here.
+ */
+export function buildLocalHelper(): string | undefined {
+  if (process.platform !== "linux" || (process.arch !== "x64" && process.arch !== "arm64")) {
+    return undefined;
+  }
+  const built = buildConfineHelper(process.arch, `${ROOT}${CONFINE_HELPER}`);
+  if (typeof built === "string") {
+    console.error(`warning: the sandbox helper is not built: ${built}`);
+    return undefined;
+  }
+  console.error(`built ${CONFINE_HELPER} (${(built / 1024).toFixed(0)} KB)`);
+  return CONFINE_HELPER;
+}
+
+export function compile(
+  entry: string,
+  outfile: string,
+  bytecodeOrder?: string,
+  confineHelper?: string,
+): void {
   const started = performance.now();
   mkdirSync(`${ROOT}dist`, { recursive: true });
-  execFileSync(BUN, compileArguments(entry, outfile, commit(), [], bytecodeOrder), {
+  const args = compileArguments(entry, outfile, commit(), [], bytecodeOrder, confineHelper);
+  execFileSync(BUN, args, {
     cwd: ROOT,
     stdio: ["ignore", "ignore", "inherit"],
   });
@@ -124,12 +154,13 @@ if (import.meta.main) {
   // Compiled, run once to learn the order its bytecode is used in, and compiled again in that
   // order; the test binaries share the product's order (their fixtures are not on that path).
   // On Windows the names end in .exe (bun would add it, and the stat must find it).
-  compile("main.ts", `dist/toolhost${EXE}`);
+  const helper = buildLocalHelper();
+  compile("main.ts", `dist/toolhost${EXE}`, undefined, helper);
   const order = bytecodeOrder(`${ROOT}dist/toolhost${EXE}`);
-  if (order) compile("main.ts", `dist/toolhost${EXE}`, order.file);
+  if (order) compile("main.ts", `dist/toolhost${EXE}`, order.file, helper);
   if (process.argv.includes("--test")) {
-    compile("tests/fixtures/main.ts", `dist/toolhost-test${EXE}`, order?.file);
-    compile("tests/conformance/main.ts", `dist/toolhost-conformance${EXE}`, order?.file);
+    compile("tests/fixtures/main.ts", `dist/toolhost-test${EXE}`, order?.file, helper);
+    compile("tests/conformance/main.ts", `dist/toolhost-conformance${EXE}`, order?.file, helper);
   }
   order?.remove();
 }

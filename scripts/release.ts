@@ -55,6 +55,7 @@ import {
   type Target,
 } from "./release/targets.ts";
 import { bytecodeOrder, compileArguments } from "./build.ts";
+import { buildConfineHelper } from "./confine_helper.ts";
 
 const run = promisify(execFile);
 const BUN = `${ROOT}node_modules/.bin/bun`;
@@ -100,13 +101,40 @@ async function compile(
   outfile: string,
   commitId: string,
   order: string | undefined,
+  helper: string | undefined,
 ): Promise<void> {
   const runtime = await runtimeExecutable(target);
-  const args = compileArguments("main.ts", outfile, commitId, [
-    `--target=${target.bunTarget}`,
-    `--compile-executable-path=${runtime}`,
-  ], order);
+  const args = compileArguments(
+    "main.ts",
+    outfile,
+    commitId,
+    [
+      `--target=${target.bunTarget}`,
+      `--compile-executable-path=${runtime}`,
+    ],
+    order,
+    helper,
+  );
   await bunBuild(args, target.name);
+}
+
+/**
+ * The sandbox helper for each Linux CPU, built once (static: the glibc and musl targets share
+ * it) into dist/confine/<cpu>/, as paths from the project's root; a CPU without a compiler here
+ * is left out with a warning, and its binaries say their sandbox is unavailable.
+ */
+function confineHelpers(targets: readonly Target[]): Map<string, string> {
+  const helpers = new Map<string, string>();
+  for (const cpu of new Set(targets.filter((t) => t.os === "linux").map((t) => t.cpu))) {
+    const path = `dist/confine/${cpu}/toolhost-confine`;
+    const built = buildConfineHelper(cpu, `${ROOT}${path}`);
+    if (typeof built === "string") log(`linux-${cpu}: WITHOUT the sandbox helper: ${built}`);
+    else {
+      log(`linux-${cpu}: sandbox helper ${megabytes(built)}`);
+      helpers.set(cpu, path);
+    }
+  }
+  return helpers;
 }
 
 /**
@@ -167,6 +195,7 @@ async function buildTarget(
   commitId: string,
   rg: RipgrepFiles | undefined,
   order: string | undefined,
+  helper: string | undefined,
 ): Promise<Built> {
   const started = performance.now();
   const folder = `toolhost-${target.name}`;
@@ -174,7 +203,7 @@ async function buildTarget(
   mkdirSync(dir, { recursive: true });
   const binary = join(dir, executableName(target));
   // bun adds .exe to a Windows outfile itself.
-  await compile(target, join(dir, "toolhost"), commitId, order);
+  await compile(target, join(dir, "toolhost"), commitId, order, helper);
   copyFileSync(`${ROOT}README.md`, join(dir, "README.md"));
   copyFileSync(`${ROOT}LICENSE`, join(dir, "LICENSE"));
 
@@ -266,11 +295,20 @@ async function main(): Promise<void> {
   };
   const ripgrep = new Map<Target, RipgrepFiles | undefined>();
   for (const t of targets) ripgrep.set(t, await ripgrepFor(t, ripgrepOptions));
+  const helpers = confineHelpers(targets);
   const order = await learnBytecodeOrder(out, commitId);
   const built = await inParallel(
     targets,
     PARALLEL,
-    (t) => buildTarget(t, out, commitId, ripgrep.get(t), order?.file),
+    (t) =>
+      buildTarget(
+        t,
+        out,
+        commitId,
+        ripgrep.get(t),
+        order?.file,
+        t.os === "linux" ? helpers.get(t.cpu) : undefined,
+      ),
   ).finally(() => order?.remove());
 
   const installer = writeInstaller(out, repository);

@@ -9,7 +9,7 @@ import { INVALID_PARAMS, isPlainObject, type Params, RpcError } from "../wire/js
 import { describeLogData, type Logger } from "../wire/log.ts";
 import { pageOf } from "../wire/pages.ts";
 import { traceTag } from "../wire/trace.ts";
-import { type Validator, ValidatorCache } from "../tool/schema.ts";
+import { type Validator, ValidatorCache } from "../tool/schema/schema.ts";
 import { PENDING, settledValue } from "../wire/settled.ts";
 import { closest } from "../../config/suggest.ts";
 import type {

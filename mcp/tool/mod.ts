@@ -1,9 +1,9 @@
 /**
  * The tool API: what a module of tools/ makes a tool with (`defineTool`: its input schema,
  * annotations, what it writes, its icons and app), what its handler gets as `ctx` and may return,
- * the hooks around every call, and the few pieces a tool reaches beyond `ctx` (compiled schemas,
- * forms, icons, apps). Everything outside mcp/ imports the tool API from here; mcp/'s own packages
- * reach the files behind it directly.
+ * the hooks around every call, and the few pieces a tool reaches beyond `ctx` (forms, icons,
+ * apps); checking against a schema is schema/mod.ts's. Everything outside mcp/ imports the tool
+ * API from here; mcp/'s own packages reach the files behind it directly.
  *
  * @example A tool: the input schema is written once and the handler's argument type follows
  * ```ts
@@ -64,8 +64,8 @@ export {
   type WriteKind,
 } from "./tool.ts";
 export { mayWrite, onlyAdds, plannedWrites } from "./writes.ts";
-export { compileSchema, type JsonSchema } from "./schema.ts";
-export type { FromSchema } from "./schema_types.ts";
+// Types only: the schema checks (and Ajv behind them) have a face of their own, schema/mod.ts.
+export type { FromSchema, JsonSchema } from "./schema/mod.ts";
 export type { ElicitRequest, ElicitResult } from "./elicit.ts";
 export { InputRequired } from "./round_trip.ts";
 export { APP_MIME_TYPE, appOnly, APPS_EXTENSION, type ToolUi } from "./apps.ts";

@@ -5,8 +5,8 @@ import type { ElicitRequest, ElicitResult } from "./elicit.ts";
 import type { Icon } from "./icons.ts";
 import type { LogLevel } from "../wire/log.ts";
 import type { TraceContext } from "../wire/trace.ts";
-import type { JsonSchema } from "./schema.ts";
-import type { FromSchema } from "./schema_types.ts";
+import type { JsonSchema } from "./schema/schema.ts";
+import type { FromSchema } from "./schema/schema_types.ts";
 import type { CallWrites, ToolWrites } from "./writes.ts";
 import type { SessionMemory } from "./session_memory.ts";
 
@@ -98,6 +98,13 @@ export interface ToolContext extends ProgramContext {
   roots(): Promise<string[]>;
   /** Whether the client can put questions to the user (it declared elicitation). */
   readonly canElicit: boolean;
+  /**
+   * Whether a question can be put to the user now, its answer awaited while the call's work goes
+   * on: a legacy client that can elicit, before the call is answered (or while its task runs).
+   * Work a tool does not await step by step (a command's network request) asks only then: in
+   * the 2026-07-28 era a question ends the call.
+   */
+  readonly canElicitMidCall: boolean;
   /**
    * Asks the user through the client and returns their answer. In the 2026-07-28 era the call
    * ends here and the tool runs again, from the start, once the client comes back with the

@@ -71,6 +71,13 @@ export interface ToolWrites {
    */
   readonly untracked?: string;
   /**
+   * The call runs a command whose changes no declaration names: the journal compares the roots
+   * before and after it (files created, changed, removed), journals the difference as the call's
+   * change, and undo reverts it. A command that outlives its call (bash_background) says so
+   * through tools/_lib/observed_command.ts.
+   */
+  readonly observed?: boolean;
+  /**
    * The boolean argument that writes over a file changed since this session last read or wrote
    * it; without it such a write is refused, describing what changed.
    */
@@ -155,6 +162,7 @@ export function plannedWrites(
 export function mayWrite(declared: ToolWrites | undefined, args: Record<string, unknown>): boolean {
   if (!declared) return false;
   return declared.atRunTime === true || declared.untracked !== undefined ||
+    declared.observed === true ||
     plannedWrites(declared, args).length > 0;
 }
 

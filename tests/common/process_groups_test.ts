@@ -18,6 +18,9 @@ const test = posixOnlyTest("process groups, signals, /proc and the /bin/sh watch
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 
+/** Groups are what is tested here; confined ones, through the binary (tests/e2e). */
+const UNCONFINED = { confinement: { unconfined: "a unit test of process groups" } };
+
 test("holds: a whole variable, or the start of one, never the middle of another", () => {
   const environ = bytes("A=1\0TOOLHOST_RUN=abc.12\0B=xTOOLHOST_RUN=zzz.1\0");
   assert.equal(holds(environ, bytes("TOOLHOST_RUN=abc.12"), true), true);
@@ -34,11 +37,16 @@ test("stopping a group also stops what left it with setsid, and only that run's 
   const m = String(30000 + Math.floor(Math.random() * 9999));
   const other = spawnInGroup("/bin/sh", ["-c", `setsid sleep ${m}3 >/dev/null 2>&1 & wait`], {
     stdio: "ignore",
-  });
-  const child = spawnInGroup("/bin/sh", [
-    "-c",
-    `setsid sleep ${m}1 >/dev/null 2>&1 & sleep ${m}2`,
-  ], { stdio: "ignore" });
+  }, UNCONFINED);
+  const child = spawnInGroup(
+    "/bin/sh",
+    [
+      "-c",
+      `setsid sleep ${m}1 >/dev/null 2>&1 & sleep ${m}2`,
+    ],
+    { stdio: "ignore" },
+    UNCONFINED,
+  );
   const sleeps = (n: string) =>
     processesWith(`sleep ${m}${n}`).filter((line) => /^\d+: sleep /.test(line)).length;
   assert.ok(await waitUntil(() => sleeps("1") + sleeps("2") + sleeps("3") === 3, 5000));

@@ -18,6 +18,9 @@ import { type Message, modern } from "../helpers/raw_client.ts";
 import { scratchStateDir } from "../helpers/state_dir.ts";
 import { posixOnly } from "../helpers/posix_only.ts";
 
+/** The registry is what is tested here; the sandbox, through the binary (tests/e2e). */
+const UNCONFINED = { confinement: { unconfined: "a unit test of the output resources" } };
+
 scratchStateDir();
 
 const { tools: _, ...offered } = sortContributions(toolModules);
@@ -152,7 +155,7 @@ test(
   posixOnly("runs printf with the default shell (PowerShell on Windows)"),
   async () => {
     const root = scratchDir();
-    const proc = background.start("printf 'line one\\nline two\\n'", root);
+    const proc = background.start("printf 'line one\\nline two\\n'", root, UNCONFINED);
     await proc.waitForEnd(5000, new AbortController().signal);
     const h = server(root);
     const uri = `toolhost://processes/${proc.id}/output`;
@@ -177,7 +180,7 @@ test(
   posixOnly("runs printf with the default shell (PowerShell on Windows)"),
   async () => {
     const root = scratchDir();
-    const proc = background.start("printf 'done\\n'", root);
+    const proc = background.start("printf 'done\\n'", root, UNCONFINED);
     await proc.waitForEnd(5000, new AbortController().signal);
     const h = server(root);
     const reply = await read(h, "toolhost://processes");

@@ -32,6 +32,9 @@ import { currentStateDir, scratchStateDir } from "../helpers/state_dir.ts";
 import { defaultSettings } from "../../config/settings.ts";
 import { posixOnly } from "../helpers/posix_only.ts";
 
+/** The registry is what is tested here; the sandbox, through the binary (tests/e2e). */
+const UNCONFINED = { confinement: { unconfined: "a unit test of resource watches" } };
+
 scratchStateDir();
 
 const [skillFiles, skillPrompts] = skillContributions as [ResourceTemplate, PromptFamily];
@@ -264,7 +267,7 @@ test(
     const ctx = context(root);
     const list = recorder();
     const stopList = processOutput.watchList!(ctx, list.changed);
-    const waiting = background.start('read line; echo "got $line"', root);
+    const waiting = background.start('read line; echo "got $line"', root, UNCONFINED);
     // Its id is named before it starts: the watch takes it up when it does.
     const nextId = `p${Number(waiting.id.slice(1)) + 1}`;
     const output = recorder();
@@ -272,7 +275,7 @@ test(
 
     let proc!: ReturnType<typeof background.start>;
     await noticed(list, "a process started", () => {
-      proc = background.start('read line; echo "got $line"', root);
+      proc = background.start('read line; echo "got $line"', root, UNCONFINED);
     });
     assert.equal(proc.id, nextId);
     await output.after(0, "the watched process started");
@@ -301,7 +304,7 @@ test(
   async () => {
     const root = scratchDir("toolhost-watch-");
     const ctx = context(root);
-    const proc = background.start('while read line; do echo "got $line"; done', root);
+    const proc = background.start('while read line; do echo "got $line"; done', root, UNCONFINED);
     const r = recorder();
     const stop = processOutput.watch!({ id: proc.id }, ctx, r.changed);
     await noticed(r, "output", () => proc.write("one\n"));

@@ -215,7 +215,7 @@ test("schema errors point at the line and column, say what is allowed, and come 
       `${s.projectFile}:3:21: limits.output_chars is the string "lots"; allowed: an integer from 1000 to 1000000`,
       `${s.projectFile}:4:25: limits.fetch_timeout_ms is 5, below the minimum 1000; allowed: an integer from 1000 to 600000`,
       `${s.projectFile}:6:3: unknown key "tols"; did you mean "tools"? allowed: $schema, roots, ` +
-      "read_only, tools, limits, shell, shell_env, allow_private_network, proxy, search, " +
+      "read_only, tools, limits, shell, shell_env, allow_private_network, proxy, sandbox, search, " +
       "skill_dirs, state_dir, journal, code, http, log_level, custom_tools",
       `${s.projectFile}:7:16: log_level is the string "verbose"; allowed: one of "debug", "info", ` +
       '"notice", "warning", "error", "critical", "alert", "emergency"',

@@ -36,7 +36,8 @@ function startFake(mode: string, env: Record<string, string> = {}) {
       },
     }),
   );
-  const pidFile = join(root, "..", `${root.split("/").pop()}.pid`);
+  // Inside the root: the server runs in the sandbox, which writes nowhere else.
+  const pidFile = join(root, ".fake-lsp.pid");
   const c = startOn(root, ["--config", config], { FAKE_LSP_PID: pidFile, ...env });
   clients.push(c);
   return { c, pidFile, root };

@@ -1,23 +1,26 @@
 /**
  * The order in which the compiled binary finds rg, with stand-ins: a copy of the binary in a
  * directory of its own (a release's layout), an `rg` script beside it (or `toolhost-rg`, as
- * install.sh names it) and another on PATH, each
- * writing a marker when run and then handing over to the real rg (or answering "no match"
- * when there is none). PATH wins over the one beside the binary; with neither, the built-in
- * search answers (it alone refuses a pattern that could backtrack for ever).
+ * install.sh names it) and another on PATH, each saying it ran and then handing over to the real
+ * rg (or answering "no match" when there is none). PATH wins over the one beside the binary; with
+ * neither, the built-in search answers (it alone refuses a pattern that could backtrack for ever).
+ *
+ * rg runs in the command sandbox, which lets a search write nothing: a stand-in says it ran by
+ * connecting to a unix socket the test listens on (connecting is not writing, see security.md),
+ * with python3, found here since the stand-ins run with an empty PATH.
  */
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
 import {
   chmodSync,
   copyFileSync,
-  existsSync,
   mkdirSync,
   mkdtempSync,
-  readFileSync,
   realpathSync,
   rmSync,
   writeFileSync,
 } from "node:fs";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
@@ -46,21 +49,57 @@ function copyOfBinary(dir: string): string {
   return copy;
 }
 
-/** An `rg` stand-in in `dir` that appends its own path to `dir`/ran, then runs the real rg. */
-function standIn(dir: string, name = "rg"): string {
+/** python3's own path, or undefined: the stand-ins' way to say they ran. */
+const python = (() => {
+  try {
+    return execFileSync("python3", ["-c", "import sys; print(sys.executable)"], {
+      encoding: "utf8",
+    })
+      .trim();
+  } catch {
+    return undefined;
+  }
+})();
+const skip = !python && "python3 is missing: the rg stand-ins report through it";
+
+/** What each directory's stand-ins said: their paths, as they ran. */
+const said = new Map<string, string[]>();
+
+/** Listens on `dir`/ran.sock for the stand-ins of `dir`. */
+async function listen(dir: string): Promise<void> {
+  const heard: string[] = [];
+  said.set(dir, heard);
+  const server = createServer((socket) => {
+    let text = "";
+    socket.setEncoding("utf8");
+    socket.on("data", (chunk: string) => (text += chunk));
+    socket.on("end", () => heard.push(...text.trim().split("\n")));
+  });
+  await new Promise<void>((resolve) => server.listen(join(dir, "ran.sock"), resolve));
+  e2e.cleanup(() => new Promise<void>((resolve) => server.close(() => resolve())));
+}
+
+/** An `rg` stand-in in `dir` that says its own path to `dir`/ran.sock, then runs the real rg. */
+async function standIn(dir: string, name = "rg"): Promise<string> {
   mkdirSync(dir, { recursive: true });
+  if (!said.has(dir)) await listen(dir);
   const script = join(dir, name);
   const then = realRg
     ? `exec '${realRg}' "$@"`
     // --json with no match: nothing but the exit code rg gives for "no match".
     : "exit 1";
-  writeFileSync(script, `#!/bin/sh\nprintf '%s\\n' "$0" >> '${join(dir, "ran")}'\n${then}\n`);
+  const tell = "import socket, sys; s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); " +
+    "s.sendall(sys.argv[2].encode() + b'\\n'); s.close()";
+  writeFileSync(
+    script,
+    `#!/bin/sh\n'${python}' -c "${tell}" '${join(dir, "ran.sock")}' "$0"\n${then}\n`,
+  );
   chmodSync(script, 0o755);
   return script;
 }
 
-const ran = (dir: string) =>
-  existsSync(join(dir, "ran")) ? readFileSync(join(dir, "ran"), "utf8").trim().split("\n") : [];
+/** The stand-ins of `dir` that ran (each has told before it handed over: before grep answered). */
+const ran = (dir: string) => said.get(dir) ?? [];
 
 const e2e = e2eFixture();
 
@@ -81,10 +120,10 @@ function start(executable: string, path: string): RawClient {
 const emptyDir = join(top, "empty");
 mkdirSync(emptyDir);
 
-test("without rg on PATH, the binary runs the rg beside it", async () => {
+test("without rg on PATH, the binary runs the rg beside it", { skip }, async () => {
   const release = join(top, "beside-only");
   const executable = copyOfBinary(release);
-  const rg = standIn(release);
+  const rg = await standIn(release);
   const found = await callTool(start(executable, emptyDir), "grep", { pattern: "needle" });
   assert.equal(found.isError, false, found.text);
   assert.deepEqual(ran(release), [rg]);
@@ -92,22 +131,22 @@ test("without rg on PATH, the binary runs the rg beside it", async () => {
   if (realRg) assert.match(found.text, /a\.txt/);
 });
 
-test("installed by install.sh, as toolhost-rg beside the binary, it is run", async () => {
+test("installed by install.sh, as toolhost-rg beside the binary, it is run", { skip }, async () => {
   const bin = join(top, "installed-bin");
   const executable = copyOfBinary(bin);
-  const rg = standIn(bin, "toolhost-rg");
+  const rg = await standIn(bin, "toolhost-rg");
   const found = await callTool(start(executable, emptyDir), "grep", { pattern: "needle" });
   assert.equal(found.isError, false, found.text);
   assert.deepEqual(ran(bin), [rg]);
   if (realRg) assert.match(found.text, /a\.txt/);
 });
 
-test("an rg on PATH wins over the one beside the binary", async () => {
+test("an rg on PATH wins over the one beside the binary", { skip }, async () => {
   const release = join(top, "both");
   const executable = copyOfBinary(release);
-  standIn(release);
+  await standIn(release);
   const pathDir = join(top, "both-path");
-  const rg = standIn(pathDir);
+  const rg = await standIn(pathDir);
   const found = await callTool(start(executable, `${emptyDir}:${pathDir}`), "grep", {
     pattern: "needle",
   });

@@ -25,7 +25,8 @@ const CLIENTS = 50;
 let server: HttpServer;
 let project: string;
 
-const scratch = (name: string) => e2e.scratch(name);
+/** A barrier's directory, in the server's root: the sandbox keeps commands' writes there. */
+const scratch = (name: string) => e2e.scratch(name, project);
 
 before(async () => {
   project = e2e.file.scratch("http-load");

@@ -1,8 +1,9 @@
 /**
- * A command can see toolhost's watchdog (a /bin/sh in its own session) and signal it. It ignores
- * the signals a command can catch; killed outright, the server notices and starts another at
- * once, told of every group, so a SIGKILL of the server afterwards still leaves no command
- * running. Survivors are counted from /proc by a marker in their command
+ * Without the command sandbox (where there is none to be had, or it is off), a command can see
+ * toolhost's watchdog (a /bin/sh in its own session) and signal it. It ignores the signals a
+ * command can catch; killed outright, the server notices and starts another at once, told of
+ * every group, so a SIGKILL of the server afterwards still leaves no command running. (Under the
+ * sandbox a command cannot signal it at all: tests/e2e/sandbox_reach_test.ts.) Survivors are counted from /proc by a marker in their command
  * line, as in process_survival_test.ts.
  */
 import assert from "node:assert/strict";
@@ -58,7 +59,8 @@ for (const signal of ["SIGKILL", "SIGTERM"] as const) {
     },
     async () => {
       const m = newMarker();
-      const c = new RawClient(PRODUCT_BINARY);
+      // The case without the sandbox, which would refuse the command's kill.
+      const c = new RawClient(PRODUCT_BINARY, [], undefined, { TOOLHOST_SANDBOX: "off" });
       try {
         await c.request(
           "tools/call",

@@ -1,7 +1,7 @@
 /** Argument validation messages a model can act on, and the supported dialects. */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { compileSchema, fieldPath } from "../../mcp/tool/schema.ts";
+import { compileSchema, fieldPath } from "../../mcp/tool/schema/schema.ts";
 import { closest } from "../../config/suggest.ts";
 
 test("field paths read like code: nested fields, indexes, odd keys", () => {

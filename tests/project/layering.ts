@@ -260,8 +260,10 @@ export function layeringProblems(edges: readonly ImportEdge[]): string[] {
       continue;
     }
     const bothInMcp = fromLayer === "mcp" && toLayer === "mcp";
-    const face = packages.find((dir) => to.startsWith(dir) && !from.startsWith(dir));
-    if (face && to !== `${face}mod.ts` && !bothInMcp) {
+    // The innermost package holding the file: a package inside another has a face of its own.
+    const face = packages.filter((dir) => to.startsWith(dir))
+      .sort((a, b) => b.length - a.length)[0];
+    if (face && !from.startsWith(face) && to !== `${face}mod.ts` && !bothInMcp) {
       problems.push(
         `${from} imports ${to}, behind the face of ${face}: import ${face}mod.ts instead`,
       );

@@ -178,9 +178,17 @@ test("from outside, a package is imported through its mod.ts; inside mcp/ direct
     ])[0],
     /behind the face of mcp\/server\//,
   );
+  // A package inside another is reached through its own face, and only through it.
+  const inner = edge("mcp/tool/schema/mod.ts", "mcp/tool/schema/schema.ts");
+  assert.match(
+    layeringProblems([face, inner, edge("tools/shell/x.ts", "mcp/tool/schema/schema.ts")])[0],
+    /behind the face of mcp\/tool\/schema\/: import mcp\/tool\/schema\/mod\.ts instead/,
+  );
   assert.deepEqual(
     layeringProblems([
       face,
+      inner,
+      edge("tools/shell/x.ts", "mcp/tool/schema/mod.ts"),
       edge("tools/files/read_file.ts", "mcp/tool/mod.ts"),
       edge("mcp/features/tool_catalog.ts", "mcp/tool/call.ts"),
       edge("mcp/tool/call.ts", "mcp/tool/tasks/store.ts"),

@@ -93,6 +93,7 @@ test("the guard names a link to /dev/zero, and says whether files are over the s
       () => Promise.reject(new Error("nothing is opened for this test")),
       Date.now() + 10_000,
       new AbortController().signal,
+      { unconfined: "a unit test of the guard's findings" },
       largeFileBytes,
     );
   assert.deepEqual(await look(100), { odd: [], largeFiles: false });

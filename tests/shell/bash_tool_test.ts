@@ -26,15 +26,19 @@ type Result = {
   isError?: boolean;
 };
 
-/** bash called in a legacy session of its own: the result, and the connection for what it sent. */
-async function run(args: Record<string, unknown>, meta?: Record<string, unknown>) {
-  const h = harness([bash]);
+/** bash called in a legacy session of its own; `root`, when given, is the call's root (where its
+ * commands may write). The result, and the connection for what it sent. */
+async function run(args: Record<string, unknown>, meta?: Record<string, unknown>, root?: string) {
+  const h = harness([bash], undefined, rootsOf(root));
   await h.request(0, "initialize", initializeParams("2025-11-25"));
   const reply = await callTool(h, "bash", args, { legacy: true, meta });
   return { result: reply.result as unknown as Result, h };
 }
 
+/** A directory the commands write into: a root, since the sandbox keeps writes in the roots. */
 const scratch = () => mkdtempSync(join(tmpdir(), "toolhost-bash-"));
+const rootsOf = (root?: string) =>
+  root ? { fixed: [root], fallback: [] } : { fixed: [], fallback: [process.cwd()] };
 
 test("stdout and stderr come back interleaved in the order written, with the exit code", async () => {
   const { result } = await run({ command: "echo one; echo two >&2; echo three" });
@@ -65,10 +69,14 @@ test("stdin is closed: commands that read it get end-of-file at once", async () 
 
 test("a timeout stops the whole process group, grandchildren included, and keeps the output so far", async () => {
   const dir = scratch();
-  const { result } = await run({
-    command: `echo before; (sleep 30; echo never) & echo $! > ${dir}/pid; sleep 30`,
-    timeout_ms: 400,
-  });
+  const { result } = await run(
+    {
+      command: `echo before; (sleep 30; echo never) & echo $! > ${dir}/pid; sleep 30`,
+      timeout_ms: 400,
+    },
+    undefined,
+    dir,
+  );
   const grandchild = Number(readFileSync(join(dir, "pid"), "utf8"));
   assert.equal(result.isError, true);
   assert.equal(result.structuredContent.timedOut, true);
@@ -95,7 +103,7 @@ test("a command that ignores SIGTERM is killed with SIGKILL after the grace peri
 
 test("cancellation kills the process group and sends no response", async () => {
   const dir = scratch();
-  const h = harness([bash]);
+  const h = harness([bash], undefined, rootsOf(dir));
   await h.request(0, "initialize", initializeParams("2025-11-25"));
   h.line({
     jsonrpc: "2.0",
@@ -158,7 +166,11 @@ test("with a progress token, a long command reports progress at least once a sec
 test("a background process holding the output open does not hold up the result", async () => {
   const dir = scratch();
   // Waiting for the output to close would have taken the 20 s of sleep and no note.
-  const { result } = await run({ command: `sleep 20 & echo $! > ${dir}/pid; echo started` });
+  const { result } = await run(
+    { command: `sleep 20 & echo $! > ${dir}/pid; echo started` },
+    undefined,
+    dir,
+  );
   assert.match(result.content[0].text, /^started\n/);
   assert.match(result.content[0].text, /still hold the output open/);
   process.kill(Number(readFileSync(join(dir, "pid"), "utf8")));

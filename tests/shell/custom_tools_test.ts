@@ -41,6 +41,9 @@ type Result = {
 };
 
 const scratch = () => realpathSync(mkdtempSync(join(tmpdir(), "toolhost-custom-")));
+/** The roots of a call whose commands write into `root` (the sandbox keeps writes in the roots). */
+const rootsOf = (root?: string) =>
+  root ? { fixed: [root], fallback: [] } : { fixed: [], fallback: [process.cwd()] };
 
 /** A directory holding `args.sh`, which prints each argument it gets followed by a NUL. */
 function scriptDir(): string {
@@ -59,14 +62,16 @@ function build(
   return customTools(specs, { ...OPTIONS, ...options });
 }
 
-/** Calls `name` in a legacy session of its own: the result, and the connection. */
+/** Calls `name` in a legacy session of its own; `root`, when given, is its root (where its commands
+ * may write). The result, and the connection. */
 async function call(
   tools: Tool[],
   name: string,
   args: Record<string, unknown>,
   meta?: Record<string, unknown>,
+  root?: string,
 ) {
-  const h = harness(tools);
+  const h = harness(tools, undefined, rootsOf(root));
   await h.request(0, "initialize", initializeParams("2025-11-25"));
   const reply = await callTool(h, name, args, { legacy: true, meta });
   return { result: reply.result as unknown as Result, h };
@@ -385,7 +390,7 @@ test("a background process holding the output open does not hold up the result",
       command: ["sh", "-c", 'sleep 20 & echo $! > "$1"; echo started', "sh", "{pidfile}"],
     },
   });
-  const { result } = await call(tools, "spawner", { pidfile: join(dir, "pid") });
+  const { result } = await call(tools, "spawner", { pidfile: join(dir, "pid") }, undefined, dir);
   assert.match(result.content[0].text, /^started\n/);
   assert.match(result.content[0].text, /still hold the output open/);
   process.kill(Number(readFileSync(join(dir, "pid"), "utf8")));
@@ -409,7 +414,7 @@ test("a timeout stops the whole process group and keeps the output so far", asyn
       timeout_ms: 400,
     },
   });
-  const { result } = await call(tools, "slow", { pidfile: join(dir, "pid") });
+  const { result } = await call(tools, "slow", { pidfile: join(dir, "pid") }, undefined, dir);
   assert.equal(result.isError, true);
   assert.equal(result.structuredContent?.timedOut, true);
   assert.equal(result.structuredContent?.exitCode, null);
@@ -447,7 +452,7 @@ test("notifications/cancelled kills the process group and no response is sent", 
       command: ["sh", "-c", 'sleep 30 & echo $! > "$1"; wait', "sh", "{pidfile}"],
     },
   });
-  const h = harness(tools);
+  const h = harness(tools, undefined, rootsOf(dir));
   await h.request(0, "initialize", initializeParams("2025-11-25"));
   h.line({
     jsonrpc: "2.0",

@@ -9,11 +9,17 @@ import { defaultSettings } from "../../config/settings.ts";
 
 const test = posixOnlyTest("the login environment comes from a POSIX login shell");
 
-/** What commandEnv reads of a call: its settings, and where a warning goes. */
+/**
+ * What commandEnv reads of a call: its settings, where a warning goes, and what the sandbox the
+ * login shell runs in needs (roots, a state directory of its own).
+ */
 function callWith(shellEnv: "inherit" | "login", warnings: string[] = []) {
+  const dir = mkdtempSync(join(tmpdir(), "toolhost-login-call-"));
   return {
     config: { ...defaultSettings(), shellEnv },
     serverLog: (_level: string, _logger: string, data: unknown) => warnings.push(String(data)),
+    roots: () => Promise.resolve([dir]),
+    state: { dir: join(dir, "state") },
   };
 }
 

@@ -5,6 +5,7 @@ import { Sandbox } from "../_lib/sandbox/mod.ts";
 import { flushJournal, journalHook } from "./_lib/recorder.ts";
 import { pageNotes, projectPage } from "./_lib/query.ts";
 import { REVIEW_URI } from "./_lib/review.ts";
+import { observedShutdown } from "./_lib/observed/mod.ts";
 
 const history = defineTool({
   name: "history",
@@ -40,4 +41,4 @@ const history = defineTool({
 /** The journal's queued lines are written out on an orderly stop (a crash would lose them). */
 const journalFlush = defineShutdownHook({ name: "journal flush", run: (ms) => flushJournal(ms) });
 
-export default [history, journalHook, journalFlush];
+export default [history, journalHook, journalFlush, observedShutdown];

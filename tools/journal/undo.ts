@@ -15,8 +15,8 @@ import { REVIEW_URI } from "./_lib/review.ts";
 
 export default defineTool({
   name: "undo",
-  description: "Reverts the last file-tool change, directory trees too (or `count`, or history " +
-    "`id`); `force` overrides a changed path.",
+  description: "Reverts the last change by a file tool or command, directory trees too (or " +
+    "`count`, or history `id`); `force` overrides a changed path.",
   annotations: CHANGES_FILES,
   ui: { resourceUri: REVIEW_URI },
   // The paths its journal entries name, named before any changes: it keeps what they hold

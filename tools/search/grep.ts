@@ -6,6 +6,7 @@ import { sniff } from "../_lib/text/file_sniff.ts";
 import { IgnoreRules } from "../_lib/walk/gitignore.ts";
 import { Sandbox, skippedIgnoreNote } from "../_lib/sandbox/mod.ts";
 import { chooseEngine } from "./_lib/grep/choose_engine.ts";
+import { sandboxFor } from "../_lib/confine/mod.ts";
 import type { GrepOutcome } from "./_lib/grep/engine.ts";
 import { compilePattern } from "./_lib/grep/pattern.ts";
 import { GrepReport, type OutputMode } from "./_lib/grep/report.ts";
@@ -152,6 +153,8 @@ export default defineTool({
     const dir = named ? dirname(target.real) : target.real;
     // Searched beneath its root (beneath.ts): a directory swapped for a link since is not.
     const within = (await sandbox.directory(dir)).dir;
+    // rg and find run confined too: read-only, no network, the credentials hidden.
+    const { confinement } = await sandboxFor(ctx, "search");
     let outcome: GrepOutcome;
     try {
       const query: GrepQuery = {
@@ -174,6 +177,7 @@ export default defineTool({
           open: (real) => sandbox.openForReading(real),
           display,
         },
+        confinement,
       };
       outcome = await engine.search(query, report);
     } finally {

@@ -6,6 +6,7 @@ import { commandEnv } from "./_lib/login_env.ts";
 import { COMMAND_PROPERTY, findShell, spawnShell, windowsShellNote } from "./_lib/shell.ts";
 import { RUNS_COMMANDS } from "../_lib/declarations/annotations.ts";
 import { RUN_FACTS_SCHEMA, supervise } from "./_lib/supervise.ts";
+import { sandboxFor } from "../_lib/confine/mod.ts";
 
 export default defineTool({
   name: "bash",
@@ -35,7 +36,8 @@ export default defineTool({
     }
     : {}),
   annotations: RUNS_COMMANDS,
-  writes: { untracked: "whatever the command writes" },
+  // What it changes in the roots is journaled (the roots compared before and after): undoable.
+  writes: { untracked: "whatever the command writes", observed: true },
   // A long build or test run may go on as a task the client polls.
   taskSupport: "optional",
   input: {
@@ -68,10 +70,14 @@ export default defineTool({
     const env = await commandEnv(ctx).catch(() => undefined);
     if (!env) throw new ToolError("not started: the call was stopped first");
     const shell = ctx.config.shell;
+    const sandbox = await sandboxFor(ctx, "command", { what: bounded(args.command, 300) });
+    const { confinement } = sandbox;
     return await supervise(() => {
-      const child = spawnShell(args.command, { cwd, env, shell }, "ignore");
+      const child = spawnShell(args.command, { cwd, env, shell, confinement }, "ignore");
       return { child, streams: [child.stdout!, child.stderr!] };
     }, {
+      sandbox,
+      cwd,
       timeoutMs,
       outputChars,
       cutHint: "to see all of it, redirect the output to a file and read the file in parts",

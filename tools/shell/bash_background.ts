@@ -1,10 +1,13 @@
 import process from "node:process";
 import { defineTool, type PrepareEnvironment, ToolError } from "../../mcp/tool/mod.ts";
+import { bounded } from "../../config/quote.ts";
 import { commandEnv } from "./_lib/login_env.ts";
 import { background, FACTS_PROPERTIES, FACTS_REQUIRED } from "./_lib/background.ts";
 import { CWD_PROPERTY, workingDirectory } from "./_lib/directory.ts";
 import { COMMAND_PROPERTY, windowsShellNote } from "./_lib/shell.ts";
 import { RUNS_COMMANDS } from "../_lib/declarations/annotations.ts";
+import { continuesUntil } from "../_lib/observed_command.ts";
+import { sandboxFor } from "../_lib/confine/mod.ts";
 
 const GRACE_MS = 500;
 
@@ -33,7 +36,8 @@ export default defineTool({
     }
     : {}),
   annotations: RUNS_COMMANDS,
-  writes: { untracked: "whatever the command writes" },
+  // Journaled like bash's, when the command ends (or is killed, or the server stops).
+  writes: { untracked: "whatever the command writes", observed: true },
   input: {
     type: "object",
     properties: {
@@ -71,14 +75,15 @@ export default defineTool({
     const cwd = await workingDirectory(args.cwd, ctx.config.roots);
     const env = await commandEnv(ctx).catch(() => undefined);
     if (!env) throw new ToolError("not started: the call was stopped first");
-    const proc = background.start(
-      args.command,
-      cwd,
-      args.name,
+    const sandbox = await sandboxFor(ctx, "command", { what: bounded(args.command, 300) });
+    const proc = background.start(args.command, cwd, {
+      confinement: sandbox.confinement,
+      name: args.name,
       env,
-      ctx.config.shell,
-      args.outlive_server,
-    );
+      shell: ctx.config.shell,
+      outliveServer: args.outlive_server,
+    });
+    continuesUntil(ctx, proc.ended.then(() => proc.outcome()), proc.id);
     await proc.waitForEnd(args.grace_ms ?? GRACE_MS, ctx.signal);
     const read = proc.output.read(0, ctx.config.limits.outputChars);
     proc.readCursor = read.nextOffset;
@@ -87,8 +92,12 @@ export default defineTool({
       ? `\n[more output follows: bash_output with id ${proc.id} and offset ${read.nextOffset}]`
       : "";
     const failed = proc.status !== "running" && proc.exitCode !== 0;
+    const header = sandbox.header ? `${sandbox.header}\n` : "";
+    const refused = sandbox.explain(read.text, cwd).map((line) => `${line}\n`).join("");
     return {
-      content: `Started ${proc.summary()}\n\n${read.text || "(no output yet)"}${more}\n\n` +
+      content:
+        `${header}Started ${proc.summary()}\n\n${read.text || "(no output yet)"}${more}\n\n` +
+        refused +
         (proc.status === "running"
           ? `[read more with bash_output id ${proc.id}; stop it with bash_kill]`
           : `[it has already ended: ${proc.describeStatus()}]`),

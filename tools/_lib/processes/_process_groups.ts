@@ -42,7 +42,33 @@ const marks = new Map<number, Buffer>();
 /** Windows: the job each command's tree is in, by the pid of the process we started. */
 const jobs = new Map<number, JobHandle>();
 
+/** What a process is started as: its program, arguments, environment and argv[0]. */
+export interface Launch {
+  file: string;
+  args: string[];
+  env: NodeJS.ProcessEnv;
+  argv0?: string;
+  /** Descriptors from 3 on that the process is given (stdio entries past stderr). */
+  keep?: number[];
+}
+
+/**
+ * How a process is confined: a wrapper made by the sandbox (tools/_lib/confine), which turns the
+ * launch into the confining helper's, or a sentence saying why it runs unconfined. Required by
+ * spawnInGroup, so no call site can start a process without deciding.
+ */
+export type Confinement =
+  | {
+    readonly wrap: (launch: Launch) => Launch;
+    /** Told of the process once it runs (its network ends when it exits). */
+    readonly started?: (child: ChildProcess) => void;
+    readonly unconfined?: undefined;
+  }
+  | { readonly unconfined: string; readonly wrap?: undefined; readonly started?: undefined };
+
 export interface GroupOptions {
+  /** How the process is confined; see Confinement. */
+  confinement: Confinement;
   /**
    * Started to outlive the server (a dev server the user wants kept): no mark, and not killed
    * at shutdown or by the watchdog. Stopping it explicitly still stops its group.
@@ -55,20 +81,29 @@ export function spawnInGroup(
   file: string,
   args: string[],
   options: SpawnOptions,
-  { outliveServer = false }: GroupOptions = {},
+  { confinement, outliveServer = false }: GroupOptions,
 ): ChildProcess {
   pruneEndedGroups();
   const env = { ...(options.env ?? process.env) };
   let mark: string | undefined;
   if (outliveServer) delete env[RUN_VARIABLE];
   else env[RUN_VARIABLE] = mark = `${serverToken()}.${++runs}`;
+  // The mark is in the environment before the wrapper sees it: the helper execs the program
+  // with it, so the process we track is the program itself.
+  const extra = Array.isArray(options.stdio) ? options.stdio.length - 3 : 0;
+  const keep = Array.from({ length: Math.max(0, extra) }, (_, i) => i + 3);
+  const launch = confinement.wrap
+    ? confinement.wrap({ file, args, env, argv0: options.argv0, keep })
+    : { file, args, env, argv0: options.argv0 };
   // Windows: detached would give it a console of its own and let it outlive us; only when asked.
-  const child = spawn(file, args, {
+  const child = spawn(launch.file, launch.args, {
     ...options,
-    env,
+    env: launch.env,
+    argv0: launch.argv0,
     detached: WINDOWS ? outliveServer : true,
     windowsHide: true,
   });
+  confinement.started?.(child);
   const pgid = child.pid;
   // Windows: a kill-on-close job holds the tree (_windows_job.ts); its handle is never closed
   // by us, so Windows ends what is left in it when toolhost ends, however it ends.

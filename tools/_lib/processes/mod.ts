@@ -11,7 +11,10 @@
  *
  * export function start(ctx: ToolContext, command: string, cwd: string) {
  *   const stdio = ["ignore", "pipe", "pipe"] as const;
- *   const child = spawnInGroup("/bin/sh", ["-c", command], { cwd, stdio: [...stdio] });
+ *   const child = spawnInGroup("/bin/sh", ["-c", command], { cwd, stdio: [...stdio] }, {
+ *     // Real call sites pass the sandbox's wrapper (tools/_lib/confine) or say why not.
+ *     confinement: { unconfined: "an example" },
+ *   });
  *   // SIGTERM to the group and to what left it, SIGKILL to whatever still lives 2 s later.
  *   ctx.signal.addEventListener("abort", () => terminateGroup(child.pid!, 2000));
  *   return child;
@@ -20,10 +23,12 @@
  * @module
  */
 export {
+  type Confinement,
   enableWatchdog,
   groupAlive,
   type GroupOptions,
   killAllGroups,
+  type Launch,
   RUN_VARIABLE,
   runAlive,
   signalGroup,

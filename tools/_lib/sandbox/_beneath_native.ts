@@ -138,6 +138,49 @@ export function modifiedAt(dirfd: number, name: string): number | undefined {
   return seconds * 1000 + statView.getUint32(MTIME_OFFSET + 8, true) / 1e6;
 }
 
+/** What lookAt() asks statx for: type and mode, inode, size, change and modification times. */
+const STATX_LOOK = 0x1 | 0x2 | 0x100 | 0x200 | 0x40 | 0x80;
+/** struct statx offsets: stx_mode (u16), stx_ino (u64), stx_size (u64), stx_ctime. */
+const MODE_OFFSET = 28;
+const INO_OFFSET = 32;
+const SIZE_OFFSET = 40;
+const CTIME_OFFSET = 96;
+
+/** An entry's kind, mode and identity as lstat gives them (no node Stats object built). */
+export interface EntryLook {
+  /** st_mode: its type bits (S_IFMT) and permissions. */
+  mode: number;
+  ino: number;
+  size: number;
+  mtimeMs: number;
+  ctimeMs: number;
+}
+
+function timeAt(offset: number): number {
+  const seconds = statView.getUint32(offset, true) + statView.getInt32(offset + 4, true) * 2 ** 32;
+  return seconds * 1000 + statView.getUint32(offset + 8, true) / 1e6;
+}
+
+/**
+ * What entry `name` of directory `dirfd` is (a link's own, never followed), as lstat would say,
+ * for walks that look at every entry; undefined when the call fails or the filesystem leaves a
+ * field out. Call only when nativeLookups() is true.
+ */
+export function lookAt(dirfd: number, name: string): EntryLook | undefined {
+  if (!putName(name)) return undefined;
+  if (libc!.statx(dirfd, nameBuffer, AT_SYMLINK_NOFOLLOW, STATX_LOOK, statBuffer) !== 0) {
+    return undefined;
+  }
+  if ((statView.getUint32(0, true) & STATX_LOOK) !== STATX_LOOK) return undefined;
+  return {
+    mode: statView.getUint16(MODE_OFFSET, true),
+    ino: Number(statView.getBigUint64(INO_OFFSET, true)),
+    size: Number(statView.getBigUint64(SIZE_OFFSET, true)),
+    mtimeMs: timeAt(MTIME_OFFSET),
+    ctimeMs: timeAt(CTIME_OFFSET),
+  };
+}
+
 /** d_type values (dirent.h). */
 const DT_FIFO = 1, DT_CHR = 2, DT_DIR = 4, DT_BLK = 6, DT_REG = 8, DT_LNK = 10, DT_SOCK = 12;
 

@@ -44,7 +44,13 @@ export { establishRoots } from "./_held_roots.ts";
 export { pathRulesFor } from "./_path_rules.ts";
 // Directories held open, entered one component at a time without following links.
 export { Dir, type ListedKind, MovedOutOfRoots, NotADirectory } from "./_beneath.ts";
-export { modifiedAt, nativeLookups, nativeLookupsLoaded } from "./_beneath_native.ts";
+export {
+  type EntryLook,
+  lookAt,
+  modifiedAt,
+  nativeLookups,
+  nativeLookupsLoaded,
+} from "./_beneath_native.ts";
 // Files opened by path (toolhost's state, where no directory is held): never blocking.
 export { openByPath, STRICT_READ, temporaryName, UNFOLLOWED_READ } from "./_by_path.ts";
 // What is at a path.

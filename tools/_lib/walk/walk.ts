@@ -50,6 +50,11 @@ export interface WalkOptions {
   wanted?: (rel: string, kind: EntryType, name: string) => boolean;
   maxEntries: number;
   /**
+   * Called with each entry the ignore rules (or SKIPPED_NAMES) leave out, where it is (not
+   * entered): for a caller that says when an ignored entry changed.
+   */
+  ignored?: (entry: WalkEntry) => void;
+  /**
    * Called with each directory the walk is done with, instead of closing it: the caller closes
    * it once nothing it handed on still uses the addresses of its entries.
    */
@@ -182,14 +187,16 @@ export class Walk {
         // What the caller will drop anyway is not judged by the ignore rules (the dearer test).
         const want = wanted?.(entryRel, kind, entry.name) ?? true;
         if (!into && !want) continue;
+        const { dir } = level;
         if (respectIgnores) {
           if (
             SKIPPED_NAMES.has(entry.name) || level.rules.ignores(entryRel, kind === "directory")
           ) {
+            const at = this.options.ignored ? dir.at(entry.name) : "";
+            this.options.ignored?.({ path: level.base + entry.name, at, rel: entryRel, kind, dir });
             continue;
           }
         }
-        const { dir } = level;
         if (want) {
           batch.push({
             path: level.base + entry.name,

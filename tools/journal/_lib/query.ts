@@ -80,8 +80,10 @@ export function describe(entry: Entry): string {
   const files = listed.length
     ? ` files: ${listed.slice(0, FILES_SHOWN).map((f) => cut(f)).join(", ")}${more}`
     : "";
-  const undo = entry.changes
-    ? (entry.noUndo ? ` (not undoable: ${cut(entry.noUndo)})` : " (undoable)")
+  const undo = entry.noUndo
+    ? ` (not undoable: ${cut(entry.noUndo)})`
+    : entry.changes
+    ? " (undoable)"
     : "";
   const args = argumentsPreview(entry.args);
   const ms = Number.isFinite(entry.ms) ? entry.ms : "?";

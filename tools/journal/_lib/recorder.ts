@@ -37,6 +37,13 @@ import { lastLookAtTree } from "../../_lib/tree_witness.ts";
 import { BatchWriter } from "./writer.ts";
 import { entryOf } from "./entry_fields.ts";
 import { releaseUndoLock } from "./undo_lock.ts";
+import { callRecorded, callStarted } from "./in_flight.ts";
+import {
+  beginObservation,
+  type CommandChanges,
+  commandChanges,
+  settleObserved,
+} from "./observed/mod.ts";
 
 /** What before() kept of one path, for undo. */
 interface Kept {
@@ -73,8 +80,10 @@ const writer = new BatchWriter(4096, 1024, undefined, (error, lost) => {
  * Waits, at most `ms`, for the queued lines to be written: before the journal is read (history,
  * undo) and on an orderly shutdown.
  */
-export function flushJournal(ms = 10_000): Promise<boolean> {
-  return writer.flush(ms);
+export async function flushJournal(ms = 10_000): Promise<boolean> {
+  // Commands that ended just now are being recorded: their lines first.
+  await settleObserved(ms);
+  return await writer.flush(ms);
 }
 
 /** Project state directories by state directory and first root: made once, not per call. */
@@ -173,6 +182,8 @@ export const journalHook = defineToolHook({
   phase: "keep",
   before(tool: Tool, ctx: ToolContext) {
     if (!ctx.config.journal.enabled) return;
+    // A command's changes are found by comparing the roots around it: kept here as well.
+    if (tool.writes?.observed === true) return beginObservation(tool, ctx);
     const writes = ctx.writes;
     // A tool that names its paths at run time has each kept as it names them.
     if (tool.writes?.atRunTime) {
@@ -196,6 +207,7 @@ export const journalHook = defineToolHook({
     const turn = writes.turn;
     const call: Journaling = { kept: [], removing: new Map() };
     writes.give(journaling, call);
+    callStarted(call);
     // Kept aside: a failure here must not refuse the call (it is only not undoable).
     const ready = turn && !turn.free ? turn.ready : Promise.resolve();
     const kept = ready.then(() => snapshot(planned, ctx, call, opened)).catch(
@@ -219,12 +231,14 @@ export const journalHook = defineToolHook({
     const writes = call.ctx.writes;
     const mine = writes.take(journaling);
     const own = writes.take(undone);
+    // A command's change, found by comparing the roots around it (observed/).
+    const seen = writes.take(commandChanges);
     // The common call changed no file: its line is queued and nothing is awaited.
-    if (!mine && !own) {
+    if (!mine && !own && !seen) {
       writer.push(journalOf(call.ctx), entryOf(call), call.ctx.config.journal.maxBytes);
       return;
     }
-    return record(call, mine, own).catch((error) => {
+    return record(call, mine, own, seen).catch((error) => {
       call.ctx.log(
         "warning",
         `journal: ${call.tool.name} not recorded: ${(error as Error).message}`,
@@ -232,6 +246,7 @@ export const journalHook = defineToolHook({
     }).finally(() => {
       // Recorded: the next call on these paths may take its snapshot.
       writes.leaveLine();
+      if (mine) callRecorded(mine);
       // An undo's lock is given back once its line is in the file (undo_lock.ts).
       releaseUndoLock(writes);
     });
@@ -249,7 +264,10 @@ async function keepNamed(
   const keep = named.filter((write) => !write.kept);
   if (keep.length === 0) return;
   let call = writes.take(journaling);
-  call ??= { kept: [], removing: new Map() };
+  if (!call) {
+    call = { kept: [], removing: new Map() };
+    callStarted(call);
+  }
   writes.give(journaling, call);
   const kept = snapshot(keep, ctx, call, () => {}).catch((error) => {
     ctx.log("warning", `journal: nothing kept for undo of ${tool.name}: ${error.message}`);
@@ -361,7 +379,11 @@ async function record(
   call: FinishedCall,
   mine: Journaling | undefined,
   own: Undone | undefined,
+  seen?: CommandChanges,
 ): Promise<void> {
+  // A command's observation ends first, whatever happens next (its line needs nothing below).
+  const maxBytes = call.ctx.config.journal.maxBytes;
+  const observed = await seen?.finish(call, (file, line) => writer.write(file, line, maxBytes));
   const all = mine ? await Promise.all(mine.kept) : [];
   const kept = all.filter((pending) => pending !== undefined);
   const sandbox = kept[0]?.sandbox ?? await callSandbox(call.ctx).catch(() => undefined);
@@ -408,10 +430,12 @@ async function record(
     }
   }
   const file = journalPath(projectDir);
-  const maxBytes = call.ctx.config.journal.maxBytes;
+  if (observed?.files) entry.files = observed.files;
+  if (observed?.changes) entry.changes = observed.changes;
+  if (observed?.noUndo) entry.noUndo = observed.noUndo;
   // A change is in the file before the reply goes out: undo must know of every change the
   // client was told of. A call that changed nothing (refused, failed) is queued like any other.
-  if (entry.changes || own) await writer.write(file, entry, maxBytes);
+  if (entry.changes || entry.files || own) await writer.write(file, entry, maxBytes);
   else writer.push(file, entry, maxBytes);
 }
 

@@ -61,6 +61,7 @@ export async function apply(u: Undoing, step: Step, signal?: AbortSignal): Promi
   const shown = u.sandbox.display(change.path);
   if (step.move) return await moveBack(u, step, signal);
   const clearing = () => clear(u.sandbox, change.path, now, change.before);
+  const clearingTree = async () => (await clearing()) === true;
   let removed = false;
   let done = "";
   // A tree is rebuilt first and what is there taken away only once it is whole.
@@ -73,17 +74,24 @@ export async function apply(u: Undoing, step: Step, signal?: AbortSignal): Promi
         u.projectDir,
         signal,
         async () => {
-          removed = await clearing();
+          removed = await clearingTree();
         },
       );
       done = madeTree(made);
     }
     : async () => {
-      removed = await clearing();
+      const cleared = await clearing();
+      if (cleared === "kept") {
+        done = KEPT_DIRECTORY;
+        return;
+      }
+      removed = cleared;
       done = await put(u, change.path, change.before, step, signal) ??
         (removed ? "removed" : "nothing was there; nothing removed");
     };
   await afterRemoving(u.sandbox, change.path, now, () => removed, work);
+  // Left as it was: no change of the undo's own.
+  if (done === KEPT_DIRECTORY) return { changes: [], lines: [`- ${shown}: ${done}`] };
   return {
     changes: [{ path: change.path, before: now.state, after: change.before }],
     lines: [`- ${shown}: ${done}`],
@@ -98,16 +106,21 @@ function madeTree(made: { entries: number; bytes: number }): string {
   }, ${made.bytes} bytes of files)`;
 }
 
+/** What undo says of a directory the call made that now holds what no journal line names. */
+const KEPT_DIRECTORY = "left in place: it holds entries no journaled change made (ignored files, " +
+  "say), so it is not removed";
+
 /**
  * Takes away what `path` holds now, unless the earlier state simply replaces it: whether
- * something was removed.
+ * something was removed ("kept": a directory the call made holds entries no change names, and
+ * nothing is to be put there, so it is left).
  */
 async function clear(
   sandbox: Sandbox,
   path: string,
   now: Occupant,
   before: PathState,
-): Promise<boolean> {
+): Promise<boolean | "kept"> {
   if (now.clear === "none") return false;
   if (now.clear === "tree") {
     await removePath(sandbox, path);
@@ -122,6 +135,8 @@ async function clear(
     if (now.clear === "rmdir") await dir.rmdir(name);
     else await dir.unlink(name);
   } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (now.clear === "rmdir" && before.kind === "absent" && code === "ENOTEMPTY") return "kept";
     throw new ToolError(
       `cannot remove ${sandbox.display(path)}: ${(error as Error).message}`,
     );
@@ -192,7 +207,7 @@ async function moveBack(u: Undoing, step: Step, signal?: AbortSignal): Promise<A
   const { change, now } = step;
   const move = step.move!;
   const [shown, toShown] = [sandbox.display(change.path), sandbox.display(move.to)];
-  const removed = await clear(sandbox, move.to, move.now, { kind: "absent" });
+  const removed = (await clear(sandbox, move.to, move.now, { kind: "absent" })) === true;
   await afterRemoving(sandbox, move.to, move.now, () => removed, () => moveDirectory(u, step));
   await put(u, change.path, change.before, step, signal);
   // What the move back left, so that undoing this undo moves it again.

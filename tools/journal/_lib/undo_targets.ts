@@ -40,7 +40,9 @@ export async function chooseTargets(
           }); nothing was undone. Undo ${by.id} to redo it.`,
         );
       }
-      if (!entry.changes) throw new ToolError(`${entry.tool} call ${id} changed no file.`);
+      if (!entry.changes && !changedUnkept(entry)) {
+        throw new ToolError(`${entry.tool} call ${id} changed no file.`);
+      }
       named = entry;
       return false;
     }
@@ -53,7 +55,9 @@ export async function chooseTargets(
         return false;
       }
     }
-    if (id !== undefined || by || entry.undid || !entry.changes) return;
+    // A call that changed files it could not keep is a target too: undo refuses it, rather
+    // than step past it to an older call.
+    if (id !== undefined || by || entry.undid || !(entry.changes || changedUnkept(entry))) return;
     if (entry.session !== SESSION) return;
     kept += lineBytes;
     if (kept > MAX_TARGET_BYTES && targets.length > 0) return false;
@@ -69,12 +73,17 @@ export async function chooseTargets(
   }
   if (targets.length === 0) {
     throw new ToolError(
-      `no file change of this session (${SESSION}) through toolhost's file tools is left to ` +
-        `undo${read(scan)}. Another session's change is undone only by naming its id ` +
+      `no file change of this session (${SESSION}) by toolhost's file tools or commands is left ` +
+        `to undo${read(scan)}. Another session's change is undone only by naming its id ` +
         "(history shows whose each change is).",
     );
   }
   return targets;
+}
+
+/** A call that changed files (it names them) and kept too little to undo them. */
+function changedUnkept(entry: Entry): boolean {
+  return entry.noUndo !== undefined && (entry.files?.length ?? 0) > 0;
 }
 
 /** What the scan left unread, for a refusal. */

@@ -9,7 +9,7 @@ import nodeProcess from "node:process";
 import { quoted } from "../../../config/quote.ts";
 import { ToolError } from "../../../mcp/tool/mod.ts";
 import { OutputWindow } from "./output_window.ts";
-import { terminateGroup } from "../../_lib/processes/mod.ts";
+import { type Confinement, terminateGroup } from "../../_lib/processes/mod.ts";
 import { findShell, spawnShell } from "./shell.ts";
 
 export const LIMITS = {
@@ -47,6 +47,19 @@ export const ID_PROPERTY = {
   description: "The process id from bash_background, e.g. p1.",
 } as const;
 
+/** How a background command is started. */
+export interface StartOptions {
+  /** How it is confined (the sandbox's wrapper, or why not). */
+  confinement: Confinement;
+  /** A label to recognise it by. */
+  name?: string;
+  env?: NodeJS.ProcessEnv;
+  /** The configured shell; empty means bash on PATH, else sh. */
+  shell?: string;
+  /** Kept running after the server exits. */
+  outliveServer?: boolean;
+}
+
 /** After the shell exits, how long its last output may take to arrive. */
 const DRAIN_MS = 250;
 
@@ -65,6 +78,9 @@ export class BackgroundProcess {
   #settled = false;
   #changed = new Set<() => void>();
   #stopping?: Promise<void>;
+  #ended!: () => void;
+  /** Settles once it has ended and its output is in (or given up on). */
+  readonly ended = new Promise<void>((resolve) => (this.#ended = resolve));
 
   constructor(
     readonly id: string,
@@ -116,6 +132,12 @@ export class BackgroundProcess {
       case "killed":
         return `killed by ${this.signal}`;
     }
+  }
+
+  /** How it ended, as the journal records a call's outcome. */
+  outcome(): "ok" | "error" | "cancelled" {
+    if (this.status === "killed") return "cancelled";
+    return this.exitCode === 0 ? "ok" : "error";
   }
 
   get runtimeMs(): number {
@@ -210,6 +232,7 @@ export class BackgroundProcess {
   #settle(): void {
     if (this.#settled) return;
     this.#settled = true;
+    this.#ended();
     this.#notify();
   }
 
@@ -230,21 +253,16 @@ class Registry {
     return () => this.#listChanged.delete(call);
   }
 
-  start(
-    command: string,
-    cwd: string,
-    name?: string,
-    env: NodeJS.ProcessEnv = nodeProcess.env,
-    shell = "",
-    outliveServer = false,
-  ): BackgroundProcess {
+  start(command: string, cwd: string, options: StartOptions): BackgroundProcess {
+    const { name, env = nodeProcess.env, shell = "", outliveServer = false } = options;
     const running = this.list().filter((p) => p.status === "running").length;
     if (running >= LIMITS.maxRunning) {
       throw new ToolError(
         `${running} background processes are running, the most allowed; stop one with bash_kill first`,
       );
     }
-    const child = spawnShell(command, { cwd, env, shell, outliveServer }, "pipe");
+    const { confinement } = options;
+    const child = spawnShell(command, { cwd, env, shell, outliveServer, confinement }, "pipe");
     let failure = "";
     child.once("error", (error) => (failure = error.message));
     if (child.pid === undefined) {

@@ -11,6 +11,8 @@ import { delimiter, isAbsolute, join, resolve, win32 } from "node:path";
 import type { Readable } from "node:stream";
 import { type ToolContext, ToolError } from "../../../mcp/tool/mod.ts";
 import { spawnInGroup } from "../../_lib/processes/mod.ts";
+import { sandboxFor } from "../../_lib/confine/mod.ts";
+import { bounded } from "../../../config/quote.ts";
 import { supervise } from "./supervise.ts";
 import { whichWindows } from "./windows_shell.ts";
 
@@ -125,6 +127,9 @@ export async function runProgram(
   ctx: ToolContext,
 ) {
   if (ctx.signal.aborted) throw new ToolError("not started: the call was stopped first");
+  const sandbox = await sandboxFor(ctx, "command", {
+    what: bounded([program, ...argv].join(" "), 300),
+  });
   const shared = await sharedOutput();
   return await supervise(() => {
     const stdio: StdioOptions = ["ignore", shared?.writer ?? "pipe", shared?.writer ?? "pipe"];
@@ -135,7 +140,7 @@ export async function runProgram(
         env: options.env,
         stdio,
         argv0: program,
-      });
+      }, { confinement: sandbox.confinement });
     } catch (error) {
       shared?.reader.destroy();
       throw spawnError(error, program, file, options.cwd);
@@ -149,6 +154,8 @@ export async function runProgram(
     timeoutMs: options.timeoutMs,
     outputChars: options.outputChars,
     cutHint: "narrow the arguments to get less output",
+    sandbox,
+    cwd: options.cwd,
     startError: (error) => spawnError(error, program, file, options.cwd),
   }, ctx);
 }

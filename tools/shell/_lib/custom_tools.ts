@@ -30,13 +30,8 @@
 import { resolve } from "node:path";
 import process from "node:process";
 import type { CustomToolSpec } from "../../../config/settings.ts";
-import {
-  compileSchema,
-  type JsonSchema,
-  type Tool,
-  TOOL_NAME,
-  ToolError,
-} from "../../../mcp/tool/mod.ts";
+import { type Tool, TOOL_NAME, ToolError } from "../../../mcp/tool/mod.ts";
+import { compileSchema, type JsonSchema } from "../../../mcp/tool/schema/mod.ts";
 import {
   RUNS_COMMANDS,
   RUNS_NONDESTRUCTIVE_COMMANDS,
@@ -158,8 +153,10 @@ function customTool(name: string, raw: CustomToolSpec, options: CustomToolOption
     title: name,
     description,
     annotations,
-    // A command the config calls not destructive is taken at its word.
-    ...(spec.destructive === false ? {} : { writes: { untracked: "whatever the command writes" } }),
+    // A command the config calls not destructive is taken at its word (and not observed).
+    ...(spec.destructive === false
+      ? {}
+      : { writes: { untracked: "whatever the command writes", observed: true } }),
     // A user's command may run as long as bash's.
     taskSupport: "optional",
     input,

@@ -9,6 +9,7 @@ import process from "node:process";
 import { RUN_VARIABLE, spawnInGroup, terminateGroup } from "../../_lib/processes/mod.ts";
 import type { ToolContext } from "../../../mcp/tool/mod.ts";
 import { withTraceEnv } from "../../../mcp/wire/mod.ts";
+import { type ConfineContext, type ProcessSandbox, sandboxFor } from "../../_lib/confine/mod.ts";
 
 const TIMEOUT_MS = 10_000;
 const MARK = "__toolhost_env_7f3a__";
@@ -20,18 +21,22 @@ let loaded: Promise<NodeJS.ProcessEnv> | undefined;
  * stopped while the login shell is still being asked: the command must then not start at all.
  */
 export function commandEnv(
-  ctx: Pick<ToolContext, "config" | "serverLog" | "trace"> & { signal?: AbortSignal },
+  ctx: LoginContext & Pick<ToolContext, "trace">,
 ): Promise<NodeJS.ProcessEnv> {
   return inherited(ctx).then((env) => withTraceEnv(env, ctx.trace));
 }
 
+/** What the login shell is asked with: the settings, the sandbox it runs in, a warning's way. */
+type LoginContext =
+  & Pick<ToolContext, "config" | "serverLog">
+  & Omit<ConfineContext, "config">
+  & { signal?: AbortSignal };
+
 /** The environment before the call's trace: toolhost's, or the login shell's. */
-function inherited(
-  ctx: Pick<ToolContext, "config" | "serverLog"> & { signal?: AbortSignal },
-): Promise<NodeJS.ProcessEnv> {
+function inherited(ctx: LoginContext): Promise<NodeJS.ProcessEnv> {
   if (ctx.config.shellEnv !== "login") return Promise.resolve(process.env);
   const signal = ctx.signal;
-  loaded ??= readLoginEnv().catch((error) => {
+  loaded ??= sandboxFor(ctx, "command", { network: false }).then(readLoginEnv).catch((error) => {
     const why = (error as Error).message;
     ctx.serverLog("warning", "shell_env", `"login": ${why}; commands keep toolhost's environment`);
     return process.env;
@@ -66,7 +71,12 @@ export function parseEnvOutput(output: string): Record<string, string> | undefin
   return env;
 }
 
-function readLoginEnv(): Promise<NodeJS.ProcessEnv> {
+/**
+ * The login shell's environment. It runs confined like any command (a profile is the user's, but
+ * what it starts is not toolhost's to trust); what the sandbox set for it (TMPDIR, moved caches)
+ * is not kept unless the profile changed it, since each call's sandbox sets its own.
+ */
+function readLoginEnv(sandbox: ProcessSandbox): Promise<NodeJS.ProcessEnv> {
   // Windows has no login shell: the environment a program inherits there is already the user's
   // (PATH, PATHEXT and the rest from the registry), with its names' case as Windows keeps them.
   if (process.platform === "win32") {
@@ -78,7 +88,7 @@ function readLoginEnv(): Promise<NodeJS.ProcessEnv> {
     // Interactive too: zsh and bash users often set PATH only in their rc files.
     const child = spawnInGroup(shell, ["-l", "-i", "-c", script], {
       stdio: ["ignore", "pipe", "ignore"],
-    });
+    }, { confinement: sandbox.confinement });
     const chunks: Buffer[] = [];
     let done = false;
     const finish = (env: NodeJS.ProcessEnv | undefined, why: string) => {
@@ -94,6 +104,11 @@ function readLoginEnv(): Promise<NodeJS.ProcessEnv> {
       const env = parseEnvOutput(Buffer.concat(chunks).toString("utf8"));
       if (!env?.PATH) return undefined;
       for (const name of SHELL_OWN) delete env[name];
+      for (const [name, value] of Object.entries(sandbox.policy?.env ?? {})) {
+        if (env[name] !== value) continue;
+        if (process.env[name] === undefined) delete env[name];
+        else env[name] = process.env[name];
+      }
       return { ...process.env, ...env };
     };
     // Done at the closing mark: a daemon started by the profile may hold stdout open for ever.

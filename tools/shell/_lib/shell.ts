@@ -8,7 +8,7 @@ import { accessSync, constants, rmSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import process from "node:process";
-import { spawnInGroup } from "../../_lib/processes/mod.ts";
+import { type Confinement, spawnInGroup } from "../../_lib/processes/mod.ts";
 import { ToolError } from "../../../mcp/tool/mod.ts";
 import {
   chooseWindowsShell,
@@ -87,11 +87,17 @@ const ARGUMENT_LIMIT_BYTES = 100_000;
  */
 export function spawnShell(
   command: string,
-  where: { cwd: string; env: NodeJS.ProcessEnv; shell: string; outliveServer?: boolean },
+  where: {
+    cwd: string;
+    env: NodeJS.ProcessEnv;
+    shell: string;
+    confinement: Confinement;
+    outliveServer?: boolean;
+  },
   stdin: "ignore" | "pipe",
 ): ChildProcess {
   const { cwd, env } = where;
-  const group = { outliveServer: where.outliveServer };
+  const group = { confinement: where.confinement, outliveServer: where.outliveServer };
   if (WINDOWS) {
     let call;
     try {

@@ -8,6 +8,7 @@ import type { Readable } from "node:stream";
 import { type ToolContext, ToolError, type ToolReturn } from "../../../mcp/tool/mod.ts";
 import { HeadTailBuffer } from "./output_cap.ts";
 import { groupAlive, terminateGroup } from "../../_lib/processes/mod.ts";
+import type { ProcessSandbox } from "../../_lib/confine/mod.ts";
 import process from "node:process";
 
 /** How a stopped command was stopped, as the result says it (Windows has no process groups). */
@@ -56,6 +57,10 @@ export interface SuperviseOptions {
   cutHint: string;
   /** The ToolError for a process that could not be started. */
   startError(error: unknown): ToolError;
+  /** The sandbox it ran in: a line first when there is none, what it refused after the output. */
+  sandbox: Pick<ProcessSandbox, "header" | "explain" | "failedStart">;
+  /** The directory it ran in, for the relative paths its refusals name. */
+  cwd: string;
 }
 
 export async function supervise(
@@ -153,8 +158,18 @@ export async function supervise(
   const text = output.totalChars === 0
     ? "(no output)"
     : output.text(options.cutHint).replace(/\n$/, "");
+  // The sandbox's helper could not exec the program (or set itself up): a failed start.
+  const failed = options.sandbox.failedStart(text, status.code);
+  if (failed?.code === "ESANDBOX") {
+    throw new ToolError(`not started: the sandbox could not be set up here: ${failed.message}`);
+  }
+  if (failed) throw options.startError(failed);
+  // What the sandbox refused goes before the exit line, where a reader of the failure looks.
+  const refused = options.sandbox.explain(text, options.cwd);
+  notes.splice(notes.length - 1, 0, ...refused);
+  const header = options.sandbox.header ? `${options.sandbox.header}\n` : "";
   return {
-    content: `${text}\n\n${notes.join("\n")}`,
+    content: `${header}${text}\n\n${notes.join("\n")}`,
     structured: {
       exitCode: status.code,
       signal: status.signal,

@@ -6,7 +6,7 @@
  */
 import type { ChildProcess } from "node:child_process";
 import process from "node:process";
-import { spawnInGroup, terminateGroup } from "../../../_lib/processes/mod.ts";
+import { type Confinement, spawnInGroup, terminateGroup } from "../../../_lib/processes/mod.ts";
 import { frame, FrameReader } from "./_framing.ts";
 
 /** TOOLHOST_LSP_TRACE=1: every message's method (or id) and size to stderr, for debugging. */
@@ -32,6 +32,8 @@ export interface Spawned {
   args: string[];
   cwd: string;
   env?: Record<string, string>;
+  /** How it is confined: the sandbox's `language-server` kind. */
+  confinement: Confinement;
 }
 
 type Handler = (params: unknown) => unknown;
@@ -60,7 +62,7 @@ export class Connection {
       cwd: spec.cwd,
       env: { ...process.env, ...spec.env },
       stdio: ["pipe", "pipe", "pipe"],
-    });
+    }, { confinement: spec.confinement });
     this.pid = this.child.pid;
     this.child.stdout!.on("data", (chunk: Uint8Array) => this.#receive(chunk));
     this.child.stderr!.on("data", (chunk: Uint8Array) => {

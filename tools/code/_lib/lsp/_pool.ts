@@ -9,6 +9,7 @@ import { ToolError } from "../../../../mcp/tool/mod.ts";
 import type { Settings } from "../../../../config/settings.ts";
 import { chooseServer, type Missing, type ServerChoice } from "./_servers.ts";
 import { LanguageServer } from "./_server.ts";
+import type { Confinement } from "../../../_lib/processes/mod.ts";
 
 /** Crashes of one server for one root after which it is not started again. */
 export const MAX_CRASHES = 3;
@@ -43,6 +44,7 @@ export async function serverFor(
   top: string,
   shown: string,
   config: Readonly<Settings>,
+  confinement: () => Promise<Confinement>,
 ): Promise<LanguageServer> {
   const choice = chooseServer(file, top, config.code.languageServers);
   if (!choice) {
@@ -76,7 +78,7 @@ export async function serverFor(
     server = new LanguageServer(choice, {
       idleSeconds: config.code.serverIdleSeconds,
       memoryMb: config.code.serverMemoryMb,
-    });
+    }, await confinement());
     servers.set(key, server);
   }
   server.touch();

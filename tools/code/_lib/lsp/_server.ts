@@ -10,6 +10,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import process from "node:process";
 import { Connection, RequestFailed } from "./_connection.ts";
 import type { ServerChoice } from "./_servers.ts";
+import type { Confinement } from "../../../_lib/processes/mod.ts";
 
 /** How long `initialize` may take before the server counts as hung. */
 const INITIALIZE_MS = 30_000;
@@ -64,12 +65,17 @@ export class LanguageServer {
   #idle: ReturnType<typeof setTimeout> | undefined;
   #memory: ReturnType<typeof setInterval> | undefined;
 
-  constructor(readonly choice: ServerChoice, private readonly limits: Limits) {
+  constructor(
+    readonly choice: ServerChoice,
+    private readonly limits: Limits,
+    confinement: Confinement,
+  ) {
     this.connection = new Connection({
       command: choice.command,
       args: choice.args,
       cwd: choice.root,
       env: choice.env,
+      confinement,
     });
     this.#answerRequests();
     this.initialized = this.#initialize();
@@ -160,7 +166,10 @@ export class LanguageServer {
       const result = await c.request<{ capabilities?: Record<string, unknown> }>(
         "initialize",
         {
-          processId: process.pid,
+          // No parent to watch: a confined server cannot signal toolhost (kill(pid, 0) fails
+          // with EPERM, which servers take for toolhost's death), and toolhost ends its
+          // servers itself, process group, mark and watchdog.
+          processId: null,
           clientInfo: { name: "toolhost" },
           rootUri: this.rootUri,
           rootPath: this.choice.root,

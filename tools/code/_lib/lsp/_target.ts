@@ -11,6 +11,7 @@ import type { LanguageServer } from "./_server.ts";
 import { resolveNamePath } from "./_symbols.ts";
 import { uriOf } from "./_uris.ts";
 import { ask, syncForQuery } from "./_sync.ts";
+import { sandboxFor } from "../../../_lib/confine/mod.ts";
 
 /** How long a query waits for a server still loading the project before answering anyway. */
 export const LOADING_WAIT_MS = 45_000;
@@ -42,7 +43,13 @@ export async function targetFile(path: string, ctx: ToolContext): Promise<Target
   const info = await sandbox.info(resolved.real);
   if (!info.isFile()) throw new ToolError(`${shown} is not a file; name a source file`);
   const top = sandbox.rootOf(resolved.real) ?? sandbox.base;
-  const server = await serverFor(resolved.real, top, shown, ctx.config);
+  const server = await serverFor(
+    resolved.real,
+    top,
+    shown,
+    ctx.config,
+    async () => (await sandboxFor(ctx, "language-server")).confinement,
+  );
   const [text] = await syncForQuery(server, sandbox, [resolved.real]);
   const loading = await server.settled(LOADING_WAIT_MS, ctx.signal);
   return { sandbox, server, real: resolved.real, shown, uri: uriOf(resolved.real), text, loading };

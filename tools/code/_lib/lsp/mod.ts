@@ -4,7 +4,8 @@
  * paths and the URIs servers speak. The tools see only this face.
  *
  * @example
- * const server = await serverFor(real, sandbox.roots[0], shown, ctx.config);
+ * const confined = async () => (await sandboxFor(ctx, "language-server")).confinement;
+ * const server = await serverFor(real, sandbox.roots[0], shown, ctx.config, confined);
  * await syncForQuery(server, sandbox, [real]);
  * const result = await server.connection.request("textDocument/hover", params, 10_000);
  */

@@ -7,6 +7,7 @@ import type { IgnoreRules } from "../../../_lib/walk/gitignore.ts";
 import type { CompiledPattern } from "./pattern.ts";
 import type { OutputMode } from "./report.ts";
 import { bytes } from "../../../_lib/text/units.ts";
+import type { Confinement } from "../../../_lib/processes/mod.ts";
 
 /** Larger files are skipped: they are logs and data, and reading one would stall the call. */
 export const MAX_FILE_BYTES = 10 * 1024 * 1024;
@@ -70,6 +71,8 @@ export interface GrepQuery {
   /** Aborted on cancellation: the search stops and reports nothing more. */
   readonly signal: AbortSignal;
   readonly roots: SearchedRoots;
+  /** How the processes of the search (rg, find) are confined: the sandbox's `search` kind. */
+  readonly confinement: Confinement;
 }
 
 export function binaryFileError(label: string, kind: string): ToolError {

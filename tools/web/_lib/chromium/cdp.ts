@@ -11,6 +11,17 @@ import { quoted } from "../../../../config/quote.ts";
 import { groupAlive, spawnInGroup, terminateGroup } from "../../../_lib/processes/mod.ts";
 
 /** A failure told as a sentence the model can act on. */
+/**
+ * Chromium is not started under toolhost's sandbox: it runs its own (a renderer is far more
+ * confined than a command), needs the network to render the page, and would not start inside a
+ * network namespace or with no_new_privs over its own sandbox. What it may reach is said in
+ * docs/security.md: each request of a rendered page passes the private-network guard, and it
+ * gets a fresh profile in a temporary directory, removed with it.
+ */
+const CHROMIUM_CONFINEMENT = {
+  unconfined: "Chromium keeps its own sandbox and needs the network to render a page",
+};
+
 export class RenderError extends Error {}
 
 /** Bound on one DevTools message, so a runaway page cannot grow our memory without limit. */
@@ -67,7 +78,7 @@ export class Chromium {
     this.gone.catch(() => {}); // every wait races it; a failure with nobody waiting is fine
     this.#child = spawnInGroup(executable, args, {
       stdio: ["ignore", "ignore", "pipe", "pipe", "pipe"],
-    });
+    }, { confinement: CHROMIUM_CONFINEMENT });
     this.#input = (this.#child.stdio[3] ?? undefined) as Writable | undefined;
     const output = (this.#child.stdio[4] ?? undefined) as Readable | undefined;
     const stderr = this.#child.stderr;

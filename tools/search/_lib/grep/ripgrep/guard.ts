@@ -10,7 +10,7 @@ import { canRun } from "./ripgrep_path.ts";
 import type { FileHandle } from "node:fs/promises";
 import { delimiter, join } from "node:path";
 import process from "node:process";
-import { signalGroup, spawnInGroup } from "../../../../_lib/processes/mod.ts";
+import { type Confinement, signalGroup, spawnInGroup } from "../../../../_lib/processes/mod.ts";
 import {
   IgnoreFileReader,
   MAX_IGNORE_FILE_BYTES,
@@ -68,6 +68,7 @@ export async function guardFindings(
   inside: (real: string) => Promise<FileHandle>,
   deadline: number,
   signal: AbortSignal,
+  confinement: Confinement,
   largeFileBytes?: number,
 ): Promise<GuardFindings> {
   const unknown = { odd: [], largeFiles: largeFileBytes !== undefined };
@@ -85,7 +86,7 @@ export async function guardFindings(
   }
   let child;
   try {
-    child = spawnInGroup("find", args, { stdio: ["ignore", "pipe", "ignore"] });
+    child = spawnInGroup("find", args, { stdio: ["ignore", "pipe", "ignore"] }, { confinement });
   } catch {
     return unknown;
   }

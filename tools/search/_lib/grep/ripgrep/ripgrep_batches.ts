@@ -204,7 +204,7 @@ export async function* ripgrepBatches(
       ? search.dir
       : `/proc/${process.pid}/fd/${search.within.fd}`,
     stdio: [search.file ? "pipe" : "ignore", "pipe", "pipe"],
-  });
+  }, { confinement: search.confinement });
   if (named) {
     child.stdin!.on("error", () => {}); // rg may stop reading once it knows enough
     child.stdin!.end(named);

@@ -35,6 +35,7 @@ export class RipgrepEngine implements GrepEngine {
       (real) => query.roots.open(real),
       query.deadline,
       AbortSignal.any([query.signal, stopGuard.signal]),
+      query.confinement,
       beside ? MAX_FILE_BYTES : undefined,
     );
     guard.catch(() => {}); // awaited below; a failure while rg runs must not go unhandled

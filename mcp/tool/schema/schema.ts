@@ -3,9 +3,9 @@
  * on. Ajv is imported and schemas are compiled on first use, so start-up pays nothing for them.
  * `$ref`s are resolved only inside the schema: nothing is ever fetched over the network.
  */
-import { quoted } from "../../config/quote.ts";
+import { quoted } from "../../../config/quote.ts";
 import type { ErrorObject, ValidateFunction } from "ajv";
-import { closest } from "../../config/suggest.ts";
+import { closest } from "../../../config/suggest.ts";
 
 export type JsonSchema = Record<string, unknown>;
 

@@ -1,0 +1,119 @@
+/*
+ * Mounts inside the command's own mount namespace: pinned entries, read-only copies, hidden
+ * entries, a private /dev/shm. Each is made as a detached copy and attached by descriptor, so a
+ * name is looked up once and nothing is ever writable in between.
+ */
+#include "confine.h"
+
+/*
+ * A detached copy of the mount tree at the entry `path` names now, never following a final
+ * symlink; -1 when absent. Read-only when asked, before it is attached anywhere, so there is
+ * no moment when the copy is writable and no second lookup of the name.
+ */
+static int copy_tree(const char *path, int readonly, int *target) {
+  int fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT || errno == ENOTDIR) return -1;
+    fail("open", path);
+  }
+  struct stat st;
+  if (fstat(fd, &st) < 0) fail("stat", path);
+  if (S_ISLNK(st.st_mode)) {
+    errno = ELOOP;
+    fail("cannot protect a symlink", path);
+  }
+  int tree = (int)syscall(NR_open_tree, fd, "",
+                          OPEN_TREE_CLONE | O_CLOEXEC | TREE_EMPTY_PATH | TREE_RECURSIVE);
+  if (tree < 0) fail("copy the mount at", path);
+  if (readonly) {
+    struct mount_attr_ attr = {.attr_set = ATTR_RDONLY};
+    if (syscall(NR_mount_setattr, tree, "", TREE_EMPTY_PATH | TREE_RECURSIVE, &attr, sizeof attr) <
+        0)
+      fail("make read-only", path);
+  }
+  *target = fd;
+  return tree;
+}
+
+/* Mounts `tree` on the entry `target` is open on (the entry itself, not a name). */
+static void attach(int tree, int target, const char *path) {
+  if (syscall(NR_move_mount, tree, "", target, "", MOVE_F_EMPTY_PATH | MOVE_T_EMPTY_PATH) < 0)
+    fail("mount over", path);
+  close(tree);
+  close(target);
+}
+
+/* Read-only (EROFS) for everything beneath PATH, whatever Landlock allows there. */
+void bind_readonly(const char *path) {
+  int target;
+  int tree = copy_tree(path, 1, &target);
+  if (tree >= 0) attach(tree, target, path);
+}
+
+/* PATH bound onto itself: a mount point cannot be renamed or removed (EBUSY). */
+void pin(const char *path) {
+  int target;
+  int tree = copy_tree(path, 0, &target);
+  if (tree >= 0) attach(tree, target, path);
+}
+
+/*
+ * Hidden entries are read-only bind mounts of an empty directory or an empty file, both mode 000,
+ * made on a tmpfs mounted for a moment on /tmp and then unmounted: the binds stay, and nothing in
+ * the namespace can reach the tmpfs to change their mode.
+ */
+#define STAGE "/tmp"
+static void stage(void) {
+  if (mount("toolhost-hidden", STAGE, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+            "size=4k,nr_inodes=4,mode=0700") < 0)
+    fail("mount a tmpfs on", STAGE);
+  int dir = open(STAGE, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (dir < 0) fail("open", STAGE);
+  int file = openat(dir, "f", O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0);
+  if (file < 0 || mkdirat(dir, "d", 0) < 0 || fchmodat(dir, "d", 0, 0) < 0) fail("stage", STAGE);
+  close(file);
+  close(dir);
+}
+
+static void unstage(void) {
+  if (umount2(STAGE, MNT_DETACH) < 0) fail("unmount", STAGE);
+}
+
+/*
+ * A link is hidden where it points: reading through it is what must fail. Every entry is opened
+ * before the tmpfs covers /tmp (a socket of an agent lives there), then mounted over by its
+ * descriptor.
+ */
+void hide_all(const char **paths, int count) {
+  static int targets[MAX_PATHS], dirs[MAX_PATHS];
+  int found = 0;
+  for (int j = 0; j < count; j++) {
+    targets[j] = open(paths[j], O_PATH | O_CLOEXEC);
+    struct stat st;
+    if (targets[j] < 0) {
+      if (errno == ENOENT || errno == ENOTDIR || errno == EACCES || errno == ELOOP) continue;
+      fail("open", paths[j]);
+    }
+    if (fstat(targets[j], &st) < 0) fail("stat", paths[j]);
+    dirs[j] = S_ISDIR(st.st_mode);
+    found++;
+  }
+  if (found == 0) return;
+  stage();
+  for (int j = 0; j < count; j++) {
+    if (targets[j] < 0) continue;
+    int empty;
+    int tree = copy_tree(dirs[j] ? STAGE "/d" : STAGE "/f", 1, &empty);
+    close(empty);
+    attach(tree, targets[j], paths[j]);
+  }
+  unstage();
+}
+
+/* A fresh /dev/shm: the machine's is shared with every process of the user. */
+void private_shm(void) {
+  if (mount("toolhost-shm", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") < 0 &&
+      errno != ENOENT)
+    fail("private /dev/shm", NULL);
+}
+
