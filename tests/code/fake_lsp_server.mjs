@@ -91,6 +91,12 @@ function handle(message) {
     const edit = [{ range, newText: params.newName }];
     const changes = { [params.textDocument.uri]: edit };
     if (process.env.FAKE_LSP_OUTSIDE) changes[`file://${process.env.FAKE_LSP_OUTSIDE}`] = edit;
+    // With FAKE_LSP_DOT_URI, the same file again under a second name (`/./`), with an edit of its own.
+    if (process.env.FAKE_LSP_DOT_URI) {
+      const uri = params.textDocument.uri.replace(/\/([^/]*)$/, "/./$1");
+      const end = { line: 1, character: 0 };
+      changes[uri] = [{ range: { start: end, end }, newText: `// ${params.newName}\n` }];
+    }
     return send({ id, result: { changes } });
   }
   if (method === "textDocument/documentSymbol") {

@@ -204,6 +204,19 @@ test("a rename that would change a file outside the roots is refused whole", POS
   assert.equal(readFileSync(join(root, "x.fake"), "utf8"), "let thing = 1;\n");
 });
 
+test("a server naming one file under two URIs: both its edits land, once each", POSIX, async () => {
+  const { c, root } = startFake("ok", { FAKE_LSP_DOT_URI: "1" });
+  const renamed = await ok(c, "rename_symbol", {
+    path: "x.fake",
+    symbol: "thing",
+    new_name: "other",
+  });
+  assert.match(renamed.text, /renamed to other: 2 edits in 1 file\nx\.fake \(2\)$/);
+  assert.equal(readFileSync(join(root, "x.fake"), "utf8"), "let other = 1;\n// other\n");
+  await ok(c, "undo", {});
+  assert.equal(readFileSync(join(root, "x.fake"), "utf8"), "let thing = 1;\n");
+});
+
 test(
   "a rename inside the roots: the reply counts the edits, one undo reverts it",
   POSIX,
