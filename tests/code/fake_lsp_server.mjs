@@ -4,7 +4,7 @@
 // file named by FAKE_LSP_PID so the test can kill it mid-request; "flood" writes an endless
 // header without a body; "crash" exits at its first request after initialize; "pull" answers
 // textDocument/diagnostic (and publishes nothing) with an error on each line holding BAD.
-import { writeFileSync } from "node:fs";
+import { appendFileSync, writeFileSync } from "node:fs";
 import process from "node:process";
 
 const mode = process.argv[2] ?? "ok";
@@ -42,6 +42,10 @@ const texts = new Map();
 
 function handle(message) {
   const { id, method, params } = message;
+  // With FAKE_LSP_LOG, every message's method and document, one a line.
+  if (process.env.FAKE_LSP_LOG) {
+    appendFileSync(process.env.FAKE_LSP_LOG, `${method} ${params?.textDocument?.uri ?? ""}\n`);
+  }
   if (method === "textDocument/didOpen") {
     texts.set(params.textDocument.uri, params.textDocument.text);
   }

@@ -44,6 +44,9 @@ interface Baseline {
 /** The diagnostics of the file a call edits, as they were before it, from before() to finished(). */
 const baselines = new Handoff<Promise<Baseline[]>>("diagnostics before the edit");
 
+/** Set when a call reaches the observe phase's before(); one refused earlier never does. */
+const reached = new Handoff<boolean>("the call reached the diagnostics");
+
 /** Whether a write changes a file's text: it replaces it, or changes it in place. */
 function edits(write: WriteTarget["write"]): boolean {
   return write.kind === "replaces" || write.kind === "changes";
@@ -56,7 +59,9 @@ function edits(write: WriteTarget["write"]): boolean {
 export default defineToolHook({
   name: "code_diagnostics",
   phase: "observe",
-  before(_tool: Tool, ctx: ToolContext) {
+  before(tool: Tool, ctx: ToolContext) {
+    // The call reached this phase: a call refused earlier (plan mode, the check) changed nothing.
+    if (ctx.writes.planned.length > 0 || tool.writes?.atRunTime) ctx.writes.give(reached, true);
     if (!ctx.config.code.diagnosticsAfterEdit || !serversRunning()) return;
     // Driven by what the tool declares it writes, never by its name.
     const write = ctx.writes.planned.find(edits);
@@ -73,7 +78,7 @@ export default defineToolHook({
   finished(call: FinishedCall) {
     const writes = call.ctx.writes;
     const wrote = writes.planned.length > 0 || writes.named.length > 0;
-    if (!wrote || !serversRunning()) return;
+    if (!writes.take(reached) || !wrote || !serversRunning()) return;
     return afterEdit(call).catch((error) => {
       call.ctx.log("debug", `code diagnostics: ${(error as Error).message}`);
     });
