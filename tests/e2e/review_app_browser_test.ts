@@ -345,7 +345,13 @@ for (const theme of ["light", "dark"] as const) {
     writeFileSync(join(root, "notes.txt"), BEFORE);
     const pages = await startHostPages(e2e.scratch("host"));
     e2e.cleanup(() => pages.close());
-    const server = await startHttpServer(PRODUCT_BINARY, ["--root", root], {}, root);
+    // The host's page is of another origin: allowed as a person would (--http-origin).
+    const server = await startHttpServer(
+      PRODUCT_BINARY,
+      ["--root", root, "--http-origin", pages.origin],
+      {},
+      root,
+    );
     e2e.cleanup(() => server.terminate());
     const browser = await launchBrowser(chromium!, e2e.scratch("profile"));
     e2e.cleanup(() => browser.close());

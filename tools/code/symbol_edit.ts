@@ -1,23 +1,25 @@
-import { defineTool, type ToolContext, ToolError } from "../../mcp/tool/mod.ts";
+import { defineTool, ToolError } from "../../mcp/tool/mod.ts";
 import { CHANGES_FILES } from "../_lib/declarations/annotations.ts";
 import { transaction } from "../_lib/transaction/mod.ts";
 import { FORCE_PROPERTY, pathProperty } from "../_lib/declarations/path_properties.ts";
 import { shownName } from "../_lib/text/shown_name.ts";
-import { crlfOnly, lineOf } from "../_lib/text/lines.ts";
 import { encodeText } from "../_lib/text/text.ts";
-import { matchesName, namePattern } from "./_lib/name_path.ts";
+import { crlfOnly, lineOf } from "../_lib/text/lines.ts";
+import { NotPicked, pickSymbol } from "./_lib/name_path.ts";
 import { type CodeSymbol, parseBatch, type ParseOutcome } from "./_lib/parse/mod.ts";
 import { readSource, Unparsable } from "./_lib/source_files.ts";
 import { type EditOperation, SpliceError, spliceFor } from "./_lib/symbol_splice.ts";
 import { changedLines } from "./_lib/changed_lines.ts";
+import { docstringLines, restoreDocstring } from "./_lib/python_docstring.ts";
 
 export default defineTool({
   name: "symbol_edit",
   title: "Edit a code symbol",
   description:
     "Edits the definition `name_path` (as symbols shows it) in `path`: `replace_body` (what " +
-    "is inside), `replace_definition` (keeps its doc comment and decorators unless `text` " +
-    "has its own), `insert_before`/`insert_after` (with the file's blank lines). `text` is " +
+    "is inside), `replace_definition` (keeps its doc comment or docstring and decorators " +
+    "unless `text` has its own), `insert_before`/`insert_after` (with the file's blank " +
+    "lines). `text` is " +
     "re-indented to fit. A result that does not parse is refused.",
   annotations: CHANGES_FILES,
   writes: { paths: [{ arg: "path", kind: "replaces" }], force: "force" },
@@ -50,108 +52,116 @@ export default defineTool({
     additionalProperties: false,
   },
 
-  run: editSymbol,
-});
-
-/** What the model asked symbol_edit for. */
-interface SymbolEditArgs {
-  path: string;
-  operation: string;
-  name_path: string;
-  text: string;
-  line?: number;
-  force?: boolean;
-}
-
-/**
- * Finds the definition in the file's parsed outline, splices the text in, refuses a result that
- * adds a syntax error, and writes it through the edit transaction.
- */
-function editSymbol(args: SymbolEditArgs, ctx: ToolContext) {
-  return transaction(ctx, async (tx) => {
-    if (args.text.trim() === "" && args.operation !== "replace_body") {
-      throw new ToolError(`text is empty; ${args.operation} needs the code to put there`);
-    }
-    const target = await tx.target(args.path);
-    const shown = shownName(target.shown);
-    if (!target.exists) throw new ToolError(`${shown} does not exist`);
-    const source = await readSource(tx.sandbox, target.real, () => tx.open(target)).catch(
-      (error) => {
-        if (!(error instanceof Unparsable)) throw error;
+  run(args, ctx) {
+    // Through the edit transaction: checked, kept for undo, written atomically, reported one way.
+    return transaction(ctx, async (tx) => {
+      if (args.text.trim() === "" && args.operation !== "replace_body") {
+        throw new ToolError(`text is empty; ${args.operation} needs the code to put there`);
+      }
+      const target = await tx.target(args.path);
+      const shown = shownName(target.shown);
+      if (!target.exists) throw new ToolError(`${shown} does not exist`);
+      const source = await readSource(tx.sandbox, target.real, () => tx.open(target)).catch(
+        (error) => {
+          if (!(error instanceof Unparsable)) throw error;
+          throw new ToolError(
+            error.tooLarge ? `${error.message}; use edit_file instead` : error.message,
+          );
+        },
+      );
+      if (source.decoded.invalid > 0) {
         throw new ToolError(
-          error.tooLarge ? `${error.message}; use edit_file instead` : error.message,
+          `${shown} has ${source.decoded.invalid} byte sequences that are not valid ${source.decoded.encoding}; editing it here would change them`,
         );
-      },
-    );
-    if (source.decoded.invalid > 0) {
-      throw new ToolError(
-        `${shown} has ${source.decoded.invalid} byte sequences that are not valid ${source.decoded.encoding}; editing it here would change them`,
+      }
+      const crlf = crlfOnly(source.text);
+      const before = crlf ? source.text.replaceAll("\r\n", "\n") : source.text;
+      const [parsed] = await parseBatch(
+        [{ lang: source.lang, text: before, symbols: true }],
+        ctx.signal,
       );
-    }
-    const crlf = crlfOnly(source.text);
-    const before = crlf ? source.text.replaceAll("\r\n", "\n") : source.text;
-    const [parsed] = await parseBatch(
-      [{ lang: source.lang, text: before, symbols: true }],
-      ctx.signal,
-    );
-    const outline = parsedOrThrow(parsed, shown);
-    const symbol = pick(outline.symbols, args.name_path, args.line, shown);
-    let splice;
-    try {
-      splice = spliceFor(
-        before,
-        symbol,
-        outline.symbols,
-        args.operation as EditOperation,
-        crlf ? args.text.replaceAll("\r\n", "\n") : args.text,
-        source.lang === "python",
+      const outline = parsedOrThrow(parsed, shown);
+      const symbol = pick(outline.symbols, args.name_path, args.line, shown);
+      let splice;
+      try {
+        splice = spliceFor(
+          before,
+          symbol,
+          outline.symbols,
+          args.operation as EditOperation,
+          crlf ? args.text.replaceAll("\r\n", "\n") : args.text,
+          source.lang === "python",
+        );
+      } catch (error) {
+        if (error instanceof SpliceError) throw new ToolError(error.message);
+        throw error;
+      }
+      let after = before.slice(0, splice.from) + splice.insert + before.slice(splice.to);
+      const doc = source.lang === "python" && args.operation === "replace_definition"
+        ? docstringLines(before, symbol)
+        : undefined;
+      if (doc !== undefined) {
+        // The new definition's body, parsed, says whether it brings a docstring of its own.
+        const [made] = await parseBatch(
+          [{ lang: "python", text: after, symbols: true }],
+          ctx.signal,
+        );
+        if (!("failed" in made)) {
+          after = restoreDocstring(
+            after,
+            made.symbols,
+            splice.from,
+            splice.from + splice.insert.length,
+            doc,
+          );
+          splice = {
+            ...splice,
+            insert: after.slice(splice.from, after.length - (before.length - splice.to)),
+          };
+        }
+      }
+      if (after === before) {
+        throw new ToolError(`the edit changes nothing in ${shown}; nothing was written`);
+      }
+      const [check] = await parseBatch(
+        [{ lang: source.lang, text: after, symbols: false }],
+        ctx.signal,
       );
-    } catch (error) {
-      if (error instanceof SpliceError) throw new ToolError(error.message);
-      throw error;
-    }
-    const after = before.slice(0, splice.from) + splice.insert + before.slice(splice.to);
-    if (after === before) {
-      throw new ToolError(`the edit changes nothing in ${shown}; nothing was written`);
-    }
-    const [check] = await parseBatch(
-      [{ lang: source.lang, text: after, symbols: false }],
-      ctx.signal,
-    );
-    const checked = parsedOrThrow(check, shown);
-    if (checked.errors > outline.errors) {
-      const place = checked.firstError;
-      throw new ToolError(
-        `the edit would leave a syntax error in ${shown}${
-          place ? ` at line ${place.line}, column ${place.column}` : ""
-        } (${source.lang} parser); nothing was written. Fix the text and try again:\n${
-          changedLines(after, splice.from, splice.from + splice.insert.length, place?.line)
-        }`,
+      const checked = parsedOrThrow(check, shown);
+      if (checked.errors > outline.errors) {
+        const place = checked.firstError;
+        throw new ToolError(
+          `the edit would leave a syntax error in ${shown}${
+            place ? ` at line ${place.line}, column ${place.column}` : ""
+          } (${source.lang} parser); nothing was written. Fix the text and try again:\n${
+            changedLines(after, splice.from, splice.from + splice.insert.length, place?.line)
+          }`,
+        );
+      }
+      const bytes = encodeText(
+        crlf ? after.replaceAll("\n", "\r\n") : after,
+        source.decoded.encoding,
+        source.decoded.bom,
       );
-    }
-    const bytes = encodeText(
-      crlf ? after.replaceAll("\n", "\r\n") : after,
-      source.decoded.encoding,
-      source.decoded.bom,
-    );
-    const { note } = await tx.replace(target, bytes);
-    const first = lineOf(after, splice.from);
-    const last = lineOf(after, Math.max(splice.from, splice.from + splice.insert.length - 1));
-    const verb = VERBS[args.operation as EditOperation];
-    return {
-      content: `${verb} ${symbol.kind} ${shownName(symbol.namePath)} in ${shown} ` +
-        `(now lines ${first}-${last})${note}:\n` +
-        changedLines(after, splice.from, splice.from + splice.insert.length),
-      structured: {
-        path: target.shown,
-        namePath: symbol.namePath,
-        line: first,
-        endLine: last,
-        written: true,
-      },
-    };
-  });
-}
+      const { note } = await tx.replace(target, bytes);
+      const first = lineOf(after, splice.from);
+      const last = lineOf(after, Math.max(splice.from, splice.from + splice.insert.length - 1));
+      const verb = VERBS[args.operation as EditOperation];
+      return {
+        content: `${verb} ${symbol.kind} ${shownName(symbol.namePath)} in ${shown} ` +
+          `(now lines ${first}-${last})${note}:\n` +
+          changedLines(after, splice.from, splice.from + splice.insert.length),
+        structured: {
+          path: target.shown,
+          namePath: symbol.namePath,
+          line: first,
+          endLine: last,
+          written: true,
+        },
+      };
+    });
+  },
+});
 
 const VERBS: Record<EditOperation, string> = {
   replace_body: "Replaced the body of",
@@ -172,28 +182,10 @@ function pick(
   line: number | undefined,
   shown: string,
 ): CodeSymbol {
-  const pattern = namePattern(namePath, false);
-  let found = symbols.filter((s) => matchesName(s.namePath, pattern));
-  if (line !== undefined) found = found.filter((s) => s.line <= line && line <= s.endLine);
-  if (found.length === 1) return found[0];
-  if (found.length === 0) {
-    const last = pattern.segments.at(-1)?.toLowerCase() ?? "";
-    const close = symbols.filter((s) => s.name.toLowerCase().includes(last)).slice(0, 10);
-    const listing = (close.length ? close : symbols.slice(0, 10))
-      .map((s) => `${s.line} ${s.kind} ${shownName(s.namePath)}`).join("\n");
-    throw new ToolError(
-      `no definition ${JSON.stringify(namePath)}${
-        line === undefined ? "" : ` at line ${line}`
-      } in ${shown}${listing ? `; ${close.length ? "similar" : "some"} there:\n${listing}` : ""}`,
-    );
+  try {
+    return pickSymbol(symbols, namePath, line, shown, shownName);
+  } catch (error) {
+    if (error instanceof NotPicked) throw new ToolError(error.message);
+    throw error;
   }
-  // Nested matches: the innermost around `line` is meant.
-  if (line !== undefined) return found.reduce((a, b) => (b.start >= a.start ? b : a));
-  throw new ToolError(
-    `${found.length} definitions match ${
-      JSON.stringify(namePath)
-    } in ${shown}; give a longer name path or \`line\`:\n${
-      found.slice(0, 10).map((s) => `${s.line} ${s.kind} ${shownName(s.namePath)}`).join("\n")
-    }`,
-  );
 }

@@ -5,6 +5,7 @@ import { Sandbox } from "../_lib/sandbox/mod.ts";
 import { flushJournal, journalHook } from "./_lib/recorder.ts";
 import { pageNotes, projectPage } from "./_lib/query.ts";
 import { REVIEW_URI } from "./_lib/review.ts";
+import { viewerOf } from "./_lib/session.ts";
 import { observedShutdown } from "./_lib/observed/mod.ts";
 
 const history = defineTool({
@@ -30,7 +31,7 @@ const history = defineTool({
     const sandbox = await Sandbox.of(ctx);
     const offset = Math.max(0, args.offset ?? 0);
     const limit = Math.max(1, Math.min(args.limit ?? 20, 200));
-    const page = await projectPage(ctx.state.dir, sandbox, args, offset, limit);
+    const page = await projectPage(ctx.state.dir, sandbox, viewerOf(ctx), args, offset, limit);
     if (page.lines.length === 0) {
       return `No recorded calls${page.matched ? " on this page" : ""}.${pageNotes(page, offset)}`;
     }

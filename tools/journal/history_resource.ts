@@ -2,6 +2,7 @@
 import { defineResource } from "../../mcp/features/mod.ts";
 import { Sandbox } from "../_lib/sandbox/mod.ts";
 import { pageNotes, projectPage } from "./_lib/query.ts";
+import { viewerOf } from "./_lib/session.ts";
 
 export default defineResource({
   uri: "toolhost://history",
@@ -12,7 +13,7 @@ export default defineResource({
   requires: "history",
   async read(ctx) {
     const sandbox = await Sandbox.of(ctx);
-    const page = await projectPage(ctx.state.dir, sandbox, {}, 0, 50);
+    const page = await projectPage(ctx.state.dir, sandbox, viewerOf(ctx), {}, 0, 50);
     return page.lines.join("\n") + pageNotes(page, 0) + "\n";
   },
 });

@@ -5,7 +5,7 @@ import { projectStateDir } from "../_lib/state.ts";
 import { type Change, type Entry, journalPath, type PathState } from "./_lib/journal.ts";
 import { flushJournal, reportUndo } from "./_lib/recorder.ts";
 import { chooseTargets } from "./_lib/undo_targets.ts";
-import { SESSION, sessionLabel } from "./_lib/session.ts";
+import { sessionLabel, type Viewer, viewerOf } from "./_lib/session.ts";
 import { holdUndoLock, releaseUndoLock } from "./_lib/undo_lock.ts";
 import { pinBlobs, pruneNow } from "./_lib/snapshots.ts";
 import { loadManifest } from "./_lib/tree_manifest.ts";
@@ -61,7 +61,8 @@ async function undo(args: UndoArgs, ctx: ToolContext) {
     await flushJournal();
     await pruneNow(projectDir, ctx.config.journal.undoBudgetBytes);
     const count = Math.max(1, Math.min(args.count ?? 1, 50));
-    const targets = await chooseTargets(journalPath(projectDir), args.id, count);
+    const viewer = viewerOf(ctx);
+    const targets = await chooseTargets(journalPath(projectDir), viewer, args.id, count);
     // What it restores stays in the store while it works, whatever its own keeping prunes.
     const release = await pinWhatIsRestored(projectDir, targets);
     try {
@@ -76,7 +77,7 @@ async function undo(args: UndoArgs, ctx: ToolContext) {
           tx,
           targets: new Map(),
         };
-        return undoCalls(u, targets, ctx, report);
+        return undoCalls(u, targets, viewer, ctx, report);
       });
     } finally {
       release();
@@ -112,6 +113,7 @@ async function pinWhatIsRestored(projectDir: string, entries: Entry[]): Promise<
 async function undoCalls(
   u: Undoing,
   targets: Entry[],
+  viewer: Viewer,
   ctx: ToolContext,
   report: (undid: string[], changes: Change[], noRedo: string[]) => void,
 ) {
@@ -168,7 +170,9 @@ async function undoCalls(
   return {
     content: `Undid ${undid.length} call${undid.length === 1 ? "" : "s"} (${
       targets.map((e) =>
-        `${e.tool} ${e.id}${e.session === SESSION ? "" : `, ${sessionLabel(e.session)}`}`
+        `${e.tool} ${e.id}${
+          e.session === viewer.session ? "" : `, ${sessionLabel(e.session, viewer)}`
+        }`
       ).join(", ")
     }):\n${lines.join("\n")}${note}`,
   };

@@ -4,7 +4,7 @@
  * from the settings, the roots and the session; the mechanism (_linux.ts, _seatbelt.ts) applies it.
  */
 import { existsSync, mkdirSync, realpathSync } from "node:fs";
-import { dirname, join, sep } from "node:path";
+import { dirname, join } from "node:path";
 import type { Settings } from "../../../config/settings.ts";
 import { cachePlan } from "./_caches.ts";
 import { type Hidden, hiddenPaths } from "./_hidden.ts";

@@ -5,11 +5,12 @@
  * write (and, for a plan file inside the roots, the sandbox's held directories) is shared.
  */
 import type { Sandbox } from "../sandbox/mod.ts";
-import { writeFileAtomic } from "./_atomic_write.ts";
+import { type Content, writeFileAtomic } from "./_atomic_write.ts";
 
 /**
  * Replaces toolhost's own file at `path` with `bytes`, atomically. With `sandbox`, a file inside
- * the roots is written beneath them (never through a link); without, by path.
+ * the roots is written beneath them (never through a link); without, by path. `bytes` may come in
+ * chunks (a cache written as it is made).
  *
  * @example A state file
  * ```ts
@@ -18,7 +19,7 @@ import { writeFileAtomic } from "./_atomic_write.ts";
  */
 export async function replaceOwnFile(
   path: string,
-  bytes: Uint8Array,
+  bytes: Content,
   sandbox?: Sandbox,
 ): Promise<void> {
   await writeFileAtomic(path, bytes, sandbox);

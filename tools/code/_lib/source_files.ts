@@ -7,7 +7,6 @@ import type { FileHandle } from "node:fs/promises";
 import { ToolError } from "../../../mcp/tool/mod.ts";
 import { IgnoreRules } from "../../_lib/walk/gitignore.ts";
 import type { Sandbox } from "../../_lib/sandbox/mod.ts";
-import { versionKey } from "../../_lib/transaction/mod.ts";
 import { type DecodedText, decodeText } from "../../_lib/text/text.ts";
 import { Walk } from "../../_lib/walk/walk.ts";
 import { type LanguageId, languageOf } from "./parse/mod.ts";
@@ -74,7 +73,7 @@ export async function readSource(
     if (!decoded || decoded.text.includes("\0")) {
       throw new Unparsable(`${shown} is a binary file, not ${lang} source`);
     }
-    return { real, shown, lang, text: decoded.text, decoded, bytes, version: versionKey(info) };
+    return { real, shown, lang, text: decoded.text, decoded, bytes, version: versionOf(info) };
   } finally {
     await handle.close();
   }
@@ -128,4 +127,12 @@ export async function listSources(
     ? `after ${WALK_MS / 1000} s`
     : undefined;
   return { files, stoppedEarly };
+}
+
+/**
+ * What tells one version of a source file from the next, as a cache key (the parse caches', in
+ * memory and on disk): inode, size and modification time.
+ */
+export function versionOf(info: { ino: number; size: number; mtimeMs: number }): string {
+  return `${info.ino}:${info.size}:${info.mtimeMs}`;
 }

@@ -5,7 +5,7 @@ import { projectStatePath } from "../../_lib/state.ts";
 import { type Entry, journalFiles, journalPath } from "./journal.ts";
 import { newScan, type Scan, visitNewestFirst } from "./journal_scan.ts";
 import { flushJournal } from "./recorder.ts";
-import { sessionLabel } from "./session.ts";
+import { sees, sessionLabel, type Viewer } from "./session.ts";
 
 export interface Filter {
   tool?: string;
@@ -23,12 +23,14 @@ export interface Page {
 }
 
 /**
- * The page of this project's journal from `offset`, `limit` entries long: only the page's lines
- * are held, the rest counted as the journal is read (within journal_scan.ts's bounds).
+ * The page of this project's journal from `offset`, `limit` entries long, of the lines `viewer`
+ * may see: only the page's lines are held, the rest counted as the journal is read (within
+ * journal_scan.ts's bounds).
  */
 export async function projectPage(
   stateDir: string,
   sandbox: Sandbox,
+  viewer: Viewer,
   filter: Filter,
   offset: number,
   limit: number,
@@ -39,8 +41,10 @@ export async function projectPage(
   const page: Page = { lines: [], matched: 0, scan: newScan() };
   const accepts = matcher(filter);
   await visitNewestFirst(journalFiles(file), page.scan, (entry) => {
-    if (!accepts(entry)) return;
-    if (page.matched >= offset && page.lines.length < limit) page.lines.push(describe(entry));
+    if (!sees(viewer, entry) || !accepts(entry)) return;
+    if (page.matched >= offset && page.lines.length < limit) {
+      page.lines.push(describe(entry, viewer));
+    }
     page.matched++;
   });
   return page;
@@ -73,8 +77,8 @@ const FILES_SHOWN = 10;
 const cut = (text: string, max = FIELD_CHARS) =>
   text.length > max ? `${text.slice(0, max)}… (${text.length} characters)` : text;
 
-/** One entry as history shows it: every field from the file bounded, on one line. */
-export function describe(entry: Entry): string {
+/** One entry as history shows `viewer` it: every field from the file bounded, on one line. */
+export function describe(entry: Entry, viewer: Viewer): string {
   const listed = entry.files ?? [];
   const more = listed.length > FILES_SHOWN ? ` and ${listed.length - FILES_SHOWN} more` : "";
   const files = listed.length
@@ -89,7 +93,7 @@ export function describe(entry: Entry): string {
   const ms = Number.isFinite(entry.ms) ? entry.ms : "?";
   // One line whatever the fields hold: a newline in a name or a forged field is escaped.
   return shownName(
-    `${entry.id} ${entry.time} [${sessionLabel(entry.session)}] ${entry.tool} ` +
+    `${entry.id} ${entry.time} [${sessionLabel(entry.session, viewer)}] ${entry.tool} ` +
       `${entry.outcome} ${ms}ms${files}${undo} ` +
       (args.length > 200 ? args.slice(0, 200) + "…" : args),
   );

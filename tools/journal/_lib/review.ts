@@ -11,7 +11,7 @@ import { type Entry, journalFiles, journalPath } from "./journal.ts";
 import { newScan, visitNewestFirst } from "./journal_scan.ts";
 import { type Filter, matcher, pageNotes } from "./query.ts";
 import { flushJournal } from "./recorder.ts";
-import { sessionLabel } from "./session.ts";
+import { sees, sessionLabel, type Viewer } from "./session.ts";
 
 export const REVIEW_URI = "ui://toolhost/review";
 
@@ -56,12 +56,13 @@ const PAGE_DIFF_BYTES = 4 << 20;
 const PAGE_DIFF_LINES = 20_000;
 
 /**
- * The calls `filter` matches from `offset`, `limit` of them, newest first; `all` includes calls
- * that changed nothing.
+ * The calls `filter` matches from `offset`, `limit` of them, newest first, of those `viewer` may
+ * see; `all` includes calls that changed nothing.
  */
 export async function reviewPage(
   stateDir: string,
   sandbox: Sandbox,
+  viewer: Viewer,
   filter: Filter & { all?: boolean },
   offset: number,
   limit: number,
@@ -75,10 +76,12 @@ export async function reviewPage(
   const tools = new Set<string>();
   let matched = 0;
   await visitNewestFirst(journalFiles(journalPath(projectDir)), scan, (entry) => {
-    // Newest first: an undo is met before the calls it reversed.
+    // Newest first: an undo is met before the calls it reversed (one the viewer cannot see may
+    // have undone one it can: the machine's user undoing a subject's call).
     for (const id of entry.undid ?? []) {
       if (undoneBy.size < MAX_UNDO_LINKS && !undoneBy.has(id)) undoneBy.set(id, entry.id);
     }
+    if (!sees(viewer, entry)) return;
     if (tools.size < MAX_TOOL_NAMES) tools.add(entry.tool);
     if (!filter.all && !entry.changes?.length) return;
     if (!accepts(entry)) return;
@@ -98,7 +101,7 @@ export async function reviewPage(
       time: entry.time,
       tool: entry.tool,
       outcome: entry.outcome,
-      session: sessionLabel(entry.session),
+      session: sessionLabel(entry.session, viewer),
       args: shownName(argsLine(entry.args)),
       undoable: Boolean(entry.changes?.length) && !entry.noUndo,
       ...(entry.noUndo ? { noUndo: entry.noUndo } : {}),
