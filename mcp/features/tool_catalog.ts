@@ -257,18 +257,51 @@ export class ToolCatalog {
       if (call.reason) throw new ToolError(`${name} was not started: the call was stopped first`);
       call.label = name;
       const context = ctx = call.context(this.options.program, { declared: tool.writes, args });
+      // A call that writes paths takes its place in line on them now, in the order calls came,
+      // whatever its hooks wait for; it leaves the line when it is over (#over).
+      if (tool.writes?.paths) context.writes.enterLine();
       // Most hooks decide at once; waiting only on a real promise keeps the common call cheap.
       const checked = this.options.hooks?.before?.(tool, context, args);
       returned = checked ? checked.then(() => tool.run(args, context)) : tool.run(args, context);
     } catch (error) {
-      return this.#threw(error, tool, args, call, ctx, started);
+      return this.#over(() => this.#threw(error, tool, args, call, ctx, started), ctx, tool);
     }
     const now = settledValue(returned);
-    if (now !== PENDING) return this.#returned(now, tool, args, call, ctx, started);
-    return (returned as Promise<ToolReturn<unknown>>).then(
-      (value) => this.#returned(value, tool, args, call, ctx, started),
-      (error) => this.#threw(error, tool, args, call, ctx, started),
+    if (now !== PENDING) {
+      return this.#over(() => this.#returned(now, tool, args, call, ctx, started), ctx, tool);
+    }
+    const later = returned as Promise<ToolReturn<unknown>>;
+    return this.#over(
+      () =>
+        later.then(
+          (value) => this.#returned(value, tool, args, call, ctx, started),
+          (error) => this.#threw(error, tool, args, call, ctx, started),
+        ),
+      ctx,
+      tool,
     );
+  }
+
+  /**
+   * The call's outcome, once its place in line on the paths it writes is given up: however the
+   * call ended (answered, refused, asked a question, failed, or threw), the next call on its
+   * paths may go.
+   */
+  #over(outcome: () => Outcome, ctx: ToolContext | undefined, tool: Tool): Outcome {
+    if (!ctx || !tool.writes?.paths) return outcome();
+    const writes = ctx.writes;
+    let made: Outcome;
+    try {
+      made = outcome();
+    } catch (error) {
+      writes.leaveLine();
+      throw error;
+    }
+    if (!(made instanceof Promise)) {
+      writes.leaveLine();
+      return made;
+    }
+    return made.finally(() => writes.leaveLine());
   }
 
   /** The tool returned: its value normalized (one that cannot be is the tool's failure). */

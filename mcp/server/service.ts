@@ -21,7 +21,7 @@ import type { Prompt, PromptFamily } from "../features/prompt.ts";
 import { PromptCatalog } from "../features/prompts.ts";
 import type { ReadContext, Resource, ResourceTemplate } from "../features/resource.ts";
 import { ResourceCatalog, SEARCH_MAX_QUERY, SEARCH_MAX_RESULTS } from "../features/resources.ts";
-import type { ProgramContext, Tool, ToolContext, ToolHooks, ToolState } from "../tool/tool.ts";
+import type { ProgramContext, Tool, ToolContext, ToolHook, ToolState } from "../tool/tool.ts";
 import { combineHooks } from "../tool/tool_hooks.ts";
 import {
   cancelTask,
@@ -75,8 +75,8 @@ export interface ServiceOptions {
    * when a legacy client offers them; otherwise `fallback` (the working directory).
    */
   roots: { fixed: string[]; fallback: string[] };
-  /** What every tool call passes through (plan mode, reminders), in order. */
-  hooks?: readonly ToolHooks[];
+  /** What every tool call passes through (plan mode, reminders), run phase by phase. */
+  hooks?: readonly ToolHook[];
   /** The settings in force, every tool's `ctx.config`; the defaults when absent. */
   config?: Settings;
   /**

@@ -36,6 +36,8 @@ export {
   defineToolHook,
   type FinishedCall,
   Handoff,
+  HOOK_PHASES,
+  type HookPhase,
   MissingClientCapability,
   type PathWrite,
   type PlannedWrite,

@@ -61,12 +61,14 @@ export interface ProgramContext {
  * @example
  * ```ts
  * async run(args, ctx) {
- *   const sandbox = await Sandbox.of(ctx); // the call's roots
  *   ctx.progress(0, files.length);
  *   if (ctx.signal.aborted) throw new ToolError("stopped before anything was written");
- *   // A file replaced by a rename waits for the journal to hold the old one.
- *   await writeFileAtomic(real, bytes, sandbox, { beforeRename: () => ctx.writes.replacing() });
- *   return `Wrote ${sandbox.display(real)}.`;
+ *   // Every write goes through the edit transaction (tools/_lib/transaction/).
+ *   return await transaction(ctx, async (tx) => {
+ *     const target = await tx.target("path");
+ *     const written = await tx.replace(target, bytes);
+ *     return `Wrote ${target.shown}${written.note}.`;
+ *   });
  * }
  * ```
  */
@@ -203,6 +205,20 @@ type InputSchema = JsonSchema & { readonly type: "object" };
 export type TaskSupport = "forbidden" | "optional" | "required";
 
 /**
+ * When a hook's work is done, around the tool's own (the write): hooks run phase by phase, in
+ * this order, and a call refused in one phase reaches no later one.
+ * - `gate`: read-only decisions that may refuse the call (read-only mode, plan mode);
+ * - `check`: what must hold of the files before anything is kept (another's unseen change);
+ * - `keep`: what undo needs, kept before the tool changes anything (the journal);
+ * - `observe`: what watches the change (diagnostics before and after an edit, reminders).
+ * `finished` runs in the same order once the call is over.
+ */
+export type HookPhase = "gate" | "check" | "keep" | "observe";
+
+/** The phases in the order their hooks run. */
+export const HOOK_PHASES: readonly HookPhase[] = ["gate", "check", "keep", "observe"];
+
+/**
  * Work that every tool call passes through: plan mode's refusals, reminders attached to
  * results. A tool module declares it with defineToolHook() beside its tool.
  */
@@ -305,12 +321,13 @@ export const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
  *     required: ["path"],
  *     additionalProperties: false,
  *   },
- *   async run(args, ctx) {
- *     const sandbox = await Sandbox.of(ctx);
- *     const { real } = await sandbox.resolve(args.path);
- *     const text = (await readFile(real, "utf8")).toUpperCase();
- *     await writeFileAtomic(real, text, sandbox, { beforeRename: () => ctx.writes.replacing() });
- *     return `Rewrote ${sandbox.display(real)}.`;
+ *   run(args, ctx) {
+ *     // The edit transaction (tools/_lib/transaction/): resolved once, checked, kept, written.
+ *     return transaction(ctx, async (tx) => {
+ *       const file = await tx.readText(await tx.target("path"), TEXT_RULES);
+ *       const written = await tx.replace(file, file.encode(file.text.toUpperCase()));
+ *       return `Rewrote ${file.shown}${written.note}.`;
+ *     });
  *   },
  * });
  * ```
@@ -328,10 +345,28 @@ export function defineTool<
 /** Hooks as a tools/ module exports them, beside the tool they belong to. */
 export interface ToolHook extends ToolHooks {
   kind: "tool_hook";
-  /** Names the hook in logs and tests. */
+  /** Names the hook in logs and tests; orders hooks of one phase among themselves. */
   name: string;
+  /** When it runs (HookPhase): hooks are ordered by phase, never by the file they come from. */
+  phase: HookPhase;
 }
 
+/**
+ * Makes a hook: its phase says when it runs among the others.
+ *
+ * @example A gate: refused calls reach no later phase
+ * ```ts
+ * export const noFridays = defineToolHook({
+ *   name: "no_fridays",
+ *   phase: "gate",
+ *   before(tool) {
+ *     if (new Date().getDay() === 5 && tool.annotations?.destructiveHint) {
+ *       throw new ToolError(`${tool.name} was refused: no changes on Fridays.`);
+ *     }
+ *   },
+ * });
+ * ```
+ */
 export function defineToolHook(spec: Omit<ToolHook, "kind">): ToolHook {
   return { kind: "tool_hook", ...spec };
 }

@@ -1,12 +1,38 @@
-/** The tool hooks of every module, run as one: before-hooks in order, after-hooks all. */
-import type { ToolHooks } from "./tool.ts";
+/**
+ * The tool hooks of every module, run as one, phase by phase (HookPhase: gate, check, keep,
+ * observe): each hook declares its phase, and hooks of one phase run in the order of their names.
+ * Nothing depends on which file a hook comes from, so renaming a folder reorders nothing.
+ */
+import { HOOK_PHASES, type ToolHook, type ToolHooks } from "./tool.ts";
 
 type Before = NonNullable<ToolHooks["before"]>;
 
-export function combineHooks(hooks: readonly ToolHooks[]): ToolHooks {
-  const before = hooks.flatMap((hook) => hook.before ? [hook.before.bind(hook)] : []);
-  const after = hooks.flatMap((hook) => hook.after ? [hook.after.bind(hook)] : []);
-  const finished = hooks.flatMap((hook) => hook.finished ? [hook.finished.bind(hook)] : []);
+/**
+ * The hooks in the order they run: by phase, then by name.
+ *
+ * @example
+ * ```ts
+ * ordered([journal, planGate, diagnostics]).map((hook) => hook.name);
+ * // ["plan_gate", "journal", "code_diagnostics"]: gate, keep, observe
+ * ```
+ */
+export function ordered(hooks: readonly ToolHook[]): ToolHook[] {
+  const rank = (hook: ToolHook) => HOOK_PHASES.indexOf(hook.phase);
+  for (const hook of hooks) {
+    if (rank(hook) < 0) {
+      throw new Error(`tool hook ${hook.name} has no phase (${HOOK_PHASES.join(", ")})`);
+    }
+  }
+  return [...hooks].sort((a, b) =>
+    rank(a) - rank(b) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
+  );
+}
+
+export function combineHooks(hooks: readonly ToolHook[]): ToolHooks {
+  const inOrder = ordered(hooks);
+  const before = inOrder.flatMap((hook) => hook.before ? [hook.before.bind(hook)] : []);
+  const after = inOrder.flatMap((hook) => hook.after ? [hook.after.bind(hook)] : []);
+  const finished = inOrder.flatMap((hook) => hook.finished ? [hook.finished.bind(hook)] : []);
   return {
     before: (tool, ctx, args) => runBefore(before, 0, tool, ctx, args),
     after(result, ctx) {
@@ -17,8 +43,9 @@ export function combineHooks(hooks: readonly ToolHooks[]): ToolHooks {
 }
 
 /**
- * The before-hooks in order, each after the last has decided. Hooks that decide at once return
- * nothing, so the common call awaits nothing at all.
+ * The before-hooks in order, each after the last has decided: one that refuses (throws) stops
+ * the call there, so no later phase starts. Hooks that decide at once return nothing, so the
+ * common call awaits nothing at all.
  */
 function runBefore(
   hooks: Before[],

@@ -3,13 +3,16 @@
  * hand each other about it through `ctx.writes`. The journal (undo), plan mode's gate and the
  * check against overwriting a file someone else changed act on the declaration, never on a
  * tool's name: a new writing tool is journaled, undoable and gated by declaring what it writes.
+ * A call that writes paths takes its place in line on them when it arrives (path_turns.ts).
  */
+import { takeTurn, type Turn } from "./path_turns.ts";
 
 /**
  * How a call changes a path an argument names:
  * - `creates`: only adds (a directory and its parents); never replaces or removes anything.
  * - `replaces`: writes a new file beside it and renames it over the old one (or creates it): the
- *   old file stays whole until the rename, which waits for `ctx.writes.replacing()`.
+ *   old file stays whole until the rename, which waits for `ctx.writes.replacing()` (the edit
+ *   transaction, tools/_lib/transaction/, does both).
  * - `changes`: changes it in place (an append), or creates it.
  * - `removes`: removes it: a file, a link, or with `tree` a whole directory tree.
  * - `receives`: puts something there whole, a copy of a file or a tree, over what was there when
@@ -51,7 +54,7 @@ export interface PathWrite {
  * @example A rename across files found while running: each is named before it changes
  * ```ts
  * writes: { atRunTime: true },
- * // in run(): await ctx.writes.willWrite(files.map((path) => ({ path, kind: "replaces" })));
+ * // in run(), through the edit transaction: await tx.name(files.map((path) => ({ path, kind: "replaces" })));
  * ```
  */
 export interface ToolWrites {
@@ -97,6 +100,11 @@ export interface PlannedWrite {
   readonly to?: string;
   /** The argument that named it; absent for a path named at run time. */
   readonly arg?: string;
+  /**
+   * Named at run time by a tool that keeps what the path held itself (undo, which restores what
+   * it kept and keeps what it replaces): the hooks neither keep nor check it.
+   */
+  readonly kept?: boolean;
 }
 
 /** A path a tool names at run time, before changing it. */
@@ -104,6 +112,8 @@ export interface RunTimeWrite {
   readonly path: string;
   readonly kind: Exclude<WriteKind, "moves" | "receives">;
   readonly link?: boolean;
+  /** The tool keeps what the path holds itself (see PlannedWrite.kept). */
+  readonly kept?: boolean;
 }
 
 /** The kinds that only add: what a tool not marked destructive may do. */
@@ -179,18 +189,15 @@ export type WillWriteListener = (writes: readonly PlannedWrite[]) => void | Prom
 /**
  * One call's writes: what its tool declared, for its arguments, and the hand-offs between the
  * hooks around the call and the tool. Made per call (`ctx.writes`), so nothing is keyed by the
- * arguments object in a module global.
+ * arguments object in a module global. Tools write through the edit transaction
+ * (tools/_lib/transaction/), which names run-time paths and waits for `replacing()` itself.
  *
- * @example A tool that replaces files it finds while running (an LSP rename)
+ * @example What the transaction does for a tool that replaces files it finds while running
  * ```ts
- * async run(args, ctx) {
- *   const edits = await renameEdits(args); // the files and their new text
- *   // The journal keeps each file for undo; a hook may refuse (the call then fails).
- *   await ctx.writes.willWrite(edits.map((e) => ({ path: e.path, kind: "replaces" })));
- *   for (const e of edits) {
- *     await writeFileAtomic(e.real, e.text, sandbox, { beforeRename: () => ctx.writes.replacing() });
- *   }
- * }
+ * // The journal keeps each file for undo; a hook may refuse (the call then fails).
+ * await ctx.writes.willWrite(edits.map((e) => ({ path: e.real, kind: "replaces" })));
+ * // …each new file written beside its old one…
+ * await ctx.writes.replacing(); // the journal holds the old one: the rename may go
  * ```
  */
 export class CallWrites {
@@ -200,8 +207,9 @@ export class CallWrites {
   #holds: Promise<unknown>[] = [];
   #listeners: WillWriteListener[] = [];
   #runTime: PlannedWrite[] = [];
-  #reported: string[] = [];
   #handoffs?: Map<Handoff<unknown>, unknown>;
+  #memos?: Map<Handoff<unknown>, unknown>;
+  #turn?: Turn;
 
   constructor(declared: ToolWrites | undefined, args: Record<string, unknown>) {
     this.#declared = declared;
@@ -223,9 +231,39 @@ export class CallWrites {
     return this.#runTime;
   }
 
-  /** The paths the tool reported it changed by means of its own (undo), real and absolute. */
-  get reported(): readonly string[] {
-    return this.#reported;
+  /**
+   * Takes the call's place in line on the paths it writes by its arguments, behind the calls on
+   * them that came before (path_turns.ts): the catalog does, as the call arrives, so calls keep
+   * the order they came in whatever their hooks wait for. Nothing for a call that writes none.
+   */
+  enterLine(): void {
+    if (this.#turn || this.planned.length === 0) return;
+    this.#turn = takeTurn(this.planned.map((write) => write.path));
+  }
+
+  /** The call's place in line, once it entered one: `ready` when the calls ahead have left. */
+  get turn(): Pick<Turn, "ready" | "free"> | undefined {
+    return this.#turn;
+  }
+
+  /**
+   * Leaves the line: the next call on these paths may go. The journal does once the call's change
+   * is recorded; the catalog does when the call is over, whatever happened.
+   */
+  leaveLine(): void {
+    this.#turn?.end();
+  }
+
+  /**
+   * What `make` gives, made once for this call and kept under `key`: what every hook and the tool
+   * of one call share (the sandbox of the call, its write targets resolved once).
+   */
+  memo<T>(key: Handoff<T>, make: () => T): T {
+    const memos = this.#memos ??= new Map();
+    if (memos.has(key as Handoff<unknown>)) return memos.get(key as Handoff<unknown>) as T;
+    const value = make();
+    memos.set(key as Handoff<unknown>, value);
+    return value;
   }
 
   // For hooks.
@@ -257,32 +295,24 @@ export class CallWrites {
     return this.#handoffs?.has(key) === true;
   }
 
-  // For tools.
+  // For the edit transaction (tools/_lib/transaction/), on the tool's behalf.
 
   /**
    * Waits until the tool may rename its new file over the old one: the hooks that asked for the
-   * old file whole (the journal, keeping it for undo) have it. Pass it as writeFileAtomic's
-   * `beforeRename`.
+   * old file whole (the journal, keeping it for undo) have it. The transaction waits for it
+   * before every rename; no tool calls it.
    */
   async replacing(): Promise<void> {
     for (const hold of this.#holds) await hold.catch(() => {});
   }
 
   /**
-   * Reports paths (real, absolute) the call changed by means of its own, having kept what it
-   * needed itself (undo restoring files): nothing is kept for them, but the hooks that follow
-   * what this session wrote learn of them.
-   */
-  report(paths: readonly string[]): void {
-    this.#reported.push(...paths);
-  }
-
-  /**
    * Names paths the call is about to write, decided at run time (the tool declares `atRunTime`):
    * resolves once every hook has done what it needs first (the journal has kept them for undo);
-   * rejects when a hook refuses, and then the tool writes none of them.
+   * rejects when a hook refuses, and then the tool writes none of them. The planned writes made
+   * of them, in order.
    */
-  async willWrite(writes: readonly RunTimeWrite[]): Promise<void> {
+  async willWrite(writes: readonly RunTimeWrite[]): Promise<readonly PlannedWrite[]> {
     if (this.#declared?.atRunTime !== true) {
       throw new Error("willWrite() is for tools that declare writes: { atRunTime: true }");
     }
@@ -291,8 +321,10 @@ export class CallWrites {
       kind: w.kind,
       link: w.link === true,
       tree: false,
+      ...(w.kept ? { kept: true } : {}),
     }));
     this.#runTime.push(...planned);
     for (const listener of this.#listeners) await listener(planned);
+    return planned;
   }
 }

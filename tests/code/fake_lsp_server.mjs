@@ -7,7 +7,7 @@
 // "publish-once" publishes diagnostics when a file is opened and never after a change;
 // "loading" begins a work-done progress ("Indexing") at `initialized` that never ends, and
 // answers references with nothing meanwhile (as rust-analyzer does while it loads).
-import { writeFileSync } from "node:fs";
+import { appendFileSync, writeFileSync } from "node:fs";
 import process from "node:process";
 
 const mode = process.argv[2] ?? "ok";
@@ -45,6 +45,10 @@ const texts = new Map();
 
 function handle(message) {
   const { id, method, params } = message;
+  // With FAKE_LSP_LOG, every message's method and document, one a line.
+  if (process.env.FAKE_LSP_LOG) {
+    appendFileSync(process.env.FAKE_LSP_LOG, `${method} ${params?.textDocument?.uri ?? ""}\n`);
+  }
   if (method === "textDocument/didOpen") {
     texts.set(params.textDocument.uri, params.textDocument.text);
     // "publish-once": diagnostics for the text first opened, then never again.
@@ -108,6 +112,12 @@ function handle(message) {
     const edit = [{ range, newText: params.newName }];
     const changes = { [params.textDocument.uri]: edit };
     if (process.env.FAKE_LSP_OUTSIDE) changes[`file://${process.env.FAKE_LSP_OUTSIDE}`] = edit;
+    // With FAKE_LSP_DOT_URI, the same file again under a second name (`/./`), with an edit of its own.
+    if (process.env.FAKE_LSP_DOT_URI) {
+      const uri = params.textDocument.uri.replace(/\/([^/]*)$/, "/./$1");
+      const end = { line: 1, character: 0 };
+      changes[uri] = [{ range: { start: end, end }, newText: `// ${params.newName}\n` }];
+    }
     return send({ id, result: { changes } });
   }
   if (method === "textDocument/documentSymbol") {

@@ -18,7 +18,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { writeFileAtomic } from "../../tools/_lib/sandbox/_atomic_write.ts";
+import { writeFileAtomic } from "../../tools/_lib/transaction/_atomic_write.ts";
 import { posixOnly } from "../helpers/posix_only.ts";
 
 const scratch = () => realpathSync(mkdtempSync(join(tmpdir(), "toolhost-atomic-")));

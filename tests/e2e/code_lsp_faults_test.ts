@@ -5,7 +5,7 @@
  * rest of the server keeps answering, and no server process outlives toolhost.
  */
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
@@ -233,6 +233,60 @@ test("a rename that would change a file outside the roots is refused whole", POS
     /would change 1 file\(s\) outside the allowed roots .*victim\.fake.*nothing was changed/,
   );
   assert.equal(readFileSync(outside, "utf8"), "let thing = 2;\n");
+  assert.equal(readFileSync(join(root, "x.fake"), "utf8"), "let thing = 1;\n");
+});
+
+test(
+  "plan mode refuses an edit before the diagnostics look at the file or the journal keeps it",
+  POSIX,
+  async () => {
+    const state = mkdtempSync(join(tmpdir(), "toolhost-plan-state-"));
+    // In the project (the server runs in the sandbox, which writes nowhere else), from its cwd.
+    const { c, root } = startFake("ok", { TOOLHOST_STATE_DIR: state, FAKE_LSP_LOG: ".fake.log" });
+    const log = join(root, ".fake.log");
+    // The server runs and has the file open: an edit's diagnostics would start from it.
+    await ok(c, "code_nav", { operation: "definition", path: "x.fake", line: 1, column: 5 });
+    await ok(c, "plan_mode", { action: "enter", goal: "look before editing" });
+    // Changed on disk: a look at the file before the edit would send the server its new text.
+    writeFileSync(join(root, "x.fake"), "let thing = 3;\n");
+    const heard = readFileSync(log, "utf8").split("\n").length;
+    const refused = await call(c, "edit_file", {
+      path: "x.fake",
+      edits: [{ old_string: "thing", new_string: "other" }],
+    });
+    assert.equal(refused.isError, true, refused.text);
+    assert.match(refused.text, /plan mode/i);
+    assert.equal(readFileSync(join(root, "x.fake"), "utf8"), "let thing = 3;\n");
+    // A later call's answer: whatever the refused call could have started has had its turn.
+    await ok(c, "list_roots", {});
+    const after = readFileSync(log, "utf8").split("\n").slice(heard - 1).join("\n");
+    assert.doesNotMatch(
+      after,
+      /x\.fake/,
+      `the server heard of the file after the refusal:\n${after}`,
+    );
+    // Nothing was kept for undo: the journal's undo store holds no content.
+    const blobs = kept(state);
+    assert.deepEqual(blobs, [], "the journal kept the file's content for a refused call");
+  },
+);
+
+/** The content blobs of the undo stores under a state directory (named by their sha256). */
+function kept(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, encoding: "utf8" })
+    .filter((path) => /(^|\/)[0-9a-f]{64}$/.test(path));
+}
+
+test("a server naming one file under two URIs: both its edits land, once each", POSIX, async () => {
+  const { c, root } = startFake("ok", { FAKE_LSP_DOT_URI: "1" });
+  const renamed = await ok(c, "rename_symbol", {
+    path: "x.fake",
+    symbol: "thing",
+    new_name: "other",
+  });
+  assert.match(renamed.text, /renamed to other: 2 edits in 1 file\nx\.fake \(2\)$/);
+  assert.equal(readFileSync(join(root, "x.fake"), "utf8"), "let other = 1;\n// other\n");
+  await ok(c, "undo", {});
   assert.equal(readFileSync(join(root, "x.fake"), "utf8"), "let thing = 1;\n");
 });
 

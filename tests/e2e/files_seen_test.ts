@@ -180,3 +180,38 @@ test("a file the session's undo restored is the session's own: the next write go
   const again = await callTool(c, "write_file", { path: "u.txt", content: "again\n" });
   assert.equal(again.isError, false, again.text);
 });
+
+test("copy_file and move_file with overwrite refuse a destination changed since this session read it", async () => {
+  const dir = root();
+  writeFileSync(join(dir, "src.txt"), "from the source\n");
+  writeFileSync(join(dir, "moved.txt"), "to be moved\n");
+  writeFileSync(join(dir, "dest.txt"), "as read\n");
+  const c = server(dir);
+  assert.equal((await callTool(c, "read_file", { path: "dest.txt" })).isError, false);
+  changeOutside(join(dir, "dest.txt"), "the person's change\n");
+
+  for (const [tool, from] of [["copy_file", "src.txt"], ["move_file", "moved.txt"]]) {
+    const refused = await callTool(c, tool, {
+      source: from,
+      destination: "dest.txt",
+      overwrite: true,
+    });
+    assert.equal(refused.isError, true, refused.text);
+    assert.match(
+      refused.text,
+      new RegExp(`^${tool} was refused: dest\\.txt changed since this session read it`),
+    );
+    assert.equal(readFileSync(join(dir, "dest.txt"), "utf8"), "the person's change\n");
+  }
+  assert.equal(readFileSync(join(dir, "moved.txt"), "utf8"), "to be moved\n");
+
+  // Read again, the replacement is this session's to make.
+  await callTool(c, "read_file", { path: "dest.txt" });
+  const copied = await callTool(c, "copy_file", {
+    source: "src.txt",
+    destination: "dest.txt",
+    overwrite: true,
+  });
+  assert.equal(copied.isError, false, copied.text);
+  assert.equal(readFileSync(join(dir, "dest.txt"), "utf8"), "from the source\n");
+});

@@ -192,6 +192,22 @@ test("history survives a restart; secrets are masked; the budget drops the oldes
   assert.equal(readFileSync(join(root, "big.txt"), "utf8"), "b".repeat(2000));
 });
 
+test("undo's own keeping never prunes the content it is about to restore", async () => {
+  // Two files' earlier contents kept (2000 bytes, within 2500); undoing both keeps what they
+  // hold now first (2000 more), and the prune that starts then must not drop what undo restores.
+  const root = scratch("jr-pin");
+  const state = scratch("jr-state");
+  const c = start(root, state, { TOOLHOST_UNDO_BUDGET_BYTES: "2500" });
+  await okText(c, "write_file", { path: "x.txt", content: "x".repeat(1000) });
+  await okText(c, "write_file", { path: "y.txt", content: "y".repeat(1000) });
+  await okText(c, "write_file", { path: "x.txt", content: "X".repeat(1000) });
+  await okText(c, "write_file", { path: "y.txt", content: "Y".repeat(1000) });
+  const undone = await callTool(c, "undo", { count: 2 });
+  assert.equal(undone.isError, false, undone.text);
+  assert.equal(readFileSync(join(root, "x.txt"), "utf8"), "x".repeat(1000));
+  assert.equal(readFileSync(join(root, "y.txt"), "utf8"), "y".repeat(1000));
+});
+
 test(
   "an orderly stop right after calls that changed nothing still records them (the journal's shutdown hook)",
   posixOnly("sends SIGTERM for an orderly stop (Windows can only terminate)"),

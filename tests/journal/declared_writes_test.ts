@@ -1,16 +1,16 @@
 /**
  * A writing tool no hook knows by name is journaled, undoable and refused by plan mode because it
- * declares what it writes: one whose argument names the file, and one that finds its files while
- * running (as a rename across files would) and names them through ctx.writes.willWrite().
+ * declares what it writes and writes through the edit transaction: one whose argument names the
+ * file, and one that finds its files while running (as a rename across files would) and names
+ * them through the transaction. One that writes a path it did not declare is refused.
  */
 import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { defineTool, type Tool, type ToolContext } from "../../mcp/tool/mod.ts";
-import { writeFileAtomic } from "../../tools/_lib/sandbox/_atomic_write.ts";
+import { defineTool, type Tool } from "../../mcp/tool/mod.ts";
 import { CHANGES_FILES } from "../../tools/_lib/declarations/annotations.ts";
-import { Sandbox } from "../../tools/_lib/sandbox/_sandbox.ts";
+import { type Transaction, transaction } from "../../tools/_lib/transaction/mod.ts";
 import { journalHook } from "../../tools/journal/_lib/recorder.ts";
 import undo from "../../tools/journal/undo.ts";
 import { planMode } from "../../tools/workflow/plan_mode.ts";
@@ -22,14 +22,11 @@ import { callTool } from "../helpers/tool_calls.ts";
 
 scratchStateDir();
 
-async function shout(ctx: ToolContext, path: string): Promise<void> {
-  const sandbox = await Sandbox.of(ctx);
-  const { real } = await sandbox.resolve(path);
-  const text = readFileSync(real, "utf8").toUpperCase();
-  await writeFileAtomic(real, new TextEncoder().encode(text), sandbox, {
-    digest: true,
-    beforeRename: () => ctx.writes.replacing(),
-  });
+const rules = { tool: "shout", instead: "use bash instead" };
+
+async function shout(tx: Transaction, path: string): Promise<void> {
+  const file = await tx.readText(await tx.target(path), rules);
+  await tx.replace(file, file.encode(file.text.toUpperCase()));
 }
 
 const shoutFile = defineTool({
@@ -43,9 +40,30 @@ const shoutFile = defineTool({
     required: ["path"],
     additionalProperties: false,
   },
-  async run(args, ctx) {
-    await shout(ctx, args.path);
-    return "shouted";
+  run(args, ctx) {
+    return transaction(ctx, async (tx) => {
+      await shout(tx, args.path);
+      return "shouted";
+    });
+  },
+});
+
+const shoutElsewhere = defineTool({
+  name: "shout_elsewhere",
+  description: "Declares it replaces `path`, and writes `other` instead (a faulty test tool).",
+  annotations: CHANGES_FILES,
+  writes: { paths: [{ arg: "path", kind: "replaces" }] },
+  input: {
+    type: "object",
+    properties: { path: { type: "string" }, other: { type: "string" } },
+    required: ["path", "other"],
+    additionalProperties: false,
+  },
+  run(args, ctx) {
+    return transaction(ctx, async (tx) => {
+      await shout(tx, args.other);
+      return "shouted";
+    });
   },
 });
 
@@ -60,19 +78,23 @@ const shoutListed = defineTool({
     required: ["list"],
     additionalProperties: false,
   },
-  async run(args, ctx) {
-    const sandbox = await Sandbox.of(ctx);
-    const { real } = await sandbox.resolve(args.list);
-    const paths = readFileSync(real, "utf8").split("\n").filter(Boolean);
-    await ctx.writes.willWrite(paths.map((path) => ({ path, kind: "replaces" })));
-    for (const path of paths) await shout(ctx, path);
-    return `shouted ${paths.length}`;
+  run(args, ctx) {
+    return transaction(ctx, async (tx) => {
+      const { real } = await tx.sandbox.resolve(args.list);
+      const paths = readFileSync(real, "utf8").split("\n").filter(Boolean);
+      const targets = await tx.name(paths.map((path) => ({ path, kind: "replaces" })));
+      for (const target of targets) {
+        const file = await tx.readText(target, rules);
+        await tx.replace(file, file.encode(file.text.toUpperCase()));
+      }
+      return `shouted ${paths.length}`;
+    });
   },
 });
 
 /** A connection offering the test's tools, with the journal and plan mode's gate. */
 function server(root: string): Harness {
-  const tools = [shoutFile, shoutListed, undo, planMode] as Tool[];
+  const tools = [shoutFile, shoutListed, shoutElsewhere, undo, planMode] as Tool[];
   return harness(tools, undefined, { fixed: [root], fallback: [root] }, {
     hooks: [journalHook, planGate],
   });
@@ -114,4 +136,17 @@ test("plan mode refuses a declared writer, whatever its name", async () => {
   assert.match(refused.text, /^shout_file was refused: plan mode is on/);
   assert.equal(readFileSync(join(root, "a.txt"), "utf8"), "quiet\n");
   await callTool(h, "plan_mode", { action: "exit" });
+});
+
+test("a tool that writes a path it did not declare is refused, and nothing is written", async () => {
+  const root = scratchDir("toolhost-declared-");
+  writeFileSync(join(root, "a.txt"), "declared\n");
+  writeFileSync(join(root, "b.txt"), "not declared\n");
+  const h = server(root);
+  const refused = await callTool(h, "shout_elsewhere", { path: "a.txt", other: "b.txt" });
+  assert.equal(refused.isError, true);
+  assert.match(refused.text, /^b\.txt is not a path this call declared it writes/);
+  assert.equal(readFileSync(join(root, "b.txt"), "utf8"), "not declared\n");
+  // Nothing was changed, so nothing is there to undo.
+  assert.match((await callTool(h, "undo", {})).text, /no file change of this session/);
 });

@@ -19,24 +19,24 @@ import { test } from "node:test";
 import { Dir } from "../../tools/_lib/sandbox/_beneath.ts";
 import { Sandbox } from "../../tools/_lib/sandbox/_sandbox.ts";
 import { keepTree, loadManifest } from "../../tools/journal/_lib/tree_manifest.ts";
-import { chmodHeld, removePath, restoreTree } from "../../tools/journal/_lib/tree_restore.ts";
+import { removePath, restoreTree } from "../../tools/journal/_lib/tree_restore.ts";
 import { scratchDir } from "../helpers/file_tools.ts";
 
 const posix = process.platform !== "win32";
 
 test(
-  "chmodHeld on a directory addressed by path sets its mode",
+  "Dir.chmod on a directory addressed by path sets its mode",
   { skip: !posix && "POSIX modes" },
   async () => {
     const root = scratchDir("restore-chmod");
     mkdirSync(join(root, "made"));
     const dir = Dir.named(join(root, "made"));
-    await chmodHeld(dir, 0o750);
+    await dir.chmod(0o750);
     assert.equal(statSync(join(root, "made")).mode & 0o7777, 0o750);
   },
 );
 
-test("chmodHeld on a path that became a link refuses, and leaves the link's target alone", {
+test("Dir.chmod on a path that became a link refuses, and leaves the link's target alone", {
   skip: !posix && "POSIX modes and links",
 }, async () => {
   const root = scratchDir("restore-chmod-link");
@@ -45,7 +45,7 @@ test("chmodHeld on a path that became a link refuses, and leaves the link's targ
   chmodSync(outside, 0o755);
   symlinkSync(outside, join(root, "made"));
   const dir = Dir.named(join(root, "made"));
-  await assert.rejects(chmodHeld(dir, 0o777));
+  await assert.rejects(dir.chmod(0o777));
   assert.equal(statSync(outside).mode & 0o7777, 0o755);
 });
 

@@ -7,7 +7,9 @@ import assert from "node:assert/strict";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
+import { CallWrites, type ToolContext } from "../../mcp/tool/mod.ts";
 import { Sandbox } from "../../tools/_lib/sandbox/_sandbox.ts";
+import { Transaction } from "../../tools/_lib/transaction/mod.ts";
 import type { Entry } from "../../tools/journal/_lib/journal.ts";
 import { blobDir, keepBytes, openBlob } from "../../tools/journal/_lib/snapshots.ts";
 import { keepTree } from "../../tools/journal/_lib/tree_manifest.ts";
@@ -26,7 +28,6 @@ test(
     const project = scratchDir("toolhost-undo-apply-state-");
     const sandbox = await Sandbox.of({ roots: () => Promise.resolve([root]) });
     const keep = { projectDir: project, budget: 1 << 30 };
-    const u: Undoing = { sandbox, projectDir: project, keep, force: true };
     // What the path holds now: a tree, kept as force keeps it before removing it.
     const path = join(root, "p");
     mkdirSync(join(path, "sub"), { recursive: true });
@@ -41,6 +42,15 @@ test(
     const blob = await openBlob(project, sha);
     assert.ok(blob);
     writeFileSync(join(blobDir(project), sha), "tampered");
+    // Named through the transaction, as undo names what it restores (it keeps it itself).
+    const ctx = {
+      roots: () => Promise.resolve([root]),
+      writes: new CallWrites({ atRunTime: true }, {}),
+    } as unknown as ToolContext;
+    const tx = new Transaction(ctx, sandbox);
+    const named = await tx.name([{ path, kind: "replaces", link: true, kept: true }]);
+    const targets = new Map(named.map((target) => [target.real, target]));
+    const u: Undoing = { sandbox, projectDir: project, keep, force: true, tx, targets };
     const step: Step = {
       entry: { id: "e1", tool: "write_file" } as Entry,
       change: {

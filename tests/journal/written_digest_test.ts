@@ -9,8 +9,8 @@ import { appendFileSync, mkdtempSync, readdirSync, realpathSync, statSync } from
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { writeFileAtomic } from "../../tools/_lib/sandbox/_atomic_write.ts";
-import { writtenDigest } from "../../tools/_lib/sandbox/_written_digests.ts";
+import { writeFileAtomic } from "../../tools/_lib/transaction/_atomic_write.ts";
+import { writtenDigest } from "../../tools/_lib/transaction/_written_digests.ts";
 
 function scratch(): string {
   return realpathSync(mkdtempSync(join(tmpdir(), "toolhost-digest-")));

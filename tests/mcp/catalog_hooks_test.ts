@@ -4,7 +4,8 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { defineTool, defineToolHook, type ToolHooks } from "../../mcp/tool/mod.ts";
+import { defineTool, defineToolHook, ToolError } from "../../mcp/tool/mod.ts";
+import { ordered } from "../../mcp/tool/tool_hooks.ts";
 import { harness, initializeParams, tick } from "../helpers/in_process.ts";
 import { type Message, modern } from "../helpers/raw_client.ts";
 
@@ -32,12 +33,14 @@ const lies = defineTool({
 
 test("the after-hook sees only results that are sent", async () => {
   const seen: string[] = [];
-  const hooks: ToolHooks = {
+  const hooks = defineToolHook({
+    name: "reminder",
+    phase: "observe",
     after(result) {
       seen.push(JSON.stringify(result.content));
       result.content.push({ type: "text", text: "reminder" });
     },
-  };
+  });
   const h = harness([waitsForCancel, quick, lies], undefined, undefined, { hooks: [hooks] });
   await h.request(0, "initialize", initializeParams("2025-11-25"));
 
@@ -54,21 +57,79 @@ test("the after-hook sees only results that are sent", async () => {
   assert.match(JSON.stringify(done.result), /reminder/);
 });
 
-test("before-hooks run one after another, in order, even when one must wait", async () => {
+test("before-hooks run one after another, phase by phase, even when one must wait", async () => {
   const order: string[] = [];
+  // Given in the wrong order, and named so that names alone would order them wrong too.
   const slow = defineToolHook({
-    name: "slow",
+    name: "z slow",
+    phase: "gate",
     async before() {
       order.push("slow starts");
       await tick(20);
       order.push("slow ends");
     },
   });
-  const fast = defineToolHook({ name: "fast", before: () => void order.push("fast") });
-  const h = harness([quick], undefined, undefined, { hooks: [slow, fast] });
+  const fast = defineToolHook({
+    name: "a fast",
+    phase: "keep",
+    before: () => void order.push("fast"),
+  });
+  const h = harness([quick], undefined, undefined, { hooks: [fast, slow] });
   await h.request(0, "initialize", initializeParams("2025-11-25"));
   await h.request(2, "tools/call", { name: "quick" });
   assert.deepEqual(order, ["slow starts", "slow ends", "fast"]);
+});
+
+test("a call refused at the gate reaches no later phase; every hook still sees it finish", async () => {
+  const ran: string[] = [];
+  const phases = ["observe", "keep", "check", "gate"] as const;
+  const hooks = phases.map((phase) =>
+    defineToolHook({
+      name: `${phase} hook`,
+      phase,
+      before() {
+        ran.push(`${phase} before`);
+        if (phase === "gate") throw new ToolError("quick was refused: a gate said no");
+      },
+      finished: (call) => void ran.push(`${phase} finished (${call.outcome})`),
+    })
+  );
+  const h = harness([quick], undefined, undefined, { hooks });
+  await h.request(0, "initialize", initializeParams("2025-11-25"));
+  const refused = await h.request(1, "tools/call", { name: "quick" });
+  assert.equal(refused.result?.isError, true);
+  assert.deepEqual(ran, [
+    "gate before",
+    "gate finished (error)",
+    "check finished (error)",
+    "keep finished (error)",
+    "observe finished (error)",
+  ]);
+});
+
+test("hooks are ordered by their phase, then their name, whatever order they come in", () => {
+  const hook = (name: string, phase: "gate" | "check" | "keep" | "observe") =>
+    defineToolHook({ name, phase });
+  const given = [
+    hook("code_diagnostics", "observe"),
+    hook("journal", "keep"),
+    hook("seen_files", "check"),
+    hook("read_only_gate", "gate"),
+    hook("plan_gate", "gate"),
+  ];
+  assert.deepEqual(ordered(given).map((h) => h.name), [
+    "plan_gate",
+    "read_only_gate",
+    "seen_files",
+    "journal",
+    "code_diagnostics",
+  ]);
+  assert.deepEqual(
+    ordered([...given].reverse()).map((h) => h.name),
+    ordered(given).map((h) => h.name),
+  );
+  const unphased = { kind: "tool_hook", name: "nowhere" } as unknown as ReturnType<typeof hook>;
+  assert.throws(() => ordered([unphased]), /tool hook nowhere has no phase/);
 });
 
 test("prepare() gets the client's roots from the first request, once", async () => {

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { defineTool, ToolError, type ToolHooks } from "../../mcp/tool/mod.ts";
+import { defineTool, defineToolHook, ToolError } from "../../mcp/tool/mod.ts";
 import { harness, initializeParams } from "../helpers/in_process.ts";
 import type { Message } from "../helpers/raw_client.ts";
 
@@ -35,11 +35,13 @@ const waits = defineTool({
 
 function session() {
   const finished: string[] = [];
-  const hooks: ToolHooks = {
+  const hooks = defineToolHook({
+    name: "records",
+    phase: "keep",
     finished(call) {
       finished.push(`${call.tool.name}:${call.outcome}`);
     },
-  };
+  });
   const h = harness([plain, refuses, waits], undefined, undefined, { hooks: [hooks] });
   const call = (id: number, name: string, args: Record<string, unknown> = {}) =>
     h.line({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } });

@@ -19,7 +19,7 @@ test("a module's shutdown hooks are sorted apart from its tool and its tool hook
     input: { type: "object" },
     run: () => Promise.resolve("x"),
   });
-  const toolHook = defineToolHook({ name: "gate", before() {} });
+  const toolHook = defineToolHook({ name: "gate", phase: "gate", before() {} });
   const flush = defineShutdownHook({ name: "flush", run() {} });
   const sorted = sortContributions([[tool, toolHook, flush]]);
   assert.deepEqual(sorted.tools, [tool]);

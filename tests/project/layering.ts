@@ -281,3 +281,52 @@ export function layeringProblems(edges: readonly ImportEdge[]): string[] {
   }
   return problems;
 }
+
+/**
+ * What only one package may do, found in the code's text (comment lines left out): the sandbox
+ * alone decides which directory holds a path (no prefix check of one's own, which is wrong on
+ * Windows and with nested roots) and opens with the raw no-follow flags; the edit transaction alone
+ * writes a file atomically (writeFileAtomic, and the rename's gate, beforeRename).
+ */
+const ONLY_IN: { pattern: RegExp; home: string; what: string }[] = [
+  {
+    pattern: /\bstartsWith\(\s*root\b|\.startsWith\(.*\+\s*(sep\b|"\/"|'\/')/,
+    home: "tools/_lib/sandbox/",
+    what: "decides which directory holds a path by a prefix of its own; ask the sandbox " +
+      "(Sandbox.contains, rootOf, holdsRoot, or isWithin for another directory)",
+  },
+  {
+    pattern: /\b(O_NOFOLLOW|O_NONBLOCK|O_NOFOLLOW_ANY|O_DIRECTORY)\b/,
+    home: "tools/_lib/sandbox/",
+    what: "opens files with flags of its own; open through the sandbox (Sandbox, Dir, openByPath)",
+  },
+  {
+    pattern: /\b(writeFileAtomic|beforeRename)\b/,
+    home: "tools/_lib/transaction/",
+    what: "writes a file atomically by itself; write through the edit transaction " +
+      "(transaction(), or replaceOwnFile for toolhost's own files)",
+  },
+];
+
+/** The lines of `file` (its text) that do what only another package may (ONLY_IN). */
+export function reservedIn(file: string, text: string): string[] {
+  const problems: string[] = [];
+  for (const [i, line] of text.split("\n").entries()) {
+    if (/^\s*(\*|\/\/|\/\*)/.test(line)) continue;
+    for (const { pattern, home, what } of ONLY_IN) {
+      if (!file.startsWith(home) && pattern.test(line)) {
+        problems.push(`${file}:${i + 1} ${what} (only ${home} may): ${line.trim()}`);
+      }
+    }
+  }
+  return problems;
+}
+
+/** Every checked file's lines that do what only another package may (ONLY_IN). */
+export function reservedUses(root: string): string[] {
+  return CHECKED.flatMap((top) =>
+    sourceFiles(root, top).flatMap((file) =>
+      reservedIn(file, readFileSync(join(root, file), "utf8"))
+    )
+  );
+}

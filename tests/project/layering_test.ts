@@ -12,6 +12,8 @@ import {
   layeringProblems,
   parseImports,
   projectImports,
+  reservedIn,
+  reservedUses,
 } from "./layering.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -26,6 +28,32 @@ test("the project's imports have no circle, no upward arrow and no private reach
   assert.ok(edges.some((e) => e.from.startsWith("tools/files/") && e.to === "mcp/tool/mod.ts"));
   const problems = layeringProblems(edges);
   assert.deepEqual(problems, [], `the layering is broken:\n  ${problems.join("\n  ")}`);
+});
+
+test("only the sandbox decides which root holds a path; only the edit transaction writes files", () => {
+  const problems = reservedUses(ROOT);
+  assert.deepEqual(problems, [], `reserved work done elsewhere:\n  ${problems.join("\n  ")}`);
+});
+
+test("a root prefix check, raw no-follow flags or an atomic write of one's own is named", () => {
+  const cases: [string, RegExp][] = [
+    ['if (file.startsWith(root + "/")) return;', /prefix of its own; ask the sandbox/],
+    ["real.startsWith(top.endsWith(sep) ? top : top + sep)", /prefix of its own/],
+    ["const flags = O_RDONLY | O_NOFOLLOW;", /opens files with flags of its own/],
+    ["await writeFileAtomic(real, bytes, sandbox);", /write through the edit transaction/],
+    ["{ beforeRename: () => ctx.writes.replacing() }", /write through the edit transaction/],
+  ];
+  for (const [line, message] of cases) {
+    const problems = reservedIn("tools/code/x.ts", `const a = 1;\n${line}\n`);
+    assert.equal(problems.length, 1, line);
+    assert.match(problems[0], /^tools\/code\/x\.ts:2 /);
+    assert.match(problems[0], message);
+  }
+  // At home, and in comments, they are what they should be.
+  assert.deepEqual(reservedIn("tools/_lib/sandbox/_sandbox.ts", 'x.startsWith(root + "/");'), []);
+  assert.deepEqual(reservedIn("tools/_lib/transaction/_x.ts", "writeFileAtomic(a, b);"), []);
+  assert.deepEqual(reservedIn("tools/code/x.ts", " * writeFileAtomic is the transaction's"), []);
+  assert.deepEqual(reservedIn("tools/code/x.ts", 'typed.startsWith("/")'), []);
 });
 
 const edge = (from: string, to: string, typeOnly = false): ImportEdge => ({ from, to, typeOnly });

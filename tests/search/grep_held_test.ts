@@ -1,5 +1,5 @@
 /**
- * The check of rg's lines against the held file (sandbox/_grep_held.ts): on raw bytes it must never
+ * The check of rg's lines against the held file (grep/ripgrep/held_reader.ts): on raw bytes it must never
  * confirm what the decoded text would not, and on valid UTF-8 without a BOM it must agree.
  */
 import assert from "node:assert/strict";
@@ -9,7 +9,7 @@ import {
   confirmsBytes,
   decodeAsRg,
   MAX_HELD_FILE_BYTES,
-} from "../../tools/_lib/sandbox/_grep_held.ts";
+} from "../../tools/search/_lib/grep/ripgrep/held_reader.ts";
 import { MAX_FILE_BYTES } from "../../tools/search/_lib/grep/query.ts";
 
 const bytesOf = (text: string) => new TextEncoder().encode(text);

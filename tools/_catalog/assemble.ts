@@ -72,7 +72,7 @@ export async function assemble(
   if (tools.length === 0) {
     warnings.push("no tool is left after tools.profile, tools.allow, tools.deny and read_only");
   }
-  // The read-only gate first: a call it refuses reaches no other hook.
+  // Every hook runs in its own phase (the read-only gate among the gates), whatever its file.
   return {
     tools,
     ...withOfferedTools(others, tools),

@@ -41,5 +41,6 @@ function refuseWritesWhenReadOnly(
  */
 export const readOnlyGate = defineToolHook({
   name: "read_only_gate",
+  phase: "gate",
   before: refuseWritesWhenReadOnly,
 });

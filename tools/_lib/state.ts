@@ -4,12 +4,12 @@
  * file so that two servers on one project never interleave their read-modify-write.
  */
 import { createHash, randomBytes } from "node:crypto";
-import { constants } from "node:fs";
 import { mkdir, open, readFile, realpath, rm } from "node:fs/promises";
 import { basename, join } from "node:path";
 import process from "node:process";
 import { ToolError } from "../../mcp/tool/mod.ts";
-import { writeFileAtomic } from "./sandbox/mod.ts";
+import { openByPath, UNFOLLOWED_READ } from "./sandbox/mod.ts";
+import { replaceOwnFile } from "./transaction/mod.ts";
 
 /** How much of the root's name a project directory's name keeps: file names have a limit. */
 const MAX_NAME_CHARS = 64;
@@ -47,15 +47,13 @@ interface LockFile {
 }
 
 /**
- * How a lock file is read: never through a link, never blocking (a FIFO put in a lock's place
- * would hold the reader for ever; read, it gives no pid and ages like an unwritten lock).
+ * A lock file is read never through a link, never blocking (a FIFO put in a lock's place would
+ * hold the reader for ever; read, it gives no pid and ages like an unwritten lock).
  */
-const READ_LOCK = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOFOLLOW ?? 0);
-
 async function readLock(path: string): Promise<LockFile | undefined> {
   let handle;
   try {
-    handle = await open(path, READ_LOCK);
+    handle = await openByPath(path);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT") return undefined;
@@ -116,7 +114,9 @@ async function create(path: string, token: string): Promise<boolean> {
 /** Removes `path` only while it holds `token`: a lock that is no longer ours is its holder's. */
 async function removeIfOurs(path: string, token: string): Promise<void> {
   // Its text alone, in one call: every journal append ends here.
-  const text = await readFile(path, { encoding: "utf8", flag: READ_LOCK }).catch(() => undefined);
+  const text = await readFile(path, { encoding: "utf8", flag: UNFOLLOWED_READ }).catch(() =>
+    undefined
+  );
   if (text === token) {
     await rm(path, { force: true });
   }
@@ -191,5 +191,5 @@ export async function readState<T>(path: string, fallback: T): Promise<T> {
 }
 
 export async function writeState(path: string, value: unknown): Promise<void> {
-  await writeFileAtomic(path, new TextEncoder().encode(JSON.stringify(value, null, 2) + "\n"));
+  await replaceOwnFile(path, new TextEncoder().encode(JSON.stringify(value, null, 2) + "\n"));
 }

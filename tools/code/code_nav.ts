@@ -1,7 +1,7 @@
 import { defineTool, type ToolContext, ToolError } from "../../mcp/tool/mod.ts";
 import { READ_ONLY } from "../_lib/declarations/annotations.ts";
 import { pathProperty } from "../_lib/declarations/path_properties.ts";
-import { Sandbox } from "../_lib/sandbox/mod.ts";
+import { isWithin, Sandbox } from "../_lib/sandbox/mod.ts";
 import type { Place, TextDocumentPositionParams } from "./_lib/lsp/mod.ts";
 import { loadLsp, type Lsp } from "./_lib/lsp_load.ts";
 import { type Answer, page } from "./_lib/nav_page.ts";
@@ -216,7 +216,7 @@ function projectDiagnostics(sandbox: Sandbox, dir: string): Answer {
   for (const server of lsp.runningServers()) {
     for (const [uri, items] of server.published.all()) {
       const path = lsp.pathOf(uri);
-      if (!path || !(path === dir || path.startsWith(dir + "/")) || !sandbox.contains(path)) {
+      if (!path || !isWithin(dir, path) || !sandbox.contains(path)) {
         continue;
       }
       for (const d of items) {

@@ -12,10 +12,11 @@ import {
   defineToolHook,
   type FinishedCall,
   Handoff,
+  type PlannedWrite,
   type Tool,
   type ToolContext,
 } from "../../mcp/tool/mod.ts";
-import { Sandbox } from "../_lib/sandbox/mod.ts";
+import { allWriteTargets, callSandbox, writeTargets } from "../_lib/transaction/mod.ts";
 import type { Baseline } from "./_lib/lsp/mod.ts";
 import { type Lsp, lspIfLoaded } from "./_lib/lsp_load.ts";
 
@@ -28,27 +29,35 @@ const BASELINE_WAIT_MS = 1500;
 /** The diagnostics of the files a call edits, as they were before it, from before() to finished(). */
 const baselines = new Handoff<Promise<Baseline[]>[]>("diagnostics before the edit");
 
-/** The paths (as given) a call replaces or changes in place, by its declaration. */
-function editedPaths(ctx: ToolContext): string[] {
-  return ctx.writes.planned.filter((w) => w.kind === "replaces" || w.kind === "changes").map((w) =>
-    w.path
-  );
+/** Set when a call reaches the observe phase's before(); one refused earlier never does. */
+const reached = new Handoff<boolean>("the call reached the diagnostics");
+
+/** The writes a call replaces or changes a file's text with, by its declaration. */
+function editedPaths(ctx: ToolContext) {
+  return ctx.writes.planned.filter((w) => w.kind === "replaces" || w.kind === "changes");
 }
 
+/**
+ * The observe phase: looks at the file before the edit (its diagnostics as they are) and after
+ * it (what the edit introduced), from the servers already running.
+ */
 export default defineToolHook({
   name: "code_diagnostics",
-  before(_tool: Tool, ctx: ToolContext) {
+  phase: "observe",
+  before(tool: Tool, ctx: ToolContext) {
+    // The call reached this phase: a call refused earlier (plan mode, the check) changed nothing.
+    if (ctx.writes.planned.length > 0 || tool.writes?.atRunTime) ctx.writes.give(reached, true);
     if (!ctx.config.code.diagnosticsAfterEdit || !serversRunning()) return;
     const taken: Promise<Baseline[]>[] = [];
     ctx.writes.give(baselines, taken);
     // Files named while the tool runs (a rename's): taken as they are named, before they change.
     ctx.writes.onWillWrite((writes) => {
-      for (const write of writes) taken.push(baselinesOf(write.path, ctx));
+      for (const write of writes) taken.push(baselinesOf(write, ctx));
     });
     // Driven by what the tool declares it writes, never by its name.
-    const [path] = editedPaths(ctx);
-    if (path === undefined) return;
-    const first = baselinesOf(path, ctx);
+    const [write] = editedPaths(ctx);
+    if (write === undefined) return;
+    const first = baselinesOf(write, ctx);
     taken.push(first);
     // The tool waits until the file's diagnostics as it is now are known (at once for a file
     // the server has checked), at most BASELINE_WAIT_MS: a server that only publishes may skip
@@ -59,9 +68,8 @@ export default defineToolHook({
   },
   finished(call: FinishedCall) {
     const writes = call.ctx.writes;
-    const wrote = writes.planned.length > 0 || writes.named.length > 0 ||
-      writes.reported.length > 0;
-    if (!wrote || !serversRunning()) return;
+    const wrote = writes.planned.length > 0 || writes.named.length > 0;
+    if (!writes.take(reached) || !wrote || !serversRunning()) return;
     return afterEdit(call).catch((error) => {
       call.ctx.log("debug", `code diagnostics: ${(error as Error).message}`);
     });
@@ -76,26 +84,25 @@ function serversRunning(): boolean {
   return loaded.runningServers().length > 0;
 }
 
-async function baselinesOf(path: string, ctx: ToolContext): Promise<Baseline[]> {
-  const sandbox = await Sandbox.of(ctx);
-  const { real } = await sandbox.resolve(path);
-  return lsp.takeBaselines(sandbox, real, ctx).catch(() => []);
+/** The diagnostics before the edit of `write`'s file, where the call's one resolution put it. */
+async function baselinesOf(write: PlannedWrite, ctx: ToolContext): Promise<Baseline[]> {
+  const sandbox = await callSandbox(ctx);
+  const [target] = await writeTargets(ctx, [write]);
+  if (!target) return [];
+  return lsp.takeBaselines(sandbox, target.real, ctx).catch(() => []);
 }
 
 async function afterEdit(call: FinishedCall): Promise<void> {
   const { ctx } = call;
-  const sandbox = await Sandbox.of(ctx);
+  const sandbox = await callSandbox(ctx);
   const taken = (await Promise.all(ctx.writes.take(baselines) ?? [])).flat();
-  // What the call declared, named while running (a rename) or reported (undo).
-  const changed = [...ctx.writes.reported];
-  for (const write of [...ctx.writes.planned, ...ctx.writes.named]) {
-    const resolved = await sandbox.resolve(write.path).catch(() => undefined);
-    if (resolved) changed.push(resolved.real);
-  }
+  // What the call declared, or named while running through the transaction (a rename, undo).
+  const changed: string[] = [];
+  for (const { real } of await allWriteTargets(ctx)) changed.push(real);
   // New errors are told after an edit of a file's text (declared or named while running, or
   // undone); a move or a delete only brings the servers up to date.
   const check = call.outcome === "ok" && ctx.config.code.diagnosticsAfterEdit &&
-    (editedPaths(ctx).length > 0 || ctx.writes.named.length > 0 || ctx.writes.reported.length > 0);
+    (editedPaths(ctx).length > 0 || ctx.writes.named.length > 0);
   const text = await lsp.reportEdit(sandbox, changed, taken, check, ctx);
   if (text) call.result.content.push({ type: "text", text });
 }

@@ -1,18 +1,13 @@
 import { defineTool, ToolError } from "../../mcp/tool/mod.ts";
 import { CHANGES_FILES } from "../_lib/declarations/annotations.ts";
-import {
-  assertWritable,
-  hardLinkNote,
-  Sandbox,
-  whileChanging,
-  writeFileAtomic,
-} from "../_lib/sandbox/mod.ts";
+import { transaction } from "../_lib/transaction/mod.ts";
 import { FORCE_PROPERTY, pathProperty } from "../_lib/declarations/path_properties.ts";
 import { shownName } from "../_lib/text/shown_name.ts";
 import { encodeText } from "../_lib/text/text.ts";
+import { crlfOnly, lineOf } from "../_lib/text/lines.ts";
 import { NotPicked, pickSymbol } from "./_lib/name_path.ts";
 import { type CodeSymbol, parseBatch, type ParseOutcome } from "./_lib/parse/mod.ts";
-import { readSource, Unparsable, versionOf } from "./_lib/source_files.ts";
+import { readSource, Unparsable } from "./_lib/source_files.ts";
 import { type EditOperation, SpliceError, spliceFor } from "./_lib/symbol_splice.ts";
 import { changedLines } from "./_lib/changed_lines.ts";
 import { docstringLines, restoreDocstring } from "./_lib/python_docstring.ts";
@@ -58,27 +53,28 @@ export default defineTool({
   },
 
   run(args, ctx) {
-    return whileChanging(async () => {
+    // Through the edit transaction: checked, kept for undo, written atomically, reported one way.
+    return transaction(ctx, async (tx) => {
       if (args.text.trim() === "" && args.operation !== "replace_body") {
         throw new ToolError(`text is empty; ${args.operation} needs the code to put there`);
       }
-      const sandbox = await Sandbox.of(ctx);
-      const { real, exists } = await sandbox.resolve(args.path);
-      const shown = shownName(sandbox.display(real));
-      if (!exists) throw new ToolError(`${shown} does not exist`);
-      await assertWritable(real, shown);
-      const source = await readSource(sandbox, real).catch((error) => {
-        if (!(error instanceof Unparsable)) throw error;
-        throw new ToolError(
-          error.tooLarge ? `${error.message}; use edit_file instead` : error.message,
-        );
-      });
+      const target = await tx.target(args.path);
+      const shown = shownName(target.shown);
+      if (!target.exists) throw new ToolError(`${shown} does not exist`);
+      const source = await readSource(tx.sandbox, target.real, () => tx.open(target)).catch(
+        (error) => {
+          if (!(error instanceof Unparsable)) throw error;
+          throw new ToolError(
+            error.tooLarge ? `${error.message}; use edit_file instead` : error.message,
+          );
+        },
+      );
       if (source.decoded.invalid > 0) {
         throw new ToolError(
           `${shown} has ${source.decoded.invalid} byte sequences that are not valid ${source.decoded.encoding}; editing it here would change them`,
         );
       }
-      const crlf = source.text.includes("\r\n") && !/(^|[^\r])\n/.test(source.text);
+      const crlf = crlfOnly(source.text);
       const before = crlf ? source.text.replaceAll("\r\n", "\n") : source.text;
       const [parsed] = await parseBatch(
         [{ lang: source.lang, text: before, symbols: true }],
@@ -142,30 +138,12 @@ export default defineTool({
           }`,
         );
       }
-      const now = await sandbox.info(real);
-      if (versionOf(now) !== source.version) {
-        throw new ToolError(
-          `${shown} changed while it was being edited (by another program); nothing was written. Try again.`,
-        );
-      }
       const bytes = encodeText(
         crlf ? after.replaceAll("\n", "\r\n") : after,
         source.decoded.encoding,
         source.decoded.bom,
       );
-      let note = "";
-      try {
-        const written = await writeFileAtomic(real, bytes, sandbox, {
-          digest: ctx.config.journal.enabled,
-          // The journal may still be opening the old file for undo.
-          beforeRename: () => ctx.writes.replacing(),
-        });
-        note = hardLinkNote(written.hardLinks);
-      } catch (error) {
-        throw new ToolError(
-          `could not write ${shown}: ${(error as Error).message}. The file was left as it was.`,
-        );
-      }
+      const { note } = await tx.replace(target, bytes);
       const first = lineOf(after, splice.from);
       const last = lineOf(after, Math.max(splice.from, splice.from + splice.insert.length - 1));
       const verb = VERBS[args.operation as EditOperation];
@@ -174,7 +152,7 @@ export default defineTool({
           `(now lines ${first}-${last})${note}:\n` +
           changedLines(after, splice.from, splice.from + splice.insert.length),
         structured: {
-          path: sandbox.display(real),
+          path: target.shown,
           namePath: symbol.namePath,
           line: first,
           endLine: last,
@@ -191,12 +169,6 @@ const VERBS: Record<EditOperation, string> = {
   insert_before: "Inserted before",
   insert_after: "Inserted after",
 };
-
-function lineOf(text: string, at: number): number {
-  let line = 1;
-  for (let i = text.indexOf("\n"); i >= 0 && i < at; i = text.indexOf("\n", i + 1)) line++;
-  return line;
-}
 
 function parsedOrThrow(outcome: ParseOutcome, shown: string) {
   if ("failed" in outcome) throw new ToolError(`${shown} could not be parsed: ${outcome.failed}`);

@@ -20,6 +20,7 @@ function served(path: string, configured: Record<string, { extensions: string[] 
 
 export default defineToolHook({
   name: "code_warm_start",
+  phase: "observe",
   finished(call: FinishedCall) {
     const { ctx, args, tool } = call;
     if (!ctx.config.code.startOnRead || call.outcome !== "ok") return;

@@ -1,6 +1,6 @@
 import type { Stats } from "node:fs";
-import { dirname, join, sep } from "node:path";
-import { defineTool, ToolError } from "../../mcp/tool/mod.ts";
+import { join } from "node:path";
+import { defineTool, type ToolContext, ToolError } from "../../mcp/tool/mod.ts";
 import { REPLACES_FILES } from "../_lib/declarations/annotations.ts";
 import {
   describeEntry,
@@ -8,16 +8,15 @@ import {
   ENTRY_TYPES,
   entryType,
   infoIfAny,
-  makeDirectories,
+  isWithin,
   MovedOutOfRoots,
   resolveEntry,
-  Sandbox,
+  type Sandbox,
   temporaryName,
-  whileChanging,
 } from "../_lib/sandbox/mod.ts";
+import { transaction } from "../_lib/transaction/mod.ts";
 import { bytes, count } from "../_lib/text/units.ts";
 import {
-  chmodDir,
   copyContents,
   copyFile,
   MAX_TREE_ENTRIES,
@@ -62,147 +61,163 @@ export default defineTool({
     additionalProperties: false,
   },
 
-  run(args, ctx) {
-    return whileChanging(async () => {
-      const sandbox = await Sandbox.of(ctx);
-      const source = (await resolveEntry(sandbox, args.source)).entry;
-      const destination = (await resolveEntry(sandbox, args.destination)).entry;
-      const [sourceShown, destinationShown] = [
-        sandbox.display(source),
-        sandbox.display(destination),
-      ];
-      const sourceInfo = await infoIfAny(sandbox, source);
-      if (!sourceInfo) {
-        throw new ToolError(
-          `source ${sourceShown} does not exist. Check the path; list_dir or glob can find it.`,
-        );
-      }
-      const isDirectory = sourceInfo.isDirectory();
-      if (!isDirectory && !sourceInfo.isFile() && !sourceInfo.isSymbolicLink()) {
-        throw new ToolError(
-          `${sourceShown} is a ${describeEntry(sourceInfo)}; copy_file copies files, ` +
-            "directories and symlinks.",
-        );
-      }
-      if (isDirectory && !args.recursive) {
-        throw new ToolError(
-          `${sourceShown} is a directory; pass recursive: true to copy it with what it holds.`,
-        );
-      }
-      if (source === destination) {
-        throw new ToolError(`source and destination are the same path (${sourceShown}).`);
-      }
-      if (isDirectory && destination.startsWith(source + sep)) {
-        throw new ToolError(
-          `cannot copy ${sourceShown} into itself (${destinationShown}); choose a destination outside it.`,
-        );
-      }
-      const destinationInfo = await infoIfAny(sandbox, destination);
-      if (destinationInfo) {
-        refuseReplacing(sourceInfo, destinationInfo, destinationShown, args.overwrite);
-      } else {
-        await makeDirectories(sandbox, dirname(destination));
-      }
-      if (ctx.signal.aborted) throw new ToolError("nothing copied: the call was stopped first");
-      const tally = newTally();
-      const opened: Dir[] = [];
-      const temporary = temporaryName();
-      let made = false;
+  run: copy,
+});
+
+/** What the model asked copy_file for. */
+interface CopyArgs {
+  source: string;
+  destination: string;
+  overwrite?: boolean;
+  recursive?: boolean;
+}
+
+/**
+ * Copies the source under a temporary name beside the destination, through held directories,
+ * and has the edit transaction put it in the destination's place.
+ */
+function copy(args: CopyArgs, ctx: ToolContext) {
+  return transaction(ctx, async (tx) => {
+    const { sandbox } = tx;
+    const source = (await resolveEntry(sandbox, args.source)).entry;
+    const target = await tx.target(args.destination);
+    const destination = target.real;
+    const [sourceShown, destinationShown] = [
+      sandbox.display(source),
+      sandbox.display(destination),
+    ];
+    const sourceInfo = await infoIfAny(sandbox, source);
+    if (!sourceInfo) {
+      throw new ToolError(
+        `source ${sourceShown} does not exist. Check the path; list_dir or glob can find it.`,
+      );
+    }
+    const isDirectory = sourceInfo.isDirectory();
+    if (!isDirectory && !sourceInfo.isFile() && !sourceInfo.isSymbolicLink()) {
+      throw new ToolError(
+        `${sourceShown} is a ${describeEntry(sourceInfo)}; copy_file copies files, ` +
+          "directories and symlinks.",
+      );
+    }
+    if (isDirectory && !args.recursive) {
+      throw new ToolError(
+        `${sourceShown} is a directory; pass recursive: true to copy it with what it holds.`,
+      );
+    }
+    if (source === destination) {
+      throw new ToolError(`source and destination are the same path (${sourceShown}).`);
+    }
+    if (isDirectory && isWithin(source, destination)) {
+      throw new ToolError(
+        `cannot copy ${sourceShown} into itself (${destinationShown}); choose a destination outside it.`,
+      );
+    }
+    const destinationInfo = target.info;
+    if (destinationInfo) {
+      refuseReplacing(sourceInfo, destinationInfo, destinationShown, args.overwrite);
+    } else {
+      await tx.makeParents(target);
+    }
+    if (ctx.signal.aborted) throw new ToolError("nothing copied: the call was stopped first");
+    const tally = newTally();
+    const opened: Dir[] = [];
+    const temporary = temporaryName();
+    let made = false;
+    try {
+      const from = await openSource(sandbox, source, isDirectory, sourceShown);
+      opened.push(from.dir);
+      const into = await tx.parentOf(target);
+      opened.push(into.dir);
       try {
-        const from = await openSource(sandbox, source, isDirectory, sourceShown);
-        opened.push(from.dir);
-        const into = await sandbox.parent(destination);
-        opened.push(into.dir);
-        try {
-          if (sourceInfo.isSymbolicLink()) {
-            await into.dir.symlink(await from.dir.readlink(from.name), temporary);
-            made = true;
-          } else if (!isDirectory) {
-            made = true;
-            await copyFile(from.dir, from.name, into.dir, temporary, tally, ctx.signal);
-          } else {
-            const inner = from.inner!;
-            opened.push(inner);
-            // Counted first: a tree over the bounds is refused before anything is copied.
-            const total = await measure(inner, sourceShown, "bash (cp -r)", ctx.signal);
-            ctx.progress(0, total.entries);
-            await into.dir.mkdir(temporary);
-            made = true;
-            const copy = (await into.dir.child(temporary)).dir;
-            opened.push(copy);
-            await copyContents(inner, copy, tally, (p) => sandbox.display(p), ctx.signal);
-            await chmodDir(copy, sourceInfo);
-          }
-          await into.dir.rename(temporary, into.dir, into.name);
-          made = false;
-          await into.dir.sync();
-        } catch (error) {
-          const left = made &&
-            !(await removeEntry(into.dir, temporary).then(() => true, () => false));
-          if (error instanceof MovedOutOfRoots) {
-            throw new ToolError(
-              `could not copy ${sourceShown} to ${destinationShown}: ${
-                sandbox.display(error.path)
-              } was moved out of the allowed roots during the copy; stopped after ${
-                count(tally.entries)
-              } entries (${
-                bytes(tally.bytes)
-              } of files). What had been copied into it went with it, outside the roots, and was not removed.${
-                left ? "" : " The rest of the partial copy was removed."
-              }`,
-            );
-          }
-          if (error instanceof ToolError) throw error;
-          const code = (error as NodeJS.ErrnoException).code;
-          if (code === "ENOTEMPTY" || code === "EEXIST") {
-            throw new ToolError(
-              `${destinationShown} is a directory that is not empty; overwrite replaces only ` +
-                "empty directories. Delete it first, or choose another destination.",
-            );
-          }
+        if (sourceInfo.isSymbolicLink()) {
+          await into.dir.symlink(await from.dir.readlink(from.name), temporary);
+          made = true;
+        } else if (!isDirectory) {
+          made = true;
+          await copyFile(from.dir, from.name, into.dir, temporary, tally, ctx.signal);
+        } else {
+          const inner = from.inner!;
+          opened.push(inner);
+          // Counted first: a tree over the bounds is refused before anything is copied.
+          const total = await measure(inner, sourceShown, "bash (cp -r)", ctx.signal);
+          ctx.progress(0, total.entries);
+          await into.dir.mkdir(temporary);
+          made = true;
+          const copy = (await into.dir.child(temporary)).dir;
+          opened.push(copy);
+          await copyContents(inner, copy, tally, (p) => sandbox.display(p), ctx.signal);
+          await copy.chmod(sourceInfo.mode & 0o7777);
+        }
+        // In the destination's place, once the journal holds what was there and it is still
+        // what this call saw.
+        await tx.commit(target, into, { dir: into.dir, name: temporary });
+        made = false;
+      } catch (error) {
+        const left = made &&
+          !(await removeEntry(into.dir, temporary).then(() => true, () => false));
+        if (error instanceof MovedOutOfRoots) {
           throw new ToolError(
-            `could not copy ${sourceShown} to ${destinationShown}: ${(error as Error).message}. ${
-              left ? `The partial copy (${temporary}) could not be removed.` : "Nothing was copied."
+            `could not copy ${sourceShown} to ${destinationShown}: ${
+              sandbox.display(error.path)
+            } was moved out of the allowed roots during the copy; stopped after ${
+              count(tally.entries)
+            } entries (${
+              bytes(tally.bytes)
+            } of files). What had been copied into it went with it, outside the roots, and was not removed.${
+              left ? "" : " The rest of the partial copy was removed."
             }`,
           );
         }
-      } finally {
-        for (const dir of opened.reverse()) await dir.close();
+        if (error instanceof ToolError) throw error;
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === "ENOTEMPTY" || code === "EEXIST") {
+          throw new ToolError(
+            `${destinationShown} is a directory that is not empty; overwrite replaces only ` +
+              "empty directories. Delete it first, or choose another destination.",
+          );
+        }
+        throw new ToolError(
+          `could not copy ${sourceShown} to ${destinationShown}: ${(error as Error).message}. ${
+            left ? `The partial copy (${temporary}) could not be removed.` : "Nothing was copied."
+          }`,
+        );
       }
-      const inside = isDirectory
-        ? ` (${count(tally.entries)} entr${tally.entries === 1 ? "y" : "ies"}, ${
-          bytes(tally.bytes)
-        } of files)`
-        : sourceInfo.isFile()
-        ? ` (${bytes(tally.bytes)})`
-        : " (the link itself)";
-      const notes = [
-        ...(destinationInfo ? [`replaced the ${describeEntry(destinationInfo)} there`] : []),
-        ...(tally.special.length
-          ? [
-            `skipped, not files: ${tally.special.slice(0, 10).join(", ")}${
-              tally.special.length > 10 ? `, and ${tally.special.length - 10} more` : ""
-            }`,
-          ]
-          : []),
-      ];
-      return {
-        content: `Copied ${sourceShown} to ${destinationShown}${inside}${
-          notes.length ? `; ${notes.join("; ")}` : ""
-        }.`,
-        structured: {
-          source: sourceShown,
-          destination: destinationShown,
-          type: entryType(sourceInfo),
-          entries: tally.entries,
-          bytes: tally.bytes,
-          overwritten: destinationInfo !== undefined,
-          skipped: tally.special,
-        },
-      };
-    });
-  },
-});
+    } finally {
+      for (const dir of opened.reverse()) await dir.close();
+    }
+    const inside = isDirectory
+      ? ` (${count(tally.entries)} entr${tally.entries === 1 ? "y" : "ies"}, ${
+        bytes(tally.bytes)
+      } of files)`
+      : sourceInfo.isFile()
+      ? ` (${bytes(tally.bytes)})`
+      : " (the link itself)";
+    const notes = [
+      ...(destinationInfo ? [`replaced the ${describeEntry(destinationInfo)} there`] : []),
+      ...(tally.special.length
+        ? [
+          `skipped, not files: ${tally.special.slice(0, 10).join(", ")}${
+            tally.special.length > 10 ? `, and ${tally.special.length - 10} more` : ""
+          }`,
+        ]
+        : []),
+    ];
+    return {
+      content: `Copied ${sourceShown} to ${destinationShown}${inside}${
+        notes.length ? `; ${notes.join("; ")}` : ""
+      }.`,
+      structured: {
+        source: sourceShown,
+        destination: destinationShown,
+        type: entryType(sourceInfo),
+        entries: tally.entries,
+        bytes: tally.bytes,
+        overwritten: destinationInfo !== undefined,
+        skipped: tally.special,
+      },
+    };
+  });
+}
 
 /** The source's held parent and name, and for a directory the directory itself, held too. */
 async function openSource(

@@ -1,10 +1,10 @@
-import { sep } from "node:path";
 import { defineTool, ToolError } from "../../mcp/tool/mod.ts";
 import { DELETES_FILES } from "../_lib/declarations/annotations.ts";
 import {
   describeEntry,
   ENTRY_TYPES,
   entryType,
+  isWithin,
   resolveEntry,
   Sandbox,
   whileChanging,
@@ -48,7 +48,7 @@ export default defineTool({
       const sandbox = await Sandbox.of(ctx);
       const { entry } = await resolveEntry(sandbox, args.path);
       const shown = sandbox.display(entry);
-      const inside = sandbox.roots.find((root) => root === entry || root.startsWith(entry + sep));
+      const inside = sandbox.roots.find((root) => isWithin(entry, root));
       if (inside !== undefined) {
         throw new ToolError(
           inside === entry

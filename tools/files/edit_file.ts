@@ -1,11 +1,5 @@
-import { defineTool, ToolError } from "../../mcp/tool/mod.ts";
-import {
-  assertWritable,
-  hardLinkNote,
-  Sandbox,
-  whileChanging,
-  writeFileAtomic,
-} from "../_lib/sandbox/mod.ts";
+import { defineTool, type ToolContext, ToolError } from "../../mcp/tool/mod.ts";
+import { transaction } from "../_lib/transaction/mod.ts";
 import {
   explainMissing,
   fitReplacement,
@@ -16,7 +10,6 @@ import {
   showPlaces,
 } from "./_lib/edit_match.ts";
 import { FORCE_PROPERTY, pathProperty } from "../_lib/declarations/path_properties.ts";
-import { decodeText } from "../_lib/text/text.ts";
 import {
   aroundRegion,
   type Region,
@@ -25,7 +18,6 @@ import {
   unchanged,
   widened,
 } from "./_lib/changed_region.ts";
-import { assertUnchanged, editableFile } from "./_lib/edited_file.ts";
 import { CHANGES_FILES } from "../_lib/declarations/annotations.ts";
 
 const MAX_DIFF_CHARS = 20_000;
@@ -92,130 +84,125 @@ export default defineTool({
     additionalProperties: false,
   },
 
-  run(args, ctx) {
-    return whileChanging(async () => {
-      const sandbox = await Sandbox.of(ctx);
-      const { real, exists } = await sandbox.resolve(args.path);
-      const shown = sandbox.display(real);
-      const info = await editableFile(sandbox, { real, exists, shown }, {
-        tool: "edit_file",
-        create: "create it with write_file",
-        instead: "use bash (sed, a script) instead",
-      });
-      if (!args.dry_run) await assertWritable(real, shown);
-      const handle = await sandbox.openForReading(real);
-      const content = await handle.readFile().finally(() => handle.close());
-      const decoded = decodeText(content);
-      if (!decoded) throw new ToolError(`${shown} is a binary file; edit_file only edits text`);
-      if (decoded.invalid > 0) {
-        throw new ToolError(
-          `${shown} has ${decoded.invalid} byte sequences that are not valid ${decoded.encoding}; ` +
-            "editing it here would change them. Use bash (sed, a script) instead.",
-        );
-      }
-      // A file whose every line break is CRLF is edited as LF and written back as CRLF, so edits
-      // may use either.
-      const crlf = decoded.text.includes("\r\n") && !/(^|[^\r])\n/.test(decoded.text);
-      const normalize = (s: string) => (crlf ? s.replaceAll("\r\n", "\n") : s);
-      const before = normalize(decoded.text);
-      let after = before;
-      let region = unchanged(before.length);
-      let replacements = 0;
-      const ignoredWhitespace: number[] = [];
-      const loose: string[] = [];
-      for (const [index, edit] of args.edits.entries()) {
-        const old = normalize(edit.old_string);
-        const replacement = normalize(edit.new_string);
-        const which = args.edits.length > 1
-          ? `edit ${index + 1} of ${args.edits.length}`
-          : "the edit";
-        const failed = (why: string) =>
-          new ToolError(`${which} failed, so no edit was applied to ${shown}: ${why}`);
-        if (old === replacement) throw failed("old_string and new_string are the same");
-        const found = occurrences(after, old);
-        if (found.length === 0) {
-          const places = looseMatches(after, old);
-          if (places.length > 1) {
-            throw failed(
-              `old_string was not found exactly; with whitespace ignored it matches ${places.length} places (100% similar), at lines ${
-                places.slice(0, 10).map((p) => lineOf(after, p.start)).join(", ")
-              }. Copy one exactly, with a line around it to make it unique:\n${
-                showPlaces(after, places)
-              }`,
-            );
-          }
-          if (places.length === 0) {
-            throw failed(`old_string was not found. ${explainMissing(after, old)}`);
-          }
-          const [place] = places;
-          const first = lineOf(after, place.start);
-          const last = lineOf(after, Math.max(place.start, place.end - 1));
-          loose.push(
-            `${args.edits.length > 1 ? `edit ${index + 1}` : "old_string"} matched lines ${first}${
-              last > first ? `-${last}` : ""
-            } only with whitespace ignored; applied there in the file's own indentation and line endings`,
-          );
-          ignoredWhitespace.push(index + 1);
-          region = widened(region, after, place.start, place.end);
-          after = after.slice(0, place.start) + fitReplacement(after, place, old, replacement) +
-            after.slice(place.end);
-          replacements++;
-          continue;
-        }
-        if (found.length > 1 && !edit.replace_all) {
-          const lines = found.slice(0, 10).map((at) => lineOf(after, at));
-          throw failed(
-            `old_string appears ${found.length} times (at lines ${lines.join(", ")}${
-              found.length > 10 ? ", ..." : ""
-            }). Add surrounding lines to make it unique, or set replace_all.`,
-          );
-        }
-        region = widened(region, after, found[0], found[found.length - 1] + old.length);
-        after = replaceAt(after, found, old.length, replacement);
-        replacements += found.length;
-      }
-      const diff = await unifiedDiff(shown, before, after, region);
-      let note = "";
-      if (!args.dry_run) {
-        await assertUnchanged(sandbox, real, shown, info);
-        // The file's own bytes around the change, and the change encoded as the file is.
-        const bomBytes = decoded.bom ? (decoded.encoding === "utf-8" ? 3 : 2) : 0;
-        const pieces = splicedBytes(
-          { bytes: content, text: decoded.text, encoding: decoded.encoding, bomBytes, crlf },
-          before,
-          after,
-          region,
-        );
-        try {
-          const written = await writeFileAtomic(real, pieces, sandbox, {
-            // The journal then knows what the file holds without reading it back.
-            digest: true,
-            // The journal may still be opening the old file for undo.
-            beforeRename: () => ctx.writes.replacing(),
-          });
-          note = hardLinkNote(written.hardLinks);
-        } catch (error) {
-          throw new ToolError(
-            `could not write ${shown}: ${(error as Error).message}. The file was left as it was.`,
-          );
-        }
-      }
-      const verb = args.dry_run ? "Would edit" : "Edited";
-      return {
-        content: `${verb} ${shown}: ${replacements} replacement${replacements === 1 ? "" : "s"}` +
-          `${args.dry_run ? " (dry run: nothing written)" : ""}${note}${
-            loose.map((line) => `\nNote: ${line}.`).join("")
-          }\n\n${diff}`,
-        structured: {
-          path: shown,
-          replacements,
-          written: !args.dry_run,
-          ...(ignoredWhitespace.length ? { ignoredWhitespace } : {}),
-        },
-      };
-    });
-  },
+  run: editFile,
 });
+
+/** What the model asked edit_file for. */
+interface EditArgs {
+  path: string;
+  edits: { old_string: string; new_string: string; replace_all?: boolean }[];
+  dry_run?: boolean;
+  force?: boolean;
+}
+
+/**
+ * Finds each edit's old_string in the file's text (exactly, or once with whitespace ignored),
+ * applies them in order, and writes the result through the edit transaction; a dry run shows the
+ * diff only.
+ */
+function editFile(args: EditArgs, ctx: ToolContext) {
+  return transaction(ctx, async (tx) => {
+    const file = await tx.readText(await tx.target(args.path), {
+      tool: "edit_file",
+      create: "create it with write_file",
+      instead: "use bash (sed, a script) instead",
+    });
+    const { shown } = file;
+    // A file whose every line break is CRLF is edited as LF and written back as CRLF, so edits
+    // may use either.
+    const normalize = (s: string) => (file.crlf ? s.replaceAll("\r\n", "\n") : s);
+    const before = file.text;
+    let after = before;
+    let region = unchanged(before.length);
+    let replacements = 0;
+    const ignoredWhitespace: number[] = [];
+    const loose: string[] = [];
+    for (const [index, edit] of args.edits.entries()) {
+      const old = normalize(edit.old_string);
+      const replacement = normalize(edit.new_string);
+      const which = args.edits.length > 1
+        ? `edit ${index + 1} of ${args.edits.length}`
+        : "the edit";
+      const failed = (why: string) =>
+        new ToolError(`${which} failed, so no edit was applied to ${shown}: ${why}`);
+      if (old === replacement) throw failed("old_string and new_string are the same");
+      const found = occurrences(after, old);
+      if (found.length === 0) {
+        const places = looseMatches(after, old);
+        if (places.length > 1) {
+          throw failed(
+            `old_string was not found exactly; with whitespace ignored it matches ${places.length} places (100% similar), at lines ${
+              places.slice(0, 10).map((p) => lineOf(after, p.start)).join(", ")
+            }. Copy one exactly, with a line around it to make it unique:\n${
+              showPlaces(after, places)
+            }`,
+          );
+        }
+        if (places.length === 0) {
+          throw failed(`old_string was not found. ${explainMissing(after, old)}`);
+        }
+        const [place] = places;
+        const first = lineOf(after, place.start);
+        const last = lineOf(after, Math.max(place.start, place.end - 1));
+        loose.push(
+          `${args.edits.length > 1 ? `edit ${index + 1}` : "old_string"} matched lines ${first}${
+            last > first ? `-${last}` : ""
+          } only with whitespace ignored; applied there in the file's own indentation and line endings`,
+        );
+        ignoredWhitespace.push(index + 1);
+        region = widened(region, after, place.start, place.end);
+        after = after.slice(0, place.start) + fitReplacement(after, place, old, replacement) +
+          after.slice(place.end);
+        replacements++;
+        continue;
+      }
+      if (found.length > 1 && !edit.replace_all) {
+        const lines = found.slice(0, 10).map((at) => lineOf(after, at));
+        throw failed(
+          `old_string appears ${found.length} times (at lines ${lines.join(", ")}${
+            found.length > 10 ? ", ..." : ""
+          }). Add surrounding lines to make it unique, or set replace_all.`,
+        );
+      }
+      region = widened(region, after, found[0], found[found.length - 1] + old.length);
+      after = replaceAt(after, found, old.length, replacement);
+      replacements += found.length;
+    }
+    const diff = await unifiedDiff(shown, before, after, region);
+    let note = "";
+    if (!args.dry_run) {
+      // The file's own bytes around the change, and the change encoded as the file is.
+      const { decoded } = file;
+      const bomBytes = decoded.bom ? (decoded.encoding === "utf-8" ? 3 : 2) : 0;
+      const pieces = splicedBytes(
+        {
+          bytes: file.bytes,
+          text: decoded.text,
+          encoding: decoded.encoding,
+          bomBytes,
+          crlf: file.crlf,
+        },
+        before,
+        after,
+        region,
+      );
+      note = (await tx.replace(file, pieces)).note;
+    }
+    const verb = args.dry_run ? "Would edit" : "Edited";
+    return {
+      content: `${verb} ${shown}: ${replacements} replacement${replacements === 1 ? "" : "s"}` +
+        `${args.dry_run ? " (dry run: nothing written)" : ""}${note}${
+          loose.map((line) => `\nNote: ${line}.`).join("")
+        }\n\n${diff}`,
+      structured: {
+        path: shown,
+        replacements,
+        written: !args.dry_run,
+        ...(ignoredWhitespace.length ? { ignoredWhitespace } : {}),
+      },
+    };
+  });
+}
 
 /**
  * A unified diff of the change, bounded in time and size: computed on the lines around the

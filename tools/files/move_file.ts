@@ -1,17 +1,8 @@
 import type { Stats } from "node:fs";
-import { basename, dirname, join, sep } from "node:path";
-import { defineTool, ToolError } from "../../mcp/tool/mod.ts";
-import {
-  describeEntry,
-  type Dir,
-  ENTRY_TYPES,
-  entryType,
-  infoIfAny,
-  makeDirectories,
-  resolveEntry,
-  Sandbox,
-  whileChanging,
-} from "../_lib/sandbox/mod.ts";
+import { basename, join } from "node:path";
+import { defineTool, type ToolContext, ToolError } from "../../mcp/tool/mod.ts";
+import { describeEntry, type Dir, ENTRY_TYPES, entryType, isWithin } from "../_lib/sandbox/mod.ts";
+import { transaction } from "../_lib/transaction/mod.ts";
 import { moveAcrossDevices } from "./_lib/move_across_devices.ts";
 import { CHANGES_FILES } from "../_lib/declarations/annotations.ts";
 
@@ -58,97 +49,115 @@ export default defineTool({
     additionalProperties: false,
   },
 
-  run(args, ctx) {
-    return whileChanging(async () => {
-      const sandbox = await Sandbox.of(ctx);
-      const from = await resolveEntry(sandbox, args.source);
-      const to = await resolveEntry(sandbox, args.destination);
-      const [source, destination] = [from.entry, to.entry];
-      const [sourceShown, destinationShown] = [
-        sandbox.display(source),
-        sandbox.display(destination),
-      ];
-      const sourceInfo = await infoIfAny(sandbox, source);
-      if (!sourceInfo) {
-        throw new ToolError(
-          `source ${sourceShown} does not exist. Check the path; list_dir or glob can find it.`,
-        );
-      }
-      if (sandbox.roots.includes(source)) {
-        throw new ToolError(`${sourceShown} is an allowed root; it cannot be moved.`);
-      }
-      if (source === destination) {
-        throw new ToolError(`source and destination are the same path (${sourceShown}).`);
-      }
-      if (sourceInfo.isDirectory() && destination.startsWith(source + sep)) {
-        throw new ToolError(
-          `cannot move ${sourceShown} into itself (${destinationShown}); choose a destination outside it.`,
-        );
-      }
-      const destinationInfo = await infoIfAny(sandbox, destination);
-      if (destinationInfo) {
-        refuseReplacing(
-          sourceInfo,
-          destinationInfo,
-          destinationShown,
-          basename(source),
-          args.overwrite,
-        );
-      } else {
-        await makeDirectories(sandbox, dirname(destination));
-      }
-      if (ctx.signal.aborted) throw new ToolError("not moved: the call was stopped first");
-      let copied = false;
-      // Both ends are opened beneath their root: the rename acts on those two directories'
-      // entries, whatever is renamed meanwhile.
-      const opened: Dir[] = [];
-      try {
-        const from = await sandbox.parent(source);
-        opened.push(from.dir);
-        const into = await sandbox.parent(destination);
-        opened.push(into.dir);
-        try {
-          await from.dir.rename(from.name, into.dir, into.name);
-        } catch (error) {
-          const code = (error as NodeJS.ErrnoException).code;
-          if (code === "ENOTEMPTY" || code === "EEXIST") {
-            throw new ToolError(
-              `${destinationShown} is a directory that is not empty; overwrite replaces only empty ` +
-                "directories. Move its contents away, or choose another destination.",
-            );
-          }
-          if (code !== "EXDEV") {
-            throw new ToolError(
-              `could not move ${sourceShown} to ${destinationShown}: ${(error as Error).message}`,
-            );
-          }
-          await moveAcrossDevices(from, into, sourceShown, destinationShown, ctx.signal);
-          copied = true;
-        }
-      } finally {
-        for (const dir of opened) await dir.close();
-      }
-      const how = [
-        ...(destinationInfo
-          ? [`replaced the ${describeEntry(destinationInfo)} that was there`]
-          : []),
-        ...(copied ? ["copied across filesystems, then the source removed"] : []),
-      ];
-      return {
-        content: `Moved ${sourceShown} to ${destinationShown}${
-          how.length ? ` (${how.join("; ")})` : ""
-        }.`,
-        structured: {
-          source: sourceShown,
-          destination: destinationShown,
-          type: entryType(sourceInfo),
-          overwritten: destinationInfo !== undefined,
-          copied,
-        },
-      };
-    });
-  },
+  run: move,
 });
+
+/** What the model asked move_file for. */
+interface MoveArgs {
+  source: string;
+  destination: string;
+  overwrite?: boolean;
+}
+
+/**
+ * Renames the source into the destination's place through the edit transaction (across
+ * filesystems: copied beside it first, then put in place, then the source removed).
+ */
+function move(args: MoveArgs, ctx: ToolContext) {
+  return transaction(ctx, async (tx) => {
+    const { sandbox } = tx;
+    const from = await tx.target(args.source);
+    const to = await tx.target(args.destination);
+    const [source, destination] = [from.real, to.real];
+    const [sourceShown, destinationShown] = [from.shown, to.shown];
+    const sourceInfo = from.info;
+    if (!sourceInfo) {
+      throw new ToolError(
+        `source ${sourceShown} does not exist. Check the path; list_dir or glob can find it.`,
+      );
+    }
+    if (sandbox.roots.includes(source)) {
+      throw new ToolError(`${sourceShown} is an allowed root; it cannot be moved.`);
+    }
+    if (source === destination) {
+      throw new ToolError(`source and destination are the same path (${sourceShown}).`);
+    }
+    if (sourceInfo.isDirectory() && isWithin(source, destination)) {
+      throw new ToolError(
+        `cannot move ${sourceShown} into itself (${destinationShown}); choose a destination outside it.`,
+      );
+    }
+    const destinationInfo = to.info;
+    if (destinationInfo) {
+      refuseReplacing(
+        sourceInfo,
+        destinationInfo,
+        destinationShown,
+        basename(source),
+        args.overwrite,
+      );
+    } else {
+      await tx.makeParents(to);
+    }
+    if (ctx.signal.aborted) throw new ToolError("not moved: the call was stopped first");
+    let copied = false;
+    // Both ends are opened beneath their root: the rename acts on those two directories'
+    // entries, whatever is renamed meanwhile.
+    const opened: Dir[] = [];
+    try {
+      const leaving = await sandbox.parent(source);
+      opened.push(leaving.dir);
+      const into = await tx.parentOf(to);
+      opened.push(into.dir);
+      try {
+        // In the destination's place, once the journal holds what was there and it is still
+        // what this call saw.
+        await tx.commit(to, into, leaving);
+      } catch (error) {
+        if (error instanceof ToolError) throw error;
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === "ENOTEMPTY" || code === "EEXIST") {
+          throw new ToolError(
+            `${destinationShown} is a directory that is not empty; overwrite replaces only empty ` +
+              "directories. Move its contents away, or choose another destination.",
+          );
+        }
+        if (code !== "EXDEV") {
+          throw new ToolError(
+            `could not move ${sourceShown} to ${destinationShown}: ${(error as Error).message}`,
+          );
+        }
+        await moveAcrossDevices(
+          leaving,
+          into,
+          sourceShown,
+          destinationShown,
+          (temporary) => tx.commit(to, into, { dir: into.dir, name: temporary }),
+          ctx.signal,
+        );
+        copied = true;
+      }
+    } finally {
+      for (const dir of opened) await dir.close();
+    }
+    const how = [
+      ...(destinationInfo ? [`replaced the ${describeEntry(destinationInfo)} that was there`] : []),
+      ...(copied ? ["copied across filesystems, then the source removed"] : []),
+    ];
+    return {
+      content: `Moved ${sourceShown} to ${destinationShown}${
+        how.length ? ` (${how.join("; ")})` : ""
+      }.`,
+      structured: {
+        source: sourceShown,
+        destination: destinationShown,
+        type: entryType(sourceInfo),
+        overwritten: destinationInfo !== undefined,
+        copied,
+      },
+    };
+  });
+}
 
 /** Refuses a move that would put one kind of entry in place of another, or overwrite unasked. */
 function refuseReplacing(

@@ -1,16 +1,9 @@
-import { defineTool, ToolError } from "../../mcp/tool/mod.ts";
-import {
-  assertWritable,
-  hardLinkNote,
-  Sandbox,
-  whileChanging,
-  writeFileAtomic,
-} from "../_lib/sandbox/mod.ts";
+import { defineTool, type ToolContext } from "../../mcp/tool/mod.ts";
+import { transaction } from "../_lib/transaction/mod.ts";
 import { CHANGES_FILES } from "../_lib/declarations/annotations.ts";
 import { FORCE_PROPERTY, pathProperty } from "../_lib/declarations/path_properties.ts";
-import { decodeText, encodeText } from "../_lib/text/text.ts";
-import { assertUnchanged, editableFile } from "./_lib/edited_file.ts";
-import { editNotebook } from "./_lib/notebook_cells.ts";
+import { encodeText } from "../_lib/text/text.ts";
+import { type CellEdit, editNotebook } from "./_lib/notebook_cells.ts";
 
 /** Characters of the changed cell's source shown in the result. */
 const MAX_SHOWN_CHARS = 2_000;
@@ -62,75 +55,58 @@ export default defineTool({
     additionalProperties: false,
   },
 
-  run(args, ctx) {
-    return whileChanging(async () => {
-      const sandbox = await Sandbox.of(ctx);
-      const { real, exists } = await sandbox.resolve(args.path);
-      const shown = sandbox.display(real);
-      const info = await editableFile(sandbox, { real, exists, shown }, {
-        tool: "notebook_edit",
-        create: "create a notebook with write_file",
-        instead: "use a script instead",
-      });
-      await assertWritable(real, shown);
-      const handle = await sandbox.openForReading(real);
-      const content = await handle.readFile().finally(() => handle.close());
-      const decoded = decodeText(content);
-      if (!decoded || decoded.invalid > 0) {
-        throw new ToolError(`${shown} is not a text file; it cannot be a notebook`);
-      }
-      const action = args.action ?? "replace";
-      const result = editNotebook(decoded.text, shown, { ...args, action });
-      await assertUnchanged(sandbox, real, shown, info);
-      let note = "";
-      try {
-        const written = await writeFileAtomic(
-          real,
-          encodeText(result.text, decoded.encoding, decoded.bom),
-          sandbox,
-          {
-            // The journal then knows what the file holds without reading it back, and may
-            // still be opening the old file for undo.
-            digest: true,
-            beforeRename: () => ctx.writes.replacing(),
-          },
-        );
-        note = hardLinkNote(written.hardLinks);
-      } catch (error) {
-        throw new ToolError(
-          `could not write ${shown}: ${(error as Error).message}. The file was left as it was.`,
-        );
-      }
-      const name = `cell ${result.number}${result.id ? ` (id ${result.id})` : ""}`;
-      const what = action === "delete"
-        ? `Deleted ${name}`
-        : action === "insert"
-        ? `Inserted ${name}`
-        : `Replaced the source of ${name}`;
-      const source = result.source === undefined
-        ? ""
-        : `\n\n${
-          result.source.length > MAX_SHOWN_CHARS
-            ? `${
-              result.source.slice(0, MAX_SHOWN_CHARS)
-            }\n[... cut at ${MAX_SHOWN_CHARS} characters]`
-            : result.source
-        }`;
-      return {
-        content: `${what} of ${shown}; it has ${result.cells} cell${
-          result.cells === 1 ? "" : "s"
-        }.${
-          result.clearedOutputs ? " The cell's outputs and execution count were cleared." : ""
-        }${note}${source}`,
-        structured: {
-          path: shown,
-          action,
-          cell: result.number,
-          ...(result.id ? { id: result.id } : {}),
-          cells: result.cells,
-          clearedOutputs: result.clearedOutputs,
-        },
-      };
-    });
-  },
+  run: editNotebookFile,
 });
+
+/** What the model asked notebook_edit for. */
+type NotebookArgs = Omit<CellEdit, "action"> & {
+  path: string;
+  action?: CellEdit["action"];
+  force?: boolean;
+};
+
+/** Edits one cell of the notebook through the edit transaction. */
+function editNotebookFile(args: NotebookArgs, ctx: ToolContext) {
+  return transaction(ctx, async (tx) => {
+    const target = await tx.target(args.path);
+    const file = await tx.readText(target, {
+      tool: "notebook_edit",
+      create: "create a notebook with write_file",
+      instead: "use a script instead",
+      notText: `${target.shown} is not a text file; it cannot be a notebook`,
+    });
+    const { shown, decoded } = file;
+    const action = args.action ?? "replace";
+    const result = editNotebook(decoded.text, shown, { ...args, action });
+    const { note } = await tx.replace(
+      file,
+      encodeText(result.text, decoded.encoding, decoded.bom),
+    );
+    const name = `cell ${result.number}${result.id ? ` (id ${result.id})` : ""}`;
+    const what = action === "delete"
+      ? `Deleted ${name}`
+      : action === "insert"
+      ? `Inserted ${name}`
+      : `Replaced the source of ${name}`;
+    const source = result.source === undefined
+      ? ""
+      : `\n\n${
+        result.source.length > MAX_SHOWN_CHARS
+          ? `${result.source.slice(0, MAX_SHOWN_CHARS)}\n[... cut at ${MAX_SHOWN_CHARS} characters]`
+          : result.source
+      }`;
+    return {
+      content: `${what} of ${shown}; it has ${result.cells} cell${result.cells === 1 ? "" : "s"}.${
+        result.clearedOutputs ? " The cell's outputs and execution count were cleared." : ""
+      }${note}${source}`,
+      structured: {
+        path: shown,
+        action,
+        cell: result.number,
+        ...(result.id ? { id: result.id } : {}),
+        cells: result.cells,
+        clearedOutputs: result.clearedOutputs,
+      },
+    };
+  });
+}

@@ -8,7 +8,7 @@ import { pathProperty } from "../_lib/declarations/path_properties.ts";
 import { MAX_LINE_CHARS, type Page, readPage } from "./_lib/text_page.ts";
 import { bytes, count } from "../_lib/text/units.ts";
 import { READ_ONLY } from "../_lib/declarations/annotations.ts";
-import { rememberRead } from "./_lib/seen_files.ts";
+import { rememberRead } from "../_lib/transaction/mod.ts";
 import { tailStart } from "./_lib/tail_lines.ts";
 import { DOCUMENT_SCHEMA, readDocument } from "./_lib/documents.ts";
 

@@ -1,19 +1,7 @@
-import { constants } from "node:fs";
-import { readlink } from "node:fs/promises";
-import { dirname, join, resolve } from "node:path";
-import { defineTool, ToolError } from "../../mcp/tool/mod.ts";
-import {
-  assertWritable,
-  describeEntry,
-  type Entry,
-  hardLinkNote,
-  makeDirectories,
-  O_NONBLOCK,
-  resolveEntry,
-  Sandbox,
-  whileChanging,
-  writeFileAtomic,
-} from "../_lib/sandbox/mod.ts";
+import { join } from "node:path";
+import { defineTool, type ToolContext, ToolError } from "../../mcp/tool/mod.ts";
+import { describeEntry } from "../_lib/sandbox/mod.ts";
+import { transaction } from "../_lib/transaction/mod.ts";
 import { FORCE_PROPERTY, pathProperty } from "../_lib/declarations/path_properties.ts";
 import { bytes, count } from "../_lib/text/units.ts";
 import { CHANGES_FILES } from "../_lib/declarations/annotations.ts";
@@ -26,9 +14,6 @@ import { Buffer } from "node:buffer";
  * digest taken while the disk takes it. Past this, chunks keep a second copy out of memory.
  */
 const WHOLE_UNITS = 8 << 20;
-
-/** Symlinks followed at most when the target of a link does not exist yet. */
-const MAX_LINK_HOPS = 8;
 
 export default defineTool({
   name: "write_file",
@@ -75,159 +60,89 @@ export default defineTool({
     additionalProperties: false,
   },
 
-  run(args, ctx) {
-    return whileChanging(async () => {
-      const sandbox = await Sandbox.of(ctx);
-      if (/(^|\/)(\.{1,2})?$/.test(args.path.replace(/\/+$/, "/"))) {
-        throw new ToolError(
-          `${quoted(args.path)} ends with a slash (or . or ..): it names a directory. Give the ` +
-            "path of a file, without a trailing slash.",
-        );
-      }
-      const target = await writeTarget(sandbox, args.path);
-      const shown = sandbox.display(target.real);
-      let previousBytes: number | null = null;
-      let createdDirectory: string | undefined;
-      if (target.exists) {
-        const info = await sandbox.info(target.real);
-        if (info.isDirectory()) {
-          throw new ToolError(
-            `${shown} is a directory; give the path of a file, e.g. ${join(shown, "name.txt")}.`,
-          );
-        }
-        if (!info.isFile()) {
-          throw new ToolError(
-            `${shown} is a ${
-              describeEntry(info)
-            }, not a regular file; write_file writes regular files only.`,
-          );
-        }
-        previousBytes = info.size;
-        await assertWritable(target.real, shown);
-      } else {
-        createdDirectory = await makeDirectories(sandbox, dirname(target.real));
-      }
-      // A replacement up to WHOLE_UNITS is encoded once and written in one call; a larger one
-      // (and an append) is encoded in chunks as it is written, only counted here.
-      const whole = args.mode !== "append" && args.content.length <= WHOLE_UNITS
-        ? Buffer.from(args.content, "utf8")
-        : undefined;
-      const size = whole?.length ?? Buffer.byteLength(args.content, "utf8");
-      if (ctx.signal.aborted) throw new ToolError("not written: the call was stopped first");
-      /** The result for a file written: `summary`, and the directory made for it if any. */
-      const written = (summary: string) => ({
-        content: createdDirectory
-          ? `${summary}\nCreated the directory ${sandbox.display(createdDirectory)} for it.`
-          : summary,
-        structured: {
-          path: shown,
-          created: previousBytes === null,
-          bytes: size,
-          previousBytes,
-          createdDirectory: createdDirectory ? sandbox.display(createdDirectory) : null,
-        },
-      });
-      if (args.mode === "append") {
-        await appendBeneath(sandbox, target.real, utf8Chunks(args.content), shown);
-        const total = (previousBytes ?? 0) + size;
-        const summary = `${previousBytes === null ? "Created" : "Appended to"} ${shown}: ${
-          bytes(size)
-        } added, ${bytes(total)} now.`;
-        return written(summary);
-      }
-      let note = "";
-      let lines = 0;
-      try {
-        const content = whole ?? utf8Chunks(args.content);
-        const written = await writeFileAtomic(target.real, content, sandbox, {
-          // The journal then knows what the file holds without reading it back.
-          digest: true,
-          meanwhile: () => (lines = lineCount(args.content)),
-          // The journal may still be opening the old file for undo.
-          beforeRename: () => ctx.writes.replacing(),
-        });
-        note = hardLinkNote(written.hardLinks);
-      } catch (error) {
-        throw new ToolError(
-          `could not write ${shown}: ${(error as Error).message}. ${
-            target.exists ? "The file was left as it was." : "No file was created."
-          }`,
-        );
-      }
-      const sized = `${bytes(size)}${size >= 1024 ? ` (${count(size)} bytes)` : ""}`;
-      const summary = previousBytes === null
-        ? `Created ${shown}: ${sized}, ${count(lines)} line${lines === 1 ? "" : "s"}.`
-        : `Overwrote ${shown}: ${sized}, ${count(lines)} line${lines === 1 ? "" : "s"} (it held ${
-          bytes(previousBytes)
-        })${note}.`;
-      return written(summary);
-    });
-  },
+  run: writeFile,
 });
 
-/**
- * Appends to the file at `real` through a descriptor opened in its held parent: O_APPEND, no
- * link followed, created when missing, and only ever a regular file (a FIFO swapped in fails
- * the non-blocking open or the check).
- */
-async function appendBeneath(
-  sandbox: Sandbox,
-  real: string,
-  chunks: Iterable<Uint8Array>,
-  shown: string,
-): Promise<void> {
-  let handle;
-  const { dir, name } = await sandbox.parent(real);
-  try {
-    handle = await dir.open(
-      name,
-      constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | O_NONBLOCK,
-      0o666,
-    );
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new ToolError(
-      code === "ELOOP" || code === "EMLINK"
-        ? `${shown} changed while it was being opened; try again`
-        : `could not append to ${shown}: ${(error as Error).message}`,
-    );
-  } finally {
-    await dir.close();
-  }
-  try {
-    const info = await handle.stat();
-    if (!info.isFile()) {
-      throw new ToolError(`${shown} is not a regular file; nothing was appended.`);
-    }
-    // Appending changes the file in place, under every name it has, and its other names may be
-    // outside the allowed roots: refused (a replacement changes only this name).
-    if (info.nlink > 1) {
-      throw new ToolError(
-        `${shown} has ${info.nlink} hard links; append would change them all (their other ` +
-          `names may be outside the allowed roots). Nothing was appended; use write_file ` +
-          `(mode "overwrite") with the whole new content to replace it under this name only.`,
-      );
-    }
-    for (const chunk of chunks) await handle.writeFile(chunk);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
+/** What the model asked write_file for. */
+interface WriteArgs {
+  path: string;
+  content: string;
+  mode?: "overwrite" | "append";
+  force?: boolean;
 }
 
 /**
- * Where a write to `path` lands. Sandbox.resolve already follows symlinks whose target exists;
- * a link to a file not yet created is followed here, each hop checked by the sandbox.
+ * Writes `content` to the file, through a link to its target (the transaction's one resolution
+ * follows a link to a file not made yet too): replaced whole, or appended to.
  */
-async function writeTarget(sandbox: Sandbox, path: string): Promise<Entry> {
-  let at = await resolveEntry(sandbox, path);
-  for (let hops = 0; at.link && !at.exists; hops++) {
-    if (hops === MAX_LINK_HOPS) {
+function writeFile(args: WriteArgs, ctx: ToolContext) {
+  return transaction(ctx, async (tx) => {
+    const { sandbox } = tx;
+    if (/(^|\/)(\.{1,2})?$/.test(args.path.replace(/\/+$/, "/"))) {
       throw new ToolError(
-        `${path} leads through more than ${MAX_LINK_HOPS} symlinks; write to the final path instead.`,
+        `${quoted(args.path)} ends with a slash (or . or ..): it names a directory. Give the ` +
+          "path of a file, without a trailing slash.",
       );
     }
-    at = await resolveEntry(sandbox, resolve(dirname(at.entry), await readlink(at.entry)));
-  }
-  return at;
+    const target = await tx.target(args.path);
+    const { shown, info } = target;
+    let previousBytes: number | null = null;
+    let createdDirectory: string | undefined;
+    if (info) {
+      if (info.isDirectory()) {
+        throw new ToolError(
+          `${shown} is a directory; give the path of a file, e.g. ${join(shown, "name.txt")}.`,
+        );
+      }
+      if (!info.isFile()) {
+        throw new ToolError(
+          `${shown} is a ${
+            describeEntry(info)
+          }, not a regular file; write_file writes regular files only.`,
+        );
+      }
+      previousBytes = info.size;
+    } else {
+      createdDirectory = await tx.makeParents(target);
+    }
+    // A replacement up to WHOLE_UNITS is encoded once and written in one call; a larger one
+    // (and an append) is encoded in chunks as it is written, only counted here.
+    const whole = args.mode !== "append" && args.content.length <= WHOLE_UNITS
+      ? Buffer.from(args.content, "utf8")
+      : undefined;
+    const size = whole?.length ?? Buffer.byteLength(args.content, "utf8");
+    if (ctx.signal.aborted) throw new ToolError("not written: the call was stopped first");
+    /** The result for a file written: `summary`, and the directory made for it if any. */
+    const written = (summary: string) => ({
+      content: createdDirectory
+        ? `${summary}\nCreated the directory ${sandbox.display(createdDirectory)} for it.`
+        : summary,
+      structured: {
+        path: shown,
+        created: previousBytes === null,
+        bytes: size,
+        previousBytes,
+        createdDirectory: createdDirectory ? sandbox.display(createdDirectory) : null,
+      },
+    });
+    if (args.mode === "append") {
+      await tx.append(target, utf8Chunks(args.content));
+      const total = (previousBytes ?? 0) + size;
+      const summary = `${previousBytes === null ? "Created" : "Appended to"} ${shown}: ${
+        bytes(size)
+      } added, ${bytes(total)} now.`;
+      return written(summary);
+    }
+    let lines = 0;
+    const { note } = await tx.replace(target, whole ?? utf8Chunks(args.content), {
+      meanwhile: () => (lines = lineCount(args.content)),
+    });
+    const sized = `${bytes(size)}${size >= 1024 ? ` (${count(size)} bytes)` : ""}`;
+    const summary = previousBytes === null
+      ? `Created ${shown}: ${sized}, ${count(lines)} line${lines === 1 ? "" : "s"}.`
+      : `Overwrote ${shown}: ${sized}, ${count(lines)} line${lines === 1 ? "" : "s"} (it held ${
+        bytes(previousBytes)
+      })${note}.`;
+    return written(summary);
+  });
 }

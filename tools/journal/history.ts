@@ -6,7 +6,7 @@ import { flushJournal, journalHook } from "./_lib/recorder.ts";
 import { pageNotes, projectPage } from "./_lib/query.ts";
 import { REVIEW_URI } from "./_lib/review.ts";
 import { viewerOf } from "./_lib/session.ts";
-import { observedHook, observedShutdown } from "./_lib/observed/mod.ts";
+import { observedShutdown } from "./_lib/observed/mod.ts";
 
 const history = defineTool({
   name: "history",
@@ -42,4 +42,4 @@ const history = defineTool({
 /** The journal's queued lines are written out on an orderly stop (a crash would lose them). */
 const journalFlush = defineShutdownHook({ name: "journal flush", run: (ms) => flushJournal(ms) });
 
-export default [history, observedHook, journalHook, journalFlush, observedShutdown];
+export default [history, journalHook, journalFlush, observedShutdown];

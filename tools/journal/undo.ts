@@ -1,13 +1,14 @@
-import { defineTool, type ToolContext, ToolError } from "../../mcp/tool/mod.ts";
+import { defineTool, type RunTimeWrite, type ToolContext, ToolError } from "../../mcp/tool/mod.ts";
 import { CHANGES_FILES } from "../_lib/declarations/annotations.ts";
-import { Sandbox, whileChanging } from "../_lib/sandbox/mod.ts";
+import { callSandbox, transaction } from "../_lib/transaction/mod.ts";
 import { projectStateDir } from "../_lib/state.ts";
-import { type Change, type Entry, journalPath } from "./_lib/journal.ts";
+import { type Change, type Entry, journalPath, type PathState } from "./_lib/journal.ts";
 import { flushJournal, reportUndo } from "./_lib/recorder.ts";
 import { chooseTargets } from "./_lib/undo_targets.ts";
 import { sessionLabel, type Viewer, viewerOf } from "./_lib/session.ts";
 import { holdUndoLock, releaseUndoLock } from "./_lib/undo_lock.ts";
-import { pruneNow } from "./_lib/snapshots.ts";
+import { pinBlobs, pruneNow } from "./_lib/snapshots.ts";
+import { loadManifest } from "./_lib/tree_manifest.ts";
 import { apply, StoppedAfterRemoving } from "./_lib/undo_apply.ts";
 import { planChange, planMove, type Step, type Undoing } from "./_lib/undo_steps.ts";
 import { REVIEW_URI } from "./_lib/review.ts";
@@ -18,7 +19,8 @@ export default defineTool({
     "`count`, or history `id`); `force` overrides a changed path.",
   annotations: CHANGES_FILES,
   ui: { resourceUri: REVIEW_URI },
-  // The paths its journal entries name: it keeps and reports them itself (Undone).
+  // The paths its journal entries name, named before any changes: it keeps what they hold
+  // itself, and reports what it did (reportUndo).
   writes: { atRunTime: true },
   input: {
     type: "object",
@@ -29,41 +31,83 @@ export default defineTool({
     },
     additionalProperties: false,
   },
-  async run(args, ctx) {
-    if (!ctx.config.journal.enabled) {
-      throw new ToolError("the journal is off (journal.enabled), so there is nothing to undo");
-    }
-    const sandbox = await Sandbox.of(ctx);
-    const projectDir = await projectStateDir(ctx.state.dir, sandbox.base);
-    // One undo at a time on this project, whichever server: held until this undo's line is
-    // journaled (the recorder gives it back), so a second undo of the same call reads it.
-    await holdUndoLock(projectDir, ctx.writes);
-    let reported = false;
-    const report = (undid: string[], changes: Change[], noRedo: string[]) => {
-      reportUndo(ctx, undid, changes, noRedo.length ? noRedo.join("; ") : undefined);
-      reported = true;
-    };
-    try {
-      // This server's queued lines first; the undo store within its budget (pruned lazily).
-      await flushJournal();
-      await pruneNow(projectDir, ctx.config.journal.undoBudgetBytes);
-      const count = Math.max(1, Math.min(args.count ?? 1, 50));
-      const viewer = viewerOf(ctx);
-      const targets = await chooseTargets(journalPath(projectDir), viewer, args.id, count);
-      // What each path holds now is kept as it is checked, so this undo can be undone too (a
-      // blob left by an undo refused further on is only pruned later).
-      const u: Undoing = {
-        sandbox,
-        projectDir,
-        keep: { projectDir, budget: ctx.config.journal.undoBudgetBytes },
-        force: args.force === true,
-      };
-      return await undoCalls(u, targets, viewer, ctx, report);
-    } finally {
-      if (!reported) releaseUndoLock(ctx.writes);
-    }
-  },
+  run: undo,
 });
+
+/** What the model asked undo for. */
+interface UndoArgs {
+  count?: number;
+  id?: string;
+  force?: boolean;
+}
+
+/** Undoes the calls the arguments name, all or nothing, journaled so it can be undone in turn. */
+async function undo(args: UndoArgs, ctx: ToolContext) {
+  if (!ctx.config.journal.enabled) {
+    throw new ToolError("the journal is off (journal.enabled), so there is nothing to undo");
+  }
+  const sandbox = await callSandbox(ctx);
+  const projectDir = await projectStateDir(ctx.state.dir, sandbox.base);
+  // One undo at a time on this project, whichever server: held until this undo's line is
+  // journaled (the recorder gives it back), so a second undo of the same call reads it.
+  await holdUndoLock(projectDir, ctx.writes);
+  let reported = false;
+  const report = (undid: string[], changes: Change[], noRedo: string[]) => {
+    reportUndo(ctx, undid, changes, noRedo.length ? noRedo.join("; ") : undefined);
+    reported = true;
+  };
+  try {
+    // This server's queued lines first; the undo store within its budget (pruned lazily).
+    await flushJournal();
+    await pruneNow(projectDir, ctx.config.journal.undoBudgetBytes);
+    const count = Math.max(1, Math.min(args.count ?? 1, 50));
+    const viewer = viewerOf(ctx);
+    const targets = await chooseTargets(journalPath(projectDir), viewer, args.id, count);
+    // What it restores stays in the store while it works, whatever its own keeping prunes.
+    const release = await pinWhatIsRestored(projectDir, targets);
+    try {
+      return await transaction(ctx, (tx) => {
+        // What each path holds now is kept as it is checked, so this undo can be undone too (a
+        // blob left by an undo refused further on is only pruned later).
+        const u: Undoing = {
+          sandbox,
+          projectDir,
+          keep: { projectDir, budget: ctx.config.journal.undoBudgetBytes },
+          force: args.force === true,
+          tx,
+          targets: new Map(),
+        };
+        return undoCalls(u, targets, viewer, ctx, report);
+      });
+    } finally {
+      release();
+    }
+  } finally {
+    if (!reported) releaseUndoLock(ctx.writes);
+  }
+}
+
+/**
+ * Pins every blob the undone calls' earlier states need (files, and trees with their files)
+ * against pruning until the undo is over: keeping what each path holds now adds to the store,
+ * and the prune that starts then must not drop what is about to be restored.
+ */
+async function pinWhatIsRestored(projectDir: string, entries: Entry[]): Promise<() => void> {
+  const befores = entries.flatMap((entry) => (entry.changes ?? []).map((c) => c.before));
+  const releases = [pinBlobs(
+    projectDir,
+    befores.flatMap((b) => b.kind === "file" ? [b.sha] : b.kind === "tree" ? [b.manifest] : []),
+  )];
+  for (const before of befores) {
+    if (before.kind !== "tree" || !before.content) continue;
+    const manifest = await loadManifest(projectDir, before.manifest);
+    const files = (manifest?.items ?? []).flatMap((item) =>
+      item.t === "f" && typeof item.s === "string" ? [item.s] : []
+    );
+    releases.push(pinBlobs(projectDir, files));
+  }
+  return () => releases.forEach((release) => release());
+}
 
 /** Checks every change of `targets`, then restores them; `report` journals what was done. */
 async function undoCalls(
@@ -73,8 +117,9 @@ async function undoCalls(
   ctx: ToolContext,
   report: (undid: string[], changes: Change[], noRedo: string[]) => void,
 ) {
-  // Alone among the file tools: trees are walked, removed and renamed.
-  const { mine, lines, noRedo } = await whileChanging(async () => {
+  // Under the transaction's lock, alone among the file tools: trees are walked, removed and
+  // renamed.
+  const { mine, lines, noRedo } = await (async () => {
     const plan: Step[] = [];
     const mine: Change[] = [];
     const lines: string[] = [];
@@ -82,6 +127,10 @@ async function undoCalls(
     try {
       // Everything is checked before anything is restored.
       await planAll(u, targets, plan);
+      // Then named (the hooks hear of every path before it changes), the transaction's targets.
+      for (const target of await u.tx.name(plan.flatMap(namedPaths))) {
+        u.targets.set(target.real, target);
+      }
       for (const step of plan) {
         try {
           ctx.signal.throwIfAborted();
@@ -114,7 +163,7 @@ async function undoCalls(
       for (const step of plan) await step.blob?.close().catch(() => {});
     }
     return { mine, lines, noRedo };
-  });
+  })();
   const undid = targets.map((e) => e.id);
   report(undid, mine, noRedo);
   const note = noRedo.length ? `\n(This undo cannot itself be undone: ${noRedo.join("; ")}.)` : "";
@@ -127,6 +176,22 @@ async function undoCalls(
       ).join(", ")
     }):\n${lines.join("\n")}${note}`,
   };
+}
+
+/**
+ * The paths a step changes, as undo names them: each entry itself (never where a link leads), kept
+ * by undo (it kept what is there as it checked it).
+ */
+function namedPaths(step: Step): RunTimeWrite[] {
+  const named = (path: string, to: PathState): RunTimeWrite => ({
+    path,
+    kind: to.kind === "absent" ? "removes" : "replaces",
+    link: true,
+    kept: true,
+  });
+  const paths = [named(step.change.path, step.change.before)];
+  if (step.move) paths.push(named(step.move.to, { kind: "absent" }));
+  return paths;
 }
 
 /** Checks every change of `targets` (nothing is changed yet), adding each step to `plan`. */

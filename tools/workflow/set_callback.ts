@@ -40,6 +40,7 @@ export function setCallbackTool(
 ): [Tool, ToolHook] {
   const reminders = defineToolHook({
     name: "set_callback reminders",
+    phase: "observe",
     after(result, ctx) {
       const text = ctx && callbacksOf(ctx.session).takeReminders();
       if (text) result.content.push({ type: "text", text });

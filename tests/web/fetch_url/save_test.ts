@@ -11,6 +11,7 @@ import { gzipSync } from "node:zlib";
 import { CallWrites, type ToolContext } from "../../../mcp/tool/mod.ts";
 import { defaultSettings, type Settings } from "../../../config/settings.ts";
 import { fetchToFile } from "../../../tools/web/_lib/save_body.ts";
+import fetchUrl from "../../../tools/web/fetch_url.ts";
 import { scratchDir } from "../../helpers/file_tools.ts";
 import { type LocalServer, serveLocally } from "../local_site.ts";
 
@@ -41,13 +42,14 @@ before(async () => {
 
 after(() => server.close());
 
-function context(root: string, settings: Partial<Settings> = {}): ToolContext {
+/** A call of fetch_url saving to `path`: its writes declared as fetch_url declares them. */
+function context(root: string, path: string, settings: Partial<Settings> = {}): ToolContext {
   const config = { ...defaultSettings(), allowPrivateNetwork: true, ...settings };
   return {
     config,
     signal: new AbortController().signal,
     roots: () => Promise.resolve([root]),
-    writes: new CallWrites(undefined, {}),
+    writes: new CallWrites(fetchUrl.writes, { url: "http://127.0.0.1/", save_to: path }),
   } as unknown as ToolContext;
 }
 
@@ -56,7 +58,7 @@ const save = (root: string, url: string, path: string, settings?: Partial<Settin
     `${server.base}${url}`,
     path,
     { timeoutMs: 5000, render: false },
-    context(root, settings),
+    context(root, path, settings),
   );
 
 test("the body is written byte for byte, with its type and size in the result", async () => {

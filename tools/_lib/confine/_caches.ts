@@ -7,6 +7,7 @@
  */
 import { closeSync, existsSync, lstatSync, openSync } from "node:fs";
 import { join } from "node:path";
+import { isWithin } from "../sandbox/mod.ts";
 
 /** One tool's cache: where it is, and the variable that moves it (when there is one). */
 interface Cache {
@@ -110,7 +111,7 @@ function ensureFile(path: string): boolean {
 export function cachePlan({ home, env, mode, temp }: CacheInput): CachePlan {
   const plan: CachePlan = { writable: [], writableFiles: [], env: {}, shown: [] };
   const shortened = (path: string) =>
-    path.startsWith(home + "/") ? `~${path.slice(home.length)}` : path;
+    path !== home && isWithin(home, path) ? `~${path.slice(home.length)}` : path;
   for (const cache of caches(home, env)) {
     const moved = join(temp, "caches", cache.tool.replace(/ /g, "-"));
     if (mode === "shared" && isDirectory(cache.path)) {

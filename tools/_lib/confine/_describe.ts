@@ -10,6 +10,7 @@ import type { Settings } from "../../../config/settings.ts";
 import { gitProtection } from "./_git.ts";
 import { landlockGaps, LOST_WITHOUT_NAMESPACES, type Mechanism, mechanism } from "./_mechanism.ts";
 import { confinedMode, policyFor, realRoots, within } from "./_policy.ts";
+import { isWithin } from "../sandbox/mod.ts";
 
 export interface SandboxStatus {
   /** The mode in force for every process toolhost starts. */
@@ -43,7 +44,7 @@ function mechanismName(mech: Mechanism): string {
 }
 
 const shortened = (path: string, home: string) =>
-  path === home ? "~" : path.startsWith(home + "/") ? `~${path.slice(home.length)}` : path;
+  path === home ? "~" : isWithin(home, path) ? `~${path.slice(home.length)}` : path;
 
 /** The last answers, for a second: a client polling list_roots must not stat the list each time. */
 const recent = new Map<string, { at: number; status: Promise<SandboxStatus> }>();

@@ -4,10 +4,11 @@
  * from the settings, the roots and the session; the mechanism (_linux.ts, _seatbelt.ts) applies it.
  */
 import { existsSync, mkdirSync, realpathSync } from "node:fs";
-import { dirname, join, sep } from "node:path";
+import { dirname, join } from "node:path";
 import type { Settings } from "../../../config/settings.ts";
 import { cachePlan } from "./_caches.ts";
 import { type Hidden, hiddenPaths } from "./_hidden.ts";
+import { isWithin } from "../sandbox/mod.ts";
 
 /**
  * `command`: bash, bash_background, custom command tools, the login shell. `language-server`:
@@ -65,8 +66,7 @@ export function confinedMode(settings: Readonly<Settings>): ConfinedMode | "off"
 
 /** Whether `path` is `place` or lies beneath it. */
 export function within(path: string, place: string): boolean {
-  if (place === sep) return path.startsWith(sep);
-  return path === place || path.startsWith(place.endsWith(sep) ? place : place + sep);
+  return isWithin(place, path);
 }
 
 /** The roots as real paths (a root that is gone allows nothing), each once. */

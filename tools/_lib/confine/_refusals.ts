@@ -11,6 +11,7 @@ import { dirname, isAbsolute, resolve } from "node:path";
 import { bounded } from "../../../config/quote.ts";
 import { shownName } from "../text/shown_name.ts";
 import { type Policy, type Protected, within } from "./_policy.ts";
+import { isWithin } from "../sandbox/mod.ts";
 
 /** Lines explained at most, and characters of one path shown. */
 const MAX_LINES = 5;
@@ -146,7 +147,7 @@ export function explainRefusals(
       const refused = refusalOf(policy, path, error, git);
       if (!refused) continue;
       seen.add(path);
-      const shown = path.startsWith(home + "/") ? `~${path.slice(home.length)}` : path;
+      const shown = path !== home && isWithin(home, path) ? `~${path.slice(home.length)}` : path;
       lines.push(
         `sandbox: refused ${refused.verb} ${
           bounded(shownName(shown), PATH_CHARS)

@@ -20,7 +20,7 @@ export function pathOrRootProperty(what: string) {
 
 /**
  * The `force` argument of the tools that replace a file (their `writes.force`): overwrite a file
- * changed since this session last read it (tools/files/seen_files.ts refuses otherwise).
+ * changed since this session last read it (the edit transaction's check refuses otherwise).
  */
 export const FORCE_PROPERTY = {
   type: "boolean",

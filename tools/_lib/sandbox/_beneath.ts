@@ -21,6 +21,7 @@ import {
   closeSync,
   constants,
   existsSync,
+  fstat,
   lstatSync,
   openSync,
   readdirSync,
@@ -28,6 +29,7 @@ import {
   type Stats,
 } from "node:fs";
 import {
+  chmod,
   type FileHandle,
   lstat,
   mkdir,
@@ -42,7 +44,7 @@ import {
 import { join } from "node:path";
 import process from "node:process";
 import type { Dirent } from "node:fs";
-import { listDirectory, nativeLookups, openDirectoryAt } from "./_beneath_native.ts";
+import { listDirectory, nativeLookups, openDirectoryAt, openEntryAt } from "./_beneath_native.ts";
 
 /** What a walk needs of each entry of a listing: a node Dirent, or beneath_native's own. */
 export type ListedKind = Pick<Dirent, "name" | "isFile" | "isDirectory" | "isSymbolicLink">;
@@ -286,6 +288,59 @@ export class Dir {
     }
   }
 
+  /**
+   * Opens entry `name` for reading: never through a link, and never blocking (a FIFO swapped in
+   * for a file must not hang the caller). What was opened may be anything: check it is a file.
+   */
+  openFile(name: string): Promise<FileHandle> {
+    return this.open(name, constants.O_RDONLY | O_NONBLOCK);
+  }
+
+  /**
+   * openFile() for walks and searches that read thousands of files: a descriptor (close it with
+   * closeSync), opened without waiting on the event loop (straight from this directory's
+   * descriptor where it can, _beneath_native.ts). Throws as openSync does.
+   */
+  openFileSync(name: string): number {
+    const flags = constants.O_RDONLY | O_NOFOLLOW | O_NOFOLLOW_ANY | O_NONBLOCK;
+    const at = this.at(name); // checks that `name` is one entry's name
+    if (this.#handle && nativeLookups()) {
+      const fd = openEntryAt(this.#handle.fd, name, flags);
+      if (fd >= 0) return fd;
+      // Failed (rarely: gone, a link, no permission): again through /proc, for the error's code.
+    }
+    try {
+      return openSync(at, flags);
+    } catch (error) {
+      throw plain(this, error);
+    }
+  }
+
+  /** Creates entry `name` as a new file for writing (never over anything, never through a link). */
+  createFile(name: string, mode = 0o666): Promise<FileHandle> {
+    return this.open(name, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, mode);
+  }
+
+  /**
+   * Opens entry `name` to append to it, creating it when missing: never through a link, never
+   * blocking. What was opened may be anything: check it is a file before writing.
+   */
+  openForAppend(name: string): Promise<FileHandle> {
+    const flags = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | O_NONBLOCK;
+    return this.open(name, flags, 0o666);
+  }
+
+  /** What the directory itself is: by its descriptor where held, else by its path. */
+  async stat(): Promise<Stats> {
+    const held = this.#handle;
+    // Not held (Windows, macOS): looked at by its path, which the walk from the root checked.
+    if (!held) return await lstat(this.self);
+    if (this.#closed) throw new Error(`${this.path} was used after it was closed`);
+    return await new Promise((resolve, reject) =>
+      fstat(held.fd, (error, info) => (error ? reject(plain(this, error)) : resolve(info)))
+    );
+  }
+
   /** What entry `name` is (a link is described, not followed). */
   async lstat(name: string): Promise<Stats> {
     return await lstat(this.at(name)).catch((error) => Promise.reject(plain(this, error)));
@@ -314,6 +369,24 @@ export class Dir {
     const base = root.path.endsWith("/") ? root.path : `${root.path}/`;
     if (rootAt !== root.path || (at !== root.path && !at.startsWith(base))) {
       throw new MovedOutOfRoots(this.path);
+    }
+  }
+
+  /**
+   * Gives the directory itself the permissions `mode` (a copied or restored tree's, once its
+   * content is in). Held: through its descriptor. Not held (macOS): opened by its path without
+   * following a link, so one swapped in is refused rather than its target's mode changed.
+   */
+  async chmod(mode: number): Promise<void> {
+    this.assertBeneath();
+    // Windows cannot open a directory: by its path, which the walk from the root checked.
+    if (WINDOWS) return await chmod(this.self, mode);
+    const unheld = O_DIRECTORY | O_NOFOLLOW | O_NOFOLLOW_ANY;
+    const handle = await open(this.self, constants.O_RDONLY | (this.fd === undefined ? unheld : 0));
+    try {
+      await handle.chmod(mode);
+    } finally {
+      await handle.close();
     }
   }
 

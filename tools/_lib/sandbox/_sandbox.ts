@@ -4,13 +4,13 @@
  * Containment is checked on whole path segments, so /work/app2 is not inside /work/app.
  */
 import { bounded, quoted } from "../../../config/quote.ts";
-import { constants, type Stats } from "node:fs";
+import type { Stats } from "node:fs";
 import { type FileHandle, lstat, realpath } from "node:fs/promises";
 import { homedir } from "node:os";
 import process from "node:process";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { type ToolContext, ToolError } from "../../../mcp/tool/mod.ts";
-import { Dir, NotADirectory, O_NONBLOCK } from "./_beneath.ts";
+import { Dir, NotADirectory } from "./_beneath.ts";
 import { type HeldRoot, heldRoots, inPlace } from "./_held_roots.ts";
 import { pathRulesFor } from "./_path_rules.ts";
 
@@ -20,6 +20,22 @@ import { pathRulesFor } from "./_path_rules.ts";
  * there: the path is resolved (realpath: junctions, symlinks, 8.3 names) and checked, then used.
  */
 const RULES = pathRulesFor(process.platform);
+
+/**
+ * Whether the real path `path` is `dir` or lies inside it, compared on whole segments by this
+ * platform's rules (`/work/app2` is not inside `/work/app`; on Windows without regard to case):
+ * the one place that decides which directory holds a path. For the roots, ask a Sandbox
+ * (`contains`, `rootOf`); this is for other directories (a language server's, a skill's).
+ *
+ * @example
+ * ```ts
+ * isWithin("/work/app", "/work/app/src/a.ts"); // true
+ * isWithin("/work/app", "/work/app2/a.ts"); // false
+ * ```
+ */
+export function isWithin(dir: string, path: string): boolean {
+  return RULES.contains(dir, path);
+}
 
 export interface ResolvedPath {
   /** The path as asked for, made absolute (`~` expanded), symlinks not resolved. */
@@ -87,8 +103,25 @@ export class Sandbox {
     return this.roots[0];
   }
 
+  /** Whether the real path `real` lies in one of the roots (or is one). */
   contains(real: string): boolean {
     return this.roots.some((root) => RULES.contains(root, real));
+  }
+
+  /** The innermost root that holds the real path `real` (nested roots: the deepest), if any. */
+  rootOf(real: string): string | undefined {
+    let found: string | undefined;
+    for (const root of this.roots) {
+      if (RULES.contains(root, real) && (found === undefined || root.length > found.length)) {
+        found = root;
+      }
+    }
+    return found;
+  }
+
+  /** Whether `real` is a root or holds one: a directory a tool must never remove or move. */
+  holdsRoot(real: string): boolean {
+    return this.roots.some((root) => RULES.contains(real, root));
   }
 
   /**
@@ -145,19 +178,14 @@ export class Sandbox {
   }
 
   /** The innermost root that holds `real`, and the components of `real` below it. */
-  #rootOf(real: string): { root: string; parts: string[] } {
-    const root =
-      this.roots.filter((r) => this.#within(r, real)).sort((a, b) => b.length - a.length)[0];
+  #below(real: string): { root: string; parts: string[] } {
+    const root = this.rootOf(real);
     if (root === undefined) {
       throw new ToolError(
         `${real} is outside the allowed roots. Allowed roots: ${this.roots.join(", ")}.`,
       );
     }
     return { root, parts: relative(root, real).split(sep).filter((part) => part !== "") };
-  }
-
-  #within(root: string, real: string): boolean {
-    return RULES.contains(root, real);
   }
 
   /**
@@ -169,7 +197,7 @@ export class Sandbox {
    * `create`) throws NotADirectory, whose `code` is ENOTDIR or ENOENT. Close what it returns.
    */
   async directory(real: string, create = false): Promise<{ dir: Dir; created?: string }> {
-    const { root, parts } = this.#rootOf(real);
+    const { root, parts } = this.#below(real);
     const held = this.held.find((r) => r.path === root)!;
     let dir = await Dir.root(root, held.handle, held).catch(async (error) => {
       throw await this.#changed(real, error);
@@ -243,7 +271,7 @@ export class Sandbox {
       try {
         // Non-blocking: a FIFO swapped in after the caller's stat must not hang the open (and
         // with it the read lock every writer waits on). Reads of regular files are unaffected.
-        handle = await dir.open(name, constants.O_RDONLY | O_NONBLOCK);
+        handle = await dir.openFile(name);
       } finally {
         await dir.close();
       }

@@ -1,8 +1,10 @@
 /**
  * The sandbox: what keeps every file a tool touches inside the allowed roots. Resolve a path
- * with `Sandbox.of(ctx).resolve(path)`, read and write through the directories it holds open,
- * replace files atomically, and take the file lock around a change. The files behind this one
- * are the package's own: import from here. The examples check with `deno check --doc`.
+ * with `Sandbox.of(ctx).resolve(path)` (which root holds it: `contains`, `rootOf`), open files and
+ * directories through the directories it holds open (never following a link on the way), and
+ * take the file lock around a change. Replacing a file's content is the edit transaction's
+ * (tools/_lib/transaction/), built on what is here. The files behind this one are the package's
+ * own: import from here. The examples check with `deno check --doc`.
  *
  * @example Read a file the model named, refusing anything outside the roots
  * ```ts
@@ -24,47 +26,33 @@
  * }
  * ```
  *
- * @example Replace a file atomically, under the lock the other file tools take
+ * @example Which root, or which directory, holds a path: never a prefix check of one's own
  * ```ts
- * import type { ToolContext } from "../../../mcp/tool/mod.ts";
- * import { Sandbox, whileChanging, writeFileAtomic } from "./mod.ts";
+ * import { isWithin, type Sandbox } from "./mod.ts";
  *
- * export async function replaceInside(ctx: ToolContext, path: string, text: string) {
- *   const sandbox = await Sandbox.of(ctx);
- *   const target = await sandbox.resolve(path);
- *   // With the sandbox, the temporary file is made and renamed in the parent directory it holds
- *   // open, so a directory swapped for a link meanwhile cannot send the write outside.
- *   await whileChanging(() =>
- *     writeFileAtomic(target.real, new TextEncoder().encode(text), sandbox)
- *   );
+ * export function innermostRoot(sandbox: Sandbox, real: string): string {
+ *   return sandbox.rootOf(real) ?? sandbox.base; // nested roots: the deepest that holds it
  * }
+ * export const inServerRoot = (root: string, file: string) => isWithin(root, file);
  * ```
  * @module
  */
 
 // Paths: resolved, contained, shown.
-export { type ResolvedPath, Sandbox } from "./_sandbox.ts";
+export { isWithin, type ResolvedPath, Sandbox } from "./_sandbox.ts";
 export { establishRoots } from "./_held_roots.ts";
 export { pathRulesFor } from "./_path_rules.ts";
 // Directories held open, entered one component at a time without following links.
-export {
-  Dir,
-  type ListedKind,
-  MovedOutOfRoots,
-  NotADirectory,
-  O_DIRECTORY,
-  O_NOFOLLOW,
-  O_NOFOLLOW_ANY,
-  O_NONBLOCK,
-} from "./_beneath.ts";
+export { Dir, type ListedKind, MovedOutOfRoots, NotADirectory } from "./_beneath.ts";
 export {
   type EntryLook,
   lookAt,
   modifiedAt,
   nativeLookups,
   nativeLookupsLoaded,
-  openEntryAt,
 } from "./_beneath_native.ts";
+// Files opened by path (toolhost's state, where no directory is held): never blocking.
+export { openByPath, STRICT_READ, temporaryName, UNFOLLOWED_READ } from "./_by_path.ts";
 // What is at a path.
 export {
   describeEntry,
@@ -75,18 +63,9 @@ export {
   infoIfAny,
   resolveEntry,
 } from "./_entries.ts";
-// Writing: directories, atomic replacement, the lock, what we wrote.
+// Changing: directories made beneath the roots, and the lock the file tools take.
 export { makeDirectories } from "./_make_directories.ts";
-export {
-  assertWritable,
-  type Content,
-  hardLinkNote,
-  temporaryName,
-  writeFileAtomic,
-  type WriteOptions,
-} from "./_atomic_write.ts";
 export { whileChanging, whileReading } from "./_file_lock.ts";
-export { writtenDigest } from "./_written_digests.ts";
 // Ignore files, read beneath the roots.
 export {
   IgnoreFileReader,
@@ -94,13 +73,3 @@ export {
   type SkippedIgnoreFile,
   skippedIgnoreNote,
 } from "./_gitignore_read.ts";
-// rg's answers confirmed against the files read again beneath the held directory.
-export {
-  confirms,
-  confirmsBytes,
-  decodeAsRg,
-  HeldReader,
-  heldText,
-  type OpenAt,
-  regularBytes,
-} from "./_grep_held.ts";

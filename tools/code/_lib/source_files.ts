@@ -3,6 +3,7 @@
  * and the walk of a directory for the files tier 1 can parse (.gitignore respected, symbolic
  * links never followed, bounded in entries and time).
  */
+import type { FileHandle } from "node:fs/promises";
 import { ToolError } from "../../../mcp/tool/mod.ts";
 import { IgnoreRules } from "../../_lib/walk/gitignore.ts";
 import type { Sandbox } from "../../_lib/sandbox/mod.ts";
@@ -40,8 +41,15 @@ export class Unparsable extends Error {
   }
 }
 
-/** Reads one source file; throws Unparsable with a sentence when it is not one tier 1 reads. */
-export async function readSource(sandbox: Sandbox, real: string): Promise<SourceText> {
+/**
+ * Reads one source file; throws Unparsable with a sentence when it is not one tier 1 reads.
+ * `open` opens it (through the edit transaction, for an edit); through the sandbox unless given.
+ */
+export async function readSource(
+  sandbox: Sandbox,
+  real: string,
+  open: () => Promise<FileHandle> = () => sandbox.openForReading(real),
+): Promise<SourceText> {
   const shown = sandbox.display(real);
   const lang = languageOf(real);
   if (!lang) {
@@ -49,7 +57,7 @@ export async function readSource(sandbox: Sandbox, real: string): Promise<Source
       `${shown} is not in a language the built-in parser knows (by its extension)`,
     );
   }
-  const handle = await sandbox.openForReading(real);
+  const handle = await open();
   try {
     const info = await handle.stat();
     if (info.size > MAX_PARSE_BYTES) {
@@ -69,11 +77,6 @@ export async function readSource(sandbox: Sandbox, real: string): Promise<Source
   } finally {
     await handle.close();
   }
-}
-
-/** What tells one version of a file from the next: inode, size and modification time. */
-export function versionOf(info: { ino: number; size: number; mtimeMs: number }): string {
-  return `${info.ino}:${info.size}:${info.mtimeMs}`;
 }
 
 function megabytes(bytes: number): string {
@@ -124,4 +127,12 @@ export async function listSources(
     ? `after ${WALK_MS / 1000} s`
     : undefined;
   return { files, stoppedEarly };
+}
+
+/**
+ * What tells one version of a source file from the next, as a cache key (the parse caches', in
+ * memory and on disk): inode, size and modification time.
+ */
+export function versionOf(info: { ino: number; size: number; mtimeMs: number }): string {
+  return `${info.ino}:${info.size}:${info.mtimeMs}`;
 }

@@ -2,6 +2,7 @@
  * Exact-string edits for edit_file: find an old string, count it, replace it literally, and when
  * it is not there, point at the lines that come closest, so the model can correct itself.
  */
+import { lineOf } from "../../_lib/text/lines.ts";
 
 /** Start offsets of every non-overlapping occurrence of `needle`. */
 export function occurrences(haystack: string, needle: string): number[] {
@@ -16,12 +17,7 @@ export function occurrences(haystack: string, needle: string): number[] {
   return found;
 }
 
-/** The 1-based line number of character offset `at`. */
-export function lineOf(text: string, at: number): number {
-  let line = 1;
-  for (let i = text.indexOf("\n"); i !== -1 && i < at; i = text.indexOf("\n", i + 1)) line++;
-  return line;
-}
+export { lineOf } from "../../_lib/text/lines.ts";
 
 /** Replaces the occurrences at `starts` literally: `$&` and friends in `replacement` stay as typed. */
 export function replaceAt(

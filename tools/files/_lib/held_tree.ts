@@ -1,14 +1,12 @@
 /**
- * Walking a directory tree through directories held open (tools/_lib/beneath.ts), for copy_file
- * and delete_file: every entry is looked at, opened, created or removed as an entry of its held
- * parent, subdirectories are entered with O_NOFOLLOW, and a symbolic link is never followed. A
- * subdirectory swapped for a link while the walk runs fails the walk ("changed"); it never leads
- * it outside. Walks are bounded in entries, bytes and depth.
+ * Walking a directory tree through directories held open (the sandbox's Dir), for copy_file and
+ * delete_file: every entry is looked at, opened, created or removed as an entry of its held
+ * parent, subdirectories are entered without following a link, and a symbolic link is never
+ * followed. A subdirectory swapped for a link while the walk runs fails the walk ("changed"); it
+ * never leads it outside. Walks are bounded in entries, bytes and depth.
  */
-import { constants, type Stats } from "node:fs";
-import { open } from "node:fs/promises";
 import { ToolError } from "../../../mcp/tool/mod.ts";
-import { describeEntry, type Dir, NotADirectory, O_NONBLOCK } from "../../_lib/sandbox/mod.ts";
+import { describeEntry, type Dir, NotADirectory } from "../../_lib/sandbox/mod.ts";
 import { bytes, count } from "../../_lib/text/units.ts";
 
 /** What one call may copy or delete below a directory. */
@@ -146,17 +144,13 @@ export async function copyFile(
   tally: Tally,
   signal?: AbortSignal,
 ): Promise<void> {
-  const input = await from.open(name, constants.O_RDONLY | O_NONBLOCK);
+  const input = await from.openFile(name);
   try {
     const info = await input.stat();
     if (!info.isFile()) {
       throw new ToolError(`${from.pathOf(name)} changed during the copy; try again`);
     }
-    const output = await into.open(
-      to,
-      constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL,
-      0o600,
-    );
+    const output = await into.createFile(to, 0o600);
     try {
       const buffer = new Uint8Array(CHUNK);
       for (let position = 0;;) {
@@ -174,17 +168,6 @@ export async function copyFile(
     }
   } finally {
     await input.close();
-  }
-}
-
-/** Gives a directory held open the permissions `info` has (after its content is in). */
-export async function chmodDir(dir: Dir, info: Stats): Promise<void> {
-  dir.assertBeneath();
-  const handle = await open(dir.self, constants.O_RDONLY);
-  try {
-    await handle.chmod(info.mode & 0o7777);
-  } finally {
-    await handle.close();
   }
 }
 
@@ -219,7 +202,7 @@ export async function copyContents(
         const target = await enter(into, name);
         try {
           await copyContents(source, target, tally, shown, signal, depth + 1);
-          await chmodDir(target, info);
+          await target.chmod(info.mode & 0o7777);
         } finally {
           await target.close();
         }

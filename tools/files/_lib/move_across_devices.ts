@@ -1,17 +1,16 @@
 /**
  * A move between filesystems, where rename() fails with EXDEV: copy to a temporary name beside
- * the destination, rename that into place (same filesystem, so atomic), then remove the source.
+ * the destination, put that in place (`put`: the edit transaction's rename, same filesystem, so
+ * atomic), then remove the source.
  * Both ends are entries of directories opened beneath their root (Sandbox.parent), and the copy
  * and the removal walk the held tree (held_tree.ts) on both sides: every entry is read, created
  * or removed as an entry of a directory held open, a symbolic link is copied as a link and never
  * followed, so nothing outside the roots is read, written or removed whatever is renamed
  * meanwhile. Trees are bounded as copy_file's are; timestamps are kept on a moved file.
  */
-import { constants } from "node:fs";
 import { ToolError } from "../../../mcp/tool/mod.ts";
 import { type Dir, temporaryName } from "../../_lib/sandbox/mod.ts";
 import {
-  chmodDir,
   copyContents,
   copyFile,
   measure,
@@ -30,6 +29,7 @@ export async function moveAcrossDevices(
   destination: Entry,
   sourceShown: string,
   destinationShown: string,
+  put: (temporary: string) => Promise<void>,
   signal?: AbortSignal,
 ): Promise<void> {
   const temporary = temporaryName();
@@ -45,7 +45,7 @@ export async function moveAcrossDevices(
     } else if (info.isFile()) {
       made = true;
       await copyFile(source.dir, source.name, destination.dir, temporary, tally, signal);
-      const copy = await destination.dir.open(temporary, constants.O_RDONLY);
+      const copy = await destination.dir.openFile(temporary);
       try {
         await copy.utimes(info.atime, info.mtime);
       } finally {
@@ -62,13 +62,12 @@ export async function moveAcrossDevices(
       const copy = (await destination.dir.child(temporary)).dir;
       opened.push(copy);
       await copyContents(inner, copy, tally, (p) => p, signal);
-      await chmodDir(copy, info);
+      await copy.chmod(info.mode & 0o7777);
     } else {
       throw new ToolError(`${sourceShown} is not a file, directory or link; it cannot be copied`);
     }
-    await destination.dir.rename(temporary, destination.dir, destination.name);
+    await put(temporary);
     made = false;
-    await destination.dir.sync();
   } catch (error) {
     if (made) await removeEntry(destination.dir, temporary).catch(() => {});
     throw new ToolError(

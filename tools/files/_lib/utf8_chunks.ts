@@ -1,6 +1,6 @@
 /**
  * A string as UTF-8 in chunks, for writing a large text without a second whole copy of it in
- * memory: two buffers are filled in turn (writeFileAtomic writes a chunk before it asks for the
+ * memory: two buffers are filled in turn (the atomic write writes a chunk before it asks for the
  * one after next). Lone surrogates become U+FFFD, as TextEncoder makes them.
  */
 

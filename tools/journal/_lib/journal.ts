@@ -5,11 +5,10 @@
  * (journal_scan.ts). A line that does not parse (a crash mid-write) is skipped, never fatal.
  */
 import { randomBytes } from "node:crypto";
-import { constants } from "node:fs";
-import { open, rename, stat } from "node:fs/promises";
+import { rename, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { Buffer } from "node:buffer";
-import { O_NOFOLLOW, O_NONBLOCK } from "../../_lib/sandbox/mod.ts";
+import { openByPath } from "../../_lib/sandbox/mod.ts";
 import { withLock } from "../../_lib/state.ts";
 import { newScan, type Scan, visitNewestFirst } from "./journal_scan.ts";
 
@@ -69,11 +68,7 @@ export async function appendMany(file: string, entries: Entry[], maxBytes: numbe
     }
     // One write with O_APPEND: a crash leaves at most a torn last line, which readers skip.
     // Never through a link, never blocking: a FIFO put there would hold the writer for ever.
-    const handle = await open(
-      file,
-      constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | O_NOFOLLOW | O_NONBLOCK,
-      0o600,
-    );
+    const handle = await openByPath(file, "append", 0o600);
     try {
       if (!(await handle.stat()).isFile()) throw new Error(`${file} is not a regular file`);
       await handle.writeFile(text);

@@ -6,9 +6,8 @@
  * may have been written by anyone who can write there, or torn by a disk: nothing in them is
  * trusted to be small or well formed.
  */
-import { constants } from "node:fs";
-import { type FileHandle, open } from "node:fs/promises";
-import { O_NOFOLLOW, O_NONBLOCK } from "../../_lib/sandbox/mod.ts";
+import type { FileHandle } from "node:fs/promises";
+import { openByPath } from "../../_lib/sandbox/mod.ts";
 import { isOwnerTag } from "../../_lib/owner.ts";
 import type { Change, Entry, PathState } from "./journal_entry.ts";
 
@@ -67,7 +66,7 @@ export async function visitNewestFirst(
 
 /** Opens a journal file only if it is a regular file (a FIFO put there must not hold a read). */
 async function openRegular(file: string): Promise<FileHandle | undefined> {
-  const handle = await open(file, constants.O_RDONLY | O_NONBLOCK | O_NOFOLLOW)
+  const handle = await openByPath(file)
     .catch(() => undefined);
   if (!handle) return undefined;
   if (!(await handle.stat().then((s) => s.isFile(), () => false))) {

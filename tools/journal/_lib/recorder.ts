@@ -8,7 +8,6 @@
  * with it undo); other calls' lines are queued and appended in batches (writer.ts), the reply
  * not waiting for them.
  */
-import { sep } from "node:path";
 import {
   appOnly,
   type CallWrites,
@@ -19,7 +18,8 @@ import {
   type Tool,
   type ToolContext,
 } from "../../../mcp/tool/mod.ts";
-import { resolveEntry, Sandbox } from "../../_lib/sandbox/mod.ts";
+import type { Sandbox } from "../../_lib/sandbox/mod.ts";
+import { callSandbox, writeTargets } from "../../_lib/transaction/mod.ts";
 import { projectStateDir } from "../../_lib/state.ts";
 import { type Change, journalPath, type PathState, type TreeState } from "./journal.ts";
 import { type Keep, pathState } from "./snapshots.ts";
@@ -36,10 +36,14 @@ import { digestAt } from "./tree_compare.ts";
 import { lastLookAtTree } from "../../_lib/tree_witness.ts";
 import { BatchWriter } from "./writer.ts";
 import { entryOf } from "./entry_fields.ts";
-import { takeTurn, type Turn } from "./path_turns.ts";
 import { releaseUndoLock } from "./undo_lock.ts";
 import { callRecorded, callStarted } from "./in_flight.ts";
-import { type CommandChanges, commandChanges, settleObserved } from "./observed/mod.ts";
+import {
+  beginObservation,
+  type CommandChanges,
+  commandChanges,
+  settleObserved,
+} from "./observed/mod.ts";
 
 /** What before() kept of one path, for undo. */
 interface Kept {
@@ -59,7 +63,6 @@ interface Pending {
 interface Journaling {
   /** What was kept before the call (and before each path it named at run time). */
   kept: Promise<Pending | undefined>[];
-  turn?: Turn;
   /** The shape of each tree the call showed just before removing it, by path. */
   removing: Map<string, string>;
 }
@@ -136,7 +139,7 @@ async function journalOfRoots(
   const key = `${ctx.state.dir}\0${rootsKey}`;
   let file = journalsByRoots.get(key);
   if (!file) {
-    file = Sandbox.of(ctx).then(
+    file = callSandbox(ctx).then(
       async (sandbox) => journalPath(await cachedProjectDir(ctx.state.dir, sandbox.base)),
       () => undefined,
     );
@@ -167,13 +170,20 @@ export function reportUndo(
   noUndo?: string,
 ): void {
   ctx.writes.give(undone, { undid, changes, noUndo });
-  ctx.writes.report(changes.map((change) => change.path));
 }
 
+/**
+ * The keep phase: before a call changes what it declared (or names at run time), what undo needs
+ * of each path is kept; once the call is over, its line is written, and the call leaves the line
+ * of calls on its paths (ctx.writes.turn) so the next one's snapshot sees this change.
+ */
 export const journalHook = defineToolHook({
   name: "journal",
+  phase: "keep",
   before(tool: Tool, ctx: ToolContext) {
     if (!ctx.config.journal.enabled) return;
+    // A command's changes are found by comparing the roots around it: kept here as well.
+    if (tool.writes?.observed === true) return beginObservation(tool, ctx);
     const writes = ctx.writes;
     // A tool that names its paths at run time has each kept as it names them.
     if (tool.writes?.atRunTime) {
@@ -192,13 +202,15 @@ export const journalHook = defineToolHook({
         opened = () => --left === 0 && resolve();
       })
       : undefined;
-    // Taken at once, so calls on one path keep the order they came in.
-    const turn = takeTurn(planned.map((write) => write.path));
-    const call: Journaling = { kept: [], turn, removing: new Map() };
+    // The call's place in line on its paths, taken as it arrived: calls on one path are kept in
+    // the order they came in, each snapshot after the change before it is recorded.
+    const turn = writes.turn;
+    const call: Journaling = { kept: [], removing: new Map() };
     writes.give(journaling, call);
     callStarted(call);
     // Kept aside: a failure here must not refuse the call (it is only not undoable).
-    const kept = turn.ready.then(() => snapshot(planned, ctx, call, opened)).catch(
+    const ready = turn && !turn.free ? turn.ready : Promise.resolve();
+    const kept = ready.then(() => snapshot(planned, ctx, call, opened)).catch(
       (error) => {
         ctx.log("warning", `journal: nothing kept for undo of ${tool.name}: ${error.message}`);
         return undefined;
@@ -210,7 +222,7 @@ export const journalHook = defineToolHook({
     const held = Promise.race([early, done]);
     // With no earlier call on its path, the tool starts now: what it reads there is what the
     // snapshot reads, and only its rename must wait. Otherwise it waits for its turn as well.
-    if (!turn.free) return held;
+    if (turn && !turn.free) return held;
     writes.holdReplacing(held);
   },
   finished(call: FinishedCall) {
@@ -232,7 +244,8 @@ export const journalHook = defineToolHook({
         `journal: ${call.tool.name} not recorded: ${(error as Error).message}`,
       );
     }).finally(() => {
-      mine?.turn?.end();
+      // Recorded: the next call on these paths may take its snapshot.
+      writes.leaveLine();
       if (mine) callRecorded(mine);
       // An undo's lock is given back once its line is in the file (undo_lock.ts).
       releaseUndoLock(writes);
@@ -247,13 +260,16 @@ async function keepNamed(
   writes: CallWrites,
   named: readonly PlannedWrite[],
 ): Promise<void> {
+  // A tool that keeps what it changes itself (undo) needs nothing kept here.
+  const keep = named.filter((write) => !write.kept);
+  if (keep.length === 0) return;
   let call = writes.take(journaling);
   if (!call) {
     call = { kept: [], removing: new Map() };
     callStarted(call);
   }
   writes.give(journaling, call);
-  const kept = snapshot(named, ctx, call, () => {}).catch((error) => {
+  const kept = snapshot(keep, ctx, call, () => {}).catch((error) => {
     ctx.log("warning", `journal: nothing kept for undo of ${tool.name}: ${error.message}`);
     return undefined;
   });
@@ -267,14 +283,12 @@ async function snapshot(
   call: Journaling,
   opened: () => void,
 ): Promise<Pending> {
-  const sandbox = await Sandbox.of(ctx);
+  const sandbox = await callSandbox(ctx);
   const projectDir = await cachedProjectDir(ctx.state.dir, sandbox.base);
   const budget = ctx.config.journal.undoBudgetBytes;
   const result: Pending = { sandbox, projectDir, before: [] };
-  for (const write of planned) {
-    const resolved = await resolveEntry(sandbox, write.path).catch(() => undefined);
-    if (!resolved) continue;
-    const path = write.link ? resolved.entry : resolved.real;
+  // Each where the call's one resolution put it (the entry itself for a `link` write).
+  for (const { write, real: path } of await writeTargets(ctx, planned)) {
     const { state, tooBig } = await pathState(
       sandbox,
       path,
@@ -311,7 +325,7 @@ async function treeBefore(
 ): Promise<TreeState | string | undefined> {
   const shown = sandbox.display(path);
   // A root, or a directory holding one, is never deleted or moved: the tool refuses it.
-  if (sandbox.roots.some((root) => root === path || root.startsWith(path + sep))) return undefined;
+  if (sandbox.holdsRoot(path)) return undefined;
   try {
     // Without its tree argument, a tool that removes refuses a directory: nothing to keep.
     if (write.kind === "removes" && write.tree) {
@@ -372,7 +386,7 @@ async function record(
   const observed = await seen?.finish(call, (file, line) => writer.write(file, line, maxBytes));
   const all = mine ? await Promise.all(mine.kept) : [];
   const kept = all.filter((pending) => pending !== undefined);
-  const sandbox = kept[0]?.sandbox ?? await Sandbox.of(call.ctx).catch(() => undefined);
+  const sandbox = kept[0]?.sandbox ?? await callSandbox(call.ctx).catch(() => undefined);
   if (!sandbox) return;
   const projectDir = kept[0]?.projectDir ??
     await cachedProjectDir(call.ctx.state.dir, sandbox.base);

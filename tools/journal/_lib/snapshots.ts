@@ -4,19 +4,10 @@
  * first). Files are read through the sandbox (beneath held roots, never by name).
  */
 import { createHash } from "node:crypto";
-import {
-  constants,
-  type FileHandle,
-  mkdir,
-  open,
-  readdir,
-  rename,
-  rm,
-  stat,
-  utimes,
-} from "node:fs/promises";
+import { type FileHandle, mkdir, open, readdir, rename, rm, stat, utimes } from "node:fs/promises";
 import { join } from "node:path";
-import { type Sandbox, temporaryName, writtenDigest } from "../../_lib/sandbox/mod.ts";
+import { openByPath, type Sandbox, temporaryName } from "../../_lib/sandbox/mod.ts";
+import { writtenDigest } from "../../_lib/transaction/mod.ts";
 import { withLock } from "../../_lib/state.ts";
 import type { PathState } from "./journal.ts";
 
@@ -224,6 +215,43 @@ export async function keepBytes(keep: Keep, bytes: Uint8Array): Promise<string> 
 
 /** Bytes this server kept per blob directory since it last pruned it. */
 const keptSincePrune = new Map<string, number>();
+
+/**
+ * Blobs an undo of this server is about to restore, per blob directory, each with how many undos
+ * want it: a prune leaves them (and does not count them) until they are let go. Without this, an
+ * undo's own keeping of what each path holds now pushes the store past its budget and starts a
+ * prune beside it, which drops the oldest blob: the one the undo is about to open.
+ */
+const pinned = new Map<string, Map<string, number>>();
+
+/**
+ * Pins the blobs `shas` of the project's store against pruning until the returned function is
+ * called (once; again does nothing).
+ *
+ * @example undo, around everything it restores
+ * ```ts
+ * const release = pinBlobs(projectDir, [before.sha]);
+ * try { await restore(); } finally { release(); }
+ * ```
+ */
+export function pinBlobs(projectDir: string, shas: Iterable<string>): () => void {
+  const dir = blobDir(projectDir);
+  let counts = pinned.get(dir);
+  if (!counts) pinned.set(dir, counts = new Map());
+  const mine = [...new Set(shas)];
+  for (const sha of mine) counts.set(sha, (counts.get(sha) ?? 0) + 1);
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    for (const sha of mine) {
+      const left = (counts.get(sha) ?? 1) - 1;
+      if (left > 0) counts.set(sha, left);
+      else counts.delete(sha);
+    }
+    if (counts.size === 0 && pinned.get(dir) === counts) pinned.delete(dir);
+  };
+}
 /** A prune under way per blob directory: calls meanwhile share it. */
 const pruning = new Map<string, Promise<void>>();
 
@@ -243,6 +271,8 @@ async function prune(dir: string, budget: number): Promise<void> {
   const blobs = [];
   for (const name of await readdir(dir).catch(() => [])) {
     if (!/^[0-9a-f]{64}$/.test(name)) continue;
+    // An undo under way is about to restore it: neither dropped nor counted until it is done.
+    if (pinned.get(dir)?.has(name)) continue;
     const info = await stat(join(dir, name)).catch(() => null);
     if (info?.isFile()) blobs.push({ name, size: info.size, mtime: info.mtimeMs });
   }
@@ -261,10 +291,7 @@ async function prune(dir: string, budget: number): Promise<void> {
  */
 export async function openBlob(projectDir: string, sha: string): Promise<FileHandle | undefined> {
   // Not blocking, and only a regular file: a FIFO put in the store would hold undo for ever.
-  const handle = await open(
-    join(blobDir(projectDir), sha),
-    constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW,
-  ).catch(() => undefined);
+  const handle = await openByPath(join(blobDir(projectDir), sha)).catch(() => undefined);
   if (!handle) return undefined;
   try {
     if (!(await handle.stat()).isFile()) throw new Error("not a regular file");
@@ -280,7 +307,7 @@ export async function openBlob(projectDir: string, sha: string): Promise<FileHan
 
 /** An open file's content from its start, in chunks: memory stays bounded. */
 export async function* chunksOf(handle: FileHandle): AsyncGenerator<Uint8Array> {
-  // Two buffers in turn: writeFileAtomic writes a chunk before asking for the one after next.
+  // Two buffers in turn: the atomic write writes a chunk before asking for the one after next.
   const buffers = [new Uint8Array(CHUNK_BYTES), new Uint8Array(CHUNK_BYTES)];
   for (let turn = 0, at = 0;; turn ^= 1) {
     const { bytesRead } = await handle.read(buffers[turn], 0, CHUNK_BYTES, at);

@@ -13,11 +13,9 @@
  * time). It reads no content; past MAX_SHAPE_ENTRIES only the top level is listed.
  */
 import type { Stats } from "node:fs";
-import { constants } from "node:fs";
-import { open } from "node:fs/promises";
 import { join } from "node:path";
 import { ToolError } from "../../../mcp/tool/mod.ts";
-import { type Dir, O_NONBLOCK, type Sandbox } from "../../_lib/sandbox/mod.ts";
+import { type Dir, openByPath, type Sandbox } from "../../_lib/sandbox/mod.ts";
 import { bytes, count } from "../../_lib/text/units.ts";
 import { isItemPath, objectsWithin } from "./manifest_bounds.ts";
 import type { TreeState } from "./journal.ts";
@@ -365,7 +363,7 @@ async function keepOnce(top: Dir, topInfo: Stats, keep: Keep, limits: Limits): P
         return;
       }
       // Not blocking: a FIFO swapped in since the lstat must not hold the call.
-      const handle = await dir.open(name, constants.O_RDONLY | O_NONBLOCK).catch(vanished);
+      const handle = await dir.openFile(name).catch(vanished);
       try {
         const before = await handle.stat();
         if (!before.isFile() || identity(before, true) !== identity(info, true)) {
@@ -410,10 +408,7 @@ export async function loadManifest(
 ): Promise<Manifest | undefined> {
   try {
     // Not blocking, no link, a regular file of sane size: the store is only toolhost's.
-    const handle = await open(
-      join(blobDir(projectDir), sha),
-      constants.O_RDONLY | O_NONBLOCK | constants.O_NOFOLLOW,
-    );
+    const handle = await openByPath(join(blobDir(projectDir), sha));
     let text: string;
     try {
       const info = await handle.stat();

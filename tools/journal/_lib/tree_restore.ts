@@ -7,18 +7,14 @@
  * cancel, a full disk) leaves nothing half restored.
  */
 import { createHash } from "node:crypto";
-import { constants, type Stats } from "node:fs";
-import { chmod, type FileHandle, open, stat } from "node:fs/promises";
+import type { Stats } from "node:fs";
+import { type FileHandle, stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import process from "node:process";
 import { ToolError } from "../../../mcp/tool/mod.ts";
 import {
   type Dir,
   NotADirectory,
-  O_DIRECTORY,
-  O_NOFOLLOW,
-  O_NOFOLLOW_ANY,
-  O_NONBLOCK,
+  openByPath,
   type Sandbox,
   temporaryName,
 } from "../../_lib/sandbox/mod.ts";
@@ -42,22 +38,6 @@ export async function missingBlob(
     await touchBlob(projectDir, item.s);
   }
   return undefined;
-}
-
-/** Gives a directory held open the permissions `mode` (after its content is in). */
-export async function chmodHeld(dir: Dir, mode: number): Promise<void> {
-  dir.assertBeneath();
-  // Windows cannot open a directory: by its path, which the walk from the root checked.
-  if (process.platform === "win32") return await chmod(dir.self, mode);
-  // Not held (macOS): opened by its path without following a link, so one swapped in for the
-  // directory is refused rather than its target's mode changed.
-  const unheld = O_DIRECTORY | O_NOFOLLOW | O_NOFOLLOW_ANY;
-  const handle = await open(dir.self, constants.O_RDONLY | (dir.fd === undefined ? unheld : 0));
-  try {
-    await handle.chmod(mode);
-  } finally {
-    await handle.close();
-  }
 }
 
 /** What a restore made: entries below the top, and bytes of files. */
@@ -92,10 +72,7 @@ async function restoreFile(
 ): Promise<void> {
   let blob: FileHandle;
   try {
-    blob = await open(
-      join(blobDir(projectDir), item.s!),
-      constants.O_RDONLY | O_NONBLOCK | constants.O_NOFOLLOW,
-    );
+    blob = await openByPath(join(blobDir(projectDir), item.s!));
   } catch {
     throw new ToolError(`the kept content of ${item.p} is no longer kept`);
   }
@@ -103,11 +80,7 @@ async function restoreFile(
     if (!(await blob.stat()).isFile()) {
       throw new ToolError(`the kept content of ${item.p} is damaged`);
     }
-    const output = await dir.open(
-      name,
-      constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL,
-      0o600,
-    );
+    const output = await dir.createFile(name, 0o600);
     try {
       const hash = createHash("sha256");
       let size = 0;
@@ -155,7 +128,7 @@ async function fill(
       const sub = (await dir.child(name)).dir;
       try {
         await fill(sub, item.p, children, projectDir, depth + 1, syncs, made, signal);
-        await chmodHeld(sub, (item.m ?? 0o755) & 0o7777);
+        await sub.chmod((item.m ?? 0o755) & 0o7777);
       } catch (error) {
         await sub.close();
         throw error;
@@ -169,8 +142,8 @@ async function fill(
 /**
  * Rebuilds the tree `manifest` describes (a content manifest whose blobs are kept) at `path`:
  * made under a temporary name in its held parent, renamed into place once whole. The path must
- * then be free: `beforeRename` takes away what occupies it, once the tree is whole. Missing
- * parent directories are made.
+ * then be free: `clearPath` takes away what occupies it, once the tree is whole. Missing parent
+ * directories are made.
  */
 export async function restoreTree(
   sandbox: Sandbox,
@@ -178,7 +151,7 @@ export async function restoreTree(
   manifest: Manifest,
   projectDir: string,
   signal?: AbortSignal,
-  beforeRename?: () => Promise<void>,
+  clearPath?: () => Promise<void>,
 ): Promise<Made> {
   const shown = sandbox.display(path);
   const made: Made = { entries: 0, bytes: 0 };
@@ -197,7 +170,7 @@ export async function restoreTree(
     try {
       await fill(top, "", childrenOf(manifest), projectDir, 1, syncs, made, signal);
       const mode = manifest.items.find((item) => item.p === "")?.m ?? 0o755;
-      await chmodHeld(top, mode & 0o7777);
+      await top.chmod(mode & 0o7777);
       await syncs.drain();
       await top.sync();
     } finally {
@@ -207,9 +180,9 @@ export async function restoreTree(
     }
     // Only now is what occupies the path taken away (force): a restore that fails first
     // leaves it as it was.
-    if (beforeRename) {
+    if (clearPath) {
       clearing = true;
-      await beforeRename();
+      await clearPath();
       clearing = false;
       cleared = true;
     }

@@ -4,25 +4,9 @@
  * what was listed means the tree changed under the walk (Changed), which the walks retry once.
  */
 import { createHash } from "node:crypto";
-import {
-  closeSync,
-  constants,
-  fstatSync,
-  lstatSync,
-  openSync,
-  readlinkSync,
-  readSync,
-  type Stats,
-} from "node:fs";
-import { lstat, open } from "node:fs/promises";
+import { closeSync, fstatSync, lstatSync, readlinkSync, readSync, type Stats } from "node:fs";
 import { setImmediate } from "node:timers";
-import {
-  type Dir,
-  NotADirectory,
-  O_NOFOLLOW,
-  O_NOFOLLOW_ANY,
-  O_NONBLOCK,
-} from "../../_lib/sandbox/mod.ts";
+import { type Dir, NotADirectory } from "../../_lib/sandbox/mod.ts";
 
 /** Files up to this size are read whole when kept. */
 export const SMALL_FILE = 256 * 1024;
@@ -90,7 +74,7 @@ export function linkTarget(dir: Dir, name: string): string {
  */
 export async function digestEntry(dir: Dir, name: string, info: Stats): Promise<string> {
   if (info.size <= SMALL_FILE) return digestSmall(dir, name, info);
-  const handle = await dir.open(name, constants.O_RDONLY | O_NONBLOCK).catch(vanished);
+  const handle = await dir.openFile(name).catch(vanished);
   try {
     const before = await handle.stat();
     if (!before.isFile() || identity(before, true) !== identity(info, true)) {
@@ -136,7 +120,7 @@ export function readSmall(
 ): Uint8Array {
   let fd: number;
   try {
-    fd = openSync(dir.at(name), constants.O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_NOFOLLOW_ANY);
+    fd = dir.openFileSync(name);
   } catch (error) {
     return vanished(error);
   }
@@ -159,13 +143,6 @@ export function readSmall(
 }
 
 /** The stat of a directory held open. */
-export async function statHeld(dir: Dir): Promise<Stats> {
-  // Not held (Windows): looked at by its path, which the walk from the root checked.
-  if (dir.fd === undefined) return await lstat(dir.self);
-  const handle = await open(dir.self, constants.O_RDONLY);
-  try {
-    return await handle.stat();
-  } finally {
-    await handle.close();
-  }
+export function statHeld(dir: Dir): Promise<Stats> {
+  return dir.stat();
 }

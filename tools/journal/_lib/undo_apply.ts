@@ -8,7 +8,7 @@ import type { FileHandle } from "node:fs/promises";
 import { dirname } from "node:path";
 import { quoted } from "../../../config/quote.ts";
 import { ToolError } from "../../../mcp/tool/mod.ts";
-import { type Sandbox, writeFileAtomic } from "../../_lib/sandbox/mod.ts";
+import type { Sandbox } from "../../_lib/sandbox/mod.ts";
 import type { Change, PathState } from "./journal.ts";
 import { chunksOf } from "./snapshots.ts";
 import { DIGEST_UP_TO, type Manifest, shapeOf } from "./tree_manifest.ts";
@@ -178,11 +178,12 @@ async function put(
     }
     return `symlink to ${quoted(state.target, 200)} restored`;
   }
-  // Streamed from the blob held open; one changed since it was checked is refused before the
-  // rename.
-  await writeFileAtomic(path, chunksOf(step.blob!), sandbox, {
-    digest: true,
-    check({ sha }) {
+  // Streamed from the blob held open, through the edit transaction; one changed since it was
+  // checked is refused before the rename.
+  const target = u.targets.get(path);
+  if (!target) throw new Error(`undo did not name ${path} before restoring it`);
+  await u.tx.replace(target, chunksOf(step.blob!), {
+    verify({ sha }) {
       if (sha !== state.sha) {
         throw new ToolError(
           `the earlier content of ${shown} changed in the undo store; ${shown} was left as it was.`,

@@ -11,6 +11,7 @@ import type { FileHandle } from "node:fs/promises";
 import { dirname } from "node:path";
 import { ToolError } from "../../../mcp/tool/mod.ts";
 import type { Sandbox } from "../../_lib/sandbox/mod.ts";
+import type { Target, Transaction } from "../../_lib/transaction/mod.ts";
 import type { Change, Entry, PathState, TreeState } from "./journal.ts";
 import { type Keep, openBlob, pathState } from "./snapshots.ts";
 import {
@@ -32,6 +33,10 @@ export interface Undoing {
   projectDir: string;
   keep: Keep;
   force: boolean;
+  /** The edit transaction the restored files are written through. */
+  tx: Transaction;
+  /** The paths the undo names before changing any (the transaction's targets), by real path. */
+  targets: Map<string, Target>;
 }
 
 /** What a path holds now, and what taking it away means. */

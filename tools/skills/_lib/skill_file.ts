@@ -3,9 +3,8 @@
  * then markdown. The two fields every client relies on are checked by the format's rules, so a
  * skill that works here works in other clients too.
  */
-import { constants } from "node:fs";
-import { type FileHandle, open, stat } from "node:fs/promises";
-import { describeEntry } from "../../_lib/sandbox/mod.ts";
+import { type FileHandle, stat } from "node:fs/promises";
+import { describeEntry, openByPath } from "../../_lib/sandbox/mod.ts";
 import { quoted } from "../../../config/quote.ts";
 import { bytes } from "../../_lib/text/units.ts";
 
@@ -16,8 +15,6 @@ const MAX_DESCRIPTION_CHARS = 1024;
 /** The front matter must close within this much of SKILL.md; it holds two short fields. */
 const FRONT_MATTER_BYTES = 16 * 1024;
 const CHUNK_BYTES = 4 * 1024;
-// A FIFO swapped in after the check must not block the open (nothing could cancel it).
-const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
 
 export interface SkillText {
   name: string;
@@ -100,7 +97,8 @@ async function openRegular(path: string): Promise<FileHandle> {
     new InvalidSkill(`its SKILL.md is a ${kind}, not a regular file`);
   const info = await stat(path);
   if (!info.isFile()) throw notRegular(describeEntry(info));
-  const handle = await open(path, OPEN_FLAGS);
+  // Never blocking: a FIFO swapped in after the check cannot hold the open (nothing could cancel it).
+  const handle = await openByPath(path, "read through a link");
   const opened = await handle.stat().catch(async (error) => {
     await handle.close();
     throw error;

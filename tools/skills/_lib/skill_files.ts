@@ -3,7 +3,7 @@
  * skill's directory, and bounded so a skill holding a whole project stays readable.
  */
 import { realpath, stat } from "node:fs/promises";
-import { sep } from "node:path";
+import { isWithin } from "../../_lib/sandbox/mod.ts";
 import { Walk } from "../../_lib/walk/walk.ts";
 
 export interface BundledFiles {
@@ -23,7 +23,7 @@ const WALK_MS = 2_000;
 
 export async function bundledFiles(dir: string, signal?: AbortSignal): Promise<BundledFiles> {
   const top = await realpath(dir);
-  const inside = (real: string) => real.startsWith(top.endsWith(sep) ? top : top + sep);
+  const inside = (real: string) => real !== top && isWithin(top, real);
   const walk = new Walk({
     respectIgnores: true,
     maxEntries: MAX_ENTRIES,

@@ -6,9 +6,9 @@
  * resources/directory/read and every read, so what is listed is exactly what is served.
  */
 import { createHash } from "node:crypto";
-import { constants } from "node:fs";
-import { open, readdir, realpath, stat } from "node:fs/promises";
-import { join, sep } from "node:path";
+import { readdir, realpath, stat } from "node:fs/promises";
+import { join } from "node:path";
+import { isWithin, openByPath } from "../../_lib/sandbox/mod.ts";
 
 /** The extension's per-skill limits: a host must accept these; more is not served. */
 export const MAX_SKILL_FILES = 512;
@@ -34,13 +34,9 @@ export interface SkillTree {
 /** Why a skill is not served: a sentence a person can act on. */
 export class SkillTooLarge extends Error {}
 
-// A FIFO swapped in after the walk must not block the open; a link swapped in is not followed.
-const READ_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOFOLLOW ?? 0);
-
 export async function skillTree(dir: string): Promise<SkillTree> {
   const top = await realpath(dir);
-  const inside = (real: string) =>
-    real === top || real.startsWith(top.endsWith(sep) ? top : top + sep);
+  const inside = (real: string) => isWithin(top, real);
   const tree: SkillTree = { files: [], dirs: new Set([""]) };
   const seenDirs = new Set([top]);
   let entries = 0;
@@ -78,9 +74,12 @@ export async function skillTree(dir: string): Promise<SkillTree> {
   return tree;
 }
 
-/** A file's bytes, read by its real path and only while it is still the regular file listed. */
+/**
+ * A file's bytes, read by its real path and only while it is still the regular file listed: a
+ * FIFO swapped in after the walk does not block the open, and a link swapped in is not followed.
+ */
 export async function readTreeFile(file: TreeFile): Promise<Uint8Array> {
-  const handle = await open(file.real, READ_FLAGS);
+  const handle = await openByPath(file.real);
   try {
     const info = await handle.stat();
     if (!info.isFile() || info.size > MAX_SKILL_TOTAL_BYTES) {

@@ -1,20 +1,11 @@
 /**
  * fetch_url's `save_to`: a downloaded body written byte for byte to a file inside the allowed
- * roots, through the sandbox (the directory opened beneath its root, the write atomic there) and
- * under the file tools' lock, so no rename elsewhere can send it out of the roots.
+ * roots, through the edit transaction like any other file a tool replaces (checked, kept for
+ * undo, written beneath the roots atomically, under the file tools' lock).
  */
-import { dirname } from "node:path";
 import { type ToolContext, ToolError } from "../../../mcp/tool/mod.ts";
-import {
-  assertWritable,
-  describeEntry,
-  hardLinkNote,
-  makeDirectories,
-  resolveEntry,
-  Sandbox,
-  whileChanging,
-  writeFileAtomic,
-} from "../../_lib/sandbox/mod.ts";
+import { describeEntry } from "../../_lib/sandbox/mod.ts";
+import { transaction } from "../../_lib/transaction/mod.ts";
 import { bytes as size, count } from "../../_lib/text/units.ts";
 import { HttpError, httpGet, HttpTimeoutError } from "./http/http_get.ts";
 import { proxyRulesOf } from "../../_lib/net/user_proxy.ts";
@@ -29,42 +20,21 @@ export interface Saved {
 }
 
 export function saveBody(ctx: ToolContext, path: string, body: Uint8Array): Promise<Saved> {
-  return whileChanging(async () => {
-    const sandbox = await Sandbox.of(ctx);
-    const target = await resolveEntry(sandbox, path);
-    const shown = sandbox.display(target.real);
-    if (target.link && !target.exists) {
+  return transaction(ctx, async (tx) => {
+    const target = await tx.target(path);
+    const { shown, info } = target;
+    let created: string | undefined;
+    if (info && !info.isFile()) {
       throw new ToolError(
-        `save_to ${shown} is a symlink to a file that does not exist yet; give the final path.`,
+        `save_to ${shown} is a ${describeEntry(info)}; give the path of a file to write.`,
       );
     }
-    let created: string | undefined;
-    if (target.exists) {
-      const info = await sandbox.info(target.real);
-      if (!info.isFile()) {
-        throw new ToolError(
-          `save_to ${shown} is a ${describeEntry(info)}; give the path of a file to write.`,
-        );
-      }
-      await assertWritable(target.real, shown);
-    } else {
-      created = await makeDirectories(sandbox, dirname(target.real));
-    }
+    if (!info) created = await tx.makeParents(target);
     if (ctx.signal.aborted) throw new ToolError("not saved: the call was stopped first");
-    let hardLinks = 1;
-    try {
-      hardLinks = (await writeFileAtomic(target.real, body, sandbox, {
-        // The journal then knows what the file holds without reading it back, and may still
-        // be opening the old file for undo.
-        digest: true,
-        beforeRename: () => ctx.writes.replacing(),
-      })).hardLinks;
-    } catch (error) {
-      throw new ToolError(`could not save to ${shown}: ${(error as Error).message}.`);
-    }
+    const { note } = await tx.replace(target, body);
     const notes = [
-      ...(created ? [`created the directory ${sandbox.display(created)}`] : []),
-      ...(hardLinks > 1 ? [hardLinkNote(hardLinks).trim()] : []),
+      ...(created ? [`created the directory ${tx.sandbox.display(created)}`] : []),
+      ...(note ? [note.trim()] : []),
     ];
     return { path: shown, replaced: target.exists, note: notes.join("; ") };
   });

@@ -7,12 +7,8 @@ import { constants, type Stats } from "node:fs";
 import { type FileHandle, lstat, mkdir, open } from "node:fs/promises";
 import { dirname } from "node:path";
 import { ToolError } from "../../../mcp/tool/mod.ts";
-import {
-  describeEntry,
-  makeDirectories,
-  type Sandbox,
-  writeFileAtomic,
-} from "../../_lib/sandbox/mod.ts";
+import { describeEntry, makeDirectories, type Sandbox } from "../../_lib/sandbox/mod.ts";
+import { replaceOwnFile } from "../../_lib/transaction/mod.ts";
 
 /** The sandbox to work beneath (sandbox/_beneath.ts) when the plan file lies in its roots. */
 function within(sandbox: Sandbox | undefined, path: string): Sandbox | undefined {
@@ -92,7 +88,7 @@ export async function writePlan(path: string, text: string, sandbox?: Sandbox): 
   const inside = within(sandbox, path);
   if (inside) await makeDirectories(inside, dirname(path));
   else await mkdir(dirname(path), { recursive: true });
-  await writeFileAtomic(path, new TextEncoder().encode(text), inside);
+  await replaceOwnFile(path, new TextEncoder().encode(text), inside);
 }
 
 /**

@@ -15,7 +15,7 @@ import {
   ToolError,
 } from "../../../mcp/tool/mod.ts";
 import { cachedPlanState, type PlanState, planStatePath } from "./plan_state.ts";
-import { Sandbox } from "../../_lib/sandbox/mod.ts";
+import { callSandbox, writeTargets } from "../../_lib/transaction/mod.ts";
 import { projectStatePath } from "../../_lib/state.ts";
 
 /**
@@ -27,7 +27,7 @@ function declaredWrites(tool: Tool, args: Record<string, unknown>): PlannedWrite
 }
 
 /** Whether the call only writes files in place or by replacing them: it may write the plan. */
-function editsFiles(tool: Tool, planned: PlannedWrite[]): boolean {
+function editsFiles(tool: Tool, planned: readonly PlannedWrite[]): boolean {
   return planned.length > 0 && !tool.writes?.atRunTime && tool.writes?.untracked === undefined &&
     planned.every((write) => write.kind === "replaces" || write.kind === "changes");
 }
@@ -50,7 +50,7 @@ async function refuseIfPlanning(
   args: Record<string, unknown>,
 ): Promise<void> {
   // No root exists: there is no project, so no plan mode (and the tool reports the roots itself).
-  const sandbox = await Sandbox.of(ctx).catch(() => null);
+  const sandbox = await callSandbox(ctx).catch(() => null);
   if (!sandbox) return;
   // The path alone: a check must not create state directories for projects that never plan.
   const file = planStatePath(projectStatePath(ctx.state.dir, sandbox.base));
@@ -66,12 +66,12 @@ async function refuseIfPlanning(
   if (!state.active) return;
   // File tools may write the plan file only inside this call's roots, so only then is it offered.
   const planInRoots = sandbox.contains(state.planFile);
-  const planned = plannedWrites(tool.writes, args);
+  const planned = ctx.writes.planned;
   if (planInRoots && editsFiles(tool, planned)) {
-    const targets = await Promise.all(
-      planned.map((write) => sandbox.resolve(write.path).catch(() => null)),
-    );
-    if (targets.every((target) => target?.real === state.planFile)) return;
+    // Where the call's one resolution puts each write (every later phase and the tool use it).
+    const targets = await writeTargets(ctx, planned);
+    const all = targets.length === planned.length;
+    if (all && targets.every((target) => target.real === state.planFile)) return;
   }
   const fileTools = planInRoots
     ? `, or write_file/edit_file on ${sandbox.display(state.planFile)}`
@@ -89,7 +89,9 @@ async function refuseIfPlanning(
   );
 }
 
+/** A gate: refused here, a call reaches no later phase (no check, no snapshot, no diagnostics). */
 export const planGate = defineToolHook({
   name: "plan_gate",
+  phase: "gate",
   before: refuseDestructiveInPlanMode,
 });

@@ -3,6 +3,7 @@
  * out of the roots), bounded, text only; and the conversions between the 1-based line and column
  * a model gives and LSP's 0-based UTF-16 positions.
  */
+import type { FileHandle } from "node:fs/promises";
 import { ToolError } from "../../../../mcp/tool/mod.ts";
 import type { Sandbox } from "../../../_lib/sandbox/mod.ts";
 import type { Position } from "./_protocol.ts";
@@ -17,9 +18,16 @@ export interface Source {
   ino: number;
 }
 
-/** Reads `real` (a path the sandbox checked) as UTF-8 text, refusing big or binary files. */
-export async function readSource(sandbox: Sandbox, real: string): Promise<Source> {
-  const handle = await sandbox.openForReading(real);
+/**
+ * Reads `real` (a path the sandbox checked) as UTF-8 text, refusing big or binary files; `open`
+ * opens it (through the edit transaction, for a rename), through the sandbox unless given.
+ */
+export async function readSource(
+  sandbox: Sandbox,
+  real: string,
+  open: () => Promise<FileHandle> = () => sandbox.openForReading(real),
+): Promise<Source> {
+  const handle = await open();
   try {
     const info = await handle.stat();
     if (info.size > MAX_SOURCE_BYTES) {

@@ -3,7 +3,8 @@
  * first use (never at start-up), restarted after a crash up to a limit, stopped when idle (the
  * server does that itself). A missing server is explained fully the first time it is needed.
  */
-import { extname, sep } from "node:path";
+import { extname } from "node:path";
+import { isWithin } from "../../../_lib/sandbox/mod.ts";
 import { ToolError } from "../../../../mcp/tool/mod.ts";
 import type { Settings } from "../../../../config/settings.ts";
 import type { Confinement } from "../../../_lib/processes/mod.ts";
@@ -120,7 +121,7 @@ export function runningFor(file: string, config: Readonly<Settings>): LanguageSe
   for (const server of servers.values()) {
     if (server.dead) continue;
     const root = server.choice.root;
-    if (file !== root && !file.startsWith(root.endsWith(sep) ? root : root + sep)) continue;
+    if (!isWithin(root, file)) continue;
     const choice = chooseServer(file, root, choiceRules(config));
     if (choice && "id" in choice && choice.id === server.choice.id) found.push(server);
   }

@@ -6,6 +6,7 @@
 import { existsSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { delimiter, dirname, join, sep } from "node:path";
 import process from "node:process";
+import { isWithin } from "../../../_lib/sandbox/mod.ts";
 
 /**
  * An executable named `command`: in a node_modules/.bin from `root` up to `top`, else on PATH.
@@ -23,7 +24,7 @@ export function findProgram(
 ): string | undefined {
   const inProject = (path: string) => {
     const real = realOrSelf(path);
-    return real === top || real.startsWith(top.endsWith(sep) ? top : top + sep);
+    return isWithin(top, real);
   };
   if (command.includes("/")) {
     return isExecutable(command) && (projectPrograms || !inProject(command)) ? command : undefined;
@@ -32,7 +33,7 @@ export function findProgram(
     for (let at = root;; at = dirname(at)) {
       const local = join(at, "node_modules", ".bin", command);
       if (isExecutable(local)) return local;
-      if (at === top || dirname(at) === at || !at.startsWith(top)) break;
+      if (at === top || dirname(at) === at || !isWithin(top, at)) break;
     }
   }
   for (const dir of (process.env.PATH ?? "").split(delimiter)) {

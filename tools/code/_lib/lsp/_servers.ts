@@ -8,6 +8,7 @@
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { LanguageServerSpec } from "../../../../config/settings.ts";
+import { isWithin } from "../../../_lib/sandbox/mod.ts";
 import {
   extensionOf,
   languageFor,
@@ -59,7 +60,7 @@ export interface ChoiceRules {
 function nearest(dir: string, top: string, markers: readonly string[]): string | undefined {
   for (let at = dir;; at = dirname(at)) {
     if (markers.some((marker) => existsSync(join(at, marker)))) return at;
-    if (at === top || dirname(at) === at || !at.startsWith(top)) return undefined;
+    if (at === top || dirname(at) === at || !isWithin(top, at)) return undefined;
   }
 }
 

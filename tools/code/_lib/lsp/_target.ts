@@ -51,10 +51,7 @@ export async function targetFile(path: string, ctx: ToolContext): Promise<Target
   if (!resolved.exists) throw new ToolError(`${shown} does not exist`);
   const info = await sandbox.info(resolved.real);
   if (!info.isFile()) throw new ToolError(`${shown} is not a file; name a source file`);
-  const top = sandbox.roots.filter((root) =>
-    sandbox.contains(resolved.real) &&
-    (resolved.real === root || resolved.real.startsWith(root + "/"))
-  ).sort((a, b) => b.length - a.length)[0] ?? sandbox.base;
+  const top = sandbox.rootOf(resolved.real) ?? sandbox.base;
   const server = await serverFor(
     resolved.real,
     top,

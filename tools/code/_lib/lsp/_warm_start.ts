@@ -28,9 +28,7 @@ export async function warmStart(path: string, ctx: ToolContext): Promise<void> {
   const sandbox = await Sandbox.of(ctx);
   const resolved = await sandbox.resolve(path).catch(() => undefined);
   if (!resolved?.exists || !(await sandbox.info(resolved.real)).isFile()) return;
-  const top =
-    sandbox.roots.filter((root) => resolved.real === root || resolved.real.startsWith(root + "/"))
-      .sort((a, b) => b.length - a.length)[0];
+  const top = sandbox.rootOf(resolved.real);
   if (!top) return;
   const choice = chooseServer(resolved.real, top, choiceRules(ctx.config));
   if (!choice || "install" in choice) return;

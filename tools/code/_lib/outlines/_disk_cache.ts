@@ -11,11 +11,10 @@
  * ignored (and replaced at the next save). It is written atomically (a temporary file renamed
  * over it), in slices between which other requests are answered.
  */
-import { constants } from "node:fs";
-import { open } from "node:fs/promises";
 import { join } from "node:path";
 import { projectStateDir } from "../../../_lib/state.ts";
-import { writeFileAtomic } from "../../../_lib/sandbox/mod.ts";
+import { replaceOwnFile } from "../../../_lib/transaction/mod.ts";
+import { openByPath } from "../../../_lib/sandbox/mod.ts";
 import { MAX_SYMBOLS_PER_FILE, MAX_WORDS_PER_FILE } from "../parse/mod.ts";
 import { TimeSlice } from "../time_slice.ts";
 import type { OutlineSymbol } from "./_types.ts";
@@ -43,8 +42,6 @@ const HEADER = JSON.stringify({ format: "toolhost parse cache", version: 2 });
 /** Written this long after the change that asked for it, so that a burst of maps writes once. */
 const SAVE_DELAY_MS = 1_000;
 const READ_CHUNK = 1024 * 1024;
-/** Opened without following a link and without blocking on a FIFO put in its place. */
-const READ_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
 
 /** What one line holds: path, version, symbols, words, counts. */
 type Line = [string, string, SymbolLine[], string[], number[]];
@@ -138,7 +135,8 @@ function lineOf(real: string, entry: CachedOutline): string {
 async function load(path: string): Promise<{ taken: number; refused: number }> {
   let handle;
   try {
-    handle = await open(path, READ_FLAGS);
+    // Without following a link and without blocking on a FIFO put in its place.
+    handle = await openByPath(path);
   } catch {
     return { taken: 0, refused: 0 }; // none yet, or not one this module made
   }
@@ -266,7 +264,7 @@ class DiskStore {
     const before = this.#saving;
     const saving = (async () => {
       await before;
-      await writeFileAtomic(await this.#path(), linesOf(this.#keep));
+      await replaceOwnFile(await this.#path(), linesOf(this.#keep));
     })().catch(() => {
       // A cache that cannot be written is a cold start next time, nothing worse.
     });

@@ -13,12 +13,12 @@
  * snapshotted with git; a root inside a repository, or a `.git` that is a link, is walked instead.
  */
 import { Buffer } from "node:buffer";
-import { constants, existsSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { homedir } from "node:os";
-import { copyFile, mkdir, open, readdir, rm, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, readdir, rm, writeFile } from "node:fs/promises";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import process from "node:process";
-import { type Dir, O_NONBLOCK } from "../../../_lib/sandbox/mod.ts";
+import { type Dir, openByPath } from "../../../_lib/sandbox/mod.ts";
 import { git, type GitPlace, gitVersion, zFields } from "./git_run.ts";
 
 /** A repository whose top is a root. */
@@ -38,7 +38,7 @@ const MIN_GIT = [2, 20];
 const SMALL_FILE = 64 << 10;
 
 async function readSmall(path: string): Promise<string | undefined> {
-  const handle = await open(path, constants.O_RDONLY | O_NONBLOCK).catch(() => undefined);
+  const handle = await openByPath(path, "read through a link").catch(() => undefined);
   if (!handle) return undefined;
   try {
     if (!(await handle.stat()).isFile()) return undefined;
@@ -65,7 +65,7 @@ export async function repositoryAt(root: string, dir: Dir): Promise<Repository |
   let gitDir: string;
   if (info.isDirectory()) gitDir = join(root, ".git");
   else if (info.isFile()) {
-    const handle = await dir.open(".git", constants.O_RDONLY | O_NONBLOCK);
+    const handle = await dir.openFile(".git");
     let text: string;
     try {
       const bytes = Buffer.alloc(4096);

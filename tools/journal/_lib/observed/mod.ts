@@ -3,8 +3,9 @@
  * bash_background, custom command tools), the roots are snapshotted; when its command ends, what
  * it created, changed, removed or renamed in them becomes the call's change, journaled in the
  * shape every tool's change has, so history lists it, the review app shows its diffs and undo
- * reverts it (all or nothing). The hook here begins the observation; the journal's recorder ends
- * it with the call (`commandChanges`), and writes the line.
+ * reverts it (all or nothing). The journal's keep step (recorder.ts, the edit transaction's
+ * journal) begins the observation (beginObservation) as it keeps a tool's declared paths, ends
+ * it with the call (`commandChanges`), and writes the line as it writes every call's.
  *
  * @example The recorder, when an observed call is over
  * ```ts
@@ -15,7 +16,6 @@
  */
 import { defineShutdownHook } from "../../../../mcp/features/mod.ts";
 import {
-  defineToolHook,
   type FinishedCall,
   Handoff,
   type Tool,
@@ -26,7 +26,7 @@ import {
   type CommandWatch,
   commandWatch,
 } from "../../../_lib/observed_command.ts";
-import { Sandbox } from "../../../_lib/sandbox/mod.ts";
+import { callSandbox } from "../../../_lib/transaction/mod.ts";
 import { projectStateDir } from "../../../_lib/state.ts";
 import { entryOf } from "../entry_fields.ts";
 import { type Entry, journalPath, newId } from "../journal.ts";
@@ -118,10 +118,20 @@ function appendNote(call: FinishedCall, note: string): void {
   call.result.content.push({ type: "text", text: note });
 }
 
-/** Begins observing the roots for a call whose tool declares `writes.observed`. */
+/**
+ * Begins observing the roots for a call whose tool declares `writes.observed`: the journal's keep
+ * step (recorder.ts) for a command, as snapshotting the declared paths is for a tool. A failure
+ * leaves the call unobserved (not undoable), never refused.
+ */
+export function beginObservation(tool: Tool, ctx: ToolContext): Promise<void> {
+  return begin(tool, ctx).catch((error) => {
+    ctx.log("warning", `journal: nothing observed for ${tool.name}: ${error.message}`);
+  });
+}
+
 async function begin(tool: Tool, ctx: ToolContext): Promise<void> {
   // Without roots the command still runs (in the server's directory): nothing is observed.
-  const sandbox = await Sandbox.of(ctx).catch(() => undefined);
+  const sandbox = await callSandbox(ctx).catch(() => undefined);
   if (!sandbox) return;
   const projectDir = await projectStateDir(ctx.state.dir, sandbox.base);
   const observation = await Observation.begin(
@@ -135,16 +145,6 @@ async function begin(tool: Tool, ctx: ToolContext): Promise<void> {
   ctx.writes.give(commandChanges, watch);
   ctx.writes.give(commandWatch, watch);
 }
-
-export const observedHook = defineToolHook({
-  name: "journal: commands",
-  before(tool: Tool, ctx: ToolContext) {
-    if (!ctx.config.journal.enabled || tool.writes?.observed !== true) return;
-    return begin(tool, ctx).catch((error) => {
-      ctx.log("warning", `journal: nothing observed for ${tool.name}: ${error.message}`);
-    });
-  },
-});
 
 /** Waits, at most `ms`, for the lines of commands that ended to be written (history, undo). */
 export async function settleObserved(ms: number): Promise<void> {

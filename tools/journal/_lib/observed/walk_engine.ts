@@ -8,11 +8,10 @@
  * the command that changes it next.
  */
 import { lstatSync, readlinkSync } from "node:fs";
-import { constants } from "node:fs";
 import { join } from "node:path";
 import type { Change, PathState } from "../journal.ts";
 import { digestAndKeep, type Keep, keepBytes, sha256 } from "../snapshots.ts";
-import { lookAt, nativeLookups, O_NONBLOCK, type Sandbox } from "../../../_lib/sandbox/mod.ts";
+import { lookAt, nativeLookups, type Sandbox } from "../../../_lib/sandbox/mod.ts";
 import { IgnoreRules } from "../../../_lib/walk/gitignore.ts";
 import { Walk, type WalkEntry } from "../../../_lib/walk/walk.ts";
 import {
@@ -199,7 +198,7 @@ export class WalkEngine implements Engine<WalkSnapshot> {
 /** Reads a file into `item` (its digest; its content kept with `keep`): false when it is gone. */
 async function read(entry: WalkEntry, item: Item, keep: Keep | undefined): Promise<boolean> {
   const name = entry.rel.slice(entry.rel.lastIndexOf("/") + 1);
-  const handle = await entry.dir.open(name, constants.O_RDONLY | O_NONBLOCK).catch(() => {
+  const handle = await entry.dir.openFile(name).catch(() => {
     return undefined;
   });
   if (!handle) return false;

@@ -4,10 +4,10 @@
  * (search_workers.ts), one per core, open each file beneath its held directory, read and search
  * them in batches (file_searcher.ts), and the results are reported in walk order.
  */
-import { closeSync, constants } from "node:fs";
-import { type FileHandle, open } from "node:fs/promises";
+import { closeSync } from "node:fs";
+import type { FileHandle } from "node:fs/promises";
 import { basename } from "node:path";
-import { type Dir, O_NOFOLLOW, O_NOFOLLOW_ANY, O_NONBLOCK } from "../../../../_lib/sandbox/mod.ts";
+import { type Dir, openByPath, STRICT_READ } from "../../../../_lib/sandbox/mod.ts";
 import type { FileOutcome, FileSearchOptions } from "./file_searcher.ts";
 import { searchBatch } from "./search_workers.ts";
 import type { GrepOutcome } from "../engine.ts";
@@ -27,8 +27,6 @@ const BATCHES_IN_FLIGHT = 4;
 
 /** How long a terminated worker may take to stop opening and reading. */
 const DYING_WORKER_MS = 2_000;
-
-const { O_RDONLY } = constants;
 
 /**
  * A named file's text as rg reads it with --encoding=utf-8: a BOM decides UTF-8 or UTF-16 (and
@@ -57,7 +55,7 @@ async function readText(
  * following a symbolic link or waiting on a FIFO; anything but a regular file is refused.
  */
 async function openFile(at: string): Promise<FileHandle> {
-  const handle = await open(at, O_RDONLY | O_NOFOLLOW | O_NOFOLLOW_ANY | O_NONBLOCK);
+  const handle = await openByPath(at, "read strictly");
   if (!(await handle.stat()).isFile()) {
     await handle.close();
     throw Object.assign(new Error(`${at} is not a regular file`), { code: "EINVAL" });
@@ -67,10 +65,7 @@ async function openFile(at: string): Promise<FileHandle> {
 
 /** A file named on its own: a binary or too large one is an error, not a silent skip. */
 async function searchNamedFile(path: string, search: GrepQuery): Promise<FileMatches> {
-  const handle =
-    await (search.within
-      ? search.within.open(basename(path), O_RDONLY | O_NONBLOCK)
-      : openFile(path));
+  const handle = await (search.within ? search.within.openFile(basename(path)) : openFile(path));
   if (!(await handle.stat()).isFile()) {
     await handle.close();
     throw new Error(`${search.label} is not a regular file`);
@@ -86,7 +81,7 @@ async function searchNamedFile(path: string, search: GrepQuery): Promise<FileMat
  * the directory held open as N) without following a link or waiting on a FIFO, so the walk's
  * directories stay held until the batches naming their entries are done (Walk's `release`).
  */
-const WORKER_FLAGS = O_RDONLY | O_NOFOLLOW | O_NOFOLLOW_ANY | O_NONBLOCK;
+const WORKER_FLAGS = STRICT_READ;
 
 /**
  * Files with matches, in path order: under `search.dir`, or just `search.file`; then how the

@@ -2,9 +2,9 @@
  * The worker that searches files for grep's built-in search (search_workers.ts): a batch
  * `{ id, options, flags, full, at, paths }` comes in, `{ id, outcomes }` goes back
  * with one outcome per file (null: no match or skipped). Each file is opened at `at` with
- * `flags` (O_NOFOLLOW, O_NONBLOCK): on Linux `/proc/self/fd/N/name`, entry `name` of a directory
- * the main thread's walk holds open until the batch is done; elsewhere its path. It is closed
- * before the next. It is its own entry point: `bun build --compile` bundles it beside main.ts
+ * `flags` (the sandbox's STRICT_READ: no link followed, no FIFO waited on): on Linux
+ * `/proc/self/fd/N/name`, entry `name` of a directory the main thread's walk holds open until
+ * the batch is done; elsewhere its path. It is closed before the next. It is its own entry point: `bun build --compile` bundles it beside main.ts
  * (scripts/build.ts), and Deno loads it from source.
  *
  * stdout is the JSON-RPC channel: the console writes to stderr here, before anything else loads.

@@ -6,26 +6,21 @@
  * the sandbox root) passed in a file, global and .ignore rules off, entries in path order, text
  * decoded as UTF-8 (invalid bytes as U+FFFD) before matching when that can change the answer.
  */
-import { constants } from "node:fs";
-import { mkdtemp, open, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import process from "node:process";
 import { ToolError } from "../../../../../mcp/tool/mod.ts";
 import { FileLines, type FileMatches } from "../report.ts";
+import { nativeLookupsLoaded, openByPath } from "../../../../_lib/sandbox/mod.ts";
 import {
   confirms,
   confirmsBytes,
   decodeAsRg,
   HeldReader,
   heldText,
-  nativeLookupsLoaded,
-  O_NOFOLLOW,
-  O_NOFOLLOW_ANY,
-  O_NONBLOCK,
-  openEntryAt,
   regularBytes,
-} from "../../../../_lib/sandbox/mod.ts";
+} from "./held_reader.ts";
 import { bomOf } from "../../../../_lib/text/text.ts";
 import { backtrackingRisk } from "../backtracking.ts";
 import type { GrepOutcome } from "../engine.ts";
@@ -92,8 +87,8 @@ function argumentsFor(search: GrepQuery, run: RgRun, ignoreFile: string | undefi
 async function namedFileBytes(search: GrepQuery): Promise<Uint8Array> {
   const name = basename(search.file!);
   const handle = search.within
-    ? await search.within.open(name, constants.O_RDONLY | O_NONBLOCK)
-    : await open(search.file!, constants.O_RDONLY | O_NOFOLLOW | O_NOFOLLOW_ANY | O_NONBLOCK);
+    ? await search.within.openFile(name)
+    : await openByPath(search.file!, "read strictly");
   try {
     const bytes = await regularBytes(handle);
     if (!bytes) throw new ToolError(`${search.label} is no longer a regular file; try again`);
@@ -214,11 +209,9 @@ export async function* ripgrepBatches(
     child.stdin!.on("error", () => {}); // rg may stop reading once it knows enough
     child.stdin!.end(named);
   }
-  const reader = search.file ? undefined : new HeldReader(
-    search.within,
-    search.dir,
-    await nativeLookupsLoaded() ? openEntryAt : undefined,
-  );
+  // Files are read again straight from the held descriptors once the native lookups are in.
+  await nativeLookupsLoaded();
+  const reader = search.file ? undefined : new HeldReader(search.within, search.dir);
   let stderr = "";
   child.stderr!.setEncoding("utf8");
   child.stderr!.on("data", (text: string) => (stderr = (stderr + text).slice(0, 4000)));

@@ -1,30 +1,32 @@
 /**
  * No edit of a person or another agent is lost: toolhost remembers, per session, what each file was
  * when the session last read or wrote it (device, inode, size, modification time, and the digest
- * when known). A call that replaces a file (any tool declaring `replaces`, mcp/tool/writes.ts)
- * while that file has changed since is refused, with what changed, until the session reads it again
- * or the call passes the tool's `force` argument. A file the session never read or wrote is written
- * as before. Kept in the session (ctx.session), so two sessions never vouch for each other; any
- * change counts, made by bash, an editor or another server.
+ * when known). A call that replaces a file by any means its tool declares (`replaces`, and
+ * `receives`: a copy or a move put over it; mcp/tool/writes.ts) while that file has changed since
+ * is refused, with what changed, until the session reads it again or the call passes the tool's
+ * `force` argument. A file the session never read or wrote is written as before. Kept in the
+ * session (ctx.session), so two sessions never vouch for each other; any change counts, made by
+ * bash, an editor or another server. This is the check phase of every write (the hook below).
  */
 import { Buffer } from "node:buffer";
 import { createHash } from "node:crypto";
 import type { Stats } from "node:fs";
 import { type FileHandle, lstat } from "node:fs/promises";
-import { normalize } from "node:path";
 import {
   defineToolHook,
   type FinishedCall,
-  Handoff,
   type PlannedWrite,
   SessionKey,
   type Tool,
   type ToolContext,
   ToolError,
 } from "../../../mcp/tool/mod.ts";
-import { resolveEntry, Sandbox, writtenDigest } from "../../_lib/sandbox/mod.ts";
-import { bytes, duration } from "../../_lib/text/units.ts";
-import { firstDifference, keepText, keptText } from "./seen_text.ts";
+import type { Sandbox } from "../sandbox/mod.ts";
+import { bytes, duration } from "../text/units.ts";
+import { firstDifference, keepText, keptText } from "./_seen_text.ts";
+import { allWriteTargets, callSandbox, vouch, writeTargets } from "./_targets.ts";
+import { sameVersion, versionOf } from "./_version.ts";
+import { writtenDigest } from "./_written_digests.ts";
 
 /** A file as this session last saw it. */
 interface Seen {
@@ -48,38 +50,8 @@ export const SMALL_FILE = 16 * 1024;
 /** A changed file of the same size is digested to compare, up to this size. */
 const DIGEST_UP_TO = 16 << 20;
 
-/** How long a call waits at most for the session's earlier write of its path (a backstop). */
-const TURN_BACKSTOP_MS = 60_000;
-
 class SeenFiles {
   #byPath = new Map<string, Seen>();
-  /** The session's last write under way on each path (as given): the next one checks after it. */
-  #writing = new Map<string, Promise<void>>();
-
-  /**
-   * A call's turn on `paths` within the session: a write the same client sent before, still under
-   * way, changes the file as this session's own change, so the check waits until it is recorded.
-   */
-  takeTurn(paths: readonly string[]): { ready?: Promise<void>; end(): void } {
-    const keys = [...new Set(paths.map((path) => normalize(path)))];
-    let done!: () => void;
-    const mine = new Promise<void>((resolve) => (done = resolve));
-    const before = keys.flatMap((key) => this.#writing.get(key) ?? []);
-    for (const key of keys) this.#writing.set(key, mine);
-    const end = () => {
-      done();
-      for (const key of keys) if (this.#writing.get(key) === mine) this.#writing.delete(key);
-    };
-    if (before.length === 0) return { end };
-    const ready = new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, TURN_BACKSTOP_MS);
-      Promise.all(before).then(() => {
-        clearTimeout(timer);
-        resolve();
-      });
-    });
-    return { ready, end };
-  }
 
   get(real: string): Seen | undefined {
     return this.#byPath.get(real);
@@ -100,12 +72,6 @@ class SeenFiles {
   }
 }
 
-/** The real paths before() resolved, by the path as given, for finished(). */
-const resolvedPaths = new Handoff<Map<string, string>>("the paths the check resolved");
-
-/** Ends a call's turn on its paths, from before() to finished(). */
-const turnEnd = new Handoff<() => void>("the end of a write's turn in its session");
-
 const seenFiles = new SessionKey("the files this session read or wrote", () => new SeenFiles());
 
 function sha256(data: Uint8Array): string {
@@ -113,13 +79,12 @@ function sha256(data: Uint8Array): string {
 }
 
 function seen(info: Stats, how: Seen["how"], sha?: string): Seen {
-  const { dev, ino, size, mtimeMs } = info;
-  return { dev, ino, size, mtimeMs, at: Date.now(), how, sha };
+  return { ...versionOf(info), at: Date.now(), how, sha };
 }
 
-function unchanged(was: Seen, now: Stats): boolean {
-  return was.dev === now.dev && was.ino === now.ino && was.size === now.size &&
-    was.mtimeMs === now.mtimeMs;
+/** The kinds of write that put something new in a file's place: another's change there is lost. */
+function replacing(write: PlannedWrite): boolean {
+  return !write.kept && (write.kind === "replaces" || write.kind === "receives");
 }
 
 /**
@@ -166,43 +131,47 @@ async function refuseChanged(
   writes: readonly PlannedWrite[],
 ): Promise<void> {
   const files = ctx.session.get(seenFiles);
-  const sandbox = await Sandbox.of(ctx);
-  // Handed to finished(), which then need not resolve them again.
-  const resolved = new Map<string, string>();
-  ctx.writes.give(resolvedPaths, resolved);
-  for (const write of writes) {
-    if (write.kind !== "replaces") continue;
-    const target = await sandbox.resolve(write.path).catch(() => undefined);
-    if (target) resolved.set(write.path, target.real);
-    const was = target?.exists ? files.get(target.real) : undefined;
-    if (!target || !was) continue;
+  const replaced = writes.filter(replacing);
+  if (replaced.length === 0) return;
+  const sandbox = await callSandbox(ctx);
+  for (const { real, write } of await writeTargets(ctx, replaced)) {
+    const was = files.get(real);
+    if (!was) continue;
     // By path first (the common file is unchanged); a change is looked at through the sandbox.
-    const quick = await lstat(target.real).catch(() => undefined);
-    if (quick && unchanged(was, quick)) continue;
-    const now = await sandbox.info(target.real).catch(() => undefined);
+    const quick = await lstat(real).catch(() => undefined);
+    if (quick && sameVersion(was, quick)) {
+      // What the write is checked against just before its rename: a change after now is caught.
+      vouch(ctx, real, versionOf(quick));
+      continue;
+    }
+    const now = await sandbox.info(real).catch(() => undefined);
     // Gone, or no longer a file: the tool says what it finds there.
-    if (!now?.isFile() || unchanged(was, now)) continue;
+    if (!now?.isFile()) continue;
+    if (sameVersion(was, now)) {
+      vouch(ctx, real, versionOf(now));
+      continue;
+    }
     // The same size, new times or inode (touched, saved unchanged): the same content counts as
     // unchanged, when the digest from before is known.
     let text: Buffer | undefined;
     if (was.sha && now.size === was.size && now.size <= DIGEST_UP_TO) {
-      const handle = await sandbox.openForReading(target.real);
+      const handle = await sandbox.openForReading(real);
       const read = await digestOf(handle, now.size).finally(() => handle.close());
       text = read.text;
       if (read.sha === was.sha) {
-        files.set(target.real, { ...seen(now, was.how, was.sha), at: was.at });
+        files.set(real, { ...seen(now, was.how, was.sha), at: was.at });
+        vouch(ctx, real, versionOf(now));
         continue;
       }
     }
-    throw new ToolError(
-      await describeChange(tool, sandbox, target.real, was, now, text),
-    );
+    throw new ToolError(await describeChange(tool, write, sandbox, real, was, now, text));
   }
 }
 
 /** What changed in a file since the session saw it: sizes, times, and the first lines that differ. */
 async function describeChange(
   tool: Tool,
+  write: PlannedWrite,
   sandbox: Sandbox,
   real: string,
   was: Seen,
@@ -226,33 +195,20 @@ async function describeChange(
     if (after) diff = firstDifference(before, after);
   }
   const force = tool.writes?.force;
+  const what = write.kind === "receives" ? "replacing it" : "writing";
+  const instead = write.kind === "receives"
+    ? `Read it again (read_file) first if it is still to be replaced`
+    : `Read it again (read_file) and make the change on what it holds now`;
   return `${tool.name} was refused: ${shown} changed since this session ${was.how} it ` +
     `${duration(Date.now() - was.at)} ago (${size}${replaced}; ${modified}), by another program, ` +
-    `person or session: writing now would lose that change.${diff ? `\n${diff}\n` : " "}` +
-    `Read it again (read_file) and make the change on what it holds now${
-      force ? `, or pass ${force}: true to overwrite it` : ""
-    }.`;
+    `person or session: ${what} now would lose that change.${diff ? `\n${diff}\n` : " "}` +
+    `${instead}${force ? `, or pass ${force}: true to overwrite it` : ""}.`;
 }
 
 /** Remembers what the session's successful writes left, so its own writes never count as changes. */
 async function rememberWrites(call: FinishedCall): Promise<void> {
-  const writes = call.ctx.writes;
   const files = call.ctx.session.get(seenFiles);
-  const checked = writes.take(resolvedPaths);
-  // Asked for only when something is left to resolve or read.
-  let held: Sandbox | undefined;
-  const sandbox = async () => held ??= await Sandbox.of(call.ctx);
-  const reals: { real: string; kind: PlannedWrite["kind"] }[] = [];
-  for (const write of [...writes.planned, ...writes.named]) {
-    const known = write.link ? undefined : checked?.get(write.path);
-    const target = known ?? await resolveEntry(await sandbox(), write.path).then(
-      (entry) => write.link ? entry.entry : entry.real,
-      () => undefined,
-    );
-    if (target) reals.push({ real: target, kind: write.kind });
-  }
-  for (const real of writes.reported) reals.push({ real, kind: "replaces" });
-  for (const { real, kind } of reals) {
+  for (const { real, write: { kind } } of await allWriteTargets(call.ctx)) {
     // By path: what is remembered only decides later checks, which look through the sandbox.
     const now = await lstat(real).catch(() => undefined);
     // An append adds to what the session may not have seen: the file is as if never read.
@@ -265,15 +221,23 @@ async function rememberWrites(call: FinishedCall): Promise<void> {
     files.set(real, seen(now, "wrote", sha));
     // A small file's text, for a diff should it change: read back only when not kept already.
     if (sha && now.size <= SMALL_FILE && !keptText(sha)) {
-      const handle = await (await sandbox()).openForReading(real).catch(() => undefined);
+      const sandbox = await callSandbox(call.ctx);
+      const handle = await sandbox.openForReading(real).catch(() => undefined);
       const text = await handle?.readFile().finally(() => handle.close());
       if (text && sha256(text) === sha) keepText(sha, text);
     }
   }
 }
 
+/**
+ * The check phase: a call that would replace a file changed since this session saw it is
+ * refused before anything is kept or written. It waits for the calls ahead of it on its paths
+ * (ctx.writes.turn): one of this session's, still under way, changes the file as this session's
+ * own change, and another's is one this session has not seen.
+ */
 export const seenFilesHook = defineToolHook({
   name: "seen_files",
+  phase: "check",
   before(tool: Tool, ctx: ToolContext, args: Record<string, unknown>) {
     const force = tool.writes?.force;
     const forced = force !== undefined && args[force] === true;
@@ -281,22 +245,19 @@ export const seenFilesHook = defineToolHook({
       ctx.writes.onWillWrite((named) => refuseChanged(tool, ctx, named));
     }
     const writes = ctx.writes.planned;
-    // Decided at once for the common call: it writes nothing.
-    if (writes.length === 0) return;
-    const files = ctx.session.get(seenFiles);
-    const turn = files.takeTurn(writes.map((write) => write.path));
-    ctx.writes.give(turnEnd, turn.end);
-    // Nothing to check: forced, nothing replaced, or nothing seen and no write of this session
-    // under way on the path.
-    if (forced || !writes.some((write) => write.kind === "replaces")) return;
-    if (!turn.ready) return files.size === 0 ? undefined : refuseChanged(tool, ctx, writes);
+    // Decided at once for the common call: it writes nothing, is forced, or replaces nothing.
+    if (writes.length === 0 || forced || !writes.some(replacing)) return;
+    const turn = ctx.writes.turn;
+    // Nothing seen by this session and no earlier call under way on the path: nothing to check.
+    if (!turn || turn.free) {
+      return ctx.session.get(seenFiles).size === 0 ? undefined : refuseChanged(tool, ctx, writes);
+    }
     return turn.ready.then(() => refuseChanged(tool, ctx, writes));
   },
   finished(call: FinishedCall) {
     const writes = call.ctx.writes;
-    const end = writes.take(turnEnd);
-    const wrote = writes.planned.length + writes.named.length + writes.reported.length > 0;
-    if (call.outcome !== "ok" || !wrote) return end?.();
-    return rememberWrites(call).catch(() => {}).finally(() => end?.());
+    const wrote = writes.planned.length + writes.named.length > 0;
+    if (call.outcome !== "ok" || !wrote) return;
+    return rememberWrites(call).catch(() => {});
   },
 });

@@ -2,22 +2,17 @@
  * Replacing a file's content without ever leaving it half written: the new bytes go to a
  * temporary file in the same directory, reach the disk, and only then take the file's name.
  * Content may come in chunks (a large write never needs a second whole copy in memory), and its
- * digest can be taken on the way, for the journal (_written_digests.ts).
+ * digest can be taken on the way, for the journal (_written_digests.ts). Private to the edit
+ * transaction: tools write through it (_transaction.ts), toolhost's own files through
+ * _own_files.ts.
  */
-import { createHash, randomBytes } from "node:crypto";
-import { access, constants, type FileHandle, stat } from "node:fs/promises";
-import { ToolError } from "../../../mcp/tool/mod.ts";
+import { createHash } from "node:crypto";
+import { type FileHandle, stat } from "node:fs/promises";
 import { basename, dirname } from "node:path";
 import process from "node:process";
 import { setImmediate } from "node:timers";
-import { Dir, O_NONBLOCK } from "./_beneath.ts";
-import type { Sandbox } from "./_sandbox.ts";
+import { Dir, type Sandbox, temporaryName } from "../sandbox/mod.ts";
 import { rememberWritten } from "./_written_digests.ts";
-
-/** A short name for work in progress (short: long file names must still fit). */
-export function temporaryName(): string {
-  return `.toolhost-${randomBytes(6).toString("hex")}.tmp`;
-}
 
 /**
  * What to write: bytes, or chunks of them in order. Bytes, or an array of pieces, are whole in
@@ -40,7 +35,7 @@ export interface WriteOptions {
   beforeRename?(): Promise<void>;
 }
 
-interface Written {
+export interface Written {
   /** How many names the replaced file had: the others keep its old content. */
   hardLinks: number;
   /** Bytes written. */
@@ -81,11 +76,7 @@ export async function writeFileAtomic(
     // The replaced file, held open across the rename (opened while the new one is written).
     holding = old ? holdReplaced(dir, name) : undefined;
     try {
-      const handle = await dir.open(
-        temporary,
-        constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL,
-        0o666,
-      );
+      const handle = await dir.createFile(temporary);
       // Exactly the old mode: open()'s mode argument would be narrowed by the umask. Only root
       // may give a file away; for anyone else chown keeps what they already own. Both go on
       // while the content is written, and are over before the descriptor is closed.
@@ -152,7 +143,7 @@ export async function writeFileAtomic(
  */
 function holdReplaced(dir: Dir, name: string): Promise<FileHandle | undefined> | undefined {
   if (process.platform === "win32") return undefined;
-  return dir.open(name, constants.O_RDONLY | O_NONBLOCK).catch(() => undefined);
+  return dir.openFile(name).catch(() => undefined);
 }
 
 /** Bytes hashed between two turns of the event loop while a whole buffer is written. */
@@ -230,24 +221,4 @@ async function writeAll(handle: FileHandle, chunk: Uint8Array): Promise<void> {
     if (bytesWritten === 0) throw new Error("the disk took no more bytes");
     at += bytesWritten;
   }
-}
-
-/**
- * Refuses to replace a file its owner made read-only. The rename would replace it anyway (it
- * needs only the directory's permission), but that is not what a read-only file means.
- */
-export async function assertWritable(path: string, shown: string): Promise<void> {
-  const ok = await access(path, constants.W_OK).then(() => true, () => false);
-  if (!ok) {
-    throw new ToolError(
-      `${shown} is read-only for this user; make it writable first (chmod u+w) if you mean to change it.`,
-    );
-  }
-}
-
-/** What to add to a result when the replaced file had other names. */
-export function hardLinkNote(hardLinks: number): string {
-  return hardLinks > 1
-    ? ` (it had ${hardLinks} hard links: only this name has the new content; the others keep the old)`
-    : "";
 }

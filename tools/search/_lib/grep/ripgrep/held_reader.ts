@@ -2,28 +2,24 @@
  * What keeps rg's answers inside the roots. rg walks and opens files by name and follows a
  * symbolic link given to it, so a file (or a directory) swapped for a link while it runs can make
  * it read bytes from outside. Every file rg reports is therefore read again here, beneath the
- * searched directory held open (_beneath.ts: each component entered with O_NOFOLLOW, the file
- * opened with O_NOFOLLOW and required to be a regular file), and only what that content confirms
- * is kept: each line rg reported (matched or context) must be that very line of the held file.
- * A file whose held content disagrees is searched again by the built-in matcher on the held
- * content (or dropped, for a pattern the built-in matcher refuses); one that is not a regular
+ * searched directory held open (the sandbox's Dir: each component entered without following a
+ * link, the file opened so and required to be a regular file), and only what that content
+ * confirms is kept: each line rg reported (matched or context) must be that very line of the
+ * held file. A file whose held content disagrees is searched again by the built-in matcher on the
+ * held content (or dropped, for a pattern the built-in matcher refuses); one that is not a regular
  * file inside any more is dropped. Only files with matches cost a second read.
  */
-import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
-import { type FileHandle, open } from "node:fs/promises";
+import { closeSync, fstatSync, readSync } from "node:fs";
+import type { FileHandle } from "node:fs/promises";
 import { join } from "node:path";
-import { type Dir, O_DIRECTORY, O_NOFOLLOW, O_NOFOLLOW_ANY, O_NONBLOCK } from "./_beneath.ts";
-import { bomOf } from "../text/text.ts";
-
-/** A descriptor for entry `name` of the directory open as `dirFd`, or -1 (_beneath_native.ts). */
-export type OpenAt = (dirFd: number, name: string, flags: number) => number;
+import { type Dir, openByPath } from "../../../../_lib/sandbox/mod.ts";
+import { bomOf } from "../../../../_lib/text/text.ts";
 
 const utf8 = new TextDecoder();
 
 /**
  * The largest file read again: grep's own limit (grep_search.ts's MAX_FILE_BYTES, which rg is
- * given as --max-filesize), repeated here so that the sandbox imports nothing of the search
- * family; tests/search/grep_held_test.ts keeps the two equal.
+ * given as --max-filesize); tests/search/grep_held_test.ts keeps the two equal.
  */
 export const MAX_HELD_FILE_BYTES = 10 * 1024 * 1024;
 
@@ -53,20 +49,12 @@ export async function regularBytes(handle: FileHandle): Promise<Uint8Array | und
 export class HeldReader {
   /** The directories entered below the top, with their names. */
   #stack: { name: string; dir: Dir }[] = [];
-  /** The same for bytesSync(): descriptors of the directories entered below the top. */
-  #fds: { name: string; fd: number }[] = [];
+  /** The same for bytesSync(): directories entered below the top without waiting. */
+  #synced: { name: string; dir: Dir }[] = [];
   /** Where bytesSync() reads a file, reused from one file to the next. */
   #buffer = new Uint8Array(64 * 1024);
 
-  /**
-   * `openAt` (_beneath_native.ts's openEntryAt), where there is one, opens bytesSync()'s entries
-   * relative to their directory's descriptor; otherwise they are opened through /proc/self/fd.
-   */
-  constructor(
-    readonly top: Dir | undefined,
-    readonly topPath: string,
-    readonly openAt?: OpenAt,
-  ) {}
+  constructor(readonly top: Dir | undefined, readonly topPath: string) {}
 
   /**
    * Opens `rel` for reading beneath the held directory (undefined when nothing can be opened
@@ -77,14 +65,8 @@ export class HeldReader {
     if (parts.some((p) => p === "" || p === "." || p === "..")) return undefined;
     const name = parts.pop()!;
     try {
-      if (!this.top) {
-        // No held directory (tests): by path, never following a link in the last component.
-        const handle = await open(
-          join(this.topPath, rel),
-          constants.O_RDONLY | O_NOFOLLOW | O_NOFOLLOW_ANY | O_NONBLOCK,
-        );
-        return handle;
-      }
+      // No held directory (tests): by path, never following a link.
+      if (!this.top) return await openByPath(join(this.topPath, rel), "read strictly");
       let shared = 0;
       while (
         shared < this.#stack.length && shared < parts.length &&
@@ -95,8 +77,7 @@ export class HeldReader {
         const at = this.#stack.at(-1)?.dir ?? this.top;
         this.#stack.push({ name: part, dir: (await at.child(part)).dir });
       }
-      const within = this.#stack.at(-1)?.dir ?? this.top;
-      return await within.open(name, constants.O_RDONLY | O_NONBLOCK);
+      return await (this.#stack.at(-1)?.dir ?? this.top).openFile(name);
     } catch {
       return undefined;
     }
@@ -104,7 +85,7 @@ export class HeldReader {
 
   /**
    * Whether bytesSync() can be used: on Linux, where the directory is held by its descriptor and
-   * each entry below it is reached through /proc/self/fd.
+   * each entry below it is reached from it.
    */
   get synchronous(): boolean {
     return this.top?.fd !== undefined;
@@ -115,9 +96,9 @@ export class HeldReader {
    * heldText()'s text), a view of a buffer the next call reuses. Read with
    * synchronous calls: a few microseconds each, where each asynchronous one is a trip through
    * the thread pool, and a search may read thousands of files. Each directory on the way is
-   * entered by descriptor with O_NOFOLLOW (and kept while consecutive files share it); the file
-   * is opened with O_NOFOLLOW and read only if it is a regular file within the size limit.
-   * Undefined when it cannot be read so. Only when `synchronous`.
+   * entered without following a link (and kept while consecutive files share it); the file is
+   * opened so and read only if it is a regular file within the size limit. Undefined when it
+   * cannot be read so. Only when `synchronous`.
    */
   bytesSync(rel: string): Uint8Array | undefined {
     const parts = rel.split("/");
@@ -125,25 +106,18 @@ export class HeldReader {
     const name = parts.pop()!;
     let shared = 0;
     while (
-      shared < this.#fds.length && shared < parts.length &&
-      this.#fds[shared].name === parts[shared]
+      shared < this.#synced.length && shared < parts.length &&
+      this.#synced[shared].name === parts[shared]
     ) shared++;
-    for (const left of this.#fds.splice(shared)) closeSync(left.fd);
-    const openAt = this.openAt;
-    const enter = (entry: string, flags: number) => {
-      const dirFd = this.#fds.at(-1)?.fd ?? this.top!.fd!;
-      if (!openAt) return openSync(`/proc/self/fd/${dirFd}/${entry}`, flags);
-      const fd = openAt(dirFd, entry, flags);
-      if (fd < 0) throw new Error(`cannot open ${entry}`);
-      return fd;
-    };
+    for (const left of this.#synced.splice(shared)) void left.dir.close();
     let fd: number;
     try {
       for (const part of parts.slice(shared)) {
-        const dir = enter(part, constants.O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
-        this.#fds.push({ name: part, fd: dir });
+        const dir = (this.#synced.at(-1)?.dir ?? this.top!).childSync(part);
+        if (!dir) return undefined;
+        this.#synced.push({ name: part, dir });
       }
-      fd = enter(name, constants.O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+      fd = (this.#synced.at(-1)?.dir ?? this.top!).openFileSync(name);
     } catch {
       return undefined;
     }
@@ -177,7 +151,7 @@ export class HeldReader {
 
   async close(): Promise<void> {
     for (const { dir } of this.#stack.splice(0)) await dir.close();
-    for (const { fd } of this.#fds.splice(0)) closeSync(fd);
+    for (const { dir } of this.#synced.splice(0)) await dir.close();
   }
 }
 
