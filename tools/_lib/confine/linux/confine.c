@@ -11,8 +11,9 @@
  *   2. restricts itself with Landlock: read and execute everywhere, write only beneath the paths
  *      given, no signals or abstract sockets outside its domain, and (without a network
  *      namespace) TCP only to the proxy's port;
- *   3. empties its capabilities, sets no_new_privs, and (without a network namespace) installs a
- *      seccomp filter that refuses sockets other than AF_UNIX (and the proxy's TCP);
+ *   3. empties its capabilities, sets no_new_privs, and installs a seccomp filter that refuses
+ *      the kernel's keyrings and (without a network namespace) sockets other than AF_UNIX (and
+ *      the proxy's TCP);
  *   4. execs the command.
  *
  * Modes:

@@ -1,0 +1,72 @@
+/**
+ * More of the command sandbox attacked through the binary, as root and as uid 65534: secrets that
+ * live outside the file system's credential list (the kernel's keyrings toolhost was started
+ * with), and what belongs to another session of the same user (its private temporary directory,
+ * its network's socket).
+ */
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import process from "node:process";
+import { test } from "node:test";
+import { e2eFixture } from "../helpers/e2e.ts";
+import { callTool } from "../helpers/tool_calls.ts";
+import { sandboxUsers, startWorld } from "../helpers/sandbox_users.ts";
+
+const e2e = e2eFixture();
+/** The system's python (a shim in root's home would not run as uid 65534). */
+const PYTHON3 = "/usr/bin/python3";
+
+function hasPython(): boolean {
+  try {
+    execFileSync(PYTHON3, ["-c", "import ctypes"], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const PYTHON = hasPython();
+/** add_key and keyctl: the numbers differ between x86_64 and aarch64. */
+const [ADD_KEY, KEYCTL] = process.arch === "arm64" ? [217, 219] : [248, 250];
+
+/**
+ * Starts the program after it in a session keyring of its own holding a key named
+ * `toolhost-attack` (what Kerberos' KEYRING: caches and others keep there), or fails.
+ */
+const KEY_WRAPPER = [
+  PYTHON3,
+  "-c",
+  [
+    "import ctypes, os, sys",
+    "libc = ctypes.CDLL(None, use_errno=True)",
+    `libc.syscall(${KEYCTL}, 1, None)`, // KEYCTL_JOIN_SESSION_KEYRING: a new anonymous one
+    `key = libc.syscall(${ADD_KEY}, b"user", b"toolhost-attack", b"KEYRING-SECRET", 14, -3)`,
+    "if key < 0: sys.exit('add_key failed: errno %d' % ctypes.get_errno())",
+    "os.execvp(sys.argv[1], sys.argv[1:])",
+  ].join("\n"),
+];
+
+/** Looks for the key in every keyring a process can name, and prints what it reads (no '). */
+const KEY_THIEF = [
+  "import ctypes",
+  "libc = ctypes.CDLL(None, use_errno=True)",
+  "for ring in (-1, -2, -3, -4, -5):",
+  `    key = libc.syscall(${KEYCTL}, 10, ring, b"user", b"toolhost-attack", 0)`,
+  '    if key < 0: print("ring", ring, "errno", ctypes.get_errno()); continue',
+  "    buf = ctypes.create_string_buffer(64)",
+  `    n = libc.syscall(${KEYCTL}, 11, key, buf, 64)`,
+  '    print("ring", ring, "read", buf.raw[:max(n, 0)].decode())',
+].join("\n");
+
+for (const user of sandboxUsers()) {
+  test(`${user.name}: the keys in toolhost's session keyring are never read`, {
+    skip: user.skip || (!PYTHON && "python3 (with ctypes) is needed to make and read a key"),
+  }, async () => {
+    const w = startWorld(e2e, user, { wrapper: KEY_WRAPPER });
+    const reply = await callTool(w.client, "bash", {
+      command: `${PYTHON3} -c '${KEY_THIEF}'`,
+    });
+    assert.match(reply.text, /ring -3 /, reply.text);
+    assert.ok(!reply.text.includes("KEYRING-SECRET"), `the key was read:\n${reply.text}`);
+  });
+}
