@@ -69,4 +69,31 @@ for (const user of sandboxUsers()) {
     assert.match(reply.text, /ring -3 /, reply.text);
     assert.ok(!reply.text.includes("KEYRING-SECRET"), `the key was read:\n${reply.text}`);
   });
+
+  test(`${user.name}: another session's temporary directory and network are out of reach`, {
+    skip: user.skip,
+  }, async () => {
+    const a = startWorld(e2e, user);
+    const b = startWorld(e2e, user);
+    const made = await callTool(a.client, "bash", {
+      command: 'echo SESSION-A-SECRET > "$TMPDIR/secret" && echo "$TMPDIR"',
+    });
+    assert.equal(made.isError, false, made.text);
+    const aTemp = made.text.split("\n")[0];
+    await callTool(a.client, "bash_background", { command: "sleep 30", grace_ms: 0 });
+    const parent = aTemp.slice(0, aTemp.lastIndexOf("/"));
+    const reply = await callTool(b.client, "bash", {
+      command: `cat ${aTemp}/secret; cat ${parent}/*/secret; ls -a ${parent}; ` +
+        `ls ${parent}/*; echo own > "$TMPDIR/mine" && cat "$TMPDIR/mine"`,
+    });
+    assert.ok(!reply.text.includes("SESSION-A-SECRET"), `A's file was read:\n${reply.text}`);
+    const listed = reply.text.split("\n");
+    assert.ok(
+      !listed.includes(aTemp.slice(parent.length + 1)),
+      `A's directory is listed:\n${reply.text}`,
+    );
+    assert.ok(!reply.text.includes("proxy.sock"), `A's network socket is seen:\n${reply.text}`);
+    // B's own temporary directory works as before.
+    assert.match(reply.text, /^own$/m);
+  });
 }
