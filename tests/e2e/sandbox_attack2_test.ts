@@ -6,6 +6,8 @@
  */
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
+import { existsSync, lstatSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import process from "node:process";
 import { test } from "node:test";
 import { e2eFixture } from "../helpers/e2e.ts";
@@ -96,4 +98,37 @@ for (const user of sandboxUsers()) {
     // B's own temporary directory works as before.
     assert.match(reply.text, /^own$/m);
   });
+
+  test(
+    `${user.name}: a directory swapped for a link out of the root does not stop the journal, nor aim undo outside`,
+    {
+      skip: user.skip,
+    },
+    async () => {
+      const w = startWorld(e2e, user, {
+        prepare: ({ root, out }) => {
+          execFileSync("git", ["init", "-q", root]);
+          writeFileSync(join(out, "f"), "OUTSIDE\n");
+        },
+      });
+      await callTool(w.client, "bash", { command: "mkdir d && echo inside > d/f" });
+      const swapped = await callTool(w.client, "bash", {
+        command: `rm -rf d && ln -s ${w.out} d`,
+      });
+      assert.doesNotMatch(swapped.text, /Not kept for undo/, swapped.text);
+      const later = await callTool(w.client, "bash", { command: "echo later > later.txt" });
+      assert.doesNotMatch(later.text, /Not kept for undo/, later.text);
+      const undoLater = await callTool(w.client, "undo", {});
+      assert.equal(undoLater.isError, false, undoLater.text);
+      assert.equal(existsSync(join(w.root, "later.txt")), false, undoLater.text);
+      // Undoing the swap puts the directory back, or refuses; it never writes through the link.
+      const undone = await callTool(w.client, "undo", {});
+      if (!undone.isError) {
+        assert.ok(lstatSync(join(w.root, "d")).isDirectory(), undone.text);
+        assert.equal(readFileSync(join(w.root, "d", "f"), "utf8"), "inside\n");
+      } else assert.match(undone.text, /nothing was undone/);
+      assert.deepEqual(readdirSync(w.out).sort(), ["existing.txt", "f"]);
+      assert.equal(readFileSync(join(w.out, "f"), "utf8"), "OUTSIDE\n");
+    },
+  );
 }
