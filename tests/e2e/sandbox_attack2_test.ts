@@ -6,7 +6,14 @@
  */
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { existsSync, lstatSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import { test } from "node:test";
@@ -131,4 +138,57 @@ for (const user of sandboxUsers()) {
       assert.equal(readFileSync(join(w.out, "f"), "utf8"), "OUTSIDE\n");
     },
   );
+}
+
+for (const user of sandboxUsers()) {
+  test(`${user.name}: a repository one level inside the root gets no hook nor fsmonitor`, {
+    skip: user.skip,
+  }, async () => {
+    // A root that holds several repositories (~/code): git runs their hooks and fsmonitor later,
+    // outside any sandbox, when the user (or a prompt showing git status) works in them.
+    const w = startWorld(e2e, user, {
+      prepare: ({ root }) => execFileSync("git", ["init", "-q", join(root, "proj")]),
+    });
+    const git = join(w.root, "proj", ".git");
+    const config = readFileSync(join(git, "config"), "utf8");
+    const attempts = [
+      "printf '#!/bin/sh\\ntouch /tmp/pwned\\n' > proj/.git/hooks/pre-commit",
+      "git -C proj config core.fsmonitor 'touch /tmp/pwned'",
+      "echo '[core] hooksPath = /tmp' >> proj/.git/config",
+      "mv proj/.git proj/.git-away && mkdir -p proj/.git/hooks && echo x > proj/.git/hooks/post-checkout",
+      // The repository itself may move (it is the user's, in the root): its .git stays guarded.
+      "mv proj proj-away && echo x > proj-away/.git/hooks/pre-commit; mv proj-away proj",
+    ];
+    for (const command of attempts) await callTool(w.client, "bash", { command });
+    assert.equal(readFileSync(join(git, "config"), "utf8"), config, "config unchanged");
+    assert.ok(existsSync(join(w.root, "proj", ".git", "HEAD")), ".git is where it was");
+    const hooks = readdirSync(join(git, "hooks"));
+    assert.ok(hooks.every((name) => name.endsWith(".sample")), `hooks now: ${hooks.join(", ")}`);
+    // The repository's own work goes on: a commit from a command works.
+    const commit = await callTool(w.client, "bash", {
+      command: "cd proj && echo a > a.txt && git add a.txt && " +
+        "git -c user.name=t -c user.email=t@t commit -qm a && git log --oneline | wc -l",
+    });
+    assert.match(commit.text, /^1$/m, commit.text);
+  });
+
+  test(`${user.name}: a .git a command writes opens no place outside the roots`, {
+    skip: user.skip,
+  }, async () => {
+    const w = startWorld(e2e, user, {
+      prepare: ({ root }) => mkdirSync(join(root, "linked")),
+    });
+    // A gitfile naming a directory outside, and a .git link to one: then, in the next command,
+    // writes there (into the home, it would be ~/.bashrc).
+    await callTool(w.client, "bash", {
+      command: `echo "gitdir: ${w.out}" > .git; ln -s ${w.home} linked/.git`,
+    });
+    const reply = await callTool(w.client, "bash", {
+      command: `echo pwned > ${w.out}/planted; echo pwned > ${w.home}/.bashrc`,
+    });
+    assert.match(reply.text, /Permission denied/, reply.text);
+    assert.deepEqual(readdirSync(w.out), ["existing.txt"], "nothing made outside, no hooks");
+    assert.equal(existsSync(join(w.home, ".bashrc")), false);
+    assert.equal(existsSync(join(w.home, "hooks")), false);
+  });
 }
