@@ -212,7 +212,10 @@ function protectRepository(
       break;
   }
   if (!gitDir || kind(gitDir) !== "dir") return;
-  const common = commonDir(gitDir);
+  // Real paths: a link on the way (in the root, which commands write) cannot be turned elsewhere
+  // between this look and the helper's.
+  gitDir = real(gitDir);
+  const common = real(commonDir(gitDir));
   // A git directory outside the writable places is made writable only for a worktree that git
   // itself linked to this one: otherwise a `.git` a command wrote (a gitfile or a link naming
   // ~, say) would open that place to the next command.
