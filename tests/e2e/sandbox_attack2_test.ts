@@ -12,8 +12,10 @@ import {
   mkdirSync,
   readdirSync,
   readFileSync,
+  rmSync,
   writeFileSync,
 } from "node:fs";
+import { createServer } from "node:net";
 import { join } from "node:path";
 import process from "node:process";
 import { test } from "node:test";
@@ -192,3 +194,35 @@ for (const user of sandboxUsers()) {
     assert.equal(existsSync(join(w.home, "hooks")), false);
   });
 }
+
+const SYSTEM_BUS = "/run/dbus/system_bus_socket";
+
+test("root: the system bus (systemd-run as root, outside every sandbox) is out of reach", {
+  skip: process.platform !== "linux" || process.getuid!() !== 0
+    ? "stands a listener in for the system bus at its path, which needs root"
+    : existsSync(SYSTEM_BUS)
+    ? `a real system bus listens at ${SYSTEM_BUS}: not stood in for`
+    : !existsSync("/run/dbus")
+    ? "/run/dbus is missing"
+    : false,
+}, async () => {
+  let connections = 0;
+  const server = createServer((socket) => {
+    connections++;
+    socket.end("bus\n");
+  });
+  await new Promise<void>((resolve) => server.listen(SYSTEM_BUS, resolve));
+  try {
+    const [root] = sandboxUsers();
+    const w = startWorld(e2e, root);
+    const reply = await callTool(w.client, "bash", {
+      command: `${PYTHON3} -c 'import socket; s = socket.socket(socket.AF_UNIX); ` +
+        `s.connect("${SYSTEM_BUS}"); print("connected", s.recv(10))' 2>&1`,
+    });
+    assert.ok(!reply.text.includes("connected"), reply.text);
+    assert.equal(connections, 0, "the stand-in bus saw a connection");
+  } finally {
+    await new Promise((resolve) => server.close(resolve));
+    rmSync(SYSTEM_BUS, { force: true });
+  }
+});
