@@ -195,6 +195,34 @@ for (const user of sandboxUsers()) {
   });
 }
 
+for (const user of sandboxUsers()) {
+  test(`${user.name}: toolhost's secret settings reach no command, by variable or by file`, {
+    skip: user.skip,
+  }, async () => {
+    const w = startWorld(e2e, user, {
+      env: {
+        BRAVE_API_KEY: "BRAVE-ENV-SECRET",
+        TOOLHOST_PROXY: "http://u:PROXY-SECRET@127.0.0.1:9",
+      },
+      prepare: ({ home }) => {
+        const config = join(home, ".config", "toolhost");
+        mkdirSync(config, { recursive: true });
+        writeFileSync(
+          join(config, "config.jsonc"),
+          JSON.stringify({ search: { brave_api_key: "BRAVE-FILE-SECRET" } }),
+        );
+      },
+    });
+    const reply = await callTool(w.client, "bash", {
+      command: "env; cat ~/.config/toolhost/config.jsonc; grep -r SECRET ~/.config 2>&1",
+    });
+    for (const secret of ["BRAVE-ENV-SECRET", "PROXY-SECRET", "BRAVE-FILE-SECRET"]) {
+      assert.ok(!reply.text.includes(secret), `${secret} was read:\n${reply.text}`);
+    }
+    assert.match(reply.text, /sandbox: refused reading ~\/\.config\/toolhost\/config\.jsonc/);
+  });
+}
+
 const SYSTEM_BUS = "/run/dbus/system_bus_socket";
 
 test("root: the system bus (systemd-run as root, outside every sandbox) is out of reach", {
