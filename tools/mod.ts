@@ -2,6 +2,7 @@
 import type { Contribution } from "../mcp/features/mod.ts";
 import code_code_nav from "./code/code_nav.ts";
 import code_diagnostics_hook from "./code/diagnostics_hook.ts";
+import code_parse_cache_flush from "./code/parse_cache_flush.ts";
 import code_rename_symbol from "./code/rename_symbol.ts";
 import code_symbol_edit from "./code/symbol_edit.ts";
 import code_symbols from "./code/symbols.ts";
@@ -49,6 +50,7 @@ import workflow_tasks from "./workflow/tasks.ts";
 export const toolModules: (Contribution | Contribution[])[] = [
   code_code_nav,
   code_diagnostics_hook,
+  code_parse_cache_flush,
   code_rename_symbol,
   code_symbol_edit,
   code_symbols,
@@ -95,6 +97,7 @@ export const toolModules: (Contribution | Contribution[])[] = [
 
 /** The family (folder) of each of toolModules, in the same order: a tool gets its icon. */
 export const moduleFamilies: readonly string[] = [
+  "code",
   "code",
   "code",
   "code",

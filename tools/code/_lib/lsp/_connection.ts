@@ -29,9 +29,9 @@ export class RequestFailed extends Error {
 
 export interface Spawned {
   command: string;
-  args: string[];
+  args: readonly string[];
   cwd: string;
-  env?: Record<string, string>;
+  env?: Readonly<Record<string, string>>;
   /** How it is confined: the sandbox's `language-server` kind. */
   confinement: Confinement;
 }
@@ -58,7 +58,7 @@ export class Connection {
   #onClose: ((why: string) => void)[] = [];
 
   constructor(spec: Spawned) {
-    this.child = spawnInGroup(spec.command, spec.args, {
+    this.child = spawnInGroup(spec.command, [...spec.args], {
       cwd: spec.cwd,
       env: { ...process.env, ...spec.env },
       stdio: ["pipe", "pipe", "pipe"],

@@ -6,7 +6,8 @@
 import { extname, sep } from "node:path";
 import { ToolError } from "../../../../mcp/tool/mod.ts";
 import type { Settings } from "../../../../config/settings.ts";
-import { chooseServer, type Missing, type ServerChoice } from "./_servers.ts";
+import { languagesWithServers } from "../languages/mod.ts";
+import { type ChoiceRules, chooseServer, type Missing, type ServerChoice } from "./_servers.ts";
 import { LanguageServer } from "./_server.ts";
 import type { Confinement } from "../../../_lib/processes/mod.ts";
 
@@ -18,7 +19,18 @@ const crashes = new Map<string, { count: number; last: string }>();
 const explained = new Set<string>();
 
 function keyOf(choice: ServerChoice): string {
-  return `${choice.id}\0${choice.root}`;
+  return `${choice.id}\0${choice.root}\0${choice.projectPrograms}`;
+}
+
+/**
+ * Whether programs that come with the project may run: not under --read-only or the read-only
+ * profile (a server is then found on PATH only, and told to run none of the project's code).
+ */
+export function choiceRules(config: Readonly<Settings>): ChoiceRules {
+  return {
+    configured: config.code.languageServers,
+    projectPrograms: !config.readOnly && config.toolsProfile !== "read-only",
+  };
 }
 
 /** What to say about a missing server: how to install it the first time, shorter after. */
@@ -45,12 +57,12 @@ export async function serverFor(
   config: Readonly<Settings>,
   confinement: () => Promise<Confinement>,
 ): Promise<LanguageServer> {
-  const choice = chooseServer(file, top, config.code.languageServers);
+  const choice = chooseServer(file, top, choiceRules(config));
   if (!choice) {
     throw new ToolError(
       `no language server handles ${extname(file) || "files without an extension"} files ` +
-        `(${shown}); the built-in table covers TypeScript/JavaScript, Python, C/C++, Go and ` +
-        "Rust, and code.language_servers adds others. The `symbols` tool may still outline it.",
+        `(${shown}); the built-in table covers ${languagesWithServers()}, and ` +
+        "code.language_servers adds others. The `symbols` tool may still outline it.",
     );
   }
   if ("install" in choice) throw new ToolError(missingMessage(choice, shown));
@@ -99,7 +111,7 @@ export function runningFor(file: string, config: Readonly<Settings>): LanguageSe
     if (server.dead) continue;
     const root = server.choice.root;
     if (file !== root && !file.startsWith(root.endsWith(sep) ? root : root + sep)) continue;
-    const choice = chooseServer(file, root, config.code.languageServers);
+    const choice = chooseServer(file, root, choiceRules(config));
     if (choice && "id" in choice && choice.id === server.choice.id) found.push(server);
   }
   return found;

@@ -4,7 +4,7 @@
  * deeply nested code cannot exhaust the stack.
  */
 import type { Node, Tree } from "web-tree-sitter";
-import { COMMENTS, DECORATIONS, type LanguageId, RULES, WRAPPERS } from "./languages.ts";
+import { COMMENTS, DECORATIONS, type LanguageId, RULES, WRAPPERS } from "../languages/mod.ts";
 import type { CodeSymbol } from "./types.ts";
 
 /** At most this many symbols of one file (a generated file can define 100,000 things). */
@@ -38,7 +38,7 @@ export function extractSymbols(tree: Tree, lang: LanguageId, text: string): Code
       if (rule) {
         const node = cursor.currentNode;
         const parent = owner >= 0 ? symbols[owner] : undefined;
-        const found = describe(node, lang, rule.kind, parent);
+        const found = describe(node, lang, rule.kind, parent, text);
         if (found) {
           here = symbols.length;
           symbols.push(made(node, found, parent, text));
@@ -68,6 +68,7 @@ function describe(
   lang: LanguageId,
   kind: string,
   parent: CodeSymbol | undefined,
+  text: string,
 ): { name: string; kind: string; owner?: string } | undefined {
   const inClass = parent !== undefined && parent.kind !== "namespace" &&
     parent.kind !== "module";
@@ -83,7 +84,9 @@ function describe(
       const value = node.childForFieldName("value");
       if (value && FUNCTION_VALUES.has(value.type)) return { name: name.text, kind: "function" };
       if (value?.type === "class") return { name: name.text, kind: "class" };
-      return { name: name.text, kind: holder?.text.startsWith("const") ? "constant" : "variable" };
+      // The declaration's first word, not its text (which may be a megabyte long).
+      const constant = holder !== null && text.startsWith("const", holder.startIndex);
+      return { name: name.text, kind: constant ? "constant" : "variable" };
     }
     case "function_definition":
     case "function_item": {
@@ -187,6 +190,9 @@ function withoutGenerics(type: string): string {
   return (cut < 0 ? type : type.slice(0, cut)).trim();
 }
 
+/** More named children than this in a wrapper: a declaration of several names. */
+const MAX_WRAPPED_CHILDREN = 32;
+
 /** The outermost node that is still this definition: `export`, decorators, a template. */
 function outerOf(node: Node): Node {
   let outer = node;
@@ -197,7 +203,9 @@ function outerOf(node: Node): Node {
       outer = parent;
       continue;
     }
-    // A declaration of several names (`const a = 1, b = 2`) is no one name's definition.
+    // A declaration of several names (`const a = 1, b = 2`) is no one name's definition. Many
+    // children are several names, without listing them (`var a,a,…` has 500,000 of them).
+    if (parent.namedChildCount > MAX_WRAPPED_CHILDREN) break;
     const definitions = parent.namedChildren.filter((c) =>
       c && !DECORATIONS.has(c.type) && !COMMENTS.has(c.type)
     );
@@ -219,8 +227,7 @@ function leading(outer: Node, text: string): { start: number; decorations?: numb
     const isComment = COMMENTS.has(sibling.type);
     if (!isComment && !DECORATIONS.has(sibling.type)) break;
     if (sibling.endPosition.row < row - 1) break;
-    const lineStart = text.lastIndexOf("\n", sibling.startIndex - 1) + 1;
-    if (text.slice(lineStart, sibling.startIndex).trim() !== "") break;
+    if (!startsLine(text, sibling.startIndex)) break;
     start = sibling.startIndex;
     if (!isComment) decorations = sibling.startIndex;
     row = sibling.startPosition.row;
@@ -235,6 +242,16 @@ function leading(outer: Node, text: string): { start: number; decorations?: numb
     }
   }
   return { start, decorations };
+}
+
+/** Whether only blanks stand between `index` and the start of its line (looked at up to there). */
+function startsLine(text: string, index: number): boolean {
+  for (let i = index - 1; i >= 0; i--) {
+    const c = text.charCodeAt(i);
+    if (c === 10) return true;
+    if (c !== 32 && c !== 9 && c !== 13) return false;
+  }
+  return true;
 }
 
 /**
@@ -262,6 +279,18 @@ function bodyOf(node: Node): Node | null {
   return holder.childForFieldName("body");
 }
 
+/**
+ * The line from `head`, trimmed, capped at MAX_SIGNATURE_CHARS: looked for no further than that
+ * (a one-line file of a megabyte has thousands of definitions on its line).
+ */
+function firstLine(text: string, head: number): string {
+  const stop = Math.min(text.length, head + MAX_SIGNATURE_CHARS + 1);
+  let end = head;
+  while (end < stop && text.charCodeAt(end) !== 10) end++;
+  const line = text.slice(head, end).trim();
+  return line.length > MAX_SIGNATURE_CHARS ? `${line.slice(0, MAX_SIGNATURE_CHARS)}…` : line;
+}
+
 function made(
   node: Node,
   found: { name: string; kind: string; owner?: string },
@@ -273,8 +302,7 @@ function made(
   const headNode = headOf(outer, node);
   const head = headNode.startIndex;
   const prefix = parent ? `${parent.namePath}/` : found.owner ? `${found.owner}/` : "";
-  const lineEnd = text.indexOf("\n", head);
-  const signature = text.slice(head, lineEnd < 0 ? undefined : lineEnd).trim();
+  const signature = firstLine(text, head);
   const body = bodyOf(node);
   const symbol: CodeSymbol = {
     name: found.name,
@@ -287,9 +315,7 @@ function made(
     decorations: decorations ?? head,
     head,
     end: outer.endIndex,
-    signature: signature.length > MAX_SIGNATURE_CHARS
-      ? `${signature.slice(0, MAX_SIGNATURE_CHARS)}…`
-      : signature,
+    signature,
     parent: parent?.namePath,
   };
   if (body) {

@@ -35,9 +35,15 @@ export interface ParsedFile {
   /** How many error or missing nodes the tree has, and the first one's place. */
   errors: number;
   firstError?: SyntaxPlace;
-  /** Identifier-like words and their counts, when asked for. */
-  identifiers?: Record<string, number>;
+  /** The identifiers it uses (leaves of code, not its definitions' own names), when asked for. */
+  identifiers?: Words;
 }
 
 /** A file's outcome: parsed, or why not (too slow, the grammar failed). */
 export type ParseOutcome = ParsedFile | { failed: string };
+
+/** A file's identifiers, each once, with how many times the file uses it (`counts[i]`). */
+export interface Words {
+  words: string[];
+  counts: number[];
+}
