@@ -28,3 +28,8 @@ export function secretValues(config: Readonly<Settings>): string[] {
   secretsByConfig.set(config, secrets);
   return secrets;
 }
+
+/** The environment variables that may carry a secret setting (TOOLHOST_PROXY, BRAVE_API_KEY…). */
+export function secretVariables(): string[] {
+  return LEAVES.filter((leaf) => leaf.secret).flatMap((leaf) => leaf.env);
+}

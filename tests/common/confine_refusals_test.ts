@@ -96,3 +96,10 @@ test("bounded: five lines at most, each path cut and made safe to show", () => {
   const [escaped] = explain(`touch: cannot touch '${outside}/a\x1b[31mb': Permission denied`);
   assert.ok(!escaped.includes("\x1b"), escaped);
 });
+
+test("a refusal the policy does not make names nothing, not the shell that said it", () => {
+  // The shell's own path stands before the name it failed on (another process's /proc entry,
+  // refused by the kernel, not by the policy): neither is named.
+  const said = explain(`/usr/bin/bash: line 1: /proc/1/environ: Permission denied`);
+  assert.deepEqual(said, [], said.join("\n"));
+});

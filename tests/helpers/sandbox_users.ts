@@ -88,6 +88,8 @@ export interface WorldOptions {
   args?: string[];
   /** The home and the state directory inside the root: only the sandbox's mounts guard them. */
   homeInRoot?: boolean;
+  /** A program (and its arguments) that starts the binary, after `setpriv` when there is one. */
+  wrapper?: string[];
 }
 
 /**
@@ -112,9 +114,8 @@ export function startWorld(e2e: E2e, user: SandboxUser, options: WorldOptions = 
   const world = { base, root, home, state, out, secret };
   options.prepare?.(world);
   own(base, user.uid);
-  const launcher = user.prefix.length > 0
-    ? { binary: user.prefix[0], args: [...user.prefix.slice(1), PRODUCT_BINARY] }
-    : { binary: PRODUCT_BINARY, args: [] };
+  const argv = [...user.prefix, ...options.wrapper ?? [], PRODUCT_BINARY];
+  const launcher = { binary: argv[0], args: argv.slice(1) };
   const client = e2e.server({
     binary: launcher.binary,
     args: [...launcher.args, "--root", root, ...options.args ?? []],

@@ -4,8 +4,15 @@
  * cannot be renamed or removed to get around that), while objects, refs and the index stay
  * writable so commits work. Looked up at each spawn: a command may have made a repository since.
  */
-import { lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import {
+  lstatSync,
+  mkdirSync,
+  opendirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+} from "node:fs";
+import { basename, dirname, join, resolve } from "node:path";
 
 /** What the sandbox must do for the repositories of the writable roots. */
 export interface GitProtection {
@@ -50,6 +57,25 @@ function commonDir(gitDir: string): string {
     return text ? resolve(gitDir, text) : gitDir;
   } catch {
     return gitDir;
+  }
+}
+
+/**
+ * Whether `gitDir` is a linked worktree's git directory made by `git worktree add` for the
+ * gitfile `dotGit`: `<common>/worktrees/<name>`, whose `gitdir` file names `dotGit` back.
+ */
+function linkedWorktree(dotGit: string, gitDir: string, common: string): boolean {
+  if (
+    basename(dirname(gitDir)) !== "worktrees" || real(dirname(dirname(gitDir))) !== real(common)
+  ) {
+    return false;
+  }
+  if (kind(dotGit) !== "file") return false;
+  try {
+    const back = readFileSync(join(gitDir, "gitdir"), "utf8").slice(0, 4096).trim();
+    return back !== "" && real(resolve(gitDir, back)) === real(dotGit);
+  } catch {
+    return false;
   }
 }
 
@@ -112,10 +138,38 @@ function modules(gitDir: string, depth: number, found: string[]): void {
   }
 }
 
+/** Entries of a root looked at for repositories one level down, at most (each spawn reads them). */
+const CHILDREN_MAX = 1000;
+
 /**
- * The protection for the repositories at the top of `roots` (writable places): `.git` pinned as
- * a directory, or read-only as a gitfile (which could otherwise point git elsewhere); the
- * worktree's git directory and the common directory protected, and writable when outside.
+ * The directories of `root` (not links), up to CHILDREN_MAX entries read: a root that holds
+ * several repositories (`~/code`) has theirs one level down, where git later runs their hooks.
+ */
+function childDirectories(root: string): string[] {
+  const found: string[] = [];
+  let dir;
+  try {
+    dir = opendirSync(root);
+  } catch {
+    return found;
+  }
+  try {
+    for (let read = 0; read < CHILDREN_MAX; read++) {
+      const entry = dir.readSync();
+      if (!entry) break;
+      if (entry.isDirectory() && entry.name !== ".git") found.push(join(root, entry.name));
+    }
+  } finally {
+    dir.closeSync();
+  }
+  return found;
+}
+
+/**
+ * The protection for the repositories at the top of `roots` (writable places) and one level
+ * inside them: `.git` pinned as a directory, or read-only as a gitfile (which could otherwise
+ * point git elsewhere); the worktree's git directory and the common directory protected, and
+ * writable when outside.
  */
 export function gitProtection(
   roots: readonly string[],
@@ -124,31 +178,59 @@ export function gitProtection(
   const out: GitProtection = { pinned: [], readOnly: [], writable: [], notes: [] };
   const seen = new Set<string>();
   for (const root of roots) {
-    const dotGit = join(root, ".git");
-    let gitDir: string | undefined;
-    switch (kind(dotGit)) {
-      case "dir":
-        gitDir = dotGit;
-        break;
-      case "link":
-        gitDir = real(dotGit);
-        break;
-      case "file":
-        out.readOnly.push({ path: dotGit, why: ".git (the gitfile naming the git directory)" });
-        gitDir = gitfileTarget(dotGit);
-        break;
-    }
-    if (!gitDir || kind(gitDir) !== "dir") continue;
-    const common = commonDir(gitDir);
-    for (const dir of new Set([gitDir, common])) {
-      if (seen.has(dir)) continue;
-      seen.add(dir);
-      if (!isWritable(dir)) out.writable.push(dir);
-      protect(dir, out, dir === dotGit ? ".git" : dir);
-      const subs: string[] = [];
-      modules(dir, 1, subs);
-      for (const sub of subs) protect(sub, out, sub);
+    protectRepository(root, out, seen, isWritable, "");
+    for (const child of childDirectories(root)) {
+      protectRepository(child, out, seen, isWritable, `${child.slice(root.length + 1)}/`);
     }
   }
   return out;
+}
+
+/** The repository whose top is `top`, if it is one; `shown` prefixes ".git" in messages. */
+function protectRepository(
+  top: string,
+  out: GitProtection,
+  seen: Set<string>,
+  isWritable: (path: string) => boolean,
+  shown: string,
+): void {
+  const dotGit = join(top, ".git");
+  let gitDir: string | undefined;
+  switch (kind(dotGit)) {
+    case "dir":
+      gitDir = dotGit;
+      break;
+    case "link":
+      gitDir = real(dotGit);
+      break;
+    case "file":
+      out.readOnly.push({
+        path: dotGit,
+        why: `${shown}.git (the gitfile naming the git directory)`,
+      });
+      gitDir = gitfileTarget(dotGit);
+      break;
+  }
+  if (!gitDir || kind(gitDir) !== "dir") return;
+  // Real paths: a link on the way (in the root, which commands write) cannot be turned elsewhere
+  // between this look and the helper's.
+  gitDir = real(gitDir);
+  const common = real(commonDir(gitDir));
+  // A git directory outside the writable places is made writable only for a worktree that git
+  // itself linked to this one: otherwise a `.git` a command wrote (a gitfile or a link naming
+  // ~, say) would open that place to the next command.
+  // A place no command can write needs no protection either (nor a `hooks` made in it).
+  const granted = linkedWorktree(dotGit, gitDir, common);
+  for (const dir of new Set([gitDir, common])) {
+    if (seen.has(dir)) continue;
+    if (!isWritable(dir)) {
+      if (!granted) continue;
+      out.writable.push(dir);
+    }
+    seen.add(dir);
+    protect(dir, out, dir === dotGit ? `${shown}.git` : dir);
+    const subs: string[] = [];
+    modules(dir, 1, subs);
+    for (const sub of subs) protect(sub, out, sub);
+  }
 }

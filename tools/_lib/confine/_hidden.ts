@@ -88,6 +88,17 @@ export function hiddenPaths({ home, env, uid, denyRead, allowRead }: HiddenInput
   for (const socket of ["/var/run/docker.sock", "/run/docker.sock", "/run/podman/podman.sock"]) {
     list.push(builtIn(socket, "a container engine's socket (a way out of any sandbox)", true));
   }
+  // The system bus and systemd's own socket: as root, one message starts any program as a
+  // service of the machine's (systemd-run), outside every sandbox.
+  for (
+    const socket of [
+      "/run/dbus/system_bus_socket",
+      "/var/run/dbus/system_bus_socket",
+      "/run/systemd/private",
+    ]
+  ) {
+    list.push(builtIn(socket, "the system's service manager (a way out of any sandbox)", true));
+  }
   list.push(builtIn(`/tmp/tmux-${uid}`, "tmux's sockets (keys typed into your terminals)", true));
   list.push(
     builtIn("/tmp/.X11-unix", "the X display's sockets (keys typed into any window)", true),

@@ -2,6 +2,7 @@
  * The policy as toolhost-confine's arguments (linux/confine.c): `run OPTIONS -- PROGRAM ARGS`.
  * Made at each spawn, so the repositories a command made since the last one are protected too.
  */
+import { dirname } from "node:path";
 import { gitProtection } from "./_git.ts";
 import { type Policy, within } from "./_policy.ts";
 import type { GitParts } from "./_refusals.ts";
@@ -48,6 +49,12 @@ export function linuxArguments(
     if (how.landlockOnly && (entry.socket || isWritable(entry.path))) continue;
     // The helper skips what does not exist (a stat each here would cost more than its open).
     argv.push("-h", entry.path);
+  }
+  // Beside the private temporary directory lie every other session's (and their network's
+  // socket): only it is left to see, by a mount, or without one by leaving the parent unread.
+  if (policy.temp !== undefined) {
+    if (how.landlockOnly) argv.push("-h", dirname(policy.temp));
+    else argv.push("-T", policy.temp);
   }
   argv.push("-n", how.network);
   for (const fd of how.keep) argv.push("-k", String(fd));

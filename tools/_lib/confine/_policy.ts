@@ -159,6 +159,14 @@ export function policyFor(input: PolicyInput): Policy {
     denyRead: sandbox.denyRead,
     allowRead: sandbox.allowRead,
   });
+  // The user file may hold toolhost's secrets (an API key, a proxy's password): not to be read.
+  if (userFile && !sandbox.allowRead.includes(userFile)) {
+    hidden.push({
+      path: userFile,
+      why: "toolhost's settings, which may hold its secrets",
+      setting: "sandbox.allow_read",
+    });
+  }
   return {
     kind,
     mode,

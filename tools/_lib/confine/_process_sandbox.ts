@@ -6,6 +6,7 @@
 import { realpathSync } from "node:fs";
 import { homedir } from "node:os";
 import process from "node:process";
+import { secretVariables } from "../../../config/secrets.ts";
 import type { Settings } from "../../../config/settings.ts";
 import { type SessionMemory, ToolError } from "../../../mcp/tool/mod.ts";
 import type { Confinement, Launch } from "../processes/mod.ts";
@@ -260,7 +261,7 @@ export async function sandboxFor(
   const notes: WrapNotes = { notes: [], git: { readOnly: [], pinned: [] } };
   const wrap = (launch: Launch): Launch => {
     const env = network.env({ ...launch.env, ...policy.env });
-    for (const name of REMOVED_VARIABLES) delete env[name];
+    for (const name of [...REMOVED_VARIABLES, ...secretVariables()]) delete env[name];
     if (mech.kind === "seatbelt") {
       const isWritable = (path: string) => policy.writable.some((place) => within(path, place));
       const git = gitProtection(policy.roots.filter(isWritable), isWritable);

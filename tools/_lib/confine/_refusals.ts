@@ -32,8 +32,10 @@ function pathsOn(line: string, at: number): string[] {
   const add = (path: string, index: number) => {
     found.push({ path, distance: Math.abs(index - at) });
   };
-  // `…: NAME: Permission denied` (the shell, cat): the name just before the words is the one.
+  // `…: NAME: Permission denied` (the shell, cat): the name just before the words is the one;
+  // when it is plainly a path, the only one (the program's own path before it was not refused).
   const before = /(?:^|: )([^:'"‘’`\n]{1,4096}): $/.exec(line.slice(0, at));
+  if (before && /^[^\s]*\/[^\s]*$/.test(before[1])) return [before[1]];
   if (before) found.push({ path: before[1], distance: -1 });
   // A quoted name is a path even without a slash ('.git'); a bare word needs one.
   for (const match of line.matchAll(/['‘"`]([^'’"`\n]{1,4096})['’"`]/g)) {

@@ -11,8 +11,9 @@
  *   2. restricts itself with Landlock: read and execute everywhere, write only beneath the paths
  *      given, no signals or abstract sockets outside its domain, and (without a network
  *      namespace) TCP only to the proxy's port;
- *   3. empties its capabilities, sets no_new_privs, and (without a network namespace) installs a
- *      seccomp filter that refuses sockets other than AF_UNIX (and the proxy's TCP);
+ *   3. empties its capabilities, sets no_new_privs, and installs a seccomp filter that refuses
+ *      the kernel's keyrings and (without a network namespace) sockets other than AF_UNIX (and
+ *      the proxy's TCP);
  *   4. execs the command.
  *
  * Modes:
@@ -29,6 +30,7 @@
  *   -R PATH    read-only bind over PATH       -p PATH   pin PATH (bound onto itself: it can
  *   -h PATH    hide PATH (empty, unreadable)              then not be renamed or removed)
  *   -s         a private, writable /dev/shm   -k FD     keep FD open (others >= 3 are closed)
+ *   -T PATH    the private temporary directory: the only entry left visible in its parent
  *   -0 NAME    the program's argv[0]
  *   -n none | deny | join:PID:INODE | proxy:PORT | host
  *              none: a network namespace of its own (loopback only); deny: no socket but
@@ -101,7 +103,7 @@ int main(int argc, char **argv) {
   static const char *writable[MAX_PATHS], *files[MAX_PATHS], *readonly[MAX_PATHS],
       *pins[MAX_PATHS], *hidden[MAX_PATHS];
   int nw = 0, nf = 0, nr = 0, np = 0, nh = 0, keep[MAX_KEEP], nk = 0;
-  const char *net = "host", *argv0 = NULL;
+  const char *net = "host", *argv0 = NULL, *temp = NULL;
   int no_namespaces = 0, shm = 0, i = 2;
   for (; i < argc; i++) {
     const char *a = argv[i];
@@ -119,7 +121,7 @@ int main(int argc, char **argv) {
     }
     if (a[0] != '-' || a[1] == 0 || a[2] != 0 || i + 1 >= argc) refuse("bad option");
     const char *v = argv[++i];
-    if (strchr("wfRph", a[1]) && v[0] != '/') refuse("paths must be absolute");
+    if (strchr("wfRphT", a[1]) && v[0] != '/') refuse("paths must be absolute");
     int full = 0;
     switch (a[1]) {
       case 'w': full = nw >= MAX_PATHS; if (!full) writable[nw++] = v; break;
@@ -129,6 +131,7 @@ int main(int argc, char **argv) {
       case 'h': full = nh >= MAX_PATHS; if (!full) hidden[nh++] = v; break;
       case 'n': net = v; break;
       case '0': argv0 = v; break;
+      case 'T': temp = v; break;
       case 'k':
         full = nk >= MAX_KEEP;
         if (!full && (keep[nk++] = (int)number(v)) < 3) refuse("bad -k");
@@ -152,7 +155,7 @@ int main(int argc, char **argv) {
   if (proxy_port < 0 || proxy_port > 65535 ||
       (!net_none && !net_deny && !join && !proxy_port && !host))
     refuse("bad -n");
-  if (no_namespaces && (nr || np || shm || join || net_none))
+  if (no_namespaces && (nr || np || shm || join || net_none || temp))
     refuse("-N cannot protect paths, give a private /dev/shm or a network namespace");
   /* Without Landlock's TCP rules (ABI 4) nothing could keep TCP to the proxy's port. */
   if (proxy_port && abi < 4) refuse("-n proxy needs Landlock ABI 4 (TCP rules)");
@@ -173,6 +176,7 @@ int main(int argc, char **argv) {
     for (int j = 0; j < nr; j++) bind_readonly(readonly[j]);
     hide_all(hidden, nh);
     if (shm) private_shm();
+    if (temp) private_temp(temp);
   }
 
   struct restrictions r = {

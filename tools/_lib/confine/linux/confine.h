@@ -111,7 +111,7 @@ struct bpf_prog_ {
 #define SD_ARG1 24
 
 #define FAIL_STATUS 125
-#define MAX_PATHS 512
+#define MAX_PATHS 4096
 #define MAX_KEEP 16
 
 /* output.c: messages without stdio. */
@@ -132,6 +132,7 @@ void pin(const char *path);
 void bind_readonly(const char *path);
 void hide_all(const char **paths, int count);
 void private_shm(void);
+void private_temp(const char *own);
 
 /* restrict.c */
 struct restrictions {

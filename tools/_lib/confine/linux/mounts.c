@@ -110,6 +110,36 @@ void hide_all(const char **paths, int count) {
   unstage();
 }
 
+/*
+ * The private temporary directory OWN alone in its parent: every toolhost and session of the user
+ * keeps its own beside it (`<tmp>/toolhost-<uid>/<pid>-session-…`, the network's socket), and
+ * Landlock's read-everywhere would show them all. A tmpfs over the parent holds only a mount
+ * point, on which OWN itself (a copy taken first) is attached, and is then made read-only.
+ */
+void private_temp(const char *own) {
+  const char *slash = strrchr(own, '/');
+  if (!slash || slash == own || slash[1] == 0) refuse("bad -T");
+  char parent[4096];
+  size_t n = (size_t)(slash - own);
+  if (n >= sizeof parent) refuse("bad -T");
+  memcpy(parent, own, n);
+  parent[n] = 0;
+  int target;
+  int tree = copy_tree(own, 0, &target);
+  if (tree < 0) return;
+  close(target);
+  if (mount("toolhost-temp", parent, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+            "size=4k,nr_inodes=4,mode=0700") < 0)
+    fail("mount a tmpfs on", parent);
+  if (mkdir(own, 0700) < 0) fail("mkdir", own);
+  target = open(own, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
+  if (target < 0) fail("open", own);
+  attach(tree, target, own);
+  if (mount(NULL, parent, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+            NULL) < 0)
+    fail("make read-only", parent);
+}
+
 /* A fresh /dev/shm: the machine's is shared with every process of the user. */
 void private_shm(void) {
   if (mount("toolhost-shm", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") < 0 &&

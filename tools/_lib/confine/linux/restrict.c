@@ -92,45 +92,54 @@ static void read_around(int ruleset, const char *dir, const struct restrictions 
 
 #define LOAD(offset) {BPF_LD_W_ABS, 0, 0, (offset)}
 #define IS(value, yes, no) {BPF_JEQ_K, (yes), (no), (value)}
-#define DENY {BPF_RET_K, 0, 0, RET_ERRNO | EACCES}
+#define DENY_WITH(error) {BPF_RET_K, 0, 0, RET_ERRNO | (error)}
+#define DENY DENY_WITH(EACCES)
 #define ALLOW {BPF_RET_K, 0, 0, RET_ALLOW}
 
-/* seccomp: sockets only of AF_UNIX (and AF_NETLINK), plus TCP when allow_tcp; no io_uring. */
-static void socket_filter(int allow_tcp) {
-  struct bpf_insn_ filter[] = {
-    LOAD(SD_ARCH),
-    IS(AUDIT_ARCH, 1, 0),
-    DENY, /* another ABI (32-bit calls on x86_64) could make sockets past this filter */
-    LOAD(SD_NR),
+/*
+ * seccomp, always: no kernel keyring (the session keyring is inherited from toolhost, and keeps
+ * what Kerberos and others store there, readable by any process that possesses it). When
+ * `sockets`: sockets only of AF_UNIX (and AF_NETLINK), plus TCP when allow_tcp; no io_uring.
+ */
+static void syscall_filter(int sockets, int allow_tcp) {
+  struct bpf_insn_ filter[32];
+  unsigned short n = 0;
+  filter[n++] = (struct bpf_insn_)LOAD(SD_ARCH);
+  filter[n++] = (struct bpf_insn_)IS(AUDIT_ARCH, 1, 0);
+  /* another ABI (32-bit calls on x86_64) could make sockets past this filter */
+  filter[n++] = (struct bpf_insn_)DENY;
+  filter[n++] = (struct bpf_insn_)LOAD(SD_NR);
 #ifdef X32_BIT
-    {BPF_JGE_K, 0, 1, X32_BIT},
-    DENY, /* x32 calls: the same arch, other numbers */
-#else
-    IS(0xffffffffU, 0, 1), /* keeps the offsets below the same on every architecture */
-    DENY,
+  filter[n++] = (struct bpf_insn_){BPF_JGE_K, 0, 1, X32_BIT};
+  filter[n++] = (struct bpf_insn_)DENY; /* x32 calls: the same arch, other numbers */
 #endif
-    IS(__NR_io_uring_setup, 0, 1),
-    DENY, /* io_uring can open sockets without socket(2) */
-    IS(__NR_socket, 1, 0),
-    ALLOW,
-    LOAD(SD_ARG0), /* the family */
-    IS(AF_UNIX, 0, 1),
-    ALLOW,
-    IS(AF_NETLINK, 0, 1),
-    ALLOW,
-    /* 15: without TCP, the filter ends here */
-    IS(AF_INET, 1, 0),
-    IS(AF_INET6, 0, 4),
-    LOAD(SD_ARG1),
-    {BPF_AND_K, 0, 0, 0xf}, /* the type without SOCK_CLOEXEC/NONBLOCK */
-    IS(SOCK_STREAM, 0, 1),
-    ALLOW,
-    DENY,
-  };
-  const unsigned short end = 15;
-  if (!allow_tcp) filter[end] = (struct bpf_insn_)DENY;
-  struct bpf_prog_ prog = {.len = allow_tcp ? (unsigned short)(sizeof filter / sizeof filter[0]) : end + 1,
-                           .filter = filter};
+  filter[n++] = (struct bpf_insn_)IS(__NR_add_key, 2, 0);
+  filter[n++] = (struct bpf_insn_)IS(__NR_keyctl, 1, 0);
+  filter[n++] = (struct bpf_insn_)IS(__NR_request_key, 0, 1);
+  filter[n++] = (struct bpf_insn_)DENY_WITH(EPERM);
+  if (!sockets) {
+    filter[n++] = (struct bpf_insn_)ALLOW;
+  } else {
+    filter[n++] = (struct bpf_insn_)IS(__NR_io_uring_setup, 0, 1);
+    filter[n++] = (struct bpf_insn_)DENY; /* io_uring can open sockets without socket(2) */
+    filter[n++] = (struct bpf_insn_)IS(__NR_socket, 1, 0);
+    filter[n++] = (struct bpf_insn_)ALLOW;
+    filter[n++] = (struct bpf_insn_)LOAD(SD_ARG0); /* the family */
+    filter[n++] = (struct bpf_insn_)IS(AF_UNIX, 0, 1);
+    filter[n++] = (struct bpf_insn_)ALLOW;
+    filter[n++] = (struct bpf_insn_)IS(AF_NETLINK, 0, 1);
+    filter[n++] = (struct bpf_insn_)ALLOW;
+    if (allow_tcp) {
+      filter[n++] = (struct bpf_insn_)IS(AF_INET, 1, 0);
+      filter[n++] = (struct bpf_insn_)IS(AF_INET6, 0, 4);
+      filter[n++] = (struct bpf_insn_)LOAD(SD_ARG1);
+      filter[n++] = (struct bpf_insn_){BPF_AND_K, 0, 0, 0xf}; /* the type without CLOEXEC/NONBLOCK */
+      filter[n++] = (struct bpf_insn_)IS(SOCK_STREAM, 0, 1);
+      filter[n++] = (struct bpf_insn_)ALLOW;
+    }
+    filter[n++] = (struct bpf_insn_)DENY;
+  }
+  struct bpf_prog_ prog = {.len = n, .filter = filter};
   if (syscall(__NR_seccomp, SECCOMP_SET_MODE_FILTER_, 0, &prog) < 0) fail("seccomp", NULL);
 }
 
@@ -193,5 +202,5 @@ void restrict_self(const struct restrictions *r) {
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) fail("no_new_privs", NULL);
   if (syscall(NR_landlock_restrict_self, ruleset, 0) < 0) fail("landlock", NULL);
   close(ruleset);
-  if (r->sockets_filtered) socket_filter(r->proxy_port != 0);
+  syscall_filter(r->sockets_filtered, r->proxy_port != 0);
 }

@@ -157,7 +157,14 @@ export class GitEngine implements Engine<GitSnapshot> {
     const big = new Map<string, Look>();
     const add: string[] = [];
     const drop: string[] = [];
+    const beyond = new Map<string, Promise<boolean>>();
     for (const [rel, indexed] of candidates) {
+      // A directory replaced by a link: what the index has beneath it is gone from the work tree
+      // (git refuses a path "beyond a symbolic link", and lstat would follow the link out).
+      if (indexed && await beyondLink(this.root, rel, beyond)) {
+        drop.push(rel);
+        continue;
+      }
       const info = await lstat(join(this.root, rel)).catch(() => undefined);
       if (info?.isFile() && info.size > limits.maxFileBytes) {
         big.set(rel, lookOf(info));
@@ -167,16 +174,17 @@ export class GitEngine implements Engine<GitSnapshot> {
         if (info?.isFile()) this.#written += info.size;
       }
     }
-    if (add.length > 0) {
-      await git(["update-index", "-z", "--add", "--remove", "--stdin"], this.place, {
-        ...call,
-        input: zInput(add),
-      });
-    }
+    // Removals first: a link that replaced a directory is added only once what it held is gone.
     if (drop.length > 0) {
       await git(["update-index", "-z", "--force-remove", "--stdin"], this.place, {
         ...call,
         input: zInput(drop),
+      });
+    }
+    if (add.length > 0) {
+      await git(["update-index", "-z", "--add", "--remove", "--stdin"], this.place, {
+        ...call,
+        input: zInput(add),
       });
     }
     if (add.length > 0 || drop.length > 0) await this.#commit(call);
@@ -434,4 +442,23 @@ function overBudget(entries: number, limits: Limits): NotTaken {
 
 function zInput(paths: string[]): Buffer {
   return Buffer.from(paths.map((path) => path + "\0").join(""));
+}
+
+/** Whether a directory above `rel` in `root` is now a link or not a directory (asked once each). */
+async function beyondLink(
+  root: string,
+  rel: string,
+  known: Map<string, Promise<boolean>>,
+): Promise<boolean> {
+  const parts = rel.split("/");
+  for (let n = 1; n < parts.length; n++) {
+    const dir = parts.slice(0, n).join("/");
+    let answer = known.get(dir);
+    if (!answer) {
+      answer = lstat(join(root, dir)).then((info) => !info.isDirectory(), () => false);
+      known.set(dir, answer);
+    }
+    if (await answer) return true;
+  }
+  return false;
 }
