@@ -41,13 +41,13 @@ interface Answer {
 export default defineTool({
   name: "code_nav",
   title: "Navigate code with a language server",
-  description:
+  description: (offers) =>
     "Asks the project's language server (started on first use; never downloaded) about the " +
     "code at `path` + `line`/`column` (1-based) or a `symbol` name path (Class/method): " +
     "definition, references (per file, with counts), implementations, type_definition, hover, " +
     "incoming_calls, outgoing_calls; also workspace_symbols (`query`) and diagnostics of a file " +
-    "or a directory. Names the server and says when it was still loading. Without a server, " +
-    "`symbols` still answers.",
+    "or a directory. Names the server and says when it was still loading." +
+    (offers("symbols") ? " Without a server, `symbols` still answers." : ""),
   annotations: READ_ONLY,
   input: {
     type: "object",

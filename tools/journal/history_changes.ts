@@ -9,17 +9,18 @@ import { REVIEW_URI, reviewPage } from "./_lib/review.ts";
 
 export default defineTool({
   name: "history_changes",
+  title: "Changes for the review app",
   description: "For the review app: calls newest first, their changes as diffs.",
   annotations: READ_ONLY,
   ui: { resourceUri: REVIEW_URI, visibility: ["app"] },
   input: {
     type: "object",
     properties: {
-      tool: { type: "string", maxLength: 128 },
-      path: { type: "string", maxLength: 4096 },
-      all: { type: "boolean" },
-      limit: { type: "integer", minimum: 1, maximum: 50 },
-      offset: { type: "integer", minimum: 0 },
+      tool: { type: "string", maxLength: 128, description: "Only this tool's calls." },
+      path: { type: "string", maxLength: 4096, description: "Only calls naming this text." },
+      all: { type: "boolean", description: "Also calls that changed nothing." },
+      limit: { type: "integer", minimum: 1, maximum: 50, description: "Default 20." },
+      offset: { type: "integer", minimum: 0, description: "Calls to skip." },
     },
     additionalProperties: false,
   },
