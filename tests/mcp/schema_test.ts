@@ -74,7 +74,9 @@ test("an unknown field with no near name ends its sentence before the allowed fi
     "old_string is not a known field. Allowed fields: path, edits",
   ]);
   const closed = await compileSchema({ type: "object", additionalProperties: false });
-  assert.deepEqual(closed({ zzz: 1 }).problems, ["zzz is not a known field; no fields are allowed here"]);
+  assert.deepEqual(closed({ zzz: 1 }).problems, [
+    "zzz is not a known field; no fields are allowed here",
+  ]);
 });
 
 test("$ref to another document is never fetched: compiling fails instead", async () => {
