@@ -275,6 +275,12 @@ class ToolCallContext implements ToolContext {
     return this.#call.questions.canElicit;
   }
 
+  get canElicitMidCall(): boolean {
+    const call = this.#call;
+    if (call.era !== "legacy" || !call.questions.canElicit || call.reason) return false;
+    return call.task ? !call.task.terminal : !call.finished;
+  }
+
   elicit(request: ElicitRequest, options?: AskOptions): Promise<ElicitResult> {
     return this.#call.elicit(request, options);
   }

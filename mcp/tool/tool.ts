@@ -97,6 +97,13 @@ export interface ToolContext extends ProgramContext {
   /** Whether the client can put questions to the user (it declared elicitation). */
   readonly canElicit: boolean;
   /**
+   * Whether a question can be put to the user now, its answer awaited while the call's work goes
+   * on: a legacy client that can elicit, before the call is answered (or while its task runs).
+   * Work a tool does not await step by step (a command's network request) asks only then: in
+   * the 2026-07-28 era a question ends the call.
+   */
+  readonly canElicitMidCall: boolean;
+  /**
    * Asks the user through the client and returns their answer. In the 2026-07-28 era the call
    * ends here and the tool runs again, from the start, once the client comes back with the
    * answer: code before the question must be safe to run twice. Check `canElicit` first.

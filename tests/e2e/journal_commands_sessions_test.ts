@@ -140,7 +140,7 @@ test(
     const started = await ok(c, "bash_background", {
       command: "echo bg > bg.txt; rm gone.txt; exec sleep 60",
     });
-    assert.match(started, /What p1 changes in files is journaled when it ends/);
+    assert.match(started, /\[what p1 changes in files is journaled when it ends: history, undo\]/);
     await until(join(root, "bg.txt"));
     await ok(c, "bash_kill", { id: "p1" });
     const { line, id } = await newest(c, "bash_background");

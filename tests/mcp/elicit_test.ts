@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { defineTool } from "../../mcp/tool/mod.ts";
+import { defineTool, type ToolContext } from "../../mcp/tool/mod.ts";
 import { harness, initializeParams, tick } from "../helpers/in_process.ts";
 import { type Message, modern } from "../helpers/raw_client.ts";
 
@@ -211,4 +211,39 @@ test("a request the client never answers is withdrawn with notifications/cancell
   assert.ok(ask, "roots were asked for");
   const withdrawn = h.notifications("notifications/cancelled");
   assert.deepEqual(withdrawn.map((m) => m.params!.requestId), [ask.id]);
+});
+
+test("canElicitMidCall: a legacy client that can elicit, until the call is answered; never 2026-07-28", async () => {
+  let seen: ToolContext | undefined;
+  const during: boolean[] = [];
+  const peek = defineTool({
+    name: "peek",
+    description: "keeps its context",
+    input: { type: "object", properties: {}, additionalProperties: false },
+    run(_args, ctx) {
+      seen = ctx;
+      during.push(ctx.canElicitMidCall);
+      return Promise.resolve("ok");
+    },
+  });
+  const legacyWith = async (capabilities: Record<string, unknown>) => {
+    const h = harness([peek]);
+    await h.request(0, "initialize", { ...initializeParams("2025-11-25"), capabilities });
+    h.line({ jsonrpc: "2.0", method: "notifications/initialized" });
+    return h;
+  };
+  const h = await legacyWith({ elicitation: {} });
+  await h.request(1, "tools/call", { name: "peek", arguments: {} });
+  assert.deepEqual(during, [true]);
+  // Once answered, a question from work left running (a background command) cannot be asked.
+  assert.equal(seen?.canElicitMidCall, false);
+  await (await legacyWith({})).request(1, "tools/call", { name: "peek", arguments: {} });
+  assert.deepEqual(during, [true, false]);
+  const modernCaps = { "io.modelcontextprotocol/clientCapabilities": { elicitation: {} } };
+  await harness([peek]).request(
+    1,
+    "tools/call",
+    modern({ name: "peek", arguments: {} }, modernCaps),
+  );
+  assert.deepEqual(during, [true, false, false]);
 });

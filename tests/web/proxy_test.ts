@@ -6,15 +6,15 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { httpGet, type HttpGetOptions } from "../../tools/web/_lib/http/http_get.ts";
+import { chromiumProxyArguments } from "../../tools/web/_lib/chromium/chromium_proxy.ts";
 import {
   bypassesProxy,
-  chromiumProxyArguments,
   isUsable,
   type Proxy,
   proxyFor,
   proxyHostRefusal,
   proxyRules,
-} from "../../tools/web/_lib/http/proxy.ts";
+} from "../../tools/_lib/net/user_proxy.ts";
 import {
   type LocalProxy,
   startProxy,

@@ -2,7 +2,7 @@ import { defineTool, ToolError } from "../../mcp/tool/mod.ts";
 import { READS_THE_WEB } from "../_lib/declarations/annotations.ts";
 import { HttpError, httpGet, HttpTimeoutError } from "./_lib/http/http_get.ts";
 import type { Settings } from "../../config/settings.ts";
-import { proxyRulesOf } from "./_lib/http/proxy.ts";
+import { proxyRulesOf } from "../_lib/net/user_proxy.ts";
 import { fetchToFile } from "./_lib/save_body.ts";
 import { TtlCache } from "./_lib/ttl_cache.ts";
 import { bytes, count, duration } from "../_lib/text/units.ts";

@@ -21,7 +21,7 @@ import {
   withSite,
 } from "./_lib/search_providers/provider.ts";
 import { searchWikipedia } from "./_lib/search_providers/wikipedia.ts";
-import { proxyRulesOf } from "./_lib/http/proxy.ts";
+import { proxyRulesOf } from "../_lib/net/user_proxy.ts";
 import { searchSearxng } from "./_lib/search_providers/searxng.ts";
 
 const DEFAULT_RESULTS = 8;

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { decodeBody, httpGet } from "../../../tools/web/_lib/http/http_get.ts";
-import { privateAddressKind, refusalForUrl } from "../../../tools/web/_lib/http/net_guard.ts";
+import { privateAddressKind, refusalForUrl } from "../../../tools/_lib/net/net_guard.ts";
 import { LOCAL_GET, type LocalServer, serveLocally } from "../local_site.ts";
 
 test("loopback, private, link-local and metadata IPv4 addresses are named; public ones pass", () => {

@@ -21,6 +21,8 @@ import {
   within,
 } from "./_policy.ts";
 import { explainRefusals } from "./_refusals.ts";
+import { type NetworkContext, networkForCall } from "./_network.ts";
+import { networkRules } from "./_proxy_rules.ts";
 import { seatbeltArguments, seatbeltProfile } from "./_seatbelt.ts";
 import { serverTempDir, SESSION_TEMP } from "./_temp.ts";
 
@@ -39,6 +41,9 @@ export interface ConfineContext {
   /** The session whose temporary directory commands use; language servers have their own. */
   readonly session?: SessionMemory;
 }
+
+/** A command's call: it may reach the network through the session's proxy, which may ask the person. */
+export type CommandContext = ConfineContext & NetworkContext;
 
 export interface ProcessSandbox {
   /** For spawnInGroup: the wrapper, or why the process runs unconfined. */
@@ -115,18 +120,36 @@ const noNetwork = (mech: Mechanism, kind: ProcessKind): Network => ({
 });
 
 /**
- * ---- The session's network plugs in here (netproxy: tools/_lib/confine/_network.ts) ----
- * A command's network is `networkForCall(ctx, { helper, namespaces, userConfigFile }, what)`;
- * its `helperArgument`, `env`, `refusals()` (each `.line`), `notice` and `end` fill this Network.
- * Until it is merged a command has no network. Language servers, searches and the login shell
- * never have one.
+ * A command's network: the session's (tools/_lib/confine/_network.ts), reached through its
+ * holder's namespace (or the proxy's TCP port where namespaces are refused, when Landlock can
+ * confine TCP to it), or none where neither can be had. `"*"` in `sandbox.allow_network` keeps
+ * the machine's network.
  */
-function networkOf(
-  _ctx: ConfineContext,
+async function networkOf(
+  ctx: CommandContext,
   mech: Mechanism,
-  _what: string | undefined,
+  what: string | undefined,
 ): Promise<Network> {
-  return Promise.resolve(noNetwork(mech, "command"));
+  if (mech.kind === "unavailable") return noNetwork(mech, "command");
+  // Without namespaces the proxy's port is confined by Landlock's TCP rules (ABI 4).
+  if (mech.kind === "landlock" && mech.landlock < 4) return noNetwork(mech, "command");
+  const helper = mech.kind === "seatbelt" ? undefined : mech.helper;
+  if (!helper && !networkRules(ctx.config.sandbox.allowNetwork).all) {
+    // Seatbelt has no holder to join: the proxy on TCP 127.0.0.1 is its way out.
+    return noNetwork(mech, "command");
+  }
+  const network = await networkForCall(ctx, {
+    helper: helper ?? "",
+    namespaces: mech.kind === "namespaces",
+    userConfigFile: ctx.config.configFiles[0],
+  }, what);
+  return {
+    arg: network.helperArgument,
+    env: (base) => network.env(base),
+    refusals: () => network.refusals().map((refusal) => refusal.line),
+    notice: network.notice,
+    end: () => network.end(),
+  };
 }
 
 /** `path` with its links resolved, when it exists. */
@@ -164,8 +187,23 @@ function unconfined(reason: string, header: string | undefined): ProcessSandbox 
  * `sandbox.required` is set and there is none to be had (a search then runs unconfined: it only
  * reads, and grep has its own search to fall back on).
  */
-export async function sandboxFor(
+export function sandboxFor(
+  ctx: CommandContext,
+  kind: "command",
+  options?: SandboxOptions,
+): Promise<ProcessSandbox>;
+export function sandboxFor(
   ctx: ConfineContext,
+  kind: "command",
+  options: SandboxOptions & { network: false },
+): Promise<ProcessSandbox>;
+export function sandboxFor(
+  ctx: ConfineContext,
+  kind: Exclude<ProcessKind, "command">,
+  options?: SandboxOptions,
+): Promise<ProcessSandbox>;
+export async function sandboxFor(
+  ctx: ConfineContext | CommandContext,
   kind: ProcessKind,
   options: SandboxOptions = {},
 ): Promise<ProcessSandbox> {
@@ -217,7 +255,7 @@ export async function sandboxFor(
     temp,
   });
   const network = kind === "command" && options.network !== false
-    ? await networkOf(ctx, mech, options.what)
+    ? await networkOf(ctx as CommandContext, mech, options.what)
     : noNetwork(mech, kind);
   const notes: WrapNotes = { notes: [], git: { readOnly: [], pinned: [] } };
   const wrap = (launch: Launch): Launch => {

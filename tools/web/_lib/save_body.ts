@@ -17,7 +17,7 @@ import {
 } from "../../_lib/sandbox/mod.ts";
 import { bytes as size, count } from "../../_lib/text/units.ts";
 import { HttpError, httpGet, HttpTimeoutError } from "./http/http_get.ts";
-import { proxyRulesOf } from "./http/proxy.ts";
+import { proxyRulesOf } from "../../_lib/net/user_proxy.ts";
 
 export interface Saved {
   /** The file as results show paths (relative to the first root when inside it). */

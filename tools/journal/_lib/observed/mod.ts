@@ -79,8 +79,7 @@ class CallWatch implements CommandChanges, CommandWatch {
     continues.ended.then((outcome) => this.record(outcome), () => this.record("error"));
     appendNote(
       call,
-      `What ${continues.label} changes in files is journaled when it ends (history lists it, ` +
-        "undo reverts it).",
+      `[what ${continues.label} changes in files is journaled when it ends: history, undo]`,
     );
     return { note: "" };
   }

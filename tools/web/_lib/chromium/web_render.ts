@@ -5,14 +5,14 @@
  */
 import { findChromium, RenderError, renderPage } from "./render.ts";
 import { HttpError, type HttpResponse, HttpTimeoutError } from "../http/http_get.ts";
-import { refusalForUrl } from "../http/net_guard.ts";
+import { refusalForUrl } from "../../../_lib/net/net_guard.ts";
+import { chromiumProxyArguments } from "./chromium_proxy.ts";
 import {
-  chromiumProxyArguments,
   isUsable,
   proxyFor,
   proxyHostRefusal,
   type ProxyRules,
-} from "../http/proxy.ts";
+} from "../../../_lib/net/user_proxy.ts";
 
 /** Browsers running at once; each is a dozen processes and a few hundred MB. */
 const MAX_RENDERS = 2;

@@ -9,7 +9,12 @@ import { isIP, type Socket } from "node:net";
 import type { Readable } from "node:stream";
 import { BodyBytes } from "./body_bytes.ts";
 import { decodeText } from "./charset.ts";
-import { guardedLookup, GuardError, privateAddressKind, refusal } from "./net_guard.ts";
+import {
+  guardedLookup,
+  GuardError,
+  privateAddressKind,
+  refusal,
+} from "../../../_lib/net/net_guard.ts";
 import {
   defaultPort,
   isUsable,
@@ -17,7 +22,7 @@ import {
   proxyFor,
   proxyHostRefusal,
   type ProxyRules,
-} from "./proxy.ts";
+} from "../../../_lib/net/user_proxy.ts";
 import { quoted } from "../../../../config/quote.ts";
 import { bytes } from "../../../_lib/text/units.ts";
 

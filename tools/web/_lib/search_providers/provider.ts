@@ -5,7 +5,7 @@
 import process from "node:process";
 import { ToolError } from "../../../../mcp/tool/mod.ts";
 import { HttpError, httpGet, type HttpResponse } from "../http/http_get.ts";
-import type { ProxyRules } from "../http/proxy.ts";
+import type { ProxyRules } from "../../../_lib/net/user_proxy.ts";
 import { oneLine } from "../../../_lib/text/one_line.ts";
 import { quoted } from "../../../../config/quote.ts";
 import type { Settings } from "../../../../config/settings.ts";

@@ -94,6 +94,22 @@ export function privateAddressKind(address: string): string | undefined {
   return undefined;
 }
 
+/** Names that only ever mean this machine or its own network. */
+const LOCAL_NAMES = /(^|\.)(localhost|localdomain|local|internal|intranet|lan|home\.arpa)$/;
+
+/**
+ * What a host is as written, when whoever connects resolves it elsewhere (a proxy): an address
+ * literal's kind, or a name that can only mean a local network (localhost, *.local, *.internal,
+ * one-label names); undefined for an address or name that may be public. `host` is lower case,
+ * without brackets or a trailing dot.
+ */
+export function hostAsWrittenKind(host: string): string | undefined {
+  if (isIP(host)) return privateAddressKind(host);
+  if (LOCAL_NAMES.test(host)) return "a name for a local network";
+  if (!host.includes(".")) return "a one-label name, which can only mean a local host";
+  return undefined;
+}
+
 /** The refusal for a host (as named in the URL) that is, or resolved to, `address`. */
 export function refusal(host: string, address: string, kind: string): string {
   const via = host === address ? "" : ` (it resolves to ${address})`;

@@ -1,15 +1,15 @@
 /**
- * The user's proxy for the web tools: the `proxy` setting, else HTTPS_PROXY / HTTP_PROXY /
- * ALL_PROXY (lower case first, as curl reads them), with NO_PROXY saying which hosts go direct.
- * Only http and https proxies are spoken; a SOCKS proxy is refused with a sentence, never
- * bypassed. Through a proxy the proxy resolves names, so the private-network guard can only judge
- * the host as the URL writes it (proxyHostRefusal).
+ * The user's own proxy, for the web tools and for the proxy commands go through: the `proxy`
+ * setting, else HTTPS_PROXY / HTTP_PROXY / ALL_PROXY (lower case first, as curl reads them), with
+ * NO_PROXY saying which hosts go direct. Only http and https proxies are spoken; a SOCKS proxy is
+ * refused with a sentence, never bypassed. Through a proxy the proxy resolves names, so the
+ * private-network guard can only judge the host as the URL writes it (proxyHostRefusal).
  */
 import { Buffer } from "node:buffer";
 import { isIP } from "node:net";
 import process from "node:process";
-import type { Settings } from "../../../../config/settings.ts";
-import { privateAddressKind } from "./net_guard.ts";
+import type { Settings } from "../../../config/settings.ts";
+import { hostAsWrittenKind } from "./net_guard.ts";
 
 export interface Proxy {
   /** The proxy's own address: http: or https:, no credentials, no path. */
@@ -32,7 +32,7 @@ export interface ProxyRules {
   noProxy: NoProxyEntry[];
 }
 
-interface NoProxyEntry {
+export interface NoProxyEntry {
   /** Without a leading `.` or `*.`; "*" matches every host. */
   host: string;
   port?: string;
@@ -176,9 +176,6 @@ export function proxyFor(
   return proxy;
 }
 
-/** Names that only ever mean this machine or its own network. */
-const LOCAL_NAMES = /(^|\.)(localhost|localdomain|local|internal|intranet|lan|home\.arpa)$/;
-
 /**
  * The guard through a proxy, which resolves names itself: an address literal is judged as the
  * guard judges addresses, and names that can only mean a local network (localhost, *.local,
@@ -186,15 +183,8 @@ const LOCAL_NAMES = /(^|\.)(localhost|localdomain|local|internal|intranet|lan|ho
  */
 export function proxyHostRefusal(url: URL): string | undefined {
   const host = url.hostname.replace(/^\[|\]$/g, "").replace(/\.$/, "").toLowerCase();
-  if (isIP(host)) {
-    const kind = privateAddressKind(host);
-    return kind ? refusalThroughProxy(host, kind) : undefined;
-  }
-  if (LOCAL_NAMES.test(host)) return refusalThroughProxy(host, "a name for a local network");
-  if (!host.includes(".")) {
-    return refusalThroughProxy(host, "a one-label name, which can only mean a local host");
-  }
-  return undefined;
+  const kind = hostAsWrittenKind(host);
+  return kind ? refusalThroughProxy(host, kind) : undefined;
 }
 
 function refusalThroughProxy(host: string, kind: string): string {
@@ -206,38 +196,4 @@ function refusalThroughProxy(host: string, kind: string): string {
 /** Whether a rule is a usable proxy or a refusal. */
 export function isUsable(proxy: Proxy | UnusableProxy): proxy is Proxy {
   return "url" in proxy;
-}
-
-/**
- * The proxy flags for a rendering Chromium, matching what the downloads do: the same proxies,
- * NO_PROXY as a bypass list, and loopback not bypassed unless NO_PROXY says so. A proxy that
- * needs credentials (Chromium would ask for them interactively) or cannot be used is a refusal.
- */
-export function chromiumProxyArguments(rules: ProxyRules): string[] | { refusal: string } {
-  const { http, https, noProxy } = rules;
-  if ((!http && !https) || noProxy.some((entry) => entry.host === "*")) {
-    return ["--no-proxy-server"];
-  }
-  const parts: string[] = [];
-  for (const [scheme, proxy] of [["http", http], ["https", https]] as const) {
-    if (!proxy) continue;
-    if (!isUsable(proxy)) return proxy;
-    if (proxy.authorization) {
-      return {
-        refusal: `render: true cannot use a proxy that needs credentials (${proxy.from}); ` +
-          "fetch the page without render.",
-      };
-    }
-    parts.push(`${scheme}=${proxy.url.protocol}//${proxy.url.host}`);
-  }
-  const bypass = noProxy.flatMap(({ host, port, cidr }) => {
-    const shown = isIP(host) === 6 ? `[${host}]` : host;
-    const suffix = port ? `:${port}` : "";
-    if (cidr) return [`${host}/${32 - Math.log2(cidr.size)}`];
-    return isIP(host) ? [`${shown}${suffix}`] : [`${host}${suffix}`, `*.${host}${suffix}`];
-  });
-  return [
-    `--proxy-server=${parts.join(";")}`,
-    `--proxy-bypass-list=${[...bypass, "<-loopback>"].join(";")}`,
-  ];
 }
