@@ -162,7 +162,7 @@ test(
     const proc = `[data-process-id="${processId}"]`;
     await waitForText(app, `${proc} h3`, ["dev-server"]);
     await waitForText(app, `${proc} .output`, ["review-background-output <i>out</i>"]);
-    assert.match(await textIn(app, proc) ?? "", /\b5\.\d KB of output\b/);
+    assert.match(await textIn(app, proc) ?? "", /\b5\.\d KB of output/);
     assert.doesNotMatch(await app.evaluate("document.body.textContent") as string, /bash_output/);
 
     // What the model does while the app is open appears in it, without Refresh: the app asks
