@@ -52,10 +52,11 @@ async function followOnce() {
   for (const call of fresh) if (call.undid && !call.undoneBy) undoneNow(call);
   state.offset += fresh.length;
   showEmpty();
-  keepPlace(anchor);
+  // Said before the place is kept: the status line above the list may grow.
   if (fresh.length) {
     say(`New: ${fresh.map((call) => `${call.tool} ${call.paths}`.trim()).join("; ")}`);
   }
+  keepPlace(anchor);
 }
 
 function redraw(call) {

@@ -5,9 +5,9 @@
 // access token kept in the tab like a pasted one.
 const SIGNIN_KEY = "toolhost-signin";
 
-const base64url = (bytes) =>
+const urlSafeBase64 = (bytes) =>
   btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-const random = (n) => base64url(crypto.getRandomValues(new Uint8Array(n)));
+const random = (n) => urlSafeBase64(crypto.getRandomValues(new Uint8Array(n)));
 
 async function json(response, what) {
   const body = await response.json().catch(() => ({}));
@@ -49,26 +49,30 @@ async function signInAt(challenge) {
   const kept = `toolhost-client ${issuer} ${redirect}`;
   let clientId = localStorage.getItem(kept);
   if (!clientId) {
-    if (!server.registration_endpoint) {
-      throw new Error(
-        `${issuer} does not let this page register itself: paste an access token it issued for ${resource.resource}`,
+    // A page may register only where the server offers registration to browsers (CORS); the
+    // way round is a token from any client the server knows, for this resource and its scopes.
+    const cannot = (why) =>
+      new Error(
+        `toolhost could not register this page at ${issuer} (${why}): paste an access token ` +
+          `it issued for ${resource.resource} with the scopes ${scope}`,
       );
-    }
-    const client = await json(
-      await fetch(server.registration_endpoint, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({
-          client_name: "toolhost review",
-          redirect_uris: [redirect],
-          grant_types: ["authorization_code"],
-          response_types: ["code"],
-          token_endpoint_auth_method: "none",
-          scope,
-        }),
+    if (!server.registration_endpoint) throw cannot("it offers no dynamic registration");
+    const response = await fetch(server.registration_endpoint, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        client_name: "toolhost review",
+        redirect_uris: [redirect],
+        grant_types: ["authorization_code"],
+        response_types: ["code"],
+        token_endpoint_auth_method: "none",
+        scope,
       }),
-      "registering this page",
-    );
+    }).catch(() => undefined);
+    if (!response) throw cannot("it does not take registrations from a browser page");
+    const client = await json(response, "registering this page").catch((error) => {
+      throw cannot(error.message);
+    });
     clientId = client.client_id;
     localStorage.setItem(kept, clientId);
   }
@@ -91,7 +95,7 @@ async function signInAt(challenge) {
       redirect_uri: redirect,
       scope,
       state: flow.state,
-      code_challenge: base64url(new Uint8Array(digest)),
+      code_challenge: urlSafeBase64(new Uint8Array(digest)),
       code_challenge_method: "S256",
       resource: resource.resource,
     })
