@@ -89,11 +89,23 @@ test(
   async () => {
     const { root, client: agent } = e2e.start();
     writeFileSync(join(root, "notes.txt"), BEFORE);
+    writeFileSync(
+      join(root, "min.js"),
+      `${"var a=1;".repeat(1200)}x=143;${"var b=2;".repeat(1200)}\n`,
+    );
+    writeFileSync(join(root, "draft.md"), "# Draft\n");
     await agent.initialize();
-    await agentCall(agent, "edit_file", EDIT);
-    for (let i = 0; i < 12; i++) {
+    for (let i = 0; i < 8; i++) {
       await agentCall(agent, "write_file", { path: `file-${i}.txt`, content: `${i}\n` });
     }
+    const lines = Array.from({ length: 400 }, (_, i) => `line ${i}`).join("\n");
+    await agentCall(agent, "write_file", { path: "big.txt", content: `${lines}\n` });
+    await agentCall(agent, "edit_file", {
+      path: "min.js",
+      edits: [{ old_string: "x=143;", new_string: "x=999999;" }],
+    });
+    await agentCall(agent, "move_file", { source: "draft.md", destination: "docs-draft.md" });
+    await agentCall(agent, "edit_file", EDIT);
     // From elsewhere: the review command finds the project by --root, not by its directory.
     const review = await startHttpServer(PRODUCT_BINARY, ["review", "--root", root], {});
     e2e.cleanup(() => review.terminate());
@@ -106,41 +118,45 @@ test(
     // The token came in the address's fragment: nothing asked, and the address no longer has it.
     assert.equal(await app.$eval("form#token", (form) => form.checkVisibility()), false);
     assert.doesNotMatch(page.url(), /token/);
-    await waitForText(app, "#calls", ["edit_file", "notes.txt", "file-11.txt"]);
+    await waitForText(app, "#calls", ["edit_file", "notes.txt", "file-0.txt"]);
+    await waitForText(app, "#calls", ["moved draft.md → docs-draft.md", "999999"]);
     await app.waitForSelector("body[data-following=told]", { timeout: 30_000 });
     // Where toolhost starts no processes (the review command offers no bash), no panel at all.
     await app.waitForSelector("#processes-section", { hidden: true, timeout: 30_000 });
 
-    // The reader scrolls down to the edit's card.
-    const edit = await app.evaluate(
-      `[...document.querySelectorAll("[data-change-id]")].at(-1).dataset.changeId`,
-    ) as string;
+    // The reader scrolls down to the oldest card.
+    const ids = await app.evaluate(
+      `[...document.querySelectorAll("[data-change-id]")].map((n) => n.dataset.changeId)`,
+    ) as string[];
+    const [edit, oldest] = [ids[0], ids.at(-1)!];
     await waitForText(app, `[data-change-id="${edit}"] h3`, ["edit_file", "notes.txt"]);
     await app.evaluate(
-      `document.querySelector('[data-change-id="${edit}"]').scrollIntoView({ block: "center" })`,
+      `document.querySelector('[data-change-id="${oldest}"]').scrollIntoView({ block: "center" })`,
     );
-    const top = await cardTop(app, edit);
+    const top = await cardTop(app, oldest);
     assert.ok(await app.evaluate("scrollY") as number > 0, "the page is too short to scroll");
 
-    // The agent works on: its calls appear, above, and the edit's card stays where it was.
+    // The agent works on: its calls appear, above, and the card read stays where it was.
     await agentCall(agent, "write_file", { path: "landed-live.txt", content: "new\n" });
     await waitForText(app, "#calls", ["landed-live.txt"]);
-    const now = await cardTop(app, edit);
+    const now = await cardTop(app, oldest);
     assert.ok(Math.abs(now - top) <= 1, `the reader's place moved from ${top} to ${now} px`);
     // An undo from the agent: the edit's card turns undone while the page is open.
     await agentCall(agent, "undo", { id: edit });
     assert.equal(readFileSync(join(root, "notes.txt"), "utf8"), BEFORE);
     await app.waitForSelector(`[data-change-id="${edit}"].undone`, { timeout: 30_000 });
+    await waitForText(app, "#calls", ["undid edit_file notes.txt"]);
+
+    if (process.env.TOOLHOST_UPDATE_SCREENSHOT === "1") {
+      await page.setViewport({ width: 1000, height: 1000 });
+      await app.evaluate("scrollTo(0, 0)");
+      await page.screenshot({ path: SCREENSHOT });
+    }
 
     // Redo from the page: the edit is back.
     await app.click(`[data-change-id="${edit}"] button[data-action="redo"]`);
     await app.waitForSelector(`[data-change-id="${edit}"]:not(.undone)`, { timeout: 30_000 });
     assert.equal(readFileSync(join(root, "notes.txt"), "utf8"), AFTER);
-
-    if (process.env.TOOLHOST_UPDATE_SCREENSHOT === "1") {
-      await app.evaluate("scrollTo(0, 0)");
-      await page.screenshot({ path: SCREENSHOT });
-    }
     assert.deepEqual(complaints, []);
   },
 );
