@@ -139,10 +139,11 @@ test("the leanest client profile costs at most half of full", async () => {
 /**
  * A client that renders MCP Apps (it announces io.modelcontextprotocol/ui) is also told of the
  * review app: `_meta.ui` on history and undo and the app-only history_changes, which its host
- * keeps from the model (its icon and output schema included). Measured: 1,511 bytes more than
- * full.
+ * keeps from the model (its icon and output schema included). Measured: 1,696 bytes more than
+ * full, 185 of them history_changes' `unless` and `revision`, which let an open page ask every
+ * few seconds at the cost of a stat.
  */
-const APPS_EXTRA_BUDGET = 1_560;
+const APPS_EXTRA_BUDGET = 1_740;
 
 test(`a client that renders apps pays at most ${APPS_EXTRA_BUDGET} bytes more`, async () => {
   const full = await toolsListLine("full");

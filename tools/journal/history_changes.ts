@@ -24,7 +24,7 @@ export default defineTool({
       unless: {
         type: "string",
         maxLength: 100,
-        description: "A revision: nothing is read when the journal is still at it.",
+        description: "Nothing is read while the journal is at this revision.",
       },
     },
     additionalProperties: false,
