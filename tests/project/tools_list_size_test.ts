@@ -12,6 +12,7 @@
  * test runs.
  */
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import process from "node:process";
 import { test } from "node:test";
@@ -154,4 +155,26 @@ test(`a client that renders apps pays at most ${APPS_EXTRA_BUDGET} bytes more`, 
   const extra = apps.bytes - full.bytes;
   assert.ok(extra > 0 && extra <= APPS_EXTRA_BUDGET, `the apps client pays ${extra} bytes more`);
   console.error(`tools/list for a client that renders apps: ${extra} bytes more than full`);
+});
+
+test("the README's profile table says each profile's tools and bytes as measured (within 1%)", async () => {
+  const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
+  const rows = [
+    ...readme.matchAll(/^\| ((?:`[a-z-]+`(?: \(default\))?,? ?)+) +\| +(\d+) \| +([\d,]+) \|/gm),
+  ];
+  const stated = new Map<string, { tools: number; bytes: number }>();
+  for (const [, names, tools, bytes] of rows) {
+    for (const [, name] of names.matchAll(/`([a-z-]+)`/g)) {
+      stated.set(name, { tools: Number(tools), bytes: Number(bytes.replaceAll(",", "")) });
+    }
+  }
+  assert.deepEqual([...stated.keys()].sort(), ["full", ...Object.keys(PROFILE_BUDGETS)].sort());
+  for (const [profile, says] of stated) {
+    const { bytes, tools } = await toolsListLine(profile as ToolProfile);
+    assert.equal(says.tools, tools.length, `the README's tool count for ${profile}`);
+    assert.ok(
+      Math.abs(says.bytes - bytes) <= bytes / 100,
+      `the README says ${says.bytes} bytes for ${profile}; it is ${bytes}`,
+    );
+  }
 });
