@@ -243,17 +243,22 @@ test(
 );
 
 test(
-  "under a client profile the app shows no processes panel and no error about it",
+  "under --profile companion: a move and a copy said as such, no diff; no processes panel and no error about it",
   { skip },
   async () => {
     const root = e2e.scratch("root");
     writeFileSync(join(root, "notes.txt"), BEFORE);
-    const { page, complaints } = await hosted(root, { args: ["--profile", "claude-code"] });
+    const { page, complaints } = await hosted(root, { args: ["--profile", "companion"] });
     await call(page, "move_file", { source: "notes.txt", destination: "moved.txt" });
+    await call(page, "copy_file", { source: "moved.txt", destination: "copy.txt" });
     await hostOpen(page, "history");
     const app = await appFrame(page, "body[data-ready=true]");
-    await waitForText(app, "#calls", ["moved notes.txt → moved.txt", "(unchanged)"]);
-    assert.equal(await app.$("#calls table"), null, "an unchanged move shows no diff");
+    await waitForText(app, "#calls", [
+      "moved notes.txt → moved.txt",
+      "copied moved.txt → copy.txt",
+      "(unchanged)",
+    ]);
+    assert.equal(await app.$("#calls table"), null, "an unchanged move or copy shows a diff");
     await app.waitForSelector("#processes-section", { hidden: true, timeout: 30_000 });
     assert.doesNotMatch(await app.evaluate("document.body.innerText") as string, /not found/i);
     assert.deepEqual(complaints, []);
