@@ -1,7 +1,14 @@
 /**
  * Suggestions for names a person or a model misspelt or abbreviated: config keys, fields, tools.
  * Here, in the bottom layer, because config/ and mcp/ both use it and config/ imports nothing.
+ *
+ * The edit distance costs the product of the two lengths, and a client chooses one of them: a
+ * 4 MiB tool name held every session of a server 5 s. No name anyone misspelt is that long, so a
+ * name over MAX_SUGGESTED_CHARS gets no suggestion (the candidates are ours, and short).
  */
+
+/** Longer names get no suggestion: nobody meant one of ours by them. */
+export const MAX_SUGGESTED_CHARS = 100;
 
 /** Edit distance between two names. */
 function distance(a: string, b: string): number {
@@ -27,6 +34,7 @@ function isSubsequence(short: string, long: string): boolean {
 
 /** The candidate a misspelt or abbreviated name most likely meant, if any is close. */
 export function closest(name: string, candidates: string[]): string | undefined {
+  if (name.length > MAX_SUGGESTED_CHARS) return undefined;
   const lower = name.toLowerCase();
   const abbreviated = candidates.filter((c) => isSubsequence(lower, c.toLowerCase()));
   if (abbreviated.length > 0) {

@@ -26,6 +26,8 @@ import { journalTreesReport } from "./bench/journal_trees_bench.ts";
 import { journalCommandsReport } from "./bench/journal_commands_bench.ts";
 import { journalFloodReport } from "./bench/journal_flood_bench.ts";
 import { memoryFloodsReport } from "./bench/memory_floods_bench.ts";
+import { httpMemoryReport } from "./bench/http_memory_bench.ts";
+import { documentsMemoryReport } from "./bench/documents_memory_bench.ts";
 import { searchReport } from "./bench/search_bench.ts";
 import { codeReport } from "./bench/code_bench.ts";
 import { codeLspReport } from "./bench/code_lsp_bench.ts";
@@ -238,6 +240,12 @@ process.stdout.write("\n" + await journalFloodReport(ROOT, progress) + "\n");
 
 // Peak memory under bursts: pipelined reads, a deeply nested line (scripts/bench/memory_floods_bench.ts).
 process.stdout.write("\n" + await memoryFloodsReport(ROOT, progress) + "\n");
+// The same over HTTP: many sessions' reads, clients that stop reading, large bodies
+// (scripts/bench/http_memory_bench.ts).
+process.stdout.write("\n" + await httpMemoryReport(ROOT, progress) + "\n");
+// Hostile documents: a PDF bomb, a workbook of millions of shared strings
+// (scripts/bench/documents_memory_bench.ts).
+process.stdout.write("\n" + await documentsMemoryReport(ROOT, progress) + "\n");
 
 // grep's built-in search vs GNU grep, glob vs rg --files (scripts/bench/search_bench.ts).
 process.stdout.write("\n" + await searchReport(ROOT, progress) + "\n");

@@ -11,6 +11,7 @@ import type { Logger } from "../wire/log.ts";
 import { connect } from "../server/connect.ts";
 import type { McpService } from "../server/service.ts";
 import type { Outgoing, TransportConnection } from "../server/transport.ts";
+import type { Admission } from "./admission.ts";
 
 /** Requests of one channel running at once at most; past it a request is refused at once. */
 export const MAX_IN_FLIGHT = 256;
@@ -30,6 +31,8 @@ export class ChannelSession {
     readonly write: ChannelWrite,
     /** Closes the channel from our side (the server stops). */
     readonly closeChannel: () => void,
+    /** The server's budget of requests running at once. */
+    readonly admission: Admission,
   ) {
     this.conn = connect(service, { send: (message) => this.#send(message) });
   }
@@ -43,25 +46,37 @@ export class ChannelSession {
   /** The subject of the token that opened it (OAuth): tokens of another cannot use it. */
   owner?: string;
 
-  /** One decoded message from the client, under the grant of the request that carried it. */
-  receive(decoded: Decoded, grant = this.grant): void {
-    if (this.#ended) return;
+  /**
+   * One decoded message from the client (`chars` long), under the grant of the request that
+   * carried it; a request starts once the server has room for it. `settled` runs once it is
+   * answered, or refused.
+   */
+  receive(decoded: Decoded, chars: number, grant = this.grant, settled?: () => void): void {
+    const refuse = (message: string) => {
+      if (decoded.kind === "request") {
+        this.#send(failure(decoded.message.id, INTERNAL_ERROR, message));
+      }
+      settled?.();
+    };
+    if (this.#ended) return refuse("this session has ended");
     if (decoded.kind === "request" && this.conn.unanswered >= MAX_IN_FLIGHT) {
-      this.#send(failure(
-        decoded.message.id,
-        INTERNAL_ERROR,
+      return refuse(
         `Too many requests in flight: this ${this.kind} session runs at most ${MAX_IN_FLIGHT} ` +
           "at once; wait for some answers and send it again",
-      ));
-      return;
+      );
     }
-    this.conn.receive(decoded, grant);
+    if (decoded.kind === "request" && this.admission.full(chars)) {
+      return refuse("Too many requests are waiting to run on this server; send it again shortly");
+    }
+    const wanted = () => !this.#ended;
+    this.admission.hand(this.id, chars, decoded, this.conn, grant, { wanted, settled });
   }
 
   /** The channel closed (the client went away): what runs is stopped, and nothing more is sent. */
   async gone(): Promise<void> {
     if (this.#ended) return;
     this.#ended = true;
+    this.admission.forget(this.id);
     await this.conn.shutdown(1000);
   }
 
@@ -70,6 +85,7 @@ export class ChannelSession {
     if (this.#ended) return;
     await this.conn.shutdown(1000);
     this.#ended = true;
+    this.admission.forget(this.id);
     this.closeChannel();
   }
 
@@ -82,6 +98,7 @@ export class ChannelSession {
     } catch {
       return false;
     }
+    this.admission.sent(json.length);
     return this.write(json);
   }
 }

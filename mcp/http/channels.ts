@@ -5,14 +5,16 @@
  */
 import type { Grant } from "../wire/grant.ts";
 import type { Logger } from "../wire/log.ts";
-import { decodeLine, INTERNAL_ERROR, INVALID_REQUEST } from "../wire/jsonrpc.ts";
+import { INTERNAL_ERROR, INVALID_REQUEST } from "../wire/jsonrpc.ts";
 import type { McpService } from "../server/service.ts";
-import { readBody } from "./body.ts";
+import { readMessage } from "./body.ts";
 import type { ChannelSession } from "./channel.ts";
 import { accepts } from "./exchange.ts";
 import { MESSAGES_PATH, openSseSession, SSE_PATH } from "./legacy_sse.ts";
 import { errorResponse } from "./replies.ts";
 import type { Upgrade } from "./serve.ts";
+import type { Admission } from "./admission.ts";
+import type { BodyBudget } from "./body_budget.ts";
 import { offersMcp, SUBPROTOCOL, webSocketSession } from "./websocket.ts";
 
 export interface ChannelOptions {
@@ -23,19 +25,29 @@ export interface ChannelOptions {
   path: string;
   /** Below the session cap, or made so by ending an idle session; false when full. */
   makeRoom(): boolean;
+  /** The server's budgets: requests running at once, request bodies being read. */
+  admission: Admission;
+  bodies: BodyBudget;
 }
 
 export class Channels {
   readonly #options: ChannelOptions;
-  /** By id. */
+  /** By id, while their sessions last. */
   readonly #channels = new Map<string, ChannelSession>();
+  /**
+   * Connections held, which the cap counts: a session the server ended (a binary frame, a client
+   * that stopped reading) keeps its place until its connection has closed, so clients that leave
+   * such connections open cannot have more than the cap between them.
+   */
+  #held = 0;
 
   constructor(options: ChannelOptions) {
     this.#options = options;
   }
 
+  /** Connections open, the sessions' and those of sessions ended but not yet closed. */
   get size(): number {
-    return this.#channels.size;
+    return this.#held;
   }
 
   all(): IterableIterator<ChannelSession> {
@@ -46,9 +58,20 @@ export class Channels {
     this.#channels.clear();
   }
 
-  /** Room for one more session of any kind, or the 503 that says there is none. */
-  #room(): Response | undefined {
-    if (this.#options.makeRoom()) return undefined;
+  /**
+   * A place under the cap, taken now (the count and the check in one step), or the 503 that says
+   * there is none. Whoever gets one gives it back once, with the function returned.
+   */
+  #room(): (() => void) | Response {
+    if (this.#options.makeRoom()) {
+      this.#held++;
+      let given = false;
+      return () => {
+        if (given) return;
+        given = true;
+        this.#held--;
+      };
+    }
     return errorResponse(
       503,
       INTERNAL_ERROR,
@@ -80,13 +103,18 @@ export class Channels {
         `Not Acceptable: ${SSE_PATH} needs text/event-stream`,
       );
     }
-    const full = this.#room();
-    if (full) return full;
+    const release = this.#room();
+    if (release instanceof Response) return release;
+    // The session ends with its stream: the client went away, the stream was dropped or closed.
     const { session, response } = openSseSession(
       crypto.randomUUID(),
       this.#options.service,
       this.#options.logger,
-      this.#ended,
+      (ended) => {
+        this.#ended(ended);
+        release();
+      },
+      this.#options.admission,
     );
     session.owner = grant?.subject;
     this.#channels.set(session.id, session);
@@ -124,17 +152,16 @@ export class Channels {
         `Unsupported Media Type: the body must be application/json (got ${type || "none"})`,
       );
     }
-    const text = await readBody(request, this.#options.maxBodyBytes);
-    if (text instanceof Response) return text;
-    const decoded = decodeLine(text);
-    if (decoded.kind === "invalid") {
-      return new Response(JSON.stringify(decoded.reply), {
-        status: 400,
-        headers: { "content-type": "application/json" },
-      });
-    }
-    session.receive(decoded, grant);
-    return new Response(null, { status: 202 });
+    return await readMessage(
+      request,
+      this.#options.maxBodyBytes,
+      this.#options.bodies,
+      ({ decoded, chars, keep }) => {
+        // Answered on the stream, after this 202: the body's place is given back then.
+        session.receive(decoded, chars, grant, keep());
+        return new Response(null, { status: 202 });
+      },
+    );
   }
 
   /** A WebSocket handshake on the endpoint: a legacy session for as long as the socket lasts. */
@@ -154,19 +181,22 @@ export class Channels {
           `(Sec-WebSocket-Protocol: ${SUBPROTOCOL})`,
       );
     }
-    const full = this.#room();
-    if (full) return full;
+    const release = this.#room();
+    if (release instanceof Response) return release;
     const { session, events } = webSocketSession({
       id: crypto.randomUUID(),
       service: this.#options.service,
       logger: this.#options.logger,
       maxMessageChars: this.#options.maxBodyBytes,
       onEnd: this.#ended,
+      onClosed: release,
+      admission: this.#options.admission,
     });
     session.grant = grant;
     session.owner = grant?.subject;
     const response = upgrade(SUBPROTOCOL, events);
     if (response.status < 300) this.#channels.set(session.id, session);
+    else release();
     return response;
   }
 }

@@ -56,7 +56,7 @@ export interface GuardOptions {
 }
 
 export type Refusal = {
-  status: 401 | 403 | 503;
+  status: 401 | 403 | 429 | 503;
   message: string;
   headers?: Record<string, string>;
 };

@@ -9,16 +9,21 @@ import type { McpService } from "../server/service.ts";
 import { ChannelSession } from "./channel.ts";
 import { SSE_HEADERS } from "./exchange.ts";
 import { SseStream } from "./sse.ts";
+import type { Admission } from "./admission.ts";
 
 export const SSE_PATH = "/sse";
 export const MESSAGES_PATH = "/messages";
 
-/** Opens a session's stream; `onEnd` runs once when the client goes away. */
+/**
+ * Opens a session's stream; `onEnd` runs once when the client goes away or the stream is dropped
+ * (its connection is gone then too), or the server closes it.
+ */
 export function openSseSession(
   id: string,
   service: McpService,
   logger: Logger,
   onEnd: (session: ChannelSession) => void,
+  admission: Admission,
 ): { session: ChannelSession; response: Response } {
   let ended = false;
   // Gone only once the client has read the stream, which `session` is set long before.
@@ -36,9 +41,12 @@ export function openSseSession(
     logger,
     (json) => stream.send(json),
     () => {
-      ended = true;
       stream.close();
+      if (ended) return;
+      ended = true;
+      onEnd(session);
     },
+    admission,
   );
   // Relative, so it holds whatever name and port the client used to reach us.
   stream.event("endpoint", `${MESSAGES_PATH}?sessionId=${encodeURIComponent(id)}`);

@@ -10,6 +10,8 @@ export interface SocketPeer {
   /** Sends one text frame. */
   send(text: string): void;
   close(code: number, reason: string): void;
+  /** Drops the connection at once, without a closing handshake (a client that stopped reading). */
+  terminate(): void;
   /** Bytes sent but not yet taken by the client. */
   readonly buffered: number;
 }
@@ -30,6 +32,19 @@ export type Upgrade = (protocol: string, events: SocketEvents) => Response;
 
 export type FetchHandler = (request: Request, upgrade?: Upgrade) => Promise<Response>;
 
+/** The address each request came from, as the runtime told it (a web Request has no place for it). */
+const addresses = new WeakMap<Request, string>();
+
+/**
+ * The IP address of the client that sent `request` ("127.0.0.1", "::1"), when the runtime said.
+ *
+ * @example
+ * const from = clientAddress(request) ?? "unknown"; // limits per client (auth/_introspect.ts)
+ */
+export function clientAddress(request: Request): string | undefined {
+  return addresses.get(request);
+}
+
 export interface Listening {
   /** The port bound (useful when 0 was asked for). */
   port: number;
@@ -41,12 +56,14 @@ interface BunSocket {
   data: SocketEvents;
   send(text: string): number;
   close(code: number, reason: string): void;
+  terminate(): void;
   getBufferedAmount(): number;
 }
 interface BunServer {
   port: number;
   stop(closeActiveConnections?: boolean): Promise<void> | void;
   upgrade(request: Request, options: { headers: HeadersInit; data: SocketEvents }): boolean;
+  requestIP(request: Request): { address: string } | null;
 }
 interface BunRuntime {
   serve(options: {
@@ -90,6 +107,8 @@ export function serve(
       // chunked body as it passes the cap, each with a JSON-RPC error saying so.
       maxRequestBodySize: Number.MAX_SAFE_INTEGER,
       fetch: async (request, server) => {
+        const ip = server.requestIP(request)?.address;
+        if (ip) addresses.set(request, ip);
         let upgraded = false;
         const response = await handler(request, (protocol, events) => {
           upgraded = server.upgrade(request, {
@@ -109,6 +128,7 @@ export function serve(
           socket.data.open({
             send: (text) => void socket.send(text),
             close: (code, reason) => socket.close(code, reason),
+            terminate: () => socket.terminate(),
             get buffered() {
               return socket.getBufferedAmount();
             },
@@ -140,7 +160,11 @@ export function serve(
           },
           onError: internalError,
         },
-        (request) => handler(request, (protocol, events) => upgradeDeno(request, protocol, events)),
+        (request, info) => {
+          const remote = info.remoteAddr as { hostname?: string };
+          if (remote.hostname) addresses.set(request, remote.hostname);
+          return handler(request, (protocol, events) => upgradeDeno(request, protocol, events));
+        },
       );
     } catch (error) {
       reject(error);
@@ -161,6 +185,8 @@ function upgradeDeno(request: Request, protocol: string, events: SocketEvents): 
     events.open({
       send: (text) => socket.send(text),
       close: (code, reason) => socket.close(code, reason),
+      // Deno's WebSocket has no way to drop a connection unannounced: a close is the nearest.
+      terminate: () => socket.close(),
       get buffered() {
         return socket.bufferedAmount;
       },

@@ -4,13 +4,15 @@
  * what belongs to a request (progress, log lines, questions to the client) onto that POST's
  * stream, and the rest (change notifications) onto the session's GET stream.
  */
-import type { RequestId } from "../wire/jsonrpc.ts";
+import type { Decoded, RequestId } from "../wire/jsonrpc.ts";
+import type { Grant } from "../wire/grant.ts";
+import type { Admission } from "./admission.ts";
 import { requestKey } from "../wire/jsonrpc.ts";
 import type { Logger } from "../wire/log.ts";
 import { connect } from "../server/connect.ts";
 import type { McpService } from "../server/service.ts";
 import type { Outgoing, TransportConnection } from "../server/transport.ts";
-import type { Exchange } from "./exchange.ts";
+import { type Accepts, Exchange } from "./exchange.ts";
 import type { SseStream } from "./sse.ts";
 
 export class HttpSession {
@@ -22,13 +24,36 @@ export class HttpSession {
   /** The subject of the token that opened it (OAuth): tokens of another cannot use it. */
   owner?: string;
 
-  constructor(readonly id: string, service: McpService, readonly logger: Logger) {
+  constructor(
+    readonly id: string,
+    service: McpService,
+    readonly logger: Logger,
+    readonly admission: Admission,
+  ) {
     this.conn = connect(service, { send: (message, related) => this.#send(message, related) });
+  }
+
+  /** A message of `chars` for the connection, a request once the server has room for it. */
+  receive(decoded: Decoded, grant: Grant | undefined, chars: number, wanted?: () => boolean) {
+    this.admission.hand(this.id, chars, decoded, this.conn, grant, { wanted });
   }
 
   /** Nothing waits on it and no stream is open: it may be ended to make room. */
   get idle(): boolean {
     return this.exchanges.size === 0 && (!this.stream || this.stream.closed);
+  }
+
+  /** The exchange of a POST that carries requests `ids`; the client hanging up cancels them. */
+  exchangeFor(request: Request, ids: RequestId[], accept: Accepts): Exchange {
+    const exchange = new Exchange(accept, () => {
+      for (const id of ids) {
+        this.exchanges.delete(requestKey(id));
+        this.conn.cancel(id, "the client closed the HTTP request");
+      }
+    });
+    for (const id of ids) this.exchanges.set(requestKey(id), exchange);
+    request.signal.addEventListener("abort", () => exchange.gone(), { once: true });
+    return exchange;
   }
 
   /** The client cancelled a request: it gets no reply, so its POST ends here. */
@@ -47,6 +72,7 @@ export class HttpSession {
     } catch {
       return false;
     }
+    this.admission.sent(json.length);
     if (Array.isArray(message)) {
       const first = message.find((reply) => reply.id !== null);
       const exchange = first ? this.exchanges.get(requestKey(first.id!)) : undefined;
@@ -73,6 +99,7 @@ export class HttpSession {
   }
 
   async close(): Promise<void> {
+    this.admission.forget(this.id);
     await this.conn.shutdown(1000);
     for (const exchange of this.exchanges.values()) exchange.abandon();
     this.exchanges.clear();

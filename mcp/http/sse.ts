@@ -21,7 +21,10 @@ export class SseStream {
   #lastWrite = Date.now();
   readonly #onGone: () => void;
 
-  /** `onGone` runs once if the client goes away (or stops reading) before close(). */
+  /**
+   * `onGone` runs once if the client goes away, or stops reading (then the stream is dropped),
+   * before close().
+   */
   constructor(onGone: () => void) {
     this.#onGone = onGone;
     this.body = new ReadableStream<Uint8Array>({
@@ -74,7 +77,14 @@ export class SseStream {
     if (this.#closed) return false;
     const queued = -(this.#controller.desiredSize ?? 0);
     if (queued > MAX_QUEUED_BYTES) {
-      this.close();
+      // Closed, what it queued would still wait for a reader that may never come, and hold its
+      // connection open: errored, the runtime drops both.
+      this.#finish();
+      try {
+        this.#controller.error(new Error("the client stopped reading"));
+      } catch {
+        // already errored by the client going away
+      }
       this.#onGone();
       return false;
     }

@@ -10,7 +10,6 @@
 import { quotedJson } from "../../config/quote.ts";
 import {
   type Decoded,
-  decodeLine,
   INTERNAL_ERROR,
   INVALID_PARAMS,
   INVALID_REQUEST,
@@ -25,7 +24,7 @@ import { connect } from "../server/connect.ts";
 import type { Grant } from "../wire/grant.ts";
 import type { McpService } from "../server/service.ts";
 import type { TransportConnection } from "../server/transport.ts";
-import { readBody } from "./body.ts";
+import { type ReadMessage, readMessage } from "./body.ts";
 import { type Accepts, accepts, Exchange, SSE_HEADERS } from "./exchange.ts";
 import { type HttpGuard, requestPath } from "./guard.ts";
 import { checkModernHeaders, headerParamsCache, isModern } from "./headers.ts";
@@ -37,6 +36,9 @@ import { Channels } from "./channels.ts";
 import { MESSAGES_PATH, SSE_PATH } from "./legacy_sse.ts";
 import type { Upgrade } from "./serve.ts";
 import { APP_PAGES, appPage } from "./app_pages.ts";
+import { Admission, tooBusy, waitsForRoom } from "./admission.ts";
+import { BodyBudget } from "./body_budget.ts";
+import { clientAddress } from "./serve.ts";
 
 export interface HttpOptions {
   service: McpService;
@@ -75,6 +77,9 @@ export class HttpTransport {
   );
   readonly #sweep: ReturnType<typeof setInterval>;
   #closing = false;
+  /** Server-wide: requests running at once (every session's), and request bodies being read. */
+  readonly #admission = new Admission();
+  readonly #bodies = new BodyBudget();
 
   constructor(options: HttpOptions) {
     this.#options = options;
@@ -83,6 +88,8 @@ export class HttpTransport {
       ...options,
       path: this.#path,
       makeRoom: () => this.#makeRoom(),
+      admission: this.#admission,
+      bodies: this.#bodies,
     });
     const idleMs = options.sessionIdleMs ?? SESSION_IDLE_MS;
     this.#sweep = setInterval(() => this.#endIdle(idleMs), Math.min(idleMs, 60_000));
@@ -186,25 +193,32 @@ export class HttpTransport {
         "Not Acceptable: Accept must allow application/json or text/event-stream",
       );
     }
-    const text = await readBody(request, this.#options.maxBodyBytes);
-    if (text instanceof Response) return text;
-    const decoded = decodeLine(text);
-    if (decoded.kind === "invalid") {
-      return new Response(JSON.stringify(decoded.reply), {
-        status: 400,
-        headers: { "content-type": "application/json" },
-      });
-    }
+    return await readMessage(
+      request,
+      this.#options.maxBodyBytes,
+      this.#bodies,
+      (read) => this.#message(request, read, accept, grant),
+    );
+  }
+
+  /** A POSTed message, read; its body's place in the budget is kept until this resolves. */
+  #message(
+    request: Request,
+    { decoded, chars }: ReadMessage,
+    accept: Accepts,
+    grant: Grant | undefined,
+  ): Promise<Response> | Response {
     const kindOf = this.#options.service.catalog.kindOf;
     const forbidden = grant && this.#options.guard.refuseScope(grant, decoded, kindOf);
     if (forbidden) return forbidden;
+    if (waitsForRoom(decoded) && this.#admission.full(chars)) return tooBusy(decoded);
     if (decoded.kind === "request" && isModern(decoded.message.params)) {
-      return this.#modern(request, decoded, accept, grant);
+      return this.#modern(request, decoded, accept, grant, chars);
     }
     const sessionId = request.headers.get("mcp-session-id");
     if (sessionId === null) {
       if (decoded.kind === "request" && decoded.message.method === "initialize") {
-        return this.#initialize(request, decoded, accept, grant);
+        return this.#initialize(request, decoded, accept, grant, chars);
       }
       if (decoded.kind === "notification") return new Response(null, { status: 202 });
       return errorResponse(
@@ -217,7 +231,7 @@ export class HttpTransport {
     }
     const session = this.#session(sessionId, request, grant);
     if (session instanceof Response) return session;
-    return this.#legacy(request, session, decoded, accept, grant);
+    return this.#legacy(request, session, decoded, accept, grant, chars);
   }
 
   /** The session a request names, checked against its token's subject and its version. */
@@ -251,6 +265,7 @@ export class HttpTransport {
     decoded: Extract<Decoded, { kind: "request" }>,
     accept: Accepts,
     grant: Grant | undefined,
+    chars: number,
   ): Promise<Response> | Response {
     const version = request.headers.get("mcp-protocol-version");
     if (version !== null && !SUPPORTED_VERSIONS.includes(version)) {
@@ -272,12 +287,13 @@ export class HttpTransport {
       );
     }
     const id = crypto.randomUUID();
-    const session = new HttpSession(id, this.#options.service, this.#options.logger);
+    const { service, logger } = this.#options;
+    const session = new HttpSession(id, service, logger, this.#admission);
     session.owner = grant?.subject;
     this.#sessions.set(id, session);
-    const exchange = this.#legacyExchange(request, session, [decoded.message.id], accept);
+    const exchange = session.exchangeFor(request, [decoded.message.id], accept);
     exchange.setHeader("mcp-session-id", id);
-    session.conn.receive(decoded, grant);
+    session.receive(decoded, grant, chars, () => !exchange.done);
     return exchange.response.then((response) => {
       // A failed initialize opens nothing.
       if (session.conn.sessionVersion === undefined) {
@@ -312,6 +328,7 @@ export class HttpTransport {
     decoded: Decoded,
     accept: Accepts,
     grant: Grant | undefined,
+    chars: number,
   ): Promise<Response> | Response {
     const ids: RequestId[] = [];
     if (decoded.kind === "request") ids.push(decoded.message.id);
@@ -333,7 +350,7 @@ export class HttpTransport {
       }
     }
     if (ids.length === 0) {
-      session.conn.receive(decoded, grant);
+      session.receive(decoded, grant, chars);
       if (decoded.kind === "notification" && decoded.message.method === "notifications/cancelled") {
         const id = decoded.message.params?.requestId;
         if (typeof id === "string" || typeof id === "number") session.cancelled(id);
@@ -352,26 +369,9 @@ export class HttpTransport {
     // Plain JSON unless something must go first: a stream per call would cost every call, and
     // Bun tells of a client that hangs up through request.signal either way. (Deno tells only
     // through a stream it was given: there a hang-up before the first byte goes unnoticed.)
-    const exchange = this.#legacyExchange(request, session, ids, accept);
-    session.conn.receive(decoded, grant);
+    const exchange = session.exchangeFor(request, ids, accept);
+    session.receive(decoded, grant, chars, () => !exchange.done);
     return exchange.response;
-  }
-
-  #legacyExchange(
-    request: Request,
-    session: HttpSession,
-    ids: RequestId[],
-    accept: Accepts,
-  ): Exchange {
-    const exchange = new Exchange(accept, () => {
-      for (const id of ids) {
-        session.exchanges.delete(requestKey(id));
-        session.conn.cancel(id, "the client closed the HTTP request");
-      }
-    });
-    for (const id of ids) session.exchanges.set(requestKey(id), exchange);
-    request.signal.addEventListener("abort", () => exchange.gone(), { once: true });
-    return exchange;
   }
 
   /** A 2026-07-28 request: its own connection, gone once it is answered. */
@@ -380,6 +380,7 @@ export class HttpTransport {
     decoded: Extract<Decoded, { kind: "request" }>,
     accept: Accepts,
     grant: Grant | undefined,
+    chars: number,
   ): Promise<Response> | Response {
     const { message } = decoded;
     try {
@@ -421,6 +422,7 @@ export class HttpTransport {
         } catch {
           return false;
         }
+        this.#admission.sent(json.length);
         if (!Array.isArray(out) && !("method" in out) && out.id === message.id) {
           exchange.finish(json, modernStatus(out));
         } else exchange.push(json);
@@ -430,7 +432,9 @@ export class HttpTransport {
     this.#stateless.add(conn);
     request.signal.addEventListener("abort", () => exchange.gone(), { once: true });
     if (message.method === "subscriptions/listen") exchange.stream();
-    conn.receive(decoded, grant);
+    // Stateless requests take their turns by the address they come from.
+    const from = `address:${clientAddress(request) ?? ""}`;
+    this.#admission.hand(from, chars, decoded, conn, grant, { wanted: () => !exchange.done });
     conn.settled(MAX_TIMER_MS).then(() => {
       this.#stateless.delete(conn);
       conn.close();

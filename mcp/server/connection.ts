@@ -144,12 +144,12 @@ export class McpConnection implements Connection, TransportConnection {
   }
 
   /**
-   * Handles one message its transport decoded (a line of stdin, an HTTP body). Never throws;
-   * every problem becomes a reply or a stderr line. How many requests run at once is the
-   * transport's to bound (stdio: read_ahead.ts).
+   * Handles one message its transport decoded (a line of stdin, an HTTP body); see
+   * TransportConnection. How many run at once is the transport's to bound (read_ahead.ts).
    */
-  receive(decoded: Decoded, grant?: Grant): void {
-    this.#dispatch(decoded, grant);
+  receive(decoded: Decoded, grant?: Grant, answered?: () => void): void {
+    this.#dispatch(decoded, grant, answered);
+    if (decoded.kind !== "request" && decoded.kind !== "batch") answered?.();
   }
 
   /** Refuses new requests, aborts work in flight (still answered); resolves then, or after `ms`. */
@@ -196,7 +196,7 @@ export class McpConnection implements Connection, TransportConnection {
     return this.#unanswered.none(ms);
   }
 
-  #dispatch(decoded: Decoded, grant: Grant | undefined): void {
+  #dispatch(decoded: Decoded, grant: Grant | undefined, answered?: () => void): void {
     switch (decoded.kind) {
       case "invalid":
         this.#reply(decoded.reply);
@@ -205,7 +205,7 @@ export class McpConnection implements Connection, TransportConnection {
         this.#options.logger.log("warning", `ignored a malformed notification: ${decoded.why}`);
         return;
       case "batch":
-        this.#handleBatch(decoded.items, grant);
+        this.#handleBatch(decoded.items, grant, answered);
         return;
       case "notification":
         this.#handleNotification(decoded.message);
@@ -221,21 +221,22 @@ export class McpConnection implements Connection, TransportConnection {
             if (--this.#initializing === 0) {
               for (const held of this.#held.splice(0)) this.#write(held);
             }
-          });
+          }, answered);
           return;
         }
-        this.#answerLater(this.#handleRequest(decoded.message, grant), this.#replyIfAny);
+        this.#answerLater(this.#handleRequest(decoded.message, grant), this.#replyIfAny, answered);
     }
   }
 
   /**
    * Counts work until its reply is sent, without a promise per request to keep track of; work
-   * already done is answered at once. (`#replyIfAny` is made once, not per request.)
+   * already done is answered at once. (`#replyIfAny` and `#done` are made once, not per request,
+   * and a function per request only when someone waits for it: `answered`, an HTTP budget.)
    */
-  #answerLater<T>(work: T | Promise<T>, reply: (value: T) => void): void {
+  #answerLater<T>(work: T | Promise<T>, reply: (value: T) => void, answered?: () => void): void {
     this.#unanswered.add();
     if (work instanceof Promise) {
-      work.then(reply).finally(() => this.#unanswered.done());
+      work.then(reply).finally(answered ? () => this.#done(answered) : this.#done);
       return;
     }
     try {
@@ -243,25 +244,30 @@ export class McpConnection implements Connection, TransportConnection {
     } catch (error) {
       this.#options.logger.log("error", `sending a reply failed: ${describeLogData(error)}`);
     } finally {
-      this.#unanswered.done();
+      this.#done(answered);
     }
   }
 
   readonly #replyIfAny = (reply: Reply) => reply && this.#reply(reply);
+  readonly #done = (answered?: () => void) => {
+    this.#unanswered.done();
+    answered?.();
+  };
 
-  #handleBatch(items: unknown[], grant: Grant | undefined): void {
+  #handleBatch(items: unknown[], grant: Grant | undefined, answered?: () => void): void {
     const replies = batchReplies(items, this.#handshake.version, {
       notification: (message) => this.#handleNotification(message),
       request: (message) => Promise.resolve(this.#handleRequest(message, grant)),
     });
     if (!Array.isArray(replies)) {
       this.#reply(replies);
+      answered?.();
       return;
     }
     this.#answerLater(Promise.all(replies), (all) => {
       const sent = all.filter((r): r is JsonRpcResponse => r !== null);
       if (sent.length > 0) this.#reply(sent);
-    });
+    }, answered);
   }
 
   /** Sends a reply, after the reply to an `initialize` still being handled. */

@@ -48,9 +48,10 @@ export interface TransportConnection {
   /**
    * Handles one decoded message (a line of stdin, an HTTP body, a WebSocket frame). Never
    * throws; every problem becomes a reply or a stderr line. With a `grant` (HTTP with OAuth),
-   * a request it does not cover is answered with an error instead of being run.
+   * a request it does not cover is answered with an error instead of being run. `answered` runs
+   * once its reply is sent, or it is dropped (at once for what gets none).
    */
-  receive(decoded: Decoded, grant?: Grant): void;
+  receive(decoded: Decoded, grant?: Grant, answered?: () => void): void;
   /**
    * Stops taking work: new requests are refused, work in flight is aborted and answered.
    * Resolves when everything is answered, or after `ms`; then the connection is closed.

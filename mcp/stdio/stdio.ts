@@ -14,9 +14,9 @@ import {
   type JsonRpcResponse,
   peekTopLevelId,
 } from "../wire/jsonrpc.ts";
-import { heapPressure } from "./heap_pressure.ts";
+import { heapPressure } from "../server/heap_pressure.ts";
 import { type Line, LineSplitter, OversizedLine } from "./lines.ts";
-import { ReadAhead } from "./read_ahead.ts";
+import { ReadAhead } from "../server/read_ahead.ts";
 import type { Transport } from "../server/transport.ts";
 
 /** Characters handed to one write() call at most; larger queues go out in several. */

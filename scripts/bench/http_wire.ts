@@ -55,14 +55,22 @@ export class WireConnection {
     waiting?.reject(this.#failure);
   }
 
-  /** Sends `head` (request line and headers, without the blank line) and `body`. */
-  async request(head: string, body: string): Promise<WireResponse> {
+  /**
+   * Sends `head` (request line and headers, without the blank line) and `body`. With `holdMs`,
+   * nothing is read for that long after sending, as a client that stops reading: the reply waits
+   * in the server's buffers.
+   */
+  async request(head: string, body: string, holdMs = 0): Promise<WireResponse> {
     await this.#ready;
     if (this.#failure) throw this.#failure;
     if (this.#waiting) throw new Error("one request at a time per connection");
     const replied = new Promise<WireResponse>((resolve, reject) => {
       this.#waiting = { resolve, reject };
     });
+    if (holdMs > 0) {
+      this.#socket.pause();
+      setTimeout(() => this.#socket.resume(), holdMs);
+    }
     this.#socket.write(`${head}content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
     return await replied;
   }

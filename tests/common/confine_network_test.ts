@@ -110,7 +110,10 @@ test("without namespaces: the proxy on TCP 127.0.0.1, the only port a process ma
   const dir = mkdtempSync(join(tmpdir(), "toolhost-net-fallback-"));
   const session = new SessionMemory();
   const ctx = {
-    config: { ...defaultSettings(), sandbox: { ...defaultSettings().sandbox, allowNetwork: [`localhost:${port}`] } },
+    config: {
+      ...defaultSettings(),
+      sandbox: { ...defaultSettings().sandbox, allowNetwork: [`localhost:${port}`] },
+    },
     session,
     canElicitMidCall: false,
     signal: new AbortController().signal,

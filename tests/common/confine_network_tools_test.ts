@@ -63,7 +63,10 @@ const has = (program: string, ...args: string[]) =>
 
 /** Runs `command` in the session's namespace with the sandbox's environment; the paths it asked. */
 async function asked(command: string, extra: Record<string, string> = {}): Promise<string[]> {
-  const config = { ...defaultSettings(), sandbox: { ...defaultSettings().sandbox, allowNetwork: ["registry.test"] } };
+  const config = {
+    ...defaultSettings(),
+    sandbox: { ...defaultSettings().sandbox, allowNetwork: ["registry.test"] },
+  };
   const ctx = {
     config,
     session: new SessionMemory(),

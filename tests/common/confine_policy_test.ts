@@ -29,6 +29,7 @@ function policy(
   kind: ProcessKind,
   change: (s: Settings) => void = () => {},
   stateDir = join(w.base, "state"),
+  env: Record<string, string> = {},
 ) {
   const settings = defaultSettings();
   settings.configFiles = [
@@ -41,7 +42,7 @@ function policy(
     settings,
     roots: [w.root],
     home: w.home,
-    env: { XDG_RUNTIME_DIR: "/run/user/4242" },
+    env: { XDG_RUNTIME_DIR: "/run/user/4242", ...env },
     uid: 4242,
     stateDir,
     temp: kind === "search" ? undefined : w.temp,
@@ -79,6 +80,16 @@ test("caches: the user's existing ones shared; a missing one, or all under sessi
   assert.ok(!session.writable.includes(join(w.home, ".npm")));
   assert.equal(session.env.npm_config_cache, join(w.temp, "caches", "npm"));
   assert.ok(!session.writable.includes(join(w.home, ".cargo", "registry")), "cargo: read only");
+});
+
+test("a cache that cannot be looked at is not there: the command runs without it", () => {
+  const w = world();
+  // Under a file (ENOTDIR), as another user's npm_config_cache is to this one (EACCES): both throw.
+  writeFileSync(join(w.base, "a-file"), "");
+  const unreachable = join(w.base, "a-file", "npm");
+  const plan = policy(w, "command", undefined, undefined, { npm_config_cache: unreachable });
+  assert.ok(!plan.writable.includes(unreachable));
+  assert.equal(plan.env.npm_config_cache, join(w.temp, "caches", "npm"));
 });
 
 test("toolhost's files inside a writable place are read-only, the directories above them pinned", () => {

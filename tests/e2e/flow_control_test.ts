@@ -1,5 +1,5 @@
 /**
- * How far the binary reads ahead of its answers on stdio (mcp/stdio/read_ahead.ts): at most 256
+ * How far the binary reads ahead of its answers on stdio (mcp/server/read_ahead.ts): at most 256
  * requests run at once, the rest wait in order (a cancellation still reaches them), and a flood of
  * pipelined requests is answered in full without the server's memory growing with it.
  */

@@ -36,17 +36,24 @@ before(async () => {
 // Only a cleanup: Deno does not report failures in node:test's after hooks (the last test checks).
 e2e.file.cleanup(() => server.terminate());
 
-/**
- * A command that answers only once all CLIENTS commands have started (or the deadline passed):
- * if the server ran calls one after another, each would see fewer than CLIENTS.
- */
-function barrier(dir: string, label: string, deadline: number): string {
-  return `touch ${dir}/${label}; ` +
-    `while [ "$(ls ${dir} | wc -l)" -lt ${CLIENTS} ] && [ "$(date +%s)" -lt ${deadline} ]; ` +
-    `do sleep 0.05; done; echo "${label} saw $(ls ${dir} | wc -l)"`;
-}
+/** How long a barrier waits with no new command starting before it gives up. */
+const STALL_SECONDS = 20;
 
-const deadlineIn = (seconds: number) => Math.floor(Date.now() / 1000) + seconds;
+/**
+ * A command that answers once all CLIENTS commands have started. It waits as long as more of
+ * them keep starting, however slowly (a loaded machine starts 50 commands in seconds, not in a
+ * blink), and gives up only when none has started for STALL_SECONDS: a server that ran the calls
+ * one after another would leave the first waiting with no progress, and it would see fewer. It
+ * counts with bash's own globbing and clock and looks five times a second: 50 of them spawning
+ * `ls` and `date` twenty times a second were themselves what kept the last ones from starting.
+ */
+function barrier(dir: string, label: string): string {
+  return `touch ${dir}/${label}; last=0; since=$SECONDS; ` +
+    `while f=(${dir}/*); n=\${#f[@]}; [ "$n" -lt ${CLIENTS} ]; do ` +
+    `if [ "$n" -ne "$last" ]; then last=$n; since=$SECONDS; fi; ` +
+    `[ $((SECONDS - since)) -ge ${STALL_SECONDS} ] && break; sleep 0.2; done; ` +
+    `f=(${dir}/*); echo "${label} saw \${#f[@]}"`;
+}
 
 function textOf(result: object): string {
   const { content } = result as { content?: { type: string; text?: string }[] };
@@ -63,7 +70,6 @@ const range = (n: number) => Array.from({ length: n }, (_, i) => i);
 
 test(`${CLIENTS} official SDK clients at once: each its own session, tool list and answer`, async () => {
   const dir = scratch("http-load-legacy");
-  const deadline = deadlineIn(12);
   const clients = await Promise.all(
     range(CLIENTS).map(async () => {
       const client = new Client({ name: "http-load-legacy", version: "1.0.0" });
@@ -81,7 +87,7 @@ test(`${CLIENTS} official SDK clients at once: each its own session, tool list a
       const label = `legacy-${n}`;
       const result = await client.callTool({
         name: "bash",
-        arguments: { command: barrier(dir, label, deadline) },
+        arguments: { command: barrier(dir, label) },
       });
       assert.notEqual(result.isError, true, textOf(result));
       assertOwnAnswer(textOf(result), label, "legacy-");
@@ -96,7 +102,6 @@ test(`${CLIENTS} official SDK clients at once: each its own session, tool list a
 
 test(`${CLIENTS} 2026-07-28 clients at once: each tools/call answered with its own id and output`, async () => {
   const dir = scratch("http-load-modern");
-  const deadline = deadlineIn(12);
   // Half of them through the official client, pinned to 2026-07-28; half by hand.
   const sdkClients = await Promise.all(
     range(CLIENTS / 2).map(async () => {
@@ -114,7 +119,7 @@ test(`${CLIENTS} 2026-07-28 clients at once: each tools/call answered with its o
       const label = `modern-${n}`;
       const result = await client.callTool({
         name: "bash",
-        arguments: { command: barrier(dir, label, deadline) },
+        arguments: { command: barrier(dir, label) },
       });
       assertOwnAnswer(textOf(result), label, "modern-");
     });
@@ -123,7 +128,7 @@ test(`${CLIENTS} 2026-07-28 clients at once: each tools/call answered with its o
       const label = `modern-${n}`;
       const reply = await postModern(server.url, `call-${n}`, "tools/call", {
         name: "bash",
-        arguments: { command: barrier(dir, label, deadline) },
+        arguments: { command: barrier(dir, label) },
       });
       const text = await reply.text();
       assert.equal(reply.status, 200, text);

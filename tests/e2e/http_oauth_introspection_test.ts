@@ -2,9 +2,11 @@
  * Opaque access tokens, checked by introspection (RFC 7662) at a real authorization server
  * (oidc-provider with opaque tokens, tests/helpers/authorization_server.ts): the SDK client's
  * flow and calls, refusals for another resource's token and for one the server never issued,
- * and the introspection client's secret kept from the log and from the commands toolhost runs.
+ * the introspection client's secret kept from the log and from the commands toolhost runs, and a
+ * flood of made-up tokens from one client that costs only that client.
  */
 import assert from "node:assert/strict";
+import { Agent, request as httpRequest } from "node:http";
 import { before, test } from "node:test";
 import { InsufficientScopeError } from "@modelcontextprotocol/client";
 import {
@@ -14,7 +16,13 @@ import {
   WRITE_SCOPE,
 } from "../helpers/authorization_server.ts";
 import { connectModern, oauthUserConfig, TestOAuthProvider } from "../helpers/oauth_client.ts";
-import { type HttpServer, postModern, startHttpServer } from "../helpers/http_server.ts";
+import {
+  type HttpServer,
+  MODERN_META,
+  modernHeaders,
+  postModern,
+  startHttpServer,
+} from "../helpers/http_server.ts";
 import { e2eFixture } from "../helpers/e2e.ts";
 import { PRODUCT_BINARY } from "../helpers/raw_client.ts";
 
@@ -100,6 +108,82 @@ test("an opaque token for another resource, and one the server never issued, are
     assert.match(challenge, /error="invalid_token"/);
     assert.ok(!body.includes(token) && !challenge.includes(token));
   }
+});
+
+/** A keep-alive connection pool whose requests come from `address` (any of 127.0.0.0/8). */
+const from = (address: string) => new Agent({ keepAlive: true, localAddress: address });
+
+/** POSTs a 2026-07-28 tools/list with `token` through `agent`; the HTTP status. */
+function listTools(agent: Agent, token: string): Promise<number> {
+  const body = JSON.stringify({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "tools/list",
+    params: { _meta: MODERN_META },
+  });
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(server.url, {
+      method: "POST",
+      agent,
+      headers: { ...modernHeaders("tools/list"), authorization: `Bearer ${token}` },
+    }, (res) => {
+      res.resume();
+      res.on("end", () => resolve(res.statusCode ?? 0));
+      res.on("error", reject);
+    });
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+test("10,000 made-up opaque tokens from one client get that client 429s; every other request is answered", async () => {
+  const resource = server.url;
+  const issue = () => as.issue({ resource, scope: READ_SCOPE });
+  const [alice, carol, bob] = [await issue(), await issue(), await issue()];
+  sent.push(alice, carol, bob);
+  const attacker = from("127.0.0.2");
+  const users = { alice: from("127.0.0.1"), bob: from("127.0.0.3") };
+  // Alice and Carol have used their tokens before; Bob's is new when the flood begins. Carol
+  // works from the attacker's own address.
+  assert.equal(await listTools(users.alice, alice), 200);
+  assert.equal(await listTools(attacker, carol), 200);
+  const asked = introspections();
+
+  const attack: Record<number, number> = {};
+  let flooding = true;
+  const flood = (async () => {
+    const made = (n: number) => `made-up-${n}-${"x".repeat(32)}`;
+    let next = 0;
+    await Promise.all(Array.from({ length: 50 }, async () => {
+      while (next < 10_000) {
+        const status = await listTools(attacker, made(next++));
+        attack[status] = (attack[status] ?? 0) + 1;
+      }
+    }));
+    flooding = false;
+  })();
+  const answered: Record<string, number[]> = { alice: [], bob: [], carol: [] };
+  while (flooding) {
+    answered.alice.push(await listTools(users.alice, alice));
+    answered.bob.push(await listTools(users.bob, bob));
+    answered.carol.push(await listTools(attacker, carol));
+  }
+  await flood;
+  for (const agent of [attacker, users.alice, users.bob]) agent.destroy();
+
+  for (const [user, statuses] of Object.entries(answered)) {
+    assert.ok(statuses.length > 0, `${user} made no request during the flood`);
+    assert.deepEqual(statuses.filter((status) => status !== 200), [], `${user}: ${statuses}`);
+  }
+  assert.equal(Object.values(attack).reduce((a, b) => a + b), 10_000);
+  assert.ok((attack[429] ?? 0) > 9_000, `the attacker's answers: ${JSON.stringify(attack)}`);
+  // What reached the authorization server: the attacker's burst and rate, and Bob's one token.
+  const flooded = introspections() - asked;
+  console.log(
+    `the flood's answers ${JSON.stringify(attack)}, ${flooded} introspections; the users' ` +
+      Object.entries(answered).map(([user, statuses]) => `${user} ${statuses.length}`).join(", "),
+  );
+  assert.ok(flooded < 10_000 / 10, `${flooded} introspections for the flood`);
 });
 
 test("neither the tokens nor the introspection secret are in toolhost's stderr", () => {

@@ -175,14 +175,17 @@ test("2025-11-25 raw: a task expires at its ttl, its work stopped", async () => 
 test("2026-07-28 raw: a long call becomes a task with its result inline; a quick one answers directly; cancel is an ack", async () => {
   const client = e2e.server();
   try {
-    const quick = resultOf(
-      await client.request(
-        "tools/call",
-        modern({ name: "bash", arguments: { command: "echo quick" } }, TASKS),
-      ),
-    );
+    // A call done within the grace (300 ms) answers directly. A loaded machine can stretch even
+    // a list past it once; of a few, one is quick whatever the load.
+    let quick: Record<string, unknown> = {};
+    for (let i = 0; i < 5 && quick.resultType !== "complete"; i++) {
+      quick = resultOf(
+        await client.request("tools/call", modern({ name: "list_roots", arguments: {} }, TASKS)),
+      );
+      assert.ok(["complete", "task"].includes(quick.resultType as string));
+    }
     assert.equal(quick.resultType, "complete");
-    assert.match(JSON.stringify(quick.content), /quick/);
+    assert.ok(Array.isArray(quick.content));
 
     const created = resultOf(
       await client.request(

@@ -86,7 +86,10 @@ export async function scenario(helper: string): Promise<ScenarioResult> {
   const port = (server.address() as AddressInfo).port;
   const dir = mkdtempSync(join(tmpdir(), "toolhost-net-scenario-"));
   const session = new SessionMemory();
-  const config = { ...defaultSettings(), sandbox: { ...defaultSettings().sandbox, allowNetwork: [`localhost:${port}`] } };
+  const config = {
+    ...defaultSettings(),
+    sandbox: { ...defaultSettings().sandbox, allowNetwork: [`localhost:${port}`] },
+  };
   const ctx = {
     config,
     session,

@@ -4,7 +4,7 @@
  * packages (zipped XML, as Word and Excel write them), notebooks, and hostile variants.
  */
 import { Buffer } from "node:buffer";
-import { createDeflate, deflateRawSync, deflateSync } from "node:zlib";
+import { deflateRawSync, deflateSync } from "node:zlib";
 import { crc32, zipArchive } from "../../tools/_lib/documents/zip_write.ts";
 
 /** A 1×1 red PNG. */
@@ -20,7 +20,7 @@ function pdfString(text: string): string {
  * a scan). Page streams are Flate-compressed. `encrypt` adds a standard security handler with a
  * user password, so the file cannot be opened without it. `sharedPages` makes every page share one
  * content stream, for huge page counts in a small file. `packed` is a page content stream already
- * deflated (pdfBomb's).
+ * deflated.
  */
 export function pdf(
   pages: string[][],
@@ -345,25 +345,5 @@ export function notebook(): string {
   );
 }
 
-/**
- * A one-page PDF of about size/1000 bytes whose content stream inflates to `size` bytes: the page's
- * text, then spaces. Deflated as a stream, so the test never holds `size` bytes itself.
- */
-export async function pdfBomb(text: string, size: number): Promise<Buffer> {
-  const deflate = createDeflate({ level: 1 });
-  const parts: Buffer[] = [];
-  deflate.on("data", (part: Buffer) => parts.push(part));
-  const done = new Promise((resolve, reject) => deflate.on("end", resolve).on("error", reject));
-  const write = (chunk: Buffer) =>
-    new Promise<void>((resolve) =>
-      deflate.write(chunk) ? resolve() : deflate.once("drain", resolve)
-    );
-  await write(Buffer.from(`BT /F1 12 Tf 72 720 Td ${pdfString(text)} Tj ET\n`, "latin1"));
-  const spaces = Buffer.alloc(1024 * 1024, 0x20);
-  for (let left = size; left > 0; left -= spaces.length) {
-    await write(left >= spaces.length ? spaces : spaces.subarray(0, left));
-  }
-  deflate.end();
-  await done;
-  return pdf([[text]], { packed: Buffer.concat(parts) });
-}
+/** Hostile documents, made on the spot as the memory benchmark makes them. */
+export { pdfBomb, sharedStringsXlsx } from "../../scripts/bench/hostile_documents.ts";

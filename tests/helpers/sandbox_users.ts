@@ -123,6 +123,9 @@ export function startWorld(e2e: E2e, user: SandboxUser, options: WorldOptions = 
       HOME: home,
       TOOLHOST_STATE_DIR: state,
       XDG_CONFIG_HOME: join(home, ".config"),
+      // `npx deno task test` hands npm's own cache (root's ~/.npm) to everything it starts; the
+      // world's npm uses the world's home like every other tool.
+      npm_config_cache: join(home, ".npm"),
       ...options.env,
     },
   });

@@ -169,6 +169,7 @@ async function openSocket(t: HttpTransport, protocol = "mcp") {
   let events: SocketEvents | undefined;
   const sent: Record<string, unknown>[] = [];
   let closed: { code: number; reason: string } | undefined;
+  let terminated = false;
   let wake = () => {};
   const response = await t.handle(
     new Request(`${BASE}/mcp`, {
@@ -191,6 +192,11 @@ async function openSocket(t: HttpTransport, protocol = "mcp") {
       queueMicrotask(() => events!.close(code, reason));
       wake();
     },
+    terminate: () => {
+      terminated = true;
+      queueMicrotask(() => events!.close(1006, ""));
+      wake();
+    },
     buffered: 0,
   });
   const until = async (ready: () => boolean) => {
@@ -203,6 +209,7 @@ async function openSocket(t: HttpTransport, protocol = "mcp") {
     events: events!,
     sent,
     closed: () => closed,
+    terminated: () => terminated,
     until,
   };
 }
@@ -235,14 +242,14 @@ test("WebSocket: one message per frame, legacy session and modern requests on on
   assert.equal(t.sessions, 0);
 });
 
-test("WebSocket: binary and oversized frames close the socket with 1003 and 1009", async () => {
+test("WebSocket: binary and oversized frames drop the connection, and its place at once", async () => {
   const t = transport({ maxBodyBytes: 100 });
   const binary = await openSocket(t);
   binary.events!.message(new Uint8Array([1, 2, 3]));
-  assert.equal(binary.closed()?.code, 1003);
+  assert.equal(binary.terminated(), true);
   const big = await openSocket(t);
   big.send({ jsonrpc: "2.0", id: 1, method: "ping", params: { pad: "x".repeat(200) } });
-  assert.equal(big.closed()?.code, 1009);
+  assert.equal(big.terminated(), true);
   await new Promise((resolve) => setTimeout(resolve, 10));
   assert.equal(t.sessions, 0);
   await t.close();
@@ -276,7 +283,8 @@ test("the client closing its socket stops what its session runs", async () => {
   await new Promise((resolve) => setTimeout(resolve, 10));
   ws.events!.close(1000, "bye");
   await new Promise((resolve) => setTimeout(resolve, 20));
-  assert.equal(t.sessions, 0);
   assert.equal(ws.sent.length, 1, "nothing is sent on a closed socket");
+  // The runtime may keep a connection its client closed a while: its place stays taken.
+  assert.equal(t.sessions, 1);
   await t.close();
 });

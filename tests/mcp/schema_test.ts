@@ -16,6 +16,14 @@ test("closest prefers an abbreviation, then a near spelling, else nothing", () =
   assert.equal(closest("zzzz", ["command", "cwd"]), undefined);
 });
 
+test("closest suggests nothing for a name over 100 characters, however near", () => {
+  assert.equal(closest(`command${"x".repeat(94)}`, ["command"]), undefined);
+  assert.equal(
+    closest("comand".padEnd(100, "x"), ["command".padEnd(100, "x")]),
+    "command".padEnd(100, "x"),
+  );
+});
+
 test("nested problems name the nested field", async () => {
   const validate = await compileSchema({
     type: "object",

@@ -22,6 +22,12 @@ import { quoted } from "../../config/quote.ts";
 
 const TIME_LIMIT_MS = 30_000;
 const MAX_CONTEXT = 50;
+/**
+ * Characters of a pattern at most. Checking and translating one is done on the main thread, in
+ * time that grows with its length (a 4 MiB pattern held the server a second), and rg takes it as
+ * one argument, which Linux limits to 128 KiB, translated.
+ */
+const MAX_PATTERN_CHARS = 10_000;
 
 /** A file named in `path` must be text within the size limit: say so rather than find nothing. */
 async function checkNamedFile(sandbox: Sandbox, path: string, label: string): Promise<void> {
@@ -61,7 +67,7 @@ export default defineTool({
   input: {
     type: "object",
     properties: {
-      pattern: { type: "string", minLength: 1 },
+      pattern: { type: "string", minLength: 1, maxLength: MAX_PATTERN_CHARS },
       path: pathOrRootProperty("File or directory to search"),
       glob: {
         type: "string",

@@ -26,7 +26,8 @@ import { DEFAULT_BOUNDS, type FetchBounds } from "./_fetch.ts";
 import { Introspector } from "./_introspect.ts";
 import { JudgementCache, tokenDigest } from "./_judgement_cache.ts";
 import { type Judgement, JwtVerifier } from "./_jwt.ts";
-import { Misconfigured, Unavailable } from "./_outcome.ts";
+import { Misconfigured, TooManyTokens, Unavailable } from "./_outcome.ts";
+import { clientAddress } from "../serve.ts";
 
 export interface AuthOptions {
   issuer: string;
@@ -141,8 +142,16 @@ class OAuthResource implements Authorizer {
     }
     let judgement: Judgement;
     try {
-      judgement = await this.#judge(token);
+      judgement = await this.#judge(token, clientAddress(request) ?? "");
     } catch (error) {
+      if (error instanceof TooManyTokens) {
+        return {
+          status: 429,
+          message: "Too Many Requests: this client sent more new access tokens than can be " +
+            "checked; send the token it was given, and try again shortly",
+          headers: { "retry-after": String(error.retryAfterSeconds) },
+        };
+      }
       if (!(error instanceof Unavailable)) throw error;
       this.#options.logger.log("warning", `HTTP: cannot check access tokens: ${error.message}`);
       if (error instanceof Misconfigured) {
@@ -177,7 +186,8 @@ class OAuthResource implements Authorizer {
     };
   }
 
-  #judge(token: string): Promise<Judgement> {
+  /** `client` is the address the request came from: new opaque tokens are limited per client. */
+  #judge(token: string, client: string): Promise<Judgement> {
     if (token.length > MAX_TOKEN_CHARS) {
       return Promise.resolve({ invalid: "the token is longer than any accepted" });
     }
@@ -185,7 +195,7 @@ class OAuthResource implements Authorizer {
     if (JWT_SHAPE.test(token) && (!this.#introspector || hasJoseHeader(token))) {
       return this.#verified(token);
     }
-    if (this.#introspector) return this.#introspector.check(token);
+    if (this.#introspector) return this.#introspector.check(token, client);
     return Promise.resolve({
       invalid: "the token is not a JWT and no introspection endpoint is configured",
     });

@@ -82,9 +82,17 @@ function caches(home: string, env: Record<string, string | undefined>): Cache[] 
   ];
 }
 
-/** Looked up at each spawn: without an exception for the common answer, "not there". */
+/**
+ * Looked up at each spawn: without an exception for the common answer, "not there". A cache the
+ * user cannot reach (another user's `npm_config_cache` inherited from the environment, EACCES) is
+ * not there either: the command runs without it rather than failing.
+ */
 function isDirectory(path: string): boolean {
-  return lstatSync(path, { throwIfNoEntry: false })?.isDirectory() === true;
+  try {
+    return lstatSync(path, { throwIfNoEntry: false })?.isDirectory() === true;
+  } catch {
+    return false;
+  }
 }
 
 /** Makes an empty file unless one is there; false when it cannot be made. */

@@ -1,8 +1,12 @@
 /** PDF text, page by page, with pdf.js through unpdf's serverless build. Runs in the worker. */
 import { DocumentError, type Extracted, type ExtractRequest } from "./types.ts";
 import { numberList, Window } from "./window.ts";
+import { checkStreams } from "./pdf_streams.ts";
 
 export async function extractPdf(request: ExtractRequest): Promise<Extracted> {
+  // A stream that would inflate past what a document may take is refused before pdf.js inflates
+  // it, which it would do at once, faster than memory can be watched.
+  checkStreams(request.bytes, request.name);
   const { getDocumentProxy } = await import("unpdf");
   let pdf: Awaited<ReturnType<typeof getDocumentProxy>>;
   try {

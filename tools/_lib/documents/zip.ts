@@ -11,8 +11,12 @@ import { inflateRawSync } from "node:zlib";
 import { DocumentError } from "./types.ts";
 import { zipArchive } from "./zip_write.ts";
 
-/** Bytes all inflated entries may add up to. */
-export const MAX_INFLATED_BYTES = 100 * 1024 * 1024;
+/**
+ * Bytes all inflated entries may add up to. Held twice while the stored copy is written, then
+ * read by a library that builds objects from all of it (exceljs takes 8 times as much): past
+ * this, the document would take the server past its memory bound (memory_guard.ts) anyway.
+ */
+export const MAX_INFLATED_BYTES = 24 * 1024 * 1024;
 /** Entries an archive may list. */
 export const MAX_ENTRIES = 10_000;
 

@@ -253,32 +253,60 @@ export function compilePattern(pattern: string, options: PatternOptions): Compil
 
 /**
  * Whether each top-level alternative of `pattern` ends with `$`, or with a group of which that
- * holds (regex-syntax's "line anchored at the end", which decides rg's \r stripping).
+ * holds (regex-syntax's "line anchored at the end", which decides rg's \r stripping). One pass
+ * finds the groups and where their alternatives split; then each group is looked at once at
+ * most, so a pattern of 5,000 nested groups costs what its length does, not its length squared.
  */
 function anchoredAtLineEnd(pattern: string): boolean {
-  const alternatives: { text: string; lastGroup: number }[] = [];
-  let depth = 0;
+  interface Group {
+    /** Where its alternatives start: just past the `(` (and its `?:` or `?<name>`), or 0. */
+    start: number;
+    /** Where each `|` of its own depth is. */
+    bars: number[];
+    /** Its closing `)`, or the pattern's length for the top level. */
+    end: number;
+  }
+  const top: Group = { start: 0, bars: [], end: pattern.length };
+  const open: Group[] = [top];
+  /** The group each `)` closes, by the `)`'s index. */
+  const closes = new Map<number, Group>();
   let inClass = false;
-  let start = 0;
-  let lastGroup = -1;
   for (let i = 0; i < pattern.length; i++) {
     const c = pattern[i];
     if (c === "\\") i++;
     else if (inClass) inClass = c !== "]";
     else if (c === "[") inClass = true;
-    else if (c === "(" && depth++ === 0) lastGroup = i - start;
-    else if (c === ")") depth--;
-    else if (c === "|" && depth === 0) {
-      alternatives.push({ text: pattern.slice(start, i), lastGroup });
-      start = i + 1;
-      lastGroup = -1;
+    else if (c === "(") {
+      const prefix = /^\?(:|<[A-Za-z_][A-Za-z0-9_]*>)/.exec(pattern.slice(i + 1, i + 260));
+      open.push({ start: i + 1 + (prefix?.[0].length ?? 0), bars: [], end: -1 });
+    } else if (c === ")") {
+      // An unbalanced pattern never compiles; it is not anchored either.
+      if (open.length === 1) return false;
+      const group = open.pop()!;
+      group.end = i;
+      closes.set(i, group);
+    } else if (c === "|") open[open.length - 1].bars.push(i);
+  }
+  if (open.length !== 1) return false;
+  /** Whether [from, to) ends with a `$` that is not escaped (`\$` is a literal, `\\$` is not). */
+  const endsWithDollar = (from: number, to: number) => {
+    if (to <= from || pattern[to - 1] !== "$") return false;
+    let slashes = 0;
+    for (let at = to - 2; at >= from && pattern[at] === "\\"; at--) slashes++;
+    return slashes % 2 === 0;
+  };
+  const pending: Group[] = [top];
+  while (pending.length > 0) {
+    const group = pending.pop()!;
+    const starts = [group.start, ...group.bars.map((bar) => bar + 1)];
+    const ends = [...group.bars, group.end];
+    for (let k = 0; k < starts.length; k++) {
+      if (endsWithDollar(starts[k], ends[k])) continue;
+      const last = closes.get(ends[k] - 1);
+      // The alternative ends with a group of its own: that group must be anchored in turn.
+      if (last && last.start > starts[k]) pending.push(last);
+      else return false;
     }
   }
-  alternatives.push({ text: pattern.slice(start), lastGroup });
-  return alternatives.every(({ text, lastGroup }) => {
-    if (/(^|[^\\])(\\\\)*\$$/.test(text)) return true;
-    if (!text.endsWith(")") || lastGroup < 0) return false;
-    const inner = text.slice(lastGroup + 1, -1).replace(/^\?(:|<[A-Za-z_][A-Za-z0-9_]*>)/, "");
-    return anchoredAtLineEnd(inner);
-  });
+  return true;
 }

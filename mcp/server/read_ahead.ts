@@ -18,7 +18,7 @@
  * request, so it never overtakes the replies to the requests before it.
  */
 import { bounded, quotedJson } from "../../config/quote.ts";
-import type { McpConnection } from "../server/connection.ts";
+import type { McpConnection } from "./connection.ts";
 import { type Decoded, decodeLine, type JsonRpcFailure, type RequestId } from "../wire/jsonrpc.ts";
 
 /** Requests started and not yet answered at most; more wait in the queue. */
