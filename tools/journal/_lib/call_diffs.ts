@@ -140,7 +140,8 @@ async function movesWithChanges(changes: Change[], pairing: Pairing): Promise<vo
       : await sideOf(change.after, projectDir, budget, { sandbox, real: change.path });
     if ("text" in side && isFileOrAbsent(change.before)) texts.set(change, side.text);
   }
-  const lines = (text: string) => text.split("\n").length;
+  // Lines as a person counts them: "new\n" is one.
+  const lines = (text: string) => text.split("\n").length - (text.endsWith("\n") ? 1 : 0);
   const scored: { from: Change; to: Change; score: number }[] = [];
   for (const from of removed) {
     for (const to of added) {
@@ -149,8 +150,9 @@ async function movesWithChanges(changes: Change[], pairing: Pairing): Promise<vo
       if (a === undefined || b === undefined) continue;
       const diff = await diffTexts(a, b, { bytes: budget.bytes, lines: 0 });
       if ("note" in diff) continue;
-      const score = (lines(b) - diff.added) / Math.max(lines(a), lines(b));
-      if (score >= MOVE_SIMILARITY) scored.push({ from, to, score });
+      const kept = lines(b) - diff.added;
+      const score = kept / Math.max(lines(a), lines(b), 1);
+      if (kept > 0 && score >= MOVE_SIMILARITY) scored.push({ from, to, score });
     }
   }
   scored.sort((x, y) => y.score - x.score);
