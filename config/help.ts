@@ -43,8 +43,8 @@ Options:
                       loopback address, unless OAuth is on (http.auth.issuer in the user
                       config; docs/http.md). Prefer TOOLHOST_HTTP_TOKEN: other users of this
                       machine can read a process's arguments
-  --http-origin URL   also accept browser requests from this origin (repeatable); loopback
-                      origins are always accepted, others are refused (DNS rebinding)
+  --http-origin URL   also accept browser requests from this origin (repeatable); only
+                      toolhost's own pages (/ui/) are accepted otherwise, loopback or not
   --max-line-mb N     refuse messages over N MB (default 64; counted in characters,
                       one per byte for JSON's mostly ASCII text)
   --log-level LEVEL   stderr verbosity: ${logLevels.join(", ")} (default info)

@@ -264,6 +264,27 @@ export const LEAVES: readonly Leaf[] = [
     set: (s, v) => (s.code = { ...s.code, serverMemoryMb: v as number }),
   },
   {
+    key: "code.diagnostics_wait_seconds",
+    kind: "number",
+    env: ["TOOLHOST_CODE_DIAGNOSTICS_WAIT_SECONDS"],
+    get: (s) => s.code.diagnosticsWaitSeconds,
+    set: (s, v) => (s.code = { ...s.code, diagnosticsWaitSeconds: v as number }),
+  },
+  {
+    key: "code.query_wait_seconds",
+    kind: "number",
+    env: ["TOOLHOST_CODE_QUERY_WAIT_SECONDS"],
+    get: (s) => s.code.queryWaitSeconds,
+    set: (s, v) => (s.code = { ...s.code, queryWaitSeconds: v as number }),
+  },
+  {
+    key: "code.start_on_read",
+    kind: "boolean",
+    env: ["TOOLHOST_CODE_START_ON_READ"],
+    get: (s) => s.code.startOnRead,
+    set: (s, v) => (s.code = { ...s.code, startOnRead: v as boolean }),
+  },
+  {
     key: "code.language_servers",
     kind: "object",
     env: [],

@@ -122,6 +122,12 @@ export interface Settings {
     serverIdleSeconds: number;
     /** A server whose processes together hold more than this is stopped. */
     serverMemoryMb: number;
+    /** How long an edit's reply waits for the diagnostics of what it wrote (then: pending). */
+    diagnosticsWaitSeconds: number;
+    /** How long a query waits for a server still loading the project (then: incomplete). */
+    queryWaitSeconds: number;
+    /** Start the project's server when a session first reads one of its source files. */
+    startOnRead: boolean;
     languageServers: Record<string, LanguageServerSpec>;
   };
   /** The --http listener. */
@@ -187,6 +193,9 @@ export function defaultSettings(): Settings {
       diagnosticsAfterEdit: true,
       serverIdleSeconds: 600,
       serverMemoryMb: 4096,
+      diagnosticsWaitSeconds: 2,
+      queryWaitSeconds: 45,
+      startOnRead: true,
       languageServers: {},
     },
     http: {

@@ -31,6 +31,7 @@ import { documentsMemoryReport } from "./bench/documents_memory_bench.ts";
 import { searchReport } from "./bench/search_bench.ts";
 import { codeReport } from "./bench/code_bench.ts";
 import { codeLspReport } from "./bench/code_lsp_bench.ts";
+import { codeLspServersReport } from "./bench/code_lsp_servers_bench.ts";
 import { sandboxReport } from "./bench/sandbox_bench.ts";
 import { confineNetworkReport } from "./bench/confine_network_bench.ts";
 import { against, markdownTable, mb, ms, perSecond, times, us } from "./bench/report.ts";
@@ -254,6 +255,9 @@ process.stdout.write("\n" + await searchReport(ROOT, progress) + "\n");
 process.stdout.write("\n" + await codeReport(ROOT, progress) + "\n");
 // code_nav and diagnostics after edits against a bare LSP client (scripts/bench/code_lsp_bench.ts).
 process.stdout.write("\n" + await codeLspReport(ROOT, progress) + "\n");
+// Each real language server, cold and warm, against a bare client
+// (scripts/bench/code_lsp_servers_bench.ts).
+process.stdout.write("\n" + await codeLspServersReport(ROOT, progress) + "\n");
 
 // The sandbox's network: a session's first command, a proxied connection against a direct one
 // (scripts/bench/confine_network_bench.ts).

@@ -2,9 +2,11 @@
 import type { Contribution } from "../mcp/features/mod.ts";
 import code_code_nav from "./code/code_nav.ts";
 import code_diagnostics_hook from "./code/diagnostics_hook.ts";
+import code_parse_cache_flush from "./code/parse_cache_flush.ts";
 import code_rename_symbol from "./code/rename_symbol.ts";
 import code_symbol_edit from "./code/symbol_edit.ts";
 import code_symbols from "./code/symbols.ts";
+import code_warm_start_hook from "./code/warm_start_hook.ts";
 import files_copy_file from "./files/copy_file.ts";
 import files_create_directory from "./files/create_directory.ts";
 import files_delete_file from "./files/delete_file.ts";
@@ -49,9 +51,11 @@ import workflow_tasks from "./workflow/tasks.ts";
 export const toolModules: (Contribution | Contribution[])[] = [
   code_code_nav,
   code_diagnostics_hook,
+  code_parse_cache_flush,
   code_rename_symbol,
   code_symbol_edit,
   code_symbols,
+  code_warm_start_hook,
   files_copy_file,
   files_create_directory,
   files_delete_file,
@@ -95,6 +99,8 @@ export const toolModules: (Contribution | Contribution[])[] = [
 
 /** The family (folder) of each of toolModules, in the same order: a tool gets its icon. */
 export const moduleFamilies: readonly string[] = [
+  "code",
+  "code",
   "code",
   "code",
   "code",

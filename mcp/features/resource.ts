@@ -7,7 +7,10 @@ import { UriTemplate } from "./uri_template.ts";
 import type { Unwatch, Watch, WatchContext } from "./watch.ts";
 
 /** What a resource or prompt handler may use: the same narrow view of a request as a tool's. */
-export type ReadContext = Pick<ToolContext, "signal" | "roots" | "log" | "config" | "state">;
+export type ReadContext = Pick<
+  ToolContext,
+  "signal" | "roots" | "log" | "config" | "state" | "session"
+>;
 
 /** A resource as resources/list shows it. */
 export interface ResourceInfo {

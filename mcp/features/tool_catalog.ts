@@ -354,7 +354,7 @@ export class ToolCatalog {
       }
     }
     // Only a result that will be sent gets the hooks' additions (they are delivered once).
-    if (!call.reason) this.options.hooks?.after?.(result);
+    if (!call.reason) this.options.hooks?.after?.(result, ctx);
     const finished = this.options.hooks?.finished;
     if (finished && ctx) {
       // Waited for only when a hook returned a promise (the journal does for file changes only).

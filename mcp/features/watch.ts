@@ -5,14 +5,19 @@
  * the first client wants to hear about it and stops it when the last one leaves.
  */
 import type { LogLevel } from "../wire/log.ts";
-import type { ProgramContext } from "../tool/tool.ts";
+import type { ProgramContext, SessionMemory } from "../tool/tool.ts";
 
 /** Ends a watch; called once. */
 export type Unwatch = () => void;
 
-/** What a watcher may use: the roots of the client that subscribed, the log, the settings. */
+/**
+ * What a watcher may use: the roots and the session of the client that subscribed, the log, the
+ * settings.
+ */
 export interface WatchContext extends Pick<ProgramContext, "config" | "state"> {
   roots(): Promise<string[]>;
+  /** The subscriber's session: what it watches of a session's is that one's. */
+  readonly session: SessionMemory;
   log(level: LogLevel, data: unknown): void;
 }
 

@@ -9,6 +9,7 @@ import { createHash } from "node:crypto";
 import { describeLogData, type Logger } from "../wire/log.ts";
 import type { ReadContext } from "../features/resource.ts";
 import type { McpService } from "../server/service.ts";
+import { SessionMemory } from "../tool/session_memory.ts";
 import type { HttpGuard } from "./guard.ts";
 
 export const APP_PAGES = "/ui/";
@@ -38,7 +39,7 @@ export async function appPage(
   path: string,
   options: PageOptions,
 ): Promise<Response> {
-  const refusal = options.guard.check(request, { token: false });
+  const refusal = options.guard.check(request, { page: true });
   if (refusal) return text(refusal.status, refusal.message, refusal.headers);
   if (request.method !== "GET" && request.method !== "HEAD") {
     return text(405, `Method not allowed: ${request.method}; app pages take GET`, {
@@ -64,9 +65,15 @@ export async function appPage(
   });
 }
 
-/** A page read belongs to no request of a client: it has no roots to ask for. */
+/**
+ * A page read belongs to no request of a client: it has no roots to ask for, and no session (one
+ * that has ended, so nothing can be kept in it).
+ */
 function readContext(request: Request, { service, logger }: PageOptions): ReadContext {
+  const session = new SessionMemory();
+  void session.dispose();
   return {
+    session,
     signal: request.signal,
     roots: () => Promise.reject(new Error("an app page is read outside any MCP request")),
     log: (level, data) => logger.log(level, `app page: ${describeLogData(data)}`),

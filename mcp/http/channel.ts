@@ -33,8 +33,13 @@ export class ChannelSession {
     readonly closeChannel: () => void,
     /** The server's budget of requests running at once. */
     readonly admission: Admission,
+    /**
+     * The subject of the token that opened it (OAuth): tokens of another cannot use it, and its
+     * session memory is that subject's.
+     */
+    readonly owner?: string,
   ) {
-    this.conn = connect(service, { send: (message) => this.#send(message) });
+    this.conn = connect(service, { send: (message) => this.#send(message) }, { subject: owner });
   }
 
   get ended(): boolean {
@@ -43,8 +48,6 @@ export class ChannelSession {
 
   /** What the channel's own token allows (a WebSocket's, from its handshake). */
   grant?: Grant;
-  /** The subject of the token that opened it (OAuth): tokens of another cannot use it. */
-  owner?: string;
 
   /**
    * One decoded message from the client (`chars` long), under the grant of the request that

@@ -115,8 +115,8 @@ export class Channels {
         release();
       },
       this.#options.admission,
+      grant?.subject,
     );
-    session.owner = grant?.subject;
     this.#channels.set(session.id, session);
     return response;
   }
@@ -191,9 +191,9 @@ export class Channels {
       onEnd: this.#ended,
       onClosed: release,
       admission: this.#options.admission,
+      owner: grant?.subject,
     });
     session.grant = grant;
-    session.owner = grant?.subject;
     const response = upgrade(SUBPROTOCOL, events);
     if (response.status < 300) this.#channels.set(session.id, session);
     else release();

@@ -1,8 +1,13 @@
 /**
- * Who may talk to the HTTP endpoint: requests whose Origin or Host betray DNS rebinding (a web
- * page that made its own name point at this machine) are refused, and so is anyone without
- * the bearer token when one is set, or, with OAuth (an Authorizer), without an access token it
- * accepts; what such a token allows (its Grant) goes on with the request.
+ * Who may talk to the HTTP endpoint. No web page but toolhost's own (GET /ui/…) and those of the
+ * origins the user lists (--http-origin) may drive it: a browser request from any other origin is
+ * refused, loopback ones included (another local server's page, a dev server on localhost:3000),
+ * and so is one a page sends without saying its origin (Sec-Fetch-Site names another site).
+ * Requests whose Host betrays DNS rebinding (a web page that made its own name point at this
+ * machine) are refused, and so is anyone without the bearer token when one is set, or, with OAuth
+ * (an Authorizer), without an access token it accepts; what such a token allows (its Grant) goes
+ * on with the request. Clients that are not browsers (the SDKs, Claude Code, Gemini CLI) send no
+ * Origin and no Sec-Fetch-Site, and pass.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import {
@@ -47,7 +52,7 @@ export function requestPath(request: Request): string | undefined {
 export interface GuardOptions {
   /** The host the server listens on. */
   host: string;
-  /** Origins allowed besides loopback ones, exactly as browsers send them. */
+  /** Origins allowed besides toolhost's own, exactly as browsers send them (--http-origin). */
   origins: readonly string[];
   /** Required as `Authorization: Bearer <token>` when set. */
   token?: string;
@@ -92,15 +97,22 @@ export class HttpGuard {
   /**
    * Why `request` may not proceed, or undefined when it may. A CORS preflight carries no
    * token (browsers never send one with it): only where it comes from counts; nor does a page
-   * opened in a browser (`token: false`, app_pages.ts).
+   * opened in a browser (`page: true`, app_pages.ts), which another site may also link to.
    */
-  check(request: Request, { token = true } = {}): Refusal | undefined {
+  check(request: Request, { page = false } = {}): Refusal | undefined {
     const origin = request.headers.get("origin");
-    if (origin !== null && !this.#originAllowed(origin)) {
+    if (origin !== null && !this.#originAllowed(origin, request)) {
       return {
         status: 403,
-        message: `Forbidden: requests from origin ${origin} are not accepted (DNS rebinding ` +
-          "protection); start toolhost with --http-origin to allow it",
+        message: `Forbidden: requests from origin ${origin} are not accepted (only toolhost's ` +
+          "own pages may use it from a browser); start toolhost with --http-origin to allow it",
+      };
+    }
+    if (origin === null && fromAnotherSite(request) && !(page && isNavigation(request))) {
+      return {
+        status: 403,
+        message: "Forbidden: a browser request from another site is not accepted (only " +
+          "toolhost's own pages may use it from a browser)",
       };
     }
     if (this.#checkHost) {
@@ -112,7 +124,7 @@ export class HttpGuard {
         };
       }
     }
-    if (this.#tokenDigest && token && request.method !== "OPTIONS") {
+    if (this.#tokenDigest && !page && request.method !== "OPTIONS") {
       const given = request.headers.get("authorization")?.match(/^Bearer\s+(\S+)\s*$/i)?.[1];
       if (!given || !timingSafeEqual(digest(given), this.#tokenDigest)) {
         return {
@@ -177,7 +189,7 @@ export class HttpGuard {
   /** Lets a page of an allowed origin read the response (and the session id it carries). */
   withCors(request: Request, response: Response): Response {
     const origin = request.headers.get("origin");
-    if (origin === null || !this.#originAllowed(origin)) return response;
+    if (origin === null || !this.#originAllowed(origin, request)) return response;
     try {
       response.headers.set("access-control-allow-origin", origin);
       response.headers.set("access-control-expose-headers", "mcp-session-id");
@@ -188,16 +200,42 @@ export class HttpGuard {
     return response;
   }
 
-  #originAllowed(origin: string): boolean {
+  /**
+   * A listed origin, or toolhost's own: the one whose name and port are the request's Host (on a
+   * loopback bind a loopback name, checked apart, and http, all toolhost serves; beyond it https
+   * too, through a proxy, and the token stands guard, which a page of another origin cannot read
+   * from toolhost's).
+   */
+  #originAllowed(origin: string, request: Request): boolean {
     if (this.#origins.has(origin.toLowerCase())) return true;
+    const host = request.headers.get("host");
+    if (host === null) return false;
     try {
       const url = new URL(origin);
-      return (url.protocol === "http:" || url.protocol === "https:") &&
-        isLoopbackHost(url.hostname);
+      const schemes = this.#checkHost ? ["http:"] : ["http:", "https:"];
+      if (!schemes.includes(url.protocol)) return false;
+      return url.host === new URL(`${url.protocol}//${host}`).host;
     } catch {
       return false; // "null" (sandboxed frames, file pages) and anything malformed
     }
   }
+}
+
+/**
+ * A browser's request made for a page of another site that did not say its origin (an image, a
+ * script, a link followed): browsers send Sec-Fetch-Site with every request, other clients none.
+ * A site is the name without the port: a page on another port of 127.0.0.1 is "same-site".
+ */
+function fromAnotherSite(request: Request): boolean {
+  const site = request.headers.get("sec-fetch-site")?.toLowerCase();
+  return site === "cross-site" || site === "same-site";
+}
+
+/** A page opened by following a link (top level: no frame of another site may hold it). */
+function isNavigation(request: Request): boolean {
+  return request.method === "GET" &&
+    request.headers.get("sec-fetch-mode")?.toLowerCase() === "navigate" &&
+    request.headers.get("sec-fetch-dest")?.toLowerCase() === "document";
 }
 
 /** Request headers a browser page may send us. */

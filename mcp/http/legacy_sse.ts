@@ -24,6 +24,8 @@ export function openSseSession(
   logger: Logger,
   onEnd: (session: ChannelSession) => void,
   admission: Admission,
+  /** The subject of the token that opened it (OAuth). */
+  owner?: string,
 ): { session: ChannelSession; response: Response } {
   let ended = false;
   // Gone only once the client has read the stream, which `session` is set long before.
@@ -47,6 +49,7 @@ export function openSseSession(
       onEnd(session);
     },
     admission,
+    owner,
   );
   // Relative, so it holds whatever name and port the client used to reach us.
   stream.event("endpoint", `${MESSAGES_PATH}?sessionId=${encodeURIComponent(id)}`);

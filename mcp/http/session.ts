@@ -21,16 +21,22 @@ export class HttpSession {
   readonly exchanges = new Map<string, Exchange>();
   stream?: SseStream;
   lastActive = Date.now();
-  /** The subject of the token that opened it (OAuth): tokens of another cannot use it. */
-  owner?: string;
-
   constructor(
     readonly id: string,
     service: McpService,
     readonly logger: Logger,
     readonly admission: Admission,
+    /**
+     * The subject of the token that opened it (OAuth): tokens of another cannot use it, and its
+     * session memory is that subject's.
+     */
+    readonly owner?: string,
   ) {
-    this.conn = connect(service, { send: (message, related) => this.#send(message, related) });
+    this.conn = connect(
+      service,
+      { send: (message, related) => this.#send(message, related) },
+      { subject: owner },
+    );
   }
 
   /** A message of `chars` for the connection, a request once the server has room for it. */

@@ -31,6 +31,7 @@ import { checkModernHeaders, headerParamsCache, isModern } from "./headers.ts";
 import { errorResponse, modernStatus, noHost } from "./replies.ts";
 import { HttpSession } from "./session.ts";
 import { SseStream } from "./sse.ts";
+import { StatelessSessions } from "./stateless_sessions.ts";
 import { META_PROTOCOL_VERSION, SUPPORTED_VERSIONS } from "../wire/versions.ts";
 import { Channels } from "./channels.ts";
 import { MESSAGES_PATH, SSE_PATH } from "./legacy_sse.ts";
@@ -69,6 +70,7 @@ export class HttpTransport {
   readonly #sessions = new Map<string, HttpSession>();
   /** Connections of 2026-07-28 requests in flight, to stop on shutdown. */
   readonly #stateless = new Set<TransportConnection>();
+  readonly #statelessSessions: StatelessSessions; // theirs: one per subject
   /** Sessions of one channel each (a WebSocket, a 2024-11-05 SSE stream). */
   readonly #channels: Channels;
   readonly #path: string;
@@ -92,6 +94,7 @@ export class HttpTransport {
       bodies: this.#bodies,
     });
     const idleMs = options.sessionIdleMs ?? SESSION_IDLE_MS;
+    this.#statelessSessions = new StatelessSessions(options.logger, idleMs);
     this.#sweep = setInterval(() => this.#endIdle(idleMs), Math.min(idleMs, 60_000));
     (this.#sweep as { unref?: () => void }).unref?.();
   }
@@ -172,6 +175,7 @@ export class HttpTransport {
       ...[...this.#channels.all()].map((session) => session.close()),
       ...[...this.#stateless].map((conn) => conn.shutdown(1000)),
     ]);
+    await this.#statelessSessions.close();
     this.#sessions.clear();
     this.#channels.clear();
   }
@@ -288,8 +292,7 @@ export class HttpTransport {
     }
     const id = crypto.randomUUID();
     const { service, logger } = this.#options;
-    const session = new HttpSession(id, service, logger, this.#admission);
-    session.owner = grant?.subject;
+    const session = new HttpSession(id, service, logger, this.#admission, grant?.subject);
     this.#sessions.set(id, session);
     const exchange = session.exchangeFor(request, [decoded.message.id], accept);
     exchange.setHeader("mcp-session-id", id);
@@ -414,6 +417,7 @@ export class HttpTransport {
       );
     }
     const exchange = new Exchange(accept, () => conn.cancel(message.id, "stream closed"));
+    const { session, release } = this.#statelessSessions.take(grant?.subject);
     const conn: TransportConnection = connect(this.#options.service, {
       send: (out) => {
         let json: string;
@@ -428,7 +432,7 @@ export class HttpTransport {
         } else exchange.push(json);
         return true;
       },
-    });
+    }, { session });
     this.#stateless.add(conn);
     request.signal.addEventListener("abort", () => exchange.gone(), { once: true });
     if (message.method === "subscriptions/listen") exchange.stream();
@@ -438,6 +442,7 @@ export class HttpTransport {
     conn.settled(MAX_TIMER_MS).then(() => {
       this.#stateless.delete(conn);
       conn.close();
+      release();
     });
     return exchange.response;
   }

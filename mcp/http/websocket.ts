@@ -40,6 +40,8 @@ export interface WebSocketOptions {
   maxMessageChars: number;
   /** Runs once when the session ends, whichever side ended it: no more messages for it. */
   onEnd(session: ChannelSession): void;
+  /** The subject of the token that opened it (OAuth). */
+  owner?: string;
   /** Runs once when the connection has closed (after onEnd): what it held is free. */
   onClosed(session: ChannelSession): void;
   /** The server's budget of requests running at once. */
@@ -103,6 +105,7 @@ export function webSocketSession(options: WebSocketOptions): {
       }
     },
     options.admission,
+    options.owner,
   );
   let ended = false;
   const end = () => {

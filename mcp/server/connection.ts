@@ -43,6 +43,10 @@ import { type Era, META_SERVER_INFO } from "../wire/versions.ts";
 export interface ConnectionOptions extends ServiceOptions, Outbox {
   /** Shared with other connections; made from these options when absent. */
   service?: McpService;
+  /** A session kept beyond this connection (its transport ends it); else one of its own. */
+  session?: SessionMemory;
+  /** Whose own session is (an OAuth token's subject), when it makes one. */
+  subject?: string;
 }
 
 /** What a request is answered with; null when no reply is sent (it was cancelled). */
@@ -74,6 +78,7 @@ export class McpConnection implements Connection, TransportConnection {
   readonly #roots: Roots;
   readonly #subscriptions: Subscriptions;
   readonly #environment: CallEnvironment;
+  readonly #ownSession: boolean; // ended with it (else by its transport)
   #tasks?: TaskStore;
 
   constructor(options: ConnectionOptions) {
@@ -87,13 +92,16 @@ export class McpConnection implements Connection, TransportConnection {
       () => Boolean(this.#handshake.terms?.clientCapabilities.roots),
       this.#requests,
     );
+    this.#ownSession = options.session === undefined;
+    const session = options.session ?? new SessionMemory(options.subject);
     this.#subscriptions = new Subscriptions(
       this.#service,
       options,
       () => this.#roots.of(this.#handshake.scope({})),
+      session,
     );
     this.#environment = {
-      session: new SessionMemory(),
+      session,
       logger: options.logger,
       send: options.send,
       roots: (scope, related) => this.#roots.of(scope, related),
@@ -494,11 +502,11 @@ export class McpConnection implements Connection, TransportConnection {
   }
 
   /**
-   * Stops this connection's watches and releases what its session kept (the connection itself
-   * ends with its transport).
+   * Stops this connection's watches and ends its own session: what it kept is released (its
+   * background processes stopped). The connection itself ends with its transport.
    */
   close(): void {
     this.#subscriptions.close();
-    void this.#environment.session.dispose();
+    if (this.#ownSession) void this.#environment.session.dispose();
   }
 }

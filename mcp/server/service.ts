@@ -354,6 +354,7 @@ function extensionView(ctx: ToolContext): ReadContext {
     log: (level, data) => ctx.log(level, data),
     config: ctx.config,
     state: ctx.state,
+    session: ctx.session,
   };
 }
 

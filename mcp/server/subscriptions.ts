@@ -11,6 +11,7 @@ import { resourceNotFound } from "../features/handler_errors.ts";
 import { INVALID_PARAMS, isPlainObject, type Params, RpcError } from "../wire/jsonrpc.ts";
 import { describeLogData } from "../wire/log.ts";
 import type { McpService } from "./service.ts";
+import type { SessionMemory } from "../tool/session_memory.ts";
 import { detailedTask } from "../tool/tasks/methods.ts";
 import { requestedTaskIds, TaskStream } from "../tool/tasks/listen.ts";
 import { META_SUBSCRIPTION_ID } from "../wire/versions.ts";
@@ -33,6 +34,8 @@ export class Subscriptions {
     readonly out: Outbox,
     /** The roots a watch works in: the legacy session's. */
     readonly roots: () => Promise<string[]>,
+    /** The session whose things a watch watches (its background processes). */
+    readonly session: SessionMemory,
   ) {}
 
   /**
@@ -58,6 +61,7 @@ export class Subscriptions {
       config: this.service.program.config,
       state: this.service.program.state,
       roots: this.roots,
+      session: this.session,
       log: (level, data) => this.out.logger.log(level, `watch: ${describeLogData(data)}`),
     }, this.out.logger);
     return this.#watches;

@@ -7,6 +7,7 @@
 import type { Decoded, JsonRpcMessage, JsonRpcResponse, RequestId } from "../wire/jsonrpc.ts";
 import type { Grant } from "../wire/grant.ts";
 import type { LogLevel } from "../wire/log.ts";
+import type { SessionMemory } from "../tool/session_memory.ts";
 
 /** One message the connection sends, or the replies to one batch. */
 export type Outgoing = JsonRpcMessage | JsonRpcResponse[];
@@ -42,6 +43,16 @@ export interface Transport {
    */
   send(message: Outgoing, related?: RequestId): boolean;
 }
+
+/**
+ * Whose session a connection is: by default its own, made with it and ended when it closes (of
+ * `subject`, an OAuth token's; none without OAuth). A transport that makes a connection per
+ * request gives them all one `session` it keeps and ends itself.
+ */
+export type SessionOf = { subject?: string; session?: never } | {
+  session: SessionMemory;
+  subject?: never;
+};
 
 /** What a transport gets back from `connect()`: the connection, as seen from the wire. */
 export interface TransportConnection {

@@ -209,8 +209,8 @@ export type TaskSupport = "forbidden" | "optional" | "required";
 export interface ToolHooks {
   /** Runs before a tool, given its checked arguments; a ToolError it throws refuses the call. */
   before?(tool: Tool, ctx: ToolContext, args: Record<string, unknown>): void | Promise<void>;
-  /** Runs on every finished result; may append content blocks. */
-  after?(result: { content: ContentBlock[]; isError?: boolean }): void;
+  /** Runs on every finished result (with its call's context, when it had one); may append blocks. */
+  after?(result: { content: ContentBlock[]; isError?: boolean }, ctx?: ToolContext): void;
   /**
    * Runs once a call that passed argument checks is over (sent, refused, failed or stopped),
    * after `after`; a promise it returns is awaited before the result is sent (return none to

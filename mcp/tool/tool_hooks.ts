@@ -9,8 +9,8 @@ export function combineHooks(hooks: readonly ToolHooks[]): ToolHooks {
   const finished = hooks.flatMap((hook) => hook.finished ? [hook.finished.bind(hook)] : []);
   return {
     before: (tool, ctx, args) => runBefore(before, 0, tool, ctx, args),
-    after(result) {
-      for (const hook of after) hook(result);
+    after(result, ctx) {
+      for (const hook of after) hook(result, ctx);
     },
     finished: finished.length === 0 ? undefined : (call) => runFinished(finished, 0, call),
   };

@@ -57,13 +57,17 @@ function generated(): string {
 }
 
 /** The smallest LSP client: initialize, open, request; what an editor's client costs. */
-class BareClient {
+export class BareClient {
   #child;
   #reader = new FrameReader();
   #id = 1;
   #waiting = new Map<number, (result: unknown) => void>();
-  constructor(command: string, args: string[], cwd: string) {
-    this.#child = spawn(command, args, { cwd, stdio: ["pipe", "pipe", "ignore"] });
+  constructor(command: string, args: string[], cwd: string, env?: Record<string, string>) {
+    this.#child = spawn(command, args, {
+      cwd,
+      stdio: ["pipe", "pipe", "ignore"],
+      env: env && { ...process.env, ...env },
+    });
     this.#child.stdout!.on("data", (chunk: Uint8Array) => {
       for (const message of this.#reader.push(chunk) as Record<string, unknown>[]) {
         if (message.method !== undefined && message.id !== undefined) {
@@ -93,7 +97,7 @@ class BareClient {
   }
 }
 
-async function timed(work: () => Promise<unknown>): Promise<number> {
+export async function timed(work: () => Promise<unknown>): Promise<number> {
   const start = performance.now();
   await work();
   return performance.now() - start;
@@ -118,7 +122,11 @@ function residentMb(pid: number): { self: number; servers: number } {
   return { self: rss(String(pid)) / 1024, servers: servers / 1024 };
 }
 
-function toolhost(binary: string, root: string, env: Record<string, string> = {}): ServerProcess {
+export function toolhost(
+  binary: string,
+  root: string,
+  env: Record<string, string> = {},
+): ServerProcess {
   // ServerProcess passes this process's environment on: set for the spawn, then put back.
   const saved = Object.fromEntries(Object.keys(env).map((key) => [key, process.env[key]]));
   Object.assign(process.env, env);
@@ -130,7 +138,7 @@ function toolhost(binary: string, root: string, env: Record<string, string> = {}
   return server;
 }
 
-const count = (reply: { result?: Record<string, unknown> }) =>
+export const count = (reply: { result?: Record<string, unknown> }) =>
   (reply.result?.structuredContent as { count?: number } | undefined)?.count ?? -1;
 
 export async function codeLspReport(root: string, progress: Progress): Promise<string> {

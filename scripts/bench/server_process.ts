@@ -39,7 +39,12 @@ export class ServerProcess {
   /** Ids for tool(): far above those the measurements number themselves. */
   #nextToolId = 1_000_000;
 
-  constructor(readonly command: string, readonly args: string[] = []) {
+  constructor(
+    readonly command: string,
+    readonly args: string[] = [],
+    /** How long one step (a request and its reply) may take. */
+    readonly stepTimeoutMs = STEP_TIMEOUT_MS,
+  ) {
     this.child = spawn(command, args, { stdio: ["pipe", "pipe", "pipe"] });
     const reader = new LineReader((line) => this.#deliver(line));
     this.child.stdout!.setEncoding("utf8");
@@ -90,9 +95,9 @@ export class ServerProcess {
     let timer: ReturnType<typeof setTimeout>;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
-        this.#fail(`did not finish ${what} within ${STEP_TIMEOUT_MS} ms`);
+        this.#fail(`did not finish ${what} within ${this.stepTimeoutMs} ms`);
         reject(this.#failure);
-      }, STEP_TIMEOUT_MS);
+      }, this.stepTimeoutMs);
     });
     return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
   }

@@ -3,7 +3,10 @@
 // initialize; "hang-references" answers everything but references, and writes its pid to the
 // file named by FAKE_LSP_PID so the test can kill it mid-request; "flood" writes an endless
 // header without a body; "crash" exits at its first request after initialize; "pull" answers
-// textDocument/diagnostic (and publishes nothing) with an error on each line holding BAD.
+// textDocument/diagnostic (and publishes nothing) with an error on each line holding BAD;
+// "publish-once" publishes diagnostics when a file is opened and never after a change;
+// "loading" begins a work-done progress ("Indexing") at `initialized` that never ends, and
+// answers references with nothing meanwhile (as rust-analyzer does while it loads).
 import { writeFileSync } from "node:fs";
 import process from "node:process";
 
@@ -44,6 +47,20 @@ function handle(message) {
   const { id, method, params } = message;
   if (method === "textDocument/didOpen") {
     texts.set(params.textDocument.uri, params.textDocument.text);
+    // "publish-once": diagnostics for the text first opened, then never again.
+    if (mode === "publish-once") {
+      const { uri, version } = params.textDocument;
+      send({
+        method: "textDocument/publishDiagnostics",
+        params: { uri, version, diagnostics: [] },
+      });
+    }
+  }
+  if (method === "initialized" && mode === "loading") {
+    send({
+      method: "$/progress",
+      params: { token: "index", value: { kind: "begin", title: "Indexing" } },
+    });
   }
   if (method === "textDocument/didChange") {
     texts.set(params.textDocument.uri, params.contentChanges.at(-1).text);
@@ -99,5 +116,6 @@ function handle(message) {
   }
   const uri = params?.textDocument?.uri;
   const here = { uri, range: { start: { line: 0, character: 4 }, end: { line: 0, character: 9 } } };
+  if (method === "textDocument/references" && mode === "loading") return send({ id, result: [] });
   send({ id, result: method === "textDocument/references" ? [here, here] : here });
 }

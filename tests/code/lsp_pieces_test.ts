@@ -108,7 +108,7 @@ test("new errors: compared by what they say, as a multiset; warnings do not coun
   const d = (message: string, line: number, severity = 1) => ({
     message,
     severity,
-    range: { start: { line, character: 0 } },
+    range: { start: { line, character: 0 }, end: { line, character: 1 } },
   });
   const before = [d("x is unused", 3, 2), d("bad type", 5)];
   const after = [d("bad type", 9), d("bad type", 12), d("another", 1, 2)];

@@ -12,7 +12,9 @@ import { stopParseWorkers } from "../../tools/code/_lib/parse/mod.ts";
 import { callInRoots, scratchDir } from "../helpers/file_tools.ts";
 import { SAMPLES } from "../helpers/code_samples.ts";
 import { posixOnly } from "../helpers/posix_only.ts";
+import { scratchStateDir } from "../helpers/state_dir.ts";
 
+scratchStateDir();
 after(() => stopParseWorkers());
 
 interface Row {

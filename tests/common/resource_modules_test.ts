@@ -7,7 +7,8 @@ import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { sortContributions } from "../../mcp/features/mod.ts";
-import { background } from "../../tools/shell/_lib/background.ts";
+import { processesOf } from "../../tools/shell/_lib/background.ts";
+import { SessionMemory } from "../../mcp/tool/mod.ts";
 import { planMode } from "../../tools/workflow/plan_mode.ts";
 import files, { MAX_BYTES } from "../../tools/files/file_resources.ts";
 import tasks from "../../tools/workflow/tasks.ts";
@@ -25,9 +26,9 @@ scratchStateDir();
 
 const { tools: _, ...offered } = sortContributions(toolModules);
 
-/** A server offering every built-in resource and prompt, working in `root`. */
-function server(root: string): Harness {
-  return harness([], undefined, { fixed: [root], fallback: [root] }, offered);
+/** A server offering every built-in resource and prompt, working in `root` (in `session`). */
+function server(root: string, session = new SessionMemory()): Harness {
+  return harness([], undefined, { fixed: [root], fallback: [root] }, { ...offered, session });
 }
 
 let nextId = 1;
@@ -155,9 +156,14 @@ test(
   posixOnly("runs printf with the default shell (PowerShell on Windows)"),
   async () => {
     const root = scratchDir();
-    const proc = background.start("printf 'line one\\nline two\\n'", root, UNCONFINED);
+    const session = new SessionMemory();
+    const proc = processesOf({ session }).start(
+      "printf 'line one\\nline two\\n'",
+      root,
+      UNCONFINED,
+    );
     await proc.waitForEnd(5000, new AbortController().signal);
-    const h = server(root);
+    const h = server(root, session);
     const uri = `toolhost://processes/${proc.id}/output`;
     const reply = await read(h, uri);
     assert.deepEqual(reply.result?.contents, [
@@ -180,9 +186,10 @@ test(
   posixOnly("runs printf with the default shell (PowerShell on Windows)"),
   async () => {
     const root = scratchDir();
-    const proc = background.start("printf 'done\\n'", root, UNCONFINED);
+    const session = new SessionMemory();
+    const proc = processesOf({ session }).start("printf 'done\\n'", root, UNCONFINED);
     await proc.waitForEnd(5000, new AbortController().signal);
-    const h = server(root);
+    const h = server(root, session);
     const reply = await read(h, "toolhost://processes");
     const content = (reply.result?.contents as { mimeType: string; text: string }[])[0];
     assert.equal(content.mimeType, "application/json");

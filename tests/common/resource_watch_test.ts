@@ -14,7 +14,8 @@ import {
   type Unwatch,
   type WatchContext,
 } from "../../mcp/features/mod.ts";
-import { background } from "../../tools/shell/_lib/background.ts";
+import { processesOf } from "../../tools/shell/_lib/background.ts";
+import { SessionMemory } from "../../mcp/tool/mod.ts";
 import { projectStateDir } from "../../tools/_lib/state.ts";
 import { type StartedWatch, WATCH_LIMITS } from "../../tools/_lib/watch/watch_files.ts";
 import { planMode } from "../../tools/workflow/plan_mode.ts";
@@ -125,6 +126,7 @@ function context(root: string): WatchContext & { logged: unknown[] } {
     config: defaultSettings(),
     state: { dir: currentStateDir() },
     roots: () => Promise.resolve([root]),
+    session: new SessionMemory(),
     log: (_level, data) => logged.push(data),
     logged,
   };
@@ -267,15 +269,15 @@ test(
     const ctx = context(root);
     const list = recorder();
     const stopList = processOutput.watchList!(ctx, list.changed);
-    const waiting = background.start('read line; echo "got $line"', root, UNCONFINED);
+    const waiting = processesOf(ctx).start('read line; echo "got $line"', root, UNCONFINED);
     // Its id is named before it starts: the watch takes it up when it does.
     const nextId = `p${Number(waiting.id.slice(1)) + 1}`;
     const output = recorder();
     const stopOutput = processOutput.watch!({ id: nextId }, ctx, output.changed);
 
-    let proc!: ReturnType<typeof background.start>;
+    let proc!: ReturnType<ReturnType<typeof processesOf>["start"]>;
     await noticed(list, "a process started", () => {
-      proc = background.start('read line; echo "got $line"', root, UNCONFINED);
+      proc = processesOf(ctx).start('read line; echo "got $line"', root, UNCONFINED);
     });
     assert.equal(proc.id, nextId);
     await output.after(0, "the watched process started");
@@ -304,7 +306,11 @@ test(
   async () => {
     const root = scratchDir("toolhost-watch-");
     const ctx = context(root);
-    const proc = background.start('while read line; do echo "got $line"; done', root, UNCONFINED);
+    const proc = processesOf(ctx).start(
+      'while read line; do echo "got $line"; done',
+      root,
+      UNCONFINED,
+    );
     const r = recorder();
     const stop = processOutput.watch!({ id: proc.id }, ctx, r.changed);
     await noticed(r, "output", () => proc.write("one\n"));

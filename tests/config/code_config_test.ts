@@ -42,10 +42,21 @@ test("code: defaults, and the environment turns diagnostics after edits off", ()
     diagnosticsAfterEdit: true,
     serverIdleSeconds: 600,
     serverMemoryMb: 4096,
+    diagnosticsWaitSeconds: 2,
+    queryWaitSeconds: 45,
+    startOnRead: true,
     languageServers: {},
   });
-  const off = load({}, { TOOLHOST_CODE_DIAGNOSTICS: "no" }).run().settings.code;
+  const off = load({}, {
+    TOOLHOST_CODE_DIAGNOSTICS: "no",
+    TOOLHOST_CODE_DIAGNOSTICS_WAIT_SECONDS: "30",
+    TOOLHOST_CODE_QUERY_WAIT_SECONDS: "5",
+    TOOLHOST_CODE_START_ON_READ: "0",
+  }).run().settings.code;
   assert.equal(off.diagnosticsAfterEdit, false);
+  assert.equal(off.diagnosticsWaitSeconds, 30);
+  assert.equal(off.queryWaitSeconds, 5);
+  assert.equal(off.startOnRead, false);
 });
 
 test("code.language_servers from the user file; a relative program is the file's neighbour", () => {

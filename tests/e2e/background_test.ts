@@ -217,7 +217,10 @@ test("at most 32 run at once: the 33rd start is refused clearly", async () => {
   }
   const refused = await callTool(c, "bash_background", { command: "sleep 30", grace_ms: 0 });
   assert.equal(refused.result.isError, true);
-  assert.match(refused.text, /32 background processes are running, the most allowed/);
+  assert.match(
+    refused.text,
+    /32 background processes of this session are running, the most allowed/,
+  );
 });
 
 test("bash_output and bash_list are annotated read-only; the others are not", async () => {

@@ -80,7 +80,11 @@ test("a server killed mid-request: the call says so, the next one restarts it", 
     line: 1,
     column: 5,
   });
-  assert.match(again.text, /^fake: 1 result\nx\.fake:1:5$/);
+  // The first answer of the new server says, once, why the previous one ended.
+  assert.match(
+    again.text,
+    /^fake: 1 result\nx\.fake:1:5\nnote: fake was started again: the previous one ended \(it exited \(signal SIGKILL\)\)$/,
+  );
   const second = Number(readFileSync(pidFile, "utf8"));
   assert.notEqual(second, first);
   await c.close();
@@ -174,6 +178,34 @@ test(
       edits: [{ old_string: "BAD", new_string: "thing" }],
     });
     assert.match(fixed.text, /diagnostics \(fake\): no new errors; 1 fixed$/);
+  },
+);
+
+test(
+  "a server still loading when the query's wait ends: the answer says incomplete, never a plain zero (issue 34, item 1)",
+  POSIX,
+  async () => {
+    const { c } = startFake("loading", { TOOLHOST_CODE_QUERY_WAIT_SECONDS: "1" });
+    const refs = await ok(c, "code_nav", {
+      operation: "references",
+      path: "x.fake",
+      line: 1,
+      column: 5,
+    });
+    assert.match(
+      refs.text,
+      /^fake: 0 results\nincomplete: fake is still loading the project \(Indexing, \d+ s\); ask again shortly/,
+    );
+    assert.match(String(refs.structured?.incomplete), /^fake is still loading the project/);
+    // A rename now could miss files: refused, and nothing written.
+    const renamed = await call(c, "rename_symbol", {
+      path: "x.fake",
+      line: 1,
+      column: 5,
+      new_name: "other",
+    });
+    assert.equal(renamed.isError, true);
+    assert.match(renamed.text, /fake is still loading the project \(Indexing\)/);
   },
 );
 

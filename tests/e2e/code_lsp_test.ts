@@ -8,7 +8,7 @@ import { readFileSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, test } from "node:test";
 import type { RawClient } from "../helpers/raw_client.ts";
-import { call, ok, project, startOn } from "../helpers/code_servers.ts";
+import { call, ok, PATIENT, project, startOn } from "../helpers/code_servers.ts";
 import { posixOnly } from "../helpers/posix_only.ts";
 import { findProgram } from "../../tools/code/_lib/lsp/mod.ts";
 
@@ -22,7 +22,7 @@ afterEach(async () => {
 });
 
 function start(root: string, args: string[] = []) {
-  const c = startOn(root, args);
+  const c = startOn(root, args, PATIENT);
   clients.push(c);
   return c;
 }
@@ -215,7 +215,9 @@ test(
   POSIX,
   async () => {
     const root = project("go", { "go.mod": "module x\n", "main.go": "package main\n" });
-    const c = start(root);
+    // The system directories only: gopls, when this machine has it, lives elsewhere.
+    const c = startOn(root, [], { PATH: "/usr/local/bin:/usr/bin:/bin" });
+    clients.push(c);
     const first = await call(c, "code_nav", { operation: "definition", path: "main.go", line: 1 });
     assert.equal(first.isError, true);
     assert.match(first.text, /No Go language server was found for main\.go/);

@@ -208,3 +208,95 @@ test("--read-only offers symbols but not symbol_edit", async () => {
   assert.ok(names.includes("symbols"));
   assert.ok(!names.includes("symbol_edit"));
 });
+
+const RESPONSE_PY = `class Response:
+    @property
+    def ok(self) -> bool:
+        """Whether the status is below 400."""
+        return self.status < 400
+
+    def text(self) -> str:
+        """The body, decoded."""
+        return self.body.decode()
+`;
+
+test("Python: a symbol edit keeps the docstring unless the new text has one (issue 34, 6)", async () => {
+  const root = scratch("code-doc");
+  writeFileSync(join(root, "r.py"), RESPONSE_PY);
+  const c = start(root);
+  const replaced = await callTool(c, "symbol_edit", {
+    path: "r.py",
+    operation: "replace_definition",
+    name_path: "Response/ok",
+    text: "def ok(self) -> bool:\n    return 200 <= self.status < 400",
+  });
+  assert.equal(replaced.isError, false, replaced.text);
+  assert.match(
+    readFileSync(join(root, "r.py"), "utf8"),
+    / {4}@property\n {4}def ok\(self\) -> bool:\n {8}"""Whether the status is below 400\."""\n {8}return 200 <= self\.status < 400\n/,
+  );
+  const body = await callTool(c, "symbol_edit", {
+    path: "r.py",
+    operation: "replace_body",
+    name_path: "Response/text",
+    text: "return self.body.decode('utf-8')",
+  });
+  assert.equal(body.isError, false, body.text);
+  assert.match(
+    readFileSync(join(root, "r.py"), "utf8"),
+    /def text\(self\) -> str:\n {8}"""The body, decoded\."""\n {8}return self\.body\.decode\('utf-8'\)\n/,
+  );
+  // Text with a docstring of its own replaces the old one.
+  const own = await callTool(c, "symbol_edit", {
+    path: "r.py",
+    operation: "replace_definition",
+    name_path: "Response/text",
+    text:
+      'def text(self) -> str:\n    """The body as UTF-8."""\n    return self.body.decode("utf-8")',
+  });
+  assert.equal(own.isError, false, own.text);
+  const now = readFileSync(join(root, "r.py"), "utf8");
+  assert.match(now, /"""The body as UTF-8\."""/);
+  assert.doesNotMatch(now, /The body, decoded/);
+});
+
+test("a function's local definitions are found and edited by their name path (issue 34, 6)", async () => {
+  const root = scratch("code-local");
+  const source = `export function CalculationHistory(items: number[]) {
+  const renderCalculations = () => {
+    return items.map((n) => n * 2);
+  };
+  function total(): number {
+    return items.length;
+  }
+  const plain = 3;
+  return { rows: renderCalculations(), total: total() + plain, get: () => 1 };
+}
+`;
+  writeFileSync(join(root, "history.ts"), source);
+  const c = start(root);
+  const found = await callTool(c, "symbols", {
+    operation: "find",
+    name: "CalculationHistory/renderCalculations",
+  });
+  assert.equal(found.isError, false, found.text);
+  assert.match(found.text, /history\.ts:2-4 function CalculationHistory\/renderCalculations/);
+  const outline = await callTool(c, "symbols", { operation: "outline", path: "history.ts" });
+  assert.match(outline.text, /function CalculationHistory\/total/);
+  // A plain local value and an object literal's members are no definitions of their own.
+  assert.doesNotMatch(outline.text, /plain|\/get/);
+  const edited = await callTool(c, "symbol_edit", {
+    path: "history.ts",
+    operation: "replace_body",
+    name_path: "CalculationHistory/renderCalculations",
+    text: "return items.map((n) => n * 3);",
+  });
+  assert.equal(edited.isError, false, edited.text);
+  assert.match(
+    readFileSync(join(root, "history.ts"), "utf8"),
+    /return items\.map\(\(n\) => n \* 3\);/,
+  );
+  // The map is of the project's definitions, not of every function's insides.
+  const map = await callTool(c, "symbols", { operation: "map" });
+  assert.doesNotMatch(map.text, /renderCalculations/);
+});

@@ -151,9 +151,16 @@ function textOf(reply: Body): string {
 // ---------------------------------------------------------------------------------------------
 // Who may talk to the endpoint
 
-test("a foreign Origin gets 403 with a JSON-RPC error; loopback and --http-origin origins are served", async () => {
+test("a foreign Origin gets 403 with a JSON-RPC error, loopback ones too; toolhost's own and --http-origin origins are served", async () => {
+  const own = new URL(server.url).origin;
   for (
     const origin of [
+      "http://localhost:3000", // another local server's page
+      "http://127.0.0.1",
+      "https://127.0.0.1:8443",
+      "http://[::1]:5173",
+      own.replace("http:", "https:"), // the scheme is part of the origin
+      own.replace("127.0.0.1", "localhost"), // so is the name: the request names 127.0.0.1
       "http://evil.example",
       "https://localhost.evil.example",
       "http://127.0.0.1.nip.io:8080",
@@ -176,19 +183,32 @@ test("a foreign Origin gets 403 with a JSON-RPC error; loopback and --http-origi
     assert.equal(legacy.headers.get("mcp-session-id"), null, origin);
     await refusal(legacy, 403);
   }
-  for (
-    const origin of [
-      "http://localhost:3000",
-      "http://127.0.0.1",
-      "https://127.0.0.1:8443",
-      "http://[::1]:5173",
-      ALLOWED_ORIGIN,
-    ]
-  ) {
+  for (const origin of [own, ALLOWED_ORIGIN]) {
     const reply = await jsonOf(await postModern(server.url, 2, "tools/list", {}, { origin }), 200);
     assert.ok(Array.isArray(reply.result?.tools), origin);
   }
   await assertServing();
+});
+
+test("a browser request that names no Origin but comes from another site is refused", async () => {
+  for (const site of ["cross-site", "same-site"]) {
+    const refused = await refusal(
+      await postModern(server.url, 1, "tools/list", {}, { "sec-fetch-site": site }),
+      403,
+    );
+    assert.match(refused.error!.message, /another site/);
+    const sse = await fetch(server.url.replace(/\/mcp$/, "/sse"), {
+      headers: { accept: "text/event-stream", "sec-fetch-site": site },
+    });
+    await refusal(sse, 403);
+  }
+  for (const site of ["same-origin", "none"]) {
+    const reply = await jsonOf(
+      await postModern(server.url, 2, "tools/list", {}, { "sec-fetch-site": site }),
+      200,
+    );
+    assert.ok(Array.isArray(reply.result?.tools), site);
+  }
 });
 
 test("on a loopback bind a request naming a foreign Host is refused with 403", async () => {

@@ -67,14 +67,14 @@ test("a plain undo steps back only through its own session's changes; another's 
   assert.equal(lines.length, 3, history);
   assert.match(lines.find((l) => l.includes("a.txt"))!, /\[this session\]/);
   for (const line of lines.filter((l) => l.includes("b.txt"))) {
-    assert.match(line, /\[session \d+-[0-9a-f]{6}\]/);
+    assert.match(line, /\[session \d+-[0-9a-f]{6}\.\d+\]/);
   }
   // B sees the same lines the other way round.
   assert.match(await okText(b, "history", { path: "a.txt", tool: "write_file" }), /\[session /);
 
   // Named by its id, B's latest change is undone from A, and says whose it was.
   const undone = await okText(a, "undo", { id: await idOf(a, "b.txt") });
-  assert.match(undone, /write_file \S+, session \d+-[0-9a-f]{6}\)/);
+  assert.match(undone, /write_file \S+, session \d+-[0-9a-f]{6}\.\d+\)/);
   assert.equal(readFileSync(join(root, "b.txt"), "utf8"), "B\n");
   // B's own plain undo skips what A undid and takes B's first write.
   assert.match(await okText(b, "undo", {}), /b\.txt: removed/);

@@ -25,7 +25,10 @@ export function harness(
   tools: Tool[],
   pageSize?: number,
   roots = { fixed: [] as string[], fallback: [process.cwd()] },
-  extra: Pick<ConnectionOptions, "hooks" | "timeouts" | "resources" | "templates" | "prompts"> = {},
+  extra: Pick<
+    ConnectionOptions,
+    "hooks" | "timeouts" | "resources" | "templates" | "prompts" | "session"
+  > = {},
 ): Harness {
   const sent: (Message | Message[])[] = [];
   const logs: { level: LogLevel; message: string }[] = [];

@@ -8,7 +8,13 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { defaultSettings } from "../../config/settings.ts";
-import { CallWrites, type FinishedCall, type Tool, type ToolContext } from "../../mcp/tool/mod.ts";
+import {
+  CallWrites,
+  type FinishedCall,
+  SessionMemory,
+  type Tool,
+  type ToolContext,
+} from "../../mcp/tool/mod.ts";
 import deleteFile from "../../tools/files/delete_file.ts";
 import { journalPath, readEntries } from "../../tools/journal/_lib/journal.ts";
 import { flushJournal, journalHook } from "../../tools/journal/_lib/recorder.ts";
@@ -26,6 +32,7 @@ function context(root: string, state: string, args: Record<string, unknown>): To
     roots: () => Promise.resolve([root]),
     config: defaultSettings(),
     state: { dir: state },
+    session: new SessionMemory(),
   } as unknown as ToolContext;
 }
 

@@ -5,12 +5,20 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { ContentBlock } from "../../mcp/tool/mod.ts";
+import { type ContentBlock, SessionMemory, type ToolContext } from "../../mcp/tool/mod.ts";
 import setCallbackModule, { setCallbackTool } from "../../tools/workflow/set_callback.ts";
 import { Callbacks, type Clock, MAX_PENDING } from "../../tools/workflow/_lib/callbacks.ts";
 import { callInRoots } from "../helpers/file_tools.ts";
+import { harness } from "../helpers/in_process.ts";
+import { callTool } from "../helpers/tool_calls.ts";
 
 const [setCallback] = setCallbackModule;
+
+/** Calls set_callback in `session`, as a connection of it would. */
+function inSession(session: SessionMemory) {
+  return (args: Record<string, unknown>) =>
+    callTool(harness([setCallback], undefined, undefined, { session }), "set_callback", args);
+}
 
 /** A clock that moves only when told, firing what falls due in order, each at its own time. */
 class HandClock implements Clock {
@@ -130,7 +138,9 @@ test("firings nobody saw yet come as one reminder that counts them", () => {
 });
 
 test("the tool: set, list and cancel, with results that match its output schema", async () => {
-  const set = await callInRoots(setCallback, [], {
+  const session = new SessionMemory();
+  const call = inSession(session);
+  const set = await call({
     action: "set",
     message: "look at the logs",
     delay_seconds: 3600,
@@ -141,19 +151,31 @@ test("the tool: set, list and cancel, with results that match its output schema"
     /^Set (cb\d+): it fires in 1 h \(at \S+Z\), then every 1 h until it has fired 2 times\./,
   );
   const id = (set.data.callbacks as { id: string }[])[0].id;
-  const list = await callInRoots(setCallback, [], { action: "list" });
+  const list = await call({ action: "list" });
   assert.match(
     list.text,
     new RegExp(
       `^1 pending:\\n- ${id}: fires in 1 h \\(at \\S+\\), fired 0 of 2 times, every 1 h: look at the logs$`,
     ),
   );
-  const cancel = await callInRoots(setCallback, [], { action: "cancel", callback_id: id });
+  const cancel = await call({ action: "cancel", callback_id: id });
   assert.equal(cancel.text, `Cancelled ${id} (it had fired 0 of 2 times): look at the logs`);
-  assert.equal(
-    (await callInRoots(setCallback, [], { action: "list" })).text,
-    "No callbacks are pending.",
-  );
+  assert.equal((await call({ action: "list" })).text, "No callbacks are pending.");
+  await session.dispose();
+});
+
+test("each session has its own callbacks: another lists none of them and cannot cancel them", async () => {
+  const a = new SessionMemory();
+  const b = new SessionMemory();
+  const set = await inSession(a)({ action: "set", message: "a's secret", delay_seconds: 3600 });
+  const id = (set.data.callbacks as { id: string }[])[0].id;
+  assert.equal((await inSession(b)({ action: "list" })).text, "No callbacks are pending.");
+  const cancel = await inSession(b)({ action: "cancel", callback_id: id });
+  assert.equal(cancel.result.isError, true);
+  assert.doesNotMatch(cancel.text, /secret/);
+  assert.match((await inSession(a)({ action: "list" })).text, /a's secret/);
+  await a.dispose(); // its timer is cancelled with it
+  await b.dispose();
 });
 
 test("the tool refuses arguments that do not fit the action", async () => {
@@ -187,7 +209,7 @@ test("an unknown callback_id is echoed cut, however long", async () => {
 
 test("the tool tells time by its registry's clock", async () => {
   const { callbacks, clock } = registry();
-  const [tool] = setCallbackTool(callbacks);
+  const [tool] = setCallbackTool(() => callbacks);
   await callInRoots(tool, [], { action: "set", message: "tea", delay_seconds: 600 });
   clock.advance(240_000);
   assert.equal(
@@ -198,16 +220,17 @@ test("the tool tells time by its registry's clock", async () => {
 
 test("a fired reminder is attached to the next result of any tool, once", async () => {
   const { callbacks, clock } = registry();
-  const [tool, reminders] = setCallbackTool(callbacks);
+  const [tool, reminders] = setCallbackTool(() => callbacks);
   await callInRoots(tool, [], { action: "set", message: "stand up", delay_seconds: 1 });
   clock.advance(1000);
   const next: { content: ContentBlock[] } = { content: [{ type: "text", text: "ls output" }] };
-  reminders.after!(next);
+  const ctx = { session: new SessionMemory() } as unknown as ToolContext;
+  reminders.after!(next, ctx);
   assert.deepEqual(next.content, [
     { type: "text", text: "ls output" },
     { type: "text", text: "⏰ Reminder from set_callback cb1 (set 1 s ago): stand up" },
   ]);
   const later: { content: ContentBlock[] } = { content: [] };
-  reminders.after!(later);
+  reminders.after!(later, ctx);
   assert.deepEqual(later.content, []);
 });

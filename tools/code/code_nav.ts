@@ -2,8 +2,9 @@ import { defineTool, type ToolContext, ToolError } from "../../mcp/tool/mod.ts";
 import { READ_ONLY } from "../_lib/declarations/annotations.ts";
 import { pathProperty } from "../_lib/declarations/path_properties.ts";
 import { Sandbox } from "../_lib/sandbox/mod.ts";
-import type { Place } from "./_lib/lsp/mod.ts";
+import type { Place, TextDocumentPositionParams } from "./_lib/lsp/mod.ts";
 import { loadLsp, type Lsp } from "./_lib/lsp_load.ts";
+import { type Answer, page } from "./_lib/nav_page.ts";
 
 /** The language-server package, loaded by the first call (lsp_load.ts): never at start-up. */
 let lsp: Lsp;
@@ -21,22 +22,11 @@ const OPERATIONS = [
 ] as const;
 type Operation = typeof OPERATIONS[number];
 
-const METHODS: Partial<Record<Operation, string>> = {
+const METHODS = {
   definition: "textDocument/definition",
   implementations: "textDocument/implementation",
   type_definition: "textDocument/typeDefinition",
-};
-
-/** A server younger than this that never reported loading may still be reading the project. */
-const YOUNG_MS = 20_000;
-const DEFAULT_CHARS = 8000;
-
-interface Answer {
-  lines: string[];
-  places: Place[];
-  count: number;
-  note?: string;
-}
+} as const;
 
 export default defineTool({
   name: "code_nav",
@@ -46,7 +36,8 @@ export default defineTool({
     "code at `path` + `line`/`column` (1-based) or a `symbol` name path (Class/method): " +
     "definition, references (per file, with counts), implementations, type_definition, hover, " +
     "incoming_calls, outgoing_calls; also workspace_symbols (`query`) and diagnostics of a file " +
-    "or a directory. Names the server and says when it was still loading." +
+    "or a directory. Waits while the server loads the project; an answer given before it " +
+    "finished says `incomplete`." +
     (offers("symbols") ? " Without a server, `symbols` still answers." : ""),
   annotations: READ_ONLY,
   input: {
@@ -90,11 +81,17 @@ export default defineTool({
   async run(args, ctx) {
     lsp = await loadLsp();
     const operation = args.operation as Operation;
+    const outputChars = ctx.config.limits.outputChars;
     if (operation === "diagnostics") {
       const sandbox = await Sandbox.of(ctx);
       const resolved = await sandbox.resolve(args.path);
       if (resolved.exists && (await sandbox.info(resolved.real)).isDirectory()) {
-        return page(projectDiagnostics(sandbox, resolved.real), "running servers", args, ctx);
+        return page(
+          projectDiagnostics(sandbox, resolved.real),
+          "running servers",
+          args,
+          outputChars,
+        );
       }
     }
     const target = await lsp.targetFile(args.path, ctx);
@@ -108,20 +105,22 @@ export default defineTool({
           lsp.placeOf(target.uri, d.range, target.sandbox, d.message.split("\n")[0])
         ),
         count: found.items.length,
-        note: found.note,
+        note: found.pending && `diagnostics pending (${found.pending})`,
       };
     } else if (operation === "workspace_symbols") {
-      const symbols = await lsp.ask<unknown[]>(server, "workspace/symbol", {
-        query: args.query ?? "",
-      }, ctx.signal);
-      const places = (symbols ?? []).flatMap((s) => {
-        const { name, location } = s as {
-          name: string;
-          location?: { uri: string; range?: { start: { line: number; character: number } } };
-        };
-        if (!location?.uri) return [];
+      const symbols = await lsp.ask(
+        server,
+        "workspace/symbol",
+        {
+          query: args.query ?? "",
+        },
+        ctx.signal,
+        target.deadline,
+      );
+      const places = (Array.isArray(symbols) ? symbols : []).flatMap(({ name, location }) => {
+        if (typeof location?.uri !== "string") return [];
         const range = location.range ?? { start: { line: 0, character: 0 } };
-        return [lsp.placeOf(location.uri, range, target.sandbox, name)];
+        return [lsp.placeOf(location.uri, range, target.sandbox, String(name))];
       });
       answer = { lines: lsp.placeLines(places), places, count: places.length };
     } else {
@@ -129,50 +128,30 @@ export default defineTool({
       const at = { textDocument: { uri: target.uri }, position };
       answer = await navigate(operation, target, at, ctx);
     }
-    const notes: string[] = [];
-    if (target.loading) {
-      notes.push(
-        `${server.choice.label} was still loading the project (${target.loading}) after ` +
-          `${
-            Math.round((Date.now() - server.startedAt) / 1000)
-          } s; the answer may be incomplete — ask again shortly`,
-      );
-    } else if (
-      operation === "references" && !server.reportsProgress &&
-      Date.now() - server.startedAt < YOUNG_MS
-    ) {
-      notes.push(
-        `${server.choice.label} started ${
-          Math.round((Date.now() - server.startedAt) / 1000)
-        } s ago ` +
-          "and reports no loading progress; references may still be incomplete — ask again shortly",
-      );
+    // An answer given while the server was still loading says so, in the text and the structure.
+    answer.incomplete = lsp.stillLoading(target);
+    if (answer.incomplete) answer.incomplete += "; ask again shortly";
+    if (server.replaced) {
+      // Said once, by the first answer of the server that replaced it.
+      const note =
+        `${server.choice.label} was started again: the previous one ended (${server.replaced})`;
+      server.replaced = undefined;
+      answer.note = answer.note ? `${note}; ${answer.note}` : note;
     }
-    if (answer.note) notes.push(answer.note);
-    return page(
-      { ...answer, note: notes.join("; ") || undefined, incomplete: notes[0] },
-      server.choice.label,
-      args,
-      ctx,
-    );
+    return page(answer, server.choice.label, args, outputChars);
   },
 });
 
 async function navigate(
-  operation: Operation,
+  operation: Exclude<Operation, "diagnostics" | "workspace_symbols">,
   target: Awaited<ReturnType<typeof lsp.targetFile>>,
-  at: { textDocument: { uri: string }; position: { line: number; character: number } },
+  at: TextDocumentPositionParams,
   ctx: ToolContext,
 ): Promise<Answer> {
-  const { server, sandbox } = target;
+  const { server, sandbox, deadline } = target;
   switch (operation) {
     case "hover": {
-      const hover = await lsp.ask<{ contents?: unknown } | null>(
-        server,
-        "textDocument/hover",
-        at,
-        ctx.signal,
-      );
+      const hover = await lsp.ask(server, "textDocument/hover", at, ctx.signal, deadline);
       const text = lsp.hoverText(hover?.contents).trim();
       return {
         lines: text ? [text.slice(0, 6000)] : ["(no hover information here)"],
@@ -181,10 +160,16 @@ async function navigate(
       };
     }
     case "references": {
-      const found = await lsp.ask<unknown>(server, "textDocument/references", {
-        ...at,
-        context: { includeDeclaration: true },
-      }, ctx.signal);
+      const found = await lsp.ask(
+        server,
+        "textDocument/references",
+        {
+          ...at,
+          context: { includeDeclaration: true },
+        },
+        ctx.signal,
+        deadline,
+      );
       const places = lsp.placesOf(found, sandbox);
       const files = new Set(places.map((p) => p.path)).size;
       return {
@@ -195,36 +180,30 @@ async function navigate(
     }
     case "incoming_calls":
     case "outgoing_calls": {
-      const items = await lsp.ask<unknown[] | null>(
+      const items = await lsp.ask(
         server,
         "textDocument/prepareCallHierarchy",
         at,
         ctx.signal,
+        deadline,
       );
-      if (!items || items.length === 0) {
+      if (!Array.isArray(items) || items.length === 0) {
         return { lines: ["(no callable symbol here)"], places: [], count: 0 };
       }
-      const incoming = operation === "incoming_calls";
-      const calls = await lsp.ask<Record<string, unknown>[] | null>(
-        server,
-        incoming ? "callHierarchy/incomingCalls" : "callHierarchy/outgoingCalls",
-        { item: items[0] },
-        ctx.signal,
+      const ends = operation === "incoming_calls"
+        ? (await lsp.ask(server, "callHierarchy/incomingCalls", { item: items[0] }, ctx.signal))
+          ?.map((call) => call.from)
+        : (await lsp.ask(server, "callHierarchy/outgoingCalls", { item: items[0] }, ctx.signal))
+          ?.map((call) => call.to);
+      const places = (ends ?? []).filter((item) => typeof item?.uri === "string").map((item) =>
+        lsp.placeOf(item.uri, item.selectionRange ?? item.range, sandbox, String(item.name))
       );
-      const places = (calls ?? []).map((call) => {
-        const item = (incoming ? call.from : call.to) as {
-          name: string;
-          uri: string;
-          selectionRange: { start: { line: number; character: number } };
-        };
-        return lsp.placeOf(item.uri, item.selectionRange, sandbox, item.name);
-      });
       return { lines: lsp.placeLines(places), places, count: places.length };
     }
     default: {
       const method = METHODS[operation];
       if (!method) throw new ToolError(`unknown operation ${operation}`);
-      const found = await lsp.ask<unknown>(server, method, at, ctx.signal);
+      const found = await lsp.ask(server, method, at, ctx.signal, deadline);
       const places = lsp.placesOf(found, sandbox);
       return { lines: lsp.placeLines(places), places, count: places.length };
     }
@@ -236,7 +215,7 @@ function projectDiagnostics(sandbox: Sandbox, dir: string): Answer {
   const lines: { severity: number; line: string }[] = [];
   const places: Place[] = [];
   for (const server of lsp.runningServers()) {
-    for (const [uri, items] of server.allPublished()) {
+    for (const [uri, items] of server.published.all()) {
       const path = lsp.pathOf(uri);
       if (!path || !(path === dir || path.startsWith(dir + "/")) || !sandbox.contains(path)) {
         continue;
@@ -262,52 +241,5 @@ function projectDiagnostics(sandbox: Sandbox, dir: string): Answer {
     places,
     count: lines.length,
     note: "from the files the running servers have checked (open files, for most servers)",
-  };
-}
-
-/** The answer's page from `cursor` (a line index) within the character budget. */
-function page(
-  answer: Answer & { incomplete?: string },
-  server: string,
-  args: { cursor?: number },
-  ctx: ToolContext,
-) {
-  const budget = Math.min(DEFAULT_CHARS, ctx.config.limits.outputChars);
-  const start = Math.min(args.cursor ?? 0, answer.lines.length);
-  const shown: string[] = [];
-  let used = 0;
-  let end = start;
-  for (; end < answer.lines.length; end++) {
-    const line = answer.lines[end].length > budget
-      ? answer.lines[end].slice(0, budget) + "…"
-      : answer.lines[end];
-    if (used + line.length + 1 > budget && shown.length > 0) break;
-    shown.push(line);
-    used += line.length + 1;
-  }
-  const next = end < answer.lines.length ? end : undefined;
-  const header = `${server}: ${answer.count} result${answer.count === 1 ? "" : "s"}`;
-  const parts = [header, ...shown];
-  if (answer.count === 0 && shown.length === 0) parts.push("(nothing found)");
-  if (next !== undefined) parts.push(`… more: call again with cursor ${next}`);
-  if (answer.note) parts.push(`note: ${answer.note}`);
-  const text = answer.places.length === 0 && answer.lines.length > 0
-    ? answer.lines.join("\n").slice(0, budget)
-    : undefined;
-  return {
-    content: parts.join("\n"),
-    structured: {
-      server,
-      count: answer.count,
-      places: answer.places.slice(0, 500).map(({ path, line, column, name }) => ({
-        path,
-        line,
-        column,
-        ...(name === undefined ? {} : { name }),
-      })),
-      ...(text === undefined ? {} : { text }),
-      ...(answer.incomplete ? { incomplete: answer.incomplete } : {}),
-      ...(next === undefined ? {} : { next_cursor: next }),
-    },
   };
 }

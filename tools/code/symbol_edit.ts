@@ -10,11 +10,12 @@ import {
 import { FORCE_PROPERTY, pathProperty } from "../_lib/declarations/path_properties.ts";
 import { shownName } from "../_lib/text/shown_name.ts";
 import { encodeText } from "../_lib/text/text.ts";
-import { matchesName, namePattern } from "./_lib/name_path.ts";
+import { NotPicked, pickSymbol } from "./_lib/name_path.ts";
 import { type CodeSymbol, parseBatch, type ParseOutcome } from "./_lib/parse/mod.ts";
 import { readSource, Unparsable, versionOf } from "./_lib/source_files.ts";
 import { type EditOperation, SpliceError, spliceFor } from "./_lib/symbol_splice.ts";
 import { changedLines } from "./_lib/changed_lines.ts";
+import { docstringLines, restoreDocstring } from "./_lib/python_docstring.ts";
 
 export default defineTool({
   name: "symbol_edit",
@@ -23,8 +24,9 @@ export default defineTool({
     `Edits the definition \`name_path\`${
       offers("symbols") ? " (as symbols shows it)" : ""
     } in \`path\`: \`replace_body\` (what ` +
-    "is inside), `replace_definition` (keeps its doc comment and decorators unless `text` " +
-    "has its own), `insert_before`/`insert_after` (with the file's blank lines). `text` is " +
+    "is inside), `replace_definition` (keeps its doc comment or docstring and decorators " +
+    "unless `text` has its own), `insert_before`/`insert_after` (with the file's blank " +
+    "lines). `text` is " +
     "re-indented to fit. A result that does not parse is refused.",
   annotations: CHANGES_FILES,
   writes: { paths: [{ arg: "path", kind: "replaces" }], force: "force" },
@@ -100,7 +102,30 @@ export default defineTool({
         if (error instanceof SpliceError) throw new ToolError(error.message);
         throw error;
       }
-      const after = before.slice(0, splice.from) + splice.insert + before.slice(splice.to);
+      let after = before.slice(0, splice.from) + splice.insert + before.slice(splice.to);
+      const doc = source.lang === "python" && args.operation === "replace_definition"
+        ? docstringLines(before, symbol)
+        : undefined;
+      if (doc !== undefined) {
+        // The new definition's body, parsed, says whether it brings a docstring of its own.
+        const [made] = await parseBatch(
+          [{ lang: "python", text: after, symbols: true }],
+          ctx.signal,
+        );
+        if (!("failed" in made)) {
+          after = restoreDocstring(
+            after,
+            made.symbols,
+            splice.from,
+            splice.from + splice.insert.length,
+            doc,
+          );
+          splice = {
+            ...splice,
+            insert: after.slice(splice.from, after.length - (before.length - splice.to)),
+          };
+        }
+      }
       if (after === before) {
         throw new ToolError(`the edit changes nothing in ${shown}; nothing was written`);
       }
@@ -187,28 +212,10 @@ function pick(
   line: number | undefined,
   shown: string,
 ): CodeSymbol {
-  const pattern = namePattern(namePath, false);
-  let found = symbols.filter((s) => matchesName(s.namePath, pattern));
-  if (line !== undefined) found = found.filter((s) => s.line <= line && line <= s.endLine);
-  if (found.length === 1) return found[0];
-  if (found.length === 0) {
-    const last = pattern.segments.at(-1)?.toLowerCase() ?? "";
-    const close = symbols.filter((s) => s.name.toLowerCase().includes(last)).slice(0, 10);
-    const listing = (close.length ? close : symbols.slice(0, 10))
-      .map((s) => `${s.line} ${s.kind} ${shownName(s.namePath)}`).join("\n");
-    throw new ToolError(
-      `no definition ${JSON.stringify(namePath)}${
-        line === undefined ? "" : ` at line ${line}`
-      } in ${shown}${listing ? `; ${close.length ? "similar" : "some"} there:\n${listing}` : ""}`,
-    );
+  try {
+    return pickSymbol(symbols, namePath, line, shown, shownName);
+  } catch (error) {
+    if (error instanceof NotPicked) throw new ToolError(error.message);
+    throw error;
   }
-  // Nested matches: the innermost around `line` is meant.
-  if (line !== undefined) return found.reduce((a, b) => (b.start >= a.start ? b : a));
-  throw new ToolError(
-    `${found.length} definitions match ${
-      JSON.stringify(namePath)
-    } in ${shown}; give a longer name path or \`line\`:\n${
-      found.slice(0, 10).map((s) => `${s.line} ${s.kind} ${shownName(s.namePath)}`).join("\n")
-    }`,
-  );
 }

@@ -2,14 +2,17 @@ import { defineTool, ToolError } from "../../mcp/tool/mod.ts";
 import { READ_ONLY } from "../_lib/declarations/annotations.ts";
 import { Sandbox } from "../_lib/sandbox/mod.ts";
 import { shownName } from "../_lib/text/shown_name.ts";
-import { matchesName, namePattern } from "./_lib/name_path.ts";
-import { outlinesOf } from "./_lib/outlines.ts";
-import { type CodeSymbol, languageOf } from "./_lib/parse/mod.ts";
-import { rankDefinitions } from "./_lib/rank.ts";
+import { matchesName, type NamePattern, namePattern } from "./_lib/name_path.ts";
+import { outlinesOf, type OutlineSymbol } from "./_lib/outlines/mod.ts";
+import { languageOf } from "./_lib/parse/mod.ts";
+import { projectMap } from "./_lib/project_map.ts";
 import { listSources, MAX_SOURCE_FILES, readSource, Unparsable } from "./_lib/source_files.ts";
-import { mapLines, symbolLine, type SymbolRow, type Walked } from "./_lib/symbol_lines.ts";
+import { TimeSlice } from "./_lib/time_slice.ts";
+import { symbolLine, type SymbolRow, type Walked } from "./_lib/symbol_lines.ts";
 
 const FIND_PAGE = 100;
+/** Files in play at most (the schema leaves the bound out: tools/list's budget). */
+const MAX_FOCUS = 20;
 const MAX_BODY_CHARS = 4_000;
 const DEFAULT_MAP_CHARS = 6_000;
 
@@ -18,9 +21,10 @@ export default defineTool({
   title: "Code symbols",
   description:
     "Code definitions by parsing (TS/JS, Python, Go, Rust, Java, C, C++, PHP). `outline`: a " +
-    "file's (kind, name path like `Class/method`, lines, first line). `map`: a directory's " +
-    "(default: all roots), most referenced first, within `max_chars`. `find`: those whose " +
-    "name path ends with `name` (`/A/b` from the top), paged by `cursor`.",
+    "file's (kind, name path `A/b`, lines, first line). `map`: a directory's " +
+    "(default: roots), most used (or near `focus`) first, within " +
+    "`max_chars`. `find`: those whose name path ends with `name` (`/A/b` from the top), paged " +
+    "by `cursor`.",
   annotations: READ_ONLY,
   input: {
     type: "object",
@@ -32,6 +36,7 @@ export default defineTool({
       include_body: { type: "boolean", description: "find: with each one's text" },
       max_chars: { type: "integer", minimum: 200, maximum: 100_000 },
       cursor: { type: "string", maxLength: 20 },
+      focus: { type: "array", items: { type: "string" } },
     },
     required: ["operation"],
     additionalProperties: false,
@@ -60,6 +65,7 @@ export default defineTool({
       total: { type: "integer" },
       files: { type: "integer" },
       skipped: { type: "integer" },
+      parsed: { type: "integer" },
       cursor: { type: "string" },
       stoppedEarly: { type: "string" },
     },
@@ -95,43 +101,36 @@ export default defineTool({
       return listed(`${shownName(shown)} (${languageOf(real)})`, rows, budget, { files: 1 });
     }
 
+    const wanted = args.operation === "find" ? findArguments(args) : undefined;
+    const focus = args.operation === "map" ? await focusFiles(sandbox, args.focus ?? []) : [];
+    ctx.progress(0, undefined, "listing the files to parse");
     const walked = await walkedSources(sandbox, args.path, ctx.signal, () => ctx.roots());
+    // The files in play are parsed with the others, wherever they are: what they use counts.
+    const toParse = [...new Set([...walked.files, ...focus])];
+    const { files, skipped, parsed } = await outlinesOf(sandbox, toParse, {
+      signal: ctx.signal,
+      progress: (done, total, message) => ctx.progress(done, total, message),
+      store: { stateDir: ctx.state.dir, project: sandbox.base },
+    });
+    const slice = new TimeSlice();
     if (args.operation === "map") {
-      const { files, skipped } = await outlinesOf(sandbox, walked.files, {
-        signal: ctx.signal,
-        progress: (done) => ctx.progress(done, walked.files.length),
-      });
-      const ranked = rankDefinitions(files);
       const mapBudget = Math.min(args.max_chars ?? DEFAULT_MAP_CHARS, budget);
-      const { text, shown } = mapLines(ranked, mapBudget);
+      const map = await projectMap(files, new Set(focus), mapBudget, slice);
       const notes = notesOf(walked, files.length, skipped);
-      const head = `[map of ${ranked.length} definitions in ${files.length} files, most ` +
-        `referenced first; ${shown.length} shown within ${mapBudget} characters]`;
       return {
-        content: `${head}\n${text}${notes}`,
+        content: `${map.text}${notes}`,
         structured: {
-          symbols: shown.map((r) => ({ ...row(r.file.shown, r.symbol), refs: r.refs })),
-          total: ranked.length,
+          symbols: map.shown.map((r) => ({ ...row(r.file.shown, r.symbol), refs: r.refs })),
+          total: map.total,
           files: files.length,
           skipped: skipped.length,
+          parsed,
           ...(walked.stoppedEarly ? { stoppedEarly: walked.stoppedEarly } : {}),
         },
       };
     }
 
-    if (!args.name) {
-      throw new ToolError("find needs `name`: a name or name path such as Class/method");
-    }
-    const pattern = namePattern(args.name, args.substring ?? false);
-    if (pattern.segments.length === 0) throw new ToolError("`name` holds no name (only slashes)");
-    const offset = args.cursor === undefined ? 0 : Number(args.cursor);
-    if (!Number.isSafeInteger(offset) || offset < 0) {
-      throw new ToolError(`cursor ${JSON.stringify(args.cursor)} is not one this tool gave`);
-    }
-    const { files, skipped } = await outlinesOf(sandbox, walked.files, {
-      signal: ctx.signal,
-      progress: (done) => ctx.progress(done, walked.files.length),
-    });
+    const { pattern, offset } = wanted!;
     const matches: SymbolRow[] = [];
     const reals: string[] = [];
     for (const file of files) {
@@ -140,16 +139,22 @@ export default defineTool({
         matches.push(row(file.shown, symbol));
         reals.push(file.real);
       }
+      if (slice.due()) await slice.pause();
     }
     const page = matches.slice(offset, offset + FIND_PAGE);
     if (args.include_body) await addBodies(sandbox, page, reals.slice(offset, offset + FIND_PAGE));
     const result = listed(
       `[${matches.length} definition${matches.length === 1 ? "" : "s"} match ${
-        JSON.stringify(args.name)
+        JSON.stringify(wanted!.name)
       }${offset > 0 ? `; from ${offset + 1}` : ""}]`,
       page,
       budget,
-      { files: files.length, skipped: skipped.length, stoppedEarly: walked.stoppedEarly },
+      {
+        files: files.length,
+        skipped: skipped.length,
+        parsed,
+        stoppedEarly: walked.stoppedEarly,
+      },
       matches.length,
       offset,
     );
@@ -159,7 +164,46 @@ export default defineTool({
   },
 });
 
-function row(path: string, symbol: CodeSymbol): SymbolRow {
+/** map's files in play, as real paths: each must be a file in a language the parser reads. */
+async function focusFiles(sandbox: Sandbox, paths: string[]): Promise<string[]> {
+  if (paths.length > MAX_FOCUS) {
+    throw new ToolError(
+      `focus: at most ${MAX_FOCUS} files (the ones you work on), not ${paths.length}`,
+    );
+  }
+  const reals: string[] = [];
+  for (const path of paths) {
+    const { real, exists } = await sandbox.resolve(path);
+    const shown = shownName(sandbox.display(real));
+    if (!exists) throw new ToolError(`focus: ${shown} does not exist`);
+    if (!(await sandbox.info(real)).isFile()) {
+      throw new ToolError(`focus: ${shown} is not a file (name the files you work on)`);
+    }
+    if (!languageOf(real)) {
+      throw new ToolError(`focus: ${shown} is not in a language the built-in parser knows`);
+    }
+    reals.push(real);
+  }
+  return reals;
+}
+
+/** find's name pattern and page, checked before any file is read. */
+function findArguments(
+  args: { name?: string; substring?: boolean; cursor?: string },
+): { name: string; pattern: NamePattern; offset: number } {
+  if (!args.name) {
+    throw new ToolError("find needs `name`: a name or name path such as Class/method");
+  }
+  const pattern = namePattern(args.name, args.substring ?? false);
+  if (pattern.segments.length === 0) throw new ToolError("`name` holds no name (only slashes)");
+  const offset = args.cursor === undefined ? 0 : Number(args.cursor);
+  if (!Number.isSafeInteger(offset) || offset < 0) {
+    throw new ToolError(`cursor ${JSON.stringify(args.cursor)} is not one this tool gave`);
+  }
+  return { name: args.name, pattern, offset };
+}
+
+function row(path: string, symbol: OutlineSymbol): SymbolRow {
   return {
     path,
     line: symbol.line,
@@ -175,7 +219,7 @@ function listed(
   head: string,
   rows: SymbolRow[],
   budget: number,
-  extra: { files?: number; skipped?: number; stoppedEarly?: string },
+  extra: { files?: number; skipped?: number; parsed?: number; stoppedEarly?: string },
   total = rows.length,
   offset = 0,
 ) {
@@ -202,6 +246,7 @@ function listed(
       ...(next === undefined ? {} : { cursor: next }),
       ...(extra.files === undefined ? {} : { files: extra.files }),
       ...(extra.skipped ? { skipped: extra.skipped } : {}),
+      ...(extra.parsed === undefined ? {} : { parsed: extra.parsed }),
       ...(extra.stoppedEarly ? { stoppedEarly: extra.stoppedEarly } : {}),
     },
   };
@@ -242,7 +287,11 @@ function notesOf(walked: Walked, parsed: number, skipped: { shown: string; why: 
   if (skipped.length > 0) {
     notes.push(
       `[${skipped.length} file${skipped.length === 1 ? "" : "s"} not parsed, e.g. ${
-        shownName(skipped[0].why)
+        shownName(
+          skipped[0].why.includes(skipped[0].shown)
+            ? skipped[0].why
+            : `${skipped[0].shown}: ${skipped[0].why}`,
+        )
       }]`,
     );
   }

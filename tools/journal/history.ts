@@ -6,6 +6,7 @@ import { flushJournal, journalHook } from "./_lib/recorder.ts";
 import { type Filter, pageNotes, projectPage } from "./_lib/query.ts";
 import { REVIEW_URI } from "./_lib/review.ts";
 import { parseWhen, WHEN_FORMS } from "./_lib/when.ts";
+import { viewerOf } from "./_lib/session.ts";
 import { observedHook, observedShutdown } from "./_lib/observed/mod.ts";
 
 const DEFAULT_LIMIT = 20;
@@ -90,7 +91,7 @@ const history = defineTool({
     const sandbox = await Sandbox.of(ctx);
     const offset = args.offset ?? 0;
     const limit = args.limit ?? DEFAULT_LIMIT;
-    const page = await projectPage(ctx.state.dir, sandbox, filter, offset, limit);
+    const page = await projectPage(ctx.state.dir, sandbox, viewerOf(ctx), filter, offset, limit);
     const structured = { calls: page.rows, matched: page.matched };
     if (page.lines.length === 0) {
       const content = `No recorded calls${page.matched ? " on this page" : ""}${

@@ -6,6 +6,7 @@ import { defineTool, ToolError } from "../../mcp/tool/mod.ts";
 import { READ_ONLY } from "../_lib/declarations/annotations.ts";
 import { Sandbox } from "../_lib/sandbox/mod.ts";
 import { journalRevision, REVIEW_URI, reviewPage } from "./_lib/review.ts";
+import { viewerOf } from "./_lib/session.ts";
 
 export default defineTool({
   name: "history_changes",
@@ -62,6 +63,7 @@ export default defineTool({
     const page = await reviewPage(
       ctx.state.dir,
       sandbox,
+      viewerOf(ctx),
       { tool: args.tool || undefined, path: args.path || undefined, all: args.all },
       args.offset ?? 0,
       args.limit ?? 20,

@@ -9,6 +9,7 @@ import { projectStatePath } from "../_lib/state.ts";
 import { type StartedWatch, startWatch, watchFile } from "../_lib/watch/watch_files.ts";
 import { journalPath } from "./_lib/journal.ts";
 import { pageNotes, projectPage } from "./_lib/query.ts";
+import { viewerOf } from "./_lib/session.ts";
 
 export default defineResource({
   uri: "toolhost://history",
@@ -19,7 +20,7 @@ export default defineResource({
   requires: "history",
   async read(ctx) {
     const sandbox = await Sandbox.of(ctx);
-    const page = await projectPage(ctx.state.dir, sandbox, {}, 0, 50);
+    const page = await projectPage(ctx.state.dir, sandbox, viewerOf(ctx), {}, 0, 50);
     return page.lines.join("\n") + pageNotes(page, 0) + "\n";
   },
   watch: watchJournal,

@@ -5,7 +5,7 @@ import { projectStateDir } from "../_lib/state.ts";
 import { type Change, type Entry, journalPath } from "./_lib/journal.ts";
 import { flushJournal, reportUndo } from "./_lib/recorder.ts";
 import { chooseTargets } from "./_lib/undo_targets.ts";
-import { SESSION, sessionLabel } from "./_lib/session.ts";
+import { sessionLabel, type Viewer, viewerOf } from "./_lib/session.ts";
 import { holdUndoLock, releaseUndoLock } from "./_lib/undo_lock.ts";
 import { pruneNow } from "./_lib/snapshots.ts";
 import { apply, StoppedAfterRemoving } from "./_lib/undo_apply.ts";
@@ -68,7 +68,8 @@ export default defineTool({
       await flushJournal();
       await pruneNow(projectDir, ctx.config.journal.undoBudgetBytes);
       const count = args.count ?? 1;
-      const targets = await chooseTargets(journalPath(projectDir), args.id, count);
+      const viewer = viewerOf(ctx);
+      const targets = await chooseTargets(journalPath(projectDir), viewer, args.id, count);
       // What each path holds now is kept as it is checked, so this undo can be undone too (a
       // blob left by an undo refused further on is only pruned later).
       const u: Undoing = {
@@ -77,7 +78,7 @@ export default defineTool({
         keep: { projectDir, budget: ctx.config.journal.undoBudgetBytes },
         force: args.force === true,
       };
-      return await undoCalls(u, targets, ctx, report);
+      return await undoCalls(u, targets, viewer, ctx, report);
     } finally {
       if (!reported) releaseUndoLock(ctx.writes);
     }
@@ -88,6 +89,7 @@ export default defineTool({
 async function undoCalls(
   u: Undoing,
   targets: Entry[],
+  viewer: Viewer,
   ctx: ToolContext,
   report: (undid: string[], changes: Change[], noRedo: string[]) => void,
 ) {
@@ -141,7 +143,9 @@ async function undoCalls(
   return {
     content: `Undid ${undid.length} call${undid.length === 1 ? "" : "s"} (${
       targets.map((e) =>
-        `${e.tool} ${e.id}${e.session === SESSION ? "" : `, ${sessionLabel(e.session)}`}`
+        `${e.tool} ${e.id}${
+          e.session === viewer.session ? "" : `, ${sessionLabel(e.session, viewer)}`
+        }`
       ).join(", ")
     }):\n${lines.join("\n")}${note}`,
     structured: { undid, paths },

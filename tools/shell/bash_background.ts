@@ -2,7 +2,7 @@ import process from "node:process";
 import { defineTool, type Offers, type PrepareEnvironment, ToolError } from "../../mcp/tool/mod.ts";
 import { bounded } from "../../config/quote.ts";
 import { commandEnv } from "./_lib/login_env.ts";
-import { background, FACTS_PROPERTIES, FACTS_REQUIRED } from "./_lib/background.ts";
+import { FACTS_PROPERTIES, FACTS_REQUIRED, processesOf } from "./_lib/background.ts";
 import { CWD_PROPERTY, workingDirectory } from "./_lib/directory.ts";
 import { COMMAND_PROPERTY, windowsShellNote } from "./_lib/shell.ts";
 import { RUNS_COMMANDS } from "../_lib/declarations/annotations.ts";
@@ -30,7 +30,8 @@ export default defineTool({
     "process group and returns at once with its id (p1, p2, ...), its pid and whatever it printed " +
     `in the first ${GRACE_MS} ms. It keeps running while you work${companions(offers)}. ` +
     "Each keeps the last 10 MB of its output (stdout and stderr interleaved). " +
-    "Everything it started is killed when the server exits, unless `outlive_server` is true.",
+    "It belongs to this session: everything it started is killed when the session ends or the " +
+    "server exits, unless `outlive_server` is true.",
   // Windows: the description names the user's shell (on Linux the static one stands).
   ...(process.platform === "win32"
     ? {
@@ -86,7 +87,7 @@ export default defineTool({
     const env = await commandEnv(ctx).catch(() => undefined);
     if (!env) throw new ToolError("not started: the call was stopped first");
     const sandbox = await sandboxFor(ctx, "command", { what: bounded(args.command, 300) });
-    const proc = background.start(args.command, cwd, {
+    const proc = processesOf(ctx).start(args.command, cwd, {
       confinement: sandbox.confinement,
       name: args.name,
       env,

@@ -1,5 +1,5 @@
 import { defineTool, ToolError } from "../../mcp/tool/mod.ts";
-import { background, FACTS_PROPERTIES, FACTS_REQUIRED, ID_PROPERTY } from "./_lib/background.ts";
+import { FACTS_PROPERTIES, FACTS_REQUIRED, ID_PROPERTY, processesOf } from "./_lib/background.ts";
 import { RUNS_COMMANDS } from "../_lib/declarations/annotations.ts";
 
 const DEFAULT_WAIT_MS = 500;
@@ -42,7 +42,7 @@ export default defineTool({
   },
 
   async run(args, ctx) {
-    const proc = background.get(args.id);
+    const proc = processesOf(ctx).get(args.id);
     const text = (args.text ?? "") + (args.newline ? "\n" : "");
     if (text === "" && !args.close_stdin) {
       throw new ToolError("nothing to do: give text, newline: true, or close_stdin: true");

@@ -1,5 +1,5 @@
 import { defineTool, ToolError } from "../../mcp/tool/mod.ts";
-import { background, FACTS_SCHEMA, ID_PROPERTY } from "./_lib/background.ts";
+import { FACTS_SCHEMA, ID_PROPERTY, processesOf } from "./_lib/background.ts";
 import { runAlive } from "../_lib/processes/mod.ts";
 import { STOPS_PROCESSES } from "../_lib/declarations/annotations.ts";
 
@@ -30,7 +30,7 @@ export default defineTool({
   output: FACTS_SCHEMA,
 
   async run(args, ctx) {
-    const proc = background.get(args.id);
+    const proc = processesOf(ctx).get(args.id);
     // The shell may have ended while processes it started live on, in its group or not.
     if (proc.status !== "running" && !runAlive(proc.pid)) {
       throw new ToolError(`${proc.id} has already ${proc.describeStatus()}`);

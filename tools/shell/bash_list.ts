@@ -1,5 +1,5 @@
 import { defineTool } from "../../mcp/tool/mod.ts";
-import { background, STATUSES } from "./_lib/background.ts";
+import { processesOf, STATUSES } from "./_lib/background.ts";
 import { processRows } from "./_lib/process_list.ts";
 import { READ_ONLY } from "../_lib/declarations/annotations.ts";
 
@@ -50,14 +50,14 @@ export default defineTool({
     additionalProperties: false,
   },
 
-  run() {
-    const processes = background.list();
+  run(_args, ctx) {
+    const processes = processesOf(ctx).list();
     const lines = processes.map((p) =>
       `${p.summary()} · ${p.bytes} bytes of output · ${p.command}`
     );
     return Promise.resolve({
       content: lines.length ? lines.join("\n") : "No background processes have been started.",
-      structured: { processes: processRows() },
+      structured: { processes: processRows(processes) },
     });
   },
 });

@@ -1,6 +1,6 @@
 import { defineTool, ToolError } from "../../mcp/tool/mod.ts";
 import { bounded } from "../../config/quote.ts";
-import { background, FACTS_PROPERTIES, FACTS_REQUIRED, ID_PROPERTY } from "./_lib/background.ts";
+import { FACTS_PROPERTIES, FACTS_REQUIRED, ID_PROPERTY, processesOf } from "./_lib/background.ts";
 import { READS_LIVE_OUTPUT } from "../_lib/declarations/annotations.ts";
 
 const DEFAULT_MAX_CHARS = 30_000;
@@ -54,7 +54,7 @@ export default defineTool({
   },
 
   async run(args, ctx) {
-    const proc = background.get(args.id);
+    const proc = processesOf(ctx).get(args.id);
     let filter: RegExp | undefined;
     if (args.filter !== undefined) {
       try {

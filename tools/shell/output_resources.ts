@@ -1,9 +1,10 @@
 /**
- * toolhost://processes/{id}/output: what a background process (bash_background) has written,
- * its latest part when long. Reading it does not move bash_output's "not read yet" mark.
+ * toolhost://processes/{id}/output: what a background process (bash_background) of this session
+ * has written, its latest part when long. Reading it does not move bash_output's "not read yet"
+ * mark.
  */
 import { defineResourceTemplate, ResourceNotFound } from "../../mcp/features/mod.ts";
-import { background, type BackgroundProcess } from "./_lib/background.ts";
+import { type BackgroundProcess, processesOf, type Registry } from "./_lib/background.ts";
 import { count } from "../_lib/text/units.ts";
 import { safely } from "../_lib/watch/watch_files.ts";
 
@@ -18,7 +19,7 @@ export default defineResourceTemplate({
   mimeType: "text/plain",
   requires: "bash_background",
   read({ id }, ctx) {
-    const process = find(id);
+    const process = find(processesOf(ctx), id);
     if (!process) throw new ResourceNotFound(`no background process has the id ${id}`);
     const { output } = process;
     const limit = ctx.config.limits.outputChars;
@@ -32,25 +33,28 @@ export default defineResourceTemplate({
     return Promise.resolve(header + text);
   },
   complete: {
-    id: (value) =>
-      Promise.resolve(background.list().map((p) => p.id).filter((id) => id.startsWith(value))),
+    id: (value, ctx) =>
+      Promise.resolve(
+        processesOf(ctx).list().map((p) => p.id).filter((id) => id.startsWith(value)),
+      ),
   },
-  list: () =>
+  list: (ctx) =>
     Promise.resolve(
-      background.list().map((p) => ({
+      processesOf(ctx).list().map((p) => ({
         uri: `toolhost://processes/${p.id}/output`,
         name: `${p.id} output`,
         description: p.summary(),
         mimeType: "text/plain",
       })),
     ),
-  watch({ id }, _ctx, changed) {
+  watch({ id }, ctx, changed) {
     const notify = safely(changed);
-    let current = find(id);
+    const processes = processesOf(ctx);
+    let current = find(processes, id);
     let stopOutput = current?.onChange(notify);
     // Ids are never reused: the process may still start (its id named ahead) or be forgotten.
-    const stopList = background.onListChange(() => {
-      const now = find(id);
+    const stopList = processes.onListChange(() => {
+      const now = find(processes, id);
       if (now === current) return;
       stopOutput?.();
       current = now;
@@ -63,9 +67,9 @@ export default defineResourceTemplate({
     };
   },
   // Processes start, end (their descriptions say how) and, long after, are forgotten.
-  watchList: (_ctx, changed) => background.onListChange(safely(changed)),
+  watchList: (ctx, changed) => processesOf(ctx).onListChange(safely(changed)),
 });
 
-function find(id: string): BackgroundProcess | undefined {
-  return background.list().find((p) => p.id === id);
+function find(processes: Registry, id: string): BackgroundProcess | undefined {
+  return processes.list().find((p) => p.id === id);
 }

@@ -4,7 +4,7 @@
  */
 import { defineResource } from "../../mcp/features/mod.ts";
 import { safely } from "../_lib/watch/watch_files.ts";
-import { background } from "./_lib/background.ts";
+import { processesOf } from "./_lib/background.ts";
 import { processRows } from "./_lib/process_list.ts";
 
 export default defineResource({
@@ -15,7 +15,8 @@ export default defineResource({
     "(JSON: { processes: [...] }).",
   mimeType: "application/json",
   requires: "bash_background",
-  read: () => Promise.resolve(JSON.stringify({ processes: processRows() })),
+  read: (ctx) =>
+    Promise.resolve(JSON.stringify({ processes: processRows(processesOf(ctx).list()) })),
   // A process starts, ends or is forgotten: the list changes.
-  watch: (_ctx, changed) => background.onListChange(safely(changed)),
+  watch: (ctx, changed) => processesOf(ctx).onListChange(safely(changed)),
 });

@@ -1,6 +1,8 @@
 import {
   defineTool,
   defineToolHook,
+  SessionKey,
+  type SessionMemory,
   type Tool,
   ToolError,
   type ToolHook,
@@ -19,17 +21,27 @@ const FIELDS: Record<string, string[]> = {
   cancel: ["callback_id"],
 };
 
-export default setCallbackTool(new Callbacks());
+/** Each session's callbacks: another session neither lists them nor gets their reminders. */
+const CALLBACKS = new SessionKey(
+  "set_callback's callbacks",
+  () => new Callbacks(),
+  (callbacks) => callbacks.cancelAll(), // the session ended: nobody is left to remind
+);
+
+export default setCallbackTool((session) => session.get(CALLBACKS));
 
 /**
- * The tool over `callbacks` (a test's may run on its own clock), and the hook through which
- * whatever tool the model calls next carries the reminders that fired meanwhile, once.
+ * The tool over a session's callbacks (a test's may run on its own clock), and the hook through
+ * which whatever tool the session's model calls next carries the reminders that fired meanwhile,
+ * once.
  */
-export function setCallbackTool(callbacks: Callbacks): [Tool, ToolHook] {
+export function setCallbackTool(
+  callbacksOf: (session: SessionMemory) => Callbacks,
+): [Tool, ToolHook] {
   const reminders = defineToolHook({
     name: "set_callback reminders",
-    after(result) {
-      const text = callbacks.takeReminders();
+    after(result, ctx) {
+      const text = ctx && callbacksOf(ctx.session).takeReminders();
       if (text) result.content.push({ type: "text", text });
     },
   });
@@ -41,7 +53,7 @@ export function setCallbackTool(callbacks: Callbacks): [Tool, ToolHook] {
       "something, keep a time box). `set` returns its id, `list` shows the pending ones, " +
       "`cancel` takes `callback_id`. A fired reminder, marked ⏰, is attached to the next " +
       "result of any tool you call (it cannot wake you). " +
-      `At most ${MAX_PENDING} pending; they last as long as the server.`,
+      `At most ${MAX_PENDING} pending; they last as long as the session.`,
     annotations: KEEPS_WORKFLOW_STATE,
     input: {
       type: "object",
@@ -96,6 +108,7 @@ export function setCallbackTool(callbacks: Callbacks): [Tool, ToolHook] {
     },
 
     run(args, ctx) {
+      const callbacks = callbacksOf(ctx.session);
       const extra = Object.keys(args).filter((key) =>
         key !== "action" && !FIELDS[args.action].includes(key)
       );

@@ -11,10 +11,12 @@ import { projectStatePath, readState } from "../_lib/state.ts";
 import { checklist, summary } from "./_lib/task_checklist.ts";
 import { asTaskList, emptyTaskList } from "./_lib/task_list.ts";
 import { startWatch, watchFile } from "../_lib/watch/watch_files.ts";
+import { tasksFileName } from "./_lib/project_state.ts";
 
-/** The project's task list file, shared by every toolhost on the project. */
-async function tasksFile(ctx: Pick<ReadContext, "roots" | "state">): Promise<string> {
-  return join(projectStatePath(ctx.state.dir, (await Sandbox.of(ctx)).base), "tasks.json");
+/** The project's task list file, shared by every toolhost on the project (per subject, OAuth). */
+async function tasksFile(ctx: Pick<ReadContext, "roots" | "state" | "session">): Promise<string> {
+  const dir = projectStatePath(ctx.state.dir, (await Sandbox.of(ctx)).base);
+  return join(dir, tasksFileName(ctx.session));
 }
 
 export default defineResource({

@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { defineTool, ToolError } from "../../mcp/tool/mod.ts";
 import { refuseOtherFields } from "./_lib/action_fields.ts";
-import { projectOf } from "./_lib/project_state.ts";
+import { projectOf, tasksFileName } from "./_lib/project_state.ts";
 import { readState, withLock, writeState } from "../_lib/state.ts";
 import { checklist, countByStatus, summary } from "./_lib/task_checklist.ts";
 import {
@@ -42,7 +42,7 @@ export default defineTool({
   name: "tasks",
   title: "Task list",
   description:
-    "Your task list for this project, shared by its sessions and kept across restarts: plan " +
+    "Your task list for this project, shared by your sessions and kept across restarts: plan " +
     'multi-step work and track it. "create" a task (the first becomes current), "add" a step to ' +
     '`task_id` (default: the current task), "start"/"complete" a task or a step (`step_id`), ' +
     '"switch" the current task, "remove", "list", "pending" (optional `task_id`). Ids are never ' +
@@ -119,7 +119,7 @@ export default defineTool({
       );
     }
     refuseOtherFields(args, FIELDS);
-    const file = join((await projectOf(ctx)).dir, "tasks.json");
+    const file = join((await projectOf(ctx)).dir, tasksFileName(ctx.session));
     const load = async () => asTaskList(await readState(file, emptyTaskList()), file);
     const action = args.action;
     if (action === "list" || action === "pending") {

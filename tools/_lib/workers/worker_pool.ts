@@ -10,7 +10,9 @@
  * - a cancelled call's job stops: waiting, it leaves the line; running, its worker is terminated
  *   (a job cannot be interrupted) and a new one starts when next needed;
  * - a job given a deadline that it outlives has its worker terminated, and the call gets
- *   `timedOut`'s error; a worker that fails is replaced the same way.
+ *   `timedOut`'s error; a worker that fails is replaced the same way;
+ * - a worker whose reply says it should go (`retire`: it holds memory it cannot give back, as a
+ *   WebAssembly memory that grew) ends once it has answered, and a fresh one takes the next job.
  *
  * Each pool names its worker with workerModule().
  */
@@ -46,6 +48,8 @@ export interface WorkerPoolOptions<Request, Result> {
   crashed(request: Request, message: string): Error;
   /** The error for a job that outlived its deadline. */
   timedOut?(request: Request, deadlineMs: number): Error;
+  /** Whether the worker that sent this reply should end once it is delivered. */
+  retire?(data: { id: number }): boolean;
 }
 
 export interface WorkerPool<Request, Result> {
@@ -107,7 +111,10 @@ export function createWorkerPool<Request, Result>(
       const outcome = options.reply(data);
       if ("error" in outcome) job.reject(outcome.error);
       else job.resolve(outcome.result);
-      next(slot);
+      if (options.retire?.(data)) {
+        stop(slot);
+        dispatch();
+      } else next(slot);
     };
     worker.onerror = (event: ErrorEvent) => {
       event.preventDefault();

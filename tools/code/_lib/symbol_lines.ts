@@ -1,6 +1,6 @@
 /** How symbols read in a reply: one short line each, `path:line kind name | first line`. */
 import { shownName } from "../../_lib/text/shown_name.ts";
-import type { RankedSymbol } from "./rank.ts";
+import type { RankedSymbol } from "./rank/mod.ts";
 
 export interface SymbolRow {
   path: string;
@@ -65,7 +65,7 @@ export function mapLines(
   const out: string[] = [];
   for (const [file, entries] of files) {
     out.push(`${shownName(file)}:`);
-    entries.sort((a, b) => a.symbol.start - b.symbol.start);
+    entries.sort((a, b) => a.index - b.index);
     for (const e of entries) {
       out.push(
         `  ${e.symbol.line} ${e.symbol.kind} ${shownName(e.symbol.namePath)}${

@@ -105,6 +105,11 @@ function separation(text: string, symbol: CodeSymbol, all: CodeSymbol[], python:
   return Math.min(gap, 2);
 }
 
+/** Whether `text` starts (after blank space) with a string literal: a docstring of its own. */
+export function startsWithDocstring(text: string): boolean {
+  return /^\s*[rRbBuUfF]{0,2}("""|'''|"|')/.test(text);
+}
+
 /** Whether replacement text starts with a comment, or with a decorator or attribute. */
 function leadingPart(text: string): "comment" | "decoration" | undefined {
   const start = text.trimStart();
@@ -167,10 +172,12 @@ function bodySplice(
     );
   }
   if (body.colon !== undefined) {
-    // A Python block: everything after the colon, on lines of its own.
+    // A Python block: everything after the colon, on lines of its own; its docstring is kept
+    // unless the new text starts with one.
     const ownLine = text.slice(lineStart(text, body.start), body.start).trim() === "";
     const indent = ownLine ? indentAt(text, body.start) : ownIndent + unit;
-    return { from: body.colon, to: body.end, insert: `\n${reindent(given, indent, true)}` };
+    const from = body.doc && ownLine && !startsWithDocstring(given) ? body.doc.end : body.colon;
+    return { from, to: body.end, insert: `\n${reindent(given, indent, true)}` };
   }
   const braces = text[body.start] === "{" && text[body.end - 1] === "}";
   if (!braces) {

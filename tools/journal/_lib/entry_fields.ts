@@ -1,13 +1,14 @@
 /**
- * A journal line's fields for a finished call: its id, session, time, era, tool, outcome and
- * duration, and its arguments bounded, with the configuration's secrets masked.
+ * A journal line's fields for a finished call: its id, session (and owner, under OAuth), time,
+ * era, tool, outcome and duration, and its arguments bounded, with the configuration's secrets
+ * masked.
  */
 import { bounded } from "../../../config/quote.ts";
 import { secretValues } from "../../../config/secrets.ts";
 import type { Settings } from "../../../config/settings.ts";
 import type { FinishedCall } from "../../../mcp/tool/mod.ts";
 import { type Entry, newId } from "./journal.ts";
-import { SESSION } from "./session.ts";
+import { viewerOf } from "./session.ts";
 
 /** Characters kept of each string argument. */
 const ARG_CHARS = 300;
@@ -23,9 +24,11 @@ function isoNow(): string {
 
 /** A finished call's journal line, before the recorder adds the files it changed. */
 export function entryOf(call: FinishedCall): Entry {
+  const { session, owner } = viewerOf(call.ctx);
   return {
     id: newId(),
-    session: SESSION,
+    session,
+    ...(owner ? { owner } : {}),
     time: isoNow(),
     era: call.era,
     tool: call.tool.name,

@@ -45,8 +45,10 @@ export interface Change {
 
 export interface Entry {
   id: string;
-  /** The session (server process) that made the call (session.ts); none in older lines. */
+  /** The session that made the call (session.ts); none in older lines. */
   session?: string;
+  /** The tag of the OAuth subject whose session it was (tools/_lib/owner.ts); none without. */
+  owner?: string;
   /** ISO time the call ended. */
   time: string;
   era: string;

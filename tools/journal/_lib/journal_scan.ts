@@ -9,6 +9,7 @@
 import { constants } from "node:fs";
 import { type FileHandle, open } from "node:fs/promises";
 import { O_NOFOLLOW, O_NONBLOCK } from "../../_lib/sandbox/mod.ts";
+import { isOwnerTag } from "../../_lib/owner.ts";
 import type { Change, Entry, PathState } from "./journal_entry.ts";
 
 /**
@@ -173,6 +174,7 @@ function isEntry(v: unknown): v is Entry {
   if (!isObject(v)) return false;
   if (!text(v.id, 64) || !text(v.tool, 128) || !text(v.time, 40)) return false;
   if (v.session !== undefined && !text(v.session, 64)) return false;
+  if (v.owner !== undefined && !isOwnerTag(v.owner)) return false;
   if (!isObject(v.args)) v.args = {};
   if (typeof v.ms !== "number") v.ms = 0;
   if (!text(v.era, 40)) v.era = "";

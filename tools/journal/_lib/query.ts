@@ -5,7 +5,7 @@ import { projectStatePath } from "../../_lib/state.ts";
 import { type Entry, journalFiles, journalPath } from "./journal.ts";
 import { newScan, type Scan, visitNewestFirst } from "./journal_scan.ts";
 import { flushJournal } from "./recorder.ts";
-import { sessionLabel } from "./session.ts";
+import { sees, sessionLabel, type Viewer } from "./session.ts";
 
 /** What history and the review app filter by; `since` and `until` are ISO times (when.ts). */
 export interface Filter {
@@ -42,12 +42,14 @@ export interface Page {
 }
 
 /**
- * The page of this project's journal from `offset`, `limit` entries long: only the page's lines
- * are held, the rest counted as the journal is read (within journal_scan.ts's bounds).
+ * The page of this project's journal from `offset`, `limit` entries long, of the lines `viewer`
+ * may see: only the page's lines are held, the rest counted as the journal is read (within
+ * journal_scan.ts's bounds).
  */
 export async function projectPage(
   stateDir: string,
   sandbox: Sandbox,
+  viewer: Viewer,
   filter: Filter,
   offset: number,
   limit: number,
@@ -58,10 +60,10 @@ export async function projectPage(
   const page: Page = { lines: [], rows: [], matched: 0, scan: newScan() };
   const accepts = matcher(filter);
   await visitNewestFirst(journalFiles(file), page.scan, (entry) => {
-    if (!accepts(entry)) return;
+    if (!sees(viewer, entry) || !accepts(entry)) return;
     if (page.matched >= offset && page.lines.length < limit) {
-      page.lines.push(describe(entry));
-      page.rows.push(row(entry));
+      page.lines.push(describe(entry, viewer));
+      page.rows.push(row(entry, viewer));
     }
     page.matched++;
   });
@@ -94,8 +96,8 @@ const FILES_SHOWN = 10;
 const cut = (text: string, max = FIELD_CHARS) =>
   text.length > max ? `${text.slice(0, max)}… (${text.length} characters)` : text;
 
-/** One entry as history shows it: every field from the file bounded, on one line. */
-export function describe(entry: Entry): string {
+/** One entry as history shows `viewer` it: every field from the file bounded, on one line. */
+export function describe(entry: Entry, viewer: Viewer): string {
   const listed = entry.files ?? [];
   const more = listed.length > FILES_SHOWN ? ` and ${listed.length - FILES_SHOWN} more` : "";
   const files = listed.length
@@ -110,20 +112,20 @@ export function describe(entry: Entry): string {
   const ms = Number.isFinite(entry.ms) ? entry.ms : "?";
   // One line whatever the fields hold: a newline in a name or a forged field is escaped.
   return shownName(
-    `${entry.id} ${entry.time} [${sessionLabel(entry.session)}] ${entry.tool} ` +
+    `${entry.id} ${entry.time} [${sessionLabel(entry.session, viewer)}] ${entry.tool} ` +
       `${entry.outcome} ${ms}ms${files}${undo} ` +
       (args.length > 200 ? args.slice(0, 200) + "…" : args),
   );
 }
 
 /** One entry as a row of history's structured result, bounded as its line is. */
-export function row(entry: Entry): CallRow {
+export function row(entry: Entry, viewer: Viewer): CallRow {
   const listed = entry.files ?? [];
   const line = (text: string) => shownName(cut(text));
   return {
     id: line(entry.id),
     time: line(entry.time),
-    session: sessionLabel(entry.session),
+    session: sessionLabel(entry.session, viewer),
     tool: line(entry.tool),
     outcome: entry.outcome,
     files: listed.slice(0, FILES_SHOWN).map(line),

@@ -15,7 +15,7 @@ import { newScan, visitNewestFirst } from "./journal_scan.ts";
 import { type Filter, matcher, pageNotes } from "./query.ts";
 import { flushJournal } from "./recorder.ts";
 import { headline } from "./review_headline.ts";
-import { sessionLabel } from "./session.ts";
+import { sees, sessionLabel, type Viewer } from "./session.ts";
 
 export const REVIEW_URI = "ui://toolhost/review";
 
@@ -76,12 +76,13 @@ export async function journalRevision(stateDir: string, sandbox: Sandbox): Promi
 }
 
 /**
- * The calls `filter` matches from `offset`, `limit` of them, newest first; `all` includes calls
- * that changed nothing.
+ * The calls `filter` matches from `offset`, `limit` of them, newest first, of those `viewer` may
+ * see; `all` includes calls that changed nothing.
  */
 export async function reviewPage(
   stateDir: string,
   sandbox: Sandbox,
+  viewer: Viewer,
   filter: Filter & { all?: boolean },
   offset: number,
   limit: number,
@@ -98,12 +99,15 @@ export async function reviewPage(
   let matched = 0;
   await visitNewestFirst(journalFiles(journalPath(projectDir)), scan, (entry) => {
     // Newest first: an undo is met before the calls it reversed, and one that was itself undone
-    // (a redo came later) reversed nothing that still holds.
+    // (a redo came later) reversed nothing that still holds. One the viewer cannot see may have
+    // undone one it can (the machine's user undoing a subject's call).
     if (!undoneBy.has(entry.id)) {
       for (const id of entry.undid ?? []) {
         if (undoneBy.size < MAX_UNDO_LINKS && !undoneBy.has(id)) undoneBy.set(id, entry.id);
       }
     }
+    if (!sees(viewer, entry)) return;
+    // What an undo the viewer sees undid, named only from calls the viewer may see too.
     if (targets.has(entry.id)) {
       const { paths } = headline(entry);
       targets.set(entry.id, paths ? `${entry.tool} ${paths}` : entry.tool);
@@ -128,7 +132,7 @@ export async function reviewPage(
       time: entry.time,
       tool: entry.tool,
       outcome: entry.outcome,
-      session: sessionLabel(entry.session),
+      session: sessionLabel(entry.session, viewer),
       ...headline(entry, (id) => targets.get(id)),
       args: argsText(entry.args),
       undoable: Boolean(entry.changes?.length) && !entry.noUndo,

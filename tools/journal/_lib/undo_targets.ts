@@ -1,7 +1,8 @@
 /**
  * Which calls an undo reverses, read from the journal newest first (bounded, journal_scan.ts):
  * with an id, that call, whichever session made it, unless it is undone already; without, the
- * newest calls of this session that changed files and are not undone, up to `count`.
+ * newest calls of this session that changed files and are not undone, up to `count`. A call the
+ * caller may not see (another OAuth subject's) is not there for it, by id either.
  *
  * A call is undone while an undo that names it is itself not undone: an undo undone (a redo)
  * makes its calls live again. Reading newest first, each undo is met after every undo of it.
@@ -10,7 +11,7 @@ import { quoted } from "../../../config/quote.ts";
 import { ToolError } from "../../../mcp/tool/mod.ts";
 import { type Entry, journalFiles } from "./journal.ts";
 import { newScan, type Scan, visitNewestFirst } from "./journal_scan.ts";
-import { SESSION, sessionLabel } from "./session.ts";
+import { sees, sessionLabel, type Viewer } from "./session.ts";
 
 /** Calls undone, by the undo that undid them; beyond this many the scan stops (a crafted file). */
 const MAX_UNDONE = 100_000;
@@ -22,6 +23,7 @@ const MAX_TARGET_BYTES = 8 << 20;
 
 export async function chooseTargets(
   file: string,
+  viewer: Viewer,
   id: string | undefined,
   count: number,
 ): Promise<Entry[]> {
@@ -32,11 +34,11 @@ export async function chooseTargets(
   let kept = 0;
   await visitNewestFirst(journalFiles(file), scan, (entry, lineBytes) => {
     const by = undoneBy.get(entry.id);
-    if (id !== undefined && entry.id === id) {
+    if (id !== undefined && entry.id === id && sees(viewer, entry)) {
       if (by) {
         throw new ToolError(
           `${entry.tool} call ${id} was already undone by undo call ${by.id} (${
-            sessionLabel(by.session)
+            sessionLabel(by.session, viewer)
           }); nothing was undone. Undo ${by.id} to redo it.`,
         );
       }
@@ -58,7 +60,7 @@ export async function chooseTargets(
     // A call that changed files it could not keep is a target too: undo refuses it, rather
     // than step past it to an older call.
     if (id !== undefined || by || entry.undid || !(entry.changes || changedUnkept(entry))) return;
-    if (entry.session !== SESSION) return;
+    if (entry.session !== viewer.session || !sees(viewer, entry)) return;
     kept += lineBytes;
     if (kept > MAX_TARGET_BYTES && targets.length > 0) return false;
     // Undo needs the changes, not the arguments (which a line may fill).
@@ -73,7 +75,7 @@ export async function chooseTargets(
   }
   if (targets.length === 0) {
     throw new ToolError(
-      `no file change of this session (${SESSION}) by toolhost's file tools or commands is left ` +
+      `no file change of this session (${viewer.session}) by toolhost's file tools or commands is left ` +
         `to undo${read(scan)}. Another session's change is undone only by naming its id ` +
         "(history shows whose each change is).",
     );

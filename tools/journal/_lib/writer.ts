@@ -12,7 +12,7 @@
 import { mkdir } from "node:fs/promises";
 import { dirname } from "node:path";
 import { appendMany, type Entry, newId } from "./journal.ts";
-import { SESSION } from "./session.ts";
+import { SERVER } from "./session.ts";
 
 type Append = (file: string, entries: Entry[], maxBytes: number) => Promise<void>;
 
@@ -173,7 +173,7 @@ export class BatchWriter {
 function droppedNote(count: number): Entry {
   return {
     id: newId(),
-    session: SESSION,
+    session: SERVER,
     time: new Date().toISOString(),
     era: "",
     tool: "journal",

@@ -1,13 +1,14 @@
 /**
- * Background processes of this server: started by bash_background, read by bash_output, fed by
- * bash_input, listed by bash_list, stopped by bash_kill. Each runs in its own process group
- * (so shutdown's killAllGroups reaches it, unless it was started to outlive the server) and keeps
- * a bounded window of its output.
+ * Background processes of a session: started by bash_background, read by bash_output, fed by
+ * bash_input, listed by bash_list, stopped by bash_kill. Each session has its own (processesOf):
+ * another session sees none of them, and they are stopped when their session ends, unless started
+ * to outlive the server. Each runs in its own process group (so shutdown's killAllGroups reaches
+ * it, unless it was started to outlive the server) and keeps a bounded window of its output.
  */
 import type { ChildProcess } from "node:child_process";
 import nodeProcess from "node:process";
 import { quoted } from "../../../config/quote.ts";
-import { ToolError } from "../../../mcp/tool/mod.ts";
+import { SessionKey, type SessionMemory, ToolError } from "../../../mcp/tool/mod.ts";
 import { OutputWindow } from "./output_window.ts";
 import { type Confinement, terminateGroup } from "../../_lib/processes/mod.ts";
 import { findShell, spawnShell } from "./shell.ts";
@@ -15,8 +16,10 @@ import { findShell, spawnShell } from "./shell.ts";
 export const LIMITS = {
   /** Characters of output kept per process; the oldest are dropped first. */
   windowChars: 10 * 1024 * 1024,
-  /** Processes running at once. */
+  /** Processes of one session running at once. */
   maxRunning: 32,
+  /** Processes of all sessions running at once. */
+  maxRunningServer: 256,
   /** Finished processes still listed. */
   keepFinished: 100,
 };
@@ -63,6 +66,12 @@ export interface StartOptions {
 /** After the shell exits, how long its last output may take to arrive. */
 const DRAIN_MS = 250;
 
+/** How long a process of an ended session gets between SIGTERM and SIGKILL. */
+const SESSION_END_GRACE_MS = 2_000;
+
+/** Background processes running now, every session's: the server's own bound (LIMITS). */
+let runningInServer = 0;
+
 export class BackgroundProcess {
   readonly output = new OutputWindow(LIMITS.windowChars);
   readonly startedAt = Date.now();
@@ -88,6 +97,8 @@ export class BackgroundProcess {
     readonly cwd: string,
     readonly name: string | undefined,
     readonly child: ChildProcess,
+    /** Started to outlive the server: its session's end leaves it running too. */
+    readonly outliveServer = false,
   ) {
     let open = 2;
     for (const stream of [child.stdout!, child.stderr!]) {
@@ -241,7 +252,8 @@ export class BackgroundProcess {
   }
 }
 
-class Registry {
+/** One session's background processes; ids (p1, p2, …) count per session and are never reused. */
+export class Registry {
   #processes = new Map<string, BackgroundProcess>();
   #next = 1;
   #listChanged = new Set<() => void>();
@@ -258,7 +270,14 @@ class Registry {
     const running = this.list().filter((p) => p.status === "running").length;
     if (running >= LIMITS.maxRunning) {
       throw new ToolError(
-        `${running} background processes are running, the most allowed; stop one with bash_kill first`,
+        `${running} background processes of this session are running, the most allowed; stop ` +
+          "one with bash_kill first",
+      );
+    }
+    if (runningInServer >= LIMITS.maxRunningServer) {
+      throw new ToolError(
+        `${runningInServer} background processes of all sessions are running, the most this ` +
+          "server allows; stop one of this session's with bash_kill, or try again later",
       );
     }
     const { confinement } = options;
@@ -270,11 +289,22 @@ class Registry {
         `could not start ${findShell(shell)} in ${cwd}${failure ? `: ${failure}` : ""}`,
       );
     }
-    const process = new BackgroundProcess(`p${this.#next++}`, command, cwd, name, child);
+    const process = new BackgroundProcess(
+      `p${this.#next++}`,
+      command,
+      cwd,
+      name,
+      child,
+      outliveServer,
+    );
     this.#processes.set(process.id, process);
     this.#forgetOldFinished();
+    runningInServer++;
     // After the process's own exit handler, so that listeners see it ended.
-    child.once("exit", () => this.#notifyList());
+    child.once("exit", () => {
+      runningInServer--;
+      this.#notifyList();
+    });
     this.#notifyList();
     return process;
   }
@@ -295,6 +325,15 @@ class Registry {
     return [...this.#processes.values()];
   }
 
+  /**
+   * The session ended: every process still running is stopped (its group, SIGKILL after a grace),
+   * except those started to outlive the server.
+   */
+  async stopAll(): Promise<void> {
+    const running = this.list().filter((p) => p.status === "running" && !p.outliveServer);
+    await Promise.allSettled(running.map((p) => p.stop("SIGTERM", SESSION_END_GRACE_MS)));
+  }
+
   #notifyList(): void {
     for (const call of [...this.#listChanged]) call();
   }
@@ -307,4 +346,21 @@ class Registry {
   }
 }
 
-export const background = new Registry();
+/** The key of a session's processes; ending the session stops them (Registry.stopAll). */
+const PROCESSES = new SessionKey(
+  "background processes",
+  () => new Registry(),
+  (registry) => registry.stopAll(),
+);
+
+/**
+ * The background processes of the caller's session.
+ *
+ * @example
+ * ```ts
+ * const proc = processesOf(ctx).get(args.id); // "no background process …" for another session's
+ * ```
+ */
+export function processesOf(ctx: { readonly session: SessionMemory }): Registry {
+  return ctx.session.get(PROCESSES);
+}

@@ -2,16 +2,16 @@
  * What bash_list and toolhost://processes say about each background process: one shape, so a
  * reader of the resource (the review app) sees what the tool's caller sees.
  */
-import { background } from "./background.ts";
+import type { BackgroundProcess } from "./background.ts";
 
 /**
  * @example
  * ```ts
- * const rows = processRows(); // [{ id: "p1", status: "running", exitCode: null, ... }]
+ * const rows = processRows(processesOf(ctx).list()); // [{ id: "p1", status: "running", ... }]
  * ```
  */
-export function processRows() {
-  return background.list().map((p) => ({
+export function processRows(processes: BackgroundProcess[]) {
+  return processes.map((p) => ({
     ...p.facts(),
     name: p.name ?? null,
     command: p.command,

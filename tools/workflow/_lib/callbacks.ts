@@ -1,5 +1,6 @@
 /**
- * Callbacks set with set_callback: timers in this process (they live as long as the server).
+ * Callbacks set with set_callback: one session's timers in this process (they live as long as the
+ * session, cancelled when it ends).
  * When one fires it is announced at once and becomes a reminder, kept until it can ride on the
  * next tool result the model receives, since a server cannot speak to the model unasked.
  */
@@ -112,6 +113,13 @@ export class Callbacks {
     callback.cancelTimer?.();
     this.#pending.delete(id);
     return info(callback, false);
+  }
+
+  /** The session ended: every timer is cancelled, and nothing is kept. */
+  cancelAll(): void {
+    for (const callback of this.#pending.values()) callback.cancelTimer?.();
+    this.#pending.clear();
+    this.#reminders.clear();
   }
 
   /** The reminders not yet shown, as one clearly marked text, and forgets them; or undefined. */

@@ -8,6 +8,7 @@ import type { ChildProcess } from "node:child_process";
 import process from "node:process";
 import { type Confinement, spawnInGroup, terminateGroup } from "../../../_lib/processes/mod.ts";
 import { frame, FrameReader } from "./_framing.ts";
+import type { Method, ParamsOf, ResultOf } from "./_protocol.ts";
 
 /** TOOLHOST_LSP_TRACE=1: every message's method (or id) and size to stderr, for debugging. */
 const TRACE = process.env.TOOLHOST_LSP_TRACE === "1";
@@ -29,9 +30,9 @@ export class RequestFailed extends Error {
 
 export interface Spawned {
   command: string;
-  args: string[];
+  args: readonly string[];
   cwd: string;
-  env?: Record<string, string>;
+  env?: Readonly<Record<string, string>>;
   /** How it is confined: the sandbox's `language-server` kind. */
   confinement: Confinement;
 }
@@ -54,11 +55,12 @@ export class Connection {
   #requests = new Map<string, Handler>();
   #stderr = "";
   #closed: string | undefined;
-  #stopping = false;
+  /** Why it is being stopped, once it is. */
+  #stopping: string | undefined;
   #onClose: ((why: string) => void)[] = [];
 
   constructor(spec: Spawned) {
-    this.child = spawnInGroup(spec.command, spec.args, {
+    this.child = spawnInGroup(spec.command, [...spec.args], {
       cwd: spec.cwd,
       env: { ...process.env, ...spec.env },
       stdio: ["pipe", "pipe", "pipe"],
@@ -72,13 +74,17 @@ export class Connection {
     this.child.on("error", (error) => this.#close(`it could not be started: ${error.message}`));
     this.child.on("exit", (code, signal) =>
       this.#close(
-        this.#stopping
-          ? "it was stopped"
-          : `it exited (${signal ? `signal ${signal}` : `code ${code}`})`,
+        this.#stopping ??
+          `it exited (${signal ? `signal ${signal}` : `code ${code}`})`,
       ));
   }
 
   /** Why the connection is over, once it is. */
+  /** Requests sent and not yet answered. */
+  get inFlight(): number {
+    return this.#waiting.size;
+  }
+
   get closed(): string | undefined {
     return this.#closed;
   }
@@ -102,15 +108,16 @@ export class Connection {
     this.#requests.set(method, handler);
   }
 
-  request<T = unknown>(
-    method: string,
-    params: unknown,
+  /** A request of the protocol (_protocol.ts), its answer typed by its method. */
+  request<M extends Method>(
+    method: M,
+    params: ParamsOf<M>,
     timeoutMs: number,
     signal?: AbortSignal,
-  ): Promise<T> {
+  ): Promise<ResultOf<M>> {
     if (this.#closed) return Promise.reject(new RequestFailed(`the server ${this.#closed}`));
     const id = this.#nextId++;
-    return new Promise<T>((resolve, reject) => {
+    return new Promise<ResultOf<M>>((resolve, reject) => {
       const stop = () => {
         this.#settle(id);
         this.notify("$/cancelRequest", { id });
@@ -125,7 +132,7 @@ export class Connection {
       this.#waiting.set(id, {
         resolve: (value) => {
           signal?.removeEventListener("abort", stop);
-          resolve(value as T);
+          resolve(value as ResultOf<M>);
         },
         reject: (error) => {
           signal?.removeEventListener("abort", stop);
@@ -143,14 +150,14 @@ export class Connection {
   }
 
   /** Asks the server to shut down, then ends its process group whatever it does. */
-  async stop(graceMs = 1000): Promise<void> {
-    this.#stopping = true;
+  async stop(why = "it was stopped", graceMs = 1000): Promise<void> {
+    this.#stopping = why;
     if (!this.#closed) {
       await this.request("shutdown", null, graceMs).catch(() => {});
       this.notify("exit", null);
     }
     if (this.pid !== undefined) await terminateGroup(this.pid, graceMs);
-    this.#close("it was stopped");
+    this.#close(why);
   }
 
   /** Ends the process group at once (a crash of ours, a memory ceiling, a hang). */

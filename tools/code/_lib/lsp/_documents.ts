@@ -5,6 +5,7 @@
  */
 import { ToolError } from "../../../../mcp/tool/mod.ts";
 import type { Sandbox } from "../../../_lib/sandbox/mod.ts";
+import type { Position } from "./_protocol.ts";
 
 /** Larger files are not sent to a server (a minified bundle would only slow it down). */
 export const MAX_SOURCE_BYTES = 4 * 1024 * 1024;
@@ -13,6 +14,7 @@ export interface Source {
   text: string;
   mtimeMs: number;
   size: number;
+  ino: number;
 }
 
 /** Reads `real` (a path the sandbox checked) as UTF-8 text, refusing big or binary files. */
@@ -37,15 +39,20 @@ export async function readSource(sandbox: Sandbox, real: string): Promise<Source
     } catch {
       throw new ToolError(`${sandbox.display(real)} is not UTF-8 text`);
     }
-    return { text, mtimeMs: info.mtimeMs, size: info.size };
+    return { text, mtimeMs: info.mtimeMs, size: info.size, ino: info.ino };
   } finally {
     await handle.close();
   }
 }
 
-export interface Position {
-  line: number;
-  character: number;
+export type { Position };
+
+/** The LSP position of text offset `at` (a string index, so UTF-16 like LSP's characters). */
+export function positionAt(text: string, at: number): Position {
+  const start = text.lastIndexOf("\n", at - 1) + 1;
+  let line = 0;
+  for (let i = text.indexOf("\n"); i >= 0 && i < start; i = text.indexOf("\n", i + 1)) line++;
+  return { line, character: at - start };
 }
 
 /** The LSP position of 1-based `line` and `column` in `text`, or a clear refusal. */

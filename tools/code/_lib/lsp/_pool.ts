@@ -6,9 +6,10 @@
 import { extname, sep } from "node:path";
 import { ToolError } from "../../../../mcp/tool/mod.ts";
 import type { Settings } from "../../../../config/settings.ts";
-import { chooseServer, type Missing, type ServerChoice } from "./_servers.ts";
-import { LanguageServer } from "./_server.ts";
 import type { Confinement } from "../../../_lib/processes/mod.ts";
+import { languagesWithServers } from "../languages/mod.ts";
+import { type ChoiceRules, chooseServer, type Missing, type ServerChoice } from "./_servers.ts";
+import { LanguageServer, type ServerLog } from "./_server.ts";
 
 /** Crashes of one server for one root after which it is not started again. */
 export const MAX_CRASHES = 3;
@@ -18,7 +19,18 @@ const crashes = new Map<string, { count: number; last: string }>();
 const explained = new Set<string>();
 
 function keyOf(choice: ServerChoice): string {
-  return `${choice.id}\0${choice.root}`;
+  return `${choice.id}\0${choice.root}\0${choice.projectPrograms}`;
+}
+
+/**
+ * Whether programs that come with the project may run: not under --read-only or the read-only
+ * profile (a server is then found on PATH only, and told to run none of the project's code).
+ */
+export function choiceRules(config: Readonly<Settings>): ChoiceRules {
+  return {
+    configured: config.code.languageServers,
+    projectPrograms: !config.readOnly && config.toolsProfile !== "read-only",
+  };
 }
 
 /** What to say about a missing server: how to install it the first time, shorter after. */
@@ -44,25 +56,29 @@ export async function serverFor(
   shown: string,
   config: Readonly<Settings>,
   confinement: () => Promise<Confinement>,
+  log?: ServerLog,
 ): Promise<LanguageServer> {
-  const choice = chooseServer(file, top, config.code.languageServers);
+  const choice = chooseServer(file, top, choiceRules(config));
   if (!choice) {
     throw new ToolError(
       `no language server handles ${extname(file) || "files without an extension"} files ` +
-        `(${shown}); the built-in table covers TypeScript/JavaScript, Python, C/C++, Go and ` +
-        "Rust, and code.language_servers adds others. The `symbols` tool may still outline it.",
+        `(${shown}); the built-in table covers ${languagesWithServers()}, and ` +
+        "code.language_servers adds others. The `symbols` tool may still outline it.",
     );
   }
   if ("install" in choice) throw new ToolError(missingMessage(choice, shown));
   const key = keyOf(choice);
   let server = servers.get(key);
+  let replaced: string | undefined;
   if (server?.dead) {
     servers.delete(key);
-    if (!/was stopped$|it was stopped/.test(server.dead)) {
+    // Stopped when idle: started again without a word; ended otherwise: counted, and said.
+    if (!/was stopped/.test(server.dead)) {
       const crash = crashes.get(key) ?? { count: 0, last: "" };
       crash.count++;
       crash.last = server.dead;
       crashes.set(key, crash);
+      replaced = server.dead;
     }
     server = undefined;
   }
@@ -74,10 +90,16 @@ export async function serverFor(
     );
   }
   if (!server) {
-    server = new LanguageServer(choice, {
-      idleSeconds: config.code.serverIdleSeconds,
-      memoryMb: config.code.serverMemoryMb,
-    }, await confinement());
+    server = new LanguageServer(
+      choice,
+      {
+        idleSeconds: config.code.serverIdleSeconds,
+        memoryMb: config.code.serverMemoryMb,
+      },
+      await confinement(),
+      log,
+    );
+    server.replaced = replaced;
     servers.set(key, server);
   }
   server.touch();
@@ -99,7 +121,7 @@ export function runningFor(file: string, config: Readonly<Settings>): LanguageSe
     if (server.dead) continue;
     const root = server.choice.root;
     if (file !== root && !file.startsWith(root.endsWith(sep) ? root : root + sep)) continue;
-    const choice = chooseServer(file, root, config.code.languageServers);
+    const choice = chooseServer(file, root, choiceRules(config));
     if (choice && "id" in choice && choice.id === server.choice.id) found.push(server);
   }
   return found;

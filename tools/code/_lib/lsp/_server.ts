@@ -1,42 +1,38 @@
 /**
- * A running language server for one project root: its start and `initialize`, the project
- * loading it reports (`$/progress`), the documents it has open and their versions, the
- * diagnostics it publishes, an idle stop and a memory ceiling. Everything else (which server,
- * when to restart) is the pool's.
+ * A running language server for one project root: its start and `initialize`, whether it has
+ * loaded the project (_readiness.ts), the documents it has open and their versions, the
+ * diagnostics it publishes (_published.ts), an idle stop and a memory ceiling. Everything else
+ * (which server, when to restart) is the pool's.
  */
 import { stat } from "node:fs/promises";
-import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import process from "node:process";
+import { CLIENT_CAPABILITIES, section } from "./_client_capabilities.ts";
 import { Connection, RequestFailed } from "./_connection.ts";
+import { groupResidentMb } from "./_memory.ts";
+import type { Diagnostic, ServerCapabilities } from "./_protocol.ts";
+import { Published } from "./_published.ts";
+import { Readiness } from "./_readiness.ts";
 import type { ServerChoice } from "./_servers.ts";
 import type { Confinement } from "../../../_lib/processes/mod.ts";
 
 /** How long `initialize` may take before the server counts as hung. */
 const INITIALIZE_MS = 30_000;
-/**
- * How long after its first document a server that reported no loading yet may still begin to
- * (typescript-language-server begins 1-3 s after the first didOpen, and answers references
- * from a half-loaded project until it ends).
- */
-const PROGRESS_GRACE_MS = 3000;
 /** Open documents kept at most; the least recently used is closed beyond it. */
 const MAX_OPEN = 200;
 
-export interface Diagnostic {
-  range: { start: { line: number; character: number } };
-  severity?: number;
-  message: string;
-  code?: string | number;
-  source?: string;
-}
+export type { Diagnostic };
 
-interface OpenDocument {
-  version: number;
-  /** The diagnostics sequence when this version was sent: later ones are about it. */
-  sentSeq: number;
+/** What identifies a file's content on disk: changed when any of these changes. */
+export interface OnDisk {
   mtimeMs: number;
   size: number;
+  ino?: number;
+}
+
+interface OpenDocument extends OnDisk {
+  version: number;
+  /** The published sequence when this version was sent: later sets may be about it. */
+  sentSeq: number;
   text: string;
   used: number;
 }
@@ -46,30 +42,38 @@ export interface Limits {
   memoryMb: number;
 }
 
+/** Where a server's life is told (stderr, and the client's log when it asked). */
+export type ServerLog = (level: "info" | "warning", message: string) => void;
+
 export class LanguageServer {
   readonly connection: Connection;
   readonly startedAt = Date.now();
-  capabilities: Record<string, unknown> = {};
+  capabilities: ServerCapabilities = {};
   /** Settles once `initialize` is answered; rejects when it is not. */
   readonly initialized: Promise<void>;
-  /** Work-done progress in flight (token -> title), and whether any was ever reported. */
-  #progress = new Map<string, string>();
-  #progressSeen = false;
-  /** When the first document was opened: the grace for progress to begin counts from it. */
-  #firstOpen: number | undefined;
-  #progressChanged: (() => void)[] = [];
+  readonly readiness: Readiness;
+  readonly published = new Published();
   #documents = new Map<string, OpenDocument>();
-  #diagnostics = new Map<string, { version?: number; items: Diagnostic[]; seq: number }>();
-  #seq = 0;
-  #diagnosticWaiters: (() => void)[] = [];
+  /** The last diagnostics had for a version of a document, whichever way they came. */
+  #known = new Map<string, { version: number; items: Diagnostic[] }>();
   #idle: ReturnType<typeof setTimeout> | undefined;
   #memory: ReturnType<typeof setInterval> | undefined;
+
+  /** Why the server this one replaces ended, for the first answer to say. */
+  replaced: string | undefined;
 
   constructor(
     readonly choice: ServerChoice,
     private readonly limits: Limits,
     confinement: Confinement,
+    private readonly log: ServerLog = () => {},
   ) {
+    this.readiness = new Readiness(
+      choice.waitsForProject === true,
+      choice.checkOnSave,
+      choice.warmsCaches,
+      choice.loadedLog !== undefined,
+    );
     this.connection = new Connection({
       command: choice.command,
       args: choice.args,
@@ -83,11 +87,15 @@ export class LanguageServer {
     this.touch();
     this.#memory = setInterval(() => this.#checkMemory(), 5000);
     this.#memory.unref?.();
-    this.connection.onClose(() => {
+    this.connection.onClose((why) => {
+      this.log(
+        /stopped|idle/.test(why) ? "info" : "warning",
+        `${choice.label} for ${choice.root} ended: ${why}`,
+      );
       clearInterval(this.#memory);
       clearTimeout(this.#idle);
-      for (const wake of this.#progressChanged.splice(0)) wake();
-      for (const wake of this.#diagnosticWaiters.splice(0)) wake();
+      this.readiness.poke();
+      this.published.wake();
     });
   }
 
@@ -100,23 +108,23 @@ export class LanguageServer {
     return this.connection.closed;
   }
 
-  /** Keeps it alive for another idle period. */
+  /**
+   * Keeps it alive for another idle period. A server still answering a request or loading the
+   * project is not idle (a slow answer on a loaded machine must not be cut by the idle stop).
+   */
   touch(): void {
     clearTimeout(this.#idle);
-    this.#idle = setTimeout(
-      () => void this.connection.stop(),
-      this.limits.idleSeconds * 1000,
-    );
+    this.#idle = setTimeout(() => {
+      if (this.connection.inFlight > 0 || this.readiness.busy() !== undefined) this.touch();
+      else void this.connection.stop(`it was stopped after ${this.limits.idleSeconds} s idle`);
+    }, this.limits.idleSeconds * 1000);
     this.#idle.unref?.();
   }
 
   #answerRequests(): void {
     const c = this.connection;
     c.onRequest("window/workDoneProgress/create", (params) => {
-      const token = String((params as { token?: unknown })?.token);
-      this.#progressSeen = true;
-      this.#progress.set(token, this.#progress.get(token) ?? "loading");
-      this.#wakeProgress();
+      this.readiness.created(String((params as { token?: unknown })?.token));
     });
     c.onRequest("workspace/configuration", (params) => {
       const items = (params as { items?: { section?: string }[] })?.items ?? [];
@@ -127,43 +135,51 @@ export class LanguageServer {
     for (const method of ["client/registerCapability", "client/unregisterCapability"]) {
       c.onRequest(method, () => null);
     }
-    for (const kind of ["diagnostic", "semanticTokens", "inlayHint", "codeLens", "inlineValue"]) {
+    // A diagnostics refresh (rust-analyzer after cargo check): whoever waits looks again.
+    c.onRequest("workspace/diagnostic/refresh", () => {
+      this.readiness.poke();
+      this.published.wake();
+    });
+    for (const kind of ["semanticTokens", "inlayHint", "codeLens", "inlineValue"]) {
       c.onRequest(`workspace/${kind}/refresh`, () => null);
     }
     c.onRequest("window/showMessageRequest", () => null);
     c.onRequest("window/showDocument", () => ({ success: false }));
     c.onNotification("$/progress", (params) => {
-      const { token, value } = params as {
-        token: unknown;
-        value?: { kind?: string; title?: string };
-      };
+      const { token, value } = (params ?? {}) as { token?: unknown; value?: unknown };
       if (!value || typeof value !== "object") return;
-      const key = String(token);
-      if (value.kind === "begin") {
-        this.#progressSeen = true;
-        this.#progress.set(key, String(value.title ?? "loading").slice(0, 200));
-      } else if (value.kind === "end") this.#progress.delete(key);
-      this.#wakeProgress();
+      this.readiness.progress(String(token), value as { kind?: string; title?: unknown });
+    });
+    const loadedLog = this.choice.loadedLog;
+    if (loadedLog) {
+      c.onNotification("window/logMessage", (params) => {
+        const message = (params as { message?: unknown })?.message;
+        if (typeof message === "string" && loadedLog.test(message)) this.readiness.listed();
+      });
+    }
+    c.onNotification("experimental/serverStatus", (params) => {
+      if (params && typeof params === "object") this.readiness.status(params);
     });
     c.onNotification("textDocument/publishDiagnostics", (params) => {
-      const { uri, version, diagnostics } = params as {
-        uri: string;
-        version?: number;
-        diagnostics: Diagnostic[];
+      const { uri, version, diagnostics } = (params ?? {}) as {
+        uri?: unknown;
+        version?: unknown;
+        diagnostics?: unknown;
       };
       if (typeof uri !== "string" || !Array.isArray(diagnostics)) return;
-      this.#diagnostics.set(uri, { version, items: diagnostics.slice(0, 1000), seq: ++this.#seq });
-      if (this.#diagnostics.size > 5000) {
-        this.#diagnostics.delete(this.#diagnostics.keys().next().value!);
-      }
-      for (const wake of this.#diagnosticWaiters.splice(0)) wake();
+      this.published.record(
+        uri,
+        typeof version === "number" ? version : undefined,
+        diagnostics as Diagnostic[],
+        this.#documents.get(uri)?.version,
+      );
     });
   }
 
   async #initialize(): Promise<void> {
     const c = this.connection;
     try {
-      const result = await c.request<{ capabilities?: Record<string, unknown> }>(
+      const result = await c.request(
         "initialize",
         {
           // No parent to watch: a confined server cannot signal toolhost (kill(pid, 0) fails
@@ -196,55 +212,29 @@ export class LanguageServer {
     }
   }
 
-  #wakeProgress(): void {
-    for (const wake of this.#progressChanged.splice(0)) wake();
-  }
-
   /**
-   * Waits, at most `maxMs`, until the server is done loading the project: no work-done progress
-   * in flight, and past the grace in which a fresh server may begin reporting it. Returns what
-   * it is still doing when the time ran out (the answer may then be incomplete).
+   * Waits, until `deadline`, for the server to be done loading the project; returns what it is
+   * still doing when the time ran out (an answer may then be incomplete).
    */
-  async settled(maxMs: number, signal?: AbortSignal): Promise<string | undefined> {
-    const deadline = Date.now() + maxMs;
-    for (;;) {
-      if (this.dead || signal?.aborted) return undefined;
-      const since = this.#firstOpen ?? Date.now();
-      const young = !this.#progressSeen && Date.now() - since < PROGRESS_GRACE_MS;
-      if (!young && this.#progress.size === 0) return undefined;
-      const left = deadline - Date.now();
-      if (left <= 0) return [...this.#progress.values()][0] ?? "starting";
-      await new Promise<void>((wake) => {
-        const timer = setTimeout(wake, young ? Math.min(left, 100) : left);
-        this.#progressChanged.push(() => {
-          clearTimeout(timer);
-          wake();
-        });
-      });
-    }
-  }
-
-  /** Whether the server ever reported loading progress (else its early answers are doubtful). */
-  get reportsProgress(): boolean {
-    return this.#progressSeen;
+  settled(deadline: number, signal?: AbortSignal): Promise<string | undefined> {
+    return this.readiness.settled(deadline, signal, () => this.dead !== undefined);
   }
 
   /**
-   * Makes the server's view of `path` the given content: opens it, or sends the whole new text
+   * Makes the server's view of `uri` the given content: opens it, or sends the whole new text
    * when it changed. Returns the document's version.
    */
-  syncDocument(uri: string, text: string, mtimeMs: number, size: number): number {
+  syncDocument(uri: string, text: string, disk: OnDisk): number {
     const open = this.#documents.get(uri);
     if (!open) {
-      this.#firstOpen ??= Date.now();
+      this.readiness.opened();
       this.connection.notify("textDocument/didOpen", {
         textDocument: { uri, languageId: this.choice.languageId, version: 1, text },
       });
       this.#documents.set(uri, {
         version: 1,
-        sentSeq: this.#seq,
-        mtimeMs,
-        size,
+        sentSeq: this.published.sequence,
+        ...disk,
         text,
         used: Date.now(),
       });
@@ -254,19 +244,46 @@ export class LanguageServer {
     open.used = Date.now();
     if (open.text !== text) {
       open.version++;
-      open.sentSeq = this.#seq;
+      open.sentSeq = this.published.sequence;
       open.text = text;
       this.connection.notify("textDocument/didChange", {
         textDocument: { uri, version: open.version },
         contentChanges: [{ text }],
       });
+      // A wait for the previous version's diagnostics ends: none can come for it now.
+      this.published.wake();
     }
-    open.mtimeMs = mtimeMs;
-    open.size = size;
+    open.mtimeMs = disk.mtimeMs;
+    open.size = disk.size;
+    open.ino = disk.ino;
     return open.version;
   }
 
-  /** The diagnostics sequence when the open document's current version was sent. */
+  /** Whether the server wants to hear of saves (rust-analyzer checks the project then). */
+  get wantsSaves(): boolean {
+    const sync = this.capabilities.textDocumentSync;
+    return typeof sync === "object" && sync !== null && !!sync.save;
+  }
+
+  /** Tells the server an open document was written to disk as it has it. */
+  saved(uri: string): void {
+    if (this.#documents.has(uri) && this.wantsSaves) {
+      this.connection.notify("textDocument/didSave", { textDocument: { uri } });
+    }
+  }
+
+  /** The diagnostics last had for `uri`, with the version they are about. */
+  known(uri: string): { version: number; items: Diagnostic[] } | undefined {
+    return this.#known.get(uri);
+  }
+
+  /** Keeps what was had for a version of an open document (currentDiagnostics). */
+  remember(uri: string, version: number, items: Diagnostic[]): void {
+    if (!this.#documents.has(uri)) return;
+    this.#known.set(uri, { version, items });
+  }
+
+  /** The published sequence when the open document's current version was sent. */
   sentSeq(uri: string): number | undefined {
     return this.#documents.get(uri)?.sentSeq;
   }
@@ -291,7 +308,10 @@ export class LanguageServer {
       const path = fileURLToPath(uri);
       const info = await stat(path).catch(() => undefined);
       if (!info || !info.isFile()) changed.push({ uri, path, gone: true });
-      else if (info.mtimeMs !== doc.mtimeMs || info.size !== doc.size) {
+      else if (
+        info.mtimeMs !== doc.mtimeMs || info.size !== doc.size ||
+        (doc.ino !== undefined && info.ino !== doc.ino)
+      ) {
         changed.push({ uri, path, gone: false });
       }
     }));
@@ -304,7 +324,9 @@ export class LanguageServer {
     if (deleted) {
       this.connection.notify("workspace/didChangeWatchedFiles", { changes: [{ uri, type: 3 }] });
     }
-    this.#diagnostics.delete(uri);
+    this.published.forget(uri);
+    this.#known.delete(uri);
+    this.published.wake();
   }
 
   /**
@@ -324,87 +346,13 @@ export class LanguageServer {
 
   /** Whether the server answers textDocument/diagnostic (pull) rather than only publishing. */
   get pulls(): boolean {
-    return this.capabilities.diagnosticProvider !== undefined;
-  }
-
-  /** The last diagnostics published for `uri`, with their sequence number. */
-  published(uri: string): { version?: number; items: Diagnostic[]; seq: number } | undefined {
-    return this.#diagnostics.get(uri);
-  }
-
-  /** Every published diagnostic, by uri. */
-  allPublished(): Map<string, Diagnostic[]> {
-    return new Map([...this.#diagnostics].map(([uri, d]) => [uri, d.items]));
-  }
-
-  get sequence(): number {
-    return this.#seq;
-  }
-
-  /**
-   * Waits for diagnostics of `uri` published after sequence `after`, until `deadline`; those of
-   * `version` or later (`exact`: of that version only) where the server names versions.
-   */
-  async publishedAfter(
-    uri: string,
-    after: number,
-    deadline: number,
-    version?: number,
-    exact = false,
-  ): Promise<Diagnostic[] | undefined> {
-    for (;;) {
-      const now = this.#diagnostics.get(uri);
-      if (
-        now && now.seq > after && (version === undefined || now.version === undefined ||
-          (exact ? now.version === version : now.version >= version))
-      ) return now.items;
-      const left = deadline - Date.now();
-      if (left <= 0 || this.dead) return undefined;
-      await new Promise<void>((wake) => {
-        const timer = setTimeout(wake, left);
-        this.#diagnosticWaiters.push(() => {
-          clearTimeout(timer);
-          wake();
-        });
-      });
-    }
-  }
-
-  /** Diagnostics of `uri` asked for (pull servers), within `timeoutMs`. */
-  async pull(uri: string, timeoutMs: number, signal?: AbortSignal): Promise<Diagnostic[]> {
-    const report = await this.connection.request<{ kind?: string; items?: Diagnostic[] }>(
-      "textDocument/diagnostic",
-      { textDocument: { uri } },
-      timeoutMs,
-      signal,
-    );
-    return report?.items ?? [];
+    return this.capabilities.diagnosticProvider !== undefined &&
+      this.capabilities.diagnosticProvider !== null;
   }
 
   /** The resident memory of the server's processes together (Linux), in MB. */
   residentMb(): number | undefined {
-    const pgid = this.connection.pid;
-    if (pgid === undefined || process.platform !== "linux") return undefined;
-    let kb = 0;
-    let entries: string[];
-    try {
-      entries = readdirSync("/proc");
-    } catch {
-      return undefined;
-    }
-    for (const entry of entries) {
-      if (entry.charCodeAt(0) > 57) continue;
-      try {
-        const statLine = readFileSync(`/proc/${entry}/stat`, "latin1");
-        const fields = statLine.slice(statLine.lastIndexOf(")") + 2).split(" ");
-        if (Number(fields[2]) !== pgid) continue; // the process group
-        const rss = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${entry}/status`, "latin1"));
-        if (rss) kb += Number(rss[1]);
-      } catch {
-        // ended meanwhile
-      }
-    }
-    return kb / 1024;
+    return groupResidentMb(this.connection.pid);
   }
 
   #checkMemory(): void {
@@ -417,38 +365,3 @@ export class LanguageServer {
     }
   }
 }
-
-/** The part of `settings` a workspace/configuration item asks for ("python.analysis"). */
-function section(settings: unknown, name: string | undefined): unknown {
-  if (!name) return settings ?? null;
-  let value = settings as Record<string, unknown> | undefined;
-  for (const key of name.split(".")) value = value?.[key] as Record<string, unknown> | undefined;
-  return value ?? null;
-}
-
-const CLIENT_CAPABILITIES = {
-  general: { positionEncodings: ["utf-16"] },
-  window: { workDoneProgress: true },
-  workspace: {
-    workspaceFolders: true,
-    configuration: true,
-    didChangeWatchedFiles: { dynamicRegistration: true },
-    didChangeConfiguration: { dynamicRegistration: false },
-    symbol: { dynamicRegistration: false },
-    workspaceEdit: { documentChanges: true, resourceOperations: [] },
-    diagnostics: { refreshSupport: false },
-  },
-  textDocument: {
-    synchronization: { dynamicRegistration: false, didSave: false },
-    definition: { linkSupport: true },
-    typeDefinition: { linkSupport: true },
-    implementation: { linkSupport: true },
-    references: {},
-    hover: { contentFormat: ["markdown", "plaintext"] },
-    documentSymbol: { hierarchicalDocumentSymbolSupport: true },
-    callHierarchy: {},
-    rename: { prepareSupport: true },
-    publishDiagnostics: { versionSupport: true, relatedInformation: false },
-    diagnostic: { dynamicRegistration: false, relatedDocumentSupport: false },
-  },
-};

@@ -1,27 +1,46 @@
 /**
- * Which language server answers for a file: the built-in table (found on PATH or in the
- * project's node_modules/.bin, never downloaded) and the servers the user configured
- * (`code.language_servers`), and the project root each one is started for: the nearest
- * directory, up to the allowed root, that holds what marks a project of that language.
+ * Which language server answers for a file: the table of languages (tools/code/_lib/languages)
+ * and the servers the user configured (`code.language_servers`), and the project root each one
+ * is started for: the nearest directory, up to the allowed root, that holds what marks a
+ * project of that language. Where no program of the project may run (read-only), the server is
+ * found on PATH only and told to run none of the project's code.
  */
-import { existsSync, readFileSync, statSync } from "node:fs";
-import { delimiter, dirname, extname, join } from "node:path";
-import process from "node:process";
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
 import type { LanguageServerSpec } from "../../../../config/settings.ts";
+import {
+  extensionOf,
+  languageFor,
+  type ServerFamily,
+  type ServerProgram,
+} from "../languages/mod.ts";
+import { findProgram, isTypeScript7, tsserverBeside } from "./_programs.ts";
 
 /** A server ready to start for one project root. */
 export interface ServerChoice {
-  /** The table's or the configuration's name: "typescript", "deno", "python", "my-lsp". */
+  /** The family's or the configuration's name: "typescript", "deno", "python", "my-lsp". */
   id: string;
   /** What answered, as replies name it: "typescript-language-server", "deno lsp". */
   label: string;
   command: string;
-  args: string[];
+  args: readonly string[];
   root: string;
   languageId: string;
-  env?: Record<string, string>;
+  env?: Readonly<Record<string, string>>;
   initializationOptions?: unknown;
   settings?: unknown;
+  /** False where no program of the project may run (read-only): its options say so too. */
+  projectPrograms: boolean;
+  /** Its answers wait for the project to load (the table's `waitsForProject`). */
+  waitsForProject?: boolean;
+  /** The title of its check after a save ("cargo check"), when it runs one. */
+  checkOnSave?: string;
+  /** Titles of its progress that only warm caches (the table's `warmsCaches`). */
+  warmsCaches?: readonly string[];
+  /** What it logs once it knows the project's files (the table's `loadedLog`). */
+  loadedLog?: RegExp;
+  /** From the table: it gives diagnostics (a configured one may not). */
+  builtin?: boolean;
 }
 
 /** A language toolhost knows but whose server is not installed: what to say, once. */
@@ -30,171 +49,42 @@ export interface Missing {
   install: string;
 }
 
-interface Builtin {
-  id: string;
-  language: string;
-  extensions: Record<string, string>;
-  markers: string[];
-  /** Candidates in order of preference: the first found is used. */
-  programs: { label: string; command: string; args: string[]; when?: (bin: string) => boolean }[];
-  install: string;
-  initializationOptions?: unknown;
-  settings?: unknown;
-}
-
-const TS_EXTENSIONS = {
-  ".ts": "typescript",
-  ".mts": "typescript",
-  ".cts": "typescript",
-  ".tsx": "typescriptreact",
-  ".js": "javascript",
-  ".mjs": "javascript",
-  ".cjs": "javascript",
-  ".jsx": "javascriptreact",
-};
-
-const BUILTINS: Builtin[] = [
-  {
-    id: "typescript",
-    language: "TypeScript/JavaScript",
-    extensions: TS_EXTENSIONS,
-    markers: ["tsconfig.json", "jsconfig.json", "package.json"],
-    programs: [
-      // TypeScript 7's native compiler has a language server of its own.
-      {
-        label: "tsc --lsp (TypeScript 7)",
-        command: "tsc",
-        args: ["--lsp", "--stdio"],
-        when: isTs7,
-      },
-      {
-        label: "typescript-language-server",
-        command: "typescript-language-server",
-        args: ["--stdio"],
-      },
-    ],
-    install:
-      "npm install --save-dev typescript-language-server typescript (in the project, or -g), " +
-      "or TypeScript 7, whose `tsc --lsp` is used",
-  },
-  {
-    id: "deno",
-    language: "TypeScript/JavaScript (Deno project)",
-    extensions: TS_EXTENSIONS,
-    markers: ["deno.json", "deno.jsonc"],
-    programs: [{ label: "deno lsp", command: "deno", args: ["lsp"] }],
-    install: "install Deno (https://deno.com) so that `deno` is on PATH",
-    initializationOptions: { enable: true, lint: false },
-    settings: { deno: { enable: true, lint: false } },
-  },
-  {
-    id: "python",
-    language: "Python",
-    extensions: { ".py": "python", ".pyi": "python" },
-    markers: ["pyproject.toml", "pyrightconfig.json", "setup.py", "setup.cfg", "requirements.txt"],
-    programs: [
-      { label: "basedpyright", command: "basedpyright-langserver", args: ["--stdio"] },
-      { label: "pyright", command: "pyright-langserver", args: ["--stdio"] },
-    ],
-    install: "npm install --save-dev pyright (or pip install pyright, or basedpyright)",
-    settings: { python: { analysis: { diagnosticMode: "openFilesOnly" } } },
-  },
-  {
-    id: "clangd",
-    language: "C/C++",
-    extensions: {
-      ".c": "c",
-      ".h": "c",
-      ".cc": "cpp",
-      ".cpp": "cpp",
-      ".cxx": "cpp",
-      ".hpp": "cpp",
-      ".hh": "cpp",
-    },
-    markers: ["compile_commands.json", "compile_flags.txt", ".clangd", "CMakeLists.txt"],
-    programs: [{ label: "clangd", command: "clangd", args: [] }],
-    install: "install clangd (apt install clangd, brew install llvm, or LLVM's releases)",
-  },
-  {
-    id: "go",
-    language: "Go",
-    extensions: { ".go": "go" },
-    markers: ["go.work", "go.mod"],
-    programs: [{ label: "gopls", command: "gopls", args: [] }],
-    install: "go install golang.org/x/tools/gopls@latest",
-  },
-  {
-    id: "rust",
-    language: "Rust",
-    extensions: { ".rs": "rust" },
-    markers: ["Cargo.toml"],
-    programs: [{ label: "rust-analyzer", command: "rust-analyzer", args: [] }],
-    install: "rustup component add rust-analyzer",
-  },
-];
-
-/** Whether the `tsc` beside this bin directory's TypeScript is version 7 or later. */
-function isTs7(bin: string): boolean {
-  try {
-    const manifest = join(dirname(dirname(bin)), "typescript", "package.json");
-    const version = JSON.parse(readFileSync(manifest, "utf8")).version as string;
-    return Number(version.split(".")[0]) >= 7;
-  } catch {
-    return false;
-  }
+/** What decides a choice beside the file: the user's servers, and whether project code may run. */
+export interface ChoiceRules {
+  configured: Readonly<Record<string, LanguageServerSpec>>;
+  projectPrograms: boolean;
 }
 
 /** The nearest directory from `dir` up to `top` holding one of `markers`. */
-function nearest(dir: string, top: string, markers: string[]): string | undefined {
+function nearest(dir: string, top: string, markers: readonly string[]): string | undefined {
   for (let at = dir;; at = dirname(at)) {
     if (markers.some((marker) => existsSync(join(at, marker)))) return at;
     if (at === top || dirname(at) === at || !at.startsWith(top)) return undefined;
   }
 }
 
-/** An executable named `command`: in a node_modules/.bin from `root` up to `top`, else on PATH. */
-export function findProgram(command: string, root: string, top: string): string | undefined {
-  if (command.includes("/")) return isExecutable(command) ? command : undefined;
-  for (let at = root;; at = dirname(at)) {
-    const local = join(at, "node_modules", ".bin", command);
-    if (isExecutable(local)) return local;
-    if (at === top || dirname(at) === at || !at.startsWith(top)) break;
-  }
-  for (const dir of (process.env.PATH ?? "").split(delimiter)) {
-    if (dir && isExecutable(join(dir, command))) return join(dir, command);
-  }
-  return undefined;
-}
-
-function isExecutable(path: string): boolean {
-  try {
-    const info = statSync(path);
-    return info.isFile() && (info.mode & 0o111) !== 0;
-  } catch {
-    return false;
-  }
-}
-
 /**
- * The server for `file` (a real path inside the allowed root `top`), or what is missing. A
- * configured server wins for its extensions; a TypeScript file in a Deno project (deno.json
- * nearer than any tsconfig.json) goes to `deno lsp`.
+ * The server for `file` (a real path inside the allowed root `top`), or what is missing, or
+ * undefined when no server handles its extension. A configured server wins for its
+ * extensions; a TypeScript file in a Deno project (deno.json nearer than any tsconfig.json)
+ * goes to `deno lsp`.
  *
  * @example
- * chooseServer("/p/src/a.ts", "/p", {}); // { id: "typescript", root: "/p", ... } or a Missing
+ * chooseServer("/p/src/a.ts", "/p", { configured: {}, projectPrograms: true });
+ * // { id: "typescript", root: "/p", ... } or a Missing
  */
 export function chooseServer(
   file: string,
   top: string,
-  configured: Record<string, LanguageServerSpec>,
+  rules: ChoiceRules,
 ): ServerChoice | Missing | undefined {
   // Looked up again after CHOICE_TTL_MS: a server installed meanwhile is found then.
-  let known = choices.get(configured);
-  if (!known) choices.set(configured, known = new Map());
-  const key = `${dirname(file)}\0${extname(file).toLowerCase()}\0${top}`;
+  let known = choices.get(rules.configured);
+  if (!known) choices.set(rules.configured, known = new Map());
+  const key = `${dirname(file)}\0${extensionOf(file)}\0${top}\0${rules.projectPrograms}`;
   const hit = known.get(key);
   if (hit && Date.now() - hit.at < CHOICE_TTL_MS) return hit.choice;
-  const choice = lookUp(file, top, configured);
+  const choice = lookUp(file, top, rules);
   if (known.size >= 1000) known.clear();
   known.set(key, { at: Date.now(), choice });
   return choice;
@@ -210,15 +100,16 @@ const choices = new WeakMap<
 function lookUp(
   file: string,
   top: string,
-  configured: Record<string, LanguageServerSpec>,
+  rules: ChoiceRules,
 ): ServerChoice | Missing | undefined {
-  const extension = extname(file).toLowerCase();
+  const extension = extensionOf(file);
   const dir = dirname(file);
-  for (const [id, spec] of Object.entries(configured)) {
+  for (const [id, spec] of Object.entries(rules.configured)) {
     const matches = spec.extensions.map((e) => (e.startsWith(".") ? e : `.${e}`).toLowerCase());
     if (!matches.includes(extension)) continue;
     const root = nearest(dir, top, spec.root_markers ?? []) ?? top;
     const [command, ...args] = spec.command;
+    // The user's own program: theirs to trust, as their shell is.
     const found = findProgram(command, root, top);
     if (!found) {
       return {
@@ -236,44 +127,99 @@ function lookUp(
       env: spec.env,
       initializationOptions: spec.initialization_options,
       settings: spec.settings,
+      projectPrograms: rules.projectPrograms,
     };
   }
-  const candidates = BUILTINS.filter((b) => extension in b.extensions);
-  if (candidates.length === 0) return undefined;
-  let builtin = candidates[0];
-  if (builtin.id === "typescript") builtin = typescriptFlavour(dir, top);
-  const root = nearest(dir, top, builtin.markers) ?? top;
-  for (const program of builtin.programs) {
-    const found = findProgram(program.command, root, top);
-    if (!found || (program.when && !program.when(found))) continue;
-    return {
-      id: builtin.id,
-      label: program.label,
-      command: found,
-      args: program.args,
-      root,
-      languageId: builtin.extensions[extension],
-      initializationOptions: builtin.initializationOptions,
-      settings: builtin.settings,
-    };
+  const language = languageFor(file);
+  if (!language) return undefined;
+  const family = familyFor(language.servers, dir, top);
+  if (!family) return undefined;
+  const root = nearest(dir, top, family.markers) ?? top;
+  for (const program of family.programs) {
+    const found = findProgram(program.command, root, top, rules.projectPrograms);
+    if (!found || (program.requires === "typescript7" && !isTypeScript7(found))) continue;
+    // Read-only: typescript-language-server runs only with a tsserver of its own installation.
+    if (!rules.projectPrograms && program.tsserver && !tsserverBeside(found)) continue;
+    return made(family, program, found, root, language.extensions[extension], rules);
   }
-  return { language: builtin.language, install: builtin.install };
+  return {
+    language: family.language,
+    install: rules.projectPrograms
+      ? family.install
+      : `${family.install}; under read-only, only a program on PATH outside the project is run`,
+  };
 }
 
-/** A Deno project (deno.json nearer than a tsconfig.json or jsconfig.json) or a TypeScript one. */
-function typescriptFlavour(dir: string, top: string): Builtin {
-  const [typescript, deno] = BUILTINS;
-  const denoRoot = nearest(dir, top, deno.markers);
-  if (!denoRoot) return typescript;
-  const tsRoot = nearest(dir, top, ["tsconfig.json", "jsconfig.json"]);
-  return tsRoot && tsRoot.length > denoRoot.length ? typescript : deno;
+/** The first family that applies here: one with `onlyWhere` only in the projects it names. */
+function familyFor(
+  families: readonly ServerFamily[],
+  dir: string,
+  top: string,
+): ServerFamily | undefined {
+  for (const family of families) {
+    if (!family.onlyWhere) return family;
+    const own = nearest(dir, top, family.onlyWhere.markers);
+    if (!own) continue;
+    const other = nearest(dir, top, family.onlyWhere.unlessNearer);
+    if (other && other.length > own.length) continue;
+    return family;
+  }
+  return undefined;
 }
 
-/** Every extension some server may answer for. */
-export function knownExtension(file: string, configured: Record<string, LanguageServerSpec>) {
-  const extension = extname(file).toLowerCase();
-  return BUILTINS.some((b) => extension in b.extensions) ||
-    Object.values(configured).some((s) =>
-      s.extensions.some((e) => (e.startsWith(".") ? e : `.${e}`).toLowerCase() === extension)
-    );
+function made(
+  family: ServerFamily,
+  program: ServerProgram,
+  command: string,
+  root: string,
+  languageId: string,
+  rules: ChoiceRules,
+): ServerChoice {
+  let initializationOptions = merged(family.initializationOptions, program.initializationOptions);
+  let env = family.env;
+  if (!rules.projectPrograms) {
+    initializationOptions = merged(initializationOptions, family.readOnly?.initializationOptions);
+    if (family.readOnly?.env) env = { ...env, ...family.readOnly.env };
+    if (program.tsserver) {
+      // The project's own typescript would otherwise be run (and its tsserver plugins).
+      initializationOptions = merged(initializationOptions, {
+        tsserver: { path: tsserverBeside(command) },
+      });
+    }
+  }
+  return {
+    id: family.id,
+    label: program.label,
+    command,
+    args: program.args,
+    root,
+    languageId,
+    env,
+    initializationOptions,
+    settings: family.settings,
+    projectPrograms: rules.projectPrograms,
+    waitsForProject: family.waitsForProject,
+    builtin: true,
+    // Under read-only the check is off (it runs build scripts).
+    checkOnSave: rules.projectPrograms ? family.checkOnSave : undefined,
+    warmsCaches: family.warmsCaches,
+    loadedLog: family.loadedLog,
+  };
+}
+
+/** `over` merged into `base`, objects key by key. */
+function merged(
+  base: Record<string, unknown> | undefined,
+  over: Record<string, unknown> | undefined,
+): Record<string, unknown> | undefined {
+  if (!over) return base;
+  const out: Record<string, unknown> = { ...base };
+  for (const [key, value] of Object.entries(over)) {
+    const now = out[key];
+    out[key] = value && typeof value === "object" && !Array.isArray(value) && now &&
+        typeof now === "object" && !Array.isArray(now)
+      ? merged(now as Record<string, unknown>, value as Record<string, unknown>)
+      : value;
+  }
+  return out;
 }

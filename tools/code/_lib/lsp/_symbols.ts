@@ -1,19 +1,13 @@
 /**
  * A symbol by name path (`Class/method`) in one file, found through the server's
- * textDocument/documentSymbol: the position its name starts at, for the request that follows.
+ * textDocument/documentSymbol (for a language tree-sitter does not parse): the position its
+ * name starts at, for the request that follows. Name paths read as `symbols` reads them: the
+ * last segments, or from the top with a leading `/`.
  */
 import { ToolError } from "../../../../mcp/tool/mod.ts";
+import { matchesName, namePattern } from "../name_path.ts";
 import type { Position } from "./_documents.ts";
-
-interface DocumentSymbol {
-  name: string;
-  kind?: number;
-  selectionRange?: { start: Position };
-  range?: { start: Position };
-  location?: { range: { start: Position } };
-  containerName?: string;
-  children?: DocumentSymbol[];
-}
+import type { DocumentSymbol, SymbolInformation } from "./_protocol.ts";
 
 interface Found {
   path: string;
@@ -28,8 +22,9 @@ function bare(name: string): string {
 function flatten(symbols: DocumentSymbol[], prefix: string[], out: Found[], depth = 0): void {
   if (depth > 50) return;
   for (const symbol of symbols) {
+    if (typeof symbol?.name !== "string") continue;
     const path = [...prefix, bare(symbol.name) || symbol.name];
-    const at = symbol.selectionRange?.start ?? symbol.range?.start ?? symbol.location?.range.start;
+    const at = symbol.selectionRange?.start ?? symbol.range?.start;
     if (at) out.push({ path: path.join("/"), at });
     if (symbol.children) flatten(symbol.children, path, out, depth + 1);
   }
@@ -40,20 +35,20 @@ function flatten(symbols: DocumentSymbol[], prefix: string[], out: Found[], dept
  * in it. Ambiguity and absence are refusals listing what there is.
  */
 export function resolveNamePath(answer: unknown, namePath: string, shown: string): Position {
-  const symbols = (Array.isArray(answer) ? answer : []) as DocumentSymbol[];
+  const list: unknown[] = Array.isArray(answer) ? answer : [];
   const found: Found[] = [];
-  if (symbols.some((s) => s.location)) {
+  if (list.some((s) => (s as SymbolInformation)?.location)) {
     // SymbolInformation: flat, with containerName.
-    for (const s of symbols) {
+    for (const s of list as SymbolInformation[]) {
+      const at = s?.location?.range?.start;
+      if (typeof s?.name !== "string" || !at) continue;
       const path = [s.containerName, bare(s.name)].filter(Boolean).join("/");
-      found.push({ path, at: s.location!.range.start });
+      found.push({ path, at });
     }
-  } else flatten(symbols, [], found);
-  const wanted = namePath.replace(/^\/+|\/+$/g, "");
-  const exact = found.filter((f) => f.path === wanted);
-  const matches = exact.length > 0
-    ? exact
-    : found.filter((f) => f.path.endsWith(`/${wanted}`) || f.path === wanted);
+  } else flatten(list as DocumentSymbol[], [], found);
+  const wanted = namePath.replace(/\/+$/, "");
+  const pattern = namePattern(wanted, false);
+  const matches = found.filter((f) => matchesName(f.path, pattern));
   if (matches.length === 1) return matches[0].at;
   const listed = (list: Found[]) =>
     list.slice(0, 10).map((f) => `${f.path} (line ${f.at.line + 1})`).join(", ") +

@@ -1,9 +1,20 @@
 /** Keeping a server's view of the files current before a request, and asking it. */
 import { ToolError } from "../../../../mcp/tool/mod.ts";
 import type { Sandbox } from "../../../_lib/sandbox/mod.ts";
+import { RequestFailed } from "./_connection.ts";
 import { readSource } from "./_documents.ts";
+import { type Method, type ParamsOf, type ResultOf, RETRY_CODES } from "./_protocol.ts";
 import type { LanguageServer } from "./_server.ts";
 import { uriOf } from "./_uris.ts";
+
+/** How long one request may take. */
+export const REQUEST_MS = 30_000;
+/**
+ * Times a request the server cancelled (content modified) is sent again while it says it is
+ * ready: rust-analyzer cancels what a change on disk (its own cargo check's) makes stale, and
+ * says it is loading again only after. Each retry waits for its next word, or a little longer.
+ */
+const RETRIES_WHEN_READY = 8;
 
 /**
  * Brings the server up to date before a request: every open document changed on disk since it
@@ -22,38 +33,60 @@ export async function syncForQuery(
       continue;
     }
     const source = await readSource(sandbox, path).catch(() => undefined);
-    if (source) server.syncDocument(uri, source.text, source.mtimeMs, source.size);
+    if (source) server.syncDocument(uri, source.text, source);
     else server.closeDocument(uri, false);
   }
   const texts: string[] = [];
   for (const file of files) {
-    // An open document unchanged on disk (size and time) is what the server has: not read again.
+    // An open document unchanged on disk (size, time, inode) is what the server has.
     const open = server.openText(uriOf(file));
     if (open !== undefined && !changed.some((c) => c.path === file)) {
       texts.push(open);
       continue;
     }
     const source = await readSource(sandbox, file);
-    server.syncDocument(uriOf(file), source.text, source.mtimeMs, source.size);
+    server.syncDocument(uriOf(file), source.text, source);
     texts.push(source.text);
   }
   return texts;
 }
 
-/** A request to the server, its failure turned into a sentence naming the server. */
-export async function ask<T>(
+/**
+ * A request to the server, its failure turned into a sentence naming the server. A request the
+ * server cancels because it is not ready (rust-analyzer while it loads) is sent again when its
+ * state changes, until `deadline`.
+ *
+ * @example
+ * const refs = await ask(server, "textDocument/references", { ...at, context }, ctx.signal);
+ */
+export async function ask<M extends Method>(
   server: LanguageServer,
-  method: string,
-  params: unknown,
+  method: M,
+  params: ParamsOf<M>,
   signal: AbortSignal,
-  timeoutMs = 30_000,
-): Promise<T> {
+  deadline = Date.now() + REQUEST_MS,
+): Promise<ResultOf<M>> {
   server.touch();
-  try {
-    return await server.connection.request<T>(method, params, timeoutMs, signal);
-  } catch (error) {
-    throw new ToolError(
-      `${server.choice.label} (${server.choice.root}): ${(error as Error).message}`,
-    );
+  let retries = 0;
+  for (;;) {
+    const timeout = Math.max(Math.min(REQUEST_MS, deadline - Date.now()), 1000);
+    try {
+      return await server.connection.request(method, params, timeout, signal);
+    } catch (error) {
+      const code = error instanceof RequestFailed ? error.code : undefined;
+      const again = code !== undefined && RETRY_CODES.has(code) && Date.now() < deadline &&
+        !signal.aborted && !server.dead;
+      if (again && server.readiness.busy() !== undefined) {
+        await server.readiness.changed(deadline, signal);
+        continue;
+      }
+      if (again && retries++ < RETRIES_WHEN_READY) {
+        await server.readiness.changed(Math.min(deadline, Date.now() + 100 * 2 ** retries), signal);
+        continue;
+      }
+      throw new ToolError(
+        `${server.choice.label} (${server.choice.root}): ${(error as Error).message}`,
+      );
+    }
   }
 }

@@ -11,9 +11,11 @@
  */
 export { runningFor, runningServers, serverFor } from "./_pool.ts";
 export type { Diagnostic, LanguageServer } from "./_server.ts";
+export type * from "./_protocol.ts";
 export { RequestFailed } from "./_connection.ts";
 export { lineStarts, offsetOf, type Position, positionIn, readSource } from "./_documents.ts";
-export { findProgram } from "./_servers.ts";
+export { findProgram } from "./_programs.ts";
+export { chooseServer, type ServerChoice } from "./_servers.ts";
 export { pathOf, uriOf } from "./_uris.ts";
 export {
   groupedLines,
@@ -26,14 +28,16 @@ export {
 export { resolveNamePath } from "./_symbols.ts";
 export { ask, syncForQuery } from "./_sync.ts";
 export {
-  LOADING_WAIT_MS,
   type PointArgs,
+  stillLoading,
   type Target,
   targetFile,
   targetPosition,
 } from "./_target.ts";
 export { compareErrors, diagnosticLine, severityName } from "./_diagnostics.ts";
 export { currentDiagnostics, fileDiagnostics } from "./_file_diagnostics.ts";
+export { type Baseline, CHECK_DEADLINE_MS, reportEdit, takeBaselines } from "./_edit_report.ts";
 export { applyEdits, editsByUri, type TextEdit } from "./_workspace_edit.ts";
+export { MAX_WARM, warmStart } from "./_warm_start.ts";
 /** The base protocol's framing, also for the benchmark's bare client. */
 export { frame, FrameReader } from "./_framing.ts";

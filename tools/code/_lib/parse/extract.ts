@@ -1,10 +1,10 @@
 /**
- * The symbols of one parsed file: a walk of its syntax tree that stops at every definition
- * that is not a container (a function's body holds no outline entries), iterative so that
- * deeply nested code cannot exhaust the stack.
+ * The symbols of one parsed file: a walk of its syntax tree, iterative so that deeply nested
+ * code cannot exhaust the stack. Inside a function only local definitions count (a nested
+ * function, a const arrow function, a class): they are marked `local`.
  */
 import type { Node, Tree } from "web-tree-sitter";
-import { COMMENTS, DECORATIONS, type LanguageId, RULES, WRAPPERS } from "./languages.ts";
+import { COMMENTS, DECORATIONS, type LanguageId, RULES, WRAPPERS } from "../languages/mod.ts";
 import type { CodeSymbol } from "./types.ts";
 
 /** At most this many symbols of one file (a generated file can define 100,000 things). */
@@ -17,6 +17,36 @@ const FUNCTION_VALUES = new Set([
   "function",
   "generator_function",
 ]);
+
+/** The definitions that count inside a function's body. */
+const LOCAL_NODES = new Set([
+  "function_declaration",
+  "generator_function_declaration",
+  "class_declaration",
+  "abstract_class_declaration",
+  "variable_declarator",
+  "method_definition",
+  "public_field_definition",
+  "field_definition",
+  "function_definition",
+  "class_definition",
+  "function_item",
+  "struct_item",
+  "enum_item",
+  "impl_item",
+]);
+
+/** Kinds whose members are not methods of theirs: a nested def in them is a function. */
+const NOT_CLASSES = new Set(["namespace", "module", "function", "method"]);
+
+/** Members that count inside a function only as a local class's (not an object literal's). */
+const MEMBER_NODES = new Set(["method_definition", "public_field_definition", "field_definition"]);
+
+/** Whether what is inside `symbol` is local to a function. */
+function localScope(symbol: CodeSymbol | undefined): boolean {
+  return symbol !== undefined &&
+    (symbol.local === true || symbol.kind === "function" || symbol.kind === "method");
+}
 
 /**
  * The symbols of `tree`, in the order they appear, parents before their members. A cursor walks
@@ -35,15 +65,23 @@ export function extractSymbols(tree: Tree, lang: LanguageId, text: string): Code
       let here = owner;
       let enter = true;
       const rule = rules[cursor.nodeType];
-      if (rule) {
+      const parent = owner >= 0 ? symbols[owner] : undefined;
+      const local = localScope(parent);
+      const counts = !local ||
+        (LOCAL_NODES.has(cursor.nodeType) &&
+          (!MEMBER_NODES.has(cursor.nodeType) || parent?.kind === "class"));
+      if (rule && counts) {
         const node = cursor.currentNode;
-        const parent = owner >= 0 ? symbols[owner] : undefined;
-        const found = describe(node, lang, rule.kind, parent);
+        const found = describe(node, lang, rule.kind, parent, local, text);
         if (found) {
           here = symbols.length;
-          symbols.push(made(node, found, parent, text));
+          const symbol = made(node, found, parent, text);
+          if (local) symbol.local = true;
+          symbols.push(symbol);
           if (symbols.length >= MAX_SYMBOLS_PER_FILE) return symbols;
-          enter = rule.container === true && found.kind !== "function";
+          // A function's body may hold local definitions; a container's members are symbols.
+          enter = rule.container === true || found.kind === "function" ||
+            found.kind === "method";
         } else if (node.type === "variable_declarator" || node.type === "field_declaration") {
           enter = false;
         }
@@ -68,9 +106,10 @@ function describe(
   lang: LanguageId,
   kind: string,
   parent: CodeSymbol | undefined,
-): { name: string; kind: string; owner?: string } | undefined {
-  const inClass = parent !== undefined && parent.kind !== "namespace" &&
-    parent.kind !== "module";
+  local: boolean,
+  text: string,
+): Described | undefined {
+  const inClass = parent !== undefined && !NOT_CLASSES.has(parent.kind);
   switch (node.type) {
     case "variable_declarator": {
       const name = node.childForFieldName("name");
@@ -79,19 +118,26 @@ function describe(
       const top = holder?.parent;
       const atTop = top?.type === "program" ||
         (top?.type === "export_statement" && top.parent?.type === "program");
-      if (!atTop) return undefined;
       const value = node.childForFieldName("value");
-      if (value && FUNCTION_VALUES.has(value.type)) return { name: name.text, kind: "function" };
-      if (value?.type === "class") return { name: name.text, kind: "class" };
-      return { name: name.text, kind: holder?.text.startsWith("const") ? "constant" : "variable" };
+      const at = name.startIndex;
+      if (value && FUNCTION_VALUES.has(value.type)) {
+        return atTop || local ? { name: name.text, kind: "function", at } : undefined;
+      }
+      if (value?.type === "class") {
+        return atTop || local ? { name: name.text, kind: "class", at } : undefined;
+      }
+      if (!atTop) return undefined;
+      // The declaration's first word, not its text (which may be a megabyte long).
+      const constant = holder !== null && text.startsWith("const", holder.startIndex);
+      return { name: name.text, kind: constant ? "constant" : "variable", at };
     }
     case "function_definition":
     case "function_item": {
-      const name = lang === "c" || lang === "cpp"
-        ? declaratorName(node.childForFieldName("declarator"))
-        : node.childForFieldName("name")?.text;
-      if (!name) return undefined;
-      return { name, kind: inClass ? "method" : "function" };
+      const nameNode = lang === "c" || lang === "cpp"
+        ? declaratorNode(node.childForFieldName("declarator"))
+        : node.childForFieldName("name");
+      if (!nameNode) return undefined;
+      return { name: nameNode.text, kind: inClass ? "method" : "function", at: lastPart(nameNode) };
     }
     case "property_signature":
     case "method_signature":
@@ -104,17 +150,17 @@ function describe(
     case "field_declaration": {
       const declarator = node.childForFieldName("declarator");
       if (lang === "java") {
-        const name = declarator?.childForFieldName("name")?.text;
-        return name ? { name, kind } : undefined;
+        const name = declarator?.childForFieldName("name");
+        return name ? { name: name.text, kind, at: name.startIndex } : undefined;
       }
-      const name = declaratorName(declarator);
+      const name = declaratorNode(declarator);
       if (!name) return undefined;
       const isMethod = declarator?.type === "function_declarator";
-      return { name, kind: isMethod ? "method" : "field" };
+      return { name: name.text, kind: isMethod ? "method" : "field", at: lastPart(name) };
     }
     case "type_definition": {
-      const name = declaratorName(node.childForFieldName("declarator"));
-      return name ? { name, kind } : undefined;
+      const name = declaratorNode(node.childForFieldName("declarator"));
+      return name ? { name: name.text, kind, at: lastPart(name) } : undefined;
     }
     case "struct_specifier":
     case "union_specifier":
@@ -124,9 +170,9 @@ function describe(
       return named(node, kind);
     case "method_declaration": {
       if (lang !== "go") return named(node, kind);
-      const name = node.childForFieldName("name")?.text;
+      const name = node.childForFieldName("name");
       if (!name) return undefined;
-      return { name, kind, owner: receiverType(node) };
+      return { name: name.text, kind, owner: receiverType(node), at: name.startIndex };
     }
     case "type_spec": {
       const type = node.childForFieldName("type")?.type;
@@ -138,8 +184,11 @@ function describe(
       return named(node, shown);
     }
     case "impl_item": {
-      const type = node.childForFieldName("type")?.text;
-      return type ? { name: withoutGenerics(type), kind } : undefined;
+      const type = node.childForFieldName("type");
+      if (!type) return undefined;
+      // The type's own name: `Point` in `impl<T> Point<T>`, `Display` too in `impl Display for P`.
+      const name = withoutGenerics(type.text);
+      return { name, kind, at: type.startIndex + Math.max(type.text.lastIndexOf(name), 0) };
     }
     case "const_spec": {
       if (node.parent?.parent?.type !== "source_file") return undefined;
@@ -150,13 +199,21 @@ function describe(
   }
 }
 
-function named(node: Node, kind: string): { name: string; kind: string } | undefined {
-  const name = node.childForFieldName("name") ?? node.childForFieldName("property");
-  return name ? { name: name.text, kind } : undefined;
+/** A definition's name and kind; `at`: where its name starts. */
+interface Described {
+  name: string;
+  kind: string;
+  owner?: string;
+  at: number;
 }
 
-/** A C/C++ declarator's name: the identifier at the end of its chain of declarators. */
-function declaratorName(start: Node | null): string | undefined {
+function named(node: Node, kind: string): Described | undefined {
+  const name = node.childForFieldName("name") ?? node.childForFieldName("property");
+  return name ? { name: name.text, kind, at: name.startIndex } : undefined;
+}
+
+/** A C/C++ declarator's name node: the identifier at the end of its chain of declarators. */
+function declaratorNode(start: Node | null): Node | undefined {
   let node = start;
   for (let depth = 0; node && depth < 64; depth++) {
     switch (node.type) {
@@ -166,12 +223,18 @@ function declaratorName(start: Node | null): string | undefined {
       case "qualified_identifier":
       case "destructor_name":
       case "operator_name":
-        return node.text;
+        return node;
     }
     node = node.childForFieldName("declarator") ??
       node.namedChildren.find((child) => child?.type.endsWith("declarator")) ?? null;
   }
   return undefined;
+}
+
+/** Where the last part of a name starts: `f` in `A::f`. */
+function lastPart(name: Node): number {
+  const cut = name.text.lastIndexOf("::");
+  return name.startIndex + (cut < 0 ? 0 : cut + 2);
 }
 
 /** A Go method's receiver type, without `*` and type parameters. */
@@ -187,6 +250,9 @@ function withoutGenerics(type: string): string {
   return (cut < 0 ? type : type.slice(0, cut)).trim();
 }
 
+/** More named children than this in a wrapper: a declaration of several names. */
+const MAX_WRAPPED_CHILDREN = 32;
+
 /** The outermost node that is still this definition: `export`, decorators, a template. */
 function outerOf(node: Node): Node {
   let outer = node;
@@ -197,7 +263,9 @@ function outerOf(node: Node): Node {
       outer = parent;
       continue;
     }
-    // A declaration of several names (`const a = 1, b = 2`) is no one name's definition.
+    // A declaration of several names (`const a = 1, b = 2`) is no one name's definition. Many
+    // children are several names, without listing them (`var a,a,…` has 500,000 of them).
+    if (parent.namedChildCount > MAX_WRAPPED_CHILDREN) break;
     const definitions = parent.namedChildren.filter((c) =>
       c && !DECORATIONS.has(c.type) && !COMMENTS.has(c.type)
     );
@@ -219,8 +287,7 @@ function leading(outer: Node, text: string): { start: number; decorations?: numb
     const isComment = COMMENTS.has(sibling.type);
     if (!isComment && !DECORATIONS.has(sibling.type)) break;
     if (sibling.endPosition.row < row - 1) break;
-    const lineStart = text.lastIndexOf("\n", sibling.startIndex - 1) + 1;
-    if (text.slice(lineStart, sibling.startIndex).trim() !== "") break;
+    if (!startsLine(text, sibling.startIndex)) break;
     start = sibling.startIndex;
     if (!isComment) decorations = sibling.startIndex;
     row = sibling.startPosition.row;
@@ -235,6 +302,16 @@ function leading(outer: Node, text: string): { start: number; decorations?: numb
     }
   }
   return { start, decorations };
+}
+
+/** Whether only blanks stand between `index` and the start of its line (looked at up to there). */
+function startsLine(text: string, index: number): boolean {
+  for (let i = index - 1; i >= 0; i--) {
+    const c = text.charCodeAt(i);
+    if (c === 10) return true;
+    if (c !== 32 && c !== 9 && c !== 13) return false;
+  }
+  return true;
 }
 
 /**
@@ -262,9 +339,21 @@ function bodyOf(node: Node): Node | null {
   return holder.childForFieldName("body");
 }
 
+/**
+ * The line from `head`, trimmed, capped at MAX_SIGNATURE_CHARS: looked for no further than that
+ * (a one-line file of a megabyte has thousands of definitions on its line).
+ */
+function firstLine(text: string, head: number): string {
+  const stop = Math.min(text.length, head + MAX_SIGNATURE_CHARS + 1);
+  let end = head;
+  while (end < stop && text.charCodeAt(end) !== 10) end++;
+  const line = text.slice(head, end).trim();
+  return line.length > MAX_SIGNATURE_CHARS ? `${line.slice(0, MAX_SIGNATURE_CHARS)}…` : line;
+}
+
 function made(
   node: Node,
-  found: { name: string; kind: string; owner?: string },
+  found: Described,
   parent: CodeSymbol | undefined,
   text: string,
 ): CodeSymbol {
@@ -273,8 +362,7 @@ function made(
   const headNode = headOf(outer, node);
   const head = headNode.startIndex;
   const prefix = parent ? `${parent.namePath}/` : found.owner ? `${found.owner}/` : "";
-  const lineEnd = text.indexOf("\n", head);
-  const signature = text.slice(head, lineEnd < 0 ? undefined : lineEnd).trim();
+  const signature = firstLine(text, head);
   const body = bodyOf(node);
   const symbol: CodeSymbol = {
     name: found.name,
@@ -286,16 +374,23 @@ function made(
     start,
     decorations: decorations ?? head,
     head,
+    nameAt: found.at,
     end: outer.endIndex,
-    signature: signature.length > MAX_SIGNATURE_CHARS
-      ? `${signature.slice(0, MAX_SIGNATURE_CHARS)}…`
-      : signature,
+    signature,
     parent: parent?.namePath,
   };
   if (body) {
     symbol.body = { start: body.startIndex, end: body.endIndex };
     const before = body.previousSibling;
-    if (before?.type === ":") symbol.body.colon = before.endIndex;
+    if (before?.type === ":") {
+      symbol.body.colon = before.endIndex;
+      // A Python docstring: the body's first statement, a string alone.
+      const first = body.firstNamedChild;
+      if (
+        first?.type === "expression_statement" && first.namedChildCount === 1 &&
+        first.firstNamedChild?.type === "string"
+      ) symbol.body.doc = { start: first.startIndex, end: first.endIndex };
+    }
   }
   return symbol;
 }

@@ -6,7 +6,7 @@
  */
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
-import type { GrammarFile } from "./languages.ts";
+import type { GrammarFile } from "../languages/mod.ts";
 
 interface EmbeddedFile extends Blob {
   name: string;

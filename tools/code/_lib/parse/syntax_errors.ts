@@ -7,7 +7,8 @@ const MAX_VISITED = 100_000;
 
 /**
  * Counts ERROR and missing nodes, descending only where tree-sitter says errors are (the count
- * stops growing after MAX_VISITED nodes: enough to tell an edit that adds errors).
+ * stops growing after MAX_VISITED nodes, children looked at included: enough to tell an edit
+ * that adds errors).
  */
 export function syntaxErrors(root: Node): { errors: number; firstError?: SyntaxPlace } {
   if (!root.hasError) return { errors: 0 };
@@ -24,11 +25,19 @@ export function syntaxErrors(root: Node): { errors: number; firstError?: SyntaxP
       }
       if (node.isMissing) continue;
     }
-    const children = node.children;
-    for (let i = children.length - 1; i >= 0; i--) {
-      const child = children[i];
-      if (child && (child.hasError || child.isMissing)) stack.push(child);
+    // Children through a cursor, counted: a node may have hundreds of thousands of them.
+    const found: Node[] = [];
+    const cursor = node.walk();
+    try {
+      for (let more = cursor.gotoFirstChild(); more && visited < MAX_VISITED; visited++) {
+        const child = cursor.currentNode;
+        if (child.hasError || child.isMissing) found.push(child);
+        more = cursor.gotoNextSibling();
+      }
+    } finally {
+      cursor.delete();
     }
+    for (let i = found.length - 1; i >= 0; i--) stack.push(found[i]);
   }
   return { errors, firstError };
 }

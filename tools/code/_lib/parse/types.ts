@@ -15,13 +15,23 @@ export interface CodeSymbol {
   decorations: number;
   /** Where the definition proper starts: its keywords and name. */
   head: number;
+  /** Where its name starts (the last part of a qualified one): where a language server is asked. */
+  nameAt: number;
   end: number;
   /** Its first line from `head`, trimmed and capped. */
   signature: string;
   /** The name path of the symbol it is a member of. */
   parent?: string;
-  /** Its body: braces included; `colon` ends the `:` before a Python block. */
-  body?: { start: number; end: number; colon?: number };
+  /**
+   * Defined inside a function (a nested function, a const arrow function, a class): addressable
+   * by its name path, left out of the project map.
+   */
+  local?: true;
+  /**
+   * Its body: braces included; `colon` ends the `:` before a Python block, `doc` is the
+   * block's docstring statement.
+   */
+  body?: { start: number; end: number; colon?: number; doc?: { start: number; end: number } };
 }
 
 /** A syntax error's place, 1-based. */
@@ -35,9 +45,15 @@ export interface ParsedFile {
   /** How many error or missing nodes the tree has, and the first one's place. */
   errors: number;
   firstError?: SyntaxPlace;
-  /** Identifier-like words and their counts, when asked for. */
-  identifiers?: Record<string, number>;
+  /** The identifiers it uses (leaves of code, not its definitions' own names), when asked for. */
+  identifiers?: Words;
 }
 
 /** A file's outcome: parsed, or why not (too slow, the grammar failed). */
 export type ParseOutcome = ParsedFile | { failed: string };
+
+/** A file's identifiers, each once, with how many times the file uses it (`counts[i]`). */
+export interface Words {
+  words: string[];
+  counts: number[];
+}

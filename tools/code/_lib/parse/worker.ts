@@ -1,16 +1,25 @@
 /**
  * The parse worker (parse_pool.ts starts it): tree-sitter's runtime and each grammar are loaded
  * on the first file that needs them and kept for the worker's life. A parse that runs past its
- * deadline is abandoned by tree-sitter itself (the progress callback), so the worker answers.
+ * deadline, or whose memory grows past bounds.ts's, is abandoned by tree-sitter itself (the
+ * progress callback), so the worker answers; each reply says how much memory the runtime holds,
+ * and a worker whose memory grew is ended by the pool once it has answered.
  */
 import "../../../_lib/workers/worker_console.ts";
 import { Language, Parser } from "web-tree-sitter";
 import { grammarBytes } from "./grammar_bytes.ts";
-import { GRAMMARS, type LanguageId, RUNTIME } from "./languages.ts";
+import { GRAMMARS, type LanguageId, RUNTIME } from "../languages/mod.ts";
 import { extractSymbols } from "./extract.ts";
 import { syntaxErrors } from "./syntax_errors.ts";
 import { identifiersIn } from "./identifiers.ts";
 import { MAX_NESTING, nestingDepth } from "./nesting.ts";
+import {
+  INITIAL_MEMORY_BYTES,
+  MAX_MEMORY_BYTES,
+  MAX_TREE_NODES,
+  PARSE_MEMORY_BYTES,
+  tooComplex,
+} from "./bounds.ts";
 import type { ParsedFile, ParseOutcome } from "./types.ts";
 
 /** One file to parse: `symbols` false when only its syntax errors are wanted. */
@@ -29,7 +38,10 @@ export interface ParseRequest {
   fileMs: number;
 }
 
-export type ParseReply = { id: number; outcomes: ParseOutcome[] } | { id: number; error: string };
+/** `memoryBytes`: the runtime's memory after the batch (it never shrinks). */
+export type ParseReply =
+  | { id: number; outcomes: ParseOutcome[]; memoryBytes: number }
+  | { id: number; error: string; memoryBytes: number };
 
 /** The part of a worker's global scope used here (Deno type-checks with the window's lib). */
 interface WorkerScope {
@@ -39,6 +51,16 @@ interface WorkerScope {
 
 const scope = globalThis as unknown as WorkerScope;
 
+const PAGE = 64 * 1024;
+/** The runtime's memory, made here so that it has a ceiling and can be measured. */
+const memory = new WebAssembly.Memory({
+  initial: INITIAL_MEMORY_BYTES / PAGE,
+  maximum: MAX_MEMORY_BYTES / PAGE,
+});
+
+/** Set once the runtime has aborted (its memory's ceiling reached): nothing runs in it again. */
+let broken: string | undefined;
+
 let ready: Promise<void> | undefined;
 const languages = new Map<LanguageId, Promise<Language>>();
 let parser: Parser | undefined;
@@ -46,7 +68,10 @@ let parser: Parser | undefined;
 function language(lang: LanguageId): Promise<Language> {
   let loaded = languages.get(lang);
   if (!loaded) {
-    ready ??= grammarBytes(RUNTIME).then((wasmBinary) => Parser.init({ wasmBinary }));
+    ready ??= grammarBytes(RUNTIME).then((wasmBinary) =>
+      // `wasmMemory` is the runtime's (Emscripten's) own option, missing from the typings.
+      Parser.init({ wasmBinary, wasmMemory: memory } as Parameters<typeof Parser.init>[0])
+    );
     loaded = ready.then(async () => Language.load(await grammarBytes(GRAMMARS[lang])));
     // A failure is not kept: the next file tries again.
     loaded.catch(() => languages.delete(lang));
@@ -55,7 +80,15 @@ function language(lang: LanguageId): Promise<Language> {
   return loaded;
 }
 
+/** Bun's collector, asked not to wait (elsewhere nothing). */
+function collectGarbage(): void {
+  (globalThis as { Bun?: { gc(force: boolean): void } }).Bun?.gc(false);
+}
+
+const megabytes = (bytes: number) => Math.round(bytes / 1024 / 1024);
+
 async function parseOne(job: ParseJob, fileMs: number): Promise<ParseOutcome> {
+  if (broken) return { failed: `the parser stopped on an earlier file (${broken}); try again` };
   if (job.text.includes("\0")) return { failed: "it holds NUL bytes (binary data)" };
   if (nestingDepth(job.text) > MAX_NESTING) {
     return { failed: `its brackets nest more than ${MAX_NESTING} levels deep` };
@@ -64,19 +97,31 @@ async function parseOne(job: ParseJob, fileMs: number): Promise<ParseOutcome> {
   parser ??= new Parser();
   parser.setLanguage(grammar);
   const deadline = performance.now() + fileMs;
+  let tooLarge = false;
   const tree = parser.parse(job.text, null, {
     // Returning true stops the parse (the typings say void).
-    progressCallback: (() => performance.now() > deadline) as () => void,
+    progressCallback: (() => {
+      tooLarge = memory.buffer.byteLength > PARSE_MEMORY_BYTES;
+      return tooLarge || performance.now() > deadline;
+    }) as () => void,
   });
   if (!tree) {
     parser.reset();
-    return { failed: `parsing took longer than ${fileMs / 1000} s` };
+    return {
+      failed: tooLarge
+        ? tooComplex(`its syntax tree would take more than ${megabytes(PARSE_MEMORY_BYTES)} MB`)
+        : `parsing took longer than ${fileMs / 1000} s`,
+    };
   }
   try {
+    const nodes = tree.rootNode.descendantCount;
+    if (nodes > MAX_TREE_NODES) {
+      return { failed: tooComplex(`${nodes} syntax nodes, over ${MAX_TREE_NODES}`) };
+    }
     const errors = syntaxErrors(tree.rootNode);
     const symbols = job.symbols ? extractSymbols(tree, job.lang, job.text) : [];
     const parsed: ParsedFile = { symbols, ...errors };
-    if (job.identifiers) parsed.identifiers = identifiersIn(tree, job.text);
+    if (job.identifiers) parsed.identifiers = identifiersIn(tree, job.text, symbols);
     return parsed;
   } finally {
     tree.delete();
@@ -88,11 +133,25 @@ scope.onmessage = async ({ data }: MessageEvent<ParseRequest>) => {
     const outcomes: ParseOutcome[] = [];
     for (const job of data.files) {
       outcomes.push(
-        await parseOne(job, data.fileMs).catch((error) => ({ failed: (error as Error).message })),
+        await parseOne(job, data.fileMs).catch((error) => {
+          if (error instanceof WebAssembly.RuntimeError) broken = (error as Error).message;
+          return { failed: (error as Error).message };
+        }),
       );
     }
-    scope.postMessage({ id: data.id, outcomes } satisfies ParseReply);
+    // A broken runtime asks to be replaced as a grown one does.
+    const memoryBytes = broken ? MAX_MEMORY_BYTES : memory.buffer.byteLength;
+    scope.postMessage({ id: data.id, outcomes, memoryBytes } satisfies ParseReply);
+    // The batch's garbage (its text, the nodes looked at) goes now, before the next batch adds
+    // to it: a worker's heap otherwise grows by tens of megabytes before it is collected.
+    collectGarbage();
   } catch (error) {
-    scope.postMessage({ id: data.id, error: (error as Error).message } satisfies ParseReply);
+    scope.postMessage(
+      {
+        id: data.id,
+        error: (error as Error).message,
+        memoryBytes: memory.buffer.byteLength,
+      } satisfies ParseReply,
+    );
   }
 };

@@ -10,7 +10,7 @@ import { dirname } from "node:path";
 import { type Entry, journalFiles } from "../journal.ts";
 import { newScan, visitNewestFirst } from "../journal_scan.ts";
 import { pathsInFlight } from "../in_flight.ts";
-import { sessionLabel } from "../session.ts";
+import { sees, sessionLabel, type Viewer } from "../session.ts";
 
 /**
  * Lines are appended in the order their calls end, give or take the moment between a call's end
@@ -22,11 +22,13 @@ const IN_FLIGHT_WAIT_MS = 5_000;
 
 /**
  * The real paths that journaled calls other than the command changed since `since` (ms), each
- * with who changed it, as a phrase.
+ * with who changed it, as a phrase told to `viewer` (the command's session): a call of another
+ * OAuth subject is named only as such.
  */
 export async function changedByOthers(
   journal: string,
   since: number,
+  viewer: Viewer,
 ): Promise<Map<string, string>> {
   const others = new Map<string, string>();
   const from = new Date(since).toISOString();
@@ -34,7 +36,9 @@ export async function changedByOthers(
   await visitNewestFirst(journalFiles(journal), newScan(), (entry: Entry) => {
     if (entry.time < stop) return false;
     if (entry.time < from || !entry.changes) return;
-    const who = `${entry.tool} call ${entry.id}, ${sessionLabel(entry.session)}`;
+    const who = sees(viewer, entry)
+      ? `${entry.tool} call ${entry.id}, ${sessionLabel(entry.session, viewer)}`
+      : "another user's call";
     for (const change of entry.changes) {
       if (!others.has(change.path)) others.set(change.path, who);
       if (change.from && !others.has(change.from)) others.set(change.from, who);

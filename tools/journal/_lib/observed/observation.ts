@@ -13,6 +13,7 @@ import type { Change } from "../journal.ts";
 import { MAX_CHANGES } from "../journal_scan.ts";
 import { type Keep, touchBlob } from "../snapshots.ts";
 import { changedBy, changedByOthers } from "./attribution.ts";
+import { type Viewer, viewerOf } from "../session.ts";
 import type { Found, Limits, NotTaken, Phase } from "./engine.ts";
 import { describeObserved, orderForUndo } from "./summary.ts";
 import { observedRoots, queued, type Watched, watchedRoot } from "./watched_roots.ts";
@@ -57,6 +58,8 @@ export class Observation {
     readonly journal: string,
     readonly keep: Keep,
     readonly limits: Limits,
+    /** The command's session, to whom the calls of others are named. */
+    readonly viewer: Viewer,
     befores: Before[],
   ) {
     this.#befores = befores;
@@ -87,7 +90,16 @@ export class Observation {
         return { root, watched, ...(await take(watched, limits, keep, sandbox, "before")) };
       }),
     );
-    const observation = new Observation(label, since, sandbox, journal, keep, limits, befores);
+    const observation = new Observation(
+      label,
+      since,
+      sandbox,
+      journal,
+      keep,
+      limits,
+      viewerOf(ctx),
+      befores,
+    );
     open.add(observation);
     return observation;
   }
@@ -129,7 +141,9 @@ export class Observation {
 
   /** The changes found, less what others changed meanwhile, checked and bounded. */
   async #record(found: Found, reasons: string[], alongside: string[]): Promise<Observed> {
-    const others = await changedByOthers(this.journal, this.since).catch(() => new Map());
+    const others = await changedByOthers(this.journal, this.since, this.viewer).catch(() =>
+      new Map()
+    );
     const left: [string, string][] = [];
     const mine = found.changes.filter((change) => {
       const who = changedBy(others, change.path);

@@ -8,7 +8,7 @@ import { createHash } from "node:crypto";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { Sandbox } from "../../../_lib/sandbox/mod.ts";
-import { SESSION } from "../session.ts";
+import { SERVER } from "../session.ts";
 import { type Engine, relativeTo } from "./engine.ts";
 import { GitEngine } from "./git_engine.ts";
 import { makeShadow, removeStaleShadows, repositoryAt, shadowsDir } from "./git_shadow.ts";
@@ -82,10 +82,10 @@ async function makeEngine(
   if (typeof repo !== "string") {
     if (!swept.has(projectDir)) {
       swept.add(projectDir);
-      await removeStaleShadows(projectDir, SESSION);
+      await removeStaleShadows(projectDir, SERVER);
     }
     const digest = createHash("sha256").update(root).digest("hex").slice(0, 16);
-    const place = await makeShadow(repo, join(shadowsDir(projectDir), SESSION, digest))
+    const place = await makeShadow(repo, join(shadowsDir(projectDir), SERVER, digest))
       .catch(() => undefined);
     if (place) return new GitEngine(repo, place, skip);
   }
@@ -101,7 +101,7 @@ export async function disposeWatched(): Promise<void> {
     await (await root.engine.catch(() => undefined))?.dispose();
   }
   for (const projectDir of swept) {
-    await rm(join(shadowsDir(projectDir), SESSION), { recursive: true, force: true })
+    await rm(join(shadowsDir(projectDir), SERVER), { recursive: true, force: true })
       .catch(() => {});
   }
 }

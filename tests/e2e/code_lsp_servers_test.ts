@@ -1,0 +1,176 @@
+/**
+ * The language servers beyond the ones npm pins, each really run through the compiled binary
+ * inside the command sandbox (the `language-server` kind): gopls, rust-analyzer with cargo check
+ * on save, and TypeScript 7's `tsc --lsp`. A test skips, saying why, where this machine lacks
+ * the server (.ci/run installs each, pinned). Assertions are about what is said, never about how
+ * fast: a query waits for the server to load the project (code.query_wait_seconds), an edit's
+ * reply for its diagnostics (tests/helpers/code_servers.ts's PATIENT).
+ */
+import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, test } from "node:test";
+import type { RawClient } from "../helpers/raw_client.ts";
+import {
+  missing,
+  ok,
+  PATIENT,
+  project,
+  SERVER_PATH,
+  startOn,
+  TS7_DIR,
+} from "../helpers/code_servers.ts";
+import { posixOnly } from "../helpers/posix_only.ts";
+
+const POSIX = posixOnly("the servers are found through a POSIX PATH");
+const clients: RawClient[] = [];
+afterEach(async () => {
+  for (const c of clients.splice(0)) {
+    await c.close();
+    assert.deepEqual(c.strayLines, []);
+  }
+});
+
+function start(root: string, env: Record<string, string> = {}) {
+  const c = startOn(root, [], { ...PATIENT, ...env });
+  clients.push(c);
+  return c;
+}
+
+const skipUnless = (server: Parameters<typeof missing>[0]) => ({
+  skip: POSIX.skip ?? missing(server),
+});
+
+const GO_FILES = {
+  "go.mod": "module example.com/shop\n\ngo 1.21\n",
+  "price.go": "package shop\n\n// Price is what a thing costs.\nfunc Price(n int) int {\n" +
+    "\treturn n * 3\n}\n",
+  "use.go": "package shop\n\nfunc Total() int {\n\treturn Price(1) + Price(2)\n}\n",
+};
+
+test(
+  "Go (gopls): references across files, and the error an edit introduces",
+  skipUnless("gopls"),
+  async () => {
+    const root = project("go-real", GO_FILES);
+    const c = start(root);
+    // The first question, right after start: gopls answers once it has loaded the package.
+    const refs = await ok(c, "code_nav", {
+      operation: "references",
+      path: "price.go",
+      symbol: "Price",
+    });
+    assert.match(refs.text, /^gopls: 3 results/, refs.text);
+    assert.match(refs.text, /use\.go \(2\): 4:9, 4:20/);
+    assert.equal(refs.structured?.incomplete, undefined);
+    const broke = await ok(c, "edit_file", {
+      path: "use.go",
+      edits: [{ old_string: "Price(1)", new_string: 'Price("one")' }],
+    });
+    assert.match(
+      broke.text,
+      /diagnostics \(gopls\): this edit introduced 1 error\nuse\.go:4:15 error/,
+    );
+    const fixed = await ok(c, "edit_file", {
+      path: "use.go",
+      edits: [{ old_string: 'Price("one")', new_string: "Price(1)" }],
+    });
+    assert.match(fixed.text, /diagnostics \(gopls\): no new errors; 1 fixed/);
+  },
+);
+
+const CARGO_TOML =
+  '[package]\nname = "shop"\nversion = "0.1.0"\nedition = "2021"\n\n[dependencies]\n';
+const LIB_RS =
+  "pub mod util;\n\npub fn total() -> u32 {\n    util::compute_total(2) + util::compute_total(3)\n}\n";
+const UTIL_RS = "pub fn compute_total(n: u32) -> u32 {\n    n * 2\n}\n";
+
+test(
+  "Rust (rust-analyzer): the first references wait for indexing, and cargo check's errors follow a save (issue 34, items 1 and 4)",
+  skipUnless("rust-analyzer"),
+  async () => {
+    const root = project("rs-real", {
+      "Cargo.toml": CARGO_TOML,
+      "src/lib.rs": LIB_RS,
+      "src/util.rs": UTIL_RS,
+    });
+    const c = start(root);
+    // Asked at once, while rust-analyzer indexes: never "0 references" nor "no symbol".
+    const refs = await ok(c, "code_nav", {
+      operation: "references",
+      path: "src/util.rs",
+      symbol: "compute_total",
+    });
+    assert.match(refs.text, /^rust-analyzer: 3 results/, refs.text);
+    assert.match(refs.text, /src\/lib\.rs \(2\)/);
+    // A type error only rustc finds (cargo check, run on save, in the sandbox: target/ in the
+    // project, written under workspace-write).
+    const broke = await ok(c, "edit_file", {
+      path: "src/util.rs",
+      edits: [{ old_string: "    n * 2\n", new_string: '    let _n: u32 = "oops";\n    n * 2\n' }],
+    });
+    assert.doesNotMatch(broke.text, /no new errors/, broke.text);
+    assert.match(broke.text, /this edit introduced 1 error\nsrc\/util\.rs:2:19 error \[E0308\]/);
+    assert.ok(existsSync(join(root, "target")), "cargo check wrote target/ in the project");
+    const listed = await ok(c, "code_nav", { operation: "diagnostics", path: "src/util.rs" });
+    assert.match(listed.text, /src\/util\.rs:2:19 error \[E0308\]/, listed.text);
+  },
+);
+
+test(
+  "TypeScript 7 (tsc --lsp): chosen when the tsc found is TypeScript 7, and answers",
+  skipUnless("ts7"),
+  async () => {
+    const root = project("ts7", {
+      "tsconfig.json": "{}",
+      "a.ts": "export function greet(name: string): string {\n  return `hi ${name}`;\n}\n",
+      "b.ts":
+        'import { greet } from "./a";\nconst x: string = greet("b");\nconsole.log(greet(x));\n',
+    });
+    const c = start(root, { PATH: `${join(TS7_DIR, "node_modules", ".bin")}:${SERVER_PATH}` });
+    const refs = await ok(c, "code_nav", {
+      operation: "references",
+      path: "a.ts",
+      symbol: "greet",
+    });
+    assert.match(refs.text, /^tsc --lsp \(TypeScript 7\): 4 results/, refs.text);
+    const def = await ok(c, "code_nav", {
+      operation: "definition",
+      path: "b.ts",
+      line: 2,
+      column: 19,
+    });
+    assert.match(def.text, /a\.ts:1:17/);
+    await ok(c, "code_nav", { operation: "diagnostics", path: "b.ts" });
+    const broke = await ok(c, "edit_file", {
+      path: "b.ts",
+      edits: [{ old_string: 'greet("b")', new_string: "greet(1)" }],
+    });
+    assert.match(
+      broke.text,
+      /diagnostics \(tsc --lsp \(TypeScript 7\)\): this edit introduced 1 error\nb\.ts:2:25 error/,
+    );
+  },
+);
+
+test(
+  "Python (pyright): the first references, asked at once, hold every file (issue 34, item 1)",
+  POSIX,
+  async () => {
+    const files: Record<string, string> = {
+      "pyproject.toml": "[project]\nname = 'p'\n",
+      "lib.py": "def shared(n: int) -> int:\n    return n * 2\n",
+    };
+    for (let i = 0; i < 20; i++) {
+      files[`m${i}.py`] = `from lib import shared\n\nv${i} = shared(${i})\n`;
+    }
+    const c = start(project("py-first", files));
+    const refs = await ok(c, "code_nav", {
+      operation: "references",
+      path: "lib.py",
+      line: 1,
+      column: 5,
+    });
+    assert.match(refs.text, /^pyright: 41 results\n41 references in 21 files/, refs.text);
+  },
+);
