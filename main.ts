@@ -2,18 +2,20 @@
  * toolhost: an MCP server over stdio. This file is the command line: flags, wiring, signals and
  * the orderly exit. It is the only place that calls process.exit.
  */
+import { randomBytes } from "node:crypto";
+import { spawn } from "node:child_process";
 import { realpathSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, parse } from "node:path";
 import { fileURLToPath } from "node:url";
 import process from "node:process";
-import { parseArgs } from "node:util";
+import { type Flags, forwardedFlags, parseCommandLine } from "./config/flags.ts";
+import { helpText } from "./config/help.ts";
 import { ConfigError, loadConfig, type LoadedConfig } from "./config/load.ts";
 import { type Launch, mcpJson, profileHint } from "./config/mcp_json.ts";
-import { resolvePath, stateDirectory } from "./config/paths.ts";
+import { stateDirectory } from "./config/paths.ts";
 import { formatConfig } from "./config/print.ts";
-import { quotedJson } from "./config/quote.ts";
-import { closest } from "./config/suggest.ts";
+import { defaultSettings, type ToolProfile } from "./config/settings.ts";
 import pkg from "./package.json" with { type: "json" };
 import {
   atLeast,
@@ -25,13 +27,19 @@ import {
 } from "./mcp/wire/mod.ts";
 import { connect, McpService } from "./mcp/server/mod.ts";
 import { type Contribution, runShutdownHooks, type ShutdownHook } from "./mcp/features/mod.ts";
-import { HttpGuard, isLoopbackHost } from "./mcp/http/guard.ts";
+import { appOnly } from "./mcp/tool/mod.ts";
+import { isLoopbackHost } from "./mcp/http/guard.ts";
 import { authPlan } from "./mcp/http/auth_settings.ts";
+import type { HttpPlan } from "./mcp/http/run.ts";
 import { serveStdio, StdoutWriter } from "./mcp/stdio/mod.ts";
 import { enableWatchdog, killAllGroups } from "./tools/_lib/processes/mod.ts";
 import { establishRoots } from "./tools/_lib/sandbox/mod.ts";
 import { assemble, type Assembled } from "./tools/_catalog/assemble.ts";
+import { withConfigProblem } from "./tools/_catalog/config_problem.ts";
 import { SERVER_ICON } from "./tools/_catalog/icons.ts";
+import { serverInstructions } from "./tools/_catalog/instructions.ts";
+import { PROFILES } from "./tools/_catalog/profiles.ts";
+import { reviewSettings } from "./tools/_catalog/review_offer.ts";
 import { sandboxStatus, startLine, statusLines } from "./tools/_lib/confine/mod.ts";
 
 declare const TOOLHOST_COMMIT: string | undefined;
@@ -39,65 +47,22 @@ declare const TOOLHOST_COMMIT: string | undefined;
 const COMPILED = typeof TOOLHOST_COMMIT === "string";
 const COMMIT = COMPILED ? TOOLHOST_COMMIT : "unknown (run from source)";
 
-const INSTRUCTIONS = "toolhost works on the user's machine. Use `bash` for commands that " +
-  "finish and `bash_background` for servers, watchers and REPLs (then bash_output, bash_input, " +
-  "bash_kill). For files prefer read_file, edit_file, write_file, glob, grep and list_dir over " +
-  "shell commands: they stay inside the allowed roots (list_roots), never corrupt a file, and " +
-  "bound their output. Long outputs are capped and say how to get the rest.";
-
-const HELP = `toolhost ${pkg.version}: an MCP server over stdio with a practical toolset.
-
-Usage: toolhost [options]
-
-An MCP client starts toolhost itself: put the path of this binary in the "command" of your
-client's .mcp.json. Messages are JSON-RPC 2.0, one per line, on stdin and stdout; logs go to
-stderr. Speaks MCP ${SUPPORTED_VERSIONS.join(", ")}.
-
-Settings come from these flags, then TOOLHOST_* environment variables, then the project file
-(.toolhost.jsonc in the working directory, or --config), then the user file
-(~/.config/toolhost/config.jsonc on Linux); see --print-config and toolhost.schema.json.
-
-Options:
-  --root DIR          let tools work in DIR (repeatable); without it, the client's roots when it
-                      offers them, else the directory toolhost was started in
-  --profile NAME      which tools to offer: full (default), companion (only what a client
-                      with its own file and shell tools lacks: Claude Code, Cursor, Gemini
-                      CLI, Codex) or read-only
-  --read-only         offer only the tools annotated read-only (and commands, searches and
-                      language servers write nothing outside their temporary directory)
-  --sandbox MODE      what commands, searches and language servers may write: workspace-write
-                      (default: the roots, a private $TMPDIR, the build caches), read-only, or
-                      off; they never read credentials and have no network (docs/security.md)
-  --allow-private-network
-                      let fetch_url reach loopback, private, link-local and cloud-metadata
-                      addresses (refused by default)
-  --http [HOST:]PORT  serve MCP over Streamable HTTP at http://HOST:PORT/mcp instead of
-                      stdio (HOST defaults to 127.0.0.1; PORT 0 picks a free one); also
-                      WebSocket on /mcp and the 2024-11-05 HTTP+SSE transport on /sse
-  --http-token TOKEN  require "Authorization: Bearer TOKEN"; needed whenever HOST is not a
-                      loopback address, unless OAuth is on (http.auth.issuer in the user
-                      config; docs/http.md). Prefer TOOLHOST_HTTP_TOKEN: other users of this
-                      machine can read a process's arguments
-  --http-origin URL   also accept browser requests from this origin (repeatable); only
-                      toolhost's own pages (/ui/) are accepted otherwise, loopback or not
-  --max-line-mb N     refuse messages over N MB (default 64; counted in characters,
-                      one per byte for JSON's mostly ASCII text)
-  --log-level LEVEL   stderr verbosity: ${LOG_LEVELS.join(", ")} (default info)
-  --config PATH       read this project file instead of ./.toolhost.jsonc
-  --print-config      print the settings in effect, and where each came from, and exit
-  --mcp-json          print a .mcp.json entry that starts this toolhost with these flags, and exit
-  --list-tools        print the tools offered and exit
-  -V, --version       print the version and the commit it was built from
-  -h, --help          print this help
-`;
-
 export interface MainOptions {
   /** Added to what tools/ offers (test fixtures compiled into a test binary only). */
   extra?: Contribution[];
 }
 
-/** The settings from every source, or exit 2 with the report of what is wrong. */
-function loadSettings(flags: ReturnType<typeof parseFlags>): LoadedConfig {
+/** Where a broken configuration is reported: stderr and exit 2, or (`servedAnyway`) a list. */
+type Problems = { servedAnyway: false } | { servedAnyway: true; reports: string[] };
+
+/** Reports `report` as `problems` says: a list to serve, else stderr and exit 2. */
+function problem(problems: Problems, report: string): void {
+  if (problems.servedAnyway) problems.reports.push(report);
+  else configError(report);
+}
+
+/** The settings from every source; a broken configuration is reported (problem()). */
+function loadSettings(flags: Flags, problems: Problems): LoadedConfig {
   try {
     const loaded = loadConfig({
       flags: {
@@ -121,7 +86,13 @@ function loadSettings(flags: ReturnType<typeof parseFlags>): LoadedConfig {
     return loaded;
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
-    configError(error.message);
+    problem(problems, error.message);
+    // Served anyway: what the client asked for on the command line, else the defaults.
+    const settings = defaultSettings();
+    if (PROFILES.includes(flags.profile as ToolProfile)) {
+      settings.toolsProfile = flags.profile as ToolProfile;
+    }
+    return { settings, origins: new Map(), places: new Map(), files: [], warnings: [] };
   }
 }
 
@@ -141,19 +112,8 @@ function launch(viaNpm: boolean): Launch {
   return { execPath: process.execPath, sourceMain: fileURLToPath(import.meta.url), runtime };
 }
 
-/** Flags that shape a session, worth repeating in a client's config; others (--list-tools) not. */
-const SESSION_FLAGS = new Set(["--read-only", "--allow-private-network"]);
-const SESSION_OPTIONS = new Set([
-  "--root",
-  "--config",
-  "--sandbox",
-  "--profile",
-  "--max-line-mb",
-  "--log-level",
-]);
-
 /** Where --http listens, and how; exits 2 when the address cannot be used safely. */
-function httpAddress(flags: ReturnType<typeof parseFlags>, loaded: LoadedConfig) {
+function httpAddress(flags: Flags, loaded: LoadedConfig): HttpPlan {
   const spec = flags.http!;
   const match = spec.match(/^(?:(\[[0-9a-fA-F:.]+\]|[^:\s]+):)?(\d{1,5})$/);
   const port = Number(match?.[2]);
@@ -189,68 +149,9 @@ function httpAddress(flags: ReturnType<typeof parseFlags>, loaded: LoadedConfig)
   return { host, port, token: token || undefined, origins: flags["http-origin"] ?? [], auth };
 }
 
-/** The session flags given, with paths absolute (as the server itself reads them). */
-function forwardedFlags(argv: string[]): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const [name, inline] = argv[i].split(/=(.*)/s, 2);
-    if (SESSION_FLAGS.has(name)) out.push(name);
-    if (!SESSION_OPTIONS.has(name)) continue;
-    const value = inline ?? argv[++i];
-    const isPath = name === "--root" || name === "--config";
-    out.push(name, isPath ? resolvePath(value, process.cwd(), homedir(), process.platform) : value);
-  }
-  return out;
-}
-
 function usageError(message: string): never {
   process.stderr.write(`toolhost: ${message}\nRun toolhost --help for the options.\n`);
   process.exit(2);
-}
-
-/** The command line's flags, as node:util's parseArgs takes them. */
-const FLAGS = {
-  "help": { type: "boolean", short: "h" },
-  "version": { type: "boolean", short: "V" },
-  "list-tools": { type: "boolean" },
-  "max-line-mb": { type: "string" },
-  "log-level": { type: "string" },
-  "root": { type: "string", multiple: true },
-  "allow-private-network": { type: "boolean" },
-  "read-only": { type: "boolean" },
-  "profile": { type: "string" },
-  "config": { type: "string" },
-  "sandbox": { type: "string" },
-  "print-config": { type: "boolean" },
-  "mcp-json": { type: "boolean" },
-  "http": { type: "string" },
-  "http-token": { type: "string" },
-  "http-origin": { type: "string", multiple: true },
-} as const;
-
-const FLAG_NAMES = Object.keys(FLAGS);
-
-function parseFlags(argv: string[]) {
-  try {
-    return parseArgs({ args: argv, strict: true, allowPositionals: false, options: FLAGS }).values;
-  } catch (error) {
-    usageError(flagProblem(error as Error & { code?: string }));
-  }
-}
-
-/** The parser's complaint, and for an unknown flag the known one it most likely meant. */
-function flagProblem(error: Error & { code?: string }): string {
-  const unknown = error.code === "ERR_PARSE_ARGS_UNKNOWN_OPTION"
-    ? error.message.match(/^Unknown option '(-{1,2}[^']*)'/)?.[1]
-    : undefined;
-  // The message repeats what was typed: bounded like any echo.
-  if (unknown === undefined) {
-    return error.message.length > 300 ? `${error.message.slice(0, 300)}…` : error.message;
-  }
-  const name = unknown.replace(/^-+/, "").split("=")[0];
-  const meant = closest(name, [...FLAG_NAMES]);
-  const shown = quotedJson(unknown, 100);
-  return meant ? `unknown flag ${shown}; did you mean --${meant}?` : `unknown flag ${shown}`;
 }
 
 /**
@@ -305,17 +206,27 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
   // Set by the npm package's launcher; taken out so that commands we run do not inherit it.
   const viaNpm = process.env.TOOLHOST_NPM_LAUNCHER === "1";
   delete process.env.TOOLHOST_NPM_LAUNCHER;
-  const flags = parseFlags(argv);
+  const line = parseCommandLine(argv);
+  if (typeof line === "string") usageError(line);
+  const { review, flags } = line;
   if (flags.help) {
-    process.stdout.write(HELP);
+    process.stdout.write(helpText(pkg.version, SUPPORTED_VERSIONS, LOG_LEVELS));
     process.exit(0);
   }
   if (flags.version) {
     process.stdout.write(`toolhost ${pkg.version} (commit ${COMMIT})\n`);
     process.exit(0);
   }
-  const loaded = loadSettings(flags);
-  const { settings, places } = loaded;
+  // A client that starts a server which exits shows only that it closed: over stdio a broken
+  // configuration is served instead, as an error in every tool result and the instructions.
+  // A person runs the rest in a terminal, where the report on stderr is seen.
+  const problems: Problems = !review && flags.http === undefined && !flags["print-config"] &&
+      !flags["list-tools"] && !flags["mcp-json"]
+    ? { servedAnyway: true, reports: [] }
+    : { servedAnyway: false };
+  const loaded = loadSettings(flags, problems);
+  const settings = review ? reviewSettings(loaded.settings) : loaded.settings;
+  const { places } = loaded;
   if (flags["mcp-json"]) {
     const forwarded = forwardedFlags(argv);
     process.stdout.write(mcpJson(launch(viaNpm), forwarded));
@@ -323,20 +234,25 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
     if (hint) process.stderr.write(hint);
     process.exit(0);
   }
-  const http = flags.http !== undefined ? httpAddress(flags, loaded) : undefined;
+  const http = review
+    ? reviewAddress(flags)
+    : flags.http !== undefined
+    ? httpAddress(flags, loaded)
+    : undefined;
   const maxLineMb = settings.limits.maxLineMb;
   const logLevel = settings.logLevel as LogLevel;
-  const roots = settings.roots;
-  for (const dir of roots) {
-    if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory()) {
-      configError(`${places.get("roots")}: root ${dir} is not an existing directory`);
-    }
-  }
+  const roots = settings.roots.filter((dir) => {
+    if (statSync(dir, { throwIfNoEntry: false })?.isDirectory()) return true;
+    problem(problems, `${places.get("roots")}: root ${dir} is not an existing directory`);
+  });
   // Each root is looked up by name now, once, and held open: a later rename cannot redirect it.
   const fallback = tooWideToGuess(process.cwd()) ? [] : [process.cwd()];
+  if (review && roots.length === 0 && fallback.length === 0) {
+    usageError(`${process.cwd()} is no project: name one with toolhost review --root DIR`);
+  }
   await establishRoots(roots.length > 0 ? roots : fallback);
 
-  let assembled: Assembled;
+  let assembled: Assembled | undefined;
   try {
     assembled = await assemble(settings, options.extra);
   } catch (error) {
@@ -344,7 +260,15 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
     const message = (error as Error).message;
     const name = message.match(/^custom(?: tool |_tools\.)"?([^":]+)"?/)?.[1];
     const place = name ? places.get(`custom_tools.${name}`) : undefined;
-    configError(place ? `${place}: ${message}` : message);
+    problem(problems, place ? `${place}: ${message}` : message);
+  }
+  const report = problems.servedAnyway && problems.reports.length
+    ? problems.reports.join("\n")
+    : undefined;
+  if (report) {
+    process.stderr.write(`toolhost: the configuration has problems:\n${report}\n`);
+    const plain = { ...defaultSettings(), toolsProfile: settings.toolsProfile };
+    assembled = withConfigProblem(await assemble(plain, options.extra), report);
   }
   const stateDir = stateDirectory(settings.stateDir, process.env, homedir(), process.platform);
   const sandbox = () => sandboxStatus(settings, roots.length > 0 ? roots : fallback, stateDir);
@@ -355,10 +279,12 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
     process.stdout.write(lines.map((line) => `// ${line}\n`).join(""));
     process.exit(0);
   }
-  const { tools, warnings, removed, shutdownHooks, ...contributions } = assembled;
+  const { tools, warnings, removed, shutdownHooks, ...contributions } = assembled!;
   if (flags["list-tools"]) {
-    const width = Math.max(...tools.map((t) => t.name.length));
-    const lines = tools.map((t) =>
+    // What a model may be offered: a tool only an app calls is no model's.
+    const listed = tools.filter((t) => !appOnly(t.ui));
+    const width = Math.max(...listed.map((t) => t.name.length));
+    const lines = listed.map((t) =>
       `${t.name.padEnd(width)}  ${t.title ?? t.description.split(". ")[0]}`
     );
     process.stdout.write(lines.sort().join("\n") + "\n");
@@ -381,7 +307,7 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
   const service = new McpService({
     info: { name: "toolhost", title: "toolhost", version: pkg.version },
     icons: [SERVER_ICON],
-    instructions: INSTRUCTIONS,
+    instructions: serverInstructions(tools, report),
     tools,
     ...contributions,
     logger,
@@ -395,7 +321,20 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
   });
   const maxBytes = Math.floor(maxLineMb * 1024 * 1024);
   const stopping = (serving: Serving) => (stop = stopper(service, serving, shutdownHooks));
-  if (http) return serveHttp(service, http, maxBytes, stopping, sandboxLine);
+  if (http) {
+    // Loaded here: a stdio server, the common case, never needs the HTTP code.
+    const { runHttp } = await import("./mcp/http/run.ts");
+    const running = await runHttp(service, http, maxBytes, async () => (await sandboxLine)())
+      .catch((error) => {
+        process.stderr.write(
+          `toolhost: cannot listen on ${http.host}:${http.port}: ${(error as Error).message}\n`,
+        );
+        process.exit(1);
+      });
+    stopping(running);
+    if (review) showReviewPage(running.pages, http.token!, flags.open === true);
+    return new Promise<never>(() => {});
+  }
   void sandboxLine.then((log) => log());
 
   const writer = new StdoutWriter(process.stdout, () => stop("stdout closed", 0));
@@ -460,63 +399,36 @@ function stopper(service: McpService, serving: Serving, hooks: readonly Shutdown
   };
 }
 
-/** --http: serves until a signal; stdin is not read (the server is not a client's child). */
-async function serveHttp(
-  service: McpService,
-  address: ReturnType<typeof httpAddress>,
-  maxBodyBytes: number,
-  stopping: (serving: Serving) => void,
-  sandboxLine: Promise<() => void>,
-): Promise<never> {
-  // Loaded here: a stdio server, the common case, never needs them.
-  const [{ HttpTransport }, { serve }, oauth] = await Promise.all([
-    import("./mcp/http/transport.ts"),
-    import("./mcp/http/serve.ts"),
-    address.auth ? import("./mcp/http/auth/mod.ts") : undefined,
-  ]);
-  const logger = service.options.logger;
-  // The default resource URI names the port, known once listening (before any request).
-  let resource = address.auth?.resource;
-  const auth = address.auth &&
-    oauth?.createAuthorizer({ ...address.auth, resource: () => resource!, logger });
-  const transport = new HttpTransport({
-    service,
-    logger,
-    maxBodyBytes,
-    guard: new HttpGuard({ ...address, auth }),
-  });
-  service.programLog = (level, logger, data) => transport.log(level, logger, data);
-  let listening;
-  try {
-    listening = await serve(address.host, address.port, transport.handle, maxBodyBytes);
-  } catch (error) {
+/** toolhost review: loopback, a port of the user's or a free one, a token of its own. */
+function reviewAddress(flags: Flags): HttpPlan {
+  const token = randomBytes(24).toString("base64url");
+  return { host: "127.0.0.1", port: Number(flags.port ?? 0), token, origins: [] };
+}
+
+/**
+ * The review page's address on stdout, its token in the fragment (which a browser sends to no
+ * server and no Referer carries; the page keeps it in the tab), and opened when asked.
+ */
+function showReviewPage(pages: Map<string, string>, token: string, open: boolean): void {
+  const page = pages.get("ui://toolhost/review");
+  if (!page) {
+    process.stderr.write("toolhost: the review app is off here (journal.enabled is false)\n");
+    process.exit(2);
+  }
+  const url = `${page}#token=${token}`;
+  process.stdout.write(`Review toolhost's changes in this project at:\n  ${url}\nCtrl-C stops.\n`);
+  if (!open) return;
+  const [command, args] = process.platform === "darwin"
+    ? ["open", [url]]
+    : process.platform === "win32"
+    ? ["cmd", ["/d", "/c", "start", '""', url.replaceAll("&", "^&")]]
+    : ["xdg-open", [url]];
+  // A failure to open is said; the address above still works.
+  spawn(command, args, { stdio: "ignore", detached: true }).on("error", (error) => {
     process.stderr.write(
-      `toolhost: cannot listen on ${address.host}:${address.port}: ${(error as Error).message}\n`,
+      `toolhost: could not open a browser (${error.message}); open the address above\n`,
     );
-    process.exit(1);
-  }
-  const shown = address.host.includes(":") ? `[${address.host}]` : address.host;
-  resource ??= `http://${shown}:${listening.port}/mcp`;
-  (await sandboxLine)();
-  logger.log("info", `serving MCP at http://${shown}:${listening.port}/mcp`);
-  if (address.auth) {
-    logger.log("info", `OAuth: access tokens of ${address.auth.issuer} for ${resource}`);
-  }
-  logger.log(
-    "debug",
-    `also WebSocket (subprotocol mcp) at ws://${shown}:${listening.port}/mcp and the 2024-11-05 ` +
-      `HTTP+SSE transport at http://${shown}:${listening.port}/sse`,
-  );
-  stopping({
-    open: () => `${transport.sessions} session(s) open`,
-    async close(ms) {
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const late = new Promise((resolve) => (timer = setTimeout(resolve, ms)));
-      await Promise.race([transport.close().then(() => listening.close()), late]);
-      clearTimeout(timer);
-    },
-  });
-  return new Promise<never>(() => {});
+  }).unref();
 }
 
 if (import.meta.main) await main(process.argv.slice(2));

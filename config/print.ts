@@ -68,8 +68,10 @@ function items(settings: Settings, origins: Map<string, string>): Item[] {
     }
     const value = leaf.get(settings);
     const source = origins.get(leaf.key) ?? "default";
+    // An empty secret is one not set (the proxy then comes from HTTPS_PROXY and the like):
+    // stars there would read as a secret in force.
     siblings.push(
-      value === undefined
+      value === undefined || (leaf.secret && value === "")
         ? { key: keys.at(-1)!, unset: true, source }
         : { key: keys.at(-1)!, value: leaf.secret ? HIDDEN : value, source },
     );

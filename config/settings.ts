@@ -6,9 +6,10 @@
 export type ShellEnv = "inherit" | "login";
 /**
  * Which tools a session offers before tools.allow/deny: `full` every tool, `companion` only what a
- * client with its own file and shell tools lacks, `read-only` only tools annotated read-only.
+ * client with its own file and shell tools lacks, `claude-code` and `gemini-cli` only what those
+ * clients lack, `read-only` only tools annotated read-only (tools/_catalog/profiles.ts).
  */
-export type ToolProfile = "full" | "companion" | "read-only";
+export type ToolProfile = "full" | "companion" | "claude-code" | "gemini-cli" | "read-only";
 /**
  * How the processes toolhost starts are confined (tools/_lib/confine): `workspace-write` writes
  * only in the roots and the session's temporary directory, `read-only` nowhere but that directory,

@@ -9,13 +9,31 @@ import { fileURLToPath } from "node:url";
 const DIR = fileURLToPath(new URL("../tools/journal/_lib/review_app/", import.meta.url));
 export const REVIEW_PAGE_MODULE = `${DIR}page.generated.ts`;
 /** The script's pieces, in the order they are joined (app.js's constants and state first). */
-const SCRIPTS = ["app.js", "calls.js", "diffs.js", "processes.js", "start.js"];
+const SCRIPTS = [
+  "app.js",
+  "signin.js",
+  "calls.js",
+  "diffs.js",
+  "follow.js",
+  "processes.js",
+  "start.js",
+];
 
-/** Lines trimmed, blank ones and (in script) whole-line `//` comments left out. */
+/**
+ * Lines trimmed, blank ones and (in script) comments on lines of their own left out: `//` lines
+ * and `/** … *\/` blocks (the pieces' style: no code line starts with `*` or `/*`).
+ */
 function squeezed(text: string, comments: boolean): string[] {
-  return text.split("\n").map((line) => line.trim()).filter((line) =>
-    line !== "" && !(comments && line.startsWith("//"))
-  );
+  let inBlock = false;
+  return text.split("\n").map((line) => line.trim()).filter((line) => {
+    if (line === "") return false;
+    if (!comments) return true;
+    if (inBlock || line.startsWith("/*")) {
+      inBlock = !line.endsWith("*/");
+      return false;
+    }
+    return !line.startsWith("//");
+  });
 }
 
 /** The page as one HTML document. */

@@ -206,6 +206,12 @@ export class ResourceCatalog {
     return cacheable(result, call, DYNAMIC_TTL_MS);
   }
 
+  /** The app pages (MCP Apps) a browser may open: fixed `ui://` resources of the app type. */
+  get appPages(): { uri: string; title?: string }[] {
+    return this.#resources.filter((r) => r.uri.startsWith("ui://") && r.mimeType === APP_MIME_TYPE)
+      .map((r) => ({ uri: r.uri, title: r.title }));
+  }
+
   /**
    * The app page (MCP Apps) at `uri`, a fixed `ui://` resource of the app MIME type, as HTML for
    * a browser; undefined when there is none. Read outside any request: it may not use roots.

@@ -52,10 +52,12 @@ export async function appPage(
     ? await catalog.appPage(`ui://${name}`, readContext(request, options))
     : undefined;
   if (html === undefined) return text(404, `Not found: no app page is served at ${path}`);
+  // Under OAuth the page signs in at the authorization server: it may talk to that origin too.
+  const issuer = options.guard.options.auth?.issuer;
   return new Response(request.method === "HEAD" ? null : html, {
     headers: {
       "content-type": "text/html; charset=utf-8",
-      "content-security-policy": policyOf(html),
+      "content-security-policy": policyOf(html, issuer ? [new URL(issuer).origin] : []),
       "x-content-type-options": "nosniff",
       "referrer-policy": "no-referrer",
       "cache-control": "no-store",
@@ -81,14 +83,16 @@ function readContext(request: Request, { service, logger }: PageOptions): ReadCo
 }
 
 /** The policy of the last page served (pages do not change while the server runs). */
-let lastPolicy: { html: string; policy: string } | undefined;
+let lastPolicy: { html: string; connect: string; policy: string } | undefined;
 
 /**
  * Nothing but the page's own inline scripts and styles (by digest), data: images, and requests to
- * this origin; it may not be framed, change its base or submit forms.
+ * this origin (and `connect`, the authorization server's under OAuth); it may not be framed,
+ * change its base or submit forms.
  */
-export function policyOf(html: string): string {
-  if (lastPolicy?.html === html) return lastPolicy.policy;
+export function policyOf(html: string, connect: readonly string[] = []): string {
+  const sources = ["'self'", ...connect].join(" ");
+  if (lastPolicy?.html === html && lastPolicy.connect === sources) return lastPolicy.policy;
   const digests = (tag: string) => {
     const found = [...html.matchAll(new RegExp(`<${tag}>([\\s\\S]*?)</${tag}>`, "g"))].map(
       (match) => `'sha256-${createHash("sha256").update(match[1]).digest("base64")}'`,
@@ -100,11 +104,11 @@ export function policyOf(html: string): string {
     `script-src ${digests("script")}`,
     `style-src ${digests("style")}`,
     "img-src data:",
-    "connect-src 'self'",
+    `connect-src ${sources}`,
     "base-uri 'none'",
     "form-action 'none'",
     "frame-ancestors 'none'",
   ].join("; ");
-  lastPolicy = { html, policy };
+  lastPolicy = { html, connect: sources, policy };
   return policy;
 }

@@ -71,6 +71,8 @@ export type Refusal = {
  * request's token allows, and the answers that point a client to where it gets one.
  */
 export interface Authorizer {
+  /** The authorization server's issuer URL: an app page signs in there. */
+  readonly issuer: string;
   /** The protected resource metadata document when `path` is where it is served. */
   metadata(request: Request, path: string): Response | undefined;
   /** What the request's bearer token allows, or the refusal (401, or 503 when the AS is away). */

@@ -247,11 +247,21 @@ export interface FinishedCall {
   era: "legacy" | "modern";
 }
 
+/** Whether the session offers the tool of this name (what a description may name). */
+export type Offers = (name: string) => boolean;
+
+/**
+ * A description that names other tools: written for the tools the session offers, so the model
+ * is never pointed at one it does not have (tools/_catalog/assemble.ts calls it).
+ */
+export type Describe = (offers: Offers) => string;
+
 export interface ToolSpec<I extends InputSchema, O extends JsonSchema | undefined> {
   /** ^[A-Za-z0-9_.-]{1,128}$ and unique across tools/. */
   name: string;
   title?: string;
-  description: string;
+  /** Text, or a function of what else is offered when it names other tools. */
+  description: string | Describe;
   annotations?: ToolAnnotations;
   /**
    * What a call writes (writes.ts): the arguments naming the paths it creates, replaces,
@@ -268,6 +278,11 @@ export interface ToolSpec<I extends InputSchema, O extends JsonSchema | undefine
   taskSupport?: TaskSupport;
   /** Its app (MCP Apps, apps.ts): listed as `_meta.ui` to clients that render apps. */
   ui?: ToolUi;
+  /**
+   * Tools without which this one has nothing to work on (bash_output: bash_background): it is
+   * offered only beside them.
+   */
+  needs?: readonly string[];
   run(
     args: FromSchema<I>,
     ctx: ToolContext,
@@ -288,7 +303,10 @@ export interface PrepareEnvironment extends ProgramContext {
 export interface Tool {
   name: string;
   title?: string;
+  /** As listed; a Describe's text for a session offering every tool, until assembled. */
   description: string;
+  /** What the description is made of when it names other tools. */
+  describe?: Describe;
   annotations?: ToolAnnotations;
   writes?: ToolWrites;
   icons?: readonly Icon[];
@@ -296,6 +314,7 @@ export interface Tool {
   output?: JsonSchema;
   taskSupport?: TaskSupport;
   ui?: ToolUi;
+  needs?: readonly string[];
   run(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolReturn<unknown>>;
   prepare?(env: PrepareEnvironment): Promise<{ description?: string; input?: InputSchema }>;
 }
@@ -339,7 +358,37 @@ export function defineTool<
   if (!TOOL_NAME.test(spec.name)) {
     throw new Error(`Tool name ${JSON.stringify(spec.name)} must match ${TOOL_NAME}`);
   }
+  if (typeof spec.description === "function") {
+    const describe = spec.description;
+    return { ...spec, description: describe(() => true), describe } as unknown as Tool;
+  }
   return spec as unknown as Tool;
+}
+
+/**
+ * `tool` as a session offering `offers` lists it: its description names only tools offered.
+ *
+ * @example
+ * ```ts
+ * const offered = new Set(tools.map((t) => t.name));
+ * const listed = tools.map((t) => describedFor(t, (name) => offered.has(name)));
+ * ```
+ */
+export function describedFor(tool: Tool, offers: Offers): Tool {
+  return tool.describe ? { ...tool, description: tool.describe(offers) } : tool;
+}
+
+/**
+ * Names joined as a sentence says them ("a, b and c"), those not offered left out.
+ *
+ * @example
+ * ```ts
+ * `${listOffered(offers, ["write_file", "copy_file"])} create parents themselves`;
+ * ```
+ */
+export function listOffered(offers: Offers, names: readonly string[], and = "and"): string {
+  const kept = names.filter(offers);
+  return kept.length <= 1 ? kept.join("") : `${kept.slice(0, -1).join(", ")} ${and} ${kept.at(-1)}`;
 }
 
 /** Hooks as a tools/ module exports them, beside the tool they belong to. */

@@ -3,10 +3,15 @@
  * token that came with the message). Transport-neutral: the connection checks every request
  * against it, on every channel, and tools/list shows only the tools it allows.
  */
-import { type Decoded, isPlainObject, type Params } from "./jsonrpc.ts";
+import { type Decoded, INVALID_REQUEST, isPlainObject, type Params } from "./jsonrpc.ts";
 
-/** Beyond JSON-RPC's own codes: the caller's authorization does not cover this request. */
-export const FORBIDDEN = -32003;
+/**
+ * The JSON-RPC code of a request the caller's authorization does not cover, on every channel:
+ * MCP defines none (HTTP's 403 with `insufficient_scope` is the signal), and its specification
+ * keeps -32000 to -32019 for legacy codes new implementations should not use and receivers may
+ * not read meaning into; so it is JSON-RPC's own -32600, which the 403's body carries too.
+ */
+export const FORBIDDEN = INVALID_REQUEST;
 
 export interface Grant {
   /** The scopes the caller holds. */

@@ -480,6 +480,9 @@ test("--print-config: every setting with its value and source, secrets hidden", 
     new RegExp(`"brave_api_key": "\\*+" +// project file ${s.projectFile}:2$`),
   );
   assert.match(row('// "searxng_url"')!, /not set +\/\/ default$/);
+  // A secret nobody set reads as unset, not as stars that would say one is in force.
+  assert.match(row('// "proxy"')!, /^ {2}\/\/ "proxy": not set +\/\/ default$/);
+  assert.equal(row('"proxy"'), undefined);
   assert.match(row('"env"')!, /"env": \{ "TOKEN": "\*+" \} +\/\/ project file/);
   assert.match(text, new RegExp(`Config files read: ${s.projectFile}\\.`));
   // The output is JSONC a config file could start from: strip the comments and it parses.

@@ -33,14 +33,18 @@ test("--list-tools lists bash", () => {
 });
 
 test("an unknown flag or a bad value is an error on stderr with exit 2 and nothing on stdout", () => {
+  // A bad value is served over stdio instead (config_test.ts): --list-tools is read by a person.
   for (
     const args of [
       ["--bogus"],
-      ["--max-line-mb", "zero"],
-      ["--max-line-mb", "Infinity"],
-      ["--log-level", "loud"],
-      ["--root", "/no/such/dir"],
+      ["--max-line-mb", "zero", "--list-tools"],
+      ["--max-line-mb", "Infinity", "--list-tools"],
+      ["--log-level", "loud", "--list-tools"],
+      ["--root", "/no/such/dir", "--list-tools"],
       ["extra"],
+      ["--port", "8080"],
+      ["review", "--http", "0"],
+      ["review", "--port", "http"],
     ]
   ) {
     const out = run(...args);
@@ -79,7 +83,7 @@ test("an unknown flag names the known flag it most likely meant", () => {
   assert.ok(long.stderr.length < 1000, `${long.stderr.length} characters on stderr`);
 });
 
-test("--profile: companion leaves out what clients have built in, read-only what changes things", () => {
+test("--profile: companion and the client profiles leave out what clients have built in, read-only what changes things", () => {
   const names = (...args: string[]) =>
     run("--list-tools", ...args).stdout.trim().split("\n").map((line) => line.split(/\s+/)[0]);
   const full = names();
@@ -93,6 +97,19 @@ test("--profile: companion leaves out what clients have built in, read-only what
     assert.ok(companion.includes(kept), `companion lacks ${kept}`);
   }
   assert.ok(readOnly.includes("read_file") && !readOnly.includes("write_file"));
+  // Claude Code and Gemini CLI have a task list, plan mode, questions, web search and fetch and
+  // skills of their own; the documents, undo and code tools stay.
+  for (const client of ["claude-code", "gemini-cli"]) {
+    const lean = names("--profile", client);
+    for (const theirs of ["tasks", "plan_mode", "ask_user", "web_search", "fetch_url", "skill"]) {
+      assert.ok(companion.includes(theirs) && !lean.includes(theirs), `${client}: ${theirs}`);
+    }
+    for (const kept of ["read_file", "move_file", "history", "undo", "symbols", "code_nav"]) {
+      assert.ok(lean.includes(kept), `${client} lacks ${kept}`);
+    }
+  }
+  // The review app's own tool is no model's: not listed, in any profile.
+  assert.ok(!full.includes("history_changes"), full.join(" "));
   assert.deepEqual(names("--read-only"), readOnly);
   // Composed with tools.deny, and the same through the environment.
   const env = { ...process.env, TOOLHOST_TOOLS_PROFILE: "companion", TOOLHOST_TOOLS_DENY: "undo" };
@@ -103,7 +120,7 @@ test("--profile: companion leaves out what clients have built in, read-only what
   assert.equal(bad.status, 2);
   assert.match(
     bad.stderr,
-    /tools\.profile is the string "tiny"; allowed: one of "full", "companion", "read-only"/,
+    /tools\.profile is the string "tiny"; allowed: one of "full", "companion", "claude-code", "gemini-cli", "read-only"/,
   );
 });
 

@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
-import { chmodSync, mkdirSync, realpathSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
@@ -18,6 +18,7 @@ import {
   RawClient,
 } from "../helpers/raw_client.ts";
 import { posixOnly } from "../helpers/posix_only.ts";
+import { callTool } from "../helpers/tool_calls.ts";
 
 const scratch = (name: string) => e2e.scratch(name);
 
@@ -73,18 +74,56 @@ test("each source overrides the one below: flag, environment, project file, user
   assert.match(line("fetch_max_bytes"), /10485760,?\s+\/\/ default/);
 });
 
-test("a bad file: each problem at its line and column, exit 2, nothing on stdout", () => {
+test("a bad file: each problem at its line and column, on stderr and exit 2 where a person reads it (--print-config, --list-tools)", () => {
   const { dir, env } = setup(`{
   "tols": { "deny": ["bash"] },
   "limits": { "output_chars": 5 }
 }`);
-  const out = run(dir, [], env);
-  assert.equal(out.status, 2);
-  assert.equal(out.stdout, "");
-  assert.match(out.stderr, /\.toolhost\.jsonc:2:3: unknown key "tols"; did you mean "tools"\?/);
-  assert.match(
-    out.stderr,
-    /\.toolhost\.jsonc:3:31: limits\.output_chars is 5, below the minimum 1000/,
+  for (const flag of ["--print-config", "--list-tools"]) {
+    const out = run(dir, [flag], env);
+    assert.equal(out.status, 2, flag);
+    assert.equal(out.stdout, "");
+    assert.match(out.stderr, /\.toolhost\.jsonc:2:3: unknown key "tols"; did you mean "tools"\?/);
+    assert.match(
+      out.stderr,
+      /\.toolhost\.jsonc:3:31: limits\.output_chars is 5, below the minimum 1000/,
+    );
+  }
+});
+
+test("a bad file served over stdio: the client connects, the instructions lead with the problems and every tool call answers with them, running nothing", async () => {
+  const { dir, env } = setup(`{
+  "tols": { "deny": ["bash"] },
+  "limits": { "output_chars": 5 }
+}`);
+  const client = e2e.server({ cwd: dir, env, args: ["--profile", "claude-code"] });
+  const init = await client.initialize("2025-11-25");
+  const instructions = (init.result as { instructions: string }).instructions;
+  assert.match(instructions, /^toolhost cannot work: its configuration has problems:\n/);
+  assert.match(instructions, /\.toolhost\.jsonc:2:3: unknown key "tols"/);
+  assert.match(instructions, /\.toolhost\.jsonc:3:31: limits\.output_chars is 5/);
+  // The profile the client asked for on the command line is what it is shown.
+  const listed = await client.request("tools/list", {});
+  const names = (listed.result as { tools: { name: string }[] }).tools.map((tool) => tool.name);
+  assert.ok(names.includes("read_file") && !names.includes("bash"), names.join(" "));
+  writeFileSync(join(dir, "kept.txt"), "as it was\n");
+  for (
+    const [name, args] of [
+      ["read_file", { path: "kept.txt" }],
+      ["delete_file", { path: "kept.txt" }],
+      ["history", {}],
+    ] as const
+  ) {
+    const reply = await callTool(client, name, args, { legacy: true });
+    assert.equal(reply.isError, true, reply.text);
+    assert.match(reply.text, /^toolhost did not run this: its configuration has problems/);
+    assert.match(reply.text, /\.toolhost\.jsonc:2:3: unknown key "tols"/);
+  }
+  assert.equal(readFileSync(join(dir, "kept.txt"), "utf8"), "as it was\n");
+  // Nothing of the modules runs: no resources, no prompts.
+  const resources = await client.request("resources/list", {});
+  assert.ok(
+    resources.error || (resources.result as { resources: unknown[] }).resources.length === 0,
   );
 });
 
@@ -110,7 +149,7 @@ test("a custom tool's bad {placeholder}: the --config file's line and column, na
   }
 }`,
   );
-  const out = run(dir, ["--config", file], env);
+  const out = run(dir, ["--list-tools", "--config", file], env);
   assert.equal(out.status, 2);
   assert.match(
     out.stderr,

@@ -160,7 +160,10 @@ test("a write token calls a tool that changes files; a read token gets 403 for i
   assert.equal(params.error, "insufficient_scope");
   assert.equal(params.scope, WRITE);
   assert.equal(params.resource_metadata, prmUrl());
-  assert.match(((await reply(refused)).error as { message: string }).message, /toolhost:write/);
+  // The same JSON-RPC code as on a channel (-32600: MCP defines none for a refused scope).
+  const error = (await reply(refused)).error as { code: number; message: string };
+  assert.equal(error.code, -32600);
+  assert.match(error.message, /toolhost:write/);
 
   const allowed = await call(
     "tools/call",
@@ -312,7 +315,7 @@ test("a WebSocket opened with a read token gets a JSON-RPC error for a tool that
     params: { name: "write_file", arguments: { path: "ws.txt", content: "no" } },
   });
   const error = denied.error as { code: number; message: string };
-  assert.equal(error.code, -32003);
+  assert.equal(error.code, -32600);
   assert.match(error.message, /needs the scope "toolhost:write"/);
   const listed = await ask({ id: 2, method: "tools/list" });
   const names = (listed.result as { tools: { name: string }[] }).tools.map((tool) => tool.name);

@@ -352,6 +352,41 @@ test("git: the review app's data shows a command's change as diffs", withGit("gi
 });
 
 test(
+  "git: a command's move with an edit is said as a move with the edit's diff; unlike files are not paired",
+  withGit("git"),
+  async () => {
+    const root = project("git");
+    const c = serve(root);
+    await ok(c, "bash", {
+      command: "mv a.txt c.txt && echo more >> c.txt && echo new > new.txt && rm gone.txt",
+    });
+    const apps = {
+      extensions: { "io.modelcontextprotocol/ui": { mimeTypes: ["text/html;profile=mcp-app"] } },
+    };
+    const reply = await c.request(
+      "tools/call",
+      modern({ name: "history_changes", arguments: { tool: "bash" } }, {
+        "io.modelcontextprotocol/clientCapabilities": apps,
+      }),
+    );
+    const [call] = ((reply.result as { structuredContent: Record<string, unknown> })
+      .structuredContent as {
+        calls: {
+          changes: { path: string; from?: string; kind: string; hunks?: { lines: string[] }[] }[];
+        }[];
+      }).calls;
+    const byPath = new Map(call.changes.map((change) => [change.path, change]));
+    assert.equal(byPath.get("c.txt")?.kind, "moved", JSON.stringify(call.changes));
+    assert.equal(byPath.get("c.txt")?.from, "a.txt");
+    assert.deepEqual(byPath.get("c.txt")?.hunks?.[0].lines, [" A", "+more"]);
+    assert.equal(byPath.has("a.txt"), false, "the move's source is said apart too");
+    // One-line files with nothing in common are an addition and a deletion, not a move.
+    assert.equal(byPath.get("new.txt")?.kind, "added");
+    assert.equal(byPath.get("gone.txt")?.kind, "deleted");
+  },
+);
+
+test(
   "git: toolhost's private git directory starts afresh once it stored past its bound",
   withGit("git"),
   async () => {

@@ -50,6 +50,32 @@ test("write, edit, undo restores the first content; undoing the undo redoes it",
   assert.equal(readFileSync(join(root, "a.txt"), "utf8"), "second\n");
 });
 
+test("history's since and until take what people write (yesterday, 2h, an ISO time), refuse what they cannot read with a sentence, and answer structured calls", async () => {
+  const root = scratch("jr-when");
+  const c = start(root, scratch("jr-state"));
+  await okText(c, "write_file", { path: "a.txt", content: "one\n" });
+  const since = await callTool(c, "history", { since: "yesterday", tool: "write_file" });
+  assert.equal(since.isError, false, since.text);
+  assert.match(since.text, / write_file ok /);
+  const calls = since.data.calls as { tool: string; files: string[]; undoable: boolean }[];
+  assert.equal(since.data.matched, 1);
+  assert.deepEqual(
+    calls.map((call) => [call.tool, call.files, call.undoable]),
+    [["write_file", ["a.txt"], true]],
+  );
+  // Nothing of the last minute came before two hours ago.
+  const until = await callTool(c, "history", { until: "2h", tool: "write_file" });
+  assert.equal(until.isError, false, until.text);
+  assert.match(until.text, /^No recorded calls in that time\./);
+  assert.equal(until.data.matched, 0);
+  const unread = await callTool(c, "history", { since: "last tuesday-ish" });
+  assert.equal(unread.isError, true);
+  assert.match(
+    unread.text,
+    /^since: "last tuesday-ish" is not a time history understands; give an ISO time .*"yesterday".*\.$/s,
+  );
+});
+
 test("a large file's edits are undone byte for byte; a same-size outside change right after is refused", async () => {
   const root = scratch("jr-big");
   const c = start(root, scratch("jr-state"));

@@ -85,6 +85,11 @@ export interface AuthorizationServerOptions {
    * the confidential client `introspector` names.
    */
   opaque?: boolean;
+  /**
+   * Dynamic registration open to pages in a browser (CORS on /reg), as some servers allow: a
+   * page that signs itself in (the review page) can register. oidc-provider alone does not.
+   */
+  browserRegistration?: boolean;
 }
 
 interface KeyPair {
@@ -175,6 +180,17 @@ export async function startAuthorizationServer(
   handler = (req, res) => {
     const path = new URL(req.url ?? "/", issuer).pathname;
     requests.push(`${req.method} ${path}`);
+    const origin = req.headers.origin;
+    if (options.browserRegistration && path === "/reg" && origin) {
+      res.setHeader("access-control-allow-origin", origin);
+      if (req.method === "OPTIONS") {
+        res.writeHead(204, {
+          "access-control-allow-methods": "POST",
+          "access-control-allow-headers": "content-type",
+        }).end();
+        return;
+      }
+    }
     if (path.startsWith("/interaction/")) {
       interact(provider, req, res).catch((error) => {
         res.writeHead(500, { "content-type": "text/plain" }).end(String(error));

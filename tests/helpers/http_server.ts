@@ -20,14 +20,19 @@ export interface HttpServer {
   terminate(): Promise<{ code: number | null; signal: string | null }>;
 }
 
-/** `args` come before `--http 127.0.0.1:0` unless they hold an --http of their own. */
+/**
+ * `args` come before `--http 127.0.0.1:0` unless they hold an --http of their own, or are a
+ * `toolhost review` command line (which listens on loopback by itself).
+ */
 export async function startHttpServer(
   path: string,
   args: string[] = [],
   env: Record<string, string> = {},
   cwd = ROOT,
 ): Promise<HttpServer> {
-  const all = args.includes("--http") ? args : [...args, "--http", "127.0.0.1:0"];
+  const all = args.includes("--http") || args[0] === "review"
+    ? args
+    : [...args, "--http", "127.0.0.1:0"];
   const child = spawn(binary(path), all, {
     cwd,
     env: { ...process.env, ...isolatedEnv(), ...env },

@@ -434,7 +434,7 @@ test("a legacy session checks each POST's own token; the SSE channel answers a J
   assert.equal((await message(call, read)).status, 202);
   const refused = JSON.parse(await nextData());
   assert.equal(refused.id, 2);
-  assert.equal(refused.error.code, -32003);
+  assert.equal(refused.error.code, -32600);
   assert.match(refused.error.message, /needs the scope "toolhost:write"/);
   assert.equal((await message({ ...call, id: 3 }, write)).status, 202);
   assert.match(await nextData(), /changed/);

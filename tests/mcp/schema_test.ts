@@ -72,6 +72,21 @@ test("draft-07 schemas are validated with draft-07 rules; unknown dialects are r
   );
 });
 
+test("an unknown field with no near name ends its sentence before the allowed fields", async () => {
+  const validate = await compileSchema({
+    type: "object",
+    properties: { path: { type: "string" }, edits: { type: "array" } },
+    additionalProperties: false,
+  });
+  assert.deepEqual(validate({ path: "a", old_string: "x" }).problems, [
+    "old_string is not a known field. Allowed fields: path, edits",
+  ]);
+  const closed = await compileSchema({ type: "object", additionalProperties: false });
+  assert.deepEqual(closed({ zzz: 1 }).problems, [
+    "zzz is not a known field; no fields are allowed here",
+  ]);
+});
+
 test("$ref to another document is never fetched: compiling fails instead", async () => {
   await assert.rejects(compileSchema({
     type: "object",

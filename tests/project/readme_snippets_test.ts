@@ -92,3 +92,16 @@ test("docs/tools.md's count, the README's tool table and the profile table match
   const full = clients.match(/^\| `full` \(default\) +\| +(\d+) \|/m)?.[1];
   assert.equal(Number(full), names.length, "the profile table's count for full");
 });
+
+test("the README's Troubleshooting names what Claude Code and Gemini CLI show, and where their logs are", () => {
+  const trouble = section("README.md", "### Troubleshooting");
+  for (
+    const words of [
+      "Pending approval",
+      "Disabled: this folder is untrusted",
+      "mcp-logs-toolhost",
+      "gemini --debug",
+      "--print-config",
+    ]
+  ) assert.ok(trouble.includes(words), `Troubleshooting does not say ${words}`);
+});

@@ -16,7 +16,7 @@ import {
   sortContributions,
   withOfferedTools,
 } from "../../mcp/features/mod.ts";
-import type { Tool, ToolHook } from "../../mcp/tool/mod.ts";
+import { describedFor, type Tool, type ToolHook } from "../../mcp/tool/mod.ts";
 import { FAMILY_ICONS } from "./icons.ts";
 import { moduleFamilies, toolModules } from "../mod.ts";
 import { checkInputSchemas, customTools } from "../shell/_lib/custom_tools.ts";
@@ -65,7 +65,11 @@ export async function assemble(
     }
   }
   await checkInputSchemas(custom);
-  const { tools, removed, unmatched } = filterTools([...builtIn, ...custom], settings);
+  const filtered = filterTools([...builtIn, ...custom], settings);
+  const { removed, unmatched } = filtered;
+  // Descriptions that name other tools name only those offered here.
+  const offered = new Set(filtered.tools.map((tool) => tool.name));
+  const tools = filtered.tools.map((tool) => describedFor(tool, (name) => offered.has(name)));
   const warnings = unmatched.map((name) =>
     `tools.allow/tools.deny: ${JSON.stringify(name)} matches no tool`
   );

@@ -1,7 +1,8 @@
 /**
- * Which tools a session offers: the profile (tools/profiles.ts), `tools.allow` (when given, only
+ * Which tools a session offers: the profile (profiles.ts), `tools.allow` (when given, only
  * these), `tools.deny` (never these; wins over allow) and read_only (only tools annotated
- * read-only). Names may use `*` for any run of characters.
+ * read-only), less any tool whose `needs` are not all offered. Names may use `*` for any run of
+ * characters.
  */
 import type { Settings } from "../../config/settings.ts";
 import type { Tool } from "../../mcp/tool/mod.ts";
@@ -42,6 +43,16 @@ export function filterTools(tools: Tool[], settings: Settings): Filtered {
       removed.push({ name: tool.name, why: "not read-only (read_only is on)" });
     } else {
       kept.push(tool);
+    }
+  }
+  // A tool whose work another one starts goes with it (bash_output with bash_background).
+  for (let i = 0; i < kept.length;) {
+    const missing = kept[i].needs?.find((name) => !kept.some((tool) => tool.name === name));
+    if (missing === undefined) i++;
+    else {
+      removed.push({ name: kept[i].name, why: `${missing}, which it needs, is off` });
+      kept.splice(i, 1);
+      i = 0;
     }
   }
   const unmatched = [...settings.toolsAllow, ...settings.toolsDeny].filter((name) =>

@@ -31,13 +31,14 @@ const METHODS = {
 export default defineTool({
   name: "code_nav",
   title: "Navigate code with a language server",
-  description:
+  description: (offers) =>
     "Asks the project's language server (started on first use; never downloaded) about the " +
     "code at `path` + `line`/`column` (1-based) or a `symbol` name path (Class/method): " +
     "definition, references (per file, with counts), implementations, type_definition, hover, " +
     "incoming_calls, outgoing_calls; also workspace_symbols (`query`) and diagnostics of a file " +
     "or a directory. Waits while the server loads the project; an answer given before it " +
-    "finished says `incomplete`. Without a server, `symbols` still answers.",
+    "finished says `incomplete`." +
+    (offers("symbols") ? " Without a server, `symbols` still answers." : ""),
   annotations: READ_ONLY,
   input: {
     type: "object",

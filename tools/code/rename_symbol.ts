@@ -23,11 +23,11 @@ interface Planned {
 export default defineTool({
   name: "rename_symbol",
   title: "Rename a symbol across files",
-  description:
+  description: (offers) =>
     "Renames the symbol at `path` + `line`/`column` (1-based) or `symbol` (a name path, " +
     "Class/method) everywhere the language server finds it: every file or none (refused if " +
-    "one is outside the roots or changed meanwhile). Lists each file's edits; one `undo` " +
-    "reverts all.",
+    "one is outside the roots or changed meanwhile). Lists each file's edits" +
+    (offers("undo") ? "; one `undo` reverts all." : "."),
   annotations: CHANGES_FILES,
   // The files the server's edit names, known once it answers: named before any is written.
   writes: { atRunTime: true },

@@ -15,8 +15,10 @@ import { docstringLines, restoreDocstring } from "./_lib/python_docstring.ts";
 export default defineTool({
   name: "symbol_edit",
   title: "Edit a code symbol",
-  description:
-    "Edits the definition `name_path` (as symbols shows it) in `path`: `replace_body` (what " +
+  description: (offers) =>
+    `Edits the definition \`name_path\`${
+      offers("symbols") ? " (as symbols shows it)" : ""
+    } in \`path\`: \`replace_body\` (what ` +
     "is inside), `replace_definition` (keeps its doc comment or docstring and decorators " +
     "unless `text` has its own), `insert_before`/`insert_after` (with the file's blank " +
     "lines). `text` is " +

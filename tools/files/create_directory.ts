@@ -1,4 +1,4 @@
-import { defineTool, ToolError } from "../../mcp/tool/mod.ts";
+import { defineTool, listOffered, ToolError } from "../../mcp/tool/mod.ts";
 import { describeEntry, makeDirectories, Sandbox, whileChanging } from "../_lib/sandbox/mod.ts";
 import { pathProperty } from "../_lib/declarations/path_properties.ts";
 import { CREATES_DIRECTORIES } from "../_lib/declarations/annotations.ts";
@@ -6,10 +6,13 @@ import { CREATES_DIRECTORIES } from "../_lib/declarations/annotations.ts";
 export default defineTool({
   name: "create_directory",
   title: "Create a directory",
-  description:
-    "Creates a directory and its missing parents (mkdir -p); one that exists is reported, a " +
-    "non-directory in the way is an error. write_file, copy_file and move_file create parents " +
-    "themselves.",
+  description: (offers) => {
+    const others = listOffered(offers, ["write_file", "copy_file", "move_file"]);
+    return "Creates a directory and its missing parents (mkdir -p); one that exists is reported, " +
+      `a non-directory in the way is an error.${
+        others ? ` ${others} create parents themselves.` : ""
+      }`;
+  },
   annotations: CREATES_DIRECTORIES,
   writes: { paths: [{ arg: "path", kind: "creates" }] },
   input: {

@@ -26,14 +26,14 @@ const CONTEXT_LINES = 3;
 export default defineTool({
   name: "edit_file",
   title: "Edit a file",
-  description:
+  description: (offers) =>
     "Changes a text file by exact string replacement: each edit's `old_string` must appear " +
     "exactly once (or set `replace_all`); `new_string` is inserted literally. Edits apply in " +
     "order, all or none. Line endings, BOM and encoding are kept. The result shows a unified " +
     "diff; `dry_run` only shows it. An old_string found only with whitespace ignored " +
     "(indentation, spaces, line endings), in exactly one place, is applied there in the file's " +
-    "own indentation, and the result says so; a miss shows the closest lines. To create or " +
-    "replace a whole file, use write_file.",
+    "own indentation, and the result says so; a miss shows the closest lines." +
+    (offers("write_file") ? " To create or replace a whole file, use write_file." : ""),
   annotations: CHANGES_FILES,
   // A dry run writes nothing.
   writes: {

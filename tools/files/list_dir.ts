@@ -178,11 +178,13 @@ function rows(node: Node, indent: string, prefix: string, out: Row[]): void {
 export default defineTool({
   name: "list_dir",
   title: "List a directory tree",
-  description: "Shows the tree under a directory to `depth` levels: directories first " +
+  description: (offers) =>
+    "Shows the tree under a directory to `depth` levels: directories first " +
     "(trailing /), files with sizes, symlinks with targets (never followed). .git, node_modules " +
     "and gitignored directories are shown but not opened unless include_ignored; gitignored " +
     "files are marked. At most 100 entries per directory, 1,000 in all and 30,000 characters, " +
-    "with a count of what was left out. To find files by name, use glob.",
+    "with a count of what was left out." +
+    (offers("glob") ? " To find files by name, use glob." : ""),
   annotations: READ_ONLY,
   input: {
     type: "object",

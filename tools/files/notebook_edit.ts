@@ -11,9 +11,10 @@ const MAX_SHOWN_CHARS = 2_000;
 export default defineTool({
   name: "notebook_edit",
   title: "Edit a notebook cell",
-  description:
-    "Edits one cell of a Jupyter notebook (.ipynb), found by `cell` id or number (from 1, as " +
-    "read_file shows): replace its `source`, or `old_string` (exactly once in the cell) with " +
+  description: (offers) =>
+    "Edits one cell of a Jupyter notebook (.ipynb), found by `cell` id or number (from 1" +
+    (offers("read_file") ? ", as read_file shows" : "") +
+    "): replace its `source`, or `old_string` (exactly once in the cell) with " +
     "`new_string`; insert a cell before/after it; or delete it. A changed code cell loses its " +
     "outputs and execution count.",
   annotations: CHANGES_FILES,

@@ -18,12 +18,12 @@ const WHOLE_UNITS = 8 << 20;
 export default defineTool({
   name: "write_file",
   title: "Write a file",
-  description:
+  description: (offers) =>
     "Creates a file, or replaces all of it, with `content` (UTF-8), atomically: the file never " +
     "holds a partial write. Creates missing parents, keeps an existing file's permissions, writes " +
     "through a symlink to its target, and says whether it created or overwrote and how many " +
-    'bytes. `mode: "append"` adds `content` at the end instead (creating the file if needed). To ' +
-    "change part of a file, use edit_file.",
+    'bytes. `mode: "append"` adds `content` at the end instead (creating the file if needed).' +
+    (offers("edit_file") ? " To change part of a file, use edit_file." : ""),
   // Not idempotent: appending twice is not appending once.
   annotations: CHANGES_FILES,
   writes: {

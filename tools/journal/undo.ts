@@ -13,10 +13,16 @@ import { apply, StoppedAfterRemoving } from "./_lib/undo_apply.ts";
 import { planChange, planMove, type Step, type Undoing } from "./_lib/undo_steps.ts";
 import { REVIEW_URI } from "./_lib/review.ts";
 
+const MAX_COUNT = 50;
+
 export default defineTool({
   name: "undo",
-  description: "Reverts the last change by a file tool or command, directory trees too (or " +
-    "`count`, or history `id`); `force` overrides a changed path.",
+  title: "Undo a change",
+  description: (offers) =>
+    "Reverts this session's last change by a file tool or a command (directory trees too), " +
+    "or its last `count`, or the call `id`" + (offers("history") ? " from history" : "") +
+    " (any session's). Refused, changing nothing, when a path no longer holds what that call " +
+    "left, unless `force`. Undo is undone the same way (redo).",
   annotations: CHANGES_FILES,
   ui: { resourceUri: REVIEW_URI },
   // The paths its journal entries name, named before any changes: it keeps what they hold
@@ -25,10 +31,24 @@ export default defineTool({
   input: {
     type: "object",
     properties: {
-      count: { type: "integer" },
-      id: { type: "string" },
-      force: { type: "boolean" },
+      count: {
+        type: "integer",
+        minimum: 1,
+        maximum: MAX_COUNT,
+        description: "This session's last this many changes (default 1).",
+      },
+      id: { type: "string", maxLength: 64, description: "The call to undo, by its journal id." },
+      force: { type: "boolean", description: "Undo although a path changed since." },
     },
+    additionalProperties: false,
+  },
+  output: {
+    type: "object",
+    properties: {
+      undid: { type: "array", items: { type: "string" }, description: "the calls' ids" },
+      paths: { type: "array", items: { type: "string" }, description: "what it put back" },
+    },
+    required: ["undid", "paths"],
     additionalProperties: false,
   },
   run: undo,
@@ -60,7 +80,7 @@ async function undo(args: UndoArgs, ctx: ToolContext) {
     // This server's queued lines first; the undo store within its budget (pruned lazily).
     await flushJournal();
     await pruneNow(projectDir, ctx.config.journal.undoBudgetBytes);
-    const count = Math.max(1, Math.min(args.count ?? 1, 50));
+    const count = Math.max(1, Math.min(args.count ?? 1, MAX_COUNT));
     const viewer = viewerOf(ctx);
     const targets = await chooseTargets(journalPath(projectDir), viewer, args.id, count);
     // What it restores stays in the store while it works, whatever its own keeping prunes.
@@ -167,6 +187,8 @@ async function undoCalls(
   const undid = targets.map((e) => e.id);
   report(undid, mine, noRedo);
   const note = noRedo.length ? `\n(This undo cannot itself be undone: ${noRedo.join("; ")}.)` : "";
+  // As many as one journal line holds; the text above names every one.
+  const paths = [...new Set(mine.map((change) => u.sandbox.display(change.path)))].slice(0, 256);
   return {
     content: `Undid ${undid.length} call${undid.length === 1 ? "" : "s"} (${
       targets.map((e) =>
@@ -175,6 +197,7 @@ async function undoCalls(
         }`
       ).join(", ")
     }):\n${lines.join("\n")}${note}`,
+    structured: { undid, paths },
   };
 }
 

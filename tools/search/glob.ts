@@ -30,11 +30,14 @@ function walkBounds(pattern: string): (rel: string, depth: number) => boolean {
 export default defineTool({
   name: "glob",
   title: "Find files by name",
-  description: "Finds files whose path from `path` matches a glob pattern, newest first: to " +
+  description: (offers) =>
+    "Finds files whose path from `path` matches a glob pattern, newest first: to " +
     "locate files by name or extension before reading them. `*` and `?` within a name, `**` any " +
     "number of directories, `{a,b}`, `[abc]`; `*.ts` matches only at the top, `**/*.ts` at any " +
     "depth. Dotfiles match like other files. Returns regular files and symlinks (never " +
-    "followed), not directories (use list_dir) or special files. Skips .git, node_modules and " +
+    `followed), not directories${
+      offers("list_dir") ? " (use list_dir)" : ""
+    } or special files. Skips .git, node_modules and ` +
     "what .gitignore and .rgignore exclude (a directory holding .git starts afresh) unless " +
     "include_ignored. At most 1,000 paths (and 30,000 characters) with a count of the rest; the " +
     "walk stops after 200,000 entries or 10 s and says the results are incomplete.",

@@ -11,15 +11,17 @@ import { sandboxFor } from "../_lib/confine/mod.ts";
 export default defineTool({
   name: "bash",
   title: "Run a shell command",
-  description:
+  description: (offers) =>
     "Runs a command with bash (sh where bash is absent) in its own process group, in the " +
     "server's working directory (or `cwd`), with stdin closed (a read gets end-of-file, never " +
     "hangs), and returns stdout and stderr interleaved, then the exit code. Output over 30,000 " +
     "characters keeps its beginning and end with a marker; for more, redirect to a file and " +
     "read it in parts. A non-zero exit or a timeout makes the result an error; a timeout or " +
     "cancel stops the whole process group (SIGTERM, then SIGKILL after 2 s), keeping the " +
-    "output so far. Start servers, watchers and other long-running commands with " +
-    "bash_background instead.",
+    "output so far." +
+    (offers("bash_background")
+      ? " Start servers, watchers and other long-running commands with bash_background instead."
+      : ""),
   // Windows: the description names the user's shell (on Linux the static one stands).
   ...(process.platform === "win32"
     ? {

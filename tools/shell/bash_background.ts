@@ -1,5 +1,5 @@
 import process from "node:process";
-import { defineTool, type PrepareEnvironment, ToolError } from "../../mcp/tool/mod.ts";
+import { defineTool, type Offers, type PrepareEnvironment, ToolError } from "../../mcp/tool/mod.ts";
 import { bounded } from "../../config/quote.ts";
 import { commandEnv } from "./_lib/login_env.ts";
 import { FACTS_PROPERTIES, FACTS_REQUIRED, processesOf } from "./_lib/background.ts";
@@ -11,15 +11,25 @@ import { sandboxFor } from "../_lib/confine/mod.ts";
 
 const GRACE_MS = 500;
 
+/** How to reach a started process, with the tools offered beside this one. */
+function companions(offers: Offers): string {
+  const ways = [
+    ["bash_output", "read its output with bash_output"],
+    ["bash_input", "type into its stdin with bash_input"],
+    ["bash_list", "see all of them with bash_list"],
+    ["bash_kill", "stop it with bash_kill"],
+  ].filter(([name]) => offers(name)).map(([, text]) => text);
+  return ways.length ? `: ${ways.join(", ")}` : "";
+}
+
 export default defineTool({
   name: "bash_background",
   title: "Start a background command",
-  description:
+  description: (offers) =>
     "Starts a long-running command (dev server, watcher, long build, REPL) with bash in its own " +
     "process group and returns at once with its id (p1, p2, ...), its pid and whatever it printed " +
-    `in the first ${GRACE_MS} ms. It keeps running while you work: read its output with ` +
-    "bash_output, type into its stdin with bash_input, see all of them with bash_list, stop it " +
-    "with bash_kill. Each keeps the last 10 MB of its output (stdout and stderr interleaved). " +
+    `in the first ${GRACE_MS} ms. It keeps running while you work${companions(offers)}. ` +
+    "Each keeps the last 10 MB of its output (stdout and stderr interleaved). " +
     "It belongs to this session: everything it started is killed when the session ends or the " +
     "server exits, unless `outlive_server` is true.",
   // Windows: the description names the user's shell (on Linux the static one stands).

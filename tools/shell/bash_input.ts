@@ -6,6 +6,7 @@ const DEFAULT_WAIT_MS = 500;
 
 export default defineTool({
   name: "bash_input",
+  needs: ["bash_background"],
   title: "Type into a background command",
   description:
     "Writes `text` to the stdin of a bash_background process (a REPL, a prompt) and returns the " +

@@ -7,6 +7,7 @@ const GRACE_MS = 2_000;
 
 export default defineTool({
   name: "bash_kill",
+  needs: ["bash_background"],
   title: "Stop a background command",
   description:
     "Stops a process started with bash_background: sends `signal` to its whole process group, " +

@@ -5,6 +5,7 @@ import { READ_ONLY } from "../_lib/declarations/annotations.ts";
 
 export default defineTool({
   name: "bash_list",
+  needs: ["bash_background"],
   title: "List background commands",
   description:
     "Lists every process started with bash_background in this session, running or finished " +

@@ -7,6 +7,7 @@ const DEFAULT_MAX_CHARS = 30_000;
 
 export default defineTool({
   name: "bash_output",
+  needs: ["bash_background"],
   title: "Read a background command's output",
   description:
     "Returns output of a bash_background process: by default all not read yet. `wait_ms` waits " +

@@ -75,14 +75,15 @@ async function download(
 export default defineTool({
   name: "fetch_url",
   title: "Fetch a web page",
-  description: "Fetches an http(s) URL for reading: HTML as markdown of the main content " +
+  description: (offers) =>
+    "Fetches an http(s) URL for reading: HTML as markdown of the main content " +
     "(`raw`: of the whole page; `format`: text or html instead), JSON pretty-printed, text and " +
     "XML as they are, PNG/JPEG/GIF/WebP as images, other files described. Long pages come in " +
     "parts of `max_length` characters; a cut result says which `start_index` reads on. `render` " +
     "loads the page in a local headless Chrome/Chromium first, for pages written by JavaScript " +
     "(slower). `save_to` writes the body to a file instead. Downloads at most 10 MB; cached 15 " +
-    "minutes. Private-network addresses are refused unless the user allowed them. Use " +
-    "web_search to find pages.",
+    "minutes. Private-network addresses are refused unless the user allowed them." +
+    (offers("web_search") ? " Use web_search to find pages." : ""),
   annotations: READS_THE_WEB,
   // Only with save_to; the journal does not keep what it replaces (it is not undoable).
   writes: { paths: [{ arg: "save_to", kind: "replaces" }] },

@@ -89,9 +89,11 @@ async function searchAll(
 export default defineTool({
   name: "web_search",
   title: "Search the web",
-  description: "Searches the web and returns the top results as title, URL and snippet, most " +
-    "relevant first: to find pages about a topic, current information, or documentation; then " +
-    "read a page with fetch_url. The provider is DuckDuckGo unless the user chose another (or " +
+  description: (offers) =>
+    "Searches the web and returns the top results as title, URL and snippet, most " +
+    "relevant first: to find pages about a topic, current information, or documentation" +
+    (offers("fetch_url") ? "; then read a page with fetch_url" : "") +
+    ". The provider is DuckDuckGo unless the user chose another (or " +
     "all at once); failures say so. Snippets are the engine's, not the page's text.",
   annotations: READS_THE_WEB,
   taskSupport: "optional",

@@ -35,8 +35,8 @@ export const planMode = defineTool({
   name: "plan_mode",
   title: "Plan mode",
   description:
-    "Plan before changing anything. `enter` with a `goal`: until `exit`, every destructive tool " +
-    "(bash, write_file, edit_file, …) is refused on this project; reading and searching work. " +
+    "Plan before changing anything. `enter` with a `goal`: until `exit`, every tool that " +
+    "changes files or runs commands is refused on this project; reading and searching work. " +
     "`write` replaces the whole plan with `text`, kept in `plan_file` or in toolhost's state " +
     "directory. `status` reports it. `exit` turns plan mode off and returns the plan: show it to " +
     "the person and wait for their go-ahead. `reset` turns it off without the plan. It survives " +

@@ -56,6 +56,10 @@ export function createAuthorizer(options: AuthOptions): Authorizer {
 
 class OAuthResource implements Authorizer {
   readonly #options: AuthOptions;
+
+  get issuer(): string {
+    return this.#options.issuer;
+  }
   readonly #jwt: JwtVerifier;
   readonly #introspector?: Introspector;
   /** JWTs judged lately: a signature is checked once per token and minute, not per request. */

@@ -161,8 +161,13 @@ function describeError(error: ErrorObject): string {
       const name = String(params.additionalProperty ?? params.unevaluatedProperty);
       const allowed = Object.keys(properties);
       const guess = closest(name, allowed);
+      // One sentence, then the fields there are: "x is not a known field. Allowed fields: …".
       return `${fieldPath(error.instancePath, name)} is not a known field` +
-        (guess ? `; did you mean "${guess}"?` : "") +
+        (guess
+          ? `; did you mean "${guess}"?`
+          : allowed.length
+          ? "."
+          : "; no fields are allowed here") +
         (allowed.length ? ` Allowed fields: ${allowed.join(", ")}` : "");
     }
     case "type": {

@@ -21,15 +21,23 @@ export interface Hunk {
 export interface FileDiff {
   /** The path as shown to the model. */
   path: string;
-  /** Where a moved directory came from. */
+  /** Where it was moved or copied from. */
   from?: string;
-  kind: "added" | "deleted" | "modified" | "moved" | "other";
+  kind: "added" | "deleted" | "modified" | "moved" | "copied" | "other";
   hunks?: Hunk[];
+  /** Lines added and removed in all, shown or not. */
+  added?: number;
+  removed?: number;
   /** Why there is no diff, or what a non-file change was. */
   note?: string;
   /** Lines were left out past MAX_DIFF_LINES. */
   truncated?: boolean;
 }
+
+/** What a change's diff is made of: hunks within the bounds, or why there are none. */
+export type TextDiff =
+  | { hunks: Hunk[]; added: number; removed: number; truncated?: boolean }
+  | { note: string };
 
 /** The largest side shown as text; larger files are named, not diffed. */
 export const MAX_SIDE_BYTES = 256 << 10;
@@ -44,7 +52,7 @@ export interface DiffBudget {
   lines: number;
 }
 
-type Side = { text: string } | { note: string };
+export type Side = { text: string } | { note: string };
 
 /** `change` as a reviewer sees it, reading what it needs within `budget`. */
 export async function diffOf(
@@ -75,19 +83,47 @@ export async function diffOf(
       note: "note" in old ? `before: ${old.note}` : `after: ${(now as { note: string }).note}`,
     };
   }
+  const diff = await diffTexts(old.text, now.text, budget);
+  if ("note" in diff) return { path, kind, note: diff.note };
+  if (diff.hunks.length === 0) {
+    const note = before.kind === "file" && after.kind === "file" && before.mode !== after.mode
+      ? `mode ${octal(before.mode)} → ${octal(after.mode)}`
+      : "the text is the same";
+    return { path, kind, note };
+  }
+  return { path, kind, ...diff };
+}
+
+/**
+ * Hunks (3 lines of context) from `old` to `now`, at most MAX_DIFF_LINES and the page's lines
+ * left, with the lines added and removed counted in all.
+ *
+ * @example
+ * ```ts
+ * await diffTexts("a\nb\n", "a\nc\n", { bytes: 1 << 20, lines: 100 });
+ * // { hunks: [{ oldStart: 1, …, lines: [" a", "-b", "+c"] }], added: 1, removed: 1 }
+ * ```
+ */
+export async function diffTexts(old: string, now: string, budget: DiffBudget): Promise<TextDiff> {
   const { structuredPatch } = await import("diff");
-  const patch = structuredPatch("a", "b", old.text, now.text, "", "", {
+  const patch = structuredPatch("a", "b", old, now, "", "", {
     context: 3,
     maxEditLength: MAX_EDIT_LENGTH,
   });
-  if (!patch) return { path, kind, note: "too many changed lines to show as a diff" };
+  if (!patch) return { note: "too many changed lines to show as a diff" };
   let left = Math.min(MAX_DIFF_LINES, budget.lines);
   let truncated = false;
+  let added = 0;
+  let removed = 0;
   const hunks: Hunk[] = [];
   for (const hunk of patch.hunks) {
+    for (const line of hunk.lines) {
+      if (line[0] === "+") added++;
+      else if (line[0] === "-") removed++;
+    }
     if (left <= 0) {
       truncated = true;
-      break;
+      continue;
     }
     const lines = hunk.lines.length > left ? hunk.lines.slice(0, left) : hunk.lines;
     truncated ||= lines.length < hunk.lines.length;
@@ -95,20 +131,14 @@ export async function diffOf(
     hunks.push({ ...hunk, lines });
   }
   budget.lines -= Math.min(MAX_DIFF_LINES, budget.lines) - left;
-  if (hunks.length === 0) {
-    const note = before.kind === "file" && after.kind === "file" && before.mode !== after.mode
-      ? `mode ${octal(before.mode)} → ${octal(after.mode)}`
-      : "the text is the same";
-    return { path, kind, note };
-  }
-  return truncated ? { path, kind, hunks, truncated } : { path, kind, hunks };
+  return truncated ? { hunks, added, removed, truncated } : { hunks, added, removed };
 }
 
-function isFileOrAbsent(state: PathState): boolean {
+export function isFileOrAbsent(state: PathState): boolean {
   return state.kind === "file" || state.kind === "absent";
 }
 
-function describe(state: PathState): string {
+export function describe(state: PathState): string {
   switch (state.kind) {
     case "absent":
       return "nothing";
@@ -129,7 +159,7 @@ const octal = (mode: number) => mode.toString(8).padStart(4, "0");
  * The text a file state held: a kept blob, or (`current`) the file itself while it still holds
  * that content.
  */
-async function sideOf(
+export async function sideOf(
   state: PathState,
   projectDir: string,
   budget: DiffBudget,

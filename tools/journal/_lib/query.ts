@@ -7,6 +7,7 @@ import { newScan, type Scan, visitNewestFirst } from "./journal_scan.ts";
 import { flushJournal } from "./recorder.ts";
 import { sees, sessionLabel, type Viewer } from "./session.ts";
 
+/** What history and the review app filter by; `since` and `until` are ISO times (when.ts). */
 export interface Filter {
   tool?: string;
   path?: string;
@@ -14,10 +15,28 @@ export interface Filter {
   until?: string;
 }
 
+/** One call as history's structured result gives it: every field bounded like its line. */
+export type CallRow = {
+  id: string;
+  time: string;
+  session: string;
+  tool: string;
+  outcome: string;
+  /** The files it changed (at most FILES_SHOWN, each cut), and how many more. */
+  files: string[];
+  moreFiles?: number;
+  undoable: boolean;
+  noUndo?: string;
+  /** An undo call: the calls it reversed. */
+  undid?: string[];
+};
+
 /** One page of the entries `filter` matches, newest first, and how many matched in all. */
 export interface Page {
   /** Each entry of the page as history shows it (describe()): bounded, unlike the entry. */
   lines: string[];
+  /** The same entries as rows (row()). */
+  rows: CallRow[];
   matched: number;
   scan: Scan;
 }
@@ -38,12 +57,13 @@ export async function projectPage(
   // This server's queued lines are written first.
   await flushJournal();
   const file = journalPath(projectStatePath(stateDir, sandbox.base));
-  const page: Page = { lines: [], matched: 0, scan: newScan() };
+  const page: Page = { lines: [], rows: [], matched: 0, scan: newScan() };
   const accepts = matcher(filter);
   await visitNewestFirst(journalFiles(file), page.scan, (entry) => {
     if (!sees(viewer, entry) || !accepts(entry)) return;
     if (page.matched >= offset && page.lines.length < limit) {
       page.lines.push(describe(entry, viewer));
+      page.rows.push(row(entry, viewer));
     }
     page.matched++;
   });
@@ -52,8 +72,7 @@ export async function projectPage(
 
 /** Whether an entry passes `filter` (tool, time range, a path it names). */
 export function matcher(filter: Filter): (entry: Entry) => boolean {
-  const since = filter.since ? new Date(filter.since).toISOString() : undefined;
-  const until = filter.until ? new Date(filter.until).toISOString() : undefined;
+  const { since, until } = filter;
   return (entry) => {
     if (filter.tool && entry.tool !== filter.tool) return false;
     if (since && entry.time < since) return false;
@@ -99,8 +118,26 @@ export function describe(entry: Entry, viewer: Viewer): string {
   );
 }
 
+/** One entry as a row of history's structured result, bounded as its line is. */
+export function row(entry: Entry, viewer: Viewer): CallRow {
+  const listed = entry.files ?? [];
+  const line = (text: string) => shownName(cut(text));
+  return {
+    id: line(entry.id),
+    time: line(entry.time),
+    session: sessionLabel(entry.session, viewer),
+    tool: line(entry.tool),
+    outcome: entry.outcome,
+    files: listed.slice(0, FILES_SHOWN).map(line),
+    ...(listed.length > FILES_SHOWN ? { moreFiles: listed.length - FILES_SHOWN } : {}),
+    undoable: Boolean(entry.changes?.length) && !entry.noUndo,
+    ...(entry.noUndo ? { noUndo: line(entry.noUndo) } : {}),
+    ...(entry.undid ? { undid: entry.undid.map(line) } : {}),
+  };
+}
+
 /** What a page leaves out: the entries after it, the lines not read or skipped. */
-export function pageNotes(page: Page, offset: number): string {
+export function pageNotes(page: Pick<Page, "lines" | "matched" | "scan">, offset: number): string {
   const notes: string[] = [];
   const after = page.matched - offset - page.lines.length;
   if (after > 0) notes.push(`${after} more: offset ${offset + page.lines.length}`);

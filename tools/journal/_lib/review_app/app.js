@@ -3,7 +3,7 @@
 // inside one strict function: they share its scope (these constants, the state, el, say, request).
 // Inside an MCP Apps host (an iframe) the app speaks the host's postMessage JSON-RPC
 // (ui/initialize, then tools/call and resources/read passed on to toolhost); opened from
-// `toolhost --http` in a browser, it posts 2026-07-28 requests to /mcp itself.
+// `toolhost --http` or `toolhost review` in a browser, it posts 2026-07-28 requests to /mcp.
 const EXTENSION = "io.modelcontextprotocol/ui";
 const MIME = "text/html;profile=mcp-app";
 const MODERN = "2026-07-28";
@@ -21,6 +21,8 @@ const state = {
   polling: undefined,
   pollRun: 0,
   procs: new Map(),
+  calls: new Map(),
+  revision: undefined,
 };
 
 function el(tag, attrs, ...children) {
@@ -76,7 +78,7 @@ globalThis.addEventListener("message", (event) => {
     case "ui/notifications/tool-input":
       return useToolInput(params.arguments || {});
     case "ui/notifications/tool-result":
-      return refresh();
+      return follow();
     case "ui/notifications/host-context-changed":
       return useHostContext(params);
     case "ui/resource-teardown":
@@ -128,8 +130,8 @@ function headerValue(text) {
     : `=?base64?${btoa(String.fromCharCode(...new TextEncoder().encode(text)))}?=`;
 }
 
-async function httpRequest(method, params) {
-  const id = nextId++;
+/** A request of ours to /mcp: its headers, the token, and the body with our capabilities. */
+function mcpFetch(method, params, accept, signal) {
   const meta = {
     "io.modelcontextprotocol/protocolVersion": MODERN,
     "io.modelcontextprotocol/clientCapabilities": {
@@ -138,7 +140,7 @@ async function httpRequest(method, params) {
   };
   const headers = {
     "content-type": "application/json",
-    accept: "application/json",
+    accept,
     "mcp-protocol-version": MODERN,
     "mcp-method": method,
   };
@@ -146,13 +148,23 @@ async function httpRequest(method, params) {
   if (name !== undefined) headers["mcp-name"] = headerValue(name);
   const token = sessionStorage.getItem(TOKEN_KEY);
   if (token) headers.authorization = `Bearer ${token}`;
-  const response = await fetch("/mcp", {
+  return fetch("/mcp", {
     method: "POST",
     headers,
-    body: JSON.stringify({ jsonrpc: "2.0", id, method, params: { ...params, _meta: meta } }),
+    signal,
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: nextId++,
+      method,
+      params: { ...params, _meta: meta },
+    }),
   });
+}
+
+async function httpRequest(method, params) {
+  const response = await mcpFetch(method, params, "application/json");
   if (response.status === 401) {
-    await askToken(Boolean(token));
+    await askToken(response);
     return httpRequest(method, params);
   }
   let message;
@@ -165,18 +177,37 @@ async function httpRequest(method, params) {
   return message.result;
 }
 
+/** The parameters of a `Bearer k="v", …` challenge. */
+function challengeOf(response) {
+  const header = response.headers.get("www-authenticate") || "";
+  return Object.fromEntries([...header.matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1], m[2]]));
+}
+
 let tokenAsked;
-function askToken(wasWrong) {
+/**
+ * Asks for what /mcp wants: the static token, or (OAuth) a sign-in at the authorization server,
+ * a token pasted as the alternative.
+ */
+function askToken(response) {
   if (tokenAsked) return tokenAsked;
+  const had = Boolean(sessionStorage.getItem(TOKEN_KEY));
+  sessionStorage.removeItem(TOKEN_KEY);
+  const challenge = challengeOf(response);
   const form = $("#token");
+  const signIn = form.querySelector("[data-action=signin]");
   form.hidden = false;
+  signIn.hidden = !challenge.resource_metadata;
+  if (challenge.resource_metadata) {
+    $("#token-why").textContent = "toolhost takes access tokens of your authorization server: " +
+      "sign in there, or paste an access token it issued for this toolhost (scopes " +
+      `${challenge.scope || "toolhost:read toolhost:write"}).`;
+    signIn.onclick = () => signInAt(challenge).catch((error) => say(error.message, true));
+  }
   say(
-    wasWrong
-      ? "That token was refused; enter the one toolhost was started with."
-      : "toolhost needs its token.",
-    wasWrong,
+    had ? "That token was refused; enter another." : "toolhost needs a token.",
+    had,
   );
-  form.elements.token.focus();
+  (challenge.resource_metadata ? signIn : form.elements.token).focus();
   tokenAsked = new Promise((resolve) => {
     form.onsubmit = (event) => {
       event.preventDefault();
@@ -189,6 +220,14 @@ function askToken(wasWrong) {
     };
   });
   return tokenAsked;
+}
+
+/** `toolhost review` puts its token in the address's fragment: kept in the tab, then dropped. */
+function takeTokenFromAddress() {
+  const token = new URLSearchParams(location.hash.slice(1)).get("token");
+  if (!token) return;
+  sessionStorage.setItem(TOKEN_KEY, token);
+  history.replaceState(null, "", location.pathname + location.search);
 }
 
 function request(method, params) {

@@ -10,12 +10,14 @@ function wire() {
   $("[data-action=refresh]").addEventListener("click", () => {
     refresh();
     stopPolling();
-    pollProcesses();
+    if (!$("#processes-section").hidden) pollProcesses();
   });
   $("[data-action=more]").addEventListener("click", () => refresh(true));
   $("[data-action=view]").addEventListener("click", (event) => toggleView(event.currentTarget));
   document.addEventListener("visibilitychange", () => {
-    if (!document.hidden && !state.polling) pollProcesses();
+    if (document.hidden) return;
+    follow();
+    if (!state.polling && !$("#processes-section").hidden) pollProcesses();
   });
 }
 
@@ -52,8 +54,14 @@ async function start() {
       framed = false;
     }
   }
+  if (!framed) {
+    takeTokenFromAddress();
+    await finishSignIn().catch((error) => say(`Not signed in: ${error.message}`, true));
+  }
   await refresh();
-  pollProcesses();
+  startFollowing();
+  if (await processesOffered()) pollProcesses();
+  else $("#processes-section").hidden = true;
 }
 
 start();
