@@ -78,69 +78,83 @@ export default defineTool({
     },
     required: ["server", "count"],
   },
-  async run(args, ctx) {
-    lsp = await loadLsp();
-    const operation = args.operation as Operation;
-    const outputChars = ctx.config.limits.outputChars;
-    if (operation === "diagnostics") {
-      const sandbox = await Sandbox.of(ctx);
-      const resolved = await sandbox.resolve(args.path);
-      if (resolved.exists && (await sandbox.info(resolved.real)).isDirectory()) {
-        return page(
-          projectDiagnostics(sandbox, resolved.real),
-          "running servers",
-          args,
-          outputChars,
-        );
-      }
-    }
-    const target = await lsp.targetFile(args.path, ctx);
-    const server = target.server;
-    let answer: Answer;
-    if (operation === "diagnostics") {
-      const found = await lsp.fileDiagnostics(target, ctx.signal);
-      answer = {
-        lines: found.items.map((d) => lsp.diagnosticLine(target.shown, d)),
-        places: found.items.map((d) =>
-          lsp.placeOf(target.uri, d.range, target.sandbox, d.message.split("\n")[0])
-        ),
-        count: found.items.length,
-        note: found.pending && `diagnostics pending (${found.pending})`,
-      };
-    } else if (operation === "workspace_symbols") {
-      const symbols = await lsp.ask(
-        server,
-        "workspace/symbol",
-        {
-          query: args.query ?? "",
-        },
-        ctx.signal,
-        target.deadline,
-      );
-      const places = (Array.isArray(symbols) ? symbols : []).flatMap(({ name, location }) => {
-        if (typeof location?.uri !== "string") return [];
-        const range = location.range ?? { start: { line: 0, character: 0 } };
-        return [lsp.placeOf(location.uri, range, target.sandbox, String(name))];
-      });
-      answer = { lines: lsp.placeLines(places), places, count: places.length };
-    } else {
-      const position = await lsp.targetPosition(target, args, ctx);
-      const at = { textDocument: { uri: target.uri }, position };
-      answer = await navigate(operation, target, at, ctx);
-    }
-    // An answer given while the server was still loading says so, in the text and the structure.
-    answer.incomplete = lsp.stillLoading(target);
-    if (answer.incomplete) answer.incomplete += "; ask again shortly";
-    if (server.replaced) {
-      // Said once, by the first answer of the server that replaced it.
-      const note =
-        `${server.choice.label} was started again: the previous one ended (${server.replaced})`;
-      server.replaced = undefined;
-      answer.note = answer.note ? `${note}; ${answer.note}` : note;
-    }
-    return page(answer, server.choice.label, args, outputChars);
-  },
+  run: navigateCode,
 });
+
+/** What the model asked code_nav for. */
+interface CodeNavArgs {
+  operation: Operation;
+  path: string;
+  line?: number;
+  column?: number;
+  symbol?: string;
+  query?: string;
+  cursor?: number;
+}
+
+/** Answers one navigation question from the language servers, a page at a time. */
+async function navigateCode(args: CodeNavArgs, ctx: ToolContext) {
+  lsp = await loadLsp();
+  const operation = args.operation;
+  const outputChars = ctx.config.limits.outputChars;
+  if (operation === "diagnostics") {
+    const sandbox = await Sandbox.of(ctx);
+    const resolved = await sandbox.resolve(args.path);
+    if (resolved.exists && (await sandbox.info(resolved.real)).isDirectory()) {
+      return page(
+        projectDiagnostics(sandbox, resolved.real),
+        "running servers",
+        args,
+        outputChars,
+      );
+    }
+  }
+  const target = await lsp.targetFile(args.path, ctx);
+  const server = target.server;
+  let answer: Answer;
+  if (operation === "diagnostics") {
+    const found = await lsp.fileDiagnostics(target, ctx.signal);
+    answer = {
+      lines: found.items.map((d) => lsp.diagnosticLine(target.shown, d)),
+      places: found.items.map((d) =>
+        lsp.placeOf(target.uri, d.range, target.sandbox, d.message.split("\n")[0])
+      ),
+      count: found.items.length,
+      note: found.pending && `diagnostics pending (${found.pending})`,
+    };
+  } else if (operation === "workspace_symbols") {
+    const symbols = await lsp.ask(
+      server,
+      "workspace/symbol",
+      {
+        query: args.query ?? "",
+      },
+      ctx.signal,
+      target.deadline,
+    );
+    const places = (Array.isArray(symbols) ? symbols : []).flatMap(({ name, location }) => {
+      if (typeof location?.uri !== "string") return [];
+      const range = location.range ?? { start: { line: 0, character: 0 } };
+      return [lsp.placeOf(location.uri, range, target.sandbox, String(name))];
+    });
+    answer = { lines: lsp.placeLines(places), places, count: places.length };
+  } else {
+    const position = await lsp.targetPosition(target, args, ctx);
+    const at = { textDocument: { uri: target.uri }, position };
+    answer = await navigate(operation, target, at, ctx);
+  }
+  // An answer given while the server was still loading says so, in the text and the structure.
+  answer.incomplete = lsp.stillLoading(target);
+  if (answer.incomplete) answer.incomplete += "; ask again shortly";
+  if (server.replaced) {
+    // Said once, by the first answer of the server that replaced it.
+    const note =
+      `${server.choice.label} was started again: the previous one ended (${server.replaced})`;
+    server.replaced = undefined;
+    answer.note = answer.note ? `${note}; ${answer.note}` : note;
+  }
+  return page(answer, server.choice.label, args, outputChars);
+}
 
 async function navigate(
   operation: Exclude<Operation, "diagnostics" | "workspace_symbols">,

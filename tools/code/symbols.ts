@@ -1,4 +1,4 @@
-import { defineTool, ToolError } from "../../mcp/tool/mod.ts";
+import { defineTool, type ToolContext, ToolError } from "../../mcp/tool/mod.ts";
 import { READ_ONLY } from "../_lib/declarations/annotations.ts";
 import { Sandbox } from "../_lib/sandbox/mod.ts";
 import { shownName } from "../_lib/text/shown_name.ts";
@@ -73,96 +73,111 @@ export default defineTool({
     additionalProperties: false,
   },
 
-  async run(args, ctx) {
-    const sandbox = await Sandbox.of(ctx);
-    const budget = Math.min(args.max_chars ?? ctx.config.limits.outputChars, 100_000);
-    if (args.operation === "outline") {
-      if (!args.path) throw new ToolError("outline needs `path`: the file to outline");
-      const { real, exists } = await sandbox.resolve(args.path);
-      const shown = sandbox.display(real);
-      if (!exists) throw new ToolError(`${shownName(shown)} does not exist`);
-      if ((await sandbox.info(real)).isDirectory()) {
-        throw new ToolError(
-          `${
-            shownName(shown)
-          } is a directory; outline takes a file (use operation "map" for a directory)`,
-        );
-      }
-      // Read once here, so that a file that cannot be parsed says why as the call's error.
-      await readSource(sandbox, real).catch((error) => {
-        if (!(error instanceof Unparsable)) throw error;
-        throw new ToolError(
-          error.tooLarge ? `${error.message}; use grep or read_file on it` : error.message,
-        );
-      });
-      const { files, skipped } = await outlinesOf(sandbox, [real], { signal: ctx.signal });
-      if (skipped.length > 0) throw new ToolError(`${shownName(shown)}: ${skipped[0].why}`);
-      const rows = files[0].symbols.map((symbol) => row(shown, symbol));
-      return listed(`${shownName(shown)} (${languageOf(real)})`, rows, budget, { files: 1 });
-    }
+  run: listSymbols,
+});
 
-    const wanted = args.operation === "find" ? findArguments(args) : undefined;
-    const focus = args.operation === "map" ? await focusFiles(sandbox, args.focus ?? []) : [];
-    ctx.progress(0, undefined, "listing the files to parse");
-    const walked = await walkedSources(sandbox, args.path, ctx.signal, () => ctx.roots());
-    // The files in play are parsed with the others, wherever they are: what they use counts.
-    const toParse = [...new Set([...walked.files, ...focus])];
-    const { files, skipped, parsed } = await outlinesOf(sandbox, toParse, {
-      signal: ctx.signal,
-      progress: (done, total, message) => ctx.progress(done, total, message),
-      store: { stateDir: ctx.state.dir, project: sandbox.base },
+/** What the model asked symbols for. */
+interface SymbolsArgs {
+  operation: "outline" | "map" | "find";
+  path?: string;
+  name?: string;
+  substring?: boolean;
+  include_body?: boolean;
+  max_chars?: number;
+  cursor?: string;
+  focus?: string[];
+}
+
+/** Outlines a file, maps a directory, or finds symbols by name, within the character budget. */
+async function listSymbols(args: SymbolsArgs, ctx: ToolContext) {
+  const sandbox = await Sandbox.of(ctx);
+  const budget = Math.min(args.max_chars ?? ctx.config.limits.outputChars, 100_000);
+  if (args.operation === "outline") {
+    if (!args.path) throw new ToolError("outline needs `path`: the file to outline");
+    const { real, exists } = await sandbox.resolve(args.path);
+    const shown = sandbox.display(real);
+    if (!exists) throw new ToolError(`${shownName(shown)} does not exist`);
+    if ((await sandbox.info(real)).isDirectory()) {
+      throw new ToolError(
+        `${
+          shownName(shown)
+        } is a directory; outline takes a file (use operation "map" for a directory)`,
+      );
+    }
+    // Read once here, so that a file that cannot be parsed says why as the call's error.
+    await readSource(sandbox, real).catch((error) => {
+      if (!(error instanceof Unparsable)) throw error;
+      throw new ToolError(
+        error.tooLarge ? `${error.message}; use grep or read_file on it` : error.message,
+      );
     });
-    const slice = new TimeSlice();
-    if (args.operation === "map") {
-      const mapBudget = Math.min(args.max_chars ?? DEFAULT_MAP_CHARS, budget);
-      const map = await projectMap(files, new Set(focus), mapBudget, slice);
-      const notes = notesOf(walked, files.length, skipped);
-      return {
-        content: `${map.text}${notes}`,
-        structured: {
-          symbols: map.shown.map((r) => ({ ...row(r.file.shown, r.symbol), refs: r.refs })),
-          total: map.total,
-          files: files.length,
-          skipped: skipped.length,
-          parsed,
-          ...(walked.stoppedEarly ? { stoppedEarly: walked.stoppedEarly } : {}),
-        },
-      };
-    }
+    const { files, skipped } = await outlinesOf(sandbox, [real], { signal: ctx.signal });
+    if (skipped.length > 0) throw new ToolError(`${shownName(shown)}: ${skipped[0].why}`);
+    const rows = files[0].symbols.map((symbol) => row(shown, symbol));
+    return listed(`${shownName(shown)} (${languageOf(real)})`, rows, budget, { files: 1 });
+  }
 
-    const { pattern, offset } = wanted!;
-    const matches: SymbolRow[] = [];
-    const reals: string[] = [];
-    for (const file of files) {
-      for (const symbol of file.symbols) {
-        if (!matchesName(symbol.namePath, pattern)) continue;
-        matches.push(row(file.shown, symbol));
-        reals.push(file.real);
-      }
-      if (slice.due()) await slice.pause();
-    }
-    const page = matches.slice(offset, offset + FIND_PAGE);
-    if (args.include_body) await addBodies(sandbox, page, reals.slice(offset, offset + FIND_PAGE));
-    const result = listed(
-      `[${matches.length} definition${matches.length === 1 ? "" : "s"} match ${
-        JSON.stringify(wanted!.name)
-      }${offset > 0 ? `; from ${offset + 1}` : ""}]`,
-      page,
-      budget,
-      {
+  const wanted = args.operation === "find" ? findArguments(args) : undefined;
+  const focus = args.operation === "map" ? await focusFiles(sandbox, args.focus ?? []) : [];
+  ctx.progress(0, undefined, "listing the files to parse");
+  const walked = await walkedSources(sandbox, args.path, ctx.signal, () => ctx.roots());
+  // The files in play are parsed with the others, wherever they are: what they use counts.
+  const toParse = [...new Set([...walked.files, ...focus])];
+  const { files, skipped, parsed } = await outlinesOf(sandbox, toParse, {
+    signal: ctx.signal,
+    progress: (done, total, message) => ctx.progress(done, total, message),
+    store: { stateDir: ctx.state.dir, project: sandbox.base },
+  });
+  const slice = new TimeSlice();
+  if (args.operation === "map") {
+    const mapBudget = Math.min(args.max_chars ?? DEFAULT_MAP_CHARS, budget);
+    const map = await projectMap(files, new Set(focus), mapBudget, slice);
+    const notes = notesOf(walked, files.length, skipped);
+    return {
+      content: `${map.text}${notes}`,
+      structured: {
+        symbols: map.shown.map((r) => ({ ...row(r.file.shown, r.symbol), refs: r.refs })),
+        total: map.total,
         files: files.length,
         skipped: skipped.length,
         parsed,
-        stoppedEarly: walked.stoppedEarly,
+        ...(walked.stoppedEarly ? { stoppedEarly: walked.stoppedEarly } : {}),
       },
-      matches.length,
-      offset,
-    );
-    const notes = notesOf(walked, files.length, skipped);
-    if (notes) result.content += notes;
-    return result;
-  },
-});
+    };
+  }
+
+  const { pattern, offset } = wanted!;
+  const matches: SymbolRow[] = [];
+  const reals: string[] = [];
+  for (const file of files) {
+    for (const symbol of file.symbols) {
+      if (!matchesName(symbol.namePath, pattern)) continue;
+      matches.push(row(file.shown, symbol));
+      reals.push(file.real);
+    }
+    if (slice.due()) await slice.pause();
+  }
+  const page = matches.slice(offset, offset + FIND_PAGE);
+  if (args.include_body) await addBodies(sandbox, page, reals.slice(offset, offset + FIND_PAGE));
+  const result = listed(
+    `[${matches.length} definition${matches.length === 1 ? "" : "s"} match ${
+      JSON.stringify(wanted!.name)
+    }${offset > 0 ? `; from ${offset + 1}` : ""}]`,
+    page,
+    budget,
+    {
+      files: files.length,
+      skipped: skipped.length,
+      parsed,
+      stoppedEarly: walked.stoppedEarly,
+    },
+    matches.length,
+    offset,
+  );
+  const notes = notesOf(walked, files.length, skipped);
+  if (notes) result.content += notes;
+  return result;
+}
 
 /** map's files in play, as real paths: each must be a file in a language the parser reads. */
 async function focusFiles(sandbox: Sandbox, paths: string[]): Promise<string[]> {

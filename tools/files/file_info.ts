@@ -1,5 +1,5 @@
 import type { Stats } from "node:fs";
-import { defineTool, type FromSchema, ToolError } from "../../mcp/tool/mod.ts";
+import { defineTool, type FromSchema, type ToolContext, ToolError } from "../../mcp/tool/mod.ts";
 import {
   describeEntry,
   ENTRY_TYPES,
@@ -58,43 +58,51 @@ export default defineTool({
   },
   output: OUTPUT,
 
-  run(args, ctx) {
-    return whileReading(async () => {
-      const sandbox = await Sandbox.of(ctx);
-      const at = await resolveEntry(sandbox, args.path);
-      const shown = sandbox.display(at.entry);
-      if (!at.exists && !at.link) {
-        throw new ToolError(
-          `${shown} does not exist. Check the path; list_dir or glob can find it.`,
-        );
-      }
-      const own = await sandbox.info(at.entry);
-      // A link's facts are its target's, unless the target is missing.
-      const info = at.exists ? await sandbox.info(at.real) : own;
-      const facts: Facts = {
-        path: shown,
-        type: entryType(own),
-        ...(entryType(own) === "other" ? { kind: describeEntry(own) } : {}),
-        size: info.size,
-        modified: info.mtime.toISOString(),
-        accessed: info.atime.toISOString(),
-        created: info.birthtimeMs > 0 ? info.birthtime.toISOString() : null,
-        permissions: permissions(info.mode),
-        mode: `0${(info.mode & 0o7777).toString(8).padStart(3, "0")}`,
-      };
-      if (at.link) {
-        const { dir, name } = await sandbox.parent(at.entry);
-        facts.linkTarget = await dir.readlink(name).finally(() => dir.close());
-        facts.targetType = at.exists ? entryType(info) : "missing";
-        if (at.exists) facts.realPath = sandbox.display(at.real);
-      }
-      if (info.isFile() && at.exists) {
-        Object.assign(facts, await contents(sandbox, at.real, info.size, ctx.signal));
-      }
-      return { content: describe(facts, info), structured: facts };
-    });
-  },
+  run: fileInfo,
 });
+
+/** What the model asked file_info for. */
+interface FileInfoArgs {
+  path: string;
+}
+
+/** Reports what a path is (type, size, times, mode, link target) without reading what it holds. */
+function fileInfo(args: FileInfoArgs, ctx: ToolContext) {
+  return whileReading(async () => {
+    const sandbox = await Sandbox.of(ctx);
+    const at = await resolveEntry(sandbox, args.path);
+    const shown = sandbox.display(at.entry);
+    if (!at.exists && !at.link) {
+      throw new ToolError(
+        `${shown} does not exist. Check the path; list_dir or glob can find it.`,
+      );
+    }
+    const own = await sandbox.info(at.entry);
+    // A link's facts are its target's, unless the target is missing.
+    const info = at.exists ? await sandbox.info(at.real) : own;
+    const facts: Facts = {
+      path: shown,
+      type: entryType(own),
+      ...(entryType(own) === "other" ? { kind: describeEntry(own) } : {}),
+      size: info.size,
+      modified: info.mtime.toISOString(),
+      accessed: info.atime.toISOString(),
+      created: info.birthtimeMs > 0 ? info.birthtime.toISOString() : null,
+      permissions: permissions(info.mode),
+      mode: `0${(info.mode & 0o7777).toString(8).padStart(3, "0")}`,
+    };
+    if (at.link) {
+      const { dir, name } = await sandbox.parent(at.entry);
+      facts.linkTarget = await dir.readlink(name).finally(() => dir.close());
+      facts.targetType = at.exists ? entryType(info) : "missing";
+      if (at.exists) facts.realPath = sandbox.display(at.real);
+    }
+    if (info.isFile() && at.exists) {
+      Object.assign(facts, await contents(sandbox, at.real, info.size, ctx.signal));
+    }
+    return { content: describe(facts, info), structured: facts };
+  });
+}
 
 /** What a regular file holds, and its line count when it is text. */
 async function contents(

@@ -8,7 +8,7 @@ import {
   Sandbox,
   skippedIgnoreNote,
 } from "../_lib/sandbox/mod.ts";
-import { defineTool, ToolError } from "../../mcp/tool/mod.ts";
+import { defineTool, type ToolContext, ToolError } from "../../mcp/tool/mod.ts";
 import { IgnoreRules } from "../_lib/walk/gitignore.ts";
 import { pathOrRootProperty } from "../_lib/declarations/path_properties.ts";
 import { bytes, count } from "../_lib/text/units.ts";
@@ -227,80 +227,90 @@ export default defineTool({
     additionalProperties: false,
   },
 
-  async run(args, ctx) {
-    const sandbox = await Sandbox.of(ctx);
-    const requested = args.path ?? ".";
-    const { real, exists } = await sandbox.resolve(requested);
-    const info = exists ? await sandbox.info(real) : undefined;
-    if (!info) throw new ToolError(`${quoted(requested)} does not exist`);
-    if (!info.isDirectory()) {
-      throw new ToolError(
-        `${quoted(requested)} is a file, not a directory: use read_file to see it`,
-      );
-    }
-    const includeIgnored = args.include_ignored ?? false;
-    const display = sandbox.display(real);
-    const root: Node = { name: display, kind: "directory" };
-    const rules = includeIgnored ? IgnoreRules.empty() : await IgnoreRules.above(sandbox, real);
-    const { listed, budgetHit, timedOut } = await buildTree(
-      sandbox,
-      { node: root, path: real, rel: "", depth: 1, rules },
-      args.depth ?? DEFAULT_DEPTH,
-      includeIgnored,
-      ctx.signal,
-    );
-
-    const tree: Row[] = [{ line: `${display}/` }];
-    rows(root, "  ", display, tree);
-    // The text and the structured entries stop at the same line, each within its cap: deep
-    // paths make the entries much longer than the indented names.
-    let text = "";
-    let entryChars = 0;
-    let cut = 0;
-    let cutBy = "";
-    const entries: FlatEntry[] = [];
-    for (const { line, entry } of tree) {
-      const size = entry ? JSON.stringify(entry).length + 1 : 0;
-      if (cut === 0 && text.length + line.length + 1 > ctx.config.limits.outputChars) {
-        cutBy = `${count(ctx.config.limits.outputChars)} characters`;
-      } else if (cut === 0 && entryChars + size > STRUCTURED_CAP_CHARS) {
-        cutBy = `${count(STRUCTURED_CAP_CHARS)} characters of structured entries`;
-      }
-      if (cutBy) {
-        cut++;
-        continue;
-      }
-      text += `${line}\n`;
-      entryChars += size;
-      if (entry) entries.push(entry);
-    }
-    const hidden = countHidden(root);
-    const notes: string[] = [];
-    if (listed === 0 && !root.hidden) notes.push("[empty directory]");
-    const left: string[] = [];
-    if (hidden > 0) {
-      left.push(`${count(hidden)} more entries (at most ${PER_DIRECTORY} per directory)`);
-    }
-    if (budgetHit) left.push(`directories past the first ${count(MAX_ENTRIES)} entries`);
-    if (cut > 0) left.push(`${count(cut)} lines past ${cutBy}`);
-    if (left.length) {
-      notes.push(`[not listed: ${left.join("; ")}. List a subdirectory or use a smaller depth]`);
-    }
-    if (timedOut) {
-      notes.push(`[stopped after ${TIME_LIMIT_MS / 1000} s: the listing is incomplete]`);
-    }
-    const skipped = skippedIgnoreNote(rules.skipped, (path) => sandbox.display(path));
-    if (skipped) notes.push(skipped);
-    return {
-      content: `${text}${notes.length ? `\n${notes.join("\n")}` : ""}`.trimEnd(),
-      structured: {
-        path: display,
-        entries,
-        complete: hidden === 0 && !budgetHit && !timedOut && cut === 0,
-      },
-    };
-  },
+  run: listDir,
 });
+
+/** What the model asked list_dir for. */
+interface ListDirArgs {
+  path?: string;
+  depth?: number;
+  include_ignored?: boolean;
+}
+
+/** Lists a directory as a tree down to `depth`, leaving ignored entries out unless asked. */
+async function listDir(args: ListDirArgs, ctx: ToolContext) {
+  const sandbox = await Sandbox.of(ctx);
+  const requested = args.path ?? ".";
+  const { real, exists } = await sandbox.resolve(requested);
+  const info = exists ? await sandbox.info(real) : undefined;
+  if (!info) throw new ToolError(`${quoted(requested)} does not exist`);
+  if (!info.isDirectory()) {
+    throw new ToolError(
+      `${quoted(requested)} is a file, not a directory: use read_file to see it`,
+    );
+  }
+  const includeIgnored = args.include_ignored ?? false;
+  const display = sandbox.display(real);
+  const root: Node = { name: display, kind: "directory" };
+  const rules = includeIgnored ? IgnoreRules.empty() : await IgnoreRules.above(sandbox, real);
+  const { listed, budgetHit, timedOut } = await buildTree(
+    sandbox,
+    { node: root, path: real, rel: "", depth: 1, rules },
+    args.depth ?? DEFAULT_DEPTH,
+    includeIgnored,
+    ctx.signal,
+  );
+
+  const tree: Row[] = [{ line: `${display}/` }];
+  rows(root, "  ", display, tree);
+  // The text and the structured entries stop at the same line, each within its cap: deep
+  // paths make the entries much longer than the indented names.
+  let text = "";
+  let entryChars = 0;
+  let cut = 0;
+  let cutBy = "";
+  const entries: FlatEntry[] = [];
+  for (const { line, entry } of tree) {
+    const size = entry ? JSON.stringify(entry).length + 1 : 0;
+    if (cut === 0 && text.length + line.length + 1 > ctx.config.limits.outputChars) {
+      cutBy = `${count(ctx.config.limits.outputChars)} characters`;
+    } else if (cut === 0 && entryChars + size > STRUCTURED_CAP_CHARS) {
+      cutBy = `${count(STRUCTURED_CAP_CHARS)} characters of structured entries`;
+    }
+    if (cutBy) {
+      cut++;
+      continue;
+    }
+    text += `${line}\n`;
+    entryChars += size;
+    if (entry) entries.push(entry);
+  }
+  const hidden = countHidden(root);
+  const notes: string[] = [];
+  if (listed === 0 && !root.hidden) notes.push("[empty directory]");
+  const left: string[] = [];
+  if (hidden > 0) {
+    left.push(`${count(hidden)} more entries (at most ${PER_DIRECTORY} per directory)`);
+  }
+  if (budgetHit) left.push(`directories past the first ${count(MAX_ENTRIES)} entries`);
+  if (cut > 0) left.push(`${count(cut)} lines past ${cutBy}`);
+  if (left.length) {
+    notes.push(`[not listed: ${left.join("; ")}. List a subdirectory or use a smaller depth]`);
+  }
+  if (timedOut) {
+    notes.push(`[stopped after ${TIME_LIMIT_MS / 1000} s: the listing is incomplete]`);
+  }
+  const skipped = skippedIgnoreNote(rules.skipped, (path) => sandbox.display(path));
+  if (skipped) notes.push(skipped);
+  return {
+    content: `${text}${notes.length ? `\n${notes.join("\n")}` : ""}`.trimEnd(),
+    structured: {
+      path: display,
+      entries,
+      complete: hidden === 0 && !budgetHit && !timedOut && cut === 0,
+    },
+  };
+}
 
 function countHidden(node: Node): number {
   return (node.hidden ?? 0) + (node.children ?? []).reduce((n, c) => n + countHidden(c), 0);

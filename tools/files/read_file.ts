@@ -17,7 +17,7 @@ const DEFAULT_MAX_CHARS = 30_000;
 const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
 const MAX_PATHS = 20;
 
-const readFile = defineTool({
+export default defineTool({
   name: "read_file",
   title: "Read a file",
   description:
@@ -92,127 +92,138 @@ const readFile = defineTool({
     additionalProperties: false,
   },
 
-  run(args, ctx) {
-    if (args.paths !== undefined) return readSeveral(args, ctx);
-    return whileReading(async () => {
-      const sandbox = await Sandbox.of(ctx);
-      const { real, exists } = await sandbox.resolve(onePath(args.path));
-      const shown = sandbox.display(real);
-      if (!exists) {
-        throw new ToolError(
-          `${shown} does not exist. Check the path; list_dir or glob can find the file.`,
-        );
-      }
-      const info = await sandbox.info(real);
-      if (info.isDirectory()) {
-        throw new ToolError(
-          `${shown} is a directory, not a file; use list_dir to see what it holds.`,
-        );
-      }
-      if (!info.isFile()) {
-        throw new ToolError(
-          `${shown} is a ${
-            describeEntry(info)
-          }, not a regular file; read_file reads regular files only.`,
-        );
-      }
-      const handle = await sandbox.openForReading(real);
-      try {
-        const sniffed = await sniff(handle);
-        // A later write of this session checks the file is still what was read.
-        rememberRead(ctx, real, info, sniffed.head);
-        const base = { path: shown, size: info.size };
-        const document = await readDocument(handle, {
-          ...args,
-          real,
-          shown,
-          size: info.size,
-          maxChars: args.max_chars ?? ctx.config.limits.outputChars,
-          signal: ctx.signal,
-        });
-        if (document) return document;
-        if (sniffed.kind === "image") {
-          return await readImage(handle, { ...base, ...sniffed });
-        }
-        if (sniffed.kind === "binary") {
-          return {
-            content:
-              `${shown} is a binary file (${sniffed.description}, ${
-                bytes(info.size)
-              }); read_file shows text and images only. file_info gives its details; bash (xxd, ` +
-              "strings, or a tool for the format) can inspect its bytes.",
-            structured: { ...base, kind: "binary" as const, description: sniffed.description },
-          };
-        }
-        if (args.offset === 0) throw new ToolError("offset 0 names no line: lines start at 1.");
-        // A negative offset reads blocks backwards from the end to find the last lines.
-        const tail = (args.offset ?? 1) < 0
-          ? await tailStart(handle, {
-            encoding: sniffed.encoding,
-            start: sniffed.bomBytes,
-            size: info.size,
-            lines: -args.offset!,
-            signal: ctx.signal,
-          })
-          : undefined;
-        const fromEnd = tail !== undefined && tail.linesBefore === undefined;
-        const from = tail ? (fromEnd ? args.offset! : tail.linesBefore! + 1) : args.offset ?? 1;
-        const page = await readPage(handle, {
-          encoding: sniffed.encoding,
-          bomBytes: sniffed.bomBytes,
-          from: tail ? 1 : from,
-          startByte: tail?.byte,
-          firstNumber: tail ? from : undefined,
-          limit: args.limit ?? DEFAULT_LIMIT,
-          maxChars: args.max_chars ?? ctx.config.limits.outputChars,
-          size: info.size,
-          signal: ctx.signal,
-        });
-        if (page.lines.length === 0 && page.total > 0) {
-          throw new ToolError(
-            `offset ${from} is past the end of ${shown}, which has ${count(page.total)} lines; ` +
-              `pass an offset from 1 to ${page.total}.`,
-          );
-        }
-        const more = page.last < page.total || !page.totalExact;
-        const notes = [
-          ...(fromEnd ? tailNotes(page, from, info.size) : pageNotes(page, from, info.size)),
-          ...(sniffed.encoding !== "utf-8" || sniffed.bomBytes > 0
-            ? [`[encoding: ${encodingName(sniffed.encoding, sniffed.bomBytes)}]`]
-            : []),
-        ];
-        const body = page.lines.length ? page.lines.join("\n") : "(empty file)";
-        return {
-          content: `${body}\n\n${notes.join("\n")}`,
-          structured: {
-            ...base,
-            kind: "text" as const,
-            encoding: sniffed.encoding,
-            bom: sniffed.bomBytes > 0,
-            startLine: from,
-            endLine: page.last,
-            totalLines: fromEnd ? -from : page.total,
-            totalLinesExact: !fromEnd && page.totalExact,
-            nextOffset: more ? page.last + 1 : null,
-            linesCut: page.linesCut,
-            invalidSequences: page.invalid,
-            lineEndings: page.crlfLines && page.lfLines
-              ? "mixed" as const
-              : page.crlfLines
-              ? "crlf" as const
-              : page.lfLines
-              ? "lf" as const
-              : "none" as const,
-          },
-        };
-      } finally {
-        await handle.close();
-      }
-    });
-  },
+  run: readFile,
 });
 
-export default readFile;
+/** What the model asked read_file for. */
+interface ReadFileArgs {
+  path?: string;
+  paths?: string[];
+  offset?: number;
+  limit?: number;
+  sheet?: string;
+  max_chars?: number;
+}
+
+/** Reads a page of one file (text, image or sheet), or several files when `paths` is given. */
+function readFile(args: ReadFileArgs, ctx: ToolContext) {
+  if (args.paths !== undefined) return readSeveral(args, ctx);
+  return whileReading(async () => {
+    const sandbox = await Sandbox.of(ctx);
+    const { real, exists } = await sandbox.resolve(onePath(args.path));
+    const shown = sandbox.display(real);
+    if (!exists) {
+      throw new ToolError(
+        `${shown} does not exist. Check the path; list_dir or glob can find the file.`,
+      );
+    }
+    const info = await sandbox.info(real);
+    if (info.isDirectory()) {
+      throw new ToolError(
+        `${shown} is a directory, not a file; use list_dir to see what it holds.`,
+      );
+    }
+    if (!info.isFile()) {
+      throw new ToolError(
+        `${shown} is a ${
+          describeEntry(info)
+        }, not a regular file; read_file reads regular files only.`,
+      );
+    }
+    const handle = await sandbox.openForReading(real);
+    try {
+      const sniffed = await sniff(handle);
+      // A later write of this session checks the file is still what was read.
+      rememberRead(ctx, real, info, sniffed.head);
+      const base = { path: shown, size: info.size };
+      const document = await readDocument(handle, {
+        ...args,
+        real,
+        shown,
+        size: info.size,
+        maxChars: args.max_chars ?? ctx.config.limits.outputChars,
+        signal: ctx.signal,
+      });
+      if (document) return document;
+      if (sniffed.kind === "image") {
+        return await readImage(handle, { ...base, ...sniffed });
+      }
+      if (sniffed.kind === "binary") {
+        return {
+          content:
+            `${shown} is a binary file (${sniffed.description}, ${
+              bytes(info.size)
+            }); read_file shows text and images only. file_info gives its details; bash (xxd, ` +
+            "strings, or a tool for the format) can inspect its bytes.",
+          structured: { ...base, kind: "binary" as const, description: sniffed.description },
+        };
+      }
+      if (args.offset === 0) throw new ToolError("offset 0 names no line: lines start at 1.");
+      // A negative offset reads blocks backwards from the end to find the last lines.
+      const tail = (args.offset ?? 1) < 0
+        ? await tailStart(handle, {
+          encoding: sniffed.encoding,
+          start: sniffed.bomBytes,
+          size: info.size,
+          lines: -args.offset!,
+          signal: ctx.signal,
+        })
+        : undefined;
+      const fromEnd = tail !== undefined && tail.linesBefore === undefined;
+      const from = tail ? (fromEnd ? args.offset! : tail.linesBefore! + 1) : args.offset ?? 1;
+      const page = await readPage(handle, {
+        encoding: sniffed.encoding,
+        bomBytes: sniffed.bomBytes,
+        from: tail ? 1 : from,
+        startByte: tail?.byte,
+        firstNumber: tail ? from : undefined,
+        limit: args.limit ?? DEFAULT_LIMIT,
+        maxChars: args.max_chars ?? ctx.config.limits.outputChars,
+        size: info.size,
+        signal: ctx.signal,
+      });
+      if (page.lines.length === 0 && page.total > 0) {
+        throw new ToolError(
+          `offset ${from} is past the end of ${shown}, which has ${count(page.total)} lines; ` +
+            `pass an offset from 1 to ${page.total}.`,
+        );
+      }
+      const more = page.last < page.total || !page.totalExact;
+      const notes = [
+        ...(fromEnd ? tailNotes(page, from, info.size) : pageNotes(page, from, info.size)),
+        ...(sniffed.encoding !== "utf-8" || sniffed.bomBytes > 0
+          ? [`[encoding: ${encodingName(sniffed.encoding, sniffed.bomBytes)}]`]
+          : []),
+      ];
+      const body = page.lines.length ? page.lines.join("\n") : "(empty file)";
+      return {
+        content: `${body}\n\n${notes.join("\n")}`,
+        structured: {
+          ...base,
+          kind: "text" as const,
+          encoding: sniffed.encoding,
+          bom: sniffed.bomBytes > 0,
+          startLine: from,
+          endLine: page.last,
+          totalLines: fromEnd ? -from : page.total,
+          totalLinesExact: !fromEnd && page.totalExact,
+          nextOffset: more ? page.last + 1 : null,
+          linesCut: page.linesCut,
+          invalidSequences: page.invalid,
+          lineEndings: page.crlfLines && page.lfLines
+            ? "mixed" as const
+            : page.crlfLines
+            ? "crlf" as const
+            : page.lfLines
+            ? "lf" as const
+            : "none" as const,
+        },
+      };
+    } finally {
+      await handle.close();
+    }
+  });
+}
 
 /** The one file a call without `paths` reads. */
 function onePath(path: string | undefined): string {
@@ -231,19 +242,12 @@ function tailNotes(page: Page, from: number, size: number): string[] {
   return notes;
 }
 
-interface Args {
-  path?: string;
-  paths?: string[];
-  limit?: number;
-  max_chars?: number;
-}
-
 /**
  * Several files in one call, each under a `==> path <==` header (as `head` shows them), within
  * the caps of one call: lines and characters are shared, images too (5 MB in all). Files the
  * budget does not reach are named, to be read in another call.
  */
-async function readSeveral(args: Args, ctx: ToolContext) {
+async function readSeveral(args: ReadFileArgs, ctx: ToolContext) {
   if (args.path !== undefined) throw new ToolError("give either `path` or `paths`, not both.");
   let chars = args.max_chars ?? ctx.config.limits.outputChars;
   let lines = args.limit ?? DEFAULT_LIMIT;
@@ -267,7 +271,7 @@ async function readSeveral(args: Args, ctx: ToolContext) {
     const header = `==> ${named} <==\n`;
     let result;
     try {
-      result = await readFile.run(
+      result = await readFile(
         { ...args, paths: undefined, path, max_chars: Math.max(chars, 1), limit: lines },
         ctx,
       ) as { content: string | ContentBlock[]; structured: Record<string, unknown> };

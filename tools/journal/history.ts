@@ -1,5 +1,5 @@
 import { defineShutdownHook } from "../../mcp/features/mod.ts";
-import { defineTool, ToolError } from "../../mcp/tool/mod.ts";
+import { defineTool, type ToolContext, ToolError } from "../../mcp/tool/mod.ts";
 import { READ_ONLY } from "../_lib/declarations/annotations.ts";
 import { Sandbox } from "../_lib/sandbox/mod.ts";
 import { flushJournal, journalHook } from "./_lib/recorder.ts";
@@ -71,37 +71,50 @@ const history = defineTool({
     required: ["calls", "matched"],
   },
 
-  async run(args, ctx) {
-    if (!ctx.config.journal.enabled) {
-      throw new ToolError("the journal is off (journal.enabled in the configuration)");
-    }
-    const now = new Date();
-    const filter: Filter = { tool: args.tool, path: args.path };
-    for (const key of ["since", "until"] as const) {
-      if (args[key] === undefined) continue;
-      filter[key] = parseWhen(args[key], now);
-      if (filter[key] === undefined) {
-        throw new ToolError(
-          `${key}: ${
-            JSON.stringify(args[key])
-          } is not a time history understands; give ${WHEN_FORMS}.`,
-        );
-      }
-    }
-    const sandbox = await Sandbox.of(ctx);
-    const offset = args.offset ?? 0;
-    const limit = args.limit ?? DEFAULT_LIMIT;
-    const page = await projectPage(ctx.state.dir, sandbox, viewerOf(ctx), filter, offset, limit);
-    const structured = { calls: page.rows, matched: page.matched };
-    if (page.lines.length === 0) {
-      const content = `No recorded calls${page.matched ? " on this page" : ""}${
-        args.since || args.until ? " in that time" : ""
-      }.${pageNotes(page, offset)}`;
-      return { content, structured };
-    }
-    return { content: page.lines.join("\n") + pageNotes(page, offset), structured };
-  },
+  run: listHistory,
 });
+
+/** What the model asked history for. */
+interface HistoryArgs {
+  tool?: string;
+  path?: string;
+  since?: string;
+  until?: string;
+  limit?: number;
+  offset?: number;
+}
+
+/** Lists the journaled calls the filters match, newest first, a page at a time. */
+async function listHistory(args: HistoryArgs, ctx: ToolContext) {
+  if (!ctx.config.journal.enabled) {
+    throw new ToolError("the journal is off (journal.enabled in the configuration)");
+  }
+  const now = new Date();
+  const filter: Filter = { tool: args.tool, path: args.path };
+  for (const key of ["since", "until"] as const) {
+    if (args[key] === undefined) continue;
+    filter[key] = parseWhen(args[key], now);
+    if (filter[key] === undefined) {
+      throw new ToolError(
+        `${key}: ${
+          JSON.stringify(args[key])
+        } is not a time history understands; give ${WHEN_FORMS}.`,
+      );
+    }
+  }
+  const sandbox = await Sandbox.of(ctx);
+  const offset = args.offset ?? 0;
+  const limit = args.limit ?? DEFAULT_LIMIT;
+  const page = await projectPage(ctx.state.dir, sandbox, viewerOf(ctx), filter, offset, limit);
+  const structured = { calls: page.rows, matched: page.matched };
+  if (page.lines.length === 0) {
+    const content = `No recorded calls${page.matched ? " on this page" : ""}${
+      args.since || args.until ? " in that time" : ""
+    }.${pageNotes(page, offset)}`;
+    return { content, structured };
+  }
+  return { content: page.lines.join("\n") + pageNotes(page, offset), structured };
+}
 
 /** The journal's queued lines are written out on an orderly stop (a crash would lose them). */
 const journalFlush = defineShutdownHook({ name: "journal flush", run: (ms) => flushJournal(ms) });

@@ -2,7 +2,7 @@
  * history_changes: the review app's data (MCP Apps, visibility "app"): listed and callable only
  * for clients that render apps, whose hosts keep it from the model.
  */
-import { defineTool, ToolError } from "../../mcp/tool/mod.ts";
+import { defineTool, type ToolContext, ToolError } from "../../mcp/tool/mod.ts";
 import { READ_ONLY } from "../_lib/declarations/annotations.ts";
 import { Sandbox } from "../_lib/sandbox/mod.ts";
 import { journalRevision, REVIEW_URI, reviewPage } from "./_lib/review.ts";
@@ -45,34 +45,47 @@ export default defineTool({
     },
     required: ["calls", "matched", "tools", "notes", "revision"],
   },
-  async run(args, ctx) {
-    if (!ctx.config.journal.enabled) {
-      throw new ToolError("the journal is off (journal.enabled in the configuration)");
-    }
-    const sandbox = await Sandbox.of(ctx);
-    // An open page asks every few seconds: while nothing landed, it costs one stat.
-    if (args.unless !== undefined) {
-      const revision = await journalRevision(ctx.state.dir, sandbox);
-      if (revision === args.unless) {
-        return {
-          content: "Nothing new since that revision.",
-          structured: { calls: [], matched: 0, tools: [], notes: "", revision, unchanged: true },
-        };
-      }
-    }
-    const page = await reviewPage(
-      ctx.state.dir,
-      sandbox,
-      viewerOf(ctx),
-      { tool: args.tool || undefined, path: args.path || undefined, all: args.all },
-      args.offset ?? 0,
-      args.limit ?? 20,
-    );
-    const changed = page.calls.reduce((sum, call) => sum + call.changes.length, 0);
-    return {
-      content: `${page.calls.length} of ${page.matched} calls, ${changed} changes shown` +
-        (page.notes ? ` ${page.notes}` : "") + " (the review app reads structuredContent).",
-      structured: page,
-    };
-  },
+  run: historyChanges,
 });
+
+/** What the model asked history_changes for. */
+interface HistoryChangesArgs {
+  tool?: string;
+  path?: string;
+  all?: boolean;
+  limit?: number;
+  offset?: number;
+  unless?: string;
+}
+
+/** Gives the review app a page of journaled calls with their changes, or says nothing is new. */
+async function historyChanges(args: HistoryChangesArgs, ctx: ToolContext) {
+  if (!ctx.config.journal.enabled) {
+    throw new ToolError("the journal is off (journal.enabled in the configuration)");
+  }
+  const sandbox = await Sandbox.of(ctx);
+  // An open page asks every few seconds: while nothing landed, it costs one stat.
+  if (args.unless !== undefined) {
+    const revision = await journalRevision(ctx.state.dir, sandbox);
+    if (revision === args.unless) {
+      return {
+        content: "Nothing new since that revision.",
+        structured: { calls: [], matched: 0, tools: [], notes: "", revision, unchanged: true },
+      };
+    }
+  }
+  const page = await reviewPage(
+    ctx.state.dir,
+    sandbox,
+    viewerOf(ctx),
+    { tool: args.tool || undefined, path: args.path || undefined, all: args.all },
+    args.offset ?? 0,
+    args.limit ?? 20,
+  );
+  const changed = page.calls.reduce((sum, call) => sum + call.changes.length, 0);
+  return {
+    content: `${page.calls.length} of ${page.matched} calls, ${changed} changes shown` +
+      (page.notes ? ` ${page.notes}` : "") + " (the review app reads structuredContent).",
+    structured: page,
+  };
+}

@@ -1,5 +1,5 @@
 import { dirname } from "node:path";
-import { defineTool, ToolError } from "../../mcp/tool/mod.ts";
+import { defineTool, type ToolContext, ToolError } from "../../mcp/tool/mod.ts";
 import { READ_ONLY } from "../_lib/declarations/annotations.ts";
 import { shownName } from "../_lib/text/shown_name.ts";
 import { sniff } from "../_lib/text/file_sniff.ts";
@@ -125,77 +125,93 @@ export default defineTool({
     additionalProperties: false,
   },
 
-  async run(args, ctx) {
-    const mode: OutputMode = args.output_mode ?? "files_with_matches";
-    const multiline = args.multiline ?? false;
-    const caseInsensitive = args.case_insensitive ?? false;
-    const pattern = compilePattern(args.pattern, { caseInsensitive, multiline });
-    const engine = chooseEngine();
-    engine.check(args.pattern, caseInsensitive);
-    const deadline = Date.now() + TIME_LIMIT_MS;
-    const sandbox = await Sandbox.of(ctx);
-    // Every name grep writes is shown safe (shown_name.ts): a newline in one cannot add lines.
-    const display = (path: string) => shownName(sandbox.display(path));
-    const requested = args.path ?? ".";
-    const target = await sandbox.resolve(requested);
-    const info = target.exists ? await sandbox.info(target.real) : undefined;
-    if (!info) throw new ToolError(`${quoted(requested)} does not exist`);
-    if (!info.isFile() && !info.isDirectory()) {
-      throw new ToolError(`${quoted(requested)} is neither a file nor a directory`);
-    }
-    const named = info.isFile();
-    if (named) await checkNamedFile(sandbox, target.real, requested);
-    const rulesAbove = named ? IgnoreRules.empty() : await IgnoreRules.above(sandbox, target.real);
-    const before = mode === "content" ? args.before ?? 0 : 0;
-    const after = mode === "content" ? args.after ?? 0 : 0;
-    const report = new GrepReport({
-      mode,
-      headLimit: args.head_limit,
-      maxChars: ctx.config.limits.outputChars,
-      context: before > 0 || after > 0,
-      display,
-    });
-    // One named file is searched whatever the ignore rules and glob say.
-    const dir = named ? dirname(target.real) : target.real;
-    // Searched beneath its root (beneath.ts): a directory swapped for a link since is not.
-    const within = (await sandbox.directory(dir)).dir;
-    // rg and find run confined too: read-only, no network, the credentials hidden.
-    const { confinement } = await sandboxFor(ctx, "search");
-    let outcome: GrepOutcome;
-    try {
-      const query: GrepQuery = {
-        dir,
-        file: named ? target.real : undefined,
-        within,
-        label: requested,
-        pattern,
-        multiline,
-        caseInsensitive,
-        mode,
-        before,
-        after,
-        filter: !named && args.glob ? nameFilter(args.glob) : undefined,
-        rulesAbove,
-        deadline,
-        signal: ctx.signal,
-        roots: {
-          contains: (real) => sandbox.contains(real),
-          open: (real) => sandbox.openForReading(real),
-          display,
-        },
-        confinement,
-      };
-      outcome = await engine.search(query, report);
-    } finally {
-      await within.close();
-    }
-    const notes: string[] = [];
-    if (outcome.unreadable) {
-      notes.push("[some files could not be read: the results may miss matches in them]");
-    }
-    const skipped = skippedIgnoreNote(rulesAbove.skipped, display);
-    if (skipped) notes.push(skipped);
-    const { text, summary } = report.finish(display(target.real), outcome.stopped, notes);
-    return { content: text, structured: summary };
-  },
+  run: grepFiles,
 });
+
+/** What the model asked grep for. */
+interface GrepArgs {
+  pattern: string;
+  path?: string;
+  glob?: string;
+  output_mode?: "files_with_matches" | "content" | "count";
+  before?: number;
+  after?: number;
+  case_insensitive?: boolean;
+  multiline?: boolean;
+  head_limit?: number;
+}
+
+/** Searches the files under `path` for the pattern; shows the matching files, lines or counts. */
+async function grepFiles(args: GrepArgs, ctx: ToolContext) {
+  const mode: OutputMode = args.output_mode ?? "files_with_matches";
+  const multiline = args.multiline ?? false;
+  const caseInsensitive = args.case_insensitive ?? false;
+  const pattern = compilePattern(args.pattern, { caseInsensitive, multiline });
+  const engine = chooseEngine();
+  engine.check(args.pattern, caseInsensitive);
+  const deadline = Date.now() + TIME_LIMIT_MS;
+  const sandbox = await Sandbox.of(ctx);
+  // Every name grep writes is shown safe (shown_name.ts): a newline in one cannot add lines.
+  const display = (path: string) => shownName(sandbox.display(path));
+  const requested = args.path ?? ".";
+  const target = await sandbox.resolve(requested);
+  const info = target.exists ? await sandbox.info(target.real) : undefined;
+  if (!info) throw new ToolError(`${quoted(requested)} does not exist`);
+  if (!info.isFile() && !info.isDirectory()) {
+    throw new ToolError(`${quoted(requested)} is neither a file nor a directory`);
+  }
+  const named = info.isFile();
+  if (named) await checkNamedFile(sandbox, target.real, requested);
+  const rulesAbove = named ? IgnoreRules.empty() : await IgnoreRules.above(sandbox, target.real);
+  const before = mode === "content" ? args.before ?? 0 : 0;
+  const after = mode === "content" ? args.after ?? 0 : 0;
+  const report = new GrepReport({
+    mode,
+    headLimit: args.head_limit,
+    maxChars: ctx.config.limits.outputChars,
+    context: before > 0 || after > 0,
+    display,
+  });
+  // One named file is searched whatever the ignore rules and glob say.
+  const dir = named ? dirname(target.real) : target.real;
+  // Searched beneath its root (beneath.ts): a directory swapped for a link since is not.
+  const within = (await sandbox.directory(dir)).dir;
+  // rg and find run confined too: read-only, no network, the credentials hidden.
+  const { confinement } = await sandboxFor(ctx, "search");
+  let outcome: GrepOutcome;
+  try {
+    const query: GrepQuery = {
+      dir,
+      file: named ? target.real : undefined,
+      within,
+      label: requested,
+      pattern,
+      multiline,
+      caseInsensitive,
+      mode,
+      before,
+      after,
+      filter: !named && args.glob ? nameFilter(args.glob) : undefined,
+      rulesAbove,
+      deadline,
+      signal: ctx.signal,
+      roots: {
+        contains: (real) => sandbox.contains(real),
+        open: (real) => sandbox.openForReading(real),
+        display,
+      },
+      confinement,
+    };
+    outcome = await engine.search(query, report);
+  } finally {
+    await within.close();
+  }
+  const notes: string[] = [];
+  if (outcome.unreadable) {
+    notes.push("[some files could not be read: the results may miss matches in them]");
+  }
+  const skipped = skippedIgnoreNote(rulesAbove.skipped, display);
+  if (skipped) notes.push(skipped);
+  const { text, summary } = report.finish(display(target.real), outcome.stopped, notes);
+  return { content: text, structured: summary };
+}

@@ -93,48 +93,56 @@ export default defineTool({
     additionalProperties: false,
   },
 
-  async run(args, ctx) {
-    for (const q of args.questions) {
-      const labels = q.options.map((o) => o.label);
-      if (new Set(labels).size !== labels.length || labels.includes(OTHER)) {
-        throw new ToolError(
-          `the options of "${q.header}" must have distinct labels, and "${OTHER}" is added for you`,
-        );
-      }
-    }
-    const reply = await askThrough(ctx, form(args.questions));
-    if (reply.action !== "accept") {
-      return {
-        content: reply.action === "decline"
-          ? "The user declined to answer. Go on with your best judgment, or ask in the chat."
-          : "The user dismissed the questions without answering. Ask again only if you must.",
-        structured: { action: reply.action, answers: [] },
-      };
-    }
-    const content = reply.content ?? {};
-    const answers = args.questions.map((q, i) => {
-      const picked = content[`q${i + 1}`];
-      const selected = (Array.isArray(picked) ? picked : picked === undefined ? [] : [picked])
-        .map(String)
-        .filter((label) => label !== OTHER);
-      const other = content[`q${i + 1}_other`];
-      return {
-        header: q.header,
-        selected,
-        other: typeof other === "string" && other.trim() ? bounded(other.trim()) : null,
-      };
-    });
-    const lines = answers.map((a, i) =>
-      `${i + 1}. ${a.header}: ${
-        [...a.selected, ...(a.other ? [`"${a.other}"`] : [])].join(", ") || "(no answer)"
-      }`
-    );
-    return {
-      content: `The user answered:\n${lines.join("\n")}`,
-      structured: { action: "accept" as const, answers },
-    };
-  },
+  run: askUser,
 });
+
+/** What the model asked ask_user for. */
+interface AskUserArgs {
+  questions: Question[];
+}
+
+/** Asks the user the questions through the client's form and returns the answers. */
+async function askUser(args: AskUserArgs, ctx: ToolContext) {
+  for (const q of args.questions) {
+    const labels = q.options.map((o) => o.label);
+    if (new Set(labels).size !== labels.length || labels.includes(OTHER)) {
+      throw new ToolError(
+        `the options of "${q.header}" must have distinct labels, and "${OTHER}" is added for you`,
+      );
+    }
+  }
+  const reply = await askThrough(ctx, form(args.questions));
+  if (reply.action !== "accept") {
+    return {
+      content: reply.action === "decline"
+        ? "The user declined to answer. Go on with your best judgment, or ask in the chat."
+        : "The user dismissed the questions without answering. Ask again only if you must.",
+      structured: { action: reply.action, answers: [] },
+    };
+  }
+  const content = reply.content ?? {};
+  const answers = args.questions.map((q, i) => {
+    const picked = content[`q${i + 1}`];
+    const selected = (Array.isArray(picked) ? picked : picked === undefined ? [] : [picked])
+      .map(String)
+      .filter((label) => label !== OTHER);
+    const other = content[`q${i + 1}_other`];
+    return {
+      header: q.header,
+      selected,
+      other: typeof other === "string" && other.trim() ? bounded(other.trim()) : null,
+    };
+  });
+  const lines = answers.map((a, i) =>
+    `${i + 1}. ${a.header}: ${
+      [...a.selected, ...(a.other ? [`"${a.other}"`] : [])].join(", ") || "(no answer)"
+    }`
+  );
+  return {
+    content: `The user answered:\n${lines.join("\n")}`,
+    structured: { action: "accept" as const, answers },
+  };
+}
 
 /**
  * Puts the form to the user. When the client fails to show it (an error, not the user's choice),

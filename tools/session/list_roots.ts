@@ -1,4 +1,4 @@
-import { defineTool } from "../../mcp/tool/mod.ts";
+import { defineTool, type ToolContext } from "../../mcp/tool/mod.ts";
 import { Sandbox } from "../_lib/sandbox/mod.ts";
 import { READ_ONLY } from "../_lib/declarations/annotations.ts";
 import { sandboxStatus, statusLines } from "../_lib/confine/mod.ts";
@@ -23,17 +23,20 @@ export default defineTool({
     additionalProperties: false,
   },
 
-  async run(_args, ctx) {
-    const sandbox = await Sandbox.of(ctx);
-    const lines = sandbox.roots.map((root, i) =>
-      `${root}${i === 0 ? "  (relative paths start here)" : ""}`
-    );
-    for (const root of sandbox.moved) {
-      lines.push(`${root.path}  (moved or replaced since it was established: allows nothing)`);
-    }
-    const status = await sandboxStatus(ctx.config, sandbox.roots, ctx.state.dir);
-    lines.push("", ...statusLines(status));
-    const structured = { roots: sandbox.roots, sandbox: { ...status } };
-    return { content: lines.join("\n"), structured };
-  },
+  run: listRoots,
 });
+
+/** Names the allowed roots and what the sandbox allows in them. */
+async function listRoots(_args: unknown, ctx: ToolContext) {
+  const sandbox = await Sandbox.of(ctx);
+  const lines = sandbox.roots.map((root, i) =>
+    `${root}${i === 0 ? "  (relative paths start here)" : ""}`
+  );
+  for (const root of sandbox.moved) {
+    lines.push(`${root.path}  (moved or replaced since it was established: allows nothing)`);
+  }
+  const status = await sandboxStatus(ctx.config, sandbox.roots, ctx.state.dir);
+  lines.push("", ...statusLines(status));
+  const structured = { roots: sandbox.roots, sandbox: { ...status } };
+  return { content: lines.join("\n"), structured };
+}

@@ -1,5 +1,10 @@
 import process from "node:process";
-import { defineTool, type PrepareEnvironment, ToolError } from "../../mcp/tool/mod.ts";
+import {
+  defineTool,
+  type PrepareEnvironment,
+  type ToolContext,
+  ToolError,
+} from "../../mcp/tool/mod.ts";
 import { bounded } from "../../config/quote.ts";
 import { CWD_PROPERTY, workingDirectory } from "./_lib/directory.ts";
 import { commandEnv } from "./_lib/login_env.ts";
@@ -63,28 +68,39 @@ export default defineTool({
   },
   output: RUN_FACTS_SCHEMA,
 
-  async run(args, ctx) {
-    const { bashTimeoutMs, bashMaxTimeoutMs, outputChars } = ctx.config.limits;
-    const timeoutMs = Math.min(args.timeout_ms ?? bashTimeoutMs, bashMaxTimeoutMs);
-    const cwd = await workingDirectory(args.cwd, ctx.config.roots);
-    if (args.description) ctx.log("info", `running: ${bounded(args.description, 200)}`);
-
-    const env = await commandEnv(ctx).catch(() => undefined);
-    if (!env) throw new ToolError("not started: the call was stopped first");
-    const shell = ctx.config.shell;
-    const sandbox = await sandboxFor(ctx, "command", { what: bounded(args.command, 300) });
-    const { confinement } = sandbox;
-    return await supervise(() => {
-      const child = spawnShell(args.command, { cwd, env, shell, confinement }, "ignore");
-      return { child, streams: [child.stdout!, child.stderr!] };
-    }, {
-      sandbox,
-      cwd,
-      timeoutMs,
-      outputChars,
-      cutHint: "to see all of it, redirect the output to a file and read the file in parts",
-      startError: (error) =>
-        new ToolError(`could not start ${findShell(shell)}: ${(error as Error).message}`),
-    }, ctx);
-  },
+  run: runBash,
 });
+
+/** What the model asked bash for. */
+interface BashArgs {
+  command: string;
+  timeout_ms?: number;
+  cwd?: string;
+  description?: string;
+}
+
+/** Runs a command in the shell, confined by the sandbox, and returns its output once it ends. */
+async function runBash(args: BashArgs, ctx: ToolContext) {
+  const { bashTimeoutMs, bashMaxTimeoutMs, outputChars } = ctx.config.limits;
+  const timeoutMs = Math.min(args.timeout_ms ?? bashTimeoutMs, bashMaxTimeoutMs);
+  const cwd = await workingDirectory(args.cwd, ctx.config.roots);
+  if (args.description) ctx.log("info", `running: ${bounded(args.description, 200)}`);
+
+  const env = await commandEnv(ctx).catch(() => undefined);
+  if (!env) throw new ToolError("not started: the call was stopped first");
+  const shell = ctx.config.shell;
+  const sandbox = await sandboxFor(ctx, "command", { what: bounded(args.command, 300) });
+  const { confinement } = sandbox;
+  return await supervise(() => {
+    const child = spawnShell(args.command, { cwd, env, shell, confinement }, "ignore");
+    return { child, streams: [child.stdout!, child.stderr!] };
+  }, {
+    sandbox,
+    cwd,
+    timeoutMs,
+    outputChars,
+    cutHint: "to see all of it, redirect the output to a file and read the file in parts",
+    startError: (error) =>
+      new ToolError(`could not start ${findShell(shell)}: ${(error as Error).message}`),
+  }, ctx);
+}

@@ -1,5 +1,11 @@
 import process from "node:process";
-import { defineTool, type Offers, type PrepareEnvironment, ToolError } from "../../mcp/tool/mod.ts";
+import {
+  defineTool,
+  type Offers,
+  type PrepareEnvironment,
+  type ToolContext,
+  ToolError,
+} from "../../mcp/tool/mod.ts";
 import { bounded } from "../../config/quote.ts";
 import { commandEnv } from "./_lib/login_env.ts";
 import { FACTS_PROPERTIES, FACTS_REQUIRED, processesOf } from "./_lib/background.ts";
@@ -82,45 +88,56 @@ export default defineTool({
     additionalProperties: false,
   },
 
-  async run(args, ctx) {
-    const cwd = await workingDirectory(args.cwd, ctx.config.roots);
-    const env = await commandEnv(ctx).catch(() => undefined);
-    if (!env) throw new ToolError("not started: the call was stopped first");
-    const sandbox = await sandboxFor(ctx, "command", { what: bounded(args.command, 300) });
-    const proc = processesOf(ctx).start(args.command, cwd, {
-      confinement: sandbox.confinement,
-      name: args.name,
-      env,
-      shell: ctx.config.shell,
-      outliveServer: args.outlive_server,
-    });
-    continuesUntil(ctx, proc.ended.then(() => proc.outcome()), proc.id);
-    await proc.waitForEnd(args.grace_ms ?? GRACE_MS, ctx.signal);
-    const read = proc.output.read(0, ctx.config.limits.outputChars);
-    proc.readCursor = read.nextOffset;
-    const pending = read.nextOffset < proc.output.end;
-    const more = pending
-      ? `\n[more output follows: bash_output with id ${proc.id} and offset ${read.nextOffset}]`
-      : "";
-    const failed = proc.status !== "running" && proc.exitCode !== 0;
-    const header = sandbox.header ? `${sandbox.header}\n` : "";
-    const refused = sandbox.explain(read.text, cwd).map((line) => `${line}\n`).join("");
-    return {
-      content:
-        `${header}Started ${proc.summary()}\n\n${read.text || "(no output yet)"}${more}\n\n` +
-        refused +
-        (proc.status === "running"
-          ? `[read more with bash_output id ${proc.id}; stop it with bash_kill]`
-          : `[it has already ended: ${proc.describeStatus()}]`),
-      // The output is counted as read, so a client that reads only structuredContent must find
-      // it here too.
-      structured: {
-        ...proc.facts(),
-        output: read.text,
-        nextOffset: read.nextOffset,
-        more: pending,
-      },
-      isError: failed,
-    };
-  },
+  run: startBackground,
 });
+
+/** What the model asked bash_background for. */
+interface BashBackgroundArgs {
+  command: string;
+  cwd?: string;
+  name?: string;
+  grace_ms?: number;
+  outlive_server?: boolean;
+}
+
+/** Starts a command in the background and returns what it printed in its first moments. */
+async function startBackground(args: BashBackgroundArgs, ctx: ToolContext) {
+  const cwd = await workingDirectory(args.cwd, ctx.config.roots);
+  const env = await commandEnv(ctx).catch(() => undefined);
+  if (!env) throw new ToolError("not started: the call was stopped first");
+  const sandbox = await sandboxFor(ctx, "command", { what: bounded(args.command, 300) });
+  const proc = processesOf(ctx).start(args.command, cwd, {
+    confinement: sandbox.confinement,
+    name: args.name,
+    env,
+    shell: ctx.config.shell,
+    outliveServer: args.outlive_server,
+  });
+  continuesUntil(ctx, proc.ended.then(() => proc.outcome()), proc.id);
+  await proc.waitForEnd(args.grace_ms ?? GRACE_MS, ctx.signal);
+  const read = proc.output.read(0, ctx.config.limits.outputChars);
+  proc.readCursor = read.nextOffset;
+  const pending = read.nextOffset < proc.output.end;
+  const more = pending
+    ? `\n[more output follows: bash_output with id ${proc.id} and offset ${read.nextOffset}]`
+    : "";
+  const failed = proc.status !== "running" && proc.exitCode !== 0;
+  const header = sandbox.header ? `${sandbox.header}\n` : "";
+  const refused = sandbox.explain(read.text, cwd).map((line) => `${line}\n`).join("");
+  return {
+    content: `${header}Started ${proc.summary()}\n\n${read.text || "(no output yet)"}${more}\n\n` +
+      refused +
+      (proc.status === "running"
+        ? `[read more with bash_output id ${proc.id}; stop it with bash_kill]`
+        : `[it has already ended: ${proc.describeStatus()}]`),
+    // The output is counted as read, so a client that reads only structuredContent must find
+    // it here too.
+    structured: {
+      ...proc.facts(),
+      output: read.text,
+      nextOffset: read.nextOffset,
+      more: pending,
+    },
+    isError: failed,
+  };
+}

@@ -1,4 +1,4 @@
-import { defineTool, ToolError } from "../../mcp/tool/mod.ts";
+import { defineTool, type ToolContext, ToolError } from "../../mcp/tool/mod.ts";
 import { FACTS_PROPERTIES, FACTS_REQUIRED, ID_PROPERTY, processesOf } from "./_lib/background.ts";
 import { RUNS_COMMANDS } from "../_lib/declarations/annotations.ts";
 
@@ -41,25 +41,37 @@ export default defineTool({
     additionalProperties: false,
   },
 
-  async run(args, ctx) {
-    const proc = processesOf(ctx).get(args.id);
-    const text = (args.text ?? "") + (args.newline ? "\n" : "");
-    if (text === "" && !args.close_stdin) {
-      throw new ToolError("nothing to do: give text, newline: true, or close_stdin: true");
-    }
-    const before = proc.output.end;
-    if (text !== "") await proc.write(text);
-    if (args.close_stdin) proc.closeStdin();
-    await proc.waitForOutput(before, args.wait_ms ?? DEFAULT_WAIT_MS, ctx.signal);
-    const read = proc.output.read(proc.readCursor, ctx.config.limits.outputChars);
-    proc.readCursor = read.nextOffset;
-    const notes = [`[${proc.summary()}]`];
-    if (read.nextOffset < proc.output.end) {
-      notes.push(`[more output is waiting: bash_output with id ${proc.id}]`);
-    }
-    return {
-      content: `${read.text || "(no output yet)"}\n\n${notes.join("\n")}`,
-      structured: { ...proc.facts(), nextOffset: read.nextOffset },
-    };
-  },
+  run: sendInput,
 });
+
+/** What the model asked bash_input for. */
+interface BashInputArgs {
+  id: string;
+  text?: string;
+  newline?: boolean;
+  close_stdin?: boolean;
+  wait_ms?: number;
+}
+
+/** Writes to a background process's stdin (or closes it) and returns the output that follows. */
+async function sendInput(args: BashInputArgs, ctx: ToolContext) {
+  const proc = processesOf(ctx).get(args.id);
+  const text = (args.text ?? "") + (args.newline ? "\n" : "");
+  if (text === "" && !args.close_stdin) {
+    throw new ToolError("nothing to do: give text, newline: true, or close_stdin: true");
+  }
+  const before = proc.output.end;
+  if (text !== "") await proc.write(text);
+  if (args.close_stdin) proc.closeStdin();
+  await proc.waitForOutput(before, args.wait_ms ?? DEFAULT_WAIT_MS, ctx.signal);
+  const read = proc.output.read(proc.readCursor, ctx.config.limits.outputChars);
+  proc.readCursor = read.nextOffset;
+  const notes = [`[${proc.summary()}]`];
+  if (read.nextOffset < proc.output.end) {
+    notes.push(`[more output is waiting: bash_output with id ${proc.id}]`);
+  }
+  return {
+    content: `${read.text || "(no output yet)"}\n\n${notes.join("\n")}`,
+    structured: { ...proc.facts(), nextOffset: read.nextOffset },
+  };
+}

@@ -1,4 +1,4 @@
-import { defineTool, ToolError } from "../../mcp/tool/mod.ts";
+import { defineTool, type ToolContext, ToolError } from "../../mcp/tool/mod.ts";
 import { FACTS_SCHEMA, ID_PROPERTY, processesOf } from "./_lib/background.ts";
 import { runAlive } from "../_lib/processes/mod.ts";
 import { STOPS_PROCESSES } from "../_lib/declarations/annotations.ts";
@@ -29,21 +29,30 @@ export default defineTool({
   },
   output: FACTS_SCHEMA,
 
-  async run(args, ctx) {
-    const proc = processesOf(ctx).get(args.id);
-    // The shell may have ended while processes it started live on, in its group or not.
-    if (proc.status !== "running" && !runAlive(proc.pid)) {
-      throw new ToolError(`${proc.id} has already ${proc.describeStatus()}`);
-    }
-    await proc.stop(args.signal ?? "SIGTERM", GRACE_MS);
-    await proc.waitForEnd(1000, ctx.signal);
-    const unread = proc.output.end - proc.readCursor;
-    return {
-      content: `Stopped ${proc.summary()}` +
-        (unread > 0
-          ? `\n[${unread} characters of output not read yet: bash_output id ${proc.id}]`
-          : ""),
-      structured: proc.facts(),
-    };
-  },
+  run: killProcess,
 });
+
+/** What the model asked bash_kill for. */
+interface BashKillArgs {
+  id: string;
+  signal?: "SIGTERM" | "SIGINT" | "SIGHUP" | "SIGQUIT" | "SIGKILL";
+}
+
+/** Stops a background process with the signal and says how it ended. */
+async function killProcess(args: BashKillArgs, ctx: ToolContext) {
+  const proc = processesOf(ctx).get(args.id);
+  // The shell may have ended while processes it started live on, in its group or not.
+  if (proc.status !== "running" && !runAlive(proc.pid)) {
+    throw new ToolError(`${proc.id} has already ${proc.describeStatus()}`);
+  }
+  await proc.stop(args.signal ?? "SIGTERM", GRACE_MS);
+  await proc.waitForEnd(1000, ctx.signal);
+  const unread = proc.output.end - proc.readCursor;
+  return {
+    content: `Stopped ${proc.summary()}` +
+      (unread > 0
+        ? `\n[${unread} characters of output not read yet: bash_output id ${proc.id}]`
+        : ""),
+    structured: proc.facts(),
+  };
+}

@@ -1,4 +1,4 @@
-import { defineTool } from "../../mcp/tool/mod.ts";
+import { defineTool, type ToolContext } from "../../mcp/tool/mod.ts";
 import { processesOf, STATUSES } from "./_lib/background.ts";
 import { processRows } from "./_lib/process_list.ts";
 import { READ_ONLY } from "../_lib/declarations/annotations.ts";
@@ -50,14 +50,15 @@ export default defineTool({
     additionalProperties: false,
   },
 
-  run(_args, ctx) {
-    const processes = processesOf(ctx).list();
-    const lines = processes.map((p) =>
-      `${p.summary()} · ${p.bytes} bytes of output · ${p.command}`
-    );
-    return Promise.resolve({
-      content: lines.length ? lines.join("\n") : "No background processes have been started.",
-      structured: { processes: processRows(processes) },
-    });
-  },
+  run: listProcesses,
 });
+
+/** Lists the background processes this session started. */
+function listProcesses(_args: unknown, ctx: ToolContext) {
+  const processes = processesOf(ctx).list();
+  const lines = processes.map((p) => `${p.summary()} · ${p.bytes} bytes of output · ${p.command}`);
+  return Promise.resolve({
+    content: lines.length ? lines.join("\n") : "No background processes have been started.",
+    structured: { processes: processRows(processes) },
+  });
+}

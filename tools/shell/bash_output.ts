@@ -1,4 +1,4 @@
-import { defineTool, ToolError } from "../../mcp/tool/mod.ts";
+import { defineTool, type ToolContext, ToolError } from "../../mcp/tool/mod.ts";
 import { bounded } from "../../config/quote.ts";
 import { FACTS_PROPERTIES, FACTS_REQUIRED, ID_PROPERTY, processesOf } from "./_lib/background.ts";
 import { READS_LIVE_OUTPUT } from "../_lib/declarations/annotations.ts";
@@ -53,55 +53,67 @@ export default defineTool({
     additionalProperties: false,
   },
 
-  async run(args, ctx) {
-    const proc = processesOf(ctx).get(args.id);
-    let filter: RegExp | undefined;
-    if (args.filter !== undefined) {
-      try {
-        filter = new RegExp(args.filter);
-      } catch (error) {
-        throw new ToolError(
-          `filter is not a valid regular expression: ${bounded((error as Error).message, 300)}`,
-        );
-      }
-    }
-    const from = args.offset ?? proc.readCursor;
-    await proc.waitForOutput(from, args.wait_ms ?? 0, ctx.signal);
-    const read = proc.output.read(from, args.max_chars ?? ctx.config.limits.outputChars);
-    let text = read.text;
-    let next = read.nextOffset;
-    if (filter) {
-      // Only whole lines are matched; a line still being written is left for the next read.
-      const lastNewline = text.lastIndexOf("\n");
-      if (next === proc.output.end && proc.status === "running" && lastNewline >= 0) {
-        next -= text.length - lastNewline - 1;
-        text = text.slice(0, lastNewline + 1);
-      }
-      const lines = text.split("\n").filter((line, i, all) => i < all.length - 1 || line !== "");
-      const kept = lines.filter((line) => filter.test(line));
-      text = kept.length ? kept.join("\n") + "\n" : "";
-      text += `[${kept.length} of ${lines.length} lines matched /${bounded(args.filter!, 200)}/]`;
-    }
-    proc.readCursor = Math.max(proc.readCursor, next);
-    const more = next < proc.output.end;
-    const start = read.offset;
-    const range = next > start ? `characters ${start}–${next}` : `nothing new at ${next}`;
-    const notes = [`[${proc.summary()} · ${range} of ${proc.output.end}]`];
-    if (read.dropped > 0) {
-      notes.push(
-        `[${read.dropped} characters before offset ${start} were dropped from the 10 MB window]`,
+  run: readOutput,
+});
+
+/** What the model asked bash_output for. */
+interface BashOutputArgs {
+  id: string;
+  offset?: number;
+  max_chars?: number;
+  filter?: string;
+  wait_ms?: number;
+}
+
+/** A background process's output from the offset, filtered if asked, waiting a while for more. */
+async function readOutput(args: BashOutputArgs, ctx: ToolContext) {
+  const proc = processesOf(ctx).get(args.id);
+  let filter: RegExp | undefined;
+  if (args.filter !== undefined) {
+    try {
+      filter = new RegExp(args.filter);
+    } catch (error) {
+      throw new ToolError(
+        `filter is not a valid regular expression: ${bounded((error as Error).message, 300)}`,
       );
     }
-    if (more) notes.push(`[more output is waiting: call again with offset ${next}]`);
-    return {
-      content: `${text || "(no new output)"}\n\n${notes.join("\n")}`,
-      structured: {
-        ...proc.facts(),
-        offset: start,
-        nextOffset: next,
-        dropped: read.dropped,
-        more,
-      },
-    };
-  },
-});
+  }
+  const from = args.offset ?? proc.readCursor;
+  await proc.waitForOutput(from, args.wait_ms ?? 0, ctx.signal);
+  const read = proc.output.read(from, args.max_chars ?? ctx.config.limits.outputChars);
+  let text = read.text;
+  let next = read.nextOffset;
+  if (filter) {
+    // Only whole lines are matched; a line still being written is left for the next read.
+    const lastNewline = text.lastIndexOf("\n");
+    if (next === proc.output.end && proc.status === "running" && lastNewline >= 0) {
+      next -= text.length - lastNewline - 1;
+      text = text.slice(0, lastNewline + 1);
+    }
+    const lines = text.split("\n").filter((line, i, all) => i < all.length - 1 || line !== "");
+    const kept = lines.filter((line) => filter.test(line));
+    text = kept.length ? kept.join("\n") + "\n" : "";
+    text += `[${kept.length} of ${lines.length} lines matched /${bounded(args.filter!, 200)}/]`;
+  }
+  proc.readCursor = Math.max(proc.readCursor, next);
+  const more = next < proc.output.end;
+  const start = read.offset;
+  const range = next > start ? `characters ${start}–${next}` : `nothing new at ${next}`;
+  const notes = [`[${proc.summary()} · ${range} of ${proc.output.end}]`];
+  if (read.dropped > 0) {
+    notes.push(
+      `[${read.dropped} characters before offset ${start} were dropped from the 10 MB window]`,
+    );
+  }
+  if (more) notes.push(`[more output is waiting: call again with offset ${next}]`);
+  return {
+    content: `${text || "(no new output)"}\n\n${notes.join("\n")}`,
+    structured: {
+      ...proc.facts(),
+      offset: start,
+      nextOffset: next,
+      dropped: read.dropped,
+      more,
+    },
+  };
+}

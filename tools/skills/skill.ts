@@ -1,6 +1,6 @@
 import { realpath } from "node:fs/promises";
 import { join } from "node:path";
-import { defineTool } from "../../mcp/tool/mod.ts";
+import { defineTool, type ToolContext } from "../../mcp/tool/mod.ts";
 import { READ_ONLY } from "../_lib/declarations/annotations.ts";
 import { Sandbox } from "../_lib/sandbox/mod.ts";
 import { SKILL_TOOL_INTRO, skillToolDescription } from "./_lib/skill_description.ts";
@@ -84,52 +84,61 @@ export default defineTool({
     };
   },
 
-  async run(args, ctx) {
-    const skill = await skillForCall(args.name, ctx);
-    const given = args.arguments ?? "";
-    const placed = skill.body.includes(ARGUMENTS);
-    const sandbox = await Sandbox.of(ctx).catch(() => null);
-    const real = await realpath(skill.dir);
-    const insideRoots = sandbox?.contains(real) ?? false;
-    const shown = sandbox && insideRoots ? (path: string) => sandbox.display(path) : undefined;
-    const bundled = await bundledFiles(real, ctx.signal);
-    const files = filesSection(bundled, real, shown);
-    const compose = (text: string, cut?: string) =>
-      [
-        `Skill ${skill.name} (${skill.scope}) from ${skill.file}:`,
-        "",
-        text,
-        ...(cut ? ["", cut] : []),
-        ...(!placed && given ? ["", `ARGUMENTS: ${given}`] : []),
-        "",
-        ...files,
-      ].join("\n");
-    const readOn = restOfSkill(skill, shown, placed);
-    // Room for the note at its longest: the last line's number, cut partway.
-    const lastLine = skill.bodyLine + skill.body.split("\n").length;
-    const room = MAX_RESULT_CHARS - compose("", readOn(lastLine, true)).length;
-    const page = fillArguments(skill.body, given, room, skill.whole);
-    const continueAt = page.stoppedAt === undefined ? undefined : skill.bodyLine + page.stoppedAt;
-    const structured = {
-      name: skill.name,
-      scope: skill.scope,
-      file: skill.file,
-      directory: real,
-      insideRoots,
-      files: bundled.files,
-      moreFiles: bundled.more,
-      truncated: continueAt !== undefined,
-      ...(continueAt === undefined ? {} : { continueAtLine: continueAt }),
-    };
-    return {
-      content: compose(
-        page.text,
-        continueAt === undefined ? undefined : readOn(continueAt, page.partway),
-      ),
-      structured,
-    };
-  },
+  run: runSkill,
 });
+
+/** What the model asked skill for. */
+interface SkillArgs {
+  name: string;
+  arguments?: string;
+}
+
+/** Returns the skill's instructions, the arguments placed in them, and names its bundled files. */
+async function runSkill(args: SkillArgs, ctx: ToolContext) {
+  const skill = await skillForCall(args.name, ctx);
+  const given = args.arguments ?? "";
+  const placed = skill.body.includes(ARGUMENTS);
+  const sandbox = await Sandbox.of(ctx).catch(() => null);
+  const real = await realpath(skill.dir);
+  const insideRoots = sandbox?.contains(real) ?? false;
+  const shown = sandbox && insideRoots ? (path: string) => sandbox.display(path) : undefined;
+  const bundled = await bundledFiles(real, ctx.signal);
+  const files = filesSection(bundled, real, shown);
+  const compose = (text: string, cut?: string) =>
+    [
+      `Skill ${skill.name} (${skill.scope}) from ${skill.file}:`,
+      "",
+      text,
+      ...(cut ? ["", cut] : []),
+      ...(!placed && given ? ["", `ARGUMENTS: ${given}`] : []),
+      "",
+      ...files,
+    ].join("\n");
+  const readOn = restOfSkill(skill, shown, placed);
+  // Room for the note at its longest: the last line's number, cut partway.
+  const lastLine = skill.bodyLine + skill.body.split("\n").length;
+  const room = MAX_RESULT_CHARS - compose("", readOn(lastLine, true)).length;
+  const page = fillArguments(skill.body, given, room, skill.whole);
+  const continueAt = page.stoppedAt === undefined ? undefined : skill.bodyLine + page.stoppedAt;
+  const structured = {
+    name: skill.name,
+    scope: skill.scope,
+    file: skill.file,
+    directory: real,
+    insideRoots,
+    files: bundled.files,
+    moreFiles: bundled.more,
+    truncated: continueAt !== undefined,
+    ...(continueAt === undefined ? {} : { continueAtLine: continueAt }),
+  };
+  return {
+    content: compose(
+      page.text,
+      continueAt === undefined ? undefined : readOn(continueAt, page.partway),
+    ),
+    structured,
+  };
+}
 
 /**
  * The input schema with `name` an enum of the skills found; without any, a skill added since

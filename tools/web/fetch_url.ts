@@ -1,4 +1,4 @@
-import { defineTool, ToolError } from "../../mcp/tool/mod.ts";
+import { type ContentBlock, defineTool, type ToolContext, ToolError } from "../../mcp/tool/mod.ts";
 import { READS_THE_WEB } from "../_lib/declarations/annotations.ts";
 import { HttpError, httpGet, HttpTimeoutError } from "./_lib/http/http_get.ts";
 import type { Settings } from "../../config/settings.ts";
@@ -159,120 +159,134 @@ export default defineTool({
     required: ["url", "final_url", "status", "content_type", "start_index", "download_truncated"],
     additionalProperties: false,
   },
-  async run(args, ctx) {
-    const format = args.format ?? "markdown";
-    const raw = args.raw ?? false;
-    const render = args.render ?? false;
-    const startIndex = args.start_index ?? 0;
-    const maxLength = args.max_length ?? DEFAULT_MAX_LENGTH;
-    const timeoutMs = args.timeout_ms ?? ctx.config.limits.fetchTimeoutMs;
-    const waitMs = args.wait_ms ?? 500;
-    if (args.save_to !== undefined) {
-      return await fetchToFile(args.url, args.save_to, { timeoutMs, render }, ctx);
-    }
-    const key = `${format} ${raw} ${render ? waitMs : "-"} ${args.url}`;
-
-    const hit = cache.get(key);
-    let fetched: Fetched;
-    try {
-      fetched = hit?.value ??
-        await download(
-          args.url,
-          { format, raw, render, waitMs, timeoutMs },
-          ctx.signal,
-          ctx.config,
-        );
-    } catch (error) {
-      // A cancelled call's result is never sent; it is not a failure worth a stack trace.
-      if (ctx.signal.aborted) throw new ToolError("The fetch was cancelled.");
-      if (error instanceof HttpTimeoutError) {
-        throw new ToolError(`${error.message} Try again, or give a larger timeout_ms.`);
-      }
-      if (error instanceof HttpError || error instanceof ToolError) {
-        throw new ToolError(error.message);
-      }
-      throw error;
-    }
-    const ok = fetched.status >= 200 && fetched.status < 300;
-    if (ok && !hit) cache.set(key, fetched);
-
-    const { document } = fetched;
-    const structured = {
-      url: args.url,
-      final_url: fetched.url,
-      status: fetched.status,
-      content_type: document.contentType,
-      ...(document.kind === "text" && document.title ? { title: document.title } : {}),
-      start_index: startIndex,
-      download_truncated: fetched.truncated,
-      ...(hit ? { cached_seconds_ago: Math.floor((Date.now() - hit.at) / 1000) } : {}),
-    };
-    const facts = [
-      `HTTP ${fetched.status}`,
-      document.contentType,
-      ...(fetched.redirects.length ? [`redirected to ${fetched.url}`] : []),
-      ...(hit ? [`from cache, fetched ${duration(Date.now() - hit.at)} ago`] : []),
-    ];
-    const heading = `${args.url} (${facts.join(", ")})`;
-    if (!ok) {
-      const excerpt = document.kind === "text" ? `\n\n${document.text.slice(0, 2000)}` : "";
-      throw new ToolError(`${heading}: the server answered with an error.${excerpt}`);
-    }
-
-    if (document.kind === "image") {
-      return {
-        content: [
-          { type: "text", text: heading },
-          { type: "image", data: document.data, mimeType: document.contentType },
-        ],
-        structured,
-      };
-    }
-    if (document.kind === "binary") {
-      return {
-        content: `${heading}\nThis is ${document.description}; fetch_url returns only text ` +
-          "and images. To keep the file, call fetch_url again with save_to.",
-        structured,
-      };
-    }
-
-    const { text } = document;
-    if (startIndex > 0 && startIndex >= text.length) {
-      throw new ToolError(
-        `start_index ${startIndex} is past the end: the page has ${count(text.length)} ` +
-          "characters.",
-      );
-    }
-    const start = safeStart(text, startIndex);
-    const end = Math.max(start, safeEnd(text, Math.min(text.length, start + maxLength)));
-    const notes: string[] = [];
-    if (end < text.length) {
-      notes.push(
-        `[Cut at character ${count(end)} of ${count(text.length)}. To read on, call fetch_url ` +
-          `again with the same url, format, raw and render, and start_index: ${end}.]`,
-      );
-    }
-    if (fetched.truncated) {
-      notes.push(
-        `[The download stopped at the ${bytes(ctx.config.limits.fetchMaxBytes)} cap, so the ` +
-          "page itself is incomplete.]",
-      );
-    }
-    if (!text.trim()) {
-      notes.push(
-        render
-          ? "[The page has no readable text.]"
-          : "[The page has no readable text; if it is written by JavaScript, try render: true.]",
-      );
-    }
-    return {
-      content: [heading, "", text.slice(start, end), ...(notes.length ? ["", ...notes] : [])]
-        .join("\n"),
-      structured: {
-        ...structured,
-        total_length: text.length,
-        ...(end < text.length ? { next_start_index: end } : {}),
-      },
-    };
-  },
+  run: fetchUrl,
 });
+
+/** What the model asked fetch_url for. */
+interface FetchUrlArgs {
+  url: string;
+  format?: "markdown" | "text" | "html";
+  start_index?: number;
+  max_length?: number;
+  timeout_ms?: number;
+  raw?: boolean;
+  render?: boolean;
+  wait_ms?: number;
+  save_to?: string;
+}
+
+/** Fetches a URL as markdown, text or HTML, a page at a time, or saves it to a file. */
+async function fetchUrl(args: FetchUrlArgs, ctx: ToolContext) {
+  const format = args.format ?? "markdown";
+  const raw = args.raw ?? false;
+  const render = args.render ?? false;
+  const startIndex = args.start_index ?? 0;
+  const maxLength = args.max_length ?? DEFAULT_MAX_LENGTH;
+  const timeoutMs = args.timeout_ms ?? ctx.config.limits.fetchTimeoutMs;
+  const waitMs = args.wait_ms ?? 500;
+  if (args.save_to !== undefined) {
+    return await fetchToFile(args.url, args.save_to, { timeoutMs, render }, ctx);
+  }
+  const key = `${format} ${raw} ${render ? waitMs : "-"} ${args.url}`;
+
+  const hit = cache.get(key);
+  let fetched: Fetched;
+  try {
+    fetched = hit?.value ??
+      await download(
+        args.url,
+        { format, raw, render, waitMs, timeoutMs },
+        ctx.signal,
+        ctx.config,
+      );
+  } catch (error) {
+    // A cancelled call's result is never sent; it is not a failure worth a stack trace.
+    if (ctx.signal.aborted) throw new ToolError("The fetch was cancelled.");
+    if (error instanceof HttpTimeoutError) {
+      throw new ToolError(`${error.message} Try again, or give a larger timeout_ms.`);
+    }
+    if (error instanceof HttpError || error instanceof ToolError) {
+      throw new ToolError(error.message);
+    }
+    throw error;
+  }
+  const ok = fetched.status >= 200 && fetched.status < 300;
+  if (ok && !hit) cache.set(key, fetched);
+
+  const { document } = fetched;
+  const structured = {
+    url: args.url,
+    final_url: fetched.url,
+    status: fetched.status,
+    content_type: document.contentType,
+    ...(document.kind === "text" && document.title ? { title: document.title } : {}),
+    start_index: startIndex,
+    download_truncated: fetched.truncated,
+    ...(hit ? { cached_seconds_ago: Math.floor((Date.now() - hit.at) / 1000) } : {}),
+  };
+  const facts = [
+    `HTTP ${fetched.status}`,
+    document.contentType,
+    ...(fetched.redirects.length ? [`redirected to ${fetched.url}`] : []),
+    ...(hit ? [`from cache, fetched ${duration(Date.now() - hit.at)} ago`] : []),
+  ];
+  const heading = `${args.url} (${facts.join(", ")})`;
+  if (!ok) {
+    const excerpt = document.kind === "text" ? `\n\n${document.text.slice(0, 2000)}` : "";
+    throw new ToolError(`${heading}: the server answered with an error.${excerpt}`);
+  }
+
+  if (document.kind === "image") {
+    const content: ContentBlock[] = [
+      { type: "text", text: heading },
+      { type: "image", data: document.data, mimeType: document.contentType },
+    ];
+    return { content, structured };
+  }
+  if (document.kind === "binary") {
+    return {
+      content: `${heading}\nThis is ${document.description}; fetch_url returns only text ` +
+        "and images. To keep the file, call fetch_url again with save_to.",
+      structured,
+    };
+  }
+
+  const { text } = document;
+  if (startIndex > 0 && startIndex >= text.length) {
+    throw new ToolError(
+      `start_index ${startIndex} is past the end: the page has ${count(text.length)} ` +
+        "characters.",
+    );
+  }
+  const start = safeStart(text, startIndex);
+  const end = Math.max(start, safeEnd(text, Math.min(text.length, start + maxLength)));
+  const notes: string[] = [];
+  if (end < text.length) {
+    notes.push(
+      `[Cut at character ${count(end)} of ${count(text.length)}. To read on, call fetch_url ` +
+        `again with the same url, format, raw and render, and start_index: ${end}.]`,
+    );
+  }
+  if (fetched.truncated) {
+    notes.push(
+      `[The download stopped at the ${bytes(ctx.config.limits.fetchMaxBytes)} cap, so the ` +
+        "page itself is incomplete.]",
+    );
+  }
+  if (!text.trim()) {
+    notes.push(
+      render
+        ? "[The page has no readable text.]"
+        : "[The page has no readable text; if it is written by JavaScript, try render: true.]",
+    );
+  }
+  return {
+    content: [heading, "", text.slice(start, end), ...(notes.length ? ["", ...notes] : [])]
+      .join("\n"),
+    structured: {
+      ...structured,
+      total_length: text.length,
+      ...(end < text.length ? { next_start_index: end } : {}),
+    },
+  };
+}

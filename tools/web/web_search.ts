@@ -1,4 +1,4 @@
-import { defineTool, ToolError } from "../../mcp/tool/mod.ts";
+import { defineTool, type ToolContext, ToolError } from "../../mcp/tool/mod.ts";
 import { READS_THE_WEB } from "../_lib/declarations/annotations.ts";
 import { count } from "../_lib/text/units.ts";
 import { searchBrave } from "./_lib/search_providers/brave.ts";
@@ -147,51 +147,59 @@ export default defineTool({
     additionalProperties: false,
   },
 
-  async run(args, ctx) {
-    const query = args.query.replace(/\s+/g, " ").trim();
-    if (!query) throw new ToolError("query is blank; give the words to search for.");
-    const site = args.site === undefined ? undefined : parseSite(args.site);
-    const max = args.max_results ?? DEFAULT_RESULTS;
-    const env = searchEnv(ctx.config.search);
-    const net = {
-      signal: ctx.signal,
-      allowPrivateNetwork: ctx.config.allowPrivateNetwork,
-      proxy: proxyRulesOf(ctx.config),
-    };
-    const all = asksAll(env);
-    const choice = all ? undefined : chooseProvider(env);
-    const label = choice ? PROVIDER_LABELS[choice.id] : "All providers";
-    const findings: SearchFindings & { answered?: string[] } = choice
-      ? await search(choice, withSite(query, site), net)
-      : await searchAll(chooseAllProviders(env), withSite(query, site), site, net);
-    const { results, offSite } = collectResults(findings.results, site, max);
-
-    const where = site ? ` on ${site}` : "";
-    const notes: string[] = [];
-    if (offSite) {
-      notes.push(`[${count(offSite)} result${offSite === 1 ? "" : "s"} from other sites left out]`);
-    }
-    if (findings.note) notes.push(`[${findings.note}]`);
-    let body: string;
-    if (results.length === 0) {
-      body = `${label} found no results for ${JSON.stringify(query)}${where}.`;
-      notes.push(`[try other or fewer words${site ? ", or search without site" : ""}]`);
-    } else {
-      const list = results.map((result, i) =>
-        `${i + 1}. ${result.title}\n   ${result.url}${
-          result.snippet ? `\n   ${result.snippet}` : ""
-        }`
-      );
-      body = `${label} results for ${JSON.stringify(query)}${where}:\n\n${list.join("\n\n")}`;
-    }
-    return {
-      content: notes.length ? `${body}\n\n${notes.join("\n")}` : body,
-      structured: {
-        provider: choice?.id ?? "all" as const,
-        query,
-        results,
-        ...(findings.answered ? { answered: findings.answered } : {}),
-      },
-    };
-  },
+  run: webSearch,
 });
+
+/** What the model asked web_search for. */
+interface WebSearchArgs {
+  query: string;
+  max_results?: number;
+  site?: string;
+}
+
+/** Searches the web through the configured provider (or all of them) and lists the results. */
+async function webSearch(args: WebSearchArgs, ctx: ToolContext) {
+  const query = args.query.replace(/\s+/g, " ").trim();
+  if (!query) throw new ToolError("query is blank; give the words to search for.");
+  const site = args.site === undefined ? undefined : parseSite(args.site);
+  const max = args.max_results ?? DEFAULT_RESULTS;
+  const env = searchEnv(ctx.config.search);
+  const net = {
+    signal: ctx.signal,
+    allowPrivateNetwork: ctx.config.allowPrivateNetwork,
+    proxy: proxyRulesOf(ctx.config),
+  };
+  const all = asksAll(env);
+  const choice = all ? undefined : chooseProvider(env);
+  const label = choice ? PROVIDER_LABELS[choice.id] : "All providers";
+  const findings: SearchFindings & { answered?: string[] } = choice
+    ? await search(choice, withSite(query, site), net)
+    : await searchAll(chooseAllProviders(env), withSite(query, site), site, net);
+  const { results, offSite } = collectResults(findings.results, site, max);
+
+  const where = site ? ` on ${site}` : "";
+  const notes: string[] = [];
+  if (offSite) {
+    notes.push(`[${count(offSite)} result${offSite === 1 ? "" : "s"} from other sites left out]`);
+  }
+  if (findings.note) notes.push(`[${findings.note}]`);
+  let body: string;
+  if (results.length === 0) {
+    body = `${label} found no results for ${JSON.stringify(query)}${where}.`;
+    notes.push(`[try other or fewer words${site ? ", or search without site" : ""}]`);
+  } else {
+    const list = results.map((result, i) =>
+      `${i + 1}. ${result.title}\n   ${result.url}${result.snippet ? `\n   ${result.snippet}` : ""}`
+    );
+    body = `${label} results for ${JSON.stringify(query)}${where}:\n\n${list.join("\n\n")}`;
+  }
+  return {
+    content: notes.length ? `${body}\n\n${notes.join("\n")}` : body,
+    structured: {
+      provider: choice?.id ?? "all" as const,
+      query,
+      results,
+      ...(findings.answered ? { answered: findings.answered } : {}),
+    },
+  };
+}

@@ -1,5 +1,5 @@
 import { dirname, join } from "node:path";
-import { defineTool, ToolError } from "../../mcp/tool/mod.ts";
+import { defineTool, type ToolContext, ToolError } from "../../mcp/tool/mod.ts";
 import { refuseOtherFields } from "./_lib/action_fields.ts";
 import { planGate } from "./_lib/plan_gate.ts";
 import { makeDirectories, type Sandbox } from "../_lib/sandbox/mod.ts";
@@ -82,24 +82,35 @@ export const planMode = defineTool({
     additionalProperties: false,
   },
 
-  async run(args, ctx) {
-    refuseOtherFields(args, FIELDS);
-    const { sandbox, dir } = await projectOf(ctx);
-    const project = { sandbox, dir, file: planStatePath(dir) };
-    switch (args.action) {
-      case "enter":
-        return await enter(project, args.goal, args.plan_file);
-      case "write":
-        return await write(project, args.text);
-      case "status":
-        return await status(project);
-      case "exit":
-        return await exit(project);
-      case "reset":
-        return await reset(project);
-    }
-  },
+  run: runPlanAction,
 });
+
+/** What the model asked plan_mode for. */
+interface PlanModeArgs {
+  action: "enter" | "status" | "write" | "exit" | "reset";
+  goal?: string;
+  plan_file?: string;
+  text?: string;
+}
+
+/** Carries out the plan_mode action asked on this project's plan. */
+async function runPlanAction(args: PlanModeArgs, ctx: ToolContext) {
+  refuseOtherFields(args, FIELDS);
+  const { sandbox, dir } = await projectOf(ctx);
+  const project = { sandbox, dir, file: planStatePath(dir) };
+  switch (args.action) {
+    case "enter":
+      return await enter(project, args.goal, args.plan_file);
+    case "write":
+      return await write(project, args.text);
+    case "status":
+      return await status(project);
+    case "exit":
+      return await exit(project);
+    case "reset":
+      return await reset(project);
+  }
+}
 
 // The gate comes with the tool: destructive tools are refused while a plan is open.
 export default [planMode, planGate];

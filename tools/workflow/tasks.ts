@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { defineTool, ToolError } from "../../mcp/tool/mod.ts";
+import { defineTool, type ToolContext, ToolError } from "../../mcp/tool/mod.ts";
 import { refuseOtherFields } from "./_lib/action_fields.ts";
 import { projectOf, tasksFileName } from "./_lib/project_state.ts";
 import { readState, withLock, writeState } from "../_lib/state.ts";
@@ -112,37 +112,48 @@ export default defineTool({
     additionalProperties: false,
   },
 
-  async run(args, ctx) {
-    if (args.action === "create" && args.task_id !== undefined) {
-      throw new ToolError(
-        `create makes a new task; to add a step to ${shownId(args.task_id)}, use action "add"`,
-      );
-    }
-    refuseOtherFields(args, FIELDS);
-    const file = join((await projectOf(ctx)).dir, tasksFileName(ctx.session));
-    const load = async () => asTaskList(await readState(file, emptyTaskList()), file);
-    const action = args.action;
-    if (action === "list" || action === "pending") {
-      const list = await load();
-      const open = action === "pending";
-      const tasks = args.task_id === undefined ? list.tasks : [findTask(list, args.task_id)];
-      const shown = checklist(list, tasks, open);
-      const empty = open && shown.tasks.length === 0 && list.tasks.length > 0
-        ? "Nothing pending: every task is done."
-        : "";
-      return result(list, null, [summary(list), shown.text || empty], shown);
-    }
-    // Read, change and write under the project's lock: another server may be doing the same.
-    const { list, change } = await withLock(file, async () => {
-      const list = await load();
-      const change = apply(list, action, args);
-      await writeState(file, list);
-      return { list, change };
-    });
-    const shown = checklist(list, change.task ? [change.task] : []);
-    return result(list, change.id, [change.message, shown.text, summary(list)], shown);
-  },
+  run: runTaskAction,
 });
+
+/** What the model asked tasks for. */
+interface TasksArgs {
+  action: "create" | "add" | "start" | "complete" | "list" | "pending" | "switch" | "remove";
+  text?: string;
+  task_id?: string;
+  step_id?: string;
+}
+
+/** Carries out the tasks action asked on this session's task list. */
+async function runTaskAction(args: TasksArgs, ctx: ToolContext) {
+  if (args.action === "create" && args.task_id !== undefined) {
+    throw new ToolError(
+      `create makes a new task; to add a step to ${shownId(args.task_id)}, use action "add"`,
+    );
+  }
+  refuseOtherFields(args, FIELDS);
+  const file = join((await projectOf(ctx)).dir, tasksFileName(ctx.session));
+  const load = async () => asTaskList(await readState(file, emptyTaskList()), file);
+  const action = args.action;
+  if (action === "list" || action === "pending") {
+    const list = await load();
+    const open = action === "pending";
+    const tasks = args.task_id === undefined ? list.tasks : [findTask(list, args.task_id)];
+    const shown = checklist(list, tasks, open);
+    const empty = open && shown.tasks.length === 0 && list.tasks.length > 0
+      ? "Nothing pending: every task is done."
+      : "";
+    return result(list, null, [summary(list), shown.text || empty], shown);
+  }
+  // Read, change and write under the project's lock: another server may be doing the same.
+  const { list, change } = await withLock(file, async () => {
+    const list = await load();
+    const change = apply(list, action, args);
+    await writeState(file, list);
+    return { list, change };
+  });
+  const shown = checklist(list, change.task ? [change.task] : []);
+  return result(list, change.id, [change.message, shown.text, summary(list)], shown);
+}
 
 function apply(
   list: TaskList,
