@@ -65,7 +65,6 @@ export async function runHttp(
   const origin = `http://${shown}:${listening.port}`;
   resource ??= `${origin}/mcp`;
   await beforeServing();
-  logger.log("info", `serving MCP at ${origin}/mcp`);
   if (plan.auth) logger.log("info", `OAuth: access tokens of ${plan.auth.issuer} for ${resource}`);
   logger.log(
     "debug",
@@ -78,6 +77,8 @@ export async function runHttp(
     pages.set(page.uri, url);
     logger.log("info", `${page.title ?? "app page"} in a browser: ${url}`);
   }
+  // Last: whoever waits for this line (a launcher, a test) has heard every start line before it.
+  logger.log("info", `serving MCP at ${origin}/mcp`);
   return {
     origin,
     pages,
