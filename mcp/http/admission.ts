@@ -25,7 +25,7 @@
  * admission.forget(sessionId); // the session ended: what it ran or queued counts no more
  * ```
  */
-import { heapPressure } from "../server/heap_pressure.ts";
+import { heapPressure } from "../wire/heap_pressure.ts";
 import { type Decoded, INTERNAL_ERROR } from "../wire/jsonrpc.ts";
 import { IN_FLIGHT_CHARS, MAX_UNANSWERED } from "../server/read_ahead.ts";
 import { errorResponse } from "./replies.ts";

@@ -5,7 +5,7 @@
  * arrive at a pace.
  */
 import { type Decoded, decodeLine, INTERNAL_ERROR, INVALID_REQUEST } from "../wire/jsonrpc.ts";
-import { heapPressure } from "../server/heap_pressure.ts";
+import { heapPressure } from "../wire/heap_pressure.ts";
 import { BodyBudget, type Place } from "./body_budget.ts";
 import { errorResponse } from "./replies.ts";
 

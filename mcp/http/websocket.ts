@@ -10,7 +10,7 @@ import type { McpService } from "../server/service.ts";
 import { ChannelSession } from "./channel.ts";
 import type { SocketEvents, SocketPeer } from "./serve.ts";
 import type { Admission } from "./admission.ts";
-import { heapPressure } from "../server/heap_pressure.ts";
+import { heapPressure } from "../wire/heap_pressure.ts";
 
 export const SUBPROTOCOL = "mcp";
 

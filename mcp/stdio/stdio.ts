@@ -14,7 +14,7 @@ import {
   type JsonRpcResponse,
   peekTopLevelId,
 } from "../wire/jsonrpc.ts";
-import { heapPressure } from "../server/heap_pressure.ts";
+import { heapPressure } from "../wire/heap_pressure.ts";
 import { type Line, LineSplitter, OversizedLine } from "./lines.ts";
 import { ReadAhead } from "../server/read_ahead.ts";
 import type { Transport } from "../server/transport.ts";

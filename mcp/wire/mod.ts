@@ -30,3 +30,4 @@ export { SUPPORTED_VERSIONS } from "./versions.ts";
 export { type Page, pageOf } from "./pages.ts";
 export { MAX_JSON_DEPTH, MAX_JSON_VALUES, shapeProblem } from "./json_shape.ts";
 export { type TraceContext, withTraceEnv } from "./trace.ts";
+export { heapPressure } from "./heap_pressure.ts";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { HeapPressure, SOFT_LIMIT_BYTES, WORK_PER_CHECK } from "../../mcp/server/heap_pressure.ts";
+import { HeapPressure, SOFT_LIMIT_BYTES, WORK_PER_CHECK } from "../../mcp/wire/heap_pressure.ts";
 
 test("the heap is collected once enough work passed with memory high, and again after the burst", async () => {
   const collected: boolean[] = [];

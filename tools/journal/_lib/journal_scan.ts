@@ -7,6 +7,7 @@
  * trusted to be small or well formed.
  */
 import type { FileHandle } from "node:fs/promises";
+import { heapPressure } from "../../../mcp/wire/mod.ts";
 import { openByPath } from "../../_lib/sandbox/mod.ts";
 import { isOwnerTag } from "../../_lib/owner.ts";
 import type { Change, Entry, PathState } from "./journal_entry.ts";
@@ -118,6 +119,8 @@ async function linesFromEnd(
       const { bytesRead } = await handle.read(chunk, 0, size, at);
       if (bytesRead !== size) return true; // shrunk meanwhile: what is left is not trusted
       scan.bytes += size;
+      // Lines parsed and dropped, megabytes of them in one call: collected in step, as messages are.
+      heapPressure.noteWork(size);
       let end = size;
       for (;;) {
         const newline = end > 0 ? chunk.lastIndexOf(10, end - 1) : -1;
