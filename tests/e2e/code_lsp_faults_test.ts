@@ -9,20 +9,15 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } fro
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
-import { afterEach, test } from "node:test";
-import { type RawClient, ROOT } from "../helpers/raw_client.ts";
+import { test } from "node:test";
+import { ROOT } from "../helpers/raw_client.ts";
 import { call, ok, project, startOn } from "../helpers/code_servers.ts";
+import { e2eFixture } from "../helpers/e2e.ts";
 import { posixOnly } from "../helpers/posix_only.ts";
 
 const POSIX = posixOnly("the fake server is a node script started through a POSIX PATH");
 const FAKE = join(ROOT, "tests", "code", "fake_lsp_server.mjs");
-const clients: RawClient[] = [];
-afterEach(async () => {
-  for (const c of clients.splice(0)) {
-    await c.close();
-    assert.deepEqual(c.strayLines, []);
-  }
-});
+const e2e = e2eFixture();
 
 /** toolhost on a project of one `.fake` file, the fake server configured in `mode`. */
 function startFake(mode: string, env: Record<string, string> = {}) {
@@ -38,8 +33,7 @@ function startFake(mode: string, env: Record<string, string> = {}) {
   );
   // Inside the root: the server runs in the sandbox, which writes nowhere else.
   const pidFile = join(root, ".fake-lsp.pid");
-  const c = startOn(root, ["--config", config], { FAKE_LSP_PID: pidFile, ...env });
-  clients.push(c);
+  const c = startOn(e2e, root, ["--config", config], { FAKE_LSP_PID: pidFile, ...env });
   return { c, pidFile, root };
 }
 

@@ -16,23 +16,17 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, test } from "node:test";
-import { type RawClient, ROOT } from "../helpers/raw_client.ts";
+import { test } from "node:test";
+import { ROOT } from "../helpers/raw_client.ts";
 import { call, missing, ok, PATIENT, project, startOn } from "../helpers/code_servers.ts";
+import { e2eFixture } from "../helpers/e2e.ts";
 import { posixOnly } from "../helpers/posix_only.ts";
 
 const POSIX = posixOnly("the servers are found through a POSIX PATH");
-const clients: RawClient[] = [];
-afterEach(async () => {
-  for (const c of clients.splice(0)) {
-    await c.close();
-    assert.deepEqual(c.strayLines, []);
-  }
-});
+const e2e = e2eFixture();
 
 function start(root: string, args: string[], env: Record<string, string> = {}) {
-  const c = startOn(root, args, { ...PATIENT, ...env });
-  clients.push(c);
+  const c = startOn(e2e, root, args, { ...PATIENT, ...env });
   return c;
 }
 

@@ -9,8 +9,7 @@
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, test } from "node:test";
-import type { RawClient } from "../helpers/raw_client.ts";
+import { test } from "node:test";
 import {
   missing,
   ok,
@@ -20,20 +19,14 @@ import {
   startOn,
   TS7_DIR,
 } from "../helpers/code_servers.ts";
+import { e2eFixture } from "../helpers/e2e.ts";
 import { posixOnly } from "../helpers/posix_only.ts";
 
 const POSIX = posixOnly("the servers are found through a POSIX PATH");
-const clients: RawClient[] = [];
-afterEach(async () => {
-  for (const c of clients.splice(0)) {
-    await c.close();
-    assert.deepEqual(c.strayLines, []);
-  }
-});
+const e2e = e2eFixture();
 
 function start(root: string, env: Record<string, string> = {}) {
-  const c = startOn(root, [], { ...PATIENT, ...env });
-  clients.push(c);
+  const c = startOn(e2e, root, [], { ...PATIENT, ...env });
   return c;
 }
 

@@ -6,24 +6,17 @@
 import assert from "node:assert/strict";
 import { readFileSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, test } from "node:test";
-import type { RawClient } from "../helpers/raw_client.ts";
+import { test } from "node:test";
 import { call, ok, PATIENT, project, startOn } from "../helpers/code_servers.ts";
+import { e2eFixture } from "../helpers/e2e.ts";
 import { posixOnly } from "../helpers/posix_only.ts";
 import { findProgram } from "../../tools/code/_lib/lsp/mod.ts";
 
 const POSIX = posixOnly("the servers are found through a POSIX PATH");
-const clients: RawClient[] = [];
-afterEach(async () => {
-  for (const c of clients.splice(0)) {
-    await c.close();
-    assert.deepEqual(c.strayLines, []);
-  }
-});
+const e2e = e2eFixture();
 
 function start(root: string, args: string[] = []) {
-  const c = startOn(root, args, PATIENT);
-  clients.push(c);
+  const c = startOn(e2e, root, args, PATIENT);
   return c;
 }
 
@@ -132,8 +125,7 @@ test(
 
 test("with code.diagnostics_after_edit off, edits get no diagnostics", POSIX, async () => {
   const root = project("ts-nodiag", { "tsconfig.json": "{}", "a.ts": A_TS, "b.ts": B_TS });
-  const c = startOn(root, [], { TOOLHOST_CODE_DIAGNOSTICS: "0" });
-  clients.push(c);
+  const c = startOn(e2e, root, [], { TOOLHOST_CODE_DIAGNOSTICS: "0" });
   await ok(c, "code_nav", { operation: "diagnostics", path: "b.ts" });
   const broke = await ok(c, "edit_file", {
     path: "b.ts",
@@ -216,8 +208,7 @@ test(
   async () => {
     const root = project("go", { "go.mod": "module x\n", "main.go": "package main\n" });
     // The system directories only: gopls, when this machine has it, lives elsewhere.
-    const c = startOn(root, [], { PATH: "/usr/local/bin:/usr/bin:/bin" });
-    clients.push(c);
+    const c = startOn(e2e, root, [], { PATH: "/usr/local/bin:/usr/bin:/bin" });
     const first = await call(c, "code_nav", { operation: "definition", path: "main.go", line: 1 });
     assert.equal(first.isError, true);
     assert.match(first.text, /No Go language server was found for main\.go/);

@@ -12,23 +12,17 @@ import assert from "node:assert/strict";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, test } from "node:test";
+import { test } from "node:test";
 import { type RawClient, ROOT } from "../helpers/raw_client.ts";
 import { type Called, ok, PATIENT, project, startOn } from "../helpers/code_servers.ts";
+import { e2eFixture } from "../helpers/e2e.ts";
 import { posixOnly } from "../helpers/posix_only.ts";
 
 const POSIX = posixOnly("the servers are found through a POSIX PATH");
-const clients: RawClient[] = [];
-afterEach(async () => {
-  for (const c of clients.splice(0)) {
-    await c.close();
-    assert.deepEqual(c.strayLines, []);
-  }
-});
+const e2e = e2eFixture();
 
 function start(root: string, args: string[] = [], env: Record<string, string> = PATIENT) {
-  const c = startOn(root, args, env);
-  clients.push(c);
+  const c = startOn(e2e, root, args, env);
   return c;
 }
 

@@ -12,7 +12,8 @@ import { existsSync, mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 
 import { homedir, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import process from "node:process";
-import { PRODUCT_BINARY, RawClient, ROOT } from "./raw_client.ts";
+import { RawClient, ROOT } from "./raw_client.ts";
+import type { Scope } from "./e2e.ts";
 import { callTool } from "./tool_calls.ts";
 
 /** Where .ci/run installs the TypeScript 7 compilers (typescript@7 and the native preview). */
@@ -94,11 +95,16 @@ export function project(name: string, files: Record<string, string>): string {
   return root;
 }
 
-export function startOn(root: string, args: string[] = [], env: Record<string, string> = {}) {
-  return new RawClient(PRODUCT_BINARY, ["--root", root, ...args], root, {
-    TOOLHOST_STATE_DIR: mkdtempSync(join(tmpdir(), "toolhost-code-state-")),
-    PATH: SERVER_PATH,
-    ...env,
+export function startOn(
+  scope: Scope,
+  root: string,
+  args: string[] = [],
+  env: Record<string, string> = {},
+): RawClient {
+  return scope.server({
+    args: ["--root", root, ...args],
+    cwd: root,
+    env: { TOOLHOST_STATE_DIR: scope.scratch("code-state"), PATH: SERVER_PATH, ...env },
   });
 }
 
