@@ -9,37 +9,19 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { startHttpServer } from "../helpers/http_server.ts";
+import { openLegacySession, startHttpServer } from "../helpers/http_server.ts";
 import { e2eFixture } from "../helpers/e2e.ts";
 import { TEST_BINARY } from "../helpers/raw_client.ts";
 
 const e2e = e2eFixture();
 
-const VERSION = "2025-11-25";
 /** Characters of replies the calls in flight may build (mcp/server/read_ahead.ts's IN_FLIGHT_CHARS). */
 const IN_FLIGHT_CHARS = 2 << 20;
 const REPLY_CHARS = 100_000;
 
 /** A legacy session over HTTP: initialize, then one POST per call. */
 async function session(url: string) {
-  const headers = { "content-type": "application/json", accept: "application/json" };
-  const opened = await fetch(url, {
-    method: "POST",
-    headers,
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: 0,
-      method: "initialize",
-      params: {
-        protocolVersion: VERSION,
-        capabilities: {},
-        clientInfo: { name: "t", version: "1" },
-      },
-    }),
-  });
-  await opened.text();
-  const id = opened.headers.get("mcp-session-id")!;
-  const own = { ...headers, "mcp-session-id": id, "mcp-protocol-version": VERSION };
+  const own = await openLegacySession(url, "application/json");
   let next = 1;
   return {
     /** A crowd call: its `most=N` and the reply's HTTP status. */

@@ -31,7 +31,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { after, test } from "node:test";
-import { startHttpServer } from "../helpers/http_server.ts";
+import { openLegacySession, startHttpServer } from "../helpers/http_server.ts";
 import {
   type ListedPrompt,
   type ListedTool,
@@ -74,26 +74,7 @@ class Session {
   private constructor(readonly url: string, readonly sessionId: string) {}
 
   static async open(url: string): Promise<Session> {
-    const response = await fetch(url, {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-      },
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: 0,
-        method: "initialize",
-        params: {
-          protocolVersion: VERSION,
-          capabilities: {},
-          clientInfo: { name: "t", version: "1" },
-        },
-      }),
-    });
-    await response.text();
-    const id = response.headers.get("mcp-session-id");
-    assert.ok(id, `initialize gave no session (HTTP ${response.status})`);
+    const id = (await openLegacySession(url))["mcp-session-id"];
     const session = new Session(url, id);
     await session.#post({ jsonrpc: "2.0", method: "notifications/initialized" });
     return session;

@@ -79,6 +79,36 @@ export async function startHttpServer(
   };
 }
 
+/**
+ * Opens a legacy (2025-11-25) session over Streamable HTTP with `initialize`: the headers each of
+ * its requests then carries, or an Error saying what the server answered instead.
+ */
+export async function openLegacySession(
+  url: string,
+  accept = "application/json, text/event-stream",
+): Promise<Record<string, string>> {
+  const version = "2025-11-25";
+  const headers = { "content-type": "application/json", accept };
+  const response = await fetch(url, {
+    method: "POST",
+    headers,
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: {
+        protocolVersion: version,
+        capabilities: {},
+        clientInfo: { name: "t", version: "1" },
+      },
+    }),
+  });
+  await response.text();
+  const id = response.headers.get("mcp-session-id");
+  if (!id) throw new Error(`initialize gave no session (HTTP ${response.status})`);
+  return { ...headers, "mcp-session-id": id, "mcp-protocol-version": version };
+}
+
 /** The headers of a 2026-07-28 request, and its body's _meta. */
 export const MODERN_META = {
   "io.modelcontextprotocol/protocolVersion": "2026-07-28",
