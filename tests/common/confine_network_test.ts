@@ -15,21 +15,16 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { confineHelper, probe } from "../helpers/confine_helper.ts";
+import { networkHelper } from "../helpers/confine_helper.ts";
 import { runConfined, scenario, type ScenarioResult } from "../helpers/confine_network_scenario.ts";
 import { defaultSettings } from "../../config/settings.ts";
 import { SessionMemory, type ToolContext } from "../../mcp/tool/mod.ts";
 import { networkForCall } from "../../tools/_lib/confine/_network.ts";
 
-const built = confineHelper();
-const helper = "path" in built ? built.path : "";
-const skip = "skip" in built
-  ? built.skip
-  : probe(helper).netns !== 1
-  ? "this machine refuses unprivileged network namespaces"
-  : spawnSync("curl", ["--version"]).status !== 0
-  ? "curl is not installed"
-  : false;
+const network = networkHelper();
+const helper = network.helper;
+const skip = network.skip ||
+  (spawnSync("curl", ["--version"]).status !== 0 ? "curl is not installed" : false);
 
 function check(result: ScenarioResult) {
   assert.match(result.helperArgument, /^join:\d+:\d+$/);

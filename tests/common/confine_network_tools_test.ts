@@ -18,16 +18,10 @@ import { defaultSettings } from "../../config/settings.ts";
 import { SessionMemory, type ToolContext } from "../../mcp/tool/mod.ts";
 import { SessionNetwork } from "../../tools/_lib/confine/_network_session.ts";
 import { NAMESPACE_LOOPBACK, withProxyEnvironment } from "../../tools/_lib/confine/_proxy_env.ts";
-import { confineHelper, probe } from "../helpers/confine_helper.ts";
+import { networkHelper } from "../helpers/confine_helper.ts";
 import { runConfined } from "../helpers/confine_network_scenario.ts";
 
-const built = confineHelper();
-const helper = "path" in built ? built.path : "";
-const skip = "skip" in built
-  ? built.skip
-  : probe(helper).netns !== 1
-  ? "this machine refuses unprivileged network namespaces"
-  : false;
+const { helper, skip } = networkHelper();
 
 const seen: string[] = [];
 const origin = createServer((req, res) => {

@@ -21,20 +21,14 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 // @ts-types="@modelcontextprotocol/sdk/types"
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { parse } from "jsonc-parser";
-import { confineHelper, probe } from "../helpers/confine_helper.ts";
+import { networkHelper } from "../helpers/confine_helper.ts";
 import { holderProcesses } from "../helpers/confine_network_scenario.ts";
 import { e2eFixture } from "../helpers/e2e.ts";
 import { type LocalProxy, startProxy } from "../helpers/local_proxy.ts";
 import { binary, TEST_BINARY } from "../helpers/raw_client.ts";
 
 const e2e = e2eFixture();
-const built = confineHelper();
-const helper = "path" in built ? built.path : "";
-const skip = "skip" in built
-  ? built.skip
-  : probe(helper).netns !== 1
-  ? "this machine refuses unprivileged network namespaces"
-  : false;
+const { helper, skip } = networkHelper();
 
 const seen: string[] = [];
 const origin = createServer((req, res) => {

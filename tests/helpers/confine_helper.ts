@@ -59,3 +59,13 @@ export function probe(helper: string): Record<string, number> {
     ) => [key, Number(value)]),
   );
 }
+
+/** The helper for the network's tests, and why they skip: no helper, or no network namespaces. */
+export function networkHelper(): { helper: string; skip: string | false } {
+  const built = confineHelper();
+  if ("skip" in built) return { helper: "", skip: built.skip };
+  const skip = probe(built.path).netns !== 1
+    ? "this machine refuses unprivileged network namespaces"
+    : false;
+  return { helper: built.path, skip };
+}
