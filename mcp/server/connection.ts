@@ -1,10 +1,12 @@
 /**
  * One client's connection: dispatch, both protocol eras, concurrency, cancellation and flow
  * control. It takes messages its transport decoded and hands every outgoing message to `send`;
- * it knows no transport (transport.ts is the seam; connect.ts makes one) and no particular tool. What every connection shares is the McpService
+ * it knows no transport (transport.ts is the seam; connect.ts makes one) and no particular tool.
+ * What every connection shares is the McpService
  * (service.ts). Its parts: the legacy session's terms (handshake.ts), what the client asked to
  * hear of changes (subscriptions.ts), our requests to the client (requests_to_client.ts), the
- * roots its tools work in (roots.ts), batches (batch.ts), and which era a request is (eras.ts).
+ * roots its tools work in (roots.ts), how replies go out (replies.ts), batches (batch.ts), and
+ * which era a request is (eras.ts).
  */
 import { bounded, quoted, quotedJson } from "../../config/quote.ts";
 import { batchReplies } from "../wire/batch.ts";
@@ -28,6 +30,7 @@ import {
 } from "../wire/jsonrpc.ts";
 import { atLeast, describeLogData, type Logger, type LogLevel } from "../wire/log.ts";
 import { RequestsToClient } from "./requests_to_client.ts";
+import { Replies } from "./replies.ts";
 import { Roots } from "./roots.ts";
 import type { Outbox } from "./outbox.ts";
 import type { TransportConnection } from "./transport.ts";
@@ -38,7 +41,6 @@ import { Unanswered } from "./unanswered.ts";
 import { describeTask } from "../tool/tasks/methods.ts";
 import { TaskStore } from "../tool/tasks/store.ts";
 import { traceOf } from "../wire/trace.ts";
-import { type Era, META_SERVER_INFO } from "../wire/versions.ts";
 
 export interface ConnectionOptions extends ServiceOptions, Outbox {
   /** Shared with other connections; made from these options when absent. */
@@ -55,9 +57,6 @@ type Reply = JsonRpcResponse | null;
 /** The `_meta` of a request that has none: shared, and never modified. */
 const NO_META: Params = Object.freeze({});
 
-/** What a call still running when the server stops is told, whatever held it up. */
-const STOPPED_TEXT = "Stopped: the server is shutting down.";
-
 export class McpConnection implements Connection, TransportConnection {
   readonly #options: ConnectionOptions;
   readonly #service: McpService;
@@ -66,12 +65,8 @@ export class McpConnection implements Connection, TransportConnection {
   /** Requests and batches whose replies are not sent yet, and who waits on their number. */
   readonly #unanswered = new Unanswered();
   readonly #handshake: Handshake;
-  /** Shared by every modern result that has no `_meta` of its own; never modified. */
-  readonly #serverMeta: Record<string, unknown>;
+  readonly #replies: Replies;
   #closing = false;
-  /** `initialize`s not answered yet: replies made meanwhile (a parse error, id null) wait. */
-  #initializing = 0;
-  #held: (JsonRpcResponse | JsonRpcResponse[])[] = [];
   /** Calls answered by shutdown before they ended: their own end sends nothing. */
   readonly #stragglers = new WeakSet<Call>();
   readonly #requests: RequestsToClient;
@@ -84,7 +79,7 @@ export class McpConnection implements Connection, TransportConnection {
   constructor(options: ConnectionOptions) {
     this.#options = options;
     this.#service = options.service ?? new McpService(options);
-    this.#serverMeta = Object.freeze({ [META_SERVER_INFO]: options.info });
+    this.#replies = new Replies(options, options.info);
     this.#handshake = new Handshake(this.#service, options);
     this.#requests = new RequestsToClient(options, options.timeouts?.clientRequestMs);
     this.#roots = new Roots(
@@ -184,18 +179,7 @@ export class McpConnection implements Connection, TransportConnection {
         "warning",
         `request ${quotedJson(call.id)} (${call.method}) did not stop in time; answered as stopped`,
       );
-      this.#reply(
-        call.method === "tools/call"
-          ? {
-            jsonrpc: "2.0",
-            id: call.id,
-            result: this.#decorate({
-              content: [{ type: "text", text: STOPPED_TEXT }],
-              isError: true,
-            }, call.era),
-          }
-          : failure(call.id, INTERNAL_ERROR, STOPPED_TEXT),
-      );
+      this.#replies.send(this.#replies.stopped(call));
     }
   }
 
@@ -207,7 +191,7 @@ export class McpConnection implements Connection, TransportConnection {
   #dispatch(decoded: Decoded, grant: Grant | undefined, answered?: () => void): void {
     switch (decoded.kind) {
       case "invalid":
-        this.#reply(decoded.reply);
+        this.#replies.send(decoded.reply);
         return;
       case "ignored":
         this.#options.logger.log("warning", `ignored a malformed notification: ${decoded.why}`);
@@ -223,13 +207,12 @@ export class McpConnection implements Connection, TransportConnection {
         return;
       case "request":
         if (decoded.message.method === "initialize") {
-          this.#initializing++;
-          this.#answerLater(this.#handleRequest(decoded.message, grant), (reply) => {
-            if (reply) this.#write(reply);
-            if (--this.#initializing === 0) {
-              for (const held of this.#held.splice(0)) this.#write(held);
-            }
-          }, answered);
+          this.#replies.initializeStarted();
+          this.#answerLater(
+            this.#handleRequest(decoded.message, grant),
+            this.#initializeAnswered,
+            answered,
+          );
           return;
         }
         this.#answerLater(this.#handleRequest(decoded.message, grant), this.#replyIfAny, answered);
@@ -256,7 +239,8 @@ export class McpConnection implements Connection, TransportConnection {
     }
   }
 
-  readonly #replyIfAny = (reply: Reply) => reply && this.#reply(reply);
+  readonly #replyIfAny = (reply: Reply) => reply && this.#replies.send(reply);
+  readonly #initializeAnswered = (reply: Reply) => this.#replies.initializeAnswered(reply);
   readonly #done = (answered?: () => void) => {
     this.#unanswered.done();
     answered?.();
@@ -268,43 +252,14 @@ export class McpConnection implements Connection, TransportConnection {
       request: (message) => Promise.resolve(this.#handleRequest(message, grant)),
     });
     if (!Array.isArray(replies)) {
-      this.#reply(replies);
+      this.#replies.send(replies);
       answered?.();
       return;
     }
     this.#answerLater(Promise.all(replies), (all) => {
       const sent = all.filter((r): r is JsonRpcResponse => r !== null);
-      if (sent.length > 0) this.#reply(sent);
+      if (sent.length > 0) this.#replies.send(sent);
     }, answered);
-  }
-
-  /** Sends a reply, after the reply to an `initialize` still being handled. */
-  #reply(reply: JsonRpcResponse | JsonRpcResponse[]): void {
-    if (this.#initializing > 0) this.#held.push(reply);
-    else this.#write(reply);
-  }
-
-  /** Sends a reply; one that JSON cannot carry (a BigInt, a cycle) becomes -32603, not a crash. */
-  #write(reply: JsonRpcResponse | JsonRpcResponse[]): void {
-    const related = Array.isArray(reply) ? undefined : reply.id ?? undefined;
-    if (this.#options.send(reply, related)) return;
-    const encodable = (r: JsonRpcResponse) => {
-      try {
-        JSON.stringify(r);
-        return r;
-      } catch {
-        this.#options.logger.log(
-          "error",
-          `the reply to ${quotedJson(r.id)} could not be encoded as JSON`,
-        );
-        return failure(
-          r.id,
-          INTERNAL_ERROR,
-          "Internal error: the result could not be encoded as JSON",
-        );
-      }
-    };
-    this.#options.send(Array.isArray(reply) ? reply.map(encodable) : encodable(reply), related);
   }
 
   #handleNotification(message: JsonRpcNotification): void {
@@ -404,7 +359,7 @@ export class McpConnection implements Connection, TransportConnection {
     try {
       this.#finish(message.id, call);
       if (call.reason === "cancelled" || this.#stragglers.has(call)) return null;
-      return { jsonrpc: "2.0", id: message.id, result: this.#decorate(result, call.era) };
+      return { jsonrpc: "2.0", id: message.id, result: this.#replies.decorate(result, call.era) };
     } catch (error) {
       return this.#failed(message, call, error);
     }
@@ -448,19 +403,6 @@ export class McpConnection implements Connection, TransportConnection {
   /** A request's era and declarations; modern `_meta` is checked before anything else. */
   #scope(params: Params, meta: Params): Scope {
     return modernScope(meta) ?? this.#handshake.scope(params);
-  }
-
-  /**
-   * Modern results name their type and the server (server/discover's own serverInfo, with icons,
-   * wins). Handlers return fresh objects: edit in place.
-   */
-  #decorate(result: Record<string, unknown>, era: Era): Record<string, unknown> {
-    if (era === "legacy") return result;
-    result.resultType ??= "complete";
-    result._meta = isPlainObject(result._meta)
-      ? { [META_SERVER_INFO]: this.#options.info, ...result._meta }
-      : this.#serverMeta;
-    return result;
   }
 
   initialize(params: Params): Record<string, unknown> {
