@@ -220,6 +220,71 @@ test("a session that ends stops its background processes; one started to outlive
   }
 });
 
+/** Whether `pid` runs (a zombie left to a PID 1 that does not reap does not count). */
+function running(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return !/^[ZX]/.test(stat.slice(stat.lastIndexOf(")") + 2));
+  } catch {
+    return false;
+  }
+}
+
+/** Waits for `pid` to stop running, polling; false if it still runs after `ms` (a generous bound). */
+async function stopsRunning(pid: number, ms = 30_000): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (running(pid)) {
+    if (Date.now() > deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return true;
+}
+
+/**
+ * A bash call that leaves `sleep` behind twice, once in its group and once in a session of its
+ * own (setsid), and says their pids.
+ */
+async function leaveRunning(s: Session, tag: string): Promise<number[]> {
+  const pidFile = `setsid-${tag}.pid`;
+  const left = await s.call("bash", {
+    command: `sleep 301 >/dev/null 2>&1 & echo $!; ` +
+      `setsid sh -c 'echo $$ > ${pidFile}; exec sleep 302' >/dev/null 2>&1 & ` +
+      `while [ ! -s ${pidFile} ]; do sleep 0.05; done; cat ${pidFile}`,
+  });
+  assert.equal(left.isError, false, left.text);
+  const pids = (left.text.match(/^\d+$/gm) ?? []).map(Number);
+  assert.equal(pids.length, 2, left.text);
+  return pids;
+}
+
+test("a session that ends stops what its bash calls left running, setsid included; another session's stays", async () => {
+  const a = await session("leaves-a");
+  const b = await session("leaves-b");
+  const pidsA = await leaveRunning(a, "a");
+  const pidsB = await leaveRunning(b, "b");
+  try {
+    for (const pid of [...pidsA, ...pidsB]) assert.equal(running(pid), true, `${pid} not running`);
+    const sid = (pid: number) =>
+      readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ")[3];
+    assert.notEqual(sid(pidsA[1]), sid(pidsA[0]), "the setsid process did not leave the session");
+    await a.transport.terminateSession(); // DELETE: session a ends
+    await a.client.close();
+    for (const pid of pidsA) {
+      assert.equal(await stopsRunning(pid), true, `${pid}, left by the ended session, still runs`);
+    }
+    for (const pid of pidsB) assert.equal(running(pid), true, `${pid} of the live session stopped`);
+  } finally {
+    await b.client.close();
+    for (const pid of [...pidsA, ...pidsB]) {
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {
+        // gone
+      }
+    }
+  }
+});
+
 test("2026-07-28 requests are one session per server: they see their processes and what they read", async () => {
   const file = join(root, "stateless.txt");
   writeFileSync(file, "first\n");

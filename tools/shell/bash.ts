@@ -9,6 +9,7 @@ import { bounded } from "../../config/quote.ts";
 import { CWD_PROPERTY, workingDirectory } from "./_lib/directory.ts";
 import { commandEnv } from "./_lib/login_env.ts";
 import { COMMAND_PROPERTY, findShell, spawnShell, windowsShellNote } from "./_lib/shell.ts";
+import { runOwner } from "./_lib/session_runs.ts";
 import { RUNS_COMMANDS } from "../_lib/declarations/annotations.ts";
 import { RUN_FACTS_SCHEMA, supervise } from "./_lib/supervise.ts";
 import { sandboxFor } from "../_lib/confine/mod.ts";
@@ -92,7 +93,8 @@ async function runBash(args: BashArgs, ctx: ToolContext) {
   const sandbox = await sandboxFor(ctx, "command", { what: bounded(args.command, 300) });
   const { confinement } = sandbox;
   return await supervise(() => {
-    const child = spawnShell(args.command, { cwd, env, shell, confinement }, "ignore");
+    const owner = runOwner(ctx);
+    const child = spawnShell(args.command, { cwd, env, shell, confinement, owner }, "ignore");
     return { child, streams: [child.stdout!, child.stderr!] };
   }, {
     sandbox,

@@ -9,6 +9,7 @@ import {
 import { bounded } from "../../config/quote.ts";
 import { commandEnv } from "./_lib/login_env.ts";
 import { FACTS_PROPERTIES, FACTS_REQUIRED, processesOf } from "./_lib/background.ts";
+import { runOwner } from "./_lib/session_runs.ts";
 import { CWD_PROPERTY, workingDirectory } from "./_lib/directory.ts";
 import { COMMAND_PROPERTY, windowsShellNote } from "./_lib/shell.ts";
 import { RUNS_COMMANDS } from "../_lib/declarations/annotations.ts";
@@ -112,6 +113,7 @@ async function startBackground(args: BashBackgroundArgs, ctx: ToolContext) {
     env,
     shell: ctx.config.shell,
     outliveServer: args.outlive_server,
+    owner: runOwner(ctx),
   });
   continuesUntil(ctx, proc.ended.then(() => proc.outcome()), proc.id);
   await proc.waitForEnd(args.grace_ms ?? GRACE_MS, ctx.signal);

@@ -74,6 +74,11 @@ export interface GroupOptions {
    * at shutdown or by the watchdog. Stopping it explicitly still stops its group.
    */
   outliveServer?: boolean;
+  /**
+   * Whose run it is (a session's name, letters and digits): the mark then names it, so
+   * endRunsOf(owner) finds what the owner's commands left running, `setsid` and daemons included.
+   */
+  owner?: string;
 }
 
 /** Spawns `file` as the leader of a new process group (and session: no controlling terminal). */
@@ -81,13 +86,13 @@ export function spawnInGroup(
   file: string,
   args: string[],
   options: SpawnOptions,
-  { confinement, outliveServer = false }: GroupOptions,
+  { confinement, outliveServer = false, owner }: GroupOptions,
 ): ChildProcess {
   pruneEndedGroups();
   const env = { ...(options.env ?? process.env) };
   let mark: string | undefined;
   if (outliveServer) delete env[RUN_VARIABLE];
-  else env[RUN_VARIABLE] = mark = `${serverToken()}.${++runs}`;
+  else env[RUN_VARIABLE] = mark = `${serverToken()}.${owner ? `${owner}.` : ""}${++runs}`;
   // The mark is in the environment before the wrapper sees it: the helper execs the program
   // with it, so the process we track is the program itself.
   const extra = Array.isArray(options.stdio) ? options.stdio.length - 3 : 0;
@@ -345,6 +350,34 @@ export async function terminateGroup(
   if (mark) signalMarked(mark, true, "SIGKILL", true);
   forget(pgid);
   marks.delete(pgid);
+}
+
+/**
+ * Ends what one owner's runs left running (a session that ends): their groups, and (Linux) every
+ * process carrying an owner's mark, which is how one that left its group (`setsid`, a daemon's
+ * double fork) is found. SIGTERM first, SIGKILL to what is left after `graceMs`.
+ *
+ * @example A session's commands end with it
+ * ```ts
+ * spawnInGroup("/bin/sh", ["-c", "setsid sleep 600 &"], {}, { confinement, owner: "s1a2" });
+ * await endRunsOf("s1a2", 2_000); // the sleep is gone
+ * ```
+ */
+export async function endRunsOf(owner: string, graceMs: number): Promise<void> {
+  if (!token) return; // nothing was ever started
+  const prefix = Buffer.from(`${RUN_VARIABLE}=${token}.${owner}.`);
+  const owned = [...groups.keys()].filter((pgid) => {
+    const mark = marks.get(pgid);
+    return mark !== undefined && mark.subarray(0, prefix.length).equals(prefix);
+  });
+  const groupsEnded = Promise.all(owned.map((pgid) => terminateGroup(pgid, graceMs)));
+  signalMarked(prefix, false, "SIGTERM", false);
+  const deadline = Date.now() + graceMs;
+  while (Date.now() < deadline && markedProcesses(prefix, false).length > 0) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  signalMarked(prefix, false, "SIGKILL", true);
+  await groupsEnded;
 }
 
 /**

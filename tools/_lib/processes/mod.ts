@@ -25,6 +25,7 @@
 export {
   type Confinement,
   enableWatchdog,
+  endRunsOf,
   groupAlive,
   type GroupOptions,
   killAllGroups,

@@ -54,6 +54,8 @@ export const ID_PROPERTY = {
 export interface StartOptions {
   /** How it is confined (the sandbox's wrapper, or why not). */
   confinement: Confinement;
+  /** Whose command it is (a session's runOwner): what it leaves running ends with that session. */
+  owner?: string;
   /** A label to recognise it by. */
   name?: string;
   env?: NodeJS.ProcessEnv;
@@ -280,8 +282,9 @@ export class Registry {
           "server allows; stop one of this session's with bash_kill, or try again later",
       );
     }
-    const { confinement } = options;
-    const child = spawnShell(command, { cwd, env, shell, outliveServer, confinement }, "pipe");
+    const { confinement, owner } = options;
+    const where = { cwd, env, shell, outliveServer, confinement, owner };
+    const child = spawnShell(command, where, "pipe");
     let failure = "";
     child.once("error", (error) => (failure = error.message));
     if (child.pid === undefined) {

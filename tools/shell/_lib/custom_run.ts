@@ -11,6 +11,7 @@ import { delimiter, isAbsolute, join, resolve, win32 } from "node:path";
 import type { Readable } from "node:stream";
 import { type ToolContext, ToolError } from "../../../mcp/tool/mod.ts";
 import { spawnInGroup } from "../../_lib/processes/mod.ts";
+import { runOwner } from "./session_runs.ts";
 import { sandboxFor } from "../../_lib/confine/mod.ts";
 import { bounded } from "../../../config/quote.ts";
 import { supervise } from "./supervise.ts";
@@ -140,7 +141,7 @@ export async function runProgram(
         env: options.env,
         stdio,
         argv0: program,
-      }, { confinement: sandbox.confinement });
+      }, { confinement: sandbox.confinement, owner: runOwner(ctx) });
     } catch (error) {
       shared?.reader.destroy();
       throw spawnError(error, program, file, options.cwd);

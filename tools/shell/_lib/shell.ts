@@ -93,11 +93,14 @@ export function spawnShell(
     shell: string;
     confinement: Confinement;
     outliveServer?: boolean;
+    /** Whose command it is (a session's runOwner): ended with that session. */
+    owner?: string;
   },
   stdin: "ignore" | "pipe",
 ): ChildProcess {
   const { cwd, env } = where;
-  const group = { confinement: where.confinement, outliveServer: where.outliveServer };
+  const { confinement, outliveServer, owner } = where;
+  const group = { confinement, outliveServer, owner };
   if (WINDOWS) {
     let call;
     try {
