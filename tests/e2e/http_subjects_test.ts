@@ -3,7 +3,8 @@
  * token of another `sub`) never sees alice's calls (history, toolhost://history), processes (by
  * tool or resource, read scope or write) or task list, and can undo her edits by no means, by id
  * included, which is refused exactly as an id that never existed. Alice's own sessions see each
- * other's calls, labelled with the session. 2026-07-28 requests are one session per subject.
+ * other's calls, labelled with the session. Each has a plan mode of its own. 2026-07-28 requests
+ * are one session per subject.
  */
 import assert from "node:assert/strict";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -208,6 +209,30 @@ test("each subject has its own task list", async () => {
     assert.equal(removed.isError, true, removed.text);
     assert.match((await alice.call("tasks", { action: "list" })).text, /secret plan/);
   } finally {
+    await alice.client.close();
+    await bob.client.close();
+  }
+});
+
+test("each subject has its own plan mode: alice's blocks her writes, not bob's, and bob can neither see nor end it", async () => {
+  const alice = await user("alice", `${READ} ${WRITE}`);
+  const bob = await user("bob", `${READ} ${WRITE}`);
+  try {
+    const entered = await alice.call("plan_mode", { action: "enter", goal: "alice's secret goal" });
+    assert.equal(entered.isError, false, entered.text);
+    const hers = await alice.call("write_file", { path: "plan-alice.txt", content: "x\n" });
+    assert.equal(hers.isError, true, `plan mode let alice write: ${hers.text}`);
+    assert.match(hers.text, /plan mode is on/);
+    const his = await bob.call("write_file", { path: "plan-bob.txt", content: "y\n" });
+    assert.equal(his.isError, false, `alice's plan mode blocked bob: ${his.text}`);
+    const status = await bob.call("plan_mode", { action: "status" });
+    assert.equal(status.data.active, false, status.text);
+    assert.doesNotMatch(await bob.read("toolhost://plan"), /secret goal/);
+    const exited = await bob.call("plan_mode", { action: "exit" });
+    assert.doesNotMatch(exited.text, /secret goal/);
+    assert.equal((await alice.call("plan_mode", { action: "status" })).data.active, true);
+  } finally {
+    await alice.call("plan_mode", { action: "reset" });
     await alice.client.close();
     await bob.client.close();
   }

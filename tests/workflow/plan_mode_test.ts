@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { CallWrites, type Tool, type ToolContext } from "../../mcp/tool/mod.ts";
+import { CallWrites, SessionMemory, type Tool, type ToolContext } from "../../mcp/tool/mod.ts";
 import { projectStateDir, projectStatePath, writeState } from "../../tools/_lib/state.ts";
 import bash from "../../tools/shell/bash.ts";
 import { planMode } from "../../tools/workflow/plan_mode.ts";
@@ -38,6 +38,7 @@ function project(root = scratchDir("toolhost-plan-"), more: string[] = []) {
       state: { dir: currentStateDir() },
       // The call's writes, as the server makes them for each call: the gate acts on them.
       writes: new CallWrites(tool.writes, args),
+      session: new SessionMemory(), // the machine's user's: no OAuth subject
     } as unknown as ToolContext;
     try {
       await planGate.before!(tool, ctx, args);

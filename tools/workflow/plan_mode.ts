@@ -1,4 +1,4 @@
-import { dirname, join } from "node:path";
+import { dirname } from "node:path";
 import { defineTool, type ToolContext, ToolError } from "../../mcp/tool/mod.ts";
 import { refuseOtherFields } from "./_lib/action_fields.ts";
 import { planGate } from "./_lib/plan_gate.ts";
@@ -14,7 +14,13 @@ import {
   startPlanFile,
   writePlan,
 } from "./_lib/plan_file.ts";
-import { OFF, type PlanState, planStatePath, readPlanState } from "./_lib/plan_state.ts";
+import {
+  OFF,
+  ownPlanPath,
+  type PlanState,
+  planStatePath,
+  readPlanState,
+} from "./_lib/plan_state.ts";
 import { projectOf } from "./_lib/project_state.ts";
 import { withLock, writeState } from "../_lib/state.ts";
 import { bytes, count, duration } from "../_lib/text/units.ts";
@@ -97,7 +103,12 @@ interface PlanModeArgs {
 async function runPlanAction(args: PlanModeArgs, ctx: ToolContext) {
   refuseOtherFields(args, FIELDS);
   const { sandbox, dir } = await projectOf(ctx);
-  const project = { sandbox, dir, file: planStatePath(dir) };
+  const project = {
+    sandbox,
+    dir,
+    file: planStatePath(dir, ctx.session),
+    ownPlan: ownPlanPath(dir, ctx.session),
+  };
   switch (args.action) {
     case "enter":
       return await enter(project, args.goal, args.plan_file);
@@ -115,11 +126,13 @@ async function runPlanAction(args: PlanModeArgs, ctx: ToolContext) {
 // The gate comes with the tool: destructive tools are refused while a plan is open.
 export default [planMode, planGate];
 
-/** The call's project: its sandbox, its state directory, and its plan.json. */
+/** The call's project: its sandbox, its state directory, and its subject's plan state and file. */
 interface Project {
   sandbox: Sandbox;
   dir: string;
   file: string;
+  /** The plan file used when none is named. */
+  ownPlan: string;
 }
 
 async function enter(project: Project, goalText?: string, planFileArg?: string) {
@@ -134,7 +147,7 @@ async function enter(project: Project, goalText?: string, planFileArg?: string) 
           `${HOW_TO_FINISH}, or call action "reset" to drop it`,
       );
     }
-    let planFile = ownPlanFile(project);
+    let planFile = project.ownPlan;
     let kept: number | undefined;
     if (planFileArg === undefined) {
       await startPlanFile(planFile, goal, true);
@@ -270,11 +283,6 @@ function facts(sandbox: Sandbox, state: PlanState, active: boolean, size?: numbe
     : { active, goal: null, since: null, elapsedMs: null, planFile: null, planBytes: null };
 }
 
-/** The plan file toolhost keeps itself when the model names none. */
-function ownPlanFile({ dir }: Project): string {
-  return join(dir, "plan.md");
-}
-
 /**
  * A plan file the model named: a markdown file inside the sandbox that does not exist yet (its
  * directory is made), or an existing plan, which is kept (its size is returned). Any other file
@@ -315,7 +323,7 @@ async function namedPlanFile(
  */
 async function usablePlanFile(project: Project, planFile: string): Promise<string> {
   const { sandbox } = project;
-  if (planFile === ownPlanFile(project)) return planFile;
+  if (planFile === project.ownPlan) return planFile;
   if (!sandbox.contains(planFile)) {
     throw new ToolError(
       `the plan is kept in ${planFile}, outside this server's allowed roots ` +

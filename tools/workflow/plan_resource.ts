@@ -28,7 +28,7 @@ export default defineResource({
   async read(ctx) {
     const sandbox = await Sandbox.of(ctx);
     const state = await cachedPlanState(
-      planStatePath(projectStatePath(ctx.state.dir, sandbox.base)),
+      planStatePath(projectStatePath(ctx.state.dir, sandbox.base), ctx.session),
     );
     if (!state.active) {
       return "_Plan mode is off: no plan is being written. The plan_mode tool starts one._\n";
@@ -50,7 +50,8 @@ export default defineResource({
  */
 function watchPlan(ctx: WatchContext, changed: () => void): StartedWatch {
   return startWatch(ctx, "toolhost://plan", async (group) => {
-    const stateFile = planStatePath(projectStatePath(ctx.state.dir, (await Sandbox.of(ctx)).base));
+    const projectDir = projectStatePath(ctx.state.dir, (await Sandbox.of(ctx)).base);
+    const stateFile = planStatePath(projectDir, ctx.session);
     const follow = followPlanFile(group, stateFile, changed);
     group.add(watchFile(stateFile, () => {
       changed();

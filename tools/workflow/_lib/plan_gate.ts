@@ -53,7 +53,7 @@ async function refuseIfPlanning(
   const sandbox = await callSandbox(ctx).catch(() => null);
   if (!sandbox) return;
   // The path alone: a check must not create state directories for projects that never plan.
-  const file = planStatePath(projectStatePath(ctx.state.dir, sandbox.base));
+  const file = planStatePath(projectStatePath(ctx.state.dir, sandbox.base), ctx.session);
   let state: PlanState;
   try {
     state = await cachedPlanState(file);

@@ -1,13 +1,15 @@
 /**
  * Plan mode as a project's plan.json holds it: on (with the goal, since when, and the plan's
  * markdown file, as a real path) or off. Kept on disk so that it survives a restart and binds
- * every server on the project.
+ * every server on the project. Under OAuth each subject has its own (plan-<tag>.json), so one
+ * user can neither turn plan mode on or off for another nor read another's plan.
  */
 import { stat } from "node:fs/promises";
 import { isAbsolute, join } from "node:path";
 import { ToolError } from "../../../mcp/tool/mod.ts";
 import { isMarkdown } from "./plan_file.ts";
 import { readState } from "../../_lib/state.ts";
+import { ownerTag } from "../../_lib/owner.ts";
 
 export type PlanState =
   | { active: false }
@@ -15,8 +17,16 @@ export type PlanState =
 
 export const OFF: PlanState = { active: false };
 
-export function planStatePath(projectDir: string): string {
-  return join(projectDir, "plan.json");
+/** The plan state of the session's subject (the machine's user's without OAuth). */
+export function planStatePath(projectDir: string, session: { subject?: string }): string {
+  const owner = ownerTag(session.subject);
+  return join(projectDir, owner ? `plan-${owner}.json` : "plan.json");
+}
+
+/** Where plan mode keeps a plan when none is named: the subject's own, like its state. */
+export function ownPlanPath(projectDir: string, session: { subject?: string }): string {
+  const owner = ownerTag(session.subject);
+  return join(projectDir, owner ? `plan-${owner}.md` : "plan.md");
 }
 
 export async function readPlanState(file: string): Promise<PlanState> {
