@@ -33,12 +33,31 @@ import {
 import {
   canonicalHost,
   entryFor,
+  loopbackServices,
   matchHost,
   networkRules,
 } from "../../tools/_lib/confine/_proxy_rules.ts";
 
 const scratch = mkdtempSync(join(tmpdir(), "toolhost-proxy-rules-"));
 after(() => rmSync(scratch, { recursive: true, force: true }));
+
+test("loopback services are the loopback names listed with a port, one per port", () => {
+  const rules = networkRules([
+    "localhost:5432",
+    "127.0.0.1:6379",
+    "127.0.0.1:5432",
+    "localhost",
+    "*.localhost:80",
+    "10.0.0.5:5432",
+    "db.example:3306",
+    "0x7f.0.0.1:8080",
+  ]);
+  assert.deepEqual(loopbackServices(rules), [
+    { host: "localhost", port: 5432 },
+    { host: "127.0.0.1", port: 6379 },
+    { host: "127.0.0.1", port: 8080 },
+  ]);
+});
 
 test("rules: names (any port), *.suffix (subdomains only), name:port, addresses in any spelling", () => {
   const rules = networkRules([

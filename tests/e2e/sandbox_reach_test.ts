@@ -1,7 +1,8 @@
 /**
  * What a confined command cannot reach, through the binary, as root and as uid 65534: a service
- * listening on the host's 127.0.0.1 with the network off, privileges (a setuid binary, root's
- * capabilities), toolhost and its watchdog by signal; and the same attacks from a background
+ * listening on the host's 127.0.0.1 with the network off (one listed with its port is reached, by
+ * any protocol), privileges (a setuid binary, root's capabilities), toolhost and its watchdog by
+ * signal; and the same attacks from a background
  * command, a custom tool and a language server started under read-only.
  */
 import assert from "node:assert/strict";
@@ -85,6 +86,53 @@ for (const user of sandboxUsers()) {
       server.close();
     }
   });
+
+  test(
+    `${user.name}: a loopback service listed with its port is reached with any protocol; another port is not`,
+    {
+      skip: user.skip,
+    },
+    async () => {
+      const heard: string[] = [];
+      const listen = () => {
+        const server = createServer({ allowHalfOpen: true }, (socket) => {
+          let text = "";
+          socket.setEncoding("utf8").on("data", (chunk: string) => (text += chunk));
+          // Answers after the client's half-close, as a request/response protocol may.
+          socket.on("end", () => {
+            heard.push(text);
+            socket.end(`the host's service heard ${JSON.stringify(text)}\n`);
+          });
+        });
+        return new Promise<{ port: number; close: () => void }>((resolve) =>
+          server.listen(0, "127.0.0.1", () =>
+            resolve({
+              port: (server.address() as { port: number }).port,
+              close: () => server.close(),
+            }))
+        );
+      };
+      const allowed = await listen();
+      const other = await listen();
+      try {
+        const w = startWorld(e2e, user, {
+          env: { TOOLHOST_SANDBOX_ALLOW_NETWORK: `localhost:${allowed.port}` },
+        });
+        const talk = (port: number) =>
+          "python3 -c \"import socket,sys;s=socket.create_connection(('127.0.0.1'," + port +
+          "),timeout=20);s.sendall(b'ping');s.shutdown(socket.SHUT_WR);" +
+          'sys.stdout.write(s.makefile().read())" 2>&1 | tail -n 1';
+        const reply = await callTool(w.client, "bash", { command: talk(allowed.port) });
+        assert.match(reply.text, /the host's service heard "ping"/);
+        const refused = await callTool(w.client, "bash", { command: talk(other.port) });
+        assert.doesNotMatch(refused.text, /service heard/);
+        assert.deepEqual(heard, ["ping"], "the other port's service saw a connection");
+      } finally {
+        allowed.close();
+        other.close();
+      }
+    },
+  );
 
   test(`${user.name}: a setuid binary gains nothing, and root keeps no capability`, {
     skip: user.skip,

@@ -1,7 +1,8 @@
 /**
  * The session's network holder: `toolhost-confine hold SOCKET`, a process in a user and network
  * namespace of its own (loopback only) that forwards every connection to 127.0.0.1:PORT inside it
- * to SOCKET, the proxy's unix socket. Confined processes join its namespaces (`-n join:PID:INODE`).
+ * to SOCKET, the proxy's unix socket, and each loopback service allowed by port to a socket of its
+ * own. Confined processes join its namespaces (`-n join:PID:INODE`).
  * It lives until its stdin ends (so it dies with toolhost, however toolhost ends) and is in a
  * process group of its own, killed when the session ends.
  */
@@ -26,9 +27,16 @@ export interface Holder {
 const READY_MS = 10_000;
 const STDERR_CHARS = 2000;
 
-/** Starts a holder for `socket` and waits for its `ready PORT INODE PID` line. */
-export function startHolder(helper: string, socket: string): Promise<Holder> {
-  const child = spawn(helper, ["hold", socket], {
+/**
+ * Starts a holder for `socket` and waits for its `ready PORT INODE PID` line. `forwards` are
+ * `PORT=SOCKET`: 127.0.0.1:PORT inside goes to SOCKET (a loopback service, _loopback_forward.ts).
+ */
+export function startHolder(
+  helper: string,
+  socket: string,
+  forwards: readonly string[] = [],
+): Promise<Holder> {
+  const child = spawn(helper, ["hold", socket, ...forwards], {
     stdio: ["pipe", "pipe", "pipe"],
     detached: true,
   });

@@ -10,6 +10,8 @@ import { makeTemp } from "./_temp.ts";
 import type { NetworkContext } from "./_proxy_ask.ts";
 import { type Holder, startHolder } from "./_holder.ts";
 import { FilteringProxy } from "./_proxy.ts";
+import { forwardLoopback, type LoopbackForward, MAX_FORWARDS } from "./_loopback_forward.ts";
+import { loopbackServices, networkRules } from "./_proxy_rules.ts";
 import { type CallRecord, SessionPolicy, type SessionPolicyOptions } from "./_proxy_calls.ts";
 
 /** The longest path a unix socket may have (sun_path, with its terminating zero). */
@@ -34,6 +36,8 @@ export class SessionNetwork {
   #proxy?: FilteringProxy;
   #holder?: Holder;
   #dir?: string;
+  /** The machine's loopback services brought into the namespace, and the holder's arguments. */
+  #forwards: LoopbackForward[] = [];
   #port = 0;
   /** Calls wait their turn: two first commands at once make one network. */
   #queue: Promise<unknown> = Promise.resolve();
@@ -74,16 +78,18 @@ export class SessionNetwork {
               `${SOCKET_PATH_MAX} bytes: set TMPDIR to a shorter directory`,
           );
         }
+        this.#forwards = await this.#forwardServices(ctx, this.#dir);
         // At once: the holder connects to the socket only when a process does.
         const [listening, holder] = await Promise.allSettled([
           proxy.listen({ path: socket }),
-          startHolder(options.helper, socket),
+          startHolder(options.helper, socket, this.#holderForwards()),
         ]);
         if (holder.status === "fulfilled") this.#holder = holder.value;
         if (listening.status === "rejected") {
           this.#proxy = undefined;
           await this.#holder?.end();
           this.#holder = undefined;
+          await this.#closeForwards();
           rmSync(this.#dir, { recursive: true, force: true });
           throw listening.reason;
         }
@@ -101,16 +107,56 @@ export class SessionNetwork {
       await this.#holder.end();
       this.#holder = undefined;
     }
-    this.#holder ??= await startHolder(options.helper, join(this.#dir!, "proxy.sock"));
+    this.#holder ??= await startHolder(
+      options.helper,
+      join(this.#dir!, "proxy.sock"),
+      this.#holderForwards(),
+    );
     const { pid, inode, port } = this.#holder;
     return { helperArgument: `join:${pid}:${inode}`, port, notice };
   }
 
-  /** Ends the holder and the proxy, and removes the socket's directory. */
+  /**
+   * The loopback services `sandbox.allow_network` names with a port, each on a unix socket in
+   * `dir` (fixed for the session: such entries are never added by asking the person).
+   */
+  async #forwardServices(ctx: NetworkContext, dir: string): Promise<LoopbackForward[]> {
+    const services = loopbackServices(networkRules(ctx.config.sandbox.allowNetwork));
+    const made = await Promise.allSettled(
+      services.slice(0, MAX_FORWARDS).map(async ({ host, port }) => {
+        const socket = join(dir, `p${port}.sock`);
+        if (socket.length > SOCKET_PATH_MAX) {
+          throw new Error(
+            `${host}:${port} in sandbox.allow_network needs a unix socket, and ${socket} is ` +
+              `longer than ${SOCKET_PATH_MAX} bytes: set TMPDIR to a shorter directory`,
+          );
+        }
+        return await forwardLoopback(socket, host, port);
+      }),
+    );
+    const forwards = made.flatMap((each) => each.status === "fulfilled" ? [each.value] : []);
+    const failed = made.find((each) => each.status === "rejected");
+    if (failed) {
+      await Promise.allSettled(forwards.map((forward) => forward.close()));
+      throw (failed as PromiseRejectedResult).reason;
+    }
+    return forwards;
+  }
+
+  #holderForwards(): string[] {
+    return this.#forwards.map((forward) => `${forward.port}=${forward.socket}`);
+  }
+
+  async #closeForwards(): Promise<void> {
+    await Promise.allSettled(this.#forwards.map((forward) => forward.close()));
+    this.#forwards = [];
+  }
+
+  /** Ends the holder, the proxy and the loopback forwards, and removes the socket's directory. */
   async end(): Promise<void> {
     this.#ended = true;
     await this.#queue;
-    await Promise.allSettled([this.#holder?.end(), this.#proxy?.close()]);
+    await Promise.allSettled([this.#holder?.end(), this.#proxy?.close(), this.#closeForwards()]);
     if (this.#dir) rmSync(this.#dir, { recursive: true, force: true });
   }
 

@@ -87,6 +87,22 @@ export function networkRules(entries: readonly string[]): NetworkRules {
   return { all, rules };
 }
 
+/**
+ * The machine's loopback services the rules name with a port (`localhost:5432`, `127.0.0.1:6379`),
+ * by port: a command's namespace has a loopback of its own, so these are brought into it
+ * (_loopback_forward.ts). A loopback name without a port names no service to bring in.
+ */
+export function loopbackServices(rules: NetworkRules): { host: string; port: number }[] {
+  const byPort = new Map<number, string>();
+  for (const rule of rules.rules) {
+    if (rule.suffix || rule.port === undefined) continue;
+    if (rule.host !== "localhost" && rule.host !== "127.0.0.1") continue;
+    // Both named for one port: localhost tries 127.0.0.1 first anyway.
+    if (!byPort.has(rule.port) || rule.host === "localhost") byPort.set(rule.port, rule.host);
+  }
+  return [...byPort].sort(([a], [b]) => a - b).map(([port, host]) => ({ host, port }));
+}
+
 /** The rule that lets `host` (canonical) on `port` through, explicit ones first. */
 export function matchHost(rules: NetworkRules, host: string, port: number): HostMatch | undefined {
   let found: HostMatch | undefined;

@@ -18,11 +18,12 @@
  *
  * Modes:
  *   toolhost-confine probe              prints what this kernel offers, one line of key=value
- *   toolhost-confine hold SOCKET        the session's network: a user and network namespace with
- *                                       only loopback, where 127.0.0.1:PORT forwards each
- *                                       connection to the unix socket SOCKET (toolhost's proxy);
- *                                       prints "ready PORT NETNS-INODE PID" and lives until
- *                                       stdin ends
+ *   toolhost-confine hold SOCKET [P=S...]  the session's network: a user and network namespace
+ *                                       with only loopback, where 127.0.0.1:PORT forwards each
+ *                                       connection to the unix socket SOCKET (toolhost's proxy),
+ *                                       and 127.0.0.1:P to the unix socket S (a loopback service
+ *                                       of the machine that is allowed); prints "ready PORT
+ *                                       NETNS-INODE PID" and lives until stdin ends
  *   toolhost-confine run OPTIONS -- PROGRAM ARGS...
  *
  * Options of run (paths absolute):
@@ -93,12 +94,13 @@ int main(int argc, char **argv) {
     probe();
     return 0;
   }
-  if (argc == 3 && strcmp(argv[1], "hold") == 0) {
-    hold(argv[2]);
+  if (argc >= 3 && strcmp(argv[1], "hold") == 0) {
+    hold(argv[2], argc - 3, argv + 3);
     return 0;
   }
   if (argc < 2 || strcmp(argv[1], "run") != 0)
-    refuse("usage: toolhost-confine probe | hold SOCKET | run OPTIONS -- PROGRAM ARGS...");
+    refuse("usage: toolhost-confine probe | hold SOCKET [PORT=SOCKET...] | run OPTIONS -- "
+           "PROGRAM ARGS...");
 
   static const char *writable[MAX_PATHS], *files[MAX_PATHS], *readonly[MAX_PATHS],
       *pins[MAX_PATHS], *hidden[MAX_PATHS];

@@ -149,6 +149,6 @@ struct restrictions {
 void restrict_self(const struct restrictions *r);
 
 /* hold.c */
-void hold(const char *socket_path) __attribute__((noreturn));
+void hold(const char *socket_path, int nforwards, char **forwards) __attribute__((noreturn));
 
 #endif

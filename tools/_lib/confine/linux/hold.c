@@ -1,11 +1,14 @@
 /*
  * The session's network holder: a user and network namespace with only loopback, where
- * 127.0.0.1:PORT forwards every connection to toolhost's proxy on a unix socket.
+ * 127.0.0.1:PORT forwards every connection to toolhost's proxy on a unix socket, and each
+ * forwarded port (a machine's loopback service `sandbox.allow_network` lists, `localhost:5432`)
+ * forwards 127.0.0.1:THAT_PORT to a unix socket of its own, which toolhost connects to the service.
  */
 #include "confine.h"
 
 #define HOLD_MAX 64
 #define HOLD_BUF 16384
+#define HOLD_FORWARDS 16
 struct pipe_end {
   int from, to;
   char buf[HOLD_BUF];
@@ -13,21 +16,57 @@ struct pipe_end {
   int eof;
 };
 
-void hold(const char *socket_path) {
+/* A listener inside the namespace and the unix socket its connections go to. */
+struct listener {
+  int fd;
+  const char *socket_path;
+};
+
+static int listen_on(long port) {
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) fail("socket", NULL);
+  int on = 1;
+  setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
+  struct sockaddr_in at = {.sin_family = AF_INET,
+                           .sin_addr.s_addr = htonl(INADDR_LOOPBACK),
+                           .sin_port = htons((unsigned short)port)};
+  if (bind(fd, (struct sockaddr *)&at, sizeof at) < 0) fail("bind", NULL);
+  if (listen(fd, 64) < 0) fail("listen", NULL);
+  return fd;
+}
+
+static void check_path(const char *path) {
+  if (strlen(path) >= sizeof(((struct sockaddr_un *)0)->sun_path))
+    refuse("socket path too long");
+}
+
+/* `forwards` are PORT=SOCKET: 127.0.0.1:PORT inside goes to SOCKET. */
+void hold(const char *socket_path, int nforwards, char **forwards) {
   uid_t uid = getuid();
   gid_t gid = getgid();
-  if (strlen(socket_path) >= sizeof(((struct sockaddr_un *)0)->sun_path))
-    refuse("socket path too long");
+  check_path(socket_path);
+  if (nforwards > HOLD_FORWARDS) refuse("too many forwarded ports");
+  static struct listener listeners[1 + HOLD_FORWARDS];
+  int nlisteners = 1 + nforwards;
+  listeners[0].socket_path = socket_path;
+  long ports[HOLD_FORWARDS];
+  for (int i = 0; i < nforwards; i++) {
+    char *eq = strchr(forwards[i], '=');
+    if (!eq) refuse("a forward is PORT=SOCKET");
+    *eq = 0;
+    ports[i] = number(forwards[i]);
+    if (ports[i] < 1 || ports[i] > 65535) refuse("a forwarded port is 1 to 65535");
+    check_path(eq + 1);
+    listeners[1 + i].socket_path = eq + 1;
+  }
   if (unshare(CLONE_NEWUSER | CLONE_NEWNET) < 0) fail("unshare (user, net)", NULL);
   map_identity(uid, gid);
   loopback_up();
-  int listener = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (listener < 0) fail("socket", NULL);
-  struct sockaddr_in at = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-  if (bind(listener, (struct sockaddr *)&at, sizeof at) < 0) fail("bind", NULL);
-  if (listen(listener, 64) < 0) fail("listen", NULL);
+  listeners[0].fd = listen_on(0);
+  for (int i = 0; i < nforwards; i++) listeners[1 + i].fd = listen_on(ports[i]);
+  struct sockaddr_in at;
   socklen_t len = sizeof at;
-  getsockname(listener, (struct sockaddr *)&at, &len);
+  getsockname(listeners[0].fd, (struct sockaddr *)&at, &len);
   struct stat netns;
   if (stat("/proc/self/ns/net", &netns) < 0) fail("stat netns", NULL);
   prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
@@ -44,12 +83,16 @@ void hold(const char *socket_path) {
   /* Each accepted connection is two pipe_ends: client -> proxy and proxy -> client. */
   static struct pipe_end ends[HOLD_MAX * 2];
   int used[HOLD_MAX] = {0};
-  struct pollfd fds[2 + HOLD_MAX * 2];
+  /* Which slots have entries in this round's fds: one taken after the poll has none yet. */
+  int polled[HOLD_MAX] = {0};
+  struct pollfd fds[1 + 1 + HOLD_FORWARDS + HOLD_MAX * 2];
   for (;;) {
     int n = 0;
     fds[n++] = (struct pollfd){.fd = 0, .events = POLLIN};
-    fds[n++] = (struct pollfd){.fd = listener, .events = POLLIN};
+    for (int l = 0; l < nlisteners; l++)
+      fds[n++] = (struct pollfd){.fd = listeners[l].fd, .events = POLLIN};
     for (int i = 0; i < HOLD_MAX; i++) {
+      polled[i] = used[i];
       for (int d = 0; d < 2 && used[i]; d++) {
         struct pipe_end *e = &ends[i * 2 + d];
         short ev = 0;
@@ -66,8 +109,10 @@ void hold(const char *socket_path) {
       char c;
       if (read(0, &c, 1) <= 0) _exit(0); /* toolhost went away */
     }
-    if (fds[1].revents & POLLIN) {
-      int client = accept4(listener, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+    for (int l = 0; l < nlisteners; l++) {
+      if (!(fds[1 + l].revents & POLLIN)) continue;
+      const char *target = listeners[l].socket_path;
+      int client = accept4(listeners[l].fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
       int slot = -1;
       for (int i = 0; i < HOLD_MAX; i++)
         if (!used[i]) {
@@ -78,7 +123,7 @@ void hold(const char *socket_path) {
       if (client >= 0 && slot >= 0) {
         upstream = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
         struct sockaddr_un un = {.sun_family = AF_UNIX};
-        memcpy(un.sun_path, socket_path, strlen(socket_path) + 1);
+        memcpy(un.sun_path, target, strlen(target) + 1);
         if (upstream >= 0 && connect(upstream, (struct sockaddr *)&un, sizeof un) < 0 &&
             errno != EINPROGRESS) {
           close(upstream);
@@ -92,9 +137,9 @@ void hold(const char *socket_path) {
         ends[slot * 2 + 1] = (struct pipe_end){.from = upstream, .to = client};
       }
     }
-    int k = 2;
+    int k = 1 + nlisteners;
     for (int i = 0; i < HOLD_MAX; i++) {
-      if (!used[i]) continue;
+      if (!used[i] || !polled[i]) continue;
       int closed = 0;
       for (int d = 0; d < 2; d++, k++) {
         struct pipe_end *e = &ends[i * 2 + d];
