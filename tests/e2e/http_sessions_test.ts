@@ -285,6 +285,29 @@ test("a session that ends stops what its bash calls left running, setsid include
   }
 });
 
+test("a command's note names the session's own commands running alongside, and only counts another session's", async () => {
+  const a = await session("alongside-a");
+  const b = await session("alongside-b");
+  const go = join(root, "alongside-go");
+  try {
+    const started = await a.call("bash_background", {
+      command: `while [ ! -e ${go} ]; do sleep 0.05; done; echo a > alongside-a.txt`,
+      grace_ms: 0,
+    });
+    assert.equal(started.isError, false, started.text);
+    const id = started.data.id as string;
+    const theirs = await b.call("bash", { command: "echo b > alongside-b.txt" });
+    assert.match(theirs.text, /Also running meanwhile: a command of another session;/);
+    assert.doesNotMatch(theirs.text, new RegExp(`\\b${id}\\b`));
+    const mine = await a.call("bash", { command: "echo a2 > alongside-a2.txt" });
+    assert.match(mine.text, new RegExp(`Also running meanwhile: ${id}\\b`));
+  } finally {
+    writeFileSync(go, "");
+    await a.client.close();
+    await b.client.close();
+  }
+});
+
 test("2026-07-28 requests are one session per server: they see their processes and what they read", async () => {
   const file = join(root, "stateless.txt");
   writeFileSync(file, "first\n");

@@ -110,7 +110,7 @@ export class Observation {
     this.#ended = true;
     open.delete(this);
     for (const before of this.#befores) before.watched.open--;
-    const alongside = [...open].map((o) => o.label);
+    const alongside = alongsideOf(this.viewer, [...open]);
     const reasons: string[] = [];
     const found: Found = { changes: [], notKept: [], unseen: [], renamed: [] };
     for (const before of this.#befores) {
@@ -218,4 +218,17 @@ async function take(
 
 function message(error: unknown): string {
   return (error instanceof Error ? error.message : String(error)).slice(0, 500);
+}
+
+/**
+ * The other commands running while one ended, as told to its session: its own by their labels
+ * (`p2 (bash_background)`), another session's only counted, since their ids mean nothing here
+ * and are not this session's to know.
+ */
+function alongsideOf(viewer: Viewer, others: Observation[]): string[] {
+  const own = others.filter((o) => o.viewer.session === viewer.session).map((o) => o.label);
+  const elsewhere = others.length - own.length;
+  if (elsewhere === 1) own.push("a command of another session");
+  if (elsewhere > 1) own.push(`${elsewhere} commands of other sessions`);
+  return own;
 }
