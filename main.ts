@@ -146,7 +146,8 @@ function httpAddress(flags: Flags, loaded: LoadedConfig): HttpPlan {
       usageError(`--http-origin takes an origin like https://example.com, not ${origin}`);
     }
   }
-  return { host, port, token: token || undefined, origins: flags["http-origin"] ?? [], auth };
+  const origins = [...loaded.settings.http.origins, ...flags["http-origin"] ?? []];
+  return { host, port, token: token || undefined, origins, auth };
 }
 
 function usageError(message: string): never {

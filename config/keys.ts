@@ -294,6 +294,13 @@ export const LEAVES: readonly Leaf[] = [
       v,
     ) => (s.code = { ...s.code, languageServers: v as Settings["code"]["languageServers"] }),
   },
+  {
+    key: "http.origins",
+    kind: "names",
+    env: [],
+    get: (s) => s.http.origins,
+    set: (s, v) => (s.http = { ...s.http, origins: v as string[] }),
+  },
   httpAuth("issuer", "issuer"),
   httpAuth("resource", "resource"),
   httpAuth("jwks_uri", "jwksUri"),

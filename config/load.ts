@@ -88,6 +88,7 @@ const USER_ONLY = new Map<string, string>([
     "code.language_servers",
     "it would run its programs whenever code_nav is used, in read-only mode too",
   ],
+  ["http.origins", "it would let pages of other origins drive toolhost from a browser"],
   ...[
     "issuer",
     "resource",

@@ -132,6 +132,8 @@ export interface Settings {
   };
   /** The --http listener. */
   http: {
+    /** Browser origins served besides toolhost's own (--http-origin adds to them). User file only. */
+    origins: string[];
     /** OAuth 2.1 (mcp/http/auth); on when `issuer` is set. User file only. */
     auth: HttpAuthSettings;
   };
@@ -199,6 +201,7 @@ export function defaultSettings(): Settings {
       languageServers: {},
     },
     http: {
+      origins: [],
       auth: { readScope: "toolhost:read", writeScope: "toolhost:write", jwksCooldownSeconds: 30 },
     },
     sandbox: {

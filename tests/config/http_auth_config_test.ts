@@ -1,5 +1,5 @@
 /**
- * The `http.auth` keys: defaults, the user file only, the schema's checks, and what
+ * The `http.auth` keys and `http.origins`: defaults, the user file only, the schema's checks, and what
  * mcp/http/auth_settings.ts checks at start-up (loopback-only http, distinct scopes, the
  * introspection client's secret taken out of the environment).
  */
@@ -64,6 +64,21 @@ test("http.auth: refused in a project file, and checked by the schema", () => {
   assert.match(bad, /http\.auth\.read_scope/);
   assert.match(bad, /http\.auth\.jwks_cooldown_seconds is 0, below the minimum 1/);
   assert.match(bad, /unknown key "other" in http\.auth/);
+});
+
+test("http.origins: from the user file, refused in a project file, origins only", () => {
+  assert.deepEqual(load({})().settings.http.origins, []);
+  const origins = (value: unknown) => JSON.stringify({ http: { origins: value } });
+  const loaded = load({ user: origins(["https://app.example.com", "http://localhost:5173"]) })();
+  assert.deepEqual(loaded.settings.http.origins, [
+    "https://app.example.com",
+    "http://localhost:5173",
+  ]);
+  assert.match(
+    problems(load({ project: origins(["https://app.example.com"]) })),
+    /a project file cannot set http\.origins: it would let pages of other origins drive toolhost/,
+  );
+  assert.match(problems(load({ user: origins(["app.example.com/path"]) })), /http\.origins/);
 });
 
 test("start-up checks: http only on loopback, distinct scopes, the secret taken from the environment", () => {

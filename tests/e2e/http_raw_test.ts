@@ -190,6 +190,36 @@ test("a foreign Origin gets 403 with a JSON-RPC error, loopback ones too; toolho
   await assertServing();
 });
 
+test("origins listed in the user file's http.origins are served as --http-origin ones are; others stay refused", async () => {
+  const home = e2e.file.scratch("http-origins-home");
+  mkdirSync(join(home, "toolhost"));
+  writeFileSync(
+    join(home, "toolhost", "config.jsonc"),
+    JSON.stringify({ http: { origins: ["http://localhost:5173"] } }),
+  );
+  const listed = await startHttpServer(
+    PRODUCT_BINARY,
+    ["--root", project, "--http-origin", ALLOWED_ORIGIN],
+    { XDG_CONFIG_HOME: home },
+    project,
+  );
+  try {
+    for (const origin of ["http://localhost:5173", ALLOWED_ORIGIN]) {
+      const reply = await jsonOf(
+        await postModern(listed.url, 1, "tools/list", {}, { origin }),
+        200,
+      );
+      assert.ok(Array.isArray(reply.result?.tools), origin);
+    }
+    await refusal(
+      await postModern(listed.url, 2, "tools/list", {}, { origin: "http://localhost:3000" }),
+      403,
+    );
+  } finally {
+    await stopCleanly(listed);
+  }
+});
+
 test("a browser request that names no Origin but comes from another site is refused", async () => {
   for (const site of ["cross-site", "same-site"]) {
     const refused = await refusal(
