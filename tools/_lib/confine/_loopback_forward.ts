@@ -24,8 +24,8 @@ export interface LoopbackForward {
  *
  * @example
  * ```ts
- * const forward = await forwardLoopback("/run/user/1000/toolhost/net-x/port-5432.sock", "localhost", 5432);
- * // toolhost-confine hold PROXY.sock 5432=/run/…/port-5432.sock
+ * const forward = await forwardLoopback("/tmp/toolhost-1000/123-net-x/p5432.sock", "localhost", 5432);
+ * // toolhost-confine hold …/proxy.sock 5432=…/p5432.sock
  * await forward.close();
  * ```
  */
