@@ -38,6 +38,7 @@ import { diskStore } from "./_disk_cache.ts";
 import { HeldDirectories } from "./_held_directories.ts";
 import {
   cached,
+  cachedFiles,
   type CachedOutline,
   failedBefore,
   isLastingFailure,
@@ -77,6 +78,8 @@ const BATCH_FILES = 32;
 const BATCH_CHARS = 512 * 1024;
 /** Files looked at (stat, read) at once. */
 const READERS = 8;
+/** The share of the kept files a call must have parsed to write the disk cache before answering. */
+const SAVE_BEFORE_ANSWER = 1 / 20;
 /** Progress at most this often. */
 const PROGRESS_MS = 200;
 
@@ -122,7 +125,16 @@ export async function outlinesOf(
       await store.load();
     }
     const outlines = await parseAll(sandbox, reals, options);
-    if (store && outlines.parsed > 0) store.changed((real) => sandbox.contains(real));
+    if (store && outlines.parsed > 0) {
+      const saving = store.save((real) => sandbox.contains(real));
+      // A call that parsed much writes before it answers, so that a client closing at once
+      // keeps it; one that parsed a few files of many kept answers first (the write of them all
+      // would cost it more than its parse did) and the write follows at once.
+      if (outlines.parsed >= cachedFiles() * SAVE_BEFORE_ANSWER) {
+        options.progress?.(reals.length, reals.length, "saving the parse cache");
+        await saving;
+      }
+    }
     return outlines;
   } finally {
     release();
