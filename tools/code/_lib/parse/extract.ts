@@ -454,3 +454,21 @@ function made(
   }
   return symbol;
 }
+
+/**
+ * The functions that run once per definition: hot enough for JavaScriptCore's top tier (FTL),
+ * whose compile of them, with tree-sitter's node methods inlined, took up to a second each in
+ * every worker (the parse worker keeps them from it, parse/worker.ts).
+ */
+export const PER_DEFINITION = [
+  visit,
+  searchCandidates,
+  walkCandidates,
+  describe,
+  named,
+  made,
+  outerOf,
+  leading,
+  headOf,
+  bodyOf,
+] as const;
