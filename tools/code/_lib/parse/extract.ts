@@ -471,4 +471,5 @@ export const PER_DEFINITION = [
   leading,
   headOf,
   bodyOf,
+  firstLine,
 ] as const;
