@@ -1,7 +1,7 @@
 /**
- * The parse cache's last write: a map that parsed new files writes the project's cache a moment
- * later (outlines/_disk_cache.ts); a server stopping meanwhile writes it before it leaves, so the
- * next session starts warm.
+ * The parse cache's last write: a map that parsed new files writes the project's cache before it
+ * answers (outlines/_disk_cache.ts); a server stopping while a write is under way (a call
+ * cancelled, another session's map) lets it finish, so the next session starts warm.
  */
 import { defineShutdownHook } from "../../mcp/features/mod.ts";
 import { flushDiskStores } from "./_lib/outlines/mod.ts";

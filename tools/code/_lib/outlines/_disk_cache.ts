@@ -9,7 +9,8 @@
  * most MAX_CACHE_BYTES, line by line with each line bounded, every entry's shape and bounds
  * checked before it is used; a line that fails is skipped, a file that fails its header is
  * ignored (and replaced at the next save). It is written atomically (a temporary file renamed
- * over it), in slices between which other requests are answered.
+ * over it), in slices between which other requests are answered, by the call that parsed
+ * something before it answers: a client that closes at once (or a server killed) still leaves it.
  */
 import { join } from "node:path";
 import { projectStateDir } from "../../../_lib/state.ts";
@@ -39,8 +40,6 @@ export const MAX_CACHE_BYTES = 64 * 1024 * 1024;
 /** One file's line at most. */
 const MAX_LINE_CHARS = 4 * 1024 * 1024;
 const HEADER = JSON.stringify({ format: "toolhost parse cache", version: 2 });
-/** Written this long after the change that asked for it, so that a burst of maps writes once. */
-const SAVE_DELAY_MS = 1_000;
 const READ_CHUNK = 1024 * 1024;
 
 /** What one line holds: path, version, symbols, words, counts. */
@@ -225,10 +224,9 @@ async function* linesOf(keep: (real: string) => boolean): AsyncGenerator<Uint8Ar
   if (chunk) yield encoder.encode(chunk);
 }
 
-/** One project's cache file: read once per process, written some time after each change. */
+/** One project's cache file: read once per process, written by each call that changed it. */
 class DiskStore {
   #loading?: Promise<unknown>;
-  #timer?: ReturnType<typeof setTimeout>;
   #pending = false;
   #saving?: Promise<void>;
   #keep: (real: string) => boolean = () => false;
@@ -245,19 +243,19 @@ class DiskStore {
     return this.#loading;
   }
 
-  /** Writes the kept files that `keep` accepts (those under the roots) in a moment. */
-  changed(keep: (real: string) => boolean): void {
+  /**
+   * Writes the kept files that `keep` accepts (those under the roots); resolves once written, or
+   * given up. Calls at once write one after the other, a call waiting for a write under way
+   * writing what changed meanwhile.
+   */
+  save(keep: (real: string) => boolean): Promise<void> {
     this.#keep = keep;
     this.#pending = true;
-    if (this.#timer !== undefined) return;
-    this.#timer = setTimeout(() => void this.flush(), SAVE_DELAY_MS);
-    (this.#timer as { unref?: () => void }).unref?.();
+    return this.flush();
   }
 
   /** Writes now what waits to be written; resolves when it is (a failure is given up). */
   async flush(): Promise<void> {
-    clearTimeout(this.#timer);
-    this.#timer = undefined;
     if (!this.#pending) return await this.#saving;
     this.#pending = false;
     // One write at a time; the one after it takes what changed meanwhile.
@@ -287,7 +285,7 @@ export function diskStore(stateDir: string, project: string): DiskStore {
   return store;
 }
 
-/** Writes every store's pending change now (the server is stopping). */
+/** Finishes every store's write under way (the server is stopping). */
 export async function flushDiskStores(): Promise<void> {
   await Promise.all([...stores.values()].map((store) => store.flush()));
 }

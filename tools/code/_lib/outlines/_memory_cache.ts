@@ -28,6 +28,11 @@ export function cached(real: string): CachedOutline | undefined {
   return cache.get(real);
 }
 
+/** How many files are kept. */
+export function cachedFiles(): number {
+  return cache.size;
+}
+
 export function remember(real: string, entry: CachedOutline): void {
   forget(real);
   cache.set(real, entry);

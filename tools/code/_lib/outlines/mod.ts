@@ -13,7 +13,7 @@
  * });
  * ```
  */
-import type { Sandbox } from "../../../_lib/sandbox/mod.ts";
+import type { Dir, Sandbox } from "../../../_lib/sandbox/mod.ts";
 import {
   type CodeSymbol,
   HEAVY_FILE_CHARS,
@@ -23,14 +23,22 @@ import {
   type ParseJob,
   type ParseOutcome,
 } from "../parse/mod.ts";
-import { readSource, type SourceText, versionOf } from "../source_files.ts";
+import {
+  readSource,
+  readSourceAt,
+  type SourceText,
+  Unparsable,
+  versionOf,
+} from "../source_files.ts";
 
 /** What a parse needs of a file read: its text, not its bytes. */
 type Source = Pick<SourceText, "real" | "shown" | "lang" | "text" | "version">;
 import { TimeSlice } from "../time_slice.ts";
 import { diskStore } from "./_disk_cache.ts";
+import { HeldDirectories } from "./_held_directories.ts";
 import {
   cached,
+  cachedFiles,
   type CachedOutline,
   failedBefore,
   isLastingFailure,
@@ -70,6 +78,8 @@ const BATCH_FILES = 32;
 const BATCH_CHARS = 512 * 1024;
 /** Files looked at (stat, read) at once. */
 const READERS = 8;
+/** The share of the kept files a call must have parsed to write the disk cache before answering. */
+const SAVE_BEFORE_ANSWER = 1 / 20;
 /** Progress at most this often. */
 const PROGRESS_MS = 200;
 
@@ -115,7 +125,16 @@ export async function outlinesOf(
       await store.load();
     }
     const outlines = await parseAll(sandbox, reals, options);
-    if (store && outlines.parsed > 0) store.changed((real) => sandbox.contains(real));
+    if (store && outlines.parsed > 0) {
+      const saving = store.save((real) => sandbox.contains(real));
+      // A call that parsed much writes before it answers, so that a client closing at once
+      // keeps it; one that parsed a few files of many kept answers first (the write of them all
+      // would cost it more than its parse did) and the write follows at once.
+      if (outlines.parsed >= cachedFiles() * SAVE_BEFORE_ANSWER) {
+        options.progress?.(reals.length, reals.length, "saving the parse cache");
+        await saving;
+      }
+    }
     return outlines;
   } finally {
     release();
@@ -211,58 +230,74 @@ async function parseAll(
     await send(taken);
   };
 
+  const held = new HeldDirectories(sandbox, reals);
   let heavyTurn = Promise.resolve();
   const look = async (index: number) => {
     const real = reals[index];
-    // A file unchanged since it was parsed is not read again.
-    const info = await sandbox.info(real).catch(() => undefined);
-    const known: CachedOutline | undefined = cached(real);
-    if (info && known && known.version === versionOf(info)) {
-      results[index] = { real, shown: sandbox.display(real), ...known };
-      done++;
-      return;
-    }
-    const failed = info && failedBefore(real, versionOf(info));
-    if (failed) {
-      skipped.push({ shown: sandbox.display(real), why: failed });
-      done++;
-      return;
-    }
-    // A large file is read only when the one before it is parsed, and parsed alone: one such
-    // text at a time in memory, and one tree at a time in the workers.
-    const heavy = info !== undefined && info.size > HEAVY_FILE_CHARS;
-    const previous = heavyTurn;
-    let endTurn = () => {};
-    if (heavy) {
-      heavyTurn = new Promise((resolve) => (endTurn = resolve));
-      await previous;
-    }
+    const { dir, name } = await held.of(real);
     try {
-      const source = await read(real);
-      if (!source) return;
-      if (heavy) {
-        return await parse([{ index, source }], true).catch((error) => {
-          failure ??= error;
-        });
+      // A file unchanged since it was parsed is not read again.
+      const info = HeldDirectories.info(dir, name);
+      const known: CachedOutline | undefined = cached(real);
+      if (info && known && known.version === versionOf(info)) {
+        results[index] = { real, shown: sandbox.display(real), ...known };
+        done++;
+        return;
       }
-      batch.push({ index, source });
-      chars += source.text.length;
-      if (batch.length >= BATCH_FILES || chars >= BATCH_CHARS) await flush();
+      const failed = info && failedBefore(real, versionOf(info));
+      if (failed) {
+        skipped.push({ shown: sandbox.display(real), why: failed });
+        done++;
+        return;
+      }
+      // A large file is read only when the one before it is parsed, and parsed alone: one such
+      // text at a time in memory, and one tree at a time in the workers.
+      const heavy = info !== undefined && info.size > HEAVY_FILE_CHARS;
+      const previous = heavyTurn;
+      let endTurn = () => {};
+      if (heavy) {
+        heavyTurn = new Promise((resolve) => (endTurn = resolve));
+        await previous;
+      }
+      try {
+        const source = await read(dir, name, real);
+        if (!source) return;
+        if (heavy) {
+          return await parse([{ index, source }], true).catch((error) => {
+            failure ??= error;
+          });
+        }
+        batch.push({ index, source });
+        chars += source.text.length;
+        if (batch.length >= BATCH_FILES || chars >= BATCH_CHARS) await flush();
+      } finally {
+        endTurn();
+      }
     } finally {
-      endTurn();
+      held.done(real);
     }
   };
 
   /** The file's text, or undefined when it is not one to parse (said in `skipped`). */
-  const read = async (real: string): Promise<Source | undefined> => {
+  const read = async (dir: Dir | undefined, name: string, real: string) => {
+    const shown = sandbox.display(real);
     try {
-      const { shown, lang, text, version } = await readSource(sandbox, real);
+      if (dir) return readSourceAt(dir, name, real, shown) as Source;
+    } catch (error) {
+      if (error instanceof Unparsable) return unreadable(shown, error);
+      // Not opened through its directory (gone, a link, not a file): readSource says why.
+    }
+    try {
+      const { lang, text, version } = await readSource(sandbox, real);
       return { real, shown, lang, text, version };
     } catch (error) {
-      skipped.push({ shown: sandbox.display(real), why: (error as Error).message });
-      done++;
-      return undefined;
+      return unreadable(shown, error);
     }
+  };
+  const unreadable = (shown: string, error: unknown): undefined => {
+    skipped.push({ shown, why: (error as Error).message });
+    done++;
+    return undefined;
   };
 
   let next = 0;
@@ -275,9 +310,13 @@ async function parseAll(
       }
     }
   };
-  await Promise.all(Array.from({ length: Math.min(READERS, reals.length) }, reader));
-  if (!signal.aborted && failure === undefined) await flush();
-  await Promise.all(running);
+  try {
+    await Promise.all(Array.from({ length: Math.min(READERS, reals.length) }, reader));
+    if (!signal.aborted && failure === undefined) await flush();
+    await Promise.all(running);
+  } finally {
+    await held.close();
+  }
   if (failure !== undefined) throw failure;
   if (signal.aborted) throw new ParseCancelled();
   report(true);

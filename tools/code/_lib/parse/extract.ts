@@ -48,50 +48,110 @@ function localScope(symbol: CodeSymbol | undefined): boolean {
     (symbol.local === true || symbol.kind === "function" || symbol.kind === "method");
 }
 
+/** Trees up to this many nodes are searched in one call (a node object per candidate). */
+const SEARCH_IN_ONE_CALL = 100_000;
+
+const ruleTypes = new Map<LanguageId, string[]>();
+
 /**
- * The symbols of `tree`, in the order they appear, parents before their members. A cursor walks
- * the tree: a node object is made only where a definition may be, so a file of a million
+ * The symbols of `tree`, in the order they appear, parents before their members. The nodes that
+ * may be definitions are found in one call into the runtime (a walk node by node from
+ * JavaScript took a third of the parse worker's time); a large tree is walked with a cursor
+ * instead, which makes a node object only where a definition may be, so that a file of a million
  * expressions costs no memory beyond tree-sitter's own.
  */
 export function extractSymbols(tree: Tree, lang: LanguageId, text: string): CodeSymbol[] {
-  const rules = RULES[lang];
   const symbols: CodeSymbol[] = [];
+  if (tree.rootNode.descendantCount <= SEARCH_IN_ONE_CALL) {
+    searchCandidates(tree, lang, text, symbols);
+  } else walkCandidates(tree, lang, text, symbols);
+  return symbols;
+}
+
+/**
+ * What a node whose type has a rule is: the symbol it adds (its index, or `owner` when it adds
+ * none) and whether what is inside it is looked at; undefined once the file has its most symbols.
+ */
+function visit(
+  type: string,
+  node: () => Node,
+  owner: number,
+  lang: LanguageId,
+  text: string,
+  symbols: CodeSymbol[],
+): { here: number; enter: boolean } | undefined {
+  const rule = RULES[lang][type];
+  const parent = owner >= 0 ? symbols[owner] : undefined;
+  const local = localScope(parent);
+  const counts = !local ||
+    (LOCAL_NODES.has(type) && (!MEMBER_NODES.has(type) || parent?.kind === "class"));
+  if (!rule || !counts) return { here: owner, enter: true };
+  const at = node();
+  const found = describe(at, lang, rule.kind, parent, local, text);
+  if (!found) {
+    return { here: owner, enter: type !== "variable_declarator" && type !== "field_declaration" };
+  }
+  const symbol = made(at, found, parent, text);
+  if (local) symbol.local = true;
+  symbols.push(symbol);
+  if (symbols.length >= MAX_SYMBOLS_PER_FILE) return undefined;
+  // A function's body may hold local definitions; a container's members are symbols.
+  const enter = rule.container === true || found.kind === "function" || found.kind === "method";
+  return { here: symbols.length - 1, enter };
+}
+
+/**
+ * The nodes whose type has a rule, in the order a walk meets them, each with the symbol it is
+ * inside: an open definition contains the next node when that starts and ends within it.
+ */
+function searchCandidates(tree: Tree, lang: LanguageId, text: string, symbols: CodeSymbol[]) {
+  let types = ruleTypes.get(lang);
+  if (!types) ruleTypes.set(lang, types = Object.keys(RULES[lang]));
+  /** The nodes met that are still open and matter: a symbol, or a node not entered. */
+  const open: { start: number; end: number; here: number; enter: boolean }[] = [];
+  for (const node of tree.rootNode.descendantsOfType(types)) {
+    if (!node) continue;
+    const start = node.startIndex;
+    const end = node.endIndex;
+    // Met in document order, parents first: an open node holds this one when it ends within it
+    // and starts before its end (or where it starts: a child as long as its parent).
+    while (open.length > 0) {
+      const last = open[open.length - 1];
+      if (end <= last.end && (start < last.end || start === last.start)) break;
+      open.pop();
+    }
+    const top = open[open.length - 1];
+    if (top && !top.enter) continue;
+    const owner = top?.here ?? -1;
+    const visited = visit(node.type, () => node, owner, lang, text, symbols);
+    if (!visited) return;
+    if (visited.here !== owner || !visited.enter) open.push({ start, end, ...visited });
+  }
+}
+
+/** The same, for a large tree: a cursor walk, a node object made only where a rule says. */
+function walkCandidates(tree: Tree, lang: LanguageId, text: string, symbols: CodeSymbol[]) {
+  const rules = RULES[lang];
   const cursor = tree.walk();
   /** The symbol each open level belongs to (-1: none). */
   const owners: number[] = [-1];
   try {
     for (;;) {
       const owner = owners[owners.length - 1];
+      const type = cursor.nodeType;
       let here = owner;
       let enter = true;
-      const rule = rules[cursor.nodeType];
-      const parent = owner >= 0 ? symbols[owner] : undefined;
-      const local = localScope(parent);
-      const counts = !local ||
-        (LOCAL_NODES.has(cursor.nodeType) &&
-          (!MEMBER_NODES.has(cursor.nodeType) || parent?.kind === "class"));
-      if (rule && counts) {
-        const node = cursor.currentNode;
-        const found = describe(node, lang, rule.kind, parent, local, text);
-        if (found) {
-          here = symbols.length;
-          const symbol = made(node, found, parent, text);
-          if (local) symbol.local = true;
-          symbols.push(symbol);
-          if (symbols.length >= MAX_SYMBOLS_PER_FILE) return symbols;
-          // A function's body may hold local definitions; a container's members are symbols.
-          enter = rule.container === true || found.kind === "function" ||
-            found.kind === "method";
-        } else if (node.type === "variable_declarator" || node.type === "field_declaration") {
-          enter = false;
-        }
+      if (rules[type]) {
+        const visited = visit(type, () => cursor.currentNode, owner, lang, text, symbols);
+        if (!visited) return;
+        ({ here, enter } = visited);
       }
       if (enter && cursor.gotoFirstChild()) {
         owners.push(here);
         continue;
       }
       while (!cursor.gotoNextSibling()) {
-        if (!cursor.gotoParent()) return symbols;
+        if (!cursor.gotoParent()) return;
         owners.pop();
       }
     }
@@ -394,3 +454,22 @@ function made(
   }
   return symbol;
 }
+
+/**
+ * The functions that run once per definition: hot enough for JavaScriptCore's top tier (FTL),
+ * whose compile of them, with tree-sitter's node methods inlined, took up to a second each in
+ * every worker (the parse worker keeps them from it, parse/worker.ts).
+ */
+export const PER_DEFINITION = [
+  visit,
+  searchCandidates,
+  walkCandidates,
+  describe,
+  named,
+  made,
+  outerOf,
+  leading,
+  headOf,
+  bodyOf,
+  firstLine,
+] as const;

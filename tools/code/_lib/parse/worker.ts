@@ -6,10 +6,10 @@
  * and a worker whose memory grew is ended by the pool once it has answered.
  */
 import "../../../_lib/workers/worker_console.ts";
-import { Language, Parser } from "web-tree-sitter";
+import { Language, Node, Parser } from "web-tree-sitter";
 import { grammarBytes } from "./grammar_bytes.ts";
 import { GRAMMARS, type LanguageId, RUNTIME } from "../languages/mod.ts";
-import { extractSymbols } from "./extract.ts";
+import { extractSymbols, PER_DEFINITION } from "./extract.ts";
 import { syntaxErrors } from "./syntax_errors.ts";
 import { identifiersIn } from "./identifiers.ts";
 import { MAX_NESTING, nestingDepth } from "./nesting.ts";
@@ -50,6 +50,22 @@ interface WorkerScope {
 }
 
 const scope = globalThis as unknown as WorkerScope;
+
+/**
+ * Under Bun, the functions run per definition and per file, and tree-sitter's node methods, are
+ * kept from JavaScriptCore's top tier (FTL): compiling them, the node methods inlined, took
+ * 0.15-1.3 s each in every worker (BUN_JSC_reportFTLCompileTimes), more than their running
+ * gained; the tier below (DFG) compiles them in milliseconds.
+ */
+async function keepFromTopTier(): Promise<void> {
+  if (!(globalThis as { Bun?: unknown }).Bun) return;
+  const module = "bun:jsc"; // named at run time: Deno checks and runs this file too
+  const { noFTL } = await import(module) as { noFTL(f: unknown): unknown };
+  const nodeMethods = Object.values(Object.getOwnPropertyDescriptors(Node.prototype))
+    .flatMap((d) => [d.value, d.get].filter((f) => typeof f === "function"));
+  for (const f of [...PER_DEFINITION, identifiersIn, parseOne, ...nodeMethods]) noFTL(f);
+}
+const topTierKept = keepFromTopTier().catch(() => {});
 
 const PAGE = 64 * 1024;
 /** The runtime's memory, made here so that it has a ceiling and can be measured. */
@@ -130,6 +146,7 @@ async function parseOne(job: ParseJob, fileMs: number): Promise<ParseOutcome> {
 
 scope.onmessage = async ({ data }: MessageEvent<ParseRequest>) => {
   try {
+    await topTierKept;
     const outcomes: ParseOutcome[] = [];
     for (const job of data.files) {
       outcomes.push(
