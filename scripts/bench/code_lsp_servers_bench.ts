@@ -182,6 +182,8 @@ function installed(command: string, path: string): boolean {
 
 interface Figures {
   coldTh: number[];
+  /** Of each cold toolhost run: spawning toolhost to its MCP initialize answer (its own start). */
+  coldStart: number[];
   coldBare: number[];
   coldIncomplete: number;
   warmRefTh: number[];
@@ -228,6 +230,7 @@ async function completeRefs(bare: BareClient, params: unknown, expected: number)
 async function measure(c: Case, binary: string, path: string): Promise<Figures> {
   const f: Figures = {
     coldTh: [],
+    coldStart: [],
     coldBare: [],
     coldIncomplete: 0,
     warmRefTh: [],
@@ -261,6 +264,7 @@ async function measure(c: Case, binary: string, path: string): Promise<Figures> 
       const started = performance.now();
       const th = toolhost(binary, project, thEnv());
       await th.initialize();
+      f.coldStart.push(performance.now() - started);
       const { reply } = await th.tool("code_nav", refArgs(lib));
       f.coldTh.push(performance.now() - started);
       if (count(reply) !== c.expected) f.coldIncomplete++;
@@ -349,7 +353,10 @@ export async function codeLspServersReport(
         "cold references",
         f.coldTh,
         f.coldBare,
-        f.coldIncomplete ? `toolhost incomplete ${f.coldIncomplete} of ${COLD_RUNS}` : "",
+        [
+          `toolhost's own start ${ms(median(f.coldStart))}`,
+          f.coldIncomplete ? `toolhost incomplete ${f.coldIncomplete} of ${COLD_RUNS}` : "",
+        ].filter(Boolean).join("; "),
       ),
       row("warm references", f.warmRefTh, f.warmRefBare),
       row("warm definition", f.warmDefTh, f.warmDefBare),
