@@ -30,6 +30,8 @@ import { median, percentile } from "./stats.ts";
 const COLD_RUNS = Number(process.env.TOOLHOST_BENCH_LSP_COLD_RUNS ?? 3);
 const WARM_RUNS = Number(process.env.TOOLHOST_BENCH_LSP_RUNS ?? 60);
 const FILES = 20;
+/** How long the bare client asks before its server counts as never complete (a loaded machine). */
+const COMPLETE_WITHIN_MS = 180_000;
 
 interface Case {
   name: string;
@@ -219,12 +221,18 @@ async function startBare(c: Case, project: string, path: string, files: string[]
 
 /** Asks until the answer is complete (the bare client's cold answer). */
 async function completeRefs(bare: BareClient, params: unknown, expected: number) {
-  for (let i = 0; i < 2400; i++) {
+  const deadline = Date.now() + COMPLETE_WITHIN_MS;
+  let last = "no answer";
+  while (Date.now() < deadline) {
     const found = await bare.request("textDocument/references", params);
     if (Array.isArray(found) && found.length === expected) return;
+    last = Array.isArray(found) ? `${found.length} places` : JSON.stringify(found)?.slice(0, 200);
     await new Promise((r) => setTimeout(r, 25));
   }
-  throw new Error("the bare server never answered completely");
+  throw new Error(
+    `the bare server never answered completely within ${COMPLETE_WITHIN_MS / 1000} s ` +
+      `(${expected} places expected; its last answer: ${last})`,
+  );
 }
 
 async function measure(c: Case, binary: string, path: string): Promise<Figures> {
