@@ -147,7 +147,8 @@ test(
 );
 
 test(
-  "Python (pyright): the first references, asked at once, hold every file (issue 34, item 1)",
+  "Python (pyright): the first references, asked at once, hold every file (issue 34, item 1); " +
+    "its configuration is read once, its settings pulled",
   POSIX,
   async () => {
     const files: Record<string, string> = {
@@ -157,7 +158,7 @@ test(
     for (let i = 0; i < 20; i++) {
       files[`m${i}.py`] = `from lib import shared\n\nv${i} = shared(${i})\n`;
     }
-    const c = start(project("py-first", files));
+    const c = start(project("py-first", files), { TOOLHOST_LSP_TRACE: "1" });
     const refs = await ok(c, "code_nav", {
       operation: "references",
       path: "lib.py",
@@ -165,5 +166,12 @@ test(
       column: 5,
     });
     assert.match(refs.text, /^pyright: 41 results\n41 references in 21 files/, refs.text);
+    // Settings sent as well as asked for made pyright load its configuration (and run the
+    // Python interpreter) twice before it listed the project's files.
+    assert.equal(c.stderr.match(/"message":"Loading pyproject\.toml file at /g)?.length, 1);
+    assert.match(
+      c.stderr,
+      /lsp > \d+ \{"jsonrpc":"2\.0","id":\d+,"result":\[\{"analysis":\{"diagnosticMode":"openFilesOnly"\}\}\]\}/,
+    );
   },
 );

@@ -50,8 +50,15 @@ export interface ServerFamily {
   /** How to install one, as the end of a sentence. */
   install: string;
   initializationOptions?: Record<string, unknown>;
-  /** Answered to workspace/configuration, and sent once after `initialized`. */
+  /** Answered to workspace/configuration, and sent once after `initialized` (unless pulled). */
   settings?: Record<string, unknown>;
+  /**
+   * It asks for its settings (workspace/configuration) once initialized, and reloads its whole
+   * configuration on a didChangeConfiguration: its settings are only answered, never sent
+   * (pyright read its configuration twice, running the Python interpreter three more times,
+   * about 1-2 s of a 7 s cold start in the sandbox).
+   */
+  pullsSettings?: true;
   /**
    * Its environment in every mode. A language server has no network in the sandbox: the tools
    * it runs are told so, and fail at once instead of retrying a download.
@@ -141,6 +148,7 @@ export const PYTHON: ServerFamily = {
   ],
   install: "npm install --save-dev pyright (or pip install pyright, or basedpyright)",
   settings: { python: { analysis: { diagnosticMode: "openFilesOnly" } } },
+  pullsSettings: true,
   waitsForProject: true,
   loadedLog: /^(Found \d+ source files?|No source files found)/,
 };

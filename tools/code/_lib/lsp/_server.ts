@@ -197,7 +197,8 @@ export class LanguageServer {
       );
       this.capabilities = result?.capabilities ?? {};
       c.notify("initialized", {});
-      if (this.choice.settings) {
+      // A server that asks for its settings gets them so; pushed too, it loads them twice.
+      if (this.choice.settings && !this.choice.pullsSettings) {
         c.notify("workspace/didChangeConfiguration", { settings: this.choice.settings });
       }
     } catch (error) {

@@ -30,6 +30,8 @@ export interface ServerChoice {
   env?: Readonly<Record<string, string>>;
   initializationOptions?: unknown;
   settings?: unknown;
+  /** The server asks for `settings` itself: they are not sent after `initialized`. */
+  pullsSettings?: boolean;
   /** False where no program of the project may run (read-only): its options say so too. */
   projectPrograms: boolean;
   /** Its answers wait for the project to load (the table's `waitsForProject`). */
@@ -198,6 +200,7 @@ function made(
     env,
     initializationOptions,
     settings: family.settings,
+    pullsSettings: family.pullsSettings,
     projectPrograms: rules.projectPrograms,
     waitsForProject: family.waitsForProject,
     builtin: true,
