@@ -6,7 +6,8 @@
 // textDocument/diagnostic (and publishes nothing) with an error on each line holding BAD;
 // "publish-once" publishes diagnostics when a file is opened and never after a change;
 // "loading" begins a work-done progress ("Indexing") at `initialized` that never ends, and
-// answers references with nothing meanwhile (as rust-analyzer does while it loads).
+// answers references with nothing meanwhile (as rust-analyzer does while it loads);
+// "loading-silent" loads the same way and never answers references at all.
 import { appendFileSync, writeFileSync } from "node:fs";
 import process from "node:process";
 
@@ -60,7 +61,7 @@ function handle(message) {
       });
     }
   }
-  if (method === "initialized" && mode === "loading") {
+  if (method === "initialized" && (mode === "loading" || mode === "loading-silent")) {
     send({
       method: "$/progress",
       params: { token: "index", value: { kind: "begin", title: "Indexing" } },
@@ -89,6 +90,7 @@ function handle(message) {
   }
   if (mode === "crash") process.exit(3);
   if (method === "shutdown") return send({ id, result: null });
+  if (method === "textDocument/references" && mode === "loading-silent") return;
   if (method === "textDocument/references" && mode === "hang-references") {
     if (process.env.FAKE_LSP_PID) writeFileSync(`${process.env.FAKE_LSP_PID}.refs`, "");
     return;

@@ -203,6 +203,26 @@ test(
   },
 );
 
+test(
+  "a server still loading that does not answer in the query's time: incomplete, not an error",
+  POSIX,
+  async () => {
+    const { c } = startFake("loading-silent", { TOOLHOST_CODE_QUERY_WAIT_SECONDS: "1" });
+    const refs = await ok(c, "code_nav", {
+      operation: "references",
+      path: "x.fake",
+      line: 1,
+      column: 5,
+    });
+    assert.match(
+      refs.text,
+      /^fake: 0 results\nincomplete: fake is still loading the project \(Indexing, \d+ s\); ask again shortly\nno answer yet: fake \(.*\): textDocument\/references got no answer within 1 s$/,
+    );
+    assert.match(String(refs.structured?.incomplete), /^fake is still loading the project/);
+    assert.equal(refs.structured?.count, 0);
+  },
+);
+
 test("SIGKILL of toolhost: the watchdog ends its language server too", POSIX, async () => {
   const { c, pidFile } = startFake("ok");
   await ok(c, "code_nav", { operation: "definition", path: "x.fake", line: 1, column: 5 });

@@ -122,26 +122,12 @@ async function navigateCode(args: CodeNavArgs, ctx: ToolContext) {
       count: found.items.length,
       note: found.pending && `diagnostics pending (${found.pending})`,
     };
-  } else if (operation === "workspace_symbols") {
-    const symbols = await lsp.ask(
-      server,
-      "workspace/symbol",
-      {
-        query: args.query ?? "",
-      },
-      ctx.signal,
-      target.deadline,
-    );
-    const places = (Array.isArray(symbols) ? symbols : []).flatMap(({ name, location }) => {
-      if (typeof location?.uri !== "string") return [];
-      const range = location.range ?? { start: { line: 0, character: 0 } };
-      return [lsp.placeOf(location.uri, range, target.sandbox, String(name))];
-    });
-    answer = { lines: lsp.placeLines(places), places, count: places.length };
   } else {
-    const position = await lsp.targetPosition(target, args, ctx);
-    const at = { textDocument: { uri: target.uri }, position };
-    answer = await navigate(operation, target, at, ctx);
+    answer = await query(operation, target, args, ctx).catch((error) => {
+      // No answer in the call's time from a server still loading: incomplete, not a failure.
+      if (!(error instanceof lsp.NotAnswered) || !lsp.stillLoading(target)) throw error;
+      return { lines: [`no answer yet: ${error.message}`], places: [], count: 0 };
+    });
   }
   // An answer given while the server was still loading says so, in the text and the structure.
   answer.incomplete = lsp.stillLoading(target);
@@ -154,6 +140,35 @@ async function navigateCode(args: CodeNavArgs, ctx: ToolContext) {
     answer.note = answer.note ? `${note}; ${answer.note}` : note;
   }
   return page(answer, server.choice.label, args, outputChars);
+}
+
+/** A query of the server about the file (its symbols) or a position in it. */
+async function query(
+  operation: Exclude<Operation, "diagnostics">,
+  target: Awaited<ReturnType<typeof lsp.targetFile>>,
+  args: CodeNavArgs,
+  ctx: ToolContext,
+): Promise<Answer> {
+  if (operation === "workspace_symbols") {
+    const symbols = await lsp.ask(
+      target.server,
+      "workspace/symbol",
+      {
+        query: args.query ?? "",
+      },
+      ctx.signal,
+      target.deadline,
+    );
+    const places = (Array.isArray(symbols) ? symbols : []).flatMap(({ name, location }) => {
+      if (typeof location?.uri !== "string") return [];
+      const range = location.range ?? { start: { line: 0, character: 0 } };
+      return [lsp.placeOf(location.uri, range, target.sandbox, String(name))];
+    });
+    return { lines: lsp.placeLines(places), places, count: places.length };
+  }
+  const position = await lsp.targetPosition(target, args, ctx);
+  const at = { textDocument: { uri: target.uri }, position };
+  return await navigate(operation, target, at, ctx);
 }
 
 async function navigate(

@@ -28,6 +28,9 @@ export class RequestFailed extends Error {
   }
 }
 
+/** A request the server did not answer in its time (it may still be working on it). */
+export class NoAnswer extends RequestFailed {}
+
 export interface Spawned {
   command: string;
   args: readonly string[];
@@ -35,6 +38,11 @@ export interface Spawned {
   env?: Readonly<Record<string, string>>;
   /** How it is confined: the sandbox's `language-server` kind. */
   confinement: Confinement;
+  /**
+   * Whether a request given up on (its time passed, its call stopped) is cancelled with
+   * `$/cancelRequest`, or only left unanswered (its late answer is dropped). Default true.
+   */
+  cancels?: boolean;
 }
 
 type Handler = (params: unknown) => unknown;
@@ -58,8 +66,10 @@ export class Connection {
   /** Why it is being stopped, once it is. */
   #stopping: string | undefined;
   #onClose: ((why: string) => void)[] = [];
+  readonly #cancels: boolean;
 
   constructor(spec: Spawned) {
+    this.#cancels = spec.cancels !== false;
     this.child = spawnInGroup(spec.command, [...spec.args], {
       cwd: spec.cwd,
       env: { ...process.env, ...spec.env },
@@ -120,14 +130,14 @@ export class Connection {
     return new Promise<ResultOf<M>>((resolve, reject) => {
       const stop = () => {
         this.#settle(id);
-        this.notify("$/cancelRequest", { id });
+        this.#giveUp(id);
         reject(new RequestFailed(`${method} was stopped`));
       };
       const timer = setTimeout(() => {
         signal?.removeEventListener("abort", stop);
         this.#waiting.delete(id);
-        this.notify("$/cancelRequest", { id });
-        reject(new RequestFailed(`${method} got no answer within ${timeoutMs / 1000} s`));
+        this.#giveUp(id);
+        reject(new NoAnswer(`${method} got no answer within ${timeoutMs / 1000} s`));
       }, timeoutMs);
       this.#waiting.set(id, {
         resolve: (value) => {
@@ -143,6 +153,11 @@ export class Connection {
       signal?.addEventListener("abort", stop, { once: true });
       this.#send({ jsonrpc: "2.0", id, method, params });
     });
+  }
+
+  /** A request no one waits for any more: cancelled, unless the server breaks on that. */
+  #giveUp(id: number): void {
+    if (this.#cancels) this.notify("$/cancelRequest", { id });
   }
 
   notify(method: string, params: unknown): void {

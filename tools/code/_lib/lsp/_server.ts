@@ -80,6 +80,7 @@ export class LanguageServer {
       cwd: choice.root,
       env: choice.env,
       confinement,
+      cancels: !choice.neverCancel,
     });
     this.#answerRequests();
     this.initialized = this.#initialize();

@@ -42,6 +42,8 @@ export interface ServerChoice {
   warmsCaches?: readonly string[];
   /** What it logs once it knows the project's files (the table's `loadedLog`). */
   loadedLog?: RegExp;
+  /** Its requests are left unanswered, never cancelled (the table's `neverCancel`). */
+  neverCancel?: boolean;
   /** From the table: it gives diagnostics (a configured one may not). */
   builtin?: boolean;
 }
@@ -208,6 +210,7 @@ function made(
     checkOnSave: rules.projectPrograms ? family.checkOnSave : undefined,
     warmsCaches: family.warmsCaches,
     loadedLog: family.loadedLog,
+    neverCancel: family.neverCancel,
   };
 }
 

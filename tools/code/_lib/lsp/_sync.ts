@@ -1,7 +1,7 @@
 /** Keeping a server's view of the files current before a request, and asking it. */
 import { ToolError } from "../../../../mcp/tool/mod.ts";
 import type { Sandbox } from "../../../_lib/sandbox/mod.ts";
-import { RequestFailed } from "./_connection.ts";
+import { NoAnswer, RequestFailed } from "./_connection.ts";
 import { readSource } from "./_documents.ts";
 import { type Method, type ParamsOf, type ResultOf, RETRY_CODES } from "./_protocol.ts";
 import type { LanguageServer } from "./_server.ts";
@@ -84,9 +84,14 @@ export async function ask<M extends Method>(
         await server.readiness.changed(Math.min(deadline, Date.now() + 100 * 2 ** retries), signal);
         continue;
       }
-      throw new ToolError(
-        `${server.choice.label} (${server.choice.root}): ${(error as Error).message}`,
-      );
+      const said = `${server.choice.label} (${server.choice.root}): ${(error as Error).message}`;
+      throw error instanceof NoAnswer ? new NotAnswered(said) : new ToolError(said);
     }
   }
 }
+
+/**
+ * The server gave no answer in the call's time: while it still loads the project, a query says
+ * so as an incomplete answer (code_nav), not as a failure.
+ */
+export class NotAnswered extends ToolError {}

@@ -26,7 +26,7 @@ export {
   placesOf,
 } from "./_locations.ts";
 export { resolveNamePath } from "./_symbols.ts";
-export { ask, syncForQuery } from "./_sync.ts";
+export { ask, NotAnswered, syncForQuery } from "./_sync.ts";
 export {
   type PointArgs,
   stillLoading,
