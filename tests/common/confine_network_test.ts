@@ -1,8 +1,8 @@
 /**
  * The session's network through the real helper (tools/_lib/confine/linux, built for the test):
  * a command in the session's namespace reaches a listed host only through the proxy, an unlisted
- * one is refused and named, the machine's loopback is out of reach while the namespace's own
- * works, a holder that died is made again (and the call says so), and the session's end leaves
+ * one is refused and named, the machine's loopback is out of reach (but for the listed port,
+ * brought in) while the namespace's own works, a holder that died is made again (and the call says so), and the session's end leaves
  * no holder behind. As root and as uid 65534.
  */
 import assert from "node:assert/strict";
@@ -34,10 +34,12 @@ function check(result: ScenarioResult) {
   assert.deepEqual(result.refusals, [
     "sandbox: refused network to unlisted.example:80 (not in sandbox.allow_network)",
   ]);
-  // The machine's 127.0.0.1 is not the namespace's: nothing listens there.
+  // The listed port of the machine's loopback is brought in: reached without the proxy too.
+  assert.equal(result.directListed.output, "machine says /direct");
+  // Any other port of the machine's 127.0.0.1 is not the namespace's: nothing listens there.
   assert.notEqual(result.direct.status, 0);
   assert.match(result.direct.output, /Couldn't connect|Failed to connect/);
-  assert.deepEqual(result.seen, ["/listed", "/tunnel", "/again"]);
+  assert.deepEqual(result.seen, ["/listed", "/tunnel", "/direct", "/again"]);
   assert.equal(result.loopbackInside.output.trim(), "namespace says hi");
   assert.match(
     result.notice ?? "",

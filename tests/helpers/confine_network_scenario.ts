@@ -48,6 +48,9 @@ export interface ScenarioResult {
   tunnel: Ran;
   unlisted: Ran;
   refusals: string[];
+  /** To the listed port at 127.0.0.1 without the proxy: brought into the namespace. */
+  directListed: Ran;
+  /** To another of the machine's loopback ports, not listed, without the proxy. */
   direct: Ran;
   /** Paths the machine's server was asked for. */
   seen: string[];
@@ -84,6 +87,9 @@ export async function scenario(helper: string): Promise<ScenarioResult> {
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const port = (server.address() as AddressInfo).port;
+  const other = createServer((_req, res) => res.end("the unlisted port says hi"));
+  await new Promise<void>((resolve) => other.listen(0, "127.0.0.1", resolve));
+  const otherPort = (other.address() as AddressInfo).port;
   const dir = mkdtempSync(join(tmpdir(), "toolhost-net-scenario-"));
   const session = new SessionMemory();
   const config = {
@@ -116,11 +122,17 @@ export async function scenario(helper: string): Promise<ScenarioResult> {
       `curl -sS --noproxy '' -p http://localhost:${port}/tunnel`,
     );
     const unlisted = await runConfined(helper, network, dir, "curl -sS http://unlisted.example/");
+    const directListed = await runConfined(
+      helper,
+      network,
+      dir,
+      `curl -sS --noproxy '*' --max-time 20 http://127.0.0.1:${port}/direct`,
+    );
     const direct = await runConfined(
       helper,
       network,
       dir,
-      `curl -sS --noproxy '*' --max-time 5 http://127.0.0.1:${port}/direct`,
+      `curl -sS --noproxy '*' --max-time 5 http://127.0.0.1:${otherPort}/direct`,
     );
     const loopbackInside = await runConfined(
       helper,
@@ -159,6 +171,7 @@ export async function scenario(helper: string): Promise<ScenarioResult> {
       tunnel,
       unlisted,
       refusals,
+      directListed,
       direct,
       seen,
       loopbackInside,
@@ -170,6 +183,7 @@ export async function scenario(helper: string): Promise<ScenarioResult> {
   } finally {
     await session.dispose();
     server.close();
+    other.close();
     rmSync(dir, { recursive: true, force: true });
   }
 }
