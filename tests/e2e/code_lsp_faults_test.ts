@@ -175,22 +175,31 @@ test(
   },
 );
 
+/**
+ * References asked of the fake in `mode` (one that never finishes loading) with a query wait of
+ * 1 s: the answer must say it is incomplete, in the structure too.
+ */
+async function referencesWhileLoading(mode: string) {
+  const { c } = startFake(mode, { TOOLHOST_CODE_QUERY_WAIT_SECONDS: "1" });
+  const refs = await ok(c, "code_nav", {
+    operation: "references",
+    path: "x.fake",
+    line: 1,
+    column: 5,
+  });
+  assert.match(String(refs.structured?.incomplete), /^fake is still loading the project/);
+  return { c, refs };
+}
+
 test(
   "a server still loading when the query's wait ends: the answer says incomplete, never a plain zero (issue 34, item 1)",
   POSIX,
   async () => {
-    const { c } = startFake("loading", { TOOLHOST_CODE_QUERY_WAIT_SECONDS: "1" });
-    const refs = await ok(c, "code_nav", {
-      operation: "references",
-      path: "x.fake",
-      line: 1,
-      column: 5,
-    });
+    const { c, refs } = await referencesWhileLoading("loading");
     assert.match(
       refs.text,
       /^fake: 0 results\nincomplete: fake is still loading the project \(Indexing, \d+ s\); ask again shortly/,
     );
-    assert.match(String(refs.structured?.incomplete), /^fake is still loading the project/);
     // A rename now could miss files: refused, and nothing written.
     const renamed = await call(c, "rename_symbol", {
       path: "x.fake",
@@ -207,18 +216,11 @@ test(
   "a server still loading that does not answer in the query's time: incomplete, not an error",
   POSIX,
   async () => {
-    const { c } = startFake("loading-silent", { TOOLHOST_CODE_QUERY_WAIT_SECONDS: "1" });
-    const refs = await ok(c, "code_nav", {
-      operation: "references",
-      path: "x.fake",
-      line: 1,
-      column: 5,
-    });
+    const { refs } = await referencesWhileLoading("loading-silent");
     assert.match(
       refs.text,
       /^fake: 0 results\nincomplete: fake is still loading the project \(Indexing, \d+ s\); ask again shortly\nno answer yet: fake \(.*\): textDocument\/references got no answer within 1 s$/,
     );
-    assert.match(String(refs.structured?.incomplete), /^fake is still loading the project/);
     assert.equal(refs.structured?.count, 0);
   },
 );
