@@ -12,7 +12,7 @@ import type { LanguageId } from "../languages/mod.ts";
 import type { CompiledModules } from "./compiled_modules.ts";
 import { extractSymbols, PER_DEFINITION } from "./extract.ts";
 import { syntaxErrors } from "./syntax_errors.ts";
-import { identifiersIn } from "./identifiers.ts";
+import { IdentifierCounts, identifiersIn } from "./identifiers.ts";
 import { MAX_NESTING, nestingDepth } from "./nesting.ts";
 import {
   INITIAL_MEMORY_BYTES,
@@ -159,9 +159,11 @@ async function parseOne(
       return { failed: tooComplex(`${nodes} syntax nodes, over ${MAX_TREE_NODES}`) };
     }
     const errors = syntaxErrors(tree.rootNode);
-    const symbols = job.symbols ? extractSymbols(tree, job.lang, job.text) : [];
+    // The definitions' search counts the identifiers too, when the tree is searched in one call.
+    const counted = job.identifiers ? new IdentifierCounts(job.text) : undefined;
+    const symbols = job.symbols ? extractSymbols(tree, job.lang, job.text, counted) : [];
     const parsed: ParsedFile = { symbols, ...errors };
-    if (job.identifiers) parsed.identifiers = identifiersIn(tree, job.text, symbols);
+    if (job.identifiers) parsed.identifiers = identifiersIn(tree, job.text, symbols, counted);
     return parsed;
   } finally {
     tree.delete();
