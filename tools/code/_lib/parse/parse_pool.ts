@@ -77,7 +77,10 @@ export function isHeavy(files: readonly { text: string }[]): boolean {
  */
 export function parseBatch(files: ParseJob[], signal?: AbortSignal): Promise<ParseOutcome[]> {
   const run = async () => {
-    const modules = await modulesFor(files.map((file) => file.lang));
+    const compiling = modulesFor(files.map((file) => file.lang));
+    // The first batch's worker starts while the runtime and its grammars compile.
+    pool.prepare();
+    const modules = await compiling;
     if (signal?.aborted) throw new ParseCancelled();
     return pool.run(
       { files, fileMs: FILE_PARSE_MS, modules },
