@@ -2,9 +2,9 @@
  * A pool of web-standard Workers (in Deno and in the Bun binary alike), shared by the HTML
  * converter (tools/web/_lib/convert_pool.ts) and document extraction (documents/pool.ts):
  *
- * - none starts until the first job; a worker is then reused, a second one starts only while two
- *   jobs are wanted at once (at most one per core, at most `maxWorkers`), and further jobs wait in
- *   line;
+ * - none starts until the first job (or `prepare()`, for a job about to come); a worker is then
+ *   reused, a second one starts only while two jobs are wanted at once (at most one per core, at
+ *   most `maxWorkers`), and further jobs wait in line;
  * - a worker idle for `idleMs` ends, giving its memory back, and a worker never keeps the
  *   process alive (unref'd where the runtime can);
  * - a cancelled call's job stops: waiting, it leaves the line; running, its worker is terminated
@@ -55,6 +55,11 @@ export interface WorkerPoolOptions<Request, Result> {
 export interface WorkerPool<Request, Result> {
   /** Runs a job in a worker; rejects with `cancelled()` on `signal`. */
   run(request: Request, signal?: AbortSignal, deadlineMs?: number): Promise<Result>;
+  /**
+   * Starts a worker now when none runs, idle until a job comes (it ends after `idleMs` as any
+   * idle worker): its start then overlaps what the first job is waiting for.
+   */
+  prepare(): void;
   /** Ends every worker now, failing what they were doing (tests, and a process that is leaving). */
   stop(): void;
   /** How many workers are running now. */
@@ -206,6 +211,9 @@ export function createWorkerPool<Request, Result>(
         waiting.push(job);
         dispatch();
       });
+    },
+    prepare() {
+      if (slots.size === 0) next(startWorker());
     },
     stop() {
       for (const slot of slots) {

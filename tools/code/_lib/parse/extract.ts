@@ -6,6 +6,7 @@
 import type { Node, Tree } from "web-tree-sitter";
 import { COMMENTS, DECORATIONS, type LanguageId, RULES, WRAPPERS } from "../languages/mod.ts";
 import type { CodeSymbol } from "./types.ts";
+import { type IdentifierCounts, identifierTypes, searchedInOneCall } from "./identifiers.ts";
 
 /** At most this many symbols of one file (a generated file can define 100,000 things). */
 export const MAX_SYMBOLS_PER_FILE = 5_000;
@@ -48,22 +49,28 @@ function localScope(symbol: CodeSymbol | undefined): boolean {
     (symbol.local === true || symbol.kind === "function" || symbol.kind === "method");
 }
 
-/** Trees up to this many nodes are searched in one call (a node object per candidate). */
-const SEARCH_IN_ONE_CALL = 100_000;
-
 const ruleTypes = new Map<LanguageId, string[]>();
+/** Per language: the rules' node types and the identifier leaves' (numbers), searched at once. */
+const searched = new Map<LanguageId, { types: string[]; identifiers: Set<number> }>();
 
 /**
  * The symbols of `tree`, in the order they appear, parents before their members. The nodes that
  * may be definitions are found in one call into the runtime (a walk node by node from
  * JavaScript took a third of the parse worker's time); a large tree is walked with a cursor
  * instead, which makes a node object only where a definition may be, so that a file of a million
- * expressions costs no memory beyond tree-sitter's own.
+ * expressions costs no memory beyond tree-sitter's own. Given `identifiers`, the same search
+ * counts the identifiers the file uses into it (and marks it complete); a walked tree leaves
+ * them to identifiers.ts.
  */
-export function extractSymbols(tree: Tree, lang: LanguageId, text: string): CodeSymbol[] {
+export function extractSymbols(
+  tree: Tree,
+  lang: LanguageId,
+  text: string,
+  identifiers?: IdentifierCounts,
+): CodeSymbol[] {
   const symbols: CodeSymbol[] = [];
-  if (tree.rootNode.descendantCount <= SEARCH_IN_ONE_CALL) {
-    searchCandidates(tree, lang, text, symbols);
+  if (searchedInOneCall(tree)) {
+    searchCandidates(tree, lang, text, symbols, identifiers);
   } else walkCandidates(tree, lang, text, symbols);
   return symbols;
 }
@@ -104,13 +111,38 @@ function visit(
  * The nodes whose type has a rule, in the order a walk meets them, each with the symbol it is
  * inside: an open definition contains the next node when that starts and ends within it.
  */
-function searchCandidates(tree: Tree, lang: LanguageId, text: string, symbols: CodeSymbol[]) {
+function searchCandidates(
+  tree: Tree,
+  lang: LanguageId,
+  text: string,
+  symbols: CodeSymbol[],
+  identifiers?: IdentifierCounts,
+) {
   let types = ruleTypes.get(lang);
   if (!types) ruleTypes.set(lang, types = Object.keys(RULES[lang]));
+  let isIdentifier: Set<number> | undefined;
+  if (identifiers) {
+    let both = searched.get(lang);
+    if (!both) {
+      const leaves = identifierTypes(tree.language);
+      const numbers = tree.language.types.flatMap((type, id) => leaves.includes(type) ? [id] : []);
+      both = { types: [...types, ...leaves], identifiers: new Set(numbers) };
+      searched.set(lang, both);
+    }
+    types = both.types;
+    isIdentifier = both.identifiers;
+  }
   /** The nodes met that are still open and matter: a symbol, or a node not entered. */
   const open: { start: number; end: number; here: number; enter: boolean }[] = [];
+  /** Set once the file has its most symbols: only identifiers are counted after. */
+  let full = false;
   for (const node of tree.rootNode.descendantsOfType(types)) {
     if (!node) continue;
+    if (isIdentifier?.has(node.typeId)) {
+      identifiers!.count(node.startIndex, node.endIndex);
+      continue;
+    }
+    if (full) continue;
     const start = node.startIndex;
     const end = node.endIndex;
     // Met in document order, parents first: an open node holds this one when it ends within it
@@ -124,9 +156,14 @@ function searchCandidates(tree: Tree, lang: LanguageId, text: string, symbols: C
     if (top && !top.enter) continue;
     const owner = top?.here ?? -1;
     const visited = visit(node.type, () => node, owner, lang, text, symbols);
-    if (!visited) return;
+    if (!visited) {
+      if (!identifiers) return;
+      full = true;
+      continue;
+    }
     if (visited.here !== owner || !visited.enter) open.push({ start, end, ...visited });
   }
+  if (identifiers) identifiers.complete = true;
 }
 
 /** The same, for a large tree: a cursor walk, a node object made only where a rule says. */

@@ -6,21 +6,19 @@
 /** Deeper than this is refused before parsing. */
 export const MAX_NESTING = 1_000;
 
-const OPEN = new Set([0x28, 0x5b, 0x7b]); // ( [ {
-const CLOSE = new Set([0x29, 0x5d, 0x7d]); // ) ] }
-
 /** The deepest bracket nesting of `text`, or MAX_NESTING + 1 once it is deeper than that. */
 export function nestingDepth(text: string): number {
   let depth = 0;
   let deepest = 0;
   for (let i = 0; i < text.length; i++) {
+    // Compared, not looked up in a set: this runs for every character of every file parsed.
     const c = text.charCodeAt(i);
-    if (OPEN.has(c)) {
+    if (c === 0x28 || c === 0x5b || c === 0x7b) { // ( [ {
       if (++depth > deepest) {
         deepest = depth;
         if (deepest > MAX_NESTING) return deepest;
       }
-    } else if (CLOSE.has(c) && depth > 0) depth--;
+    } else if ((c === 0x29 || c === 0x5d || c === 0x7d) && depth > 0) depth--; // ) ] }
   }
   return deepest;
 }

@@ -10,6 +10,7 @@ import { createWorkerPool, workerModule } from "../../../_lib/workers/worker_poo
 import type { ParseJob, ParseReply, ParseRequest } from "./worker.ts";
 import type { ParseOutcome } from "./types.ts";
 import { HEAVY_FILE_CHARS, PARSE_MEMORY_BYTES, RETIRE_MEMORY_BYTES } from "./bounds.ts";
+import { modulesFor } from "./compiled_modules.ts";
 
 /** One file may take this long to parse; tree-sitter itself stops then. */
 export const FILE_PARSE_MS = 10_000;
@@ -75,8 +76,18 @@ export function isHeavy(files: readonly { text: string }[]): boolean {
  * until no other such batch runs.
  */
 export function parseBatch(files: ParseJob[], signal?: AbortSignal): Promise<ParseOutcome[]> {
-  const run = () =>
-    pool.run({ files, fileMs: FILE_PARSE_MS }, signal, LOAD_MS + FILE_PARSE_MS * files.length);
+  const run = async () => {
+    const compiling = modulesFor(files.map((file) => file.lang));
+    // The first batch's worker starts while the runtime and its grammars compile.
+    pool.prepare();
+    const modules = await compiling;
+    if (signal?.aborted) throw new ParseCancelled();
+    return pool.run(
+      { files, fileMs: FILE_PARSE_MS, modules },
+      signal,
+      LOAD_MS + FILE_PARSE_MS * files.length,
+    );
+  };
   if (!isHeavy(files)) return run();
   const result = heavyLane.then(() => {
     if (signal?.aborted) throw new ParseCancelled();

@@ -1,17 +1,18 @@
 /**
- * The parse worker (parse_pool.ts starts it): tree-sitter's runtime and each grammar are loaded
- * on the first file that needs them and kept for the worker's life. A parse that runs past its
+ * The parse worker (parse_pool.ts starts it): tree-sitter's runtime and each grammar are
+ * instantiated on the first file that needs them, from the modules the main thread compiled
+ * (compiled_modules.ts, sent with each batch), and kept for the worker's life. A parse that runs past its
  * deadline, or whose memory grows past bounds.ts's, is abandoned by tree-sitter itself (the
  * progress callback), so the worker answers; each reply says how much memory the runtime holds,
  * and a worker whose memory grew is ended by the pool once it has answered.
  */
 import "../../../_lib/workers/worker_console.ts";
 import { Language, Node, Parser } from "web-tree-sitter";
-import { grammarBytes } from "./grammar_bytes.ts";
-import { GRAMMARS, type LanguageId, RUNTIME } from "../languages/mod.ts";
+import type { LanguageId } from "../languages/mod.ts";
+import type { CompiledModules } from "./compiled_modules.ts";
 import { extractSymbols, PER_DEFINITION } from "./extract.ts";
 import { syntaxErrors } from "./syntax_errors.ts";
-import { identifiersIn } from "./identifiers.ts";
+import { IdentifierCounts, identifiersIn } from "./identifiers.ts";
 import { MAX_NESTING, nestingDepth } from "./nesting.ts";
 import {
   INITIAL_MEMORY_BYTES,
@@ -36,6 +37,8 @@ export interface ParseRequest {
   files: ParseJob[];
   /** Milliseconds one file may take to parse. */
   fileMs: number;
+  /** The runtime and the grammars of `files`, compiled. */
+  modules: CompiledModules;
 }
 
 /** `memoryBytes`: the runtime's memory after the batch (it never shrinks). */
@@ -81,14 +84,31 @@ let ready: Promise<void> | undefined;
 const languages = new Map<LanguageId, Promise<Language>>();
 let parser: Parser | undefined;
 
-function language(lang: LanguageId): Promise<Language> {
+/** Emscripten's hook for instantiating the runtime itself (missing from the typings). */
+type InstantiateWasm = (
+  imports: WebAssembly.Imports,
+  done: (instance: WebAssembly.Instance, module: WebAssembly.Module) => void,
+) => WebAssembly.Exports;
+
+function language(lang: LanguageId, modules: CompiledModules): Promise<Language> {
   let loaded = languages.get(lang);
   if (!loaded) {
-    ready ??= grammarBytes(RUNTIME).then((wasmBinary) =>
-      // `wasmMemory` is the runtime's (Emscripten's) own option, missing from the typings.
-      Parser.init({ wasmBinary, wasmMemory: memory } as Parameters<typeof Parser.init>[0])
+    const instantiateWasm: InstantiateWasm = (imports, done) => {
+      const instance = new WebAssembly.Instance(modules.runtime, imports);
+      done(instance, modules.runtime);
+      return instance.exports;
+    };
+    // `wasmMemory` and `instantiateWasm` are the runtime's (Emscripten's) own options.
+    ready ??= Parser.init(
+      { wasmMemory: memory, instantiateWasm } as Parameters<
+        typeof Parser.init
+      >[0],
     );
-    loaded = ready.then(async () => Language.load(await grammarBytes(GRAMMARS[lang])));
+    const grammar = modules.grammars[lang];
+    loaded = ready.then(() => {
+      if (!grammar) throw new Error(`no grammar was sent for ${lang}`);
+      return Language.loadSync(grammar);
+    });
     // A failure is not kept: the next file tries again.
     loaded.catch(() => languages.delete(lang));
     languages.set(lang, loaded);
@@ -103,13 +123,17 @@ function collectGarbage(): void {
 
 const megabytes = (bytes: number) => Math.round(bytes / 1024 / 1024);
 
-async function parseOne(job: ParseJob, fileMs: number): Promise<ParseOutcome> {
+async function parseOne(
+  job: ParseJob,
+  fileMs: number,
+  modules: CompiledModules,
+): Promise<ParseOutcome> {
   if (broken) return { failed: `the parser stopped on an earlier file (${broken}); try again` };
   if (job.text.includes("\0")) return { failed: "it holds NUL bytes (binary data)" };
   if (nestingDepth(job.text) > MAX_NESTING) {
     return { failed: `its brackets nest more than ${MAX_NESTING} levels deep` };
   }
-  const grammar = await language(job.lang);
+  const grammar = await language(job.lang, modules);
   parser ??= new Parser();
   parser.setLanguage(grammar);
   const deadline = performance.now() + fileMs;
@@ -135,9 +159,11 @@ async function parseOne(job: ParseJob, fileMs: number): Promise<ParseOutcome> {
       return { failed: tooComplex(`${nodes} syntax nodes, over ${MAX_TREE_NODES}`) };
     }
     const errors = syntaxErrors(tree.rootNode);
-    const symbols = job.symbols ? extractSymbols(tree, job.lang, job.text) : [];
+    // The definitions' search counts the identifiers too, when the tree is searched in one call.
+    const counted = job.identifiers ? new IdentifierCounts(job.text) : undefined;
+    const symbols = job.symbols ? extractSymbols(tree, job.lang, job.text, counted) : [];
     const parsed: ParsedFile = { symbols, ...errors };
-    if (job.identifiers) parsed.identifiers = identifiersIn(tree, job.text, symbols);
+    if (job.identifiers) parsed.identifiers = identifiersIn(tree, job.text, symbols, counted);
     return parsed;
   } finally {
     tree.delete();
@@ -150,7 +176,7 @@ scope.onmessage = async ({ data }: MessageEvent<ParseRequest>) => {
     const outcomes: ParseOutcome[] = [];
     for (const job of data.files) {
       outcomes.push(
-        await parseOne(job, data.fileMs).catch((error) => {
+        await parseOne(job, data.fileMs, data.modules).catch((error) => {
           if (error instanceof WebAssembly.RuntimeError) broken = (error as Error).message;
           return { failed: (error as Error).message };
         }),
