@@ -16,6 +16,7 @@ import {
   type ServerProgram,
 } from "../languages/mod.ts";
 import { findProgram, isTypeScript7, tsserverBeside } from "./_programs.ts";
+import { userRustToolchain } from "./_rustup_toolchain.ts";
 
 /** A server ready to start for one project root. */
 export interface ServerChoice {
@@ -185,6 +186,9 @@ function made(
   if (!rules.projectPrograms) {
     initializationOptions = merged(initializationOptions, family.readOnly?.initializationOptions);
     if (family.readOnly?.env) env = { ...env, ...family.readOnly.env };
+    if (family.readOnly?.userToolchain === "rustup") {
+      env = { ...env, RUSTUP_TOOLCHAIN: userRustToolchain(root) };
+    }
     if (program.tsserver) {
       // The project's own typescript would otherwise be run (and its tsserver plugins).
       initializationOptions = merged(initializationOptions, {
