@@ -1,7 +1,8 @@
 /**
  * What bounds a language server, through the compiled binary with real servers in the command
  * sandbox: under read-only no program of the project runs (a hostile node_modules/.bin server, a
- * build.rs, a rust-toolchain.toml's toolchain, a .cargo/config.toml's rustc), while under workspace-write both do (the same projects, so each test can fail); the
+ * build.rs, a rust-toolchain.toml's toolchain, a .cargo/config.toml's rustc, a python found on a
+ * relative PATH entry), while under workspace-write both do (the same projects, so each test can fail); the
  * memory ceiling stops a server, and an idle one stops and starts again quietly. Waits are on
  * what toolhost logs, bounded generously, never on how fast it is.
  */
@@ -192,6 +193,40 @@ for (const mode of ["read-only", "workspace-write"] as const) {
       for (const program of ["rust-analyzer", "config-rustc"]) {
         assert.equal(existsSync(`${mark}.${program}`), mode === "workspace-write", marks);
       }
+    },
+  );
+}
+
+for (const mode of ["read-only", "workspace-write"] as const) {
+  test(
+    `${mode}: a project's python on a relative PATH entry ${
+      mode === "read-only" ? "never runs" : "is the one pyright runs"
+    }`,
+    POSIX,
+    async () => {
+      const { xdg, mark } = markPlace("pyright");
+      const shim = `#!/bin/sh\necho ran >> ${JSON.stringify(mark)}\nexec /usr/bin/python3 "$@"\n`;
+      const root = project(`py-path-${mode}`, {
+        "pyproject.toml": '[project]\nname = "p"\n',
+        "main.py": "def helper():\n    return 1\n\n\nprint(helper())\n",
+        "bin/python3": shim,
+        "bin/python": shim,
+      });
+      chmodSync(join(root, "bin", "python3"), 0o755);
+      chmodSync(join(root, "bin", "python"), 0o755);
+      // `bin` as many PATHs hold `node_modules/.bin`: taken from the server's working directory,
+      // the project. Only the server's own lookups meet it: toolhost finds pyright on the rest.
+      const c = start(root, mode === "read-only" ? ["--read-only"] : [], {
+        XDG_CACHE_HOME: xdg,
+        PATH: `bin:${SERVER_PATH}`,
+      });
+      const refs = await ok(c, "code_nav", {
+        operation: "references",
+        path: "main.py",
+        symbol: "helper",
+      });
+      assert.equal(refs.structured?.count, 2, refs.text);
+      assert.equal(existsSync(mark), mode === "workspace-write");
     },
   );
 }
