@@ -7,8 +7,9 @@
  */
 import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
-import { join, sep } from "node:path";
+import { join } from "node:path";
 import process from "node:process";
+import { isWithin } from "../../../_lib/sandbox/mod.ts";
 
 /** Named when rustup's settings give none: rustup then refuses to run rather than follow the file. */
 export const NO_TOOLCHAIN = "none-outside-the-project";
@@ -46,7 +47,7 @@ export function userRustToolchain(project: string): string {
     const key = pair[1].startsWith('"') ? JSON.parse(pair[1]) as string : pair[1];
     const value = JSON.parse(`"${pair[2]}"`) as string;
     if (section === "" && key === "default_toolchain") fallback = value;
-    if (section === "overrides" && (project === key || project.startsWith(key + sep))) {
+    if (section === "overrides" && isWithin(key, project)) {
       if (!override || key.length > override.dir.length) override = { dir: key, name: value };
     }
   }
