@@ -89,6 +89,11 @@ const USER_ONLY = new Map<string, string>([
     "it would run its programs whenever code_nav is used, in read-only mode too",
   ],
   ["http.origins", "it would let pages of other origins drive toolhost from a browser"],
+  [
+    "state_dir",
+    "it would choose where toolhost keeps the command sandbox's helper and the journal (one it " +
+    "cannot write there leaves commands unconfined; another user's directory lets them be replaced)",
+  ],
   ...[
     "issuer",
     "resource",

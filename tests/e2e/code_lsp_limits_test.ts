@@ -1,24 +1,36 @@
 /**
  * What bounds a language server, through the compiled binary with real servers in the command
  * sandbox: under read-only no program of the project runs (a hostile node_modules/.bin server, a
- * build.rs), while under workspace-write both do (the same projects, so each test can fail); the
+ * build.rs, a rust-toolchain.toml's toolchain, a .cargo/config.toml's rustc, a python found on a
+ * relative PATH entry), while under workspace-write both do (the same projects, so each test can fail); the
  * memory ceiling stops a server, and an idle one stops and starts again quietly. Waits are on
  * what toolhost logs, bounded generously, never on how fast it is.
  */
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
 import {
   chmodSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   writeFileSync,
 } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { homedir, tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import process from "node:process";
 import { test } from "node:test";
 import { ROOT } from "../helpers/raw_client.ts";
-import { call, missing, ok, PATIENT, project, startOn } from "../helpers/code_servers.ts";
+import {
+  call,
+  missing,
+  ok,
+  PATIENT,
+  project,
+  SERVER_PATH,
+  startOn,
+} from "../helpers/code_servers.ts";
 import { e2eFixture } from "../helpers/e2e.ts";
 import { posixOnly } from "../helpers/posix_only.ts";
 
@@ -115,6 +127,105 @@ for (const mode of ["read-only", "workspace-write"] as const) {
       assert.equal(refs.structured?.count, 3, refs.text);
       assert.equal(refs.structured?.incomplete, undefined, refs.text);
       // Loaded (quiescent): build scripts, when they run, ran before.
+      assert.equal(existsSync(mark), mode === "workspace-write");
+    },
+  );
+}
+
+/** The real program behind rustup's proxy, or undefined without rustup. */
+function rustupWhich(program: string): string | undefined {
+  try {
+    return execFileSync("rustup", ["which", program], { cwd: tmpdir(), encoding: "utf8" }).trim();
+  } catch {
+    return undefined;
+  }
+}
+
+for (const mode of ["read-only", "workspace-write"] as const) {
+  test(
+    `${mode}: the project's Rust toolchain and rustc ${
+      mode === "read-only" ? "never run" : "are the ones run"
+    }`,
+    { skip: POSIX.skip ?? missing("rust-analyzer") ?? (!rustupWhich("rustc") && "no rustup") },
+    async () => {
+      const { xdg, mark } = markPlace("rust-analyzer");
+      // Each leaves a mark, then is the real one: the project works either way.
+      const shim = (program: string, real: string) =>
+        `#!/bin/sh\necho ran >> ${JSON.stringify(`${mark}.${program}`)}\nexec ${
+          JSON.stringify(real)
+        } "$@"\n`;
+      const files: Record<string, string> = {
+        "Cargo.toml": '[package]\nname = "b"\nversion = "0.1.0"\nedition = "2021"\n',
+        "src/lib.rs":
+          "pub fn one() -> u32 {\n    1\n}\n\npub fn two() -> u32 {\n    one() + one()\n}\n",
+        "own-rustc": shim("config-rustc", rustupWhich("rustc")!),
+      };
+      for (const program of ["rust-analyzer", "cargo", "rustc"]) {
+        files[`toolchain/bin/${program}`] = shim(program, rustupWhich(program)!);
+      }
+      const root = project(`rs-toolchain-${mode}`, files);
+      // rustup's proxies follow it: its path (absolute) is a toolchain of the project's.
+      writeFileSync(join(root, "rust-toolchain.toml"), `[toolchain]\npath = "${root}/toolchain"\n`);
+      // cargo metadata runs `rustc -vV` with the rustc this names.
+      mkdirSync(join(root, ".cargo"));
+      writeFileSync(join(root, ".cargo", "config.toml"), `[build]\nrustc = "${root}/own-rustc"\n`);
+      for (const name of Object.keys(files)) {
+        if (name.startsWith("toolchain/") || name === "own-rustc") {
+          chmodSync(join(root, name), 0o755);
+        }
+      }
+      // Through rustup's proxies, as a user's PATH has them (the other tests name the toolchain's
+      // own directory), with the user's rustup settings.
+      const c = start(root, mode === "read-only" ? ["--read-only"] : [], {
+        XDG_CACHE_HOME: xdg,
+        PATH: `${
+          dirname(execFileSync("sh", ["-c", "command -v rustup"], { encoding: "utf8" }))
+        }:${SERVER_PATH}`,
+        RUSTUP_HOME: process.env.RUSTUP_HOME ?? join(homedir(), ".rustup"),
+      });
+      const refs = await ok(c, "code_nav", {
+        operation: "references",
+        path: "src/lib.rs",
+        symbol: "one",
+      });
+      assert.equal(refs.structured?.count, 3, refs.text);
+      const marks = readdirSync(join(xdg, "rust-analyzer")).join(", ");
+      for (const program of ["rust-analyzer", "config-rustc"]) {
+        assert.equal(existsSync(`${mark}.${program}`), mode === "workspace-write", marks);
+      }
+    },
+  );
+}
+
+for (const mode of ["read-only", "workspace-write"] as const) {
+  test(
+    `${mode}: a project's python on a relative PATH entry ${
+      mode === "read-only" ? "never runs" : "is the one pyright runs"
+    }`,
+    POSIX,
+    async () => {
+      const { xdg, mark } = markPlace("pyright");
+      const shim = `#!/bin/sh\necho ran >> ${JSON.stringify(mark)}\nexec /usr/bin/python3 "$@"\n`;
+      const root = project(`py-path-${mode}`, {
+        "pyproject.toml": '[project]\nname = "p"\n',
+        "main.py": "def helper():\n    return 1\n\n\nprint(helper())\n",
+        "bin/python3": shim,
+        "bin/python": shim,
+      });
+      chmodSync(join(root, "bin", "python3"), 0o755);
+      chmodSync(join(root, "bin", "python"), 0o755);
+      // `bin` as many PATHs hold `node_modules/.bin`: taken from the server's working directory,
+      // the project. Only the server's own lookups meet it: toolhost finds pyright on the rest.
+      const c = start(root, mode === "read-only" ? ["--read-only"] : [], {
+        XDG_CACHE_HOME: xdg,
+        PATH: `bin:${SERVER_PATH}`,
+      });
+      const refs = await ok(c, "code_nav", {
+        operation: "references",
+        path: "main.py",
+        symbol: "helper",
+      });
+      assert.equal(refs.structured?.count, 2, refs.text);
       assert.equal(existsSync(mark), mode === "workspace-write");
     },
   );

@@ -45,6 +45,7 @@ async function download(
   options: { format: Format; raw: boolean; render: boolean; waitMs: number; timeoutMs: number },
   signal: AbortSignal,
   config: Readonly<Settings>,
+  roots: () => Promise<string[]>,
 ): Promise<Fetched> {
   const { allowPrivateNetwork } = config;
   const response = options.render
@@ -54,6 +55,7 @@ async function download(
       signal,
       allowPrivateNetwork,
       proxy: proxyRulesOf(config),
+      avoid: await roots().catch(() => []),
     })
     : await httpGet(url, {
       signal,
@@ -198,6 +200,7 @@ async function fetchUrl(args: FetchUrlArgs, ctx: ToolContext) {
         { format, raw, render, waitMs, timeoutMs },
         ctx.signal,
         ctx.config,
+        () => ctx.roots(),
       );
   } catch (error) {
     // A cancelled call's result is never sent; it is not a failure worth a stack trace.

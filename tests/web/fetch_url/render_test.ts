@@ -164,6 +164,25 @@ test("findChromium takes an executable from TOOLHOST_CHROME, CHROME_PATH or PATH
   }
 });
 
+test("findChromium passes over relative PATH entries and those inside the roots", () => {
+  const dir = scratch("toolhost-find-chromium-roots-");
+  const root = join(dir, "project");
+  const outside = join(dir, "usr-bin");
+  for (const bin of [join(root, ".venv", "bin"), join(root, "node_modules", ".bin"), outside]) {
+    mkdirSync(bin, { recursive: true });
+    writeFileSync(join(bin, "chromium"), "#!/bin/sh\n");
+    chmodSync(join(bin, "chromium"), 0o755);
+  }
+  const path = ["node_modules/.bin", join(root, ".venv", "bin"), outside].join(":");
+  assert.equal(findChromium({ PATH: path }, [root]), join(outside, "chromium"));
+  assert.equal(
+    findChromium({ PATH: path, CHROME_PATH: "chromium" }, [root]),
+    join(outside, "chromium"),
+  );
+  // No roots: an absolute entry counts, a relative one never does.
+  assert.equal(findChromium({ PATH: path }, []), join(root, ".venv", "bin", "chromium"));
+});
+
 test("a browser that cannot start is reported with what it said", async () => {
   const dir = scratch("toolhost-fake-chromium-");
   const fake = join(dir, "chromium");

@@ -24,6 +24,7 @@ export const LOST_WITHOUT_NAMESPACES = [
   ".git/hooks, .git/config and toolhost's files inside the roots are writable",
   "sockets outside the roots (agents, the session bus, container engines) are reachable",
   "/dev/shm is shared with your other processes",
+  "your terminals in /dev/pts can be opened (what is typed there read, what is shown written)",
   "the machine's loopback services are reachable when the network is allowed",
 ];
 

@@ -8,7 +8,27 @@
  * its exit, and the new one is told of every group.
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { delimiter, isAbsolute } from "node:path";
 import process from "node:process";
+
+/** Where the watchdog's cat, grep and sleep are looked for first: the system's own. */
+const SYSTEM_DIRS = ["/usr/bin", "/bin", "/usr/sbin", "/sbin"];
+
+/**
+ * The watchdog's PATH: the system's directories first, then the absolute entries of toolhost's
+ * (where a system keeps its tools elsewhere, as NixOS does). The watchdog runs outside the command
+ * sandbox, and a relative entry (`node_modules/.bin`, taken from its working directory, a root) or
+ * one in a root (an activated `.venv/bin`) would have it run a `grep` a command wrote there.
+ *
+ * @example
+ * watchdogPath("node_modules/.bin:/work/app/.venv/bin:/usr/bin"); // "/usr/bin:/bin:…:/work/app/.venv/bin"
+ */
+export function watchdogPath(path: string | undefined): string {
+  const rest = (path ?? "").split(delimiter).filter((dir) =>
+    isAbsolute(dir) && !SYSTEM_DIRS.includes(dir)
+  );
+  return [...SYSTEM_DIRS, ...rest].join(delimiter);
+}
 
 /**
  * The watchdog's script. $1 is the server's token. Lines on stdin name the groups to kill
@@ -123,7 +143,7 @@ export class Watchdog {
     const token = this.server.token();
     if (this.#child || !token) return;
     if (!replacing) this.#starts++;
-    const env = { ...process.env };
+    const env: NodeJS.ProcessEnv = { ...process.env, PATH: watchdogPath(process.env.PATH) };
     delete env[this.server.variable]; // an outer toolhost's mark: its sweep must not kill us first
     let child: ChildProcess;
     try {

@@ -7,7 +7,8 @@
  *
  *   1. enters a user and mount namespace (its own, or the session's network holder's user and
  *      network namespace), so that paths inside writable roots can be made read-only (.git/hooks,
- *      .git/config, toolhost's files), credentials hidden under empty mounts, /dev/shm private;
+ *      .git/config, toolhost's files), credentials hidden under empty mounts, /dev/shm and
+ *      /dev/pts private (the user's terminals out of reach);
  *   2. restricts itself with Landlock: read and execute everywhere, write only beneath the paths
  *      given, no signals or abstract sockets outside its domain, and (without a network
  *      namespace) TCP only to the proxy's port;
@@ -178,6 +179,7 @@ int main(int argc, char **argv) {
     for (int j = 0; j < nr; j++) bind_readonly(readonly[j]);
     hide_all(hidden, nh);
     if (shm) private_shm();
+    private_pts();
     if (temp) private_temp(temp);
   }
 

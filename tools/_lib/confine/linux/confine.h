@@ -132,6 +132,7 @@ void pin(const char *path);
 void bind_readonly(const char *path);
 void hide_all(const char **paths, int count);
 void private_shm(void);
+void private_pts(void);
 void private_temp(const char *own);
 
 /* restrict.c */

@@ -1,6 +1,6 @@
 /*
  * Mounts inside the command's own mount namespace: pinned entries, read-only copies, hidden
- * entries, a private /dev/shm. Each is made as a detached copy and attached by descriptor, so a
+ * entries, a private /dev/shm and /dev/pts. Each is made as a detached copy and attached by descriptor, so a
  * name is looked up once and nothing is ever writable in between.
  */
 #include "confine.h"
@@ -147,3 +147,23 @@ void private_shm(void) {
     fail("private /dev/shm", NULL);
 }
 
+
+/*
+ * A /dev/pts of the sandbox's own, where the terminals a command makes (script, expect, a test's
+ * pty) are the only ones. The machine's holds every terminal of the user (each window, ssh
+ * session and tmux pane), which a command could open to read what is typed there (a password at
+ * a sudo prompt) and to write to what is shown. Where a devpts cannot be mounted, an empty
+ * read-only tmpfs covers it: no terminal at all rather than the user's.
+ */
+void private_pts(void) {
+  if (mount("toolhost-pts", "/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC,
+            "newinstance,ptmxmode=0666,mode=0600") == 0) {
+    if (mount("/dev/pts/ptmx", "/dev/ptmx", NULL, MS_BIND, NULL) < 0 && errno != ENOENT)
+      fail("bind /dev/pts/ptmx onto", "/dev/ptmx");
+    return;
+  }
+  if (errno == ENOENT) return;
+  if (mount("toolhost-nopts", "/dev/pts", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY,
+            "size=4k,nr_inodes=2,mode=0755") < 0)
+    fail("cover", "/dev/pts");
+}

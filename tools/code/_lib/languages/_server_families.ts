@@ -36,6 +36,11 @@ export interface OnlyWhere {
 export interface ReadOnlyOptions {
   initializationOptions?: Record<string, unknown>;
   env?: Readonly<Record<string, string>>;
+  /**
+   * Run through rustup's proxies, which follow the project's rust-toolchain.toml (its `path` may
+   * name a program of the project): the user's own toolchain is named instead.
+   */
+  userToolchain?: "rustup";
 }
 
 export interface ServerFamily {
@@ -201,14 +206,16 @@ export const RUST: ServerFamily = {
   warmsCaches: ["Indexing"],
   // Without it cargo metadata (the sysroot's) retries crates.io for a dozen seconds, twice.
   env: { CARGO_NET_OFFLINE: "true" },
-  // Build scripts, procedural macros and cargo check all run the project's code; a rustc
-  // wrapper or a toolchain file of the project would run a program it names.
+  // Build scripts, procedural macros and cargo check all run the project's code; a rustc, a
+  // rustc wrapper (.cargo/config.toml's build.rustc*: cargo metadata runs `rustc -vV`) or a
+  // toolchain file of the project would run a program it names. The variables outrank both.
   readOnly: {
     initializationOptions: {
       checkOnSave: false,
       cargo: { buildScripts: { enable: false } },
       procMacro: { enable: false },
     },
-    env: { RUSTC_WRAPPER: "", RUSTC_WORKSPACE_WRAPPER: "" },
+    env: { RUSTC: "rustc", RUSTC_WRAPPER: "", RUSTC_WORKSPACE_WRAPPER: "" },
+    userToolchain: "rustup",
   },
 };

@@ -4,7 +4,7 @@
  * tsserver that belongs beside typescript-language-server).
  */
 import { existsSync, readFileSync, realpathSync, statSync } from "node:fs";
-import { delimiter, dirname, join, sep } from "node:path";
+import { delimiter, dirname, isAbsolute, join, sep } from "node:path";
 import process from "node:process";
 import { isWithin } from "../../../_lib/sandbox/mod.ts";
 
@@ -42,6 +42,21 @@ export function findProgram(
     if (isExecutable(candidate) && (projectPrograms || !inProject(candidate))) return candidate;
   }
   return undefined;
+}
+
+/**
+ * PATH for a server under read-only: without the entries a program of the project could be found
+ * through, those inside `top` and relative ones (`node_modules/.bin`, `.`: taken from the server's
+ * working directory, the project). The server looks up the programs it runs there itself
+ * (pyright's `python`, gopls' `go`, rust-analyzer's `cargo`), where findProgram is not asked.
+ *
+ * @example
+ * pathOutside("/p"); // PATH "node_modules/.bin:/p/bin:/usr/bin" gives "/usr/bin"
+ */
+export function pathOutside(top: string): string {
+  return (process.env.PATH ?? "").split(delimiter)
+    .filter((dir) => isAbsolute(dir) && !isWithin(top, realOrSelf(dir)))
+    .join(delimiter);
 }
 
 function isExecutable(path: string): boolean {

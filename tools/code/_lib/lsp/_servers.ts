@@ -15,7 +15,8 @@ import {
   type ServerFamily,
   type ServerProgram,
 } from "../languages/mod.ts";
-import { findProgram, isTypeScript7, tsserverBeside } from "./_programs.ts";
+import { findProgram, isTypeScript7, pathOutside, tsserverBeside } from "./_programs.ts";
+import { userRustToolchain } from "./_rustup_toolchain.ts";
 
 /** A server ready to start for one project root. */
 export interface ServerChoice {
@@ -145,7 +146,7 @@ function lookUp(
     if (!found || (program.requires === "typescript7" && !isTypeScript7(found))) continue;
     // Read-only: typescript-language-server runs only with a tsserver of its own installation.
     if (!rules.projectPrograms && program.tsserver && !tsserverBeside(found)) continue;
-    return made(family, program, found, root, language.extensions[extension], rules);
+    return made(family, program, found, root, language.extensions[extension], rules, top);
   }
   return {
     language: family.language,
@@ -179,12 +180,18 @@ function made(
   root: string,
   languageId: string,
   rules: ChoiceRules,
+  top: string,
 ): ServerChoice {
   let initializationOptions = merged(family.initializationOptions, program.initializationOptions);
   let env = family.env;
   if (!rules.projectPrograms) {
     initializationOptions = merged(initializationOptions, family.readOnly?.initializationOptions);
+    // What the server itself runs is looked up on PATH too (pyright's python, gopls' go).
+    env = { ...env, PATH: pathOutside(top) };
     if (family.readOnly?.env) env = { ...env, ...family.readOnly.env };
+    if (family.readOnly?.userToolchain === "rustup") {
+      env = { ...env, RUSTUP_TOOLCHAIN: userRustToolchain(root) };
+    }
     if (program.tsserver) {
       // The project's own typescript would otherwise be run (and its tsserver plugins).
       initializationOptions = merged(initializationOptions, {

@@ -4,7 +4,7 @@
  */
 import { spawn } from "node:child_process";
 import { Buffer } from "node:buffer";
-import { gitEnv, GitFailed, type GitPlace } from "./git_run.ts";
+import { gitEnv, GitFailed, type GitPlace, gitProgram } from "./git_run.ts";
 
 /** Milliseconds the whole batch may take. */
 const TIMEOUT_MS = 60_000;
@@ -19,8 +19,12 @@ export function catFiles(
   each: (id: string, content: Buffer) => Promise<void> | void,
 ): Promise<void> {
   if (ids.length === 0) return Promise.resolve();
+  const program = gitProgram();
+  if (!program) {
+    return Promise.reject(new GitFailed("git cat-file could not start: no git outside the roots"));
+  }
   return new Promise((resolve, reject) => {
-    const child = spawn("git", ["-c", "safe.directory=*", "cat-file", "--batch"], {
+    const child = spawn(program, ["-c", "safe.directory=*", "cat-file", "--batch"], {
       cwd: place.workTree,
       env: gitEnv(place),
       stdio: ["pipe", "pipe", "ignore"],

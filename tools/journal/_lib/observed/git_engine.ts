@@ -2,8 +2,9 @@
  * Snapshots of a root that is the top of a git work tree, in toolhost's private git directory
  * (git_shadow.ts): a snapshot is a tree object, made without touching the repository's HEAD,
  * index, refs or objects. Per snapshot, two `git ls-files` run side by side (what differs from
- * the last snapshot's index, and the ignored entries); only when something changed, one
- * `update-index` (reading the changed files into objects) and one `write-tree`. Comparing two
+ * the last snapshot's index, and the ignored entries); only when something changed, the changed
+ * files read into objects (on Linux through the root's held directories, git_read_in.ts) and one
+ * `write-tree`. Comparing two
  * snapshots is one `diff-tree` and one `cat-file --batch` for the contents before and after (the
  * earlier ones kept in the journal's undo store, so undo never needs git).
  *
@@ -33,6 +34,7 @@ import {
 import { git, type GitCall, type GitPlace, zFields } from "./git_run.ts";
 import type { Sandbox } from "../../../_lib/sandbox/mod.ts";
 import { makeShadow, type Repository } from "./git_shadow.ts";
+import { readIntoIndex, READS_BENEATH } from "./git_read_in.ts";
 
 export interface GitSnapshot {
   tree: string;
@@ -97,11 +99,11 @@ export class GitEngine implements Engine<GitSnapshot> {
   async snapshot(
     limits: Limits,
     _keep: Keep,
-    _sandbox: Sandbox,
+    sandbox: Sandbox,
     phase: Phase,
   ): Promise<GitSnapshot | NotTaken> {
-    // Read by git itself, which never follows a link out of the work tree; contents are kept
-    // when a comparison needs them.
+    // Listed by git (status); the changed files read in beneath the held root (git_read_in.ts);
+    // contents are kept when a comparison needs them.
     const at = Date.now();
     this.#entries ??= await indexEntries(this.place);
     if (this.#entries > limits.maxEntries) return overBudget(this.#entries, limits);
@@ -181,7 +183,11 @@ export class GitEngine implements Engine<GitSnapshot> {
         input: zInput(drop),
       });
     }
-    if (add.length > 0) {
+    // On Linux toolhost reads the files in itself, beneath the held root (git_read_in.ts): git
+    // would look at each path and then open it, following a link swapped in between.
+    if (add.length > 0 && READS_BENEATH) {
+      await readIntoIndex(this.place, this.root, add, sandbox, call);
+    } else if (add.length > 0) {
       await git(["update-index", "-z", "--add", "--remove", "--stdin"], this.place, {
         ...call,
         input: zInput(add),

@@ -10,8 +10,10 @@
  */
 import { spawn } from "node:child_process";
 import { Buffer } from "node:buffer";
-import { join } from "node:path";
+import { accessSync, constants, realpathSync, statSync } from "node:fs";
+import { delimiter, isAbsolute, join } from "node:path";
 import process from "node:process";
+import { isWithin } from "../../../_lib/sandbox/mod.ts";
 
 /** Where one repository's snapshots are made: toolhost's git directory and the work tree. */
 export interface GitPlace {
@@ -64,7 +66,58 @@ export function gitEnv(place: GitPlace | undefined): Record<string, string> {
     env.GIT_DIR = place.gitDir;
     env.GIT_WORK_TREE = place.workTree;
   }
+  // Nothing git might look up there either (an external command, as gitProgram() finds git).
+  if (process.platform !== "win32") {
+    env.PATH = (env.PATH ?? "").split(delimiter)
+      .filter((dir) => isAbsolute(dir) && ![...avoided].some((root) => isWithin(root, realOr(dir))))
+      .join(delimiter);
+  }
   return env;
+}
+
+/** Every root toolhost has observed: commands may write there, so no git is run from there. */
+const avoided = new Set<string>();
+
+/**
+ * Adds `roots` to the places no git is run from. git runs outside the command sandbox, so a `git`
+ * a command wrote in a root that the user's PATH names (an activated `.venv/bin`, direnv's
+ * `node_modules/.bin`, or a relative entry such as `node_modules/.bin` or `.`, taken from the work
+ * tree) would run with the user's full rights at the next snapshot.
+ */
+export function avoidProgramsIn(roots: readonly string[]): void {
+  for (const root of roots) avoided.add(root);
+}
+
+/**
+ * git's path: the first on PATH in an absolute directory outside every observed root (its real
+ * path too), or undefined. On Windows, where PATHEXT decides, the name is left to the system.
+ */
+export function gitProgram(): string | undefined {
+  if (process.platform === "win32") return "git";
+  for (const dir of (process.env.PATH ?? "").split(delimiter)) {
+    if (!isAbsolute(dir)) continue;
+    const candidate = join(dir, "git");
+    let real: string;
+    try {
+      accessSync(candidate, constants.X_OK);
+      real = realpathSync(candidate);
+      if (!statSync(real).isFile()) continue;
+    } catch {
+      continue;
+    }
+    const inside = (path: string) => [...avoided].some((root) => isWithin(root, path));
+    if (inside(candidate) || inside(real) || inside(realOr(dir))) continue;
+    return real;
+  }
+  return undefined;
+}
+
+function realOr(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
 }
 
 /** Runs `git args` for `place`; its stdout, or GitFailed. */
@@ -74,8 +127,14 @@ export function git(
   call: GitCall = {},
 ): Promise<Buffer> {
   const maxOutput = call.maxOutput ?? DEFAULT_MAX_OUTPUT;
+  const program = gitProgram();
+  if (!program) {
+    return Promise.reject(
+      new GitFailed(`git ${args[0]} could not start: no git on PATH outside the roots`),
+    );
+  }
   return new Promise((resolve, reject) => {
-    const child = spawn("git", ["-c", "safe.directory=*", ...args], {
+    const child = spawn(program, ["-c", "safe.directory=*", ...args], {
       cwd: place?.workTree,
       env: gitEnv(place),
       stdio: ["pipe", "pipe", "pipe"],

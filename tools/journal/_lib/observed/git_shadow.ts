@@ -37,8 +37,13 @@ const MIN_GIT = [2, 20];
 
 const SMALL_FILE = 64 << 10;
 
+/**
+ * A small file of the repository's git directory, never through a link at its end: what is read
+ * here is copied into the state directory, which commands may read, and a command may replace
+ * `.git/info/exclude` with a link to `~/.ssh/id_ed25519`.
+ */
 async function readSmall(path: string): Promise<string | undefined> {
-  const handle = await openByPath(path, "read through a link").catch(() => undefined);
+  const handle = await openByPath(path, "read").catch(() => undefined);
   if (!handle) return undefined;
   try {
     if (!(await handle.stat()).isFile()) return undefined;
@@ -166,7 +171,7 @@ export async function makeShadow(repo: Repository, dir: string): Promise<GitPlac
   const place = { gitDir: dir, workTree: repo.root };
   // A copy of the user's index: what it records unchanged is not read again. One git cannot
   // read (a split index, a newer format) is dropped: then every file is read once.
-  const seeded = await copyFile(join(repo.gitDir, "index"), join(dir, "index")).then(
+  const seeded = await copyIndex(join(repo.gitDir, "index"), join(dir, "index")).then(
     () => true,
     () => false,
   );
@@ -178,6 +183,23 @@ export async function makeShadow(repo: Repository, dir: string): Promise<GitPlac
     }
   }
   return place;
+}
+
+/**
+ * Copies the repository's index, which commands may replace: never through a link (a link to a
+ * credential would be copied where commands read), never blocking (a FIFO there held the first
+ * command of every server for good), and only a regular file.
+ */
+async function copyIndex(from: string, to: string): Promise<void> {
+  const handle = await openByPath(from, "read");
+  try {
+    if (!(await handle.stat()).isFile()) throw new Error(`${from} is not a regular file`);
+    // The open file itself, whatever its name leads to now; elsewhere its bytes.
+    if (process.platform === "linux") await copyFile(`/proc/self/fd/${handle.fd}`, to);
+    else await writeFile(to, await handle.readFile());
+  } finally {
+    await handle.close();
+  }
 }
 
 /** A value in git's config syntax: quoted, with `"` and `\` escaped. */

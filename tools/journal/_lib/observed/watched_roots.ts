@@ -11,6 +11,7 @@ import type { Sandbox } from "../../../_lib/sandbox/mod.ts";
 import { SERVER } from "../session.ts";
 import { type Engine, relativeTo } from "./engine.ts";
 import { GitEngine } from "./git_engine.ts";
+import { avoidProgramsIn } from "./git_run.ts";
 import { makeShadow, removeStaleShadows, repositoryAt, shadowsDir } from "./git_shadow.ts";
 import { WalkEngine } from "./walk_engine.ts";
 
@@ -71,6 +72,8 @@ async function makeEngine(
   projectDir: string,
   stateDir: string,
 ): Promise<Engine> {
+  // Commands write in the roots: no git of theirs is run for a snapshot.
+  avoidProgramsIn(sandbox.roots);
   const skip = [stateDir, projectDir].flatMap((dir) => relativeTo(root, dir) ?? []);
   const { dir } = await sandbox.directory(root);
   let repo;

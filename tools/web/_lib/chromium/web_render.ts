@@ -3,6 +3,7 @@
  * ran handed on as if it were a downloaded HTML response. Every request the browser makes passes
  * the private-network guard.
  */
+import process from "node:process";
 import { findChromium, RenderError, renderPage } from "./render.ts";
 import { HttpError, type HttpResponse, HttpTimeoutError } from "../http/http_get.ts";
 import { refusalForUrl } from "../../../_lib/net/net_guard.ts";
@@ -50,6 +51,8 @@ export async function renderedResponse(
     signal: AbortSignal;
     allowPrivateNetwork: boolean;
     proxy?: ProxyRules;
+    /** The roots: no browser is run from there (commands write there). */
+    avoid?: readonly string[];
   },
 ): Promise<HttpResponse> {
   const allowPrivate = options.allowPrivateNetwork;
@@ -73,7 +76,7 @@ export async function renderedResponse(
   // Refused before any browser starts: a refusal should not cost a second.
   const refused = await guard(url);
   if (refused) throw new HttpError(refused);
-  const executable = findChromium();
+  const executable = findChromium(process.env, options.avoid);
   if (!executable) {
     throw new HttpError(
       "render: true needs Chrome or Chromium installed on this machine, and none was found " +
