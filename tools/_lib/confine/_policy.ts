@@ -167,6 +167,22 @@ export function policyFor(input: PolicyInput): Policy {
       setting: "sandbox.allow_read",
     });
   }
+  // What toolhost keeps of every session (journal, undo store, snapshots, plans, task lists) is
+  // toolhost's to show, through history and undo: with OAuth it holds other users' work, and a
+  // snapshot may hold what a command could not read where it was.
+  const kept = join(input.stateDir, "projects");
+  if (!sandbox.allowRead.includes(kept)) {
+    try {
+      mkdirSync(kept, { recursive: true, mode: 0o700 });
+    } catch {
+      // a state directory that cannot be written has no journal in it to hide
+    }
+    hidden.push({
+      path: kept,
+      why: "toolhost's journal, undo store, plans and task lists (every session's and user's)",
+      setting: "sandbox.allow_read",
+    });
+  }
   return {
     kind,
     mode,
