@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import process from "node:process";
 import { test } from "node:test";
 import { locateRipgrep } from "../../tools/search/_lib/grep/ripgrep/ripgrep_path.ts";
 
@@ -51,6 +52,16 @@ test("a file named rg that cannot be run is passed over", () => {
   chmodSync(file, 0o644);
   const path = `${join(top, "not-runnable")}:${join(top, "path-bin")}`;
   assert.equal(locateRipgrep({ ...linux, path }), onPath);
+});
+
+test("a relative PATH entry (a repository's node_modules/.bin, `.`) is passed over", () => {
+  const here = process.cwd();
+  process.chdir(top);
+  try {
+    assert.equal(locateRipgrep({ ...linux, path: `path-bin:.:${join(top, "empty")}` }), beside);
+  } finally {
+    process.chdir(here);
+  }
 });
 
 test("on Windows it looks for rg.exe, in a ;-separated PATH, then beside toolhost.exe", () => {

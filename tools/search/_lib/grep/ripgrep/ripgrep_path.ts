@@ -1,13 +1,13 @@
 /**
- * Which rg grep runs: the one on PATH first (the user's choice, possibly newer), else the one a
- * release ships beside the toolhost executable (`rg` in the archives and npm packages,
- * `toolhost-rg` where install.sh puts it, so as not to shadow another rg in a shared bin
- * folder), else none (grep's built-in search answers).
+ * Which rg grep runs: the one on PATH first (the user's choice, possibly newer; relative entries
+ * are passed over), else the one a release ships beside the toolhost executable (`rg` in the
+ * archives and npm packages, `toolhost-rg` where install.sh puts it, so as not to shadow another
+ * rg in a shared bin folder), else none (grep's built-in search answers).
  * Under `deno run` or `bun run` the running executable is the runtime itself, so the second place
  * finds an rg only if one happens to sit beside that runtime.
  */
 import { accessSync, constants } from "node:fs";
-import { delimiter as posixDelimiter, dirname, join, win32 } from "node:path";
+import { delimiter as posixDelimiter, dirname, isAbsolute, join, win32 } from "node:path";
 import process from "node:process";
 
 export interface RipgrepPlaces {
@@ -38,7 +38,10 @@ export function locateRipgrep(places: RipgrepPlaces): string | undefined {
   const joined = windows ? win32.join : join;
   const runnable = places.runnable ?? canRun;
   const delimiter = windows ? ";" : posixDelimiter;
-  for (const dir of (places.path ?? "").split(delimiter).filter(Boolean)) {
+  const absolute = windows ? win32.isAbsolute : isAbsolute;
+  // A relative entry (`node_modules/.bin`, `.`) names a place in toolhost's working directory, a
+  // root: an rg a repository ships there would run for every search, under --read-only too.
+  for (const dir of (places.path ?? "").split(delimiter).filter(absolute)) {
     const candidate = joined(dir, name);
     if (runnable(candidate)) return candidate;
   }
