@@ -39,6 +39,11 @@ interface CatalogOptions {
 }
 
 const PREPARE_TIMEOUT_MS = 5_000;
+/**
+ * When a first call still running has its output validator compiled: past the steps a tool
+ * takes before its first real wait (~10 ms for code_nav to spawn its server).
+ */
+const OUTPUT_COMPILE_AFTER_MS = 25;
 
 /** A call's result: at once when nothing had to wait, else a promise of it. */
 type Outcome = Record<string, unknown> | Promise<Record<string, unknown>>;
@@ -271,6 +276,17 @@ export class ToolCatalog {
       return this.#over(() => this.#returned(now, tool, args, call, ctx, started), ctx, tool);
     }
     const later = returned as Promise<ToolReturn<unknown>>;
+    // A first call's output validator is compiled while the tool waits (a language server
+    // starting, a command running), not after its answer came (~8 ms for code_nav's). Not at
+    // once: the tool's own steps up to its first wait would run after it. A tool done sooner
+    // compiles it in #finished, and this finds it compiled.
+    const output = tool.output;
+    if (output && !this.#validators.ready(output)) {
+      const compile = () => this.#validators.get(output).catch(() => {}); // fails in #finished
+      const timer = setTimeout(compile, OUTPUT_COMPILE_AFTER_MS);
+      const cancel = () => clearTimeout(timer);
+      later.then(cancel, cancel);
+    }
     return this.#over(
       () =>
         later.then(

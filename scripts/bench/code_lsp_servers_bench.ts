@@ -12,10 +12,13 @@
  *   far less between runs than a ratio of medians on a shared machine.
  *
  * toolhost runs its server inside the command sandbox; the bare client runs it as is, so the
- * sandbox's cost is part of the ratio. A server this machine lacks is left out, said so.
+ * sandbox's cost is part of the ratio. What a user feels is the time toolhost adds to each call:
+ * the median of the paired differences, in the last column. A server this machine lacks is left
+ * out, said so.
  * Runs alone: `deno run --allow-all scripts/bench/code_lsp_servers_bench.ts` (TOOLHOST_BENCH_BINARY
- * for another build, TOOLHOST_BENCH_LSP_SERVERS=go,rust to pick); figures are printed, never
- * asserted.
+ * for another build, TOOLHOST_BENCH_LSP_SERVERS=go,rust to pick; TOOLHOST_BENCH_BASELINE=<binary>
+ * adds an older build to the warm turns, on the same project, each call paired with the build's);
+ * figures are printed, never asserted.
  */
 import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
@@ -192,6 +195,9 @@ interface Figures {
   warmRefBare: number[];
   warmDefTh: number[];
   warmDefBare: number[];
+  /** The baseline build's warm calls, in the same turns (empty without one). */
+  warmRefBase: number[];
+  warmDefBase: number[];
 }
 
 async function startBare(c: Case, project: string, path: string, files: string[]) {
@@ -235,7 +241,12 @@ async function completeRefs(bare: BareClient, params: unknown, expected: number)
   );
 }
 
-async function measure(c: Case, binary: string, path: string): Promise<Figures> {
+async function measure(
+  c: Case,
+  binary: string,
+  path: string,
+  baseline?: string,
+): Promise<Figures> {
   const f: Figures = {
     coldTh: [],
     coldStart: [],
@@ -245,6 +256,8 @@ async function measure(c: Case, binary: string, path: string): Promise<Figures> 
     warmRefBare: [],
     warmDefTh: [],
     warmDefBare: [],
+    warmRefBase: [],
+    warmDefBase: [],
   };
   const fresh = () => {
     const project = realpathSync(mkdtempSync(join(tmpdir(), `toolhost-lsp-${c.languageId}-`)));
@@ -291,20 +304,25 @@ async function measure(c: Case, binary: string, path: string): Promise<Figures> 
   }
   // Warm: both running on one project, asked in turn.
   const { project, lib, use } = fresh();
-  const th = toolhost(binary, project, thEnv());
-  await th.initialize();
-  for (
-    let i = 0;
-    i < 100 && count((await th.tool("code_nav", refArgs(lib))).reply) !== c.expected;
-    i++
-  );
   const defArgs = {
     operation: "definition",
     path: use,
     line: c.useAt.line + 1,
     column: c.useAt.character + 1,
   };
-  await th.tool("code_nav", defArgs);
+  const ready = async (server: ReturnType<typeof toolhost>) => {
+    await server.initialize();
+    for (
+      let i = 0;
+      i < 100 && count((await server.tool("code_nav", refArgs(lib))).reply) !== c.expected;
+      i++
+    );
+    await server.tool("code_nav", defArgs);
+  };
+  const th = toolhost(binary, project, thEnv());
+  await ready(th);
+  const base = baseline === undefined ? undefined : toolhost(baseline, project, thEnv());
+  if (base) await ready(base);
   const bare = await startBare(c, project, path, [lib, use]);
   await completeRefs(bare, params(project, lib), c.expected);
   const defParams = {
@@ -313,16 +331,31 @@ async function measure(c: Case, binary: string, path: string): Promise<Figures> 
   };
   await bare.request("textDocument/definition", defParams);
   for (let i = 0; i < WARM_RUNS; i++) {
+    // With a baseline, the two builds take turns going first.
+    const builds = base && i % 2 ? [base, th] : base ? [th, base] : [th];
     f.warmRefBare.push(
       await timed(() => bare.request("textDocument/references", params(project, lib))),
     );
-    f.warmRefTh.push((await th.tool("code_nav", refArgs(lib))).ms);
+    for (const build of builds) {
+      (build === th ? f.warmRefTh : f.warmRefBase).push(
+        (await build.tool("code_nav", refArgs(lib))).ms,
+      );
+    }
     f.warmDefBare.push(await timed(() => bare.request("textDocument/definition", defParams)));
-    f.warmDefTh.push((await th.tool("code_nav", defArgs)).ms);
+    for (const build of builds) {
+      (build === th ? f.warmDefTh : f.warmDefBase).push((await build.tool("code_nav", defArgs)).ms);
+    }
   }
   bare.close();
   await th.close();
+  await base?.close();
   return f;
+}
+
+/** This build's calls against the baseline's in the same turns: the median paired ratio. */
+function against(th: number[], base: number[]): string {
+  if (base.length === 0) return "";
+  return `${times(median(th.map((t, i) => t / base[i])))} the baseline build's time`;
 }
 
 export async function codeLspServersReport(
@@ -330,6 +363,7 @@ export async function codeLspServersReport(
   progress: (text: string) => void,
 ): Promise<string> {
   const binary = process.env.TOOLHOST_BENCH_BINARY ?? join(root, "dist", "toolhost");
+  const baseline = process.env.TOOLHOST_BENCH_BASELINE || undefined;
   const path = serverPath(root);
   const picked = process.env.TOOLHOST_BENCH_LSP_SERVERS?.split(",");
   const rows: string[][] = [];
@@ -342,7 +376,7 @@ export async function codeLspServersReport(
     }
     progress(`code_lsp_servers: ${c.name}`);
     const load = loadavg()[0];
-    const f = await measure(c, binary, path);
+    const f = await measure(c, binary, path, baseline);
     const loads = `load ${load.toFixed(1)}-${loadavg()[0].toFixed(1)}`;
     const row = (what: string, th: number[], bare: number[], note = "") => {
       // Paired: each toolhost time over the bare time measured next to it.
@@ -353,6 +387,7 @@ export async function codeLspServersReport(
         ms(median(bare)),
         times(median(ratios)),
         `${times(percentile(ratios, 25))}-${times(percentile(ratios, 75))}`,
+        `${median(th.map((t, i) => t - bare[i])).toFixed(2)} ms`,
         [`${th.length} pairs`, loads, note].filter(Boolean).join("; "),
       ];
     };
@@ -366,15 +401,29 @@ export async function codeLspServersReport(
           f.coldIncomplete ? `toolhost incomplete ${f.coldIncomplete} of ${COLD_RUNS}` : "",
         ].filter(Boolean).join("; "),
       ),
-      row("warm references", f.warmRefTh, f.warmRefBare),
-      row("warm definition", f.warmDefTh, f.warmDefBare),
+      row("warm references", f.warmRefTh, f.warmRefBare, against(f.warmRefTh, f.warmRefBase)),
+      row("warm definition", f.warmDefTh, f.warmDefBare, against(f.warmDefTh, f.warmDefBase)),
     );
+    if (baseline) {
+      rows.push(
+        row("warm references, baseline build", f.warmRefBase, f.warmRefBare),
+        row("warm definition, baseline build", f.warmDefBase, f.warmDefBare),
+      );
+    }
   }
   return [
     `### Each language server: toolhost (sandboxed) against a bare client (${FILES + 1} files)`,
     "",
     markdownTable(
-      ["case", "toolhost (median)", "bare (median)", "ratio (target ≤ 1.2×)", "p25-p75", ""],
+      [
+        "case",
+        "toolhost (median)",
+        "bare (median)",
+        "ratio (target ≤ 1.2×)",
+        "p25-p75",
+        "added per call",
+        "",
+      ],
       rows,
     ),
     ...(skipped.length ? ["", `Left out: ${skipped.join(", ")}.`] : []),

@@ -12,6 +12,7 @@ import {
   editsByUri,
   frame,
   FrameReader,
+  lineOf,
   positionIn,
   resolveNamePath,
 } from "../../tools/code/_lib/lsp/mod.ts";
@@ -48,6 +49,18 @@ test("positions: 1-based line and column, past the end refused with the file's s
     () => positionIn("ab\r\ncd", 1, 4, "f"),
     /column 4 is past the end of line 1 .*2 characters/,
   );
+});
+
+test("positions: a line is found as splitting the text finds it, and none past the last", () => {
+  for (const text of ["", "\n", "ab", "ab\n", "ab\ncd", "ab\r\ncd\r\n", "\n\nx\n\n", "é😀\nz"]) {
+    const lines = text.split("\n");
+    if (text.endsWith("\n")) lines.pop();
+    for (let line = 1; line <= lines.length + 2; line++) {
+      assert.equal(lineOf(text, line), lines[line - 1], `${JSON.stringify(text)} line ${line}`);
+    }
+  }
+  assert.throws(() => positionIn("", 2, 1, "f"), /line 2 is past the end of f \(1 lines\)/);
+  assert.throws(() => positionIn("a\n\n", 3, 1, "f"), /\(2 lines\); give a line in 1\.\.2/);
 });
 
 test("workspace edits: applied from the end, overlaps and file operations refused", () => {

@@ -39,6 +39,24 @@ function digests(dir: string): Map<string, string> {
   return found;
 }
 
+/**
+ * The state directory's digests once toolhost appends no journal line: the line of a call that
+ * changed nothing is written after its reply, its lock file there only meanwhile (a snapshot
+ * taken then saw a file the next one did not). Waited for by its work, not a time.
+ */
+async function stateDigests(dir: string): Promise<Map<string, string>> {
+  for (let tries = 0;; tries++) {
+    try {
+      const found = digests(dir);
+      if (![...found.keys()].some((path) => path.endsWith(".lock")) || tries >= 400) return found;
+    } catch (error) {
+      // A lock removed between the listing and the read.
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT" || tries >= 400) throw error;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
 for (const user of sandboxUsers()) {
   test(`${user.name}: writes outside the roots are refused however they are aimed`, {
     skip: user.skip,
@@ -179,7 +197,7 @@ for (const user of sandboxUsers()) {
     await callTool(w.client, "write_file", { path: "journaled.txt", content: "a\n" });
     await callTool(w.client, "history", {}); // the journal's lines are written out
     await callTool(w.client, "bash", { command: "true" }); // the helper is in the state directory
-    const state = digests(w.state);
+    const state = await stateDigests(w.state);
     const names = [...state.keys()].join("\n");
     assert.match(names, /journal/);
     assert.match(names, /toolhost-confine-/);
@@ -195,7 +213,7 @@ for (const user of sandboxUsers()) {
     for (const file of files.slice(0, 2)) assert.equal(readFileSync(file, "utf8"), "{}\n", file);
     // toolhost goes on journaling the calls itself: each file is still there, the helper as it
     // was, and no file holds the line the command tried to append.
-    const now = digests(w.state);
+    const now = await stateDigests(w.state);
     assert.deepEqual([...now.keys()].sort(), [...state.keys()].sort(), "nothing removed or added");
     for (const [file, digest] of state) {
       if (/toolhost-confine-/.test(file)) assert.equal(now.get(file), digest, file);

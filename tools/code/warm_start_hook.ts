@@ -18,12 +18,19 @@ function served(path: string, configured: Record<string, { extensions: string[] 
     );
 }
 
+/**
+ * Tools that start the file's server themselves: after them a warm start only repeats the
+ * sandbox's checks of the path, on the way to the reply.
+ */
+const STARTS_ITS_SERVER = new Set(["code_nav"]);
+
 export default defineToolHook({
   name: "code_warm_start",
   phase: "observe",
   finished(call: FinishedCall) {
     const { ctx, args, tool } = call;
     if (!ctx.config.code.startOnRead || call.outcome !== "ok") return;
+    if (STARTS_ITS_SERVER.has(tool.name)) return;
     // Reading, by what the tool declares: read-only, naming a file in `path`.
     if (tool.annotations?.readOnlyHint !== true || typeof args.path !== "string") return;
     if (!served(args.path, ctx.config.code.languageServers)) return;

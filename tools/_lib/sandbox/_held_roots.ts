@@ -7,7 +7,7 @@
  * allows nothing until it is established again (a server restart, or the client's roots
  * changing), so a name and the directory it once meant can never disagree silently.
  */
-import { constants, type Stats } from "node:fs";
+import { constants, lstatSync, type Stats } from "node:fs";
 import { type FileHandle, lstat, open, readlink, realpath } from "node:fs/promises";
 import { addressing, O_DIRECTORY, O_NOFOLLOW_ANY } from "./_beneath.ts";
 
@@ -87,9 +87,16 @@ async function establish(requested: string): Promise<HeldRoot | undefined> {
 
 /**
  * Whether the root's path still names the directory established (checked on every call, by
- * name, only to narrow: what is worked on is the held directory either way).
+ * name, only to narrow: what is worked on is the held directory either way). One lstat, made
+ * synchronously: a few microseconds, where a trip through the event loop's thread pool took
+ * 30-100 µs of every call.
  */
-export async function inPlace(root: HeldRoot): Promise<boolean> {
-  const now: Stats | undefined = await lstat(root.path).catch(() => undefined);
-  return now !== undefined && now.isDirectory() && now.dev === root.dev && now.ino === root.ino;
+export function inPlace(root: HeldRoot): boolean {
+  let now: Stats;
+  try {
+    now = lstatSync(root.path);
+  } catch {
+    return false;
+  }
+  return now.isDirectory() && now.dev === root.dev && now.ino === root.ino;
 }

@@ -65,14 +65,14 @@ export function positionAt(text: string, at: number): Position {
 
 /** The LSP position of 1-based `line` and `column` in `text`, or a clear refusal. */
 export function positionIn(text: string, line: number, column: number, shown: string): Position {
-  const lines = text.split("\n");
-  if (text.endsWith("\n")) lines.pop();
-  if (line > lines.length) {
+  const content = lineOf(text, line);
+  if (content === undefined) {
+    const count = lineStarts(text).length - (text.endsWith("\n") ? 1 : 0);
     throw new ToolError(
-      `line ${line} is past the end of ${shown} (${lines.length} lines); give a line in 1..${lines.length}`,
+      `line ${line} is past the end of ${shown} (${count} lines); give a line in 1..${count}`,
     );
   }
-  const length = lines[line - 1].replace(/\r$/, "").length;
+  const length = content.replace(/\r$/, "").length;
   if (column > length + 1) {
     throw new ToolError(
       `column ${column} is past the end of line ${line} of ${shown} (${length} characters); ` +
@@ -80,6 +80,23 @@ export function positionIn(text: string, line: number, column: number, shown: st
     );
   }
   return { line: line - 1, character: column - 1 };
+}
+
+/**
+ * Line `line` (1-based) of `text` without its newline, or undefined past the last one (a final
+ * newline ends the last line, it starts none). Found without splitting the whole text: every
+ * query asks this of its file.
+ */
+export function lineOf(text: string, line: number): string | undefined {
+  let start = 0;
+  for (let n = 1; n < line; n++) {
+    const next = text.indexOf("\n", start);
+    if (next < 0) return undefined;
+    start = next + 1;
+  }
+  if (line > 1 && start === text.length) return undefined;
+  const end = text.indexOf("\n", start);
+  return text.slice(start, end < 0 ? text.length : end);
 }
 
 /** The text offset of an LSP position (clamped to the text, as servers may round). */

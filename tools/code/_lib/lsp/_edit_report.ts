@@ -86,7 +86,7 @@ export async function reportEdit(
   };
   // Open documents whose file changed (any tool, or another program), then what the call named.
   for (const server of runningServers()) {
-    for (const { uri, path, gone } of await server.changedOnDisk()) {
+    for (const { uri, path, gone } of server.changedOnDisk()) {
       if (gone || !sandbox.contains(path)) server.closeDocument(uri, gone);
       else note(server, path);
     }

@@ -26,7 +26,7 @@ export async function syncForQuery(
   sandbox: Sandbox,
   files: string[],
 ): Promise<string[]> {
-  const changed = await server.changedOnDisk();
+  const changed = server.changedOnDisk();
   for (const { uri, path, gone } of changed) {
     if (gone || !sandbox.contains(path)) {
       server.closeDocument(uri, gone);

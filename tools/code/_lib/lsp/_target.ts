@@ -8,7 +8,7 @@ import { type ToolContext, ToolError } from "../../../../mcp/tool/mod.ts";
 import { Sandbox } from "../../../_lib/sandbox/mod.ts";
 import { languageOf, parseBatch } from "../parse/mod.ts";
 import { NotPicked, pickSymbol } from "../name_path.ts";
-import { type Position, positionAt, positionIn } from "./_documents.ts";
+import { lineOf, type Position, positionAt, positionIn } from "./_documents.ts";
 import { serverFor } from "./_pool.ts";
 import type { LanguageServer } from "./_server.ts";
 import { resolveNamePath } from "./_symbols.ts";
@@ -138,6 +138,6 @@ async function byTree(
 
 /** Without a column: the line's first non-blank character (1-based). */
 function firstColumn(text: string, line: number): number {
-  const content = text.split("\n")[line - 1] ?? "";
+  const content = lineOf(text, line) ?? "";
   return content.length - content.trimStart().length + 1;
 }

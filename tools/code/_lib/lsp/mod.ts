@@ -13,7 +13,14 @@ export { runningFor, runningServers, serverFor } from "./_pool.ts";
 export type { Diagnostic, LanguageServer } from "./_server.ts";
 export type * from "./_protocol.ts";
 export { RequestFailed } from "./_connection.ts";
-export { lineStarts, offsetOf, type Position, positionIn, readSource } from "./_documents.ts";
+export {
+  lineOf,
+  lineStarts,
+  offsetOf,
+  type Position,
+  positionIn,
+  readSource,
+} from "./_documents.ts";
 export { findProgram } from "./_programs.ts";
 export { chooseServer, type ServerChoice } from "./_servers.ts";
 export { pathOf, uriOf } from "./_uris.ts";
