@@ -70,6 +70,34 @@ test(
   },
 );
 
+test(
+  "TypeScript: files a bash command creates and removes are seen by the next query at once",
+  POSIX,
+  async () => {
+    const root = project("ts-bash-new", { "tsconfig.json": "{}", "a.ts": A_TS, "b.ts": B_TS });
+    const c = start(root);
+    const first = await ok(c, "code_nav", {
+      operation: "references",
+      path: "a.ts",
+      symbol: "greet",
+    });
+    assert.equal(first.structured?.count, 4, first.text);
+    // The journal saw the command write c.ts and remove b.ts; the server is told before the
+    // result is sent (tsserver's own watchers look a moment later, or not at all for a new file).
+    await ok(c, "bash", {
+      command: `printf 'import { greet } from "./a";\ngreet("c");\n' > c.ts && rm b.ts`,
+    });
+    const second = await ok(c, "code_nav", {
+      operation: "references",
+      path: "a.ts",
+      symbol: "greet",
+    });
+    assert.match(second.text, /c\.ts \(2\): 1:10, 2:1/, second.text);
+    assert.doesNotMatch(second.text, /b\.ts/, second.text);
+    assert.equal(second.structured?.count, 3, second.text);
+  },
+);
+
 test("TypeScript: rename across files, then one undo reverts every file", POSIX, async () => {
   const root = project("ts-rename", { "tsconfig.json": "{}", "a.ts": A_TS, "b.ts": B_TS });
   const c = start(root);

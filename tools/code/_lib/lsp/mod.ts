@@ -44,6 +44,7 @@ export {
 export { compareErrors, diagnosticLine, severityName } from "./_diagnostics.ts";
 export { currentDiagnostics, fileDiagnostics } from "./_file_diagnostics.ts";
 export { type Baseline, CHECK_DEADLINE_MS, reportEdit, takeBaselines } from "./_edit_report.ts";
+export { followCommand } from "./_command_sync.ts";
 export { applyEdits, editsByUri, type TextEdit } from "./_workspace_edit.ts";
 export { MAX_WARM, warmStart } from "./_warm_start.ts";
 /** The base protocol's framing, also for the benchmark's bare client. */

@@ -7,7 +7,9 @@
  * the budget, a file too large, more changes than a journal line holds) is said, and the change
  * is recorded as not undoable: never a part of it presented as the whole.
  */
+import type { Settings } from "../../../../config/settings.ts";
 import type { ToolContext } from "../../../../mcp/tool/mod.ts";
+import { commandFiles } from "../../../_lib/command_files.ts";
 import type { Sandbox } from "../../../_lib/sandbox/mod.ts";
 import type { Change } from "../journal.ts";
 import { MAX_CHANGES } from "../journal_scan.ts";
@@ -61,6 +63,7 @@ export class Observation {
     /** The command's session, to whom the calls of others are named. */
     readonly viewer: Viewer,
     befores: Before[],
+    readonly settings: Readonly<Settings>,
   ) {
     this.#befores = befores;
   }
@@ -99,6 +102,7 @@ export class Observation {
       limits,
       viewerOf(ctx),
       befores,
+      ctx.config,
     );
     open.add(observation);
     return observation;
@@ -136,6 +140,13 @@ export class Observation {
       const noUndo = reasons.join("; ");
       return { noUndo, note: `Not kept for undo: ${noUndo}.` };
     }
+    // Whoever follows the files (the language servers) hears of every change the command saw,
+    // its own or not, before its result is sent.
+    await commandFiles({
+      sandbox: this.sandbox,
+      paths: found.changes.map((change) => change.path),
+      settings: this.settings,
+    });
     return await this.#record(found, [...reasons, ...found.notKept], alongside);
   }
 
