@@ -8,13 +8,13 @@
  */
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import { test } from "node:test";
 import { e2eFixture } from "../helpers/e2e.ts";
 import { callTool } from "../helpers/tool_calls.ts";
-import { sandboxUsers, startWorld } from "../helpers/sandbox_users.ts";
+import { sandboxUsers, startWorld, writtenOutside } from "../helpers/sandbox_users.ts";
 
 const e2e = e2eFixture();
 
@@ -27,14 +27,6 @@ function realGit(): string | undefined {
 }
 
 const GIT = realGit();
-
-function readIfAny(path: string): string {
-  try {
-    return `written outside the roots: ${readFileSync(path, "utf8")}`;
-  } catch {
-    return "";
-  }
-}
 
 for (const user of sandboxUsers()) {
   test(`${user.name}: a git a command writes on the user's PATH is never run for a snapshot`, {
@@ -60,9 +52,9 @@ for (const user of sandboxUsers()) {
     });
     assert.match(planted.text, /^git$/m, planted.text);
     // Its own snapshot after it is the first that could run the git it wrote.
-    assert.equal(existsSync(escaped), false, readIfAny(escaped));
+    assert.equal(existsSync(escaped), false, writtenOutside(escaped));
     const next = await callTool(w.client, "bash", { command: "echo y > b.txt" });
-    assert.equal(existsSync(escaped), false, readIfAny(escaped));
+    assert.equal(existsSync(escaped), false, writtenOutside(escaped));
     // The snapshots still work, with the user's git.
     assert.match(next.text, /created b\.txt/, next.text);
   });

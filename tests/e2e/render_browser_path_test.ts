@@ -7,23 +7,15 @@
  * public one (judged without DNS), and whatever browser is found may fail to load it.
  */
 import assert from "node:assert/strict";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import { test } from "node:test";
 import { e2eFixture } from "../helpers/e2e.ts";
 import { callTool } from "../helpers/tool_calls.ts";
-import { sandboxUsers, startWorld } from "../helpers/sandbox_users.ts";
+import { sandboxUsers, startWorld, writtenOutside } from "../helpers/sandbox_users.ts";
 
 const e2e = e2eFixture();
-
-function readIfAny(path: string): string {
-  try {
-    return `written outside the roots: ${readFileSync(path, "utf8")}`;
-  } catch {
-    return "";
-  }
-}
 
 for (const user of sandboxUsers()) {
   test(`${user.name}: a browser a command writes on the user's PATH is never run to render`, {
@@ -48,6 +40,6 @@ for (const user of sandboxUsers()) {
       render: true,
       timeout_ms: 5000,
     });
-    assert.equal(existsSync(escaped), false, readIfAny(escaped));
+    assert.equal(existsSync(escaped), false, writtenOutside(escaped));
   });
 }

@@ -7,24 +7,16 @@
  * outside the roots and read `~/.ssh`), as root and as uid 65534.
  */
 import assert from "node:assert/strict";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import { setTimeout as sleep } from "node:timers/promises";
 import { test } from "node:test";
 import { e2eFixture } from "../helpers/e2e.ts";
 import { callTool } from "../helpers/tool_calls.ts";
-import { sandboxUsers, startWorld } from "../helpers/sandbox_users.ts";
+import { sandboxUsers, startWorld, writtenOutside } from "../helpers/sandbox_users.ts";
 
 const e2e = e2eFixture();
-
-function readIfAny(path: string): string {
-  try {
-    return `written outside the roots: ${readFileSync(path, "utf8")}`;
-  } catch {
-    return "";
-  }
-}
 
 for (const user of sandboxUsers()) {
   test(`${user.name}: the watchdog never runs a program a command wrote on the user's PATH`, {
@@ -53,6 +45,6 @@ for (const user of sandboxUsers()) {
     w.client.closeStdin();
     await w.client.exited;
     await sleep(1500);
-    assert.equal(existsSync(escaped), false, readIfAny(escaped));
+    assert.equal(existsSync(escaped), false, writtenOutside(escaped));
   });
 }

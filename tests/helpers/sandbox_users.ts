@@ -6,7 +6,7 @@
  * state directory, a place outside the roots that the user could write without the sandbox.
  */
 import { execFileSync } from "node:child_process";
-import { chownSync, lstatSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { chownSync, lstatSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import type { E2e } from "./e2e.ts";
@@ -131,4 +131,13 @@ export function startWorld(e2e: E2e, user: SandboxUser, options: WorldOptions = 
     },
   });
   return { ...world, client };
+}
+
+/** What a program planted by a command wrote at `path` outside the roots, said; "" when nothing. */
+export function writtenOutside(path: string): string {
+  try {
+    return `written outside the roots: ${readFileSync(path, "utf8")}`;
+  } catch {
+    return "";
+  }
 }

@@ -4,8 +4,9 @@
  * tsserver that belongs beside typescript-language-server).
  */
 import { existsSync, readFileSync, realpathSync, statSync } from "node:fs";
-import { delimiter, dirname, isAbsolute, join, sep } from "node:path";
+import { delimiter, dirname, join, sep } from "node:path";
 import process from "node:process";
+import { dirsOutside } from "../../../_lib/programs_outside.ts";
 import { isWithin } from "../../../_lib/sandbox/mod.ts";
 
 /**
@@ -54,9 +55,7 @@ export function findProgram(
  * pathOutside("/p"); // PATH "node_modules/.bin:/p/bin:/usr/bin" gives "/usr/bin"
  */
 export function pathOutside(top: string): string {
-  return (process.env.PATH ?? "").split(delimiter)
-    .filter((dir) => isAbsolute(dir) && !isWithin(top, realOrSelf(dir)))
-    .join(delimiter);
+  return dirsOutside(process.env.PATH, [top]).join(delimiter);
 }
 
 function isExecutable(path: string): boolean {

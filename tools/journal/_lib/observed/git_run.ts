@@ -10,10 +10,9 @@
  */
 import { spawn } from "node:child_process";
 import { Buffer } from "node:buffer";
-import { accessSync, constants, realpathSync, statSync } from "node:fs";
-import { delimiter, isAbsolute, join } from "node:path";
+import { delimiter, join } from "node:path";
 import process from "node:process";
-import { isWithin } from "../../../_lib/sandbox/mod.ts";
+import { dirsOutside, programOutside } from "../../../_lib/programs_outside.ts";
 
 /** Where one repository's snapshots are made: toolhost's git directory and the work tree. */
 export interface GitPlace {
@@ -67,11 +66,7 @@ export function gitEnv(place: GitPlace | undefined): Record<string, string> {
     env.GIT_WORK_TREE = place.workTree;
   }
   // Nothing git might look up there either (an external command, as gitProgram() finds git).
-  if (process.platform !== "win32") {
-    env.PATH = (env.PATH ?? "").split(delimiter)
-      .filter((dir) => isAbsolute(dir) && ![...avoided].some((root) => isWithin(root, realOr(dir))))
-      .join(delimiter);
-  }
+  if (process.platform !== "win32") env.PATH = dirsOutside(env.PATH, avoided).join(delimiter);
   return env;
 }
 
@@ -94,30 +89,7 @@ export function avoidProgramsIn(roots: readonly string[]): void {
  */
 export function gitProgram(): string | undefined {
   if (process.platform === "win32") return "git";
-  for (const dir of (process.env.PATH ?? "").split(delimiter)) {
-    if (!isAbsolute(dir)) continue;
-    const candidate = join(dir, "git");
-    let real: string;
-    try {
-      accessSync(candidate, constants.X_OK);
-      real = realpathSync(candidate);
-      if (!statSync(real).isFile()) continue;
-    } catch {
-      continue;
-    }
-    const inside = (path: string) => [...avoided].some((root) => isWithin(root, path));
-    if (inside(candidate) || inside(real) || inside(realOr(dir))) continue;
-    return real;
-  }
-  return undefined;
-}
-
-function realOr(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return path;
-  }
+  return programOutside("git", process.env.PATH, avoided);
 }
 
 /** Runs `git args` for `place`; its stdout, or GitFailed. */

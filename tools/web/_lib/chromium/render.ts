@@ -5,13 +5,13 @@
  * when renderPage settles, however it settles. Every request the page makes waits in the Fetch
  * domain until the caller's guard has judged it.
  */
-import { accessSync, constants, realpathSync, statSync } from "node:fs";
+import { accessSync, constants, statSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { delimiter, isAbsolute, join } from "node:path";
+import { join } from "node:path";
 import process from "node:process";
 import { quoted } from "../../../../config/quote.ts";
-import { isWithin } from "../../../_lib/sandbox/mod.ts";
+import { programOutside } from "../../../_lib/programs_outside.ts";
 import { abortError, Chromium, RenderError, within } from "./cdp.ts";
 
 /** Callers (web_render.ts) tell a render's failures by this class. */
@@ -30,35 +30,6 @@ function isExecutableFile(path: string): boolean {
 }
 
 /**
- * `name` in the first PATH directory that has it, passing over relative ones and those inside
- * `avoid` (the roots): the browser runs outside the command sandbox, and commands write there (a
- * `chromium` in an activated `.venv/bin` would run with the user's full rights).
- */
-function onPath(
-  name: string,
-  env: NodeJS.ProcessEnv,
-  avoid: readonly string[],
-): string | undefined {
-  const inside = (path: string) => avoid.some((root) => isWithin(root, path));
-  for (const dir of (env.PATH ?? "").split(delimiter).filter(Boolean)) {
-    if (!isAbsolute(dir)) continue;
-    const candidate = join(dir, name);
-    if (!isExecutableFile(candidate)) continue;
-    if (inside(dir) || inside(realOrSelf(dir)) || inside(realOrSelf(candidate))) continue;
-    return candidate;
-  }
-  return undefined;
-}
-
-function realOrSelf(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return path;
-  }
-}
-
-/**
  * The Chromium (or Chrome) executable to render with: TOOLHOST_CHROME, else CHROME_PATH (a path,
  * or a bare name looked up on PATH), else the usual names on PATH, else on macOS the standard
  * Chrome install. Only an existing executable file counts; a setting that names anything else is
@@ -72,11 +43,11 @@ export function findChromium(
     if (!setting) continue;
     const found = setting.includes("/")
       ? (isExecutableFile(setting) ? setting : undefined)
-      : onPath(setting, env, avoid);
+      : programOutside(setting, env.PATH, avoid);
     if (found) return found;
   }
   for (const name of NAMES) {
-    const found = onPath(name, env, avoid);
+    const found = programOutside(name, env.PATH, avoid);
     if (found) return found;
   }
   if (process.platform === "darwin" && isExecutableFile(MAC_CHROME)) return MAC_CHROME;
