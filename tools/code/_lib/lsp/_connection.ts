@@ -2,7 +2,9 @@
  * One language server process and the JSON-RPC conversation with it over its stdio: requests
  * with ids and time limits, notifications both ways, and the few requests servers make of a
  * client answered here. The process is started like every process toolhost starts (its own
- * group, marked, killed with toolhost and by the watchdog if toolhost is killed outright).
+ * group, marked, killed with toolhost and by the watchdog if toolhost is killed outright), but in
+ * toolhost's session where the sandbox's helper makes its group, as an editor's server is in the
+ * editor's: a session of its own is a scheduling group of its own (spawnInGroup's sameSession).
  */
 import type { ChildProcess } from "node:child_process";
 import process from "node:process";
@@ -74,7 +76,7 @@ export class Connection {
       cwd: spec.cwd,
       env: { ...process.env, ...spec.env },
       stdio: ["pipe", "pipe", "pipe"],
-    }, { confinement: spec.confinement });
+    }, { confinement: spec.confinement, sameSession: true });
     this.pid = this.child.pid;
     this.child.stdout!.on("data", (chunk: Uint8Array) => this.#receive(chunk));
     this.child.stderr!.on("data", (chunk: Uint8Array) => {
