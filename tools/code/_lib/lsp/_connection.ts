@@ -12,13 +12,18 @@ import { type Confinement, spawnInGroup, terminateGroup } from "../../../_lib/pr
 import { frame, FrameReader } from "./_framing.ts";
 import type { Method, ParamsOf, ResultOf } from "./_protocol.ts";
 
-/** TOOLHOST_LSP_TRACE=1: every message's method (or id) and size to stderr, for debugging. */
+/**
+ * TOOLHOST_LSP_TRACE=1: every message to stderr (its start), for debugging, stamped with the
+ * wall clock's last 100 s in ms to the microsecond (a server's round trip, to compare with
+ * `strace -ttt` of the server, is a millisecond or two).
+ */
 const TRACE = process.env.TOOLHOST_LSP_TRACE === "1";
 
 function trace(direction: string, message: Record<string, unknown>): void {
   if (!TRACE) return;
   const text = JSON.stringify(message);
-  console.error(`lsp ${direction} ${Date.now() % 100000} ${text.slice(0, 300)}`);
+  const at = ((performance.timeOrigin + performance.now()) % 100_000).toFixed(3);
+  console.error(`lsp ${direction} ${at} ${text.slice(0, 300)}`);
 }
 
 /** How much of a server's stderr is kept to explain a failure. */
