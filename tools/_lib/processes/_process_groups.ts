@@ -88,7 +88,7 @@ export interface GroupOptions {
    * A process group of its own inside toolhost's session rather than a session of its own, where
    * the confining helper can make it (Linux): still without the controlling terminal. A session
    * is also a scheduling group (Linux autogroups): under load, a language server's every request
-   * and answer waited for its group's turn (4-13% of typescript-language-server's warm answers on
+   * and answer waited for its group's turn (2-31% of typescript-language-server's warm answers on
    * a busy 2-core machine). Commands keep a session of their own.
    */
   sameSession?: boolean;
