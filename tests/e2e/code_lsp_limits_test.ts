@@ -274,7 +274,7 @@ test(
     const read = await ok(c, "read_file", { path: "b.ts" });
     assert.match(read.text, /greet\("b"\)/);
     // Started after the read, with the file it read open: no code tool was called.
-    await c.waitForStderr(/lsp > \d+ \{"jsonrpc":"2\.0","id":1,"method":"initialize"/, 120_000);
+    await c.waitForStderr(/lsp > [\d.]+ \{"jsonrpc":"2\.0","id":1,"method":"initialize"/, 120_000);
     await c.waitForStderr(
       /"method":"textDocument\/didOpen","params":\{"textDocument":\{"uri":"file:\/\/[^"]*\/b\.ts"/,
       120_000,

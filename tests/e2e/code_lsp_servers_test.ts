@@ -171,7 +171,7 @@ test(
     assert.equal(c.stderr.match(/"message":"Loading pyproject\.toml file at /g)?.length, 1);
     assert.match(
       c.stderr,
-      /lsp > \d+ \{"jsonrpc":"2\.0","id":\d+,"result":\[\{"analysis":\{"diagnosticMode":"openFilesOnly"\}\}\]\}/,
+      /lsp > [\d.]+ \{"jsonrpc":"2\.0","id":\d+,"result":\[\{"analysis":\{"diagnosticMode":"openFilesOnly"\}\}\]\}/,
     );
   },
 );

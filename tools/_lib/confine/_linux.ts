@@ -15,6 +15,8 @@ export interface LinuxLaunch {
   /** Descriptors from 3 on the process is given (the long command's channel). */
   keep: number[];
   argv0?: string;
+  /** `-g`: a process group of its own in toolhost's session, without its terminal. */
+  ownGroup?: boolean;
 }
 
 /** What the last wrap protected in the repositories, for the result's explanations. */
@@ -57,6 +59,7 @@ export function linuxArguments(
     else argv.push("-T", policy.temp);
   }
   argv.push("-n", how.network);
+  if (how.ownGroup) argv.push("-g");
   for (const fd of how.keep) argv.push("-k", String(fd));
   if (how.argv0 !== undefined) argv.push("-0", how.argv0);
   argv.push("--", file, ...args);

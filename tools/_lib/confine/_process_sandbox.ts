@@ -289,12 +289,13 @@ export async function sandboxFor(
         network: network.arg,
         keep: launch.keep ?? [],
         argv0: launch.argv0,
+        ownGroup: launch.ownGroup,
       },
       launch.file,
       launch.args,
       notes,
     );
-    return { file: mech.helper, args, env };
+    return { file: mech.helper, args, env, ownGroup: launch.ownGroup };
   };
   return {
     confinement: { wrap, started: (child) => child.once("exit", () => network.end()) },

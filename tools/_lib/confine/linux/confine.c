@@ -40,6 +40,8 @@
  *              127.0.0.1:PORT (Landlock and seccomp); host: as is
  *   -N         no namespaces at all (Landlock only): -R, -p, -s, none and join are refused, and
  *              -h paths are left out of Landlock's read rules instead of hidden by a mount
+ *   -g         a process group of its own in the caller's session, without the controlling
+ *              terminal (what toolhost asks instead of a session of its own: see own_group)
  * Exit status 125 and one line "toolhost-confine: ..." on stderr when the sandbox cannot be set up.
  *
  * No stdio: the program stays a few tens of kilobytes, so starting it costs little.
@@ -90,6 +92,24 @@ static void close_on_exec(int *keep, int nk) {
   syscall(NR_close_range, from, ~0U, CLOSE_RANGE_CLOEXEC_);
 }
 
+/*
+ * Leads a new process group (so it and its children are signalled as one) but stays in the
+ * caller's session, and gives up the session's terminal: /dev/tty no longer opens it, as after
+ * setsid. A session of its own would also be a scheduling group of its own (Linux autogroups),
+ * which under load delays every exchange between toolhost and the process; a language server an
+ * editor starts shares the editor's. Not being the session's leader, it cannot take a terminal
+ * again; a descendant that calls setsid can, as one in a session of its own always could.
+ */
+static void own_group(void) {
+  int tty = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
+  if (tty >= 0) {
+    /* Not the session's leader: this detaches only this process, nothing else in the session. */
+    if (ioctl(tty, TIOCNOTTY) < 0) fail("give up the terminal", NULL);
+    close(tty);
+  }
+  if (setpgid(0, 0) < 0) fail("setpgid", NULL);
+}
+
 int main(int argc, char **argv) {
   if (argc == 2 && strcmp(argv[1], "probe") == 0) {
     probe();
@@ -107,7 +127,7 @@ int main(int argc, char **argv) {
       *pins[MAX_PATHS], *hidden[MAX_PATHS];
   int nw = 0, nf = 0, nr = 0, np = 0, nh = 0, keep[MAX_KEEP], nk = 0;
   const char *net = "host", *argv0 = NULL, *temp = NULL;
-  int no_namespaces = 0, shm = 0, i = 2;
+  int no_namespaces = 0, shm = 0, group = 0, i = 2;
   for (; i < argc; i++) {
     const char *a = argv[i];
     if (strcmp(a, "--") == 0) {
@@ -120,6 +140,10 @@ int main(int argc, char **argv) {
     }
     if (strcmp(a, "-s") == 0) {
       shm = 1;
+      continue;
+    }
+    if (strcmp(a, "-g") == 0) {
+      group = 1;
       continue;
     }
     if (a[0] != '-' || a[1] == 0 || a[2] != 0 || i + 1 >= argc) refuse("bad option");
@@ -163,6 +187,7 @@ int main(int argc, char **argv) {
   /* Without Landlock's TCP rules (ABI 4) nothing could keep TCP to the proxy's port. */
   if (proxy_port && abi < 4) refuse("-n proxy needs Landlock ABI 4 (TCP rules)");
 
+  if (group) own_group();
   if (!no_namespaces) {
     if (join) {
       join_network(net + 5);

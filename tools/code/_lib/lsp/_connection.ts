@@ -2,7 +2,9 @@
  * One language server process and the JSON-RPC conversation with it over its stdio: requests
  * with ids and time limits, notifications both ways, and the few requests servers make of a
  * client answered here. The process is started like every process toolhost starts (its own
- * group, marked, killed with toolhost and by the watchdog if toolhost is killed outright).
+ * group, marked, killed with toolhost and by the watchdog if toolhost is killed outright), but in
+ * toolhost's session where the sandbox's helper makes its group, as an editor's server is in the
+ * editor's: a session of its own is a scheduling group of its own (spawnInGroup's sameSession).
  */
 import type { ChildProcess } from "node:child_process";
 import process from "node:process";
@@ -10,13 +12,18 @@ import { type Confinement, spawnInGroup, terminateGroup } from "../../../_lib/pr
 import { frame, FrameReader } from "./_framing.ts";
 import type { Method, ParamsOf, ResultOf } from "./_protocol.ts";
 
-/** TOOLHOST_LSP_TRACE=1: every message's method (or id) and size to stderr, for debugging. */
+/**
+ * TOOLHOST_LSP_TRACE=1: every message to stderr (its start), for debugging, stamped with the
+ * wall clock's last 100 s in ms to the microsecond (a server's round trip, to compare with
+ * `strace -ttt` of the server, is a millisecond or two).
+ */
 const TRACE = process.env.TOOLHOST_LSP_TRACE === "1";
 
 function trace(direction: string, message: Record<string, unknown>): void {
   if (!TRACE) return;
   const text = JSON.stringify(message);
-  console.error(`lsp ${direction} ${Date.now() % 100000} ${text.slice(0, 300)}`);
+  const at = ((performance.timeOrigin + performance.now()) % 100_000).toFixed(3);
+  console.error(`lsp ${direction} ${at} ${text.slice(0, 300)}`);
 }
 
 /** How much of a server's stderr is kept to explain a failure. */
@@ -74,7 +81,7 @@ export class Connection {
       cwd: spec.cwd,
       env: { ...process.env, ...spec.env },
       stdio: ["pipe", "pipe", "pipe"],
-    }, { confinement: spec.confinement });
+    }, { confinement: spec.confinement, sameSession: true });
     this.pid = this.child.pid;
     this.child.stdout!.on("data", (chunk: Uint8Array) => this.#receive(chunk));
     this.child.stderr!.on("data", (chunk: Uint8Array) => {
