@@ -96,17 +96,23 @@ test(
     });
     assert.match(refs.text, /^rust-analyzer: 3 results/, refs.text);
     assert.match(refs.text, /src\/lib\.rs \(2\)/);
-    // A type error only rustc finds (cargo check, run on save, in the sandbox: target/ in the
-    // project, written under workspace-write).
+    // An error only rustc finds (cargo check, run on save, in the sandbox: target/ in the
+    // project, written under workspace-write): a value used after it was moved. rust-analyzer
+    // finds a type mismatch (`let _n: u32 = "oops"`) itself, without the check, so that one
+    // would not show that the save was heard.
     const broke = await ok(c, "edit_file", {
       path: "src/util.rs",
-      edits: [{ old_string: "    n * 2\n", new_string: '    let _n: u32 = "oops";\n    n * 2\n' }],
+      edits: [{
+        old_string: "    n * 2\n",
+        new_string: "    struct Token;\n    let a = Token;\n    let _b = a;\n    let _c = a;\n" +
+          "    n * 2\n",
+      }],
     });
     assert.doesNotMatch(broke.text, /no new errors/, broke.text);
-    assert.match(broke.text, /this edit introduced 1 error\nsrc\/util\.rs:2:19 error \[E0308\]/);
+    assert.match(broke.text, /this edit introduced 1 error\nsrc\/util\.rs:5:14 error \[E0382\]/);
     assert.ok(existsSync(join(root, "target")), "cargo check wrote target/ in the project");
     const listed = await ok(c, "code_nav", { operation: "diagnostics", path: "src/util.rs" });
-    assert.match(listed.text, /src\/util\.rs:2:19 error \[E0308\]/, listed.text);
+    assert.match(listed.text, /src\/util\.rs:5:14 error \[E0382\]/, listed.text);
   },
 );
 
