@@ -117,6 +117,33 @@ test(
 );
 
 test(
+  "Rust (rust-analyzer): a project it could not load whole makes its answers incomplete (issue 34, item 1)",
+  skipUnless("rust-analyzer"),
+  async () => {
+    const root = project("rs-no-std", {
+      "Cargo.toml": CARGO_TOML,
+      "src/lib.rs":
+        "pub mod util;\n\npub fn all() -> Vec<u32> {\n    vec![util::compute_total(1)]\n}\n",
+      "src/util.rs": UTIL_RS,
+    });
+    // An empty cargo home, offline: the standard library's own dependencies cannot be had, so
+    // rust-analyzer loads the project without it, and misses the use inside `vec![…]`.
+    const c = start(root, { CARGO_HOME: project("rs-empty-cargo-home", {}) });
+    const refs = await ok(c, "code_nav", {
+      operation: "references",
+      path: "src/util.rs",
+      symbol: "compute_total",
+    });
+    const said = /rust-analyzer could not load all of the project \((warning|error): [^)]*sysroot/;
+    assert.match(
+      refs.text,
+      new RegExp(`^rust-analyzer: \\d+ results?\nincomplete: ${said.source}`),
+    );
+    assert.match(String(refs.structured?.incomplete), said);
+  },
+);
+
+test(
   "TypeScript 7 (tsc --lsp): chosen when the tsc found is TypeScript 7, and answers",
   skipUnless("ts7"),
   async () => {
