@@ -67,7 +67,7 @@ test("a server killed mid-request: the call says so, the next one restarts it", 
   process.kill(first, "SIGKILL");
   const killed = await pending;
   assert.equal(killed.isError, true);
-  assert.match(killed.text, /^fake \(.*\): the server it exited \(signal SIGKILL\)/);
+  assert.match(killed.text, /^fake \(.*\): the server ended: it exited \(signal SIGKILL\)/);
   const again = await ok(c, "code_nav", {
     operation: "definition",
     path: "x.fake",

@@ -125,8 +125,10 @@ for (const mode of ["read-only", "workspace-write"] as const) {
         symbol: "one",
       });
       assert.equal(refs.structured?.count, 3, refs.text);
-      assert.equal(refs.structured?.incomplete, undefined, refs.text);
-      // Loaded (quiescent): build scripts, when they run, ran before.
+      // Done loading (quiescent): build scripts, when they run, ran before. (Without the
+      // standard library, which the tests' empty cargo home cannot give it offline, the answer
+      // is marked as maybe missing what depends on it: that is not a load still under way.)
+      assert.doesNotMatch(String(refs.structured?.incomplete ?? ""), /still loading/, refs.text);
       assert.equal(existsSync(mark), mode === "workspace-write");
     },
   );

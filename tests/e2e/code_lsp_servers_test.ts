@@ -96,17 +96,50 @@ test(
     });
     assert.match(refs.text, /^rust-analyzer: 3 results/, refs.text);
     assert.match(refs.text, /src\/lib\.rs \(2\)/);
-    // A type error only rustc finds (cargo check, run on save, in the sandbox: target/ in the
-    // project, written under workspace-write).
+    // An error only rustc finds (cargo check, run on save, in the sandbox: target/ in the
+    // project, written under workspace-write): a value used after it was moved. rust-analyzer
+    // finds a type mismatch (`let _n: u32 = "oops"`) itself, without the check, so that one
+    // would not show that the save was heard.
     const broke = await ok(c, "edit_file", {
       path: "src/util.rs",
-      edits: [{ old_string: "    n * 2\n", new_string: '    let _n: u32 = "oops";\n    n * 2\n' }],
+      edits: [{
+        old_string: "    n * 2\n",
+        new_string: "    struct Token;\n    let a = Token;\n    let _b = a;\n    let _c = a;\n" +
+          "    n * 2\n",
+      }],
     });
     assert.doesNotMatch(broke.text, /no new errors/, broke.text);
-    assert.match(broke.text, /this edit introduced 1 error\nsrc\/util\.rs:2:19 error \[E0308\]/);
+    assert.match(broke.text, /this edit introduced 1 error\nsrc\/util\.rs:5:14 error \[E0382\]/);
     assert.ok(existsSync(join(root, "target")), "cargo check wrote target/ in the project");
     const listed = await ok(c, "code_nav", { operation: "diagnostics", path: "src/util.rs" });
-    assert.match(listed.text, /src\/util\.rs:2:19 error \[E0308\]/, listed.text);
+    assert.match(listed.text, /src\/util\.rs:5:14 error \[E0382\]/, listed.text);
+  },
+);
+
+test(
+  "Rust (rust-analyzer): a project it could not load whole makes its answers incomplete (issue 34, item 1)",
+  skipUnless("rust-analyzer"),
+  async () => {
+    const root = project("rs-no-std", {
+      "Cargo.toml": CARGO_TOML,
+      "src/lib.rs":
+        "pub mod util;\n\npub fn all() -> Vec<u32> {\n    vec![util::compute_total(1)]\n}\n",
+      "src/util.rs": UTIL_RS,
+    });
+    // An empty cargo home, offline: the standard library's own dependencies cannot be had, so
+    // rust-analyzer loads the project without it, and misses the use inside `vec![…]`.
+    const c = start(root, { CARGO_HOME: project("rs-empty-cargo-home", {}) });
+    const refs = await ok(c, "code_nav", {
+      operation: "references",
+      path: "src/util.rs",
+      symbol: "compute_total",
+    });
+    const said = /rust-analyzer could not load all of the project \((warning|error): [^)]*sysroot/;
+    assert.match(
+      refs.text,
+      new RegExp(`^rust-analyzer: \\d+ results?\nincomplete: ${said.source}`),
+    );
+    assert.match(String(refs.structured?.incomplete), said);
   },
 );
 

@@ -120,6 +120,30 @@ test(
 );
 
 test(
+  "Python (pyright): a file's diagnostics follow a change to what it imports, made by a command (item 5)",
+  POSIX,
+  async () => {
+    const root = project("py-dependency", {
+      "pyproject.toml": "[project]\nname = 'p'\n",
+      "m.py": "def f(n: int) -> int:\n    return n\n",
+      "u.py": "from m import f\n\nv: int = f(1)\n",
+    });
+    const c = start(root);
+    const clean = await ok(c, "code_nav", { operation: "diagnostics", path: "u.py" });
+    assert.equal(clean.structured?.count, 0, clean.text);
+    for (let round = 0; round < 2; round++) {
+      // u.py is unchanged: its diagnostics from before are about the project as it was.
+      await ok(c, "bash", { command: "sed -i 's/n: int)/n: str)/' m.py" });
+      const broken = await ok(c, "code_nav", { operation: "diagnostics", path: "u.py" });
+      assert.match(broken.text, /u\.py:3:12 error \[reportArgumentType\]/, `round ${round}`);
+      await ok(c, "bash", { command: "sed -i 's/n: str)/n: int)/' m.py" });
+      const reverted = await ok(c, "code_nav", { operation: "diagnostics", path: "u.py" });
+      assert.equal(reverted.structured?.count, 0, `round ${round}: ${reverted.text}`);
+    }
+  },
+);
+
+test(
   "a server that does not answer for the edited text: the reply says pending (item 3)",
   POSIX,
   async () => {

@@ -260,6 +260,41 @@ test("Python: a symbol edit keeps the docstring unless the new text has one (iss
   assert.doesNotMatch(now, /The body, decoded/);
 });
 
+test("Python: a one-line new definition keeps the docstring; an f-string is no docstring (issue 34, 6)", async () => {
+  const root = scratch("code-doc-line");
+  writeFileSync(
+    join(root, "r.py"),
+    'class Response:\n    def two(self) -> int:\n        """Two.\n\n        More lines.\n        """\n' +
+      '        return 2\n\n    def three(self) -> int:\n        f"""Not a docstring {self}."""\n' +
+      "        return 3\n",
+  );
+  const c = start(root);
+  const oneLine = await callTool(c, "symbol_edit", {
+    path: "r.py",
+    operation: "replace_definition",
+    name_path: "Response/two",
+    text: "def two(self) -> int: return 22",
+  });
+  assert.equal(oneLine.isError, false, oneLine.text);
+  // The body leaves the colon's line for the docstring to stand above it.
+  assert.match(
+    readFileSync(join(root, "r.py"), "utf8"),
+    / {4}def two\(self\) -> int:\n {8}"""Two\.\n\n {8}More lines\.\n {8}"""\n {8}return 22\n/,
+  );
+  // Python does not take an f-string for a docstring: it is code, replaced with the rest.
+  const fString = await callTool(c, "symbol_edit", {
+    path: "r.py",
+    operation: "replace_definition",
+    name_path: "Response/three",
+    text: "def three(self) -> int:\n    return 33",
+  });
+  assert.equal(fString.isError, false, fString.text);
+  assert.match(
+    readFileSync(join(root, "r.py"), "utf8"),
+    / {4}def three\(self\) -> int:\n {8}return 33\n$/,
+  );
+});
+
 test("a function's local definitions are found and edited by their name path (issue 34, 6)", async () => {
   const root = scratch("code-local");
   const source = `export function CalculationHistory(items: number[]) {

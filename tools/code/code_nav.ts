@@ -132,6 +132,13 @@ async function navigateCode(args: CodeNavArgs, ctx: ToolContext) {
   // An answer given while the server was still loading says so, in the text and the structure.
   answer.incomplete = lsp.stillLoading(target);
   if (answer.incomplete) answer.incomplete += "; ask again shortly";
+  // Loaded, but not all of it: rust-analyzer without its standard library misses the uses
+  // inside `vec![…]`, and says so only in its status.
+  const problem = server.readiness.problem;
+  if (!answer.incomplete && problem) {
+    answer.incomplete = `${server.choice.label} could not load all of the project (${problem}); ` +
+      "the answer may miss what depends on it";
+  }
   if (server.replaced) {
     // Said once, by the first answer of the server that replaced it.
     const note =

@@ -36,8 +36,14 @@ export function restoreDocstring(
   const body = made?.body;
   if (!body || body.colon === undefined || body.doc) return after;
   const at = lineStart(after, body.start);
-  // Only a body on lines of its own takes a statement above its first one.
-  if (after.slice(at, body.start).trim() !== "" || at <= body.colon) return after;
+  if (at <= body.colon) {
+    // A body on the colon's line (`def f(): return 1`) moves below the docstring, at the
+    // docstring's indentation (the new definition stands where the old one did).
+    const indent = /^[ \t]*/.exec(doc)![0];
+    return after.slice(0, body.colon) + "\n" + reindent(doc, indent, true) + "\n" + indent +
+      after.slice(body.start);
+  }
+  if (after.slice(at, body.start).trim() !== "") return after;
   const indent = /^[ \t]*/.exec(after.slice(at, body.start))![0];
   return after.slice(0, at) + reindent(doc, indent, true) + "\n" + after.slice(at);
 }

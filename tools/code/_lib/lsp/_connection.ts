@@ -132,7 +132,7 @@ export class Connection {
     timeoutMs: number,
     signal?: AbortSignal,
   ): Promise<ResultOf<M>> {
-    if (this.#closed) return Promise.reject(new RequestFailed(`the server ${this.#closed}`));
+    if (this.#closed) return Promise.reject(new RequestFailed(`the server ended: ${this.#closed}`));
     const id = this.#nextId++;
     return new Promise<ResultOf<M>>((resolve, reject) => {
       const stop = () => {
@@ -262,7 +262,7 @@ export class Connection {
     if (this.#closed) return;
     this.#closed = why;
     for (const id of [...this.#waiting.keys()]) {
-      this.#settle(id)!.reject(new RequestFailed(`the server ${why}`));
+      this.#settle(id)!.reject(new RequestFailed(`the server ended: ${why}`));
     }
     try {
       this.child.stdin?.destroy();

@@ -31,7 +31,9 @@ export async function currentDiagnostics(
   deadline: number,
   signal?: AbortSignal,
 ): Promise<Found> {
-  const version = server.version(uri);
+  // A server that only publishes is asked again about a file other changes may affect.
+  const pushOnly = !relaysTsserver(server) && !server.pulls;
+  const version = pushOnly ? server.recheck(uri) : server.version(uri);
   if (version === undefined) return { items: [], pending: "the file is not open in the server" };
   const asked = relaysTsserver(server)
     ? await asking(deadline, () => tsserverDiagnostics(server, uri, left(deadline), signal))

@@ -19,6 +19,8 @@ export class Readiness {
   /** rust-analyzer's status: undefined until it sends one. */
   #quiescent: boolean | undefined;
   #statusMessage: string | undefined;
+  /** rust-analyzer's health when not "ok" ("warning", "error"): part of the project failed. */
+  #health: string | undefined;
   #firstOpen: number | undefined;
   #waiters: (() => void)[] = [];
   /** Set once the server is known to have loaded the project, and never unset. */
@@ -78,14 +80,28 @@ export class Readiness {
   }
 
   /** rust-analyzer's `experimental/serverStatus`. */
-  status(value: { quiescent?: unknown; message?: unknown }): void {
+  status(value: { quiescent?: unknown; message?: unknown; health?: unknown }): void {
     if (typeof value.quiescent !== "boolean") return;
     this.#quiescent = value.quiescent;
     this.#statusMessage = typeof value.message === "string"
       ? value.message.slice(0, 200)
       : undefined;
+    this.#health = value.health === "warning" || value.health === "error"
+      ? value.health
+      : undefined;
     if (value.quiescent) this.#loadedOnce = true;
     this.#wake();
+  }
+
+  /**
+   * What the server says failed in loading the project, once it is done (rust-analyzer's health
+   * "warning" or "error", e.g. a standard library it could not load): its answers may then miss
+   * what depends on that part, complete as they look.
+   */
+  get problem(): string | undefined {
+    if (!this.#health || this.#quiescent !== true) return undefined;
+    const said = this.#statusMessage?.split("\n")[0].trim();
+    return said ? `${this.#health}: ${said}` : this.#health;
   }
 
   /** A document was opened: the grace for progress to begin counts from the first. */

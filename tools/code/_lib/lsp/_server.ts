@@ -33,6 +33,8 @@ interface OpenDocument extends OnDisk {
   version: number;
   /** The published sequence when this version was sent: later sets may be about it. */
   sentSeq: number;
+  /** The project's changes sent (#changes) when this version was sent. */
+  changesAt: number;
   text: string;
   used: number;
 }
@@ -54,6 +56,8 @@ export class LanguageServer {
   readonly readiness: Readiness;
   readonly published = new Published();
   #documents = new Map<string, OpenDocument>();
+  /** Changes of the project's files sent to the server: new texts, files changed or deleted. */
+  #changes = 0;
   /** The last diagnostics had for a version of a document, whichever way they came. */
   #known = new Map<string, { version: number; items: Diagnostic[] }>();
   #idle: ReturnType<typeof setTimeout> | undefined;
@@ -236,6 +240,7 @@ export class LanguageServer {
       this.#documents.set(uri, {
         version: 1,
         sentSeq: this.published.sequence,
+        changesAt: this.#changes,
         ...disk,
         text,
         used: Date.now(),
@@ -247,6 +252,7 @@ export class LanguageServer {
     if (open.text !== text) {
       open.version++;
       open.sentSeq = this.published.sequence;
+      open.changesAt = ++this.#changes;
       open.text = text;
       this.connection.notify("textDocument/didChange", {
         textDocument: { uri, version: open.version },
@@ -331,6 +337,7 @@ export class LanguageServer {
     if (!this.#documents.delete(uri)) return;
     this.connection.notify("textDocument/didClose", { textDocument: { uri } });
     if (deleted) {
+      this.#changes++;
       this.connection.notify("workspace/didChangeWatchedFiles", { changes: [{ uri, type: 3 }] });
     }
     this.published.forget(uri);
@@ -344,7 +351,28 @@ export class LanguageServer {
    */
   fileChanged(uri: string, type: 1 | 2 | 3): void {
     if (this.#documents.has(uri)) return;
+    this.#changes++;
     this.connection.notify("workspace/didChangeWatchedFiles", { changes: [{ uri, type }] });
+  }
+
+  /**
+   * Sends an open document's text again as a new version when other files changed after its
+   * version was sent, so that a server that publishes diagnostics checks it against the project
+   * as it is now: pyright published nothing new for a file whose import changed, and its set
+   * from before stood for the current version. Returns the version the server now has.
+   */
+  recheck(uri: string): number | undefined {
+    const open = this.#documents.get(uri);
+    if (!open || open.changesAt === this.#changes) return open?.version;
+    open.version++;
+    open.sentSeq = this.published.sequence;
+    open.changesAt = this.#changes;
+    this.connection.notify("textDocument/didChange", {
+      textDocument: { uri, version: open.version },
+      contentChanges: [{ text: open.text }],
+    });
+    this.published.wake();
+    return open.version;
   }
 
   #closeLeastUsed(): void {

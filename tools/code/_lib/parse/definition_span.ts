@@ -159,11 +159,13 @@ export function made(
     const before = body.previousSibling;
     if (before?.type === ":") {
       symbol.body.colon = before.endIndex;
-      // A Python docstring: the body's first statement, a string alone.
+      // A Python docstring: the body's first statement, a string alone; not an f-string nor
+      // bytes, which Python does not take for one.
       const first = body.firstNamedChild;
+      const string = first?.firstNamedChild;
       if (
         first?.type === "expression_statement" && first.namedChildCount === 1 &&
-        first.firstNamedChild?.type === "string"
+        string?.type === "string" && !/[fFbB]/.test(string.firstChild?.text ?? "")
       ) symbol.body.doc = { start: first.startIndex, end: first.endIndex };
     }
   }
