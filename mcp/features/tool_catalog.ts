@@ -9,7 +9,11 @@ import { INVALID_PARAMS, isPlainObject, type Params, RpcError } from "../wire/js
 import { describeLogData, type Logger } from "../wire/log.ts";
 import { pageOf } from "../wire/pages.ts";
 import { traceTag } from "../wire/trace.ts";
-import { type Validator, ValidatorCache } from "../tool/schema/schema.ts";
+import {
+  type PrecompiledValidators,
+  type Validator,
+  ValidatorCache,
+} from "../tool/schema/schema.ts";
 import { PENDING, settledValue } from "../wire/settled.ts";
 import { closest } from "../../config/suggest.ts";
 import type {
@@ -36,6 +40,8 @@ interface CatalogOptions {
   hooks?: ToolHooks;
   /** How long tools may take to prepare before they are listed as they stand. */
   prepareTimeoutMs?: number;
+  /** Validators compiled ahead of time, for the schemas they were made from. */
+  validators?: PrecompiledValidators;
 }
 
 const PREPARE_TIMEOUT_MS = 5_000;
@@ -58,7 +64,7 @@ export class ToolCatalog {
   /** The tools by name, sorted; replaced once by their prepared versions. */
   #tools: Tool[];
   #byName: Map<string, Tool>;
-  readonly #validators = new ValidatorCache();
+  readonly #validators: ValidatorCache;
   /** The last call waiting for a validator: calls after it wait behind it (see #run). */
   #loading: Promise<unknown> | undefined;
   /** Tool descriptions shaped for each protocol version, built on first request. */
@@ -81,6 +87,7 @@ export class ToolCatalog {
       this.#byName.set(tool.name, tool);
     }
     this.#personal = this.#tools.some((tool) => tool.prepare);
+    this.#validators = new ValidatorCache(options.validators);
   }
 
   /** The input schema of the tool of this name, as prepared (undefined for no such tool). */

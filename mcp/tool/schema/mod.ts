@@ -19,5 +19,11 @@
  * ```
  * @module
  */
-export { compileSchema, type JsonSchema, type ValidationResult, type Validator } from "./schema.ts";
+export {
+  compileSchema,
+  type JsonSchema,
+  type PrecompiledValidators,
+  type ValidationResult,
+  type Validator,
+} from "./schema.ts";
 export type { FromSchema } from "./schema_types.ts";
