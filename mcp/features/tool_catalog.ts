@@ -72,6 +72,8 @@ export class ToolCatalog {
   /** The tools' prepare() calls, run once, before the first list or call. */
   #prepared: Promise<void> | undefined;
   #ready = false;
+  /** Calls waiting for the tools to be prepared: a call after them waits too. */
+  #waitingToPrepare = 0;
   /** Whether any description depends on the user's files. */
   readonly #personal: boolean;
 
@@ -171,8 +173,20 @@ export class ToolCatalog {
    * comes at once when nothing had to wait; a problem with the request itself is thrown.
    */
   call(params: Params, call: Call, tasks?: TaskStore): Outcome {
-    if (!this.#ready) return this.#prepare(call).then(() => this.#start(params, call, tasks));
-    return this.#start(params, call, tasks);
+    if (this.#ready) return this.#start(params, call, tasks);
+    // A tool with nothing to prepare is the same prepared or not: its call need not wait for the
+    // others' (skills reading the disk, 1-7 ms before a first code_nav could start its server),
+    // unless a call before it waits (calls start in the order they came).
+    const tool = typeof params.name === "string" ? this.#byName.get(params.name) : undefined;
+    const preparing = this.#prepare(call);
+    if (tool && !tool.prepare && this.#waitingToPrepare === 0) {
+      preparing.catch(() => {}); // a failure is the list's, which waits for it
+      return this.#start(params, call, tasks);
+    }
+    this.#waitingToPrepare++;
+    return preparing.finally(() => this.#waitingToPrepare--).then(() =>
+      this.#start(params, call, tasks)
+    );
   }
 
   #start(params: Params, call: Call, tasks?: TaskStore): Outcome {
