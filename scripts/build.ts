@@ -15,6 +15,7 @@ import { commit } from "./release/source.ts";
 import { buildConfineHelper } from "./confine_helper.ts";
 import { BUN, EXE } from "./toolchain.ts";
 import { WASM_FILES } from "../tools/code/_lib/parse/mod.ts";
+import { validatorEntryPoints } from "./gen_tool_validators.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 
@@ -58,6 +59,8 @@ export function compileArguments(
     outfile,
     entry,
     ...WORKER_ENTRYPOINTS,
+    // The tools' precompiled validators, each loaded on its first call (gen_tool_validators.ts).
+    ...validatorEntryPoints(),
     // tree-sitter's runtime and grammars: embedded files the parse worker finds in
     // Bun.embeddedFiles (tools/code/_lib/parse/grammar_bytes.ts).
     ...WASM_FILES,

@@ -1,15 +1,19 @@
 /**
  * `deno task gen`: rewrites tools/mod.ts, the static barrel of every module in tools/<family>/ (tools,
- * resources, resource templates and prompts alike), the configuration schema's precompiled
- * validator (see gen_config_validator.ts) and the review app's page (gen_review_app.ts).
+ * resources, resource templates and prompts alike), the precompiled validators of the
+ * configuration schema (see gen_config_validator.ts) and of the tools' schemas
+ * (gen_tool_validators.ts), and the review app's page (gen_review_app.ts).
  * Static imports are what `bun build --compile` bundles; reading tools/ at run time would not
  * work inside the binary. tests/project/tools_barrel_test.ts fails when the barrel is stale.
  */
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { sortContributions } from "../mcp/features/mod.ts";
+import type { Tool } from "../mcp/tool/mod.ts";
 import { CONFIG_VALIDATOR, renderConfigValidator } from "./gen_config_validator.ts";
 import { renderReviewPageModule, REVIEW_PAGE_MODULE } from "./gen_review_app.ts";
+import { renderToolValidators, VALIDATORS_DIR } from "./gen_tool_validators.ts";
 
 export const TOOLS_DIR = fileURLToPath(new URL("../tools/", import.meta.url));
 export const BARREL = `${TOOLS_DIR}mod.ts`;
@@ -72,6 +76,30 @@ if (import.meta.main) {
   writeIfChanged(BARREL, renderBarrel(files), `${files.length} module(s)`);
   writeIfChanged(CONFIG_VALIDATOR, renderConfigValidator(), "the configuration validator");
   writeIfChanged(REVIEW_PAGE_MODULE, renderReviewPageModule(), "the review app's page");
+  // Imported once the barrel is written: a module added just now has its schemas compiled too.
+  const { toolModules } = await import("../tools/mod.ts");
+  writeToolValidators(sortContributions(toolModules).tools);
+}
+
+/** The tools' validators, each file rewritten when it changed, those of no schema now removed. */
+function writeToolValidators(tools: readonly Tool[]): void {
+  const files = renderToolValidators(tools);
+  mkdirSync(VALIDATORS_DIR, { recursive: true });
+  const gone = readdirSync(VALIDATORS_DIR).filter((name) =>
+    name.endsWith(".generated.js") && !files.has(name)
+  );
+  for (const name of gone) rmSync(join(VALIDATORS_DIR, name));
+  let rewritten = 0;
+  for (const [name, text] of files) {
+    const path = join(VALIDATORS_DIR, name);
+    if (existsSync(path) && readFileSync(path, "utf8") === text) continue;
+    writeFileSync(path, text);
+    rewritten++;
+  }
+  console.error(
+    `_catalog/validators: ${files.size - 1} tool schema validator(s), ${rewritten} rewritten, ` +
+      `${gone.length} removed`,
+  );
 }
 
 function writeIfChanged(path: string, text: string, what: string): void {

@@ -9,7 +9,11 @@ import { INVALID_PARAMS, isPlainObject, type Params, RpcError } from "../wire/js
 import { describeLogData, type Logger } from "../wire/log.ts";
 import { pageOf } from "../wire/pages.ts";
 import { traceTag } from "../wire/trace.ts";
-import { type Validator, ValidatorCache } from "../tool/schema/schema.ts";
+import {
+  type PrecompiledValidators,
+  type Validator,
+  ValidatorCache,
+} from "../tool/schema/schema.ts";
 import { PENDING, settledValue } from "../wire/settled.ts";
 import { closest } from "../../config/suggest.ts";
 import type {
@@ -36,6 +40,8 @@ interface CatalogOptions {
   hooks?: ToolHooks;
   /** How long tools may take to prepare before they are listed as they stand. */
   prepareTimeoutMs?: number;
+  /** Validators compiled ahead of time, for the schemas they were made from. */
+  validators?: PrecompiledValidators;
 }
 
 const PREPARE_TIMEOUT_MS = 5_000;
@@ -58,7 +64,7 @@ export class ToolCatalog {
   /** The tools by name, sorted; replaced once by their prepared versions. */
   #tools: Tool[];
   #byName: Map<string, Tool>;
-  readonly #validators = new ValidatorCache();
+  readonly #validators: ValidatorCache;
   /** The last call waiting for a validator: calls after it wait behind it (see #run). */
   #loading: Promise<unknown> | undefined;
   /** Tool descriptions shaped for each protocol version, built on first request. */
@@ -66,6 +72,8 @@ export class ToolCatalog {
   /** The tools' prepare() calls, run once, before the first list or call. */
   #prepared: Promise<void> | undefined;
   #ready = false;
+  /** Calls waiting for the tools to be prepared: a call after them waits too. */
+  #waitingToPrepare = 0;
   /** Whether any description depends on the user's files. */
   readonly #personal: boolean;
 
@@ -81,6 +89,7 @@ export class ToolCatalog {
       this.#byName.set(tool.name, tool);
     }
     this.#personal = this.#tools.some((tool) => tool.prepare);
+    this.#validators = new ValidatorCache(options.validators);
   }
 
   /** The input schema of the tool of this name, as prepared (undefined for no such tool). */
@@ -164,8 +173,20 @@ export class ToolCatalog {
    * comes at once when nothing had to wait; a problem with the request itself is thrown.
    */
   call(params: Params, call: Call, tasks?: TaskStore): Outcome {
-    if (!this.#ready) return this.#prepare(call).then(() => this.#start(params, call, tasks));
-    return this.#start(params, call, tasks);
+    if (this.#ready) return this.#start(params, call, tasks);
+    // A tool with nothing to prepare is the same prepared or not: its call need not wait for the
+    // others' (skills reading the disk, 1-7 ms before a first code_nav could start its server),
+    // unless a call before it waits (calls start in the order they came).
+    const tool = typeof params.name === "string" ? this.#byName.get(params.name) : undefined;
+    const preparing = this.#prepare(call);
+    if (tool && !tool.prepare && this.#waitingToPrepare === 0) {
+      preparing.catch(() => {}); // a failure is the list's, which waits for it
+      return this.#start(params, call, tasks);
+    }
+    this.#waitingToPrepare++;
+    return preparing.finally(() => this.#waitingToPrepare--).then(() =>
+      this.#start(params, call, tasks)
+    );
   }
 
   #start(params: Params, call: Call, tasks?: TaskStore): Outcome {

@@ -23,6 +23,7 @@ import type { ReadContext, Resource, ResourceTemplate } from "../features/resour
 import { ResourceCatalog, SEARCH_MAX_QUERY, SEARCH_MAX_RESULTS } from "../features/resources.ts";
 import type { ProgramContext, Tool, ToolContext, ToolHook, ToolState } from "../tool/tool.ts";
 import { combineHooks } from "../tool/tool_hooks.ts";
+import type { PrecompiledValidators } from "../tool/schema/mod.ts";
 import {
   cancelTask,
   getTask,
@@ -77,6 +78,11 @@ export interface ServiceOptions {
   roots: { fixed: string[]; fallback: string[] };
   /** What every tool call passes through (plan mode, reminders), run phase by phase. */
   hooks?: readonly ToolHook[];
+  /**
+   * The built-in tools' validators compiled ahead of time (tools/_catalog/validators); a schema
+   * not among them is compiled by Ajv at its first use.
+   */
+  validators?: PrecompiledValidators;
   /** The settings in force, every tool's `ctx.config`; the defaults when absent. */
   config?: Settings;
   /**
@@ -162,6 +168,7 @@ export class McpService implements ChangeSources {
       cacheTtlMs: CACHE_TTL_MS,
       hooks: options.hooks?.length ? combineHooks(options.hooks) : undefined,
       prepareTimeoutMs: options.timeouts?.prepareMs,
+      validators: options.validators,
     });
     const resources = options.resources ?? [];
     const templates = options.templates ?? [];

@@ -183,3 +183,34 @@ test("a tool that takes too long to prepare is listed as defined, and the list s
   const modernList = await h.request(2, "tools/list", modern());
   assert.equal(modernList.result?.cacheScope, "private");
 });
+
+test("a call to a tool with nothing to prepare does not wait for the others' preparation", async () => {
+  let release = () => {};
+  const slow = defineTool({
+    name: "slow",
+    description: "as defined",
+    input: { type: "object" },
+    prepare: () => new Promise((resolve) => (release = () => resolve({ description: "prepared" }))),
+    run: () => Promise.resolve("slow ran"),
+  });
+  // Past this the preparation is given up on, with a warning: the call must not wait for that.
+  const h = harness([slow, quick], undefined, undefined, { timeouts: { prepareMs: 3_000 } });
+  await h.request(0, "initialize", initializeParams("2025-11-25"));
+  const done = await h.request(1, "tools/call", { name: "quick" });
+  assert.match(JSON.stringify(done.result), /done/);
+  assert.ok(
+    !h.logs.some((l) => /took over/.test(l.message)),
+    "quick was answered only once the preparation was given up on",
+  );
+  // A call after one still waiting waits too: calls start in the order they came.
+  h.line({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "slow" } });
+  h.line({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "quick" } });
+  await tick(20);
+  assert.deepEqual(h.sent.filter((m) => !Array.isArray(m) && (m.id === 2 || m.id === 3)), []);
+  release();
+  await h.responseTo(3);
+  const ids = h.sent.flatMap((m) => !Array.isArray(m) && (m.id === 2 || m.id === 3) ? [m.id] : []);
+  assert.deepEqual(ids, [2, 3]);
+  const listed = await h.request(4, "tools/list");
+  assert.match(JSON.stringify(listed.result), /prepared/);
+});

@@ -153,6 +153,8 @@ test("the acknowledgement lists only known tasks; each is sent as tasks/get show
 test("a task that ended before the stream opened is acknowledged and told once, with its result", async () => {
   const { h, gates } = setup();
   const taskId = await startTask(h, "call-1");
+  // The task is answered for at once; its tool starts once its arguments are checked.
+  for (let i = 0; i < 100 && gates.length === 0; i++) await tick();
   gates[0]("early");
   await tick();
   listen(h, 5, { taskIds: [taskId] });

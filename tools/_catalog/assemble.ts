@@ -22,6 +22,8 @@ import { moduleFamilies, toolModules } from "../mod.ts";
 import { checkInputSchemas, customTools } from "../shell/_lib/custom_tools.ts";
 import { filterTools } from "./tool_filter.ts";
 import { readOnlyGate } from "./read_only_gate.ts";
+import { precompiledValidators } from "./validators/index.generated.ts";
+import type { PrecompiledValidators } from "../../mcp/tool/schema/mod.ts";
 
 export interface Assembled {
   tools: Tool[];
@@ -33,6 +35,8 @@ export interface Assembled {
   shutdownHooks: ShutdownHook[];
   /** Protocol extensions the families speak (the skills extension), with their methods. */
   extensions: Extension[];
+  /** The built-in tools' validators, compiled by `deno task gen`, each loaded on first use. */
+  validators: PrecompiledValidators;
   /** Things the user should hear about on stderr, though toolhost runs. */
   warnings: string[];
   /** Each tool left out, and why (for --list-tools and debug logs). */
@@ -82,6 +86,7 @@ export async function assemble(
     ...withOfferedTools(others, tools),
     hooks: [readOnlyGate, ...hooks],
     shutdownHooks,
+    validators: precompiledValidators,
     warnings,
     removed,
   };

@@ -33,6 +33,7 @@ export function withConfigProblem(assembled: Assembled, problem: string): Assemb
     prompts: [],
     hooks: [gate],
     shutdownHooks: [],
+    validators: assembled.validators,
     extensions: [],
     warnings: [],
     removed: assembled.removed,

@@ -1,6 +1,7 @@
 /**
- * JSON Schema for tools: checking arguments and structured output against a schema (Ajv, imported
- * and compiled on first use), and the TypeScript type a schema literal describes. A face of its
+ * JSON Schema for tools: checking arguments and structured output against a schema (a validator
+ * compiled ahead of time for the built-in tools' schemas, else Ajv, imported and compiling on first
+ * use), how Ajv is set up for both, and the TypeScript type a schema literal describes. A face of its
  * own, apart from the tool API's: a module that only throws ToolError (one a worker also loads)
  * must not bring Ajv into its bundle. Outside mcp/, import from here.
  *
@@ -19,5 +20,12 @@
  * ```
  * @module
  */
-export { compileSchema, type JsonSchema, type ValidationResult, type Validator } from "./schema.ts";
+export {
+  compileSchema,
+  type JsonSchema,
+  type PrecompiledValidators,
+  type ValidationResult,
+  type Validator,
+} from "./schema.ts";
 export type { FromSchema } from "./schema_types.ts";
+export { AJV_OPTIONS, dialectOf, schemaFingerprint } from "./ajv_options.ts";

@@ -1,13 +1,16 @@
 /**
  * JSON Schema validation of tool arguments and structured outputs, with messages a model can act
- * on. Ajv is imported and schemas are compiled on first use, so start-up pays nothing for them.
+ * on. The built-in tools' schemas are compiled ahead of time (`deno task gen`), each loaded on
+ * its first use; any other schema has Ajv imported and compiles it on first use, so start-up
+ * pays nothing for them.
  * `$ref`s are resolved only inside the schema: nothing is ever fetched over the network.
  */
 import { quoted } from "../../../config/quote.ts";
 import type { ErrorObject, ValidateFunction } from "ajv";
 import { closest } from "../../../config/suggest.ts";
+import { AJV_OPTIONS, dialectOf, type JsonSchema, schemaFingerprint } from "./ajv_options.ts";
 
-export type JsonSchema = Record<string, unknown>;
+export type { JsonSchema };
 
 export interface ValidationResult {
   ok: boolean;
@@ -18,57 +21,62 @@ export interface ValidationResult {
 export type Validator = (value: unknown) => ValidationResult;
 const VALID: ValidationResult = Object.freeze({ ok: true, problems: [] });
 
-const DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema";
-const DRAFT_07 = "http://json-schema.org/draft-07/schema";
+/**
+ * Validators compiled ahead of time, by schema fingerprint (schemaFingerprint): each loads its
+ * own small module, whose default export is Ajv's standalone validate function.
+ */
+export type PrecompiledValidators = Readonly<
+  Record<string, () => Promise<{ default: unknown }>>
+>;
 
 // Ajv is CommonJS: `default` is module.exports, whose own `default` is the class.
 type AjvInstance = { compile(schema: JsonSchema): ValidateFunction };
 let ajv2020: Promise<AjvInstance> | undefined;
 let ajv07: Promise<AjvInstance> | undefined;
 
-const AJV_OPTIONS = {
-  allErrors: true,
-  verbose: true,
-  // Unknown keywords (`x-mcp-header`, vendor annotations) are allowed, as MCP says.
-  strict: false,
-  // `format` is an annotation in 2020-12 unless a vocabulary asserts it.
-  validateFormats: false,
-  allowUnionTypes: true,
-  // Checking each schema against its meta-schema costs ~18 MB at the first call; the tools'
-  // schemas are checked strictly by tests/project/tools_barrel_test.ts instead.
-  validateSchema: false,
-  // Nor are the meta-schemas loaded at all (another ~1 MB); `$schema` still selects the dialect.
-  meta: false,
-};
-
 function instanceFor(schema: JsonSchema): Promise<AjvInstance> {
-  const dialect = typeof schema.$schema === "string" ? schema.$schema.replace(/#$/, "") : undefined;
-  if (dialect === undefined || dialect === DRAFT_2020_12) {
+  if (dialectOf(schema) === "2020-12") {
     ajv2020 ??= import("ajv/dist/2020.js").then((m) => new m.default.default(AJV_OPTIONS));
     return ajv2020;
   }
-  if (dialect === DRAFT_07) {
-    ajv07 ??= import("ajv").then((m) => new m.default.default(AJV_OPTIONS));
-    return ajv07;
-  }
-  throw new Error(
-    `Unsupported JSON Schema dialect ${dialect}: toolhost supports 2020-12 (the default) and draft-07`,
-  );
+  ajv07 ??= import("ajv").then((m) => new m.default.default(AJV_OPTIONS));
+  return ajv07;
 }
 
-/** Compiles a schema into a validator. Throws when the schema itself is invalid. */
-export async function compileSchema(schema: JsonSchema): Promise<Validator> {
-  const validate = (await instanceFor(schema)).compile(schema);
+function validatorOf(validate: ValidateFunction): Validator {
   return (value) => {
     if (validate(value)) return VALID;
     return { ok: false, problems: describeErrors(validate.errors ?? []) };
   };
 }
 
-/** A memo of compiled validators, one per schema object, compiled on first use. */
+/** Compiles a schema into a validator. Throws when the schema itself is invalid. */
+export async function compileSchema(schema: JsonSchema): Promise<Validator> {
+  return validatorOf((await instanceFor(schema)).compile(schema));
+}
+
+/**
+ * The validator of a schema: the precompiled one when there is one for exactly this schema (no
+ * Ajv loaded, nothing compiled), else compiled by Ajv.
+ */
+export async function validatorFor(
+  schema: JsonSchema,
+  precompiled?: PrecompiledValidators,
+): Promise<Validator> {
+  const fingerprint = precompiled && schemaFingerprint(schema);
+  const load = fingerprint && Object.hasOwn(precompiled, fingerprint)
+    ? precompiled[fingerprint]
+    : undefined;
+  if (!load) return compileSchema(schema);
+  return validatorOf((await load()).default as ValidateFunction);
+}
+
+/** A memo of validators, one per schema object, made on first use. */
 export class ValidatorCache {
   #compiling = new WeakMap<JsonSchema, Promise<Validator>>();
   #ready = new WeakMap<JsonSchema, Validator>();
+
+  constructor(readonly precompiled?: PrecompiledValidators) {}
 
   /** The validator if it is compiled already: the hot path needs no await. */
   ready(schema: JsonSchema): Validator | undefined {
@@ -78,7 +86,7 @@ export class ValidatorCache {
   get(schema: JsonSchema): Promise<Validator> {
     let validator = this.#compiling.get(schema);
     if (!validator) {
-      validator = compileSchema(schema).then((compiled) => {
+      validator = validatorFor(schema, this.precompiled).then((compiled) => {
         this.#ready.set(schema, compiled);
         return compiled;
       });
