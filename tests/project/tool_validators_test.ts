@@ -96,3 +96,14 @@ test("a schema that differs from a built-in one in anything is compiled, not giv
     'path must be at most 3 characters long, got "abcdef"',
   ]);
 });
+
+test("a precompiled validator that cannot be loaded is compiled instead: the call still checks", async () => {
+  const readFile = tools.find((tool) => tool.name === "read_file")!;
+  const schema = readFile.input as JsonSchema;
+  const missing = {
+    [schemaFingerprint(schema)]: () => Promise.reject(new Error("module not found")),
+  };
+  const validate = await validatorFor(schema, missing);
+  assert.equal(validate({ path: "a.txt" }).ok, true);
+  assert.match(validate({ path: 5 }).problems.join("\n"), /path/);
+});

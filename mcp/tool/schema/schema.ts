@@ -68,7 +68,11 @@ export async function validatorFor(
     ? precompiled[fingerprint]
     : undefined;
   if (!load) return compileSchema(schema);
-  return validatorOf((await load()).default as ValidateFunction);
+  // A module the program cannot find (a build that left it out, a platform whose paths the
+  // bundle spells otherwise) costs the first call Ajv's compile, never the call itself.
+  const module = await load().catch(() => undefined);
+  if (typeof module?.default !== "function") return compileSchema(schema);
+  return validatorOf(module.default as ValidateFunction);
 }
 
 /** A memo of validators, one per schema object, made on first use. */
