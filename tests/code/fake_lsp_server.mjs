@@ -7,7 +7,11 @@
 // "publish-once" publishes diagnostics when a file is opened and never after a change;
 // "loading" begins a work-done progress ("Indexing") at `initialized` that never ends, and
 // answers references with nothing meanwhile (as rust-analyzer does while it loads);
-// "loading-silent" loads the same way and never answers references at all.
+// "loading-silent" loads the same way and never answers references at all; "check-slow"
+// stands in for rust-analyzer (started as `rust-analyzer`): on each save a "cargo check"
+// progress runs briefly and publishes an error for each line holding BAD, and its own
+// (pulled) diagnostics of a version after a check are answered 3 s late, as a loaded
+// rust-analyzer's were.
 import { appendFileSync, writeFileSync } from "node:fs";
 import process from "node:process";
 
@@ -43,6 +47,22 @@ process.stdin.on("data", (chunk) => {
 });
 
 const texts = new Map();
+/** "check-slow": the checks run after saves. */
+let checks = 0;
+
+/** An error for each line of the document holding BAD. */
+function bad(uri) {
+  const lines = (texts.get(uri) ?? "").split("\n");
+  return lines.flatMap((line, at) =>
+    line.includes("BAD")
+      ? [{
+        range: { start: { line: at, character: 0 }, end: { line: at, character: 3 } },
+        severity: 1,
+        message: "BAD is not allowed here",
+      }]
+      : []
+  );
+}
 
 function handle(message) {
   const { id, method, params } = message;
@@ -70,6 +90,18 @@ function handle(message) {
   if (method === "textDocument/didChange") {
     texts.set(params.textDocument.uri, params.contentChanges.at(-1).text);
   }
+  if (method === "textDocument/didSave" && mode === "check-slow") {
+    const { uri } = params.textDocument;
+    const token = `check-${++checks}`;
+    send({
+      method: "$/progress",
+      params: { token, value: { kind: "begin", title: "cargo check" } },
+    });
+    setTimeout(() => {
+      send({ method: "textDocument/publishDiagnostics", params: { uri, diagnostics: bad(uri) } });
+      send({ method: "$/progress", params: { token, value: { kind: "end" } } });
+    }, 200);
+  }
   if (id === undefined) return;
   if (method === "initialize") {
     if (mode === "hang-initialize" || mode === "flood") return;
@@ -77,12 +109,14 @@ function handle(message) {
       id,
       result: {
         capabilities: {
-          textDocumentSync: 1,
+          textDocumentSync: mode === "check-slow" ? { openClose: true, change: 1, save: {} } : 1,
           definitionProvider: true,
           referencesProvider: true,
           documentSymbolProvider: true,
           renameProvider: true,
-          ...(mode === "pull" ? { diagnosticProvider: { interFileDependencies: false } } : {}),
+          ...(mode === "pull" || mode === "check-slow"
+            ? { diagnosticProvider: { interFileDependencies: false } }
+            : {}),
         },
       },
     });
@@ -96,17 +130,10 @@ function handle(message) {
     return;
   }
   if (method === "textDocument/diagnostic") {
-    const lines = (texts.get(params.textDocument.uri) ?? "").split("\n");
-    const items = lines.flatMap((line, at) =>
-      line.includes("BAD")
-        ? [{
-          range: { start: { line: at, character: 0 }, end: { line: at, character: 3 } },
-          severity: 1,
-          message: "BAD is not allowed here",
-        }]
-        : []
-    );
-    return send({ id, result: { kind: "full", items } });
+    const items = bad(params.textDocument.uri);
+    const answer = () => send({ id, result: { kind: "full", items } });
+    if (mode === "check-slow" && checks > 0) return setTimeout(answer, 3000);
+    return answer();
   }
   if (method === "textDocument/rename") {
     // The file itself and, with FAKE_LSP_OUTSIDE, a file outside the project too.
