@@ -11,7 +11,8 @@
 // stands in for rust-analyzer (started as `rust-analyzer`): on each save a "cargo check"
 // progress runs briefly and publishes an error for each line holding BAD, and its own
 // (pulled) diagnostics of a version after a check are answered 3 s late, as a loaded
-// rust-analyzer's were.
+// rust-analyzer's were; "slow-talking" answers references 8 s late and logs a line every half
+// second meanwhile.
 import { appendFileSync, writeFileSync } from "node:fs";
 import process from "node:process";
 
@@ -125,6 +126,19 @@ function handle(message) {
   if (mode === "crash") process.exit(3);
   if (method === "shutdown") return send({ id, result: null });
   if (method === "textDocument/references" && mode === "loading-silent") return;
+  if (method === "textDocument/references" && mode === "slow-talking") {
+    const talk = setInterval(() => {
+      send({ method: "window/logMessage", params: { type: 4, message: "still working" } });
+    }, 500);
+    const here = {
+      uri: params.textDocument.uri,
+      range: { start: { line: 0, character: 4 }, end: { line: 0, character: 9 } },
+    };
+    return setTimeout(() => {
+      clearInterval(talk);
+      send({ id, result: [here] });
+    }, 8000);
+  }
   if (method === "textDocument/references" && mode === "hang-references") {
     if (process.env.FAKE_LSP_PID) writeFileSync(`${process.env.FAKE_LSP_PID}.refs`, "");
     return;
