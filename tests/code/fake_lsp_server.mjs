@@ -12,7 +12,7 @@
 // progress runs briefly and publishes an error for each line holding BAD, and its own
 // (pulled) diagnostics of a version after a check are answered 3 s late, as a loaded
 // rust-analyzer's were; "slow-talking" answers references 8 s late and logs a line every half
-// second meanwhile.
+// second meanwhile; "busy-silent" computes for 8 s before it answers references, saying nothing.
 import { appendFileSync, writeFileSync } from "node:fs";
 import process from "node:process";
 
@@ -126,6 +126,10 @@ function handle(message) {
   if (mode === "crash") process.exit(3);
   if (method === "shutdown") return send({ id, result: null });
   if (method === "textDocument/references" && mode === "loading-silent") return;
+  if (method === "textDocument/references" && mode === "busy-silent") {
+    const end = Date.now() + 8000;
+    while (Date.now() < end) Math.sqrt(Math.random());
+  }
   if (method === "textDocument/references" && mode === "slow-talking") {
     const talk = setInterval(() => {
       send({ method: "window/logMessage", params: { type: 4, message: "still working" } });

@@ -86,23 +86,25 @@ test("a server killed mid-request: the call says so, the next one restarts it", 
   await until(() => !alive(second), "the server to end with toolhost");
 });
 
-test(
-  "a server that is slow but talks is left to answer: the call says no answer, the next is served by it",
-  POSIX,
-  async () => {
-    const { c, pidFile } = startFake("slow-talking", { TOOLHOST_CODE_QUERY_WAIT_SECONDS: "6" });
-    const at = { path: "x.fake", line: 1, column: 5 };
-    await ok(c, "code_nav", { operation: "definition", ...at });
-    const first = Number(readFileSync(pidFile, "utf8"));
-    const slow = await call(c, "code_nav", { operation: "references", ...at });
-    assert.equal(slow.isError, true);
-    assert.match(slow.text, /textDocument\/references got no answer within 6 s$/);
-    const again = await ok(c, "code_nav", { operation: "definition", ...at });
-    assert.equal(again.text, "fake: 1 result\nx.fake:1:5");
-    assert.equal(Number(readFileSync(pidFile, "utf8")), first);
-    assert.ok(alive(first));
-  },
-);
+for (const mode of ["slow-talking", "busy-silent"]) {
+  test(
+    `a server that is slow but talks or computes (${mode}) is left to answer: the call says no answer, the next is served by it`,
+    POSIX,
+    async () => {
+      const { c, pidFile } = startFake(mode, { TOOLHOST_CODE_QUERY_WAIT_SECONDS: "6" });
+      const at = { path: "x.fake", line: 1, column: 5 };
+      await ok(c, "code_nav", { operation: "definition", ...at });
+      const first = Number(readFileSync(pidFile, "utf8"));
+      const slow = await call(c, "code_nav", { operation: "references", ...at });
+      assert.equal(slow.isError, true);
+      assert.match(slow.text, /textDocument\/references got no answer within 6 s$/);
+      const again = await ok(c, "code_nav", { operation: "definition", ...at });
+      assert.equal(again.text, "fake: 1 result\nx.fake:1:5");
+      assert.equal(Number(readFileSync(pidFile, "utf8")), first);
+      assert.ok(alive(first));
+    },
+  );
+}
 
 /** A process started (at any depth) by `pid` whose command line holds `marker`. */
 function startedBy(pid: number, marker: string): number | undefined {
