@@ -7,7 +7,12 @@
 // "publish-once" publishes diagnostics when a file is opened and never after a change;
 // "loading" begins a work-done progress ("Indexing") at `initialized` that never ends, and
 // answers references with nothing meanwhile (as rust-analyzer does while it loads);
-// "loading-silent" loads the same way and never answers references at all.
+// "loading-silent" loads the same way and never answers references at all; "check-slow"
+// stands in for rust-analyzer (started as `rust-analyzer`): on each save a "cargo check"
+// progress runs briefly and publishes an error for each line holding BAD, and its own
+// (pulled) diagnostics of a version after a check are answered 3 s late, as a loaded
+// rust-analyzer's were; "slow-talking" answers references 8 s late and logs a line every half
+// second meanwhile; "busy-silent" computes for 8 s before it answers references, saying nothing.
 import { appendFileSync, writeFileSync } from "node:fs";
 import process from "node:process";
 
@@ -43,6 +48,22 @@ process.stdin.on("data", (chunk) => {
 });
 
 const texts = new Map();
+/** "check-slow": the checks run after saves. */
+let checks = 0;
+
+/** An error for each line of the document holding BAD. */
+function bad(uri) {
+  const lines = (texts.get(uri) ?? "").split("\n");
+  return lines.flatMap((line, at) =>
+    line.includes("BAD")
+      ? [{
+        range: { start: { line: at, character: 0 }, end: { line: at, character: 3 } },
+        severity: 1,
+        message: "BAD is not allowed here",
+      }]
+      : []
+  );
+}
 
 function handle(message) {
   const { id, method, params } = message;
@@ -70,6 +91,18 @@ function handle(message) {
   if (method === "textDocument/didChange") {
     texts.set(params.textDocument.uri, params.contentChanges.at(-1).text);
   }
+  if (method === "textDocument/didSave" && mode === "check-slow") {
+    const { uri } = params.textDocument;
+    const token = `check-${++checks}`;
+    send({
+      method: "$/progress",
+      params: { token, value: { kind: "begin", title: "cargo check" } },
+    });
+    setTimeout(() => {
+      send({ method: "textDocument/publishDiagnostics", params: { uri, diagnostics: bad(uri) } });
+      send({ method: "$/progress", params: { token, value: { kind: "end" } } });
+    }, 200);
+  }
   if (id === undefined) return;
   if (method === "initialize") {
     if (mode === "hang-initialize" || mode === "flood") return;
@@ -77,12 +110,14 @@ function handle(message) {
       id,
       result: {
         capabilities: {
-          textDocumentSync: 1,
+          textDocumentSync: mode === "check-slow" ? { openClose: true, change: 1, save: {} } : 1,
           definitionProvider: true,
           referencesProvider: true,
           documentSymbolProvider: true,
           renameProvider: true,
-          ...(mode === "pull" ? { diagnosticProvider: { interFileDependencies: false } } : {}),
+          ...(mode === "pull" || mode === "check-slow"
+            ? { diagnosticProvider: { interFileDependencies: false } }
+            : {}),
         },
       },
     });
@@ -91,22 +126,32 @@ function handle(message) {
   if (mode === "crash") process.exit(3);
   if (method === "shutdown") return send({ id, result: null });
   if (method === "textDocument/references" && mode === "loading-silent") return;
+  if (method === "textDocument/references" && mode === "busy-silent") {
+    const end = Date.now() + 8000;
+    while (Date.now() < end) Math.sqrt(Math.random());
+  }
+  if (method === "textDocument/references" && mode === "slow-talking") {
+    const talk = setInterval(() => {
+      send({ method: "window/logMessage", params: { type: 4, message: "still working" } });
+    }, 500);
+    const here = {
+      uri: params.textDocument.uri,
+      range: { start: { line: 0, character: 4 }, end: { line: 0, character: 9 } },
+    };
+    return setTimeout(() => {
+      clearInterval(talk);
+      send({ id, result: [here] });
+    }, 8000);
+  }
   if (method === "textDocument/references" && mode === "hang-references") {
     if (process.env.FAKE_LSP_PID) writeFileSync(`${process.env.FAKE_LSP_PID}.refs`, "");
     return;
   }
   if (method === "textDocument/diagnostic") {
-    const lines = (texts.get(params.textDocument.uri) ?? "").split("\n");
-    const items = lines.flatMap((line, at) =>
-      line.includes("BAD")
-        ? [{
-          range: { start: { line: at, character: 0 }, end: { line: at, character: 3 } },
-          severity: 1,
-          message: "BAD is not allowed here",
-        }]
-        : []
-    );
-    return send({ id, result: { kind: "full", items } });
+    const items = bad(params.textDocument.uri);
+    const answer = () => send({ id, result: { kind: "full", items } });
+    if (mode === "check-slow" && checks > 0) return setTimeout(answer, 3000);
+    return answer();
   }
   if (method === "textDocument/rename") {
     // The file itself and, with FAKE_LSP_OUTSIDE, a file outside the project too.

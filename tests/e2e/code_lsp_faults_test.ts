@@ -14,6 +14,7 @@ import { ROOT } from "../helpers/raw_client.ts";
 import { call, ok, project, startOn } from "../helpers/code_servers.ts";
 import { e2eFixture } from "../helpers/e2e.ts";
 import { posixOnly } from "../helpers/posix_only.ts";
+import { childrenOf } from "../helpers/processes_tree.ts";
 
 const POSIX = posixOnly("the fake server is a node script started through a POSIX PATH");
 const FAKE = join(ROOT, "tests", "code", "fake_lsp_server.mjs");
@@ -84,6 +85,85 @@ test("a server killed mid-request: the call says so, the next one restarts it", 
   await c.close();
   await until(() => !alive(second), "the server to end with toolhost");
 });
+
+for (const mode of ["slow-talking", "busy-silent"]) {
+  test(
+    `a server that is slow but talks or computes (${mode}) is left to answer: the call says no answer, the next is served by it`,
+    POSIX,
+    async () => {
+      const { c, pidFile } = startFake(mode, { TOOLHOST_CODE_QUERY_WAIT_SECONDS: "6" });
+      const at = { path: "x.fake", line: 1, column: 5 };
+      await ok(c, "code_nav", { operation: "definition", ...at });
+      const first = Number(readFileSync(pidFile, "utf8"));
+      const slow = await call(c, "code_nav", { operation: "references", ...at });
+      assert.equal(slow.isError, true);
+      assert.match(slow.text, /textDocument\/references got no answer within 6 s$/);
+      const again = await ok(c, "code_nav", { operation: "definition", ...at });
+      assert.equal(again.text, "fake: 1 result\nx.fake:1:5");
+      assert.equal(Number(readFileSync(pidFile, "utf8")), first);
+      assert.ok(alive(first));
+    },
+  );
+}
+
+/** A process started (at any depth) by `pid` whose command line holds `marker`. */
+function startedBy(pid: number, marker: string): number | undefined {
+  for (const child of childrenOf(pid)) {
+    try {
+      if (readFileSync(`/proc/${child}/cmdline`, "utf8").includes(marker)) return child;
+    } catch {
+      continue; // ended meanwhile
+    }
+    const deeper = startedBy(child, marker);
+    if (deeper !== undefined) return deeper;
+  }
+  return undefined;
+}
+
+test(
+  "a real server frozen mid-call (pyright, SIGSTOP): the call says so, the next gets a new one",
+  POSIX,
+  async () => {
+    const root = project("py-frozen", {
+      "pyproject.toml": "[project]\nname = 'p'\n",
+      "m.py": "def f(n: int) -> int:\n    return n\n",
+      "u.py": "from m import f\n\nv: int = f(1)\n",
+    });
+    const c = startOn(e2e, root, [], { TOOLHOST_CODE_QUERY_WAIT_SECONDS: "8" });
+    const refs = { operation: "references", path: "m.py", line: 1, column: 5 };
+    // Loaded first: a server still loading is not asked to answer in the query's time.
+    let warm = await ok(c, "code_nav", refs);
+    for (let i = 0; i < 20 && warm.structured?.incomplete; i++) {
+      warm = await ok(c, "code_nav", refs);
+    }
+    assert.equal(warm.structured?.incomplete, undefined, warm.text);
+    const pid = startedBy(c.child.pid!, "pyright");
+    assert.ok(pid, "pyright runs for the project");
+    const group = Number(readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ")[2]);
+    process.kill(-group, "SIGSTOP");
+    try {
+      const frozen = await call(c, "code_nav", refs);
+      assert.equal(frozen.isError, true, frozen.text);
+      assert.match(
+        frozen.text,
+        /^pyright \(.*\): textDocument\/references got no answer within \d+ s, and wrote nothing at all meanwhile \(not even progress\) and used no CPU: it was taken for frozen and killed; the next call starts a new one$/,
+      );
+      const fresh = await ok(c, "code_nav", refs);
+      assert.match(fresh.text, /^pyright: 3 results\n3 references in 2 files\n/, fresh.text);
+      assert.match(
+        fresh.text,
+        /note: pyright was started again: the previous one ended \(it wrote nothing for \d+ s while a request waited and used no CPU: taken for frozen, it was killed\)/,
+      );
+      assert.notEqual(startedBy(c.child.pid!, "pyright"), pid);
+    } finally {
+      try {
+        process.kill(-group, "SIGCONT");
+      } catch {
+        // killed as frozen
+      }
+    }
+  },
+);
 
 test(
   "a server that never answers initialize: refused after the time limit; ping still answers",

@@ -7,7 +7,7 @@
  * reply for its diagnostics (tests/helpers/code_servers.ts's PATIENT).
  */
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import {
@@ -208,3 +208,40 @@ test(
     );
   },
 );
+
+/** A function re-exported by b.ts and used through it by c.ts. */
+const REEXPORTED = {
+  "tsconfig.json": "{}",
+  "a.ts": "export function isInside(n: number): boolean {\n  return n > 0;\n}\n",
+  "b.ts": 'export { isInside } from "./a";\n',
+  "c.ts": 'import { isInside } from "./b";\nconsole.log(isInside(1), isInside(2));\n',
+};
+
+for (
+  const [label, ts7] of [
+    ["typescript-language-server", false],
+    ["tsc --lsp (TypeScript 7)", true],
+  ] as const
+) {
+  test(
+    `${label}: renaming a re-exported function renames every use, never writes an alias`,
+    ts7 ? skipUnless("ts7") : POSIX,
+    async () => {
+      const root = project("ts-reexport", REEXPORTED);
+      const bin = ts7 ? `${join(TS7_DIR, "node_modules", ".bin")}:` : "";
+      const c = start(root, { PATH: `${bin}${SERVER_PATH}` });
+      const renamed = await ok(c, "rename_symbol", {
+        path: "a.ts",
+        symbol: "isInside",
+        new_name: "isWithin",
+      });
+      assert.match(renamed.text, /5 edits in 3 files/, renamed.text);
+      assert.equal(readFileSync(join(root, "b.ts"), "utf8"), 'export { isWithin } from "./a";\n');
+      assert.equal(
+        readFileSync(join(root, "c.ts"), "utf8"),
+        'import { isWithin } from "./b";\nconsole.log(isWithin(1), isWithin(2));\n',
+      );
+      assert.match(renamed.text, /no new errors/, renamed.text);
+    },
+  );
+}

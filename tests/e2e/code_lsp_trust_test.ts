@@ -9,12 +9,19 @@
  * query's time) must show the error.
  */
 import assert from "node:assert/strict";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { type RawClient, ROOT } from "../helpers/raw_client.ts";
-import { type Called, ok, PATIENT, project, startOn } from "../helpers/code_servers.ts";
+import {
+  type Called,
+  ok,
+  PATIENT,
+  project,
+  SERVER_PATH,
+  startOn,
+} from "../helpers/code_servers.ts";
 import { e2eFixture } from "../helpers/e2e.ts";
 import { posixOnly } from "../helpers/posix_only.ts";
 
@@ -172,5 +179,36 @@ test(
       /diagnostics pending for x\.fake \(fake did not answer within 2 s\); `code_nav diagnostics` shows them/,
     );
     assert.doesNotMatch(edited.text, /no new errors/);
+  },
+);
+
+test(
+  "a check after a save: the server's answer after it gets the diagnostics wait, not 0.5 s (item 4)",
+  POSIX,
+  async () => {
+    // The fake server in rust-analyzer's place: its check ends at once and publishes the error;
+    // its own diagnostics of the new version come 3 s after the check (rust-analyzer's took
+    // 2.4 s on a loaded machine), within the check's time.
+    const fake = join(ROOT, "tests", "code", "fake_lsp_server.mjs");
+    const bin = mkdtempSync(join(tmpdir(), "toolhost-fake-ra-"));
+    const script = join(bin, "rust-analyzer");
+    writeFileSync(script, `#!/bin/sh\nexec node ${fake} check-slow\n`);
+    chmodSync(script, 0o755);
+    const root = project("fake-check", {
+      "Cargo.toml": '[package]\nname = "c"\nversion = "0.1.0"\n',
+      "src/lib.rs": "pub fn one() -> u32 { 1 }\n",
+    });
+    const c = start(root, [], { PATH: `${bin}:${SERVER_PATH}` });
+    const clean = await ok(c, "code_nav", { operation: "diagnostics", path: "src/lib.rs" });
+    assert.equal(clean.structured?.count, 0, clean.text);
+    const edited = await ok(c, "edit_file", {
+      path: "src/lib.rs",
+      edits: [{ old_string: "pub fn", new_string: "BAD pub fn" }],
+    });
+    assert.match(
+      edited.text,
+      /diagnostics \(rust-analyzer\): this edit introduced 1 error\nsrc\/lib\.rs:1:1 error BAD is not allowed here/,
+    );
+    assert.doesNotMatch(edited.text, /pending/);
   },
 );

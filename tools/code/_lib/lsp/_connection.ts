@@ -10,6 +10,7 @@ import type { ChildProcess } from "node:child_process";
 import process from "node:process";
 import { type Confinement, spawnInGroup, terminateGroup } from "../../../_lib/processes/mod.ts";
 import { frame, FrameReader } from "./_framing.ts";
+import { groupCpuTicks } from "./_memory.ts";
 import type { Method, ParamsOf, ResultOf } from "./_protocol.ts";
 
 /**
@@ -37,6 +38,15 @@ export class RequestFailed extends Error {
 
 /** A request the server did not answer in its time (it may still be working on it). */
 export class NoAnswer extends RequestFailed {}
+
+/**
+ * A server is taken for frozen, and killed, when a request waited at least this long without a
+ * byte from it (no answer, progress, log or stderr line) and its processes then used no CPU
+ * for FROZEN_CPU_MS: a server stopped (SIGSTOP) or stuck on a lock. One that talks, or
+ * computes in silence, is left to answer late.
+ */
+const FROZEN_AFTER_MS = 5000;
+const FROZEN_CPU_MS = 1000;
 
 export interface Spawned {
   command: string;
@@ -69,6 +79,8 @@ export class Connection {
   #notifications = new Map<string, Handler>();
   #requests = new Map<string, Handler>();
   #stderr = "";
+  /** When the server last wrote anything (performance.now()). */
+  #heard = performance.now();
   #closed: string | undefined;
   /** Why it is being stopped, once it is. */
   #stopping: string | undefined;
@@ -83,8 +95,12 @@ export class Connection {
       stdio: ["pipe", "pipe", "pipe"],
     }, { confinement: spec.confinement, sameSession: true });
     this.pid = this.child.pid;
-    this.child.stdout!.on("data", (chunk: Uint8Array) => this.#receive(chunk));
+    this.child.stdout!.on("data", (chunk: Uint8Array) => {
+      this.#heard = performance.now();
+      this.#receive(chunk);
+    });
     this.child.stderr!.on("data", (chunk: Uint8Array) => {
+      this.#heard = performance.now();
       this.#stderr = (this.#stderr + new TextDecoder().decode(chunk)).slice(-STDERR_TAIL);
     });
     this.child.stdin!.on("error", () => {}); // an exit shows on "exit"
@@ -134,17 +150,32 @@ export class Connection {
   ): Promise<ResultOf<M>> {
     if (this.#closed) return Promise.reject(new RequestFailed(`the server ended: ${this.#closed}`));
     const id = this.#nextId++;
+    const sent = performance.now();
     return new Promise<ResultOf<M>>((resolve, reject) => {
       const stop = () => {
         this.#settle(id);
         this.#giveUp(id);
         reject(new RequestFailed(`${method} was stopped`));
       };
-      const timer = setTimeout(() => {
+      const timer = setTimeout(async () => {
         signal?.removeEventListener("abort", stop);
         this.#waiting.delete(id);
+        const said = `${method} got no answer within ${Math.round(timeoutMs / 1000)} s`;
+        if (timeoutMs >= FROZEN_AFTER_MS && await this.#frozenSince(sent)) {
+          this.kill(
+            `it wrote nothing for ${Math.round((performance.now() - sent) / 1000)} s while a ` +
+              "request waited and used no CPU: taken for frozen, it was killed",
+          );
+          reject(
+            new NoAnswer(
+              `${said}, and wrote nothing at all meanwhile (not even progress) and used no CPU: ` +
+                "it was taken for frozen and killed; the next call starts a new one",
+            ),
+          );
+          return;
+        }
         this.#giveUp(id);
-        reject(new NoAnswer(`${method} got no answer within ${timeoutMs / 1000} s`));
+        reject(new NoAnswer(said));
       }, timeoutMs);
       this.#waiting.set(id, {
         resolve: (value) => {
@@ -160,6 +191,18 @@ export class Connection {
       signal?.addEventListener("abort", stop, { once: true });
       this.#send({ jsonrpc: "2.0", id, method, params });
     });
+  }
+
+  /**
+   * Whether the server, alive, has written nothing since `since` and its processes use no CPU
+   * (measured over FROZEN_CPU_MS; never where CPU time cannot be read).
+   */
+  async #frozenSince(since: number): Promise<boolean> {
+    if (this.#closed || this.#heard > since) return false;
+    const before = groupCpuTicks(this.pid);
+    if (before === undefined) return false;
+    await new Promise((resolve) => setTimeout(resolve, FROZEN_CPU_MS));
+    return !this.#closed && this.#heard <= since && groupCpuTicks(this.pid) === before;
   }
 
   /** A request no one waits for any more: cancelled, unless the server breaks on that. */

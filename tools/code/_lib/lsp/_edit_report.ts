@@ -162,7 +162,8 @@ async function fileOutcome(
   const label = server.choice.label;
   if (server.choice.checkOnSave) {
     const checkMs = Math.max(CHECK_DEADLINE_MS, waitMs);
-    const ended = await server.readiness.checkEnded(checksBefore, Date.now() + checkMs, signal);
+    const checkDeadline = Date.now() + checkMs;
+    const ended = await server.readiness.checkEnded(checksBefore, checkDeadline, signal);
     if (!ended) {
       return {
         label,
@@ -172,7 +173,10 @@ async function fileOutcome(
         } s); \`code_nav diagnostics\` shows its errors when it has ended`,
       };
     }
-    deadline = Math.max(deadline, Date.now() + 500);
+    // The check and the answer after it share the check's time; the answer gets what is left
+    // of it, and never less than the diagnostics wait: rust-analyzer's own diagnostics of the
+    // version came 2.4 s after its check had ended, on a loaded machine.
+    deadline = Math.max(deadline, checkDeadline, Date.now() + waitMs);
   }
   const after = await currentDiagnostics(server, uri, deadline, signal);
   if (after.pending) {

@@ -7,7 +7,7 @@
 import { statSync } from "node:fs";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { CLIENT_CAPABILITIES, section } from "./_client_capabilities.ts";
-import { Connection, RequestFailed } from "./_connection.ts";
+import { Connection, NoAnswer, RequestFailed } from "./_connection.ts";
 import { groupResidentMb } from "./_memory.ts";
 import type { Diagnostic, ServerCapabilities } from "./_protocol.ts";
 import { Published } from "./_published.ts";
@@ -207,7 +207,8 @@ export class LanguageServer {
         c.notify("workspace/didChangeConfiguration", { settings: this.choice.settings });
       }
     } catch (error) {
-      const why = c.closed ?? (error as Error).message;
+      // A frozen server was killed by the time limit: the time limit says it.
+      const why = error instanceof NoAnswer ? error.message : c.closed ?? (error as Error).message;
       if (!c.closed) c.kill("it did not finish initialize");
       const tail = c.stderrTail;
       throw new RequestFailed(
