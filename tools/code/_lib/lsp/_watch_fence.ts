@@ -8,6 +8,7 @@
 import { type FSWatcher, mkdtempSync, rmSync, unlinkSync, watch, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import process from "node:process";
 
 /** Waited at most for the fence's own event (a platform whose watches do not share a queue). */
 const FENCE_MS = 250;
@@ -16,6 +17,7 @@ let dir: string | undefined;
 let watcher: FSWatcher | undefined;
 let users = 0;
 let next = 0;
+let removedAtExit = false;
 const waiting = new Map<string, () => void>();
 
 /** Takes the fence for one more project watch; the first creates its directory. */
@@ -27,6 +29,13 @@ export function holdFence(): void {
       if (typeof name === "string") waiting.get(name)?.();
     });
     watcher.on("error", () => {});
+    if (!removedAtExit) {
+      // toolhost ending with servers running (its end closes no watch): not left in /tmp.
+      removedAtExit = true;
+      process.once("exit", () => {
+        if (dir) rmSync(dir, { recursive: true, force: true });
+      });
+    }
   } catch {
     dir = undefined; // without it, fence() only waits for a turn of the event loop
   }
