@@ -5,9 +5,12 @@
  * (which server, when to restart) is the pool's.
  */
 import { statSync } from "node:fs";
+import { basename } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { CLIENT_CAPABILITIES, section } from "./_client_capabilities.ts";
 import { Connection, NoAnswer, RequestFailed } from "./_connection.ts";
+import { type FileEvent, ProjectWatcher } from "./_file_watch.ts";
+import { LANGUAGES } from "../languages/mod.ts";
 import { groupResidentMb } from "./_memory.ts";
 import type { Diagnostic, ServerCapabilities } from "./_protocol.ts";
 import { Published } from "./_published.ts";
@@ -62,6 +65,8 @@ export class LanguageServer {
   #known = new Map<string, { version: number; items: Diagnostic[] }>();
   #idle: ReturnType<typeof setTimeout> | undefined;
   #memory: ReturnType<typeof setInterval> | undefined;
+  /** The project's files watched for changes made outside toolhost, while the server runs. */
+  readonly watcher: ProjectWatcher;
 
   /** Why the server this one replaces ended, for the first answer to say. */
   replaced: string | undefined;
@@ -86,9 +91,15 @@ export class LanguageServer {
       confinement,
       cancels: !choice.neverCancel,
     });
+    this.watcher = new ProjectWatcher(
+      choice.root,
+      watchedByDefault(choice.id),
+      (changes) => this.filesChanged(changes),
+      (message) => this.log("warning", `${choice.label}: ${message}`),
+    );
     this.#answerRequests();
     this.initialized = this.#initialize();
-    this.initialized.catch(() => {});
+    this.initialized.then(() => this.watcher.start(), () => {});
     this.touch();
     this.#memory = setInterval(() => this.#checkMemory(), 5000);
     this.#memory.unref?.();
@@ -99,6 +110,7 @@ export class LanguageServer {
       );
       clearInterval(this.#memory);
       clearTimeout(this.#idle);
+      this.watcher.close();
       this.readiness.poke();
       this.published.wake();
     });
@@ -137,9 +149,18 @@ export class LanguageServer {
     });
     c.onRequest("workspace/workspaceFolders", () => [{ uri: this.rootUri, name: "root" }]);
     c.onRequest("workspace/applyEdit", () => ({ applied: false, failureReason: "not offered" }));
-    for (const method of ["client/registerCapability", "client/unregisterCapability"]) {
-      c.onRequest(method, () => null);
-    }
+    c.onRequest("client/registerCapability", (params) => {
+      for (const { id, method, registerOptions } of registrations(params, "registrations")) {
+        if (method !== "workspace/didChangeWatchedFiles") continue;
+        this.watcher.register(id, (registerOptions as { watchers?: unknown })?.watchers);
+      }
+      return null;
+    });
+    c.onRequest("client/unregisterCapability", (params) => {
+      // The protocol's own misspelling.
+      for (const { id } of registrations(params, "unregisterations")) this.watcher.unregister(id);
+      return null;
+    });
     // A diagnostics refresh (rust-analyzer after cargo check): whoever waits looks again.
     c.onRequest("workspace/diagnostic/refresh", () => {
       this.readiness.poke();
@@ -357,6 +378,17 @@ export class LanguageServer {
   }
 
   /**
+   * Tells the server of files changed outside toolhost (ProjectWatcher), in one notification; a
+   * file it has open is left out (its content is sent before each query: changedOnDisk).
+   */
+  filesChanged(changes: FileEvent[]): void {
+    const closed = changes.filter((change) => !this.#documents.has(change.uri));
+    if (closed.length === 0 || this.dead) return;
+    this.#changes++;
+    this.connection.notify("workspace/didChangeWatchedFiles", { changes: closed });
+  }
+
+  /**
    * Sends an open document's text again as a new version when other files changed after its
    * version was sent, so that a server that publishes diagnostics checks it against the project
    * as it is now: pyright published nothing new for a file whose import changed, and its set
@@ -402,4 +434,31 @@ export class LanguageServer {
       );
     }
   }
+}
+
+/** A server's own language's files and project markers: watched where it registered no globs. */
+function watchedByDefault(id: string): (path: string) => boolean {
+  const extensions = new Set<string>();
+  const markers = new Set<string>();
+  for (const language of LANGUAGES) {
+    const family = language.servers.find((server) => server.id === id);
+    if (!family) continue;
+    for (const extension of Object.keys(language.extensions)) extensions.add(extension);
+    for (const marker of family.markers) markers.add(marker);
+  }
+  return (path) => {
+    const name = basename(path);
+    const dot = name.lastIndexOf(".");
+    return markers.has(name) || (dot > 0 && extensions.has(name.slice(dot).toLowerCase()));
+  };
+}
+
+/** The registrations (or unregistrations) of a register/unregisterCapability request. */
+function registrations(
+  params: unknown,
+  key: string,
+): { id: string; method: string; registerOptions?: unknown }[] {
+  const list = (params as Record<string, unknown> | undefined)?.[key];
+  if (!Array.isArray(list)) return [];
+  return list.filter((item) => typeof item?.id === "string" && typeof item?.method === "string");
 }

@@ -26,6 +26,8 @@ export async function syncForQuery(
   sandbox: Sandbox,
   files: string[],
 ): Promise<string[]> {
+  // Changes made outside toolhost to files it has not open, sent before the query.
+  await server.watcher.drain();
   const changed = server.changedOnDisk();
   for (const { uri, path, gone } of changed) {
     if (gone || !sandbox.contains(path)) {
