@@ -16,16 +16,10 @@ import {
 } from "../tool/schema/schema.ts";
 import { PENDING, settledValue } from "../wire/settled.ts";
 import { closest } from "../../config/suggest.ts";
-import type {
-  ContentBlock,
-  ProgramContext,
-  Tool,
-  ToolContext,
-  ToolHooks,
-  ToolReturn,
-} from "../tool/tool.ts";
+import type { ProgramContext, Tool, ToolContext, ToolHooks, ToolReturn } from "../tool/tool.ts";
 import { MissingClientCapability, ToolError } from "../tool/tool.ts";
 import { missingCapability } from "./handler_errors.ts";
+import { errorResult, normalize, type ToolResult } from "./tool_result.ts";
 import { features } from "../wire/versions.ts";
 import { appOnly, rendersApps, toolUiMeta } from "../tool/apps.ts";
 import { mayCall } from "../wire/grant.ts";
@@ -53,12 +47,6 @@ const OUTPUT_COMPILE_AFTER_MS = 25;
 
 /** A call's result: at once when nothing had to wait, else a promise of it. */
 type Outcome = Record<string, unknown> | Promise<Record<string, unknown>>;
-
-export type ToolResult = {
-  content: ContentBlock[];
-  structuredContent?: unknown;
-  isError?: boolean;
-};
 
 export class ToolCatalog {
   /** The tools by name, sorted; replaced once by their prepared versions. */
@@ -486,28 +474,4 @@ export class ToolCatalog {
     }
     return described;
   }
-}
-
-function errorResult(text: string): ToolResult {
-  return { content: [{ type: "text", text }], isError: true };
-}
-
-/** Turns whatever a handler returned into a CallToolResult. */
-function normalize(value: ToolReturn<unknown>): ToolResult {
-  if (typeof value === "string") return { content: [{ type: "text", text: value }] };
-  if (Array.isArray(value)) return { content: value };
-  const result: ToolResult = {
-    content: typeof value.content === "string"
-      ? [{ type: "text", text: value.content }]
-      : value.content ?? [],
-  };
-  if (value.structured !== undefined) {
-    result.structuredContent = value.structured;
-    // Clients that ignore structuredContent still see the data.
-    if (value.content === undefined) {
-      result.content = [{ type: "text", text: JSON.stringify(value.structured) }];
-    }
-  }
-  if (value.isError) result.isError = true;
-  return result;
 }
