@@ -6,13 +6,13 @@
  * answer holds. And the watch ends with the server: no inotify watch is left after an idle stop.
  */
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
+import { readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { setTimeout as delay } from "node:timers/promises";
 import { missing, ok, PATIENT, project, startOn } from "../helpers/code_servers.ts";
-import type { RawClient } from "../helpers/raw_client.ts";
 import { e2eFixture } from "../helpers/e2e.ts";
+import { inotifyWatches } from "../helpers/processes.ts";
 import { posixOnly } from "../helpers/posix_only.ts";
 
 const POSIX = posixOnly("the servers are found through a POSIX PATH");
@@ -85,23 +85,6 @@ test(
 );
 
 /** The inotify watches toolhost's process holds (each `inotify wd:` line of its fdinfo). */
-function inotifyWatches(c: RawClient): number {
-  const pid = c.child.pid!;
-  let count = 0;
-  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
-    let target: string;
-    try {
-      target = readlinkSync(`/proc/${pid}/fd/${fd}`);
-    } catch {
-      continue;
-    }
-    if (!target.includes("inotify")) continue;
-    const info = readFileSync(`/proc/${pid}/fdinfo/${fd}`, "utf8");
-    count += info.split("\n").filter((line) => line.startsWith("inotify wd:")).length;
-  }
-  return count;
-}
-
 test(
   "the watch ends with the server: after an idle stop no watch and no descriptor is left",
   { skip: POSIX.skip ?? (process.platform !== "linux" && "reads /proc (Linux)") },
@@ -116,13 +99,13 @@ test(
       const clean = await ok(c, "code_nav", { operation: "diagnostics", path: "u.py" });
       assert.equal(clean.structured?.count, 0, clean.text);
       // The project's 3 directories and the fence's own, while the server runs.
-      assert.equal(inotifyWatches(c), 4, `cycle ${cycle}`);
+      assert.equal(inotifyWatches(c.child.pid!), 4, `cycle ${cycle}`);
       const stop = "ended: it was stopped after 10 s idle";
       const seen = c.stderr.split(stop).length - 1;
       await c.waitForStderr(new RegExp(`(${stop}[^]*){${seen + 1}}`), 120_000);
       // Bun removes a closed watch on its watcher thread: a moment after the close.
-      for (let i = 0; i < 100 && inotifyWatches(c) > 0; i++) await delay(100);
-      assert.equal(inotifyWatches(c), 0, `cycle ${cycle}`);
+      for (let i = 0; i < 100 && inotifyWatches(c.child.pid!) > 0; i++) await delay(100);
+      assert.equal(inotifyWatches(c.child.pid!), 0, `cycle ${cycle}`);
       if (after !== undefined) assert.equal(fds(), after, "descriptors after the second stop");
       after = fds();
     }

@@ -6,15 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import {
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  readlinkSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
+import { existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import process from "node:process";
 import { before, test } from "node:test";
@@ -31,6 +23,7 @@ import {
 import { e2eFixture } from "../helpers/e2e.ts";
 import { binary, isolatedEnv, PRODUCT_BINARY } from "../helpers/raw_client.ts";
 import { posixOnly } from "../helpers/posix_only.ts";
+import { inotifyWatches } from "../helpers/processes.ts";
 
 const e2e = e2eFixture();
 
@@ -641,23 +634,6 @@ test(
     assert.ok(Array.isArray((messages[0].result as Record<string, unknown>).tools));
   },
 );
-
-/** Watches the server process holds (inotify), which a listen's subscriptions start. */
-function inotifyWatches(pid: number): number {
-  let count = 0;
-  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
-    let target = "";
-    try {
-      target = readlinkSync(`/proc/${pid}/fd/${fd}`);
-    } catch {
-      continue;
-    }
-    if (!target.includes("inotify")) continue;
-    const info = readFileSync(`/proc/${pid}/fdinfo/${fd}`, "utf8");
-    count += info.split("\n").filter((line) => line.startsWith("inotify wd:")).length;
-  }
-  return count;
-}
 
 async function until(check: () => boolean, ms = 5000): Promise<boolean> {
   const deadline = Date.now() + ms;

@@ -2,7 +2,7 @@
  * The process table, read from /proc (these tests run on Linux). Zombies count as gone: where
  * PID 1 does not reap orphans, a killed process can stay a zombie indefinitely.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 
 function state(pid: string | number): string | undefined {
   try {
@@ -39,4 +39,21 @@ export async function waitUntil(check: () => boolean, ms: number): Promise<boole
     await new Promise((r) => setTimeout(r, 20));
   }
   return check();
+}
+
+/** The inotify watches process `pid` holds, counted from /proc/<pid>/fdinfo (Linux). */
+export function inotifyWatches(pid: number): number {
+  let count = 0;
+  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+    let target = "";
+    try {
+      target = readlinkSync(`/proc/${pid}/fd/${fd}`);
+    } catch {
+      continue; // closed while we looked
+    }
+    if (!target.includes("inotify")) continue;
+    const info = readFileSync(`/proc/${pid}/fdinfo/${fd}`, "utf8");
+    count += info.split("\n").filter((line) => line.startsWith("inotify wd:")).length;
+  }
+  return count;
 }
