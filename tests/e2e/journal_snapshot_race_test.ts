@@ -51,9 +51,19 @@ function contents(dir: string): string[] {
   const found: string[] = [];
   for (const name of readdirSync(dir)) {
     const path = join(dir, name);
-    if (statSync(path).isDirectory()) found.push(...contents(path));
+    // The server still writes its state (the journal's lock comes and goes): a file gone
+    // between the listing and the read held nothing that stays.
+    const info = statSync(path, { throwIfNoEntry: false });
+    if (!info) continue;
+    if (info.isDirectory()) found.push(...contents(path));
     else {
-      const bytes = readFileSync(path);
+      let bytes: Buffer;
+      try {
+        bytes = readFileSync(path);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === "ENOENT") continue;
+        throw error;
+      }
       found.push(bytes.toString("latin1"));
       try {
         found.push(inflateSync(bytes).toString("latin1"));
